@@ -1,0 +1,15 @@
+"""Entry point: no arguments opens the window; subcommands go to the command line."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from fastdesk.cli import run
+
+    return run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

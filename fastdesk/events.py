@@ -1,0 +1,112 @@
+"""Events the engine emits while it works; the window and the command line both consume them.
+
+Every event carries the document revision it was computed for, so a consumer can drop anything
+older than what it shows. Block events name the block by its stable id (see blocks.Block.id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A fidelity check that a block's answer failed (after its retry)."""
+
+    check: str  # code, links, inline_code, html, placeholders, structure, accents, glossary, thinking
+    detail: str
+
+
+@dataclass(frozen=True)
+class RequestStats:
+    """One request to a provider, as the status bar and the JSON report show it."""
+
+    provider: str
+    model: str
+    status: str  # ok | error | cancelled
+    ttfb_ms: float | None = None
+    total_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None  # None: the model has no known price (never shown as $0)
+    error: str | None = None
+    tokens_per_s: float | None = None
+    blocks: int = 0
+    purpose: str = "translate"  # translate | retry | warmup | bench | expand
+
+    def report_dict(self) -> dict[str, object]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "status": self.status,
+            "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 1),
+            "total_ms": None if self.total_ms is None else round(self.total_ms, 1),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class BlockStarted:
+    revision: int
+    block_id: str
+
+
+@dataclass(frozen=True)
+class BlockDelta:
+    """The block's answer so far (thinking stripped), growing as the stream comes in."""
+
+    revision: int
+    block_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class BlockDone:
+    revision: int
+    block_id: str
+    text: str
+    origin: str  # model | memory | copy (not translatable: code, front matter, blank)
+    flags: tuple[Flag, ...] = ()
+
+
+@dataclass(frozen=True)
+class BlockFailed:
+    revision: int
+    block_id: str
+    error: str
+
+
+@dataclass(frozen=True)
+class RequestDone:
+    revision: int
+    stats: RequestStats
+
+
+@dataclass(frozen=True)
+class EngineError:
+    """Something the user should see (short message) with details behind a click."""
+
+    revision: int
+    message: str
+    detail: str = ""
+    kind: str = "error"
+
+
+@dataclass(frozen=True)
+class RevisionDone:
+    """All blocks of the revision are settled (done, from memory or failed)."""
+
+    revision: int
+    blocks: int
+    translated: int
+    from_memory: int
+    failed: int
+    flagged: tuple[str, ...] = field(default_factory=tuple)
+
+
+EngineEvent = (
+    BlockStarted | BlockDelta | BlockDone | BlockFailed | RequestDone | EngineError | RevisionDone
+)

@@ -1,0 +1,85 @@
+"""Reading Markdown files strictly and writing any file atomically.
+
+Reading refuses what would be mangled (binary data, text that is not UTF-8, folders) with one
+clear sentence; writing goes through a temporary file in the same folder and `os.replace`, so a
+reader or a crash never sees half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
+
+
+class DocumentError(Exception):
+    """A file that cannot be opened as a Markdown document; str() names the file and the reason."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+def decode_document(data: bytes, path: str | os.PathLike[str] = "<input>") -> str:
+    """Bytes to text, exactly (line endings kept); a UTF-8 BOM is kept too, so saving round-trips."""
+    if b"\x00" in data[:65536]:
+        raise DocumentError(path, "binary file (contains NUL bytes), not a Markdown document")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DocumentError(
+            path, f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} on line {line})"
+        ) from None
+
+
+def read_document(path: str | os.PathLike[str]) -> str:
+    """Read a Markdown file as UTF-8 text without newline translation."""
+    p = Path(path)
+    if not p.exists():
+        raise DocumentError(path, "no such file")
+    if p.is_dir():
+        raise DocumentError(path, "is a folder, not a file")
+    try:
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise DocumentError(
+                path, f"too large ({size / 1e6:.0f} MB; the limit is {MAX_DOCUMENT_BYTES // 1_000_000} MB)"
+            )
+        data = p.read_bytes()
+    except PermissionError:
+        raise DocumentError(path, "permission denied") from None
+    except OSError as exc:
+        raise DocumentError(path, exc.strerror or str(exc)) from None
+    return decode_document(data, path)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` so that `path` holds either the old or the new content, never half."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = None
+    with contextlib.suppress(FileNotFoundError):
+        mode = target.stat().st_mode & 0o777
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """UTF-8, newlines exactly as in `text`."""
+    atomic_write_bytes(path, text.encode("utf-8"))

@@ -1,0 +1,1 @@
+"""Provider adapters (Groq, Cerebras, any OpenAI-compatible server) and the router."""

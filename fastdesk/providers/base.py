@@ -1,0 +1,175 @@
+"""What every provider speaks: one request in, a stream of events out, a small error tree.
+
+Error tree (every error's ``str()`` is safe to show: it never contains an API key)::
+
+    ProviderError
+     ├── AuthenticationError      401/403: wrong or missing key; retrying will not help
+     ├── RateLimitedError         429 or a rate-limit error inside the stream; has ``retry_after``
+     ├── ProviderTimeoutError     no answer (or no next chunk) in time
+     ├── ConnectionFailedError    refused, reset, DNS, cut mid-stream, malformed stream
+     ├── ServerError              5xx, or a server error event inside the stream
+     └── BadRequestError          400/404/422: bad model id, prompt too long …
+
+A provider adapts its SDK to this and nothing more: no retries across providers, no timing (the
+router and :func:`measure` do that), no prompt text.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+PROVIDER_NAMES = ("groq", "cerebras", "openai")
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion. ``messages`` are OpenAI-style dicts (role, content)."""
+
+    model: str
+    messages: Sequence[dict[str, str]]
+    max_tokens: int | None = None
+    temperature: float = 0.2
+    reasoning_off: bool = True  # ask reasoning models (Qwen3, gpt-oss) not to think aloud
+
+
+# ---- stream events -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the answer's content (may still hold <think> text: prompts.ThinkStripper removes it)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage and server timings, as the provider reported them (seconds)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    queue_time: float | None = None
+    prompt_time: float | None = None
+    completion_time: float | None = None
+    total_time: float | None = None
+    cached_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class RateLimitInfo:
+    """What the rate-limit headers said; None where a header was absent."""
+
+    limit_requests: int | None = None
+    remaining_requests: int | None = None
+    reset_requests_s: float | None = None
+    limit_tokens: int | None = None
+    remaining_tokens: int | None = None
+    reset_tokens_s: float | None = None
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    finish_reason: str | None = None
+
+
+StreamEvent = TextDelta | Usage | RateLimitInfo | StreamEnd
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+
+class ProviderError(Exception):
+    """Base of every provider failure. ``kind`` is a short stable name for reports and the UI."""
+
+    kind = "error"
+
+    def __init__(self, provider: str, message: str, *, status: int | None = None) -> None:
+        self.provider = provider
+        self.message = message
+        self.status = status
+        super().__init__(f"{provider}: {message}")
+
+
+class AuthenticationError(ProviderError):
+    kind = "authentication"
+
+
+class RateLimitedError(ProviderError):
+    kind = "rate_limited"
+
+    def __init__(
+        self, provider: str, message: str, *, retry_after: float | None = None, status: int | None = 429
+    ) -> None:
+        super().__init__(provider, message, status=status)
+        self.retry_after = retry_after
+
+
+class ProviderTimeoutError(ProviderError):
+    kind = "timeout"
+
+
+class ConnectionFailedError(ProviderError):
+    kind = "connection"
+
+
+class ServerError(ProviderError):
+    kind = "server"
+
+
+class BadRequestError(ProviderError):
+    kind = "bad_request"
+
+
+# ---- the protocol --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    context_length: int | None = None
+    owned_by: str | None = None
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A configured provider. ``stream`` yields events and raises :class:`ProviderError` only."""
+
+    name: str
+    default_model: str
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def list_models(self) -> list[ModelInfo]: ...
+
+    async def aclose(self) -> None: ...
+
+
+# ---- measurement ---------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    """Client-side timings of one streamed request (milliseconds, from the moment it was sent)."""
+
+    started: float = field(default_factory=time.perf_counter)
+    ttfb_ms: float | None = None
+    total_ms: float | None = None
+
+    def first_token(self) -> None:
+        if self.ttfb_ms is None:
+            self.ttfb_ms = (time.perf_counter() - self.started) * 1000
+
+    def finish(self) -> None:
+        self.total_ms = (time.perf_counter() - self.started) * 1000
+
+    def tokens_per_second(self, completion_tokens: int | None) -> float | None:
+        """Output speed: completion tokens over the streaming time after the first token."""
+        if not completion_tokens or self.total_ms is None or self.ttfb_ms is None:
+            return None
+        streaming_s = (self.total_ms - self.ttfb_ms) / 1000
+        if streaming_s <= 0.001:
+            return None
+        return completion_tokens / streaming_s

@@ -1,0 +1,1 @@
+"""Data files shipped with fastdesk: price table, sample document, stylesheet, icons."""
