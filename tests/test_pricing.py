@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import pytest
+
+from fastdesk.pricing import PriceTable, format_cost
+
+
+def test_cost_from_usage_matches_contract_example() -> None:
+    table = PriceTable()
+    # 120 prompt tokens × $0.05/M + 240 completion tokens × $0.08/M
+    assert table.cost("groq", "llama-3.1-8b-instant", 120, 240) == pytest.approx(0.0000252)
+
+
+def test_every_bundled_price_has_the_day_it_was_read() -> None:
+    table = PriceTable()
+    for provider in ("groq", "cerebras"):
+        prices = table.models(provider)
+        assert prices, provider
+        for model, price in prices.items():
+            assert price.read and price.source, (provider, model)
+            assert price.input > 0 and price.output > 0
+
+
+def test_unknown_model_has_unknown_cost_never_zero() -> None:
+    table = PriceTable()
+    assert table.cost("cerebras", "some-new-model", 100, 100) is None
+    assert format_cost(None) == "cost unknown"
+    assert table.cost("groq", "llama-3.1-8b-instant", None, 10) is None
+
+
+def test_user_override_wins_and_adds_models() -> None:
+    table = PriceTable({"groq": {"llama-3.1-8b-instant": {"input": 1.0, "output": 2.0}},
+                        "cerebras": {"new-model": {"input": 0.1, "output": 0.2}}})
+    assert table.cost("groq", "llama-3.1-8b-instant", 1_000_000, 1_000_000) == pytest.approx(3.0)
+    assert table.cost("cerebras", "new-model", 1_000_000, 0) == pytest.approx(0.1)
+    assert table.price("cerebras", "new-model").source == "user override"
+
+
+def test_local_server_is_free_unless_priced() -> None:
+    assert PriceTable().cost("openai", "llama3.2", 1000, 1000) == 0.0
+
+
+def test_format_cost() -> None:
+    assert format_cost(0.0000252) == "$0.0000252"
+    assert format_cost(0) == "$0"
+    assert format_cost(1.23456) == "$1.2346"

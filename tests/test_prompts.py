@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import pytest
+
+from fastdesk.prompts import (
+    ThinkStripper,
+    batch_text,
+    build_messages,
+    partial_batch,
+    split_batch,
+    strip_thinking,
+    system_prompt,
+)
+
+ANSWER = "<think>\nLet me think about accents.\n</think>\n\nBonjour, **monde** !"
+
+
+@pytest.mark.parametrize("cut", range(len(ANSWER) + 1))
+def test_think_stripped_wherever_the_stream_splits(cut: int) -> None:
+    s = ThinkStripper()
+    out = s.feed(ANSWER[:cut]) + s.feed(ANSWER[cut:]) + s.finish()
+    assert out == "Bonjour, **monde** !"
+
+
+def test_think_stripped_char_by_char() -> None:
+    s = ThinkStripper()
+    out = "".join(s.feed(c) for c in ANSWER) + s.finish()
+    assert out == "Bonjour, **monde** !"
+
+
+@pytest.mark.parametrize("text", ["Bonjour", "  indented", "<b>bold</b>", "<th", "<thinking is fun", ""])
+def test_answers_without_think_block_pass_untouched(text: str) -> None:
+    s = ThinkStripper()
+    out = "".join(s.feed(c) for c in text) + s.finish()
+    assert out == text
+
+
+def test_only_a_leading_think_block_is_removed() -> None:
+    assert strip_thinking("Le mot <think> reste.") == "Le mot <think> reste."
+    assert strip_thinking("<think>a</think>B <think>c</think>") == "B <think>c</think>"
+
+
+def test_unclosed_think_hides_everything() -> None:
+    assert strip_thinking("<think>still thinking when the stream was cut") == ""
+
+
+def test_text_is_the_last_user_message_verbatim() -> None:
+    text = "# Titre\r\n\r\n- a\n"
+    messages = build_messages(system_prompt("translate", "fr"), text)
+    assert messages[-1] == {"role": "user", "content": text}
+    assert "French" in messages[0]["content"]
+    assert "U+00A0" in messages[0]["content"]
+
+
+def test_simplify_prompt_keeps_language_and_rejects_unknown_modes() -> None:
+    assert "SAME language" in system_prompt("simplify", "fr")
+    with pytest.raises(ValueError, match="unknown mode"):
+        system_prompt("summarise", "fr")
+
+
+def test_reasoning_models_are_told_not_to_think_in_the_system_message() -> None:
+    assert "/no_think" in system_prompt("translate", "de", model="qwen/qwen3-32b")
+    assert "/no_think" not in system_prompt("translate", "de", model="llama-3.1-8b-instant")
+
+
+def test_glossary_and_context_go_in_the_system_message() -> None:
+    from fastdesk.prompts import Context
+
+    sp = system_prompt(
+        "translate", "es", glossary_lines=['keep "fastdesk"'], context=Context("Guide", "Before.")
+    )
+    assert 'keep "fastdesk"' in sp and "Document title: Guide" in sp and "Before." in sp
+
+
+CORES = ["# Title", "Para with `code`\r\nand CRLF", "- a\n- b", "| a | b |\n|---|---|\n| 1 | 2 |"]
+
+
+def test_batch_round_trip_by_echo() -> None:
+    assert split_batch(batch_text(CORES), len(CORES)) == CORES
+    assert split_batch(batch_text(CORES[:1]), 1) == CORES[:1]
+
+
+def test_batch_with_missing_or_reordered_marker_is_rejected() -> None:
+    text = batch_text(CORES)
+    assert split_batch(text.replace("<!--fd:2-->\n", ""), len(CORES)) is None
+    swapped = text.replace("<!--fd:2-->", "<!--fd:X-->").replace("<!--fd:3-->", "<!--fd:2-->")
+    assert split_batch(swapped.replace("<!--fd:X-->", "<!--fd:3-->"), len(CORES)) is None
+    assert split_batch("Preamble.\n" + text, len(CORES)) is None
+
+
+def test_partial_batch_shows_blocks_as_their_markers_arrive() -> None:
+    text = batch_text(CORES)
+    cut = text.index("<!--fd:3-->") + 15
+    parts = partial_batch(text[:cut], len(CORES))
+    assert parts[0] == CORES[0] and parts[1] == CORES[1]
+    assert set(parts) == {0, 1, 2}
