@@ -12,13 +12,22 @@ are the pieces between ``\\r\\n``, ``\\r`` or ``\\n`` (as CommonMark defines the
 
 Granularity: one block per top-level construct, except that a top-level list gives one block per
 item. Blank lines after a block belong to it (its trailing whitespace); blank lines at the very
-start form a leading non-translatable ``blank`` block.
+start form a leading non-translatable ``blank`` block. Link reference definitions (which
+markdown-it consumes without tokens unless asked) are blocks of their own, one per definition.
+
+Kinds: heading, paragraph, list_item, blockquote, table, html, hr, code, front_matter, reference,
+blank. Not translatable: code (fenced and indented), front matter (YAML ``---``, TOML ``+++``),
+references, hr, blank, and html blocks that are only comments or are ``<script>``/``<style>``.
 
 Ids: ``id`` is a short hash of the block's kind and exact text, plus ``-N`` for the N-th (N ≥ 2)
 block with that same kind and text, counting from the top. So an edit changes only the ids of the
 blocks it touches, and inserting or deleting a block elsewhere changes no other id, EXCEPT that
 inserting (or deleting) a block identical to a later one renumbers the later duplicates.
-Equal ids imply byte-identical texts.
+Equal ids imply byte-identical texts. Note that blank lines belong to the block above them, so
+adding or removing blank lines between two blocks changes the id of the upper one, and an edit
+that changes structure (splitting a paragraph, turning a line into a list item) changes the ids
+of every block it merges or splits.
+
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+__all__ = ["KINDS", "UNTRANSLATABLE_KINDS", "Block", "Document", "join", "parse"]
 
 KINDS = (
     "heading",
@@ -172,6 +183,7 @@ def _parser() -> MarkdownIt:
     md.use(front_matter_plugin)
     md.block.ruler.before("table", "front_matter_toml", _toml_front_matter_rule)
     md.core.ruler.enableOnly(["normalize", "block"])
+    md.parse("warm up\n")  # compile the rule chains now, not lazily in whichever thread comes first
     return md
 
 
@@ -311,7 +323,7 @@ def _make_blocks(source: str, line_starts: list[int], spans: list[_Span]) -> tup
     blocks: list[Block] = []
     seen: dict[str, int] = {}
     for i, span in enumerate(spans):
-        start = 0 if i == 0 else line_starts[span.begin]
+        start = line_starts[span.begin]  # the first span begins at line 0, offset 0
         end = line_starts[spans[i + 1].begin] if i + 1 < len(spans) else len(source)
         text = source[start:end]
         digest = _digest(span.kind, text)
