@@ -1,4 +1,4 @@
-"""Settings file: defaults, round trip, migrations, broken files, forward compatibility, no secrets."""
+"""Settings file: defaults, round trip, migrations, broken files, unknown keys, no secrets."""
 
 from __future__ import annotations
 
