@@ -130,7 +130,9 @@ class Document:
 
     def __post_init__(self) -> None:
         # As an editor counts them: a final line break opens one more (empty) line.
-        last_line = len(_LINE_BREAK.findall(self.source)) + 1 if self.source else 0
+        src = self.source
+        breaks = src.count("\n") + src.count("\r") - src.count("\r\n")
+        last_line = breaks + 1 if src else 0
         object.__setattr__(self, "_last_line", last_line)
         object.__setattr__(self, "_starts", tuple(b.start for b in self.blocks))
         object.__setattr__(self, "_lines", tuple(b.line for b in self.blocks))
@@ -273,11 +275,6 @@ def _line_starts(source: str) -> list[int]:
     return starts
 
 
-def _is_blank(source: str, line_starts: list[int], line: int) -> bool:
-    end = line_starts[line + 1] if line + 1 < len(line_starts) else len(source)
-    return not source[line_starts[line] : end].strip(_WHITESPACE + _BOM)
-
-
 @dataclass(frozen=True)
 class _Span:
     begin: int  # first line
@@ -312,7 +309,8 @@ def _absorb(spans: list[_Span], source: str, line_starts: list[int], begin: int,
         last = spans[-1]
         spans[-1] = _Span(last.begin, end, last.kind, last.heading_level, last.list_marker)
         return
-    blank = all(_is_blank(source, line_starts, n) for n in range(begin, end))
+    stop = line_starts[end] if end < len(line_starts) else len(source)
+    blank = not source[line_starts[begin] : stop].strip(_WHITESPACE + _BOM)
     spans.append(_Span(begin, end, "blank" if blank else "paragraph"))
 
 
