@@ -109,7 +109,7 @@ def keyring_available() -> tuple[bool, str]:
         if name.startswith("keyrings.alt"):
             return (
                 False,
-                f"the configured keyring ({name}) stores keys in a file; fastdesk refuses it",
+                f"the configured keyring ({name}) keeps keys in a file; fastdesk refuses it",
             )
         return (
             False,
