@@ -1,0 +1,521 @@
+"""What the three adapters share: HTTP client set-up, error mapping, header parsing, and the
+streaming loop over a Stainless SDK (groq and cerebras-cloud-sdk are built the same way).
+
+Choices made here, once for all providers:
+
+- **No SDK retries** (``max_retries=0`` by default). The SDKs would sleep up to 60 s on a
+  ``retry-after`` before retrying the same provider; the router above us can fall back to another
+  provider at once and knows ``retry_after`` from :class:`RateLimitedError`.
+- **Short timeouts**: connect 5 s, and 20 s per socket read (no next chunk in 20 s = timeout).
+  Interactive work prefers a fast failure and a fallback to a long wait.
+- **HTTP/1.1 and one shared keep-alive client** per provider: no TLS handshake per request, and an
+  early close (cancel) really closes the connection (HTTP/2 streams leak, see PROVIDERS.md).
+- **Safe messages**: every message is built from the server's error text with anything that looks
+  like a key removed, and SDK exceptions are not chained (their text holds raw bodies).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import json
+import math
+import re
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+import httpx
+
+from fastdesk.providers.base import (
+    AuthenticationError,
+    BadRequestError,
+    ChatRequest,
+    ConnectionFailedError,
+    ModelInfo,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    RateLimitInfo,
+    ServerError,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+
+DEFAULT_CONNECT_TIMEOUT = 5.0
+DEFAULT_READ_TIMEOUT = 20.0
+DEFAULT_MAX_RETRIES = 0
+KEEPALIVE_EXPIRY = 30.0  # seconds an idle connection is kept: typing pauses stay warm
+MAX_MESSAGE_CHARS = 300
+
+
+# ---- HTTP client -------------------------------------------------------------------------------
+
+
+def make_timeout(read: float = DEFAULT_READ_TIMEOUT, connect: float = DEFAULT_CONNECT_TIMEOUT):
+    """Connect timeout apart; ``read`` bounds each socket read (and write, and pool waits)."""
+    return httpx.Timeout(read, connect=connect)
+
+
+def make_http_client(timeout: httpx.Timeout, **kwargs: Any) -> httpx.AsyncClient:
+    """One HTTP/1.1 keep-alive client per provider instance."""
+    limits = httpx.Limits(
+        max_connections=64, max_keepalive_connections=16, keepalive_expiry=KEEPALIVE_EXPIRY
+    )
+    return httpx.AsyncClient(
+        http1=True, http2=False, timeout=timeout, limits=limits, follow_redirects=True, **kwargs
+    )
+
+
+# ---- secrets -----------------------------------------------------------------------------------
+
+_KEY_LIKE = re.compile(r"\b(gsk_|csk-|sk-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}", re.IGNORECASE)
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` without any of ``secrets`` nor anything shaped like an API key, and short."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    text = _KEY_LIKE.sub(lambda m: m.group(1) + "***", text)
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[: MAX_MESSAGE_CHARS - 1] + "…"
+    return text
+
+
+# ---- durations and headers ---------------------------------------------------------------------
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_TRY_AGAIN = re.compile(r"try again in\s+((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)", re.IGNORECASE)
+
+
+def parse_duration(text: str | None) -> float | None:
+    """Seconds from ``7.66s``, ``2m59.56s``, ``120ms``, ``1h2m`` or a bare number of seconds."""
+    if text is None:
+        return None
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        pass
+    else:
+        return value if math.isfinite(value) and value >= 0 else None
+    parts = _DURATION_PART.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+def retry_after_from_text(message: str | None) -> float | None:
+    """The delay in Groq's "… Please try again in 5.289s." messages."""
+    if not message:
+        return None
+    match = _TRY_AGAIN.search(message)
+    return parse_duration(match.group(1)) if match else None
+
+
+def retry_after_from_headers(headers: Mapping[str, str] | None) -> float | None:
+    """``retry-after-ms`` first, then ``retry-after`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    ms = _get(headers, "retry-after-ms")
+    if ms is not None:
+        with contextlib.suppress(ValueError):
+            value = float(ms) / 1000
+            if math.isfinite(value) and value >= 0:
+                return value
+    raw = _get(headers, "retry-after")
+    if raw is None:
+        return None
+    seconds = parse_duration(raw)
+    if seconds is not None:
+        return seconds
+    with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+        when = email.utils.parsedate_to_datetime(raw)
+        return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+def parse_retry_after(
+    headers: Mapping[str, str] | None, message: str | None = None
+) -> float | None:
+    return retry_after_from_headers(headers) or retry_after_from_text(message)
+
+
+def _get(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    if value is None and not isinstance(headers, httpx.Headers):
+        lowered = {k.lower(): v for k, v in headers.items()}
+        value = lowered.get(name)
+    return value
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        return None
+
+
+def _first(headers: Mapping[str, str], kind: str, what: str) -> str | None:
+    """``x-ratelimit-<kind>-<what>`` with Groq/OpenAI or Cerebras (-day/-minute) suffixes."""
+    for suffix in ("", "-minute", "-day", "-hour"):
+        value = _get(headers, f"x-ratelimit-{kind}-{what}{suffix}")
+        if value is not None:
+            return value
+    return None
+
+
+def parse_rate_limits(headers: Mapping[str, str] | None) -> RateLimitInfo | None:
+    """The rate-limit headers of a response, or None when it sent none."""
+    if not headers:
+        return None
+    info = RateLimitInfo(
+        limit_requests=_int(_first(headers, "limit", "requests")),
+        remaining_requests=_int(_first(headers, "remaining", "requests")),
+        reset_requests_s=parse_duration(_first(headers, "reset", "requests")),
+        limit_tokens=_int(_first(headers, "limit", "tokens")),
+        remaining_tokens=_int(_first(headers, "remaining", "tokens")),
+        reset_tokens_s=parse_duration(_first(headers, "reset", "tokens")),
+    )
+    return None if info == RateLimitInfo() else info
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+_SDK_STATUS = {
+    "BadRequestError": 400,
+    "AuthenticationError": 401,
+    "PermissionDeniedError": 403,
+    "NotFoundError": 404,
+    "ConflictError": 409,
+    "UnprocessableEntityError": 422,
+    "RateLimitError": 429,
+    "InternalServerError": 500,
+}
+
+
+def error_fields(body: Any) -> tuple[str | None, str, int | None]:
+    """(message, "type code" lower-cased, status_code) from an error body in any known shape.
+
+    Shapes: ``{"error": {"message", "type", "code"}}`` (Groq, OpenAI), the same plus a top-level
+    ``status_code`` (Cerebras in-stream), a flat ``{"message", "type", "code"}`` (Cerebras), or
+    ``{"error": "text"}`` (llama.cpp, Ollama).
+    """
+    if not isinstance(body, Mapping):
+        return (body if isinstance(body, str) and body else None), "", None
+    status = body.get("status_code")
+    inner: Any = body.get("error", body)
+    if isinstance(inner, str):
+        return inner, "", status if isinstance(status, int) else None
+    if not isinstance(inner, Mapping):
+        return None, "", status if isinstance(status, int) else None
+    message = inner.get("message")
+    kinds = " ".join(str(inner.get(k) or "") for k in ("type", "code")).lower().strip()
+    if not isinstance(status, int):
+        status = inner.get("status_code") if isinstance(inner.get("status_code"), int) else None
+    return (message if isinstance(message, str) else None), kinds, status
+
+
+def from_status(
+    provider: str,
+    status: int,
+    message: str | None,
+    headers: Mapping[str, str] | None = None,
+    secrets: Iterable[str | None] = (),
+    *,
+    label: str | None = None,
+) -> ProviderError:
+    """The error class an HTTP status means (``label`` prefixes the message; default "HTTP n")."""
+    text = redact(message or f"HTTP {status}", secrets)
+    shown = f"{label or f'HTTP {status}'}: {text}"
+    if status in (401, 403):
+        return AuthenticationError(provider, shown, status=status)
+    if status == 429:
+        retry = parse_retry_after(headers, message)
+        return RateLimitedError(provider, shown, retry_after=retry, status=status)
+    if status == 408:
+        return ProviderTimeoutError(provider, shown, status=status)
+    if status >= 500:
+        return ServerError(provider, shown, status=status)
+    return BadRequestError(provider, shown, status=status)
+
+
+def from_error_body(
+    provider: str,
+    body: Any,
+    fallback_message: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    secrets: Iterable[str | None] = (),
+) -> ProviderError:
+    """An error event inside a stream (no useful HTTP status): classify it by its content."""
+    message, kinds, status = error_fields(body)
+    message = message or fallback_message or "error event in the stream"
+    label = "error event in the stream"
+    if status is None or status < 400:
+        lowered = f"{kinds} {message}".lower()
+        if any(k in lowered for k in ("rate_limit", "rate limit", "too_many_requests")):
+            status = 429
+        elif any(k in lowered for k in ("invalid_api_key", "authentication", "permission")):
+            status = 401
+        elif any(k in lowered for k in ("invalid_request", "not_found", "context_length")):
+            status = 400
+        else:
+            return ServerError(provider, f"{label}: {redact(message, secrets)}")
+    else:
+        label = f"{label} ({status})"
+    return from_status(provider, status, message, headers, secrets, label=label)
+
+
+def map_exception(
+    provider: str,
+    exc: BaseException,
+    *,
+    secrets: Iterable[str | None] = (),
+    read_timeout: float | None = None,
+) -> ProviderError:
+    """Any SDK, httpx or decoding failure as one of base.py's errors (never raises)."""
+    if isinstance(exc, ProviderError):
+        return exc
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    timeout_text = f" after {read_timeout:g} s" if read_timeout else ""
+    if "APITimeoutError" in names or isinstance(exc, httpx.TimeoutException):
+        return ProviderTimeoutError(provider, f"no answer{timeout_text} ({type(exc).__name__})")
+    if "APIConnectionError" in names:
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, httpx.TimeoutException):
+            return ProviderTimeoutError(provider, f"no answer{timeout_text}")
+        detail = type(cause).__name__ if cause is not None else "connection error"
+        return ConnectionFailedError(provider, f"could not reach the server ({detail})")
+    if "APIStatusError" in names:
+        return _from_sdk_status(provider, exc, names, secrets)
+    if "APIError" in names:  # Groq: an {"error": …} event inside a 200 stream
+        body = getattr(exc, "body", None)
+        return from_error_body(provider, body, getattr(exc, "message", None), None, secrets)
+    if isinstance(exc, httpx.HTTPStatusError):
+        response = exc.response
+        return from_status(provider, response.status_code, None, response.headers, secrets)
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return ConnectionFailedError(provider, f"connection cut mid-answer ({type(exc).__name__})")
+    if isinstance(exc, httpx.HTTPError | httpx.StreamError | OSError):
+        return ConnectionFailedError(provider, f"connection failed ({type(exc).__name__})")
+    if isinstance(exc, ValueError):  # json.JSONDecodeError, pydantic validation
+        return ConnectionFailedError(provider, f"malformed answer ({type(exc).__name__})")
+    return ConnectionFailedError(provider, f"unexpected failure ({type(exc).__name__})")
+
+
+def _from_sdk_status(
+    provider: str, exc: BaseException, names: set[str], secrets: Iterable[str | None]
+) -> ProviderError:
+    body = getattr(exc, "body", None)
+    response = getattr(exc, "response", None)
+    headers = response.headers if isinstance(response, httpx.Response) else None
+    message = error_fields(body)[0] or getattr(exc, "message", None)
+    if isinstance(response, httpx.Response) and response.status_code < 400:
+        # Cerebras raises an error event inside a 200 stream as a status error.
+        return from_error_body(provider, body, message, headers, secrets)
+    status = getattr(exc, "status_code", None)
+    if not (isinstance(status, int) and status >= 400):
+        status = next((code for name, code in _SDK_STATUS.items() if name in names), None)
+    if status is None:
+        return from_error_body(provider, body, message, headers, secrets)
+    return from_status(provider, status, message, headers, secrets)
+
+
+def should_chain(exc: BaseException) -> bool:
+    """Keep the original as ``__cause__`` only when its text cannot hold server-sent bodies."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return "APIError" not in names and not isinstance(exc, httpx.HTTPStatusError)
+
+
+# ---- request details ---------------------------------------------------------------------------
+
+_QWEN3 = re.compile(r"qwen-?3")
+
+
+def reasoning_family(model: str) -> str | None:
+    """``qwen3``, ``gpt-oss``, ``glm`` or None: how a model's thinking can be turned down."""
+    lowered = model.lower()
+    if "gpt-oss" in lowered:
+        return "gpt-oss"
+    if _QWEN3.search(lowered) and "instruct" not in lowered:
+        return "qwen3"
+    if "glm" in lowered:
+        return "glm"
+    return None
+
+
+def last_user_text(request: ChatRequest) -> str:
+    for message in reversed(request.messages):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def default_max_tokens(request: ChatRequest) -> int:
+    """A completion budget when the caller gave none: Cerebras books it against the quota.
+
+    Output ≈ input for translation; allow twice the text (≈3 chars a token), plus room for
+    the reasoning gpt-oss cannot switch off.
+    """
+    text_tokens = math.ceil(len(last_user_text(request)) / 3)
+    budget = 2 * text_tokens + 256
+    if reasoning_family(request.model) == "gpt-oss":
+        budget += 2048
+    return max(512, min(budget, 16384))
+
+
+# ---- the SDK streaming loop --------------------------------------------------------------------
+
+
+def _attr(obj: Any, *path: str) -> Any:
+    for name in path:
+        if obj is None:
+            return None
+        obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    return obj
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def usage_from(usage: Any, timings: Any = None) -> Usage | None:
+    """A :class:`Usage` from an SDK usage object (or dict) and optional separate timings."""
+    if usage is None:
+        return None
+    prompt = _attr(usage, "prompt_tokens")
+    completion = _attr(usage, "completion_tokens")
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    source = timings if timings is not None else usage
+    cached = _attr(usage, "prompt_tokens_details", "cached_tokens")
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        queue_time=_float(_attr(source, "queue_time")),
+        prompt_time=_float(_attr(source, "prompt_time")),
+        completion_time=_float(_attr(source, "completion_time")),
+        total_time=_float(_attr(source, "total_time")),
+        cached_tokens=cached if isinstance(cached, int) else None,
+    )
+
+
+class SdkProvider:
+    """The streaming loop and model listing over a Stainless SDK client (AsyncGroq, AsyncCerebras).
+
+    Subclasses build ``self._client`` and say how a request becomes keyword arguments
+    (:meth:`_create_kwargs`) and where a chunk keeps its usage (:meth:`_chunk_usage`).
+    """
+
+    name = "sdk"
+    default_model = ""
+
+    def __init__(self, *, api_key: str, http: httpx.AsyncClient, client: Any, read_timeout: float):
+        self._secrets = (api_key,)
+        self._http = http
+        self._client = client
+        self._read_timeout = read_timeout
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} default_model={self.default_model!r}>"
+
+    # -- hooks --------------------------------------------------------------------------------
+
+    def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _chunk_usage(self, chunk: Any) -> Usage | None:
+        return usage_from(_attr(chunk, "usage"))
+
+    # -- the protocol -------------------------------------------------------------------------
+
+    def _error(self, exc: BaseException) -> ProviderError:
+        return map_exception(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; the HTTP response is closed however the caller stops."""
+        model = request.model or self.default_model
+        kwargs = self._create_kwargs(request)
+        kwargs.update(model=model, messages=list(request.messages), stream=True)
+        sdk_stream = None
+        try:
+            try:
+                raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
+                limits = parse_rate_limits(raw.headers)
+                sdk_stream = await raw.parse()
+                if limits is not None:
+                    yield limits
+                async for event in self._events(sdk_stream):
+                    yield event
+            except Exception as exc:
+                error = self._error(exc)
+                raise error from (exc if should_chain(exc) else None)
+        finally:
+            if sdk_stream is not None:
+                with contextlib.suppress(Exception):
+                    await sdk_stream.response.aclose()
+
+    async def _events(self, sdk_stream: Any) -> AsyncIterator[StreamEvent]:
+        finish: str | None = None
+        usage: Usage | None = None
+        async for chunk in sdk_stream:
+            for choice in _attr(chunk, "choices") or ():
+                content = _attr(choice, "delta", "content")
+                if content:
+                    yield TextDelta(content)
+                reason = _attr(choice, "finish_reason")
+                if reason:
+                    finish = str(reason)
+            usage = self._chunk_usage(chunk) or usage
+        if finish is None and usage is None:
+            raise ConnectionFailedError(self.name, "the stream ended before the answer did")
+        if usage is not None:
+            yield usage
+        yield StreamEnd(finish)
+
+    async def list_models(self) -> list[ModelInfo]:
+        try:
+            page = await self._client.models.list()
+        except Exception as exc:
+            error = self._error(exc)
+            raise error from (exc if should_chain(exc) else None)
+        return [model_info(item) for item in (_attr(page, "data") or ())]
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._client.close()
+        await self._http.aclose()
+
+
+def model_info(item: Any) -> ModelInfo:
+    """A :class:`ModelInfo` from one ``/models`` entry (SDK object or dict)."""
+    context = None
+    for name in ("context_window", "context_length", "max_model_len"):
+        value = _attr(item, name)
+        if isinstance(value, int):
+            context = value
+            break
+    if context is None:
+        value = _attr(item, "meta", "n_ctx_train")  # llama.cpp
+        context = value if isinstance(value, int) else None
+    owned_by = _attr(item, "owned_by")
+    return ModelInfo(
+        id=str(_attr(item, "id")),
+        context_length=context,
+        owned_by=owned_by if isinstance(owned_by, str) else None,
+    )
+
+
+def json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

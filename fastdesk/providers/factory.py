@@ -1,0 +1,86 @@
+"""Build the configured providers from the environment, stored keys and chosen models.
+
+CONTRACT.md: a provider is configured when it has a key (the OpenAI-compatible one: a base URL);
+``GROQ_API_KEY`` / ``CEREBRAS_API_KEY`` win over keys stored in the keyring. The returned dict
+is in default preference order: Cerebras (fastest), Groq, then the OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+
+from fastdesk.providers import cerebras as cerebras_mod
+from fastdesk.providers import groq as groq_mod
+from fastdesk.providers.base import Provider
+from fastdesk.providers.cerebras import CerebrasProvider
+from fastdesk.providers.groq import GroqProvider
+from fastdesk.providers.openai_compat import OpenAICompatProvider
+
+KEY_ENV = {"groq": "GROQ_API_KEY", "cerebras": "CEREBRAS_API_KEY"}
+BASE_URL_ENV = {
+    "groq": "GROQ_BASE_URL",
+    "cerebras": "CEREBRAS_BASE_URL",
+    "openai": "FASTDESK_OPENAI_BASE_URL",
+}
+ORDER = ("cerebras", "groq", "openai")
+
+log = logging.getLogger(__name__)
+
+
+def _clean(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value or None
+
+
+def configured_providers(
+    env: Mapping[str, str] | None = None,
+    keys: Callable[[str], str | None] | None = None,
+    models: Mapping[str, str] | None = None,
+    base_urls: Mapping[str, str] | None = None,
+) -> dict[str, Provider]:
+    """``{name: provider}`` for every configured provider, best default first.
+
+    ``keys(name)`` looks a stored key up (the keyring); ``models`` gives each provider's default
+    model (empty or missing: the adapter's own default); ``base_urls`` are the settings' base
+    URLs, which the environment overrides. A failing ``keys`` lookup counts as "no key".
+    """
+    env = os.environ if env is None else env
+    models = models or {}
+    base_urls = base_urls or {}
+
+    def key(name: str) -> str | None:
+        found = _clean(env.get(KEY_ENV[name]))
+        if found is None and keys is not None:
+            try:
+                found = _clean(keys(name))
+            except Exception as exc:  # a broken keyring must not stop the app
+                log.warning("no stored key for %s: %s", name, type(exc).__name__)
+                found = None
+        return found
+
+    def base_url(name: str) -> str | None:
+        return _clean(env.get(BASE_URL_ENV[name])) or _clean(base_urls.get(name))
+
+    built: dict[str, Provider] = {}
+    for name in ORDER:
+        if name == "openai":
+            url = base_url("openai")
+            if url is None:
+                continue
+            model = _clean(env.get("FASTDESK_OPENAI_MODEL")) or _clean(models.get("openai"))
+            built[name] = OpenAICompatProvider(
+                url, api_key=_clean(env.get("FASTDESK_OPENAI_API_KEY")), default_model=model or ""
+            )
+            continue
+        api_key = key(name)
+        if api_key is None:
+            continue
+        if name == "cerebras":
+            model = _clean(models.get(name)) or cerebras_mod.DEFAULT_MODEL
+            built[name] = CerebrasProvider(api_key, base_url=base_url(name), default_model=model)
+        else:
+            model = _clean(models.get(name)) or groq_mod.DEFAULT_MODEL
+            built[name] = GroqProvider(api_key, base_url=base_url(name), default_model=model)
+    return built

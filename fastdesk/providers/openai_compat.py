@@ -1,0 +1,228 @@
+"""Any OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) over plain httpx.
+
+No SDK: one ``POST {base_url}/chat/completions`` with ``stream: true`` and
+``stream_options.include_usage``, and Server-Sent Events parsed here. ``base_url`` ends in
+``/v1``; the API key is optional (local servers rarely want one).
+
+When no model is configured, the first one ``GET {base_url}/models`` lists is used (a local
+server usually serves exactly one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from fastdesk.providers._common import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    _attr,
+    error_fields,
+    from_error_body,
+    from_status,
+    make_http_client,
+    make_timeout,
+    map_exception,
+    model_info,
+    parse_rate_limits,
+    reasoning_family,
+    should_chain,
+    usage_from,
+)
+from fastdesk.providers.base import (
+    BadRequestError,
+    ChatRequest,
+    ConnectionFailedError,
+    ModelInfo,
+    ProviderError,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+
+
+class _SseDone(Exception):
+    """``data: [DONE]`` arrived."""
+
+
+class OpenAICompatProvider:
+    """An OpenAI-style ``/v1`` server. ``default_model=""`` means "the first one it lists"."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        default_model: str = "",
+        timeout: float = DEFAULT_READ_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.default_model = default_model
+        self._read_timeout = timeout
+        self._secrets = (api_key,)
+        headers = {"Accept": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._http = make_http_client(make_timeout(timeout, connect_timeout), headers=headers)
+        self._model_lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"<OpenAICompatProvider base_url={self.base_url!r} model={self.default_model!r}>"
+
+    # -- the protocol -----------------------------------------------------------------------
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; the response is closed however the caller stops iterating."""
+        try:
+            model = request.model or self.default_model or await self._auto_model()
+            body = self._body(request, model)
+            url = f"{self.base_url}/chat/completions"
+            async with self._http.stream("POST", url, json=body) as response:
+                if response.status_code >= 400:
+                    raise await self._status_error(response)
+                limits = parse_rate_limits(response.headers)
+                if limits is not None:
+                    yield limits
+                async for event in self._events(response):
+                    yield event
+        except Exception as exc:
+            error = map_exception(
+                self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout
+            )
+            if error is exc:
+                raise
+            raise error from (exc if should_chain(exc) else None)
+
+    async def list_models(self) -> list[ModelInfo]:
+        try:
+            response = await self._http.get(f"{self.base_url}/models")
+            if response.status_code >= 400:
+                raise await self._status_error(response)
+            payload = response.json()
+        except Exception as exc:
+            error = map_exception(
+                self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout
+            )
+            if error is exc:
+                raise
+            raise error from (exc if should_chain(exc) else None)
+        items = payload.get("data") if isinstance(payload, Mapping) else None
+        if not isinstance(items, list):  # Ollama's native shape, just in case
+            items = payload.get("models") if isinstance(payload, Mapping) else None
+        return [model_info(item) for item in items or () if _attr(item, "id")]
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # -- details ----------------------------------------------------------------------------
+
+    async def _auto_model(self) -> str:
+        async with self._model_lock:
+            if not self.default_model:
+                models = await self.list_models()
+                if not models:
+                    raise BadRequestError(
+                        self.name, "the server lists no model: set FASTDESK_OPENAI_MODEL"
+                    )
+                self.default_model = models[0].id
+        return self.default_model
+
+    def _body(self, request: ChatRequest, model: str) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": model,
+            "messages": list(request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "temperature": request.temperature,
+        }
+        if request.max_tokens is not None:
+            body["max_tokens"] = request.max_tokens
+        if request.reasoning_off and reasoning_family(model) == "qwen3":
+            # vLLM and llama.cpp pass this to the chat template; others ignore unknown fields.
+            body["chat_template_kwargs"] = {"enable_thinking": False}
+        return body
+
+    async def _status_error(self, response: httpx.Response) -> ProviderError:
+        await response.aread()
+        try:
+            payload: Any = response.json()
+        except ValueError:
+            payload = response.text.strip() or None
+        message, _, _ = error_fields(payload)
+        return from_status(
+            self.name, response.status_code, message, response.headers, self._secrets
+        )
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+        finish: str | None = None
+        usage: Usage | None = None
+        done = False
+        try:
+            async for data in _sse_data(response):
+                chunk = _decode(self.name, data)
+                if isinstance(chunk, Mapping) and chunk.get("error"):
+                    raise from_error_body(self.name, chunk, None, None, self._secrets)
+                for choice in _attr(chunk, "choices") or ():
+                    content = _attr(choice, "delta", "content")
+                    if isinstance(content, str) and content:
+                        yield TextDelta(content)
+                    reason = _attr(choice, "finish_reason")
+                    if reason:
+                        finish = str(reason)
+                usage = _chunk_usage(chunk) or usage
+        except _SseDone:
+            done = True
+        if not done and finish is None:
+            raise ConnectionFailedError(self.name, "the stream ended before the answer did")
+        if usage is not None:
+            yield usage
+        yield StreamEnd(finish)
+
+
+def _decode(provider: str, data: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ConnectionFailedError(provider, "malformed event in the stream") from None
+
+
+def _chunk_usage(chunk: Any) -> Usage | None:
+    """OpenAI's ``usage`` (with Cerebras' ``time_info``), or Groq's ``x_groq.usage``."""
+    return usage_from(_attr(chunk, "x_groq", "usage")) or usage_from(
+        _attr(chunk, "usage"), _attr(chunk, "time_info")
+    )
+
+
+async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data`` of each Server-Sent Event; raises :class:`_SseDone` on ``[DONE]``.
+
+    Fields other than ``data`` (``event``, ``id``, ``retry``) and ``:`` comments (keep-alives)
+    are skipped; several ``data:`` lines in one event are joined with newlines.
+    """
+    lines: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if lines:
+                data = "\n".join(lines)
+                lines = []
+                if data.strip() == "[DONE]":
+                    raise _SseDone
+                yield data
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            lines.append(value[1:] if value.startswith(" ") else value)
+    if lines:  # a last event without its blank line
+        data = "\n".join(lines)
+        if data.strip() == "[DONE]":
+            raise _SseDone
+        yield data

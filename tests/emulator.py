@@ -1,0 +1,971 @@
+"""A loopback stand-in for Groq, Cerebras and OpenAI-compatible servers (stdlib only).
+
+Why: every test that talks to a "provider" must run offline, fast and deterministically, yet go
+through the real SDKs and a real socket so that streaming, keep-alive, cancellation and error
+mapping are exercised the way production sees them.
+
+One server speaks three dialects, chosen by the path prefix:
+
+============================  ===================================================================
+``/openai/v1/...``            Groq (``groq`` SDK with the bare host as ``base_url``)
+``/v1/...``                   ``v1_flavour`` (default Cerebras: the ``cerebras`` SDK, bare host)
+``/cerebras/v1/...``          Cerebras, always
+``/compat/v1/...``            a plain OpenAI-compatible server (Ollama, llama.cpp, vLLM …)
+============================  ===================================================================
+
+By default a chat request is answered with the content of its LAST user message (same-language
+echo), split into ≈4-character tokens. Faults (HTTP status, error event mid-stream, cut
+connection, malformed event, silent hang) can be armed for the next N requests. Every request
+is recorded (headers without the ``Authorization`` value) for assertions.
+
+Usage::
+
+    with Emulator(tokens_per_second=200) as emu:
+        provider = GroqProvider("k", base_url=emu.groq_base_url)
+        emu.fail_status(429, retry_after=3)
+        ...
+        assert emu.chat_requests[-1].body["model"] == "llama-3.1-8b-instant"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+import select
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+FLAVOURS = ("groq", "cerebras", "openai")
+FAULT_KINDS = ("status", "midstream_error", "cut", "malformed", "hang")
+
+_PREFIXES = (
+    ("/openai/v1/", "groq"),
+    ("/cerebras/v1/", "cerebras"),
+    ("/compat/v1/", "openai"),
+    ("/v1/", None),  # the configured v1_flavour
+)
+
+DEFAULT_MODELS: dict[str, tuple[str, ...]] = {
+    "groq": (
+        "llama-3.1-8b-instant",
+        "qwen/qwen3-32b",
+        "openai/gpt-oss-20b",
+        "meta-llama/llama-4-scout-17b-16e-instruct",
+    ),
+    "cerebras": ("gpt-oss-120b", "qwen-3-32b", "llama3.1-8b"),
+    "openai": ("local-model",),
+}
+
+Answer = Callable[[Sequence[Mapping[str, Any]]], str]
+
+
+# ---- configuration -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Values sent in the rate-limit headers (Groq/OpenAI names, or Cerebras' day/minute names)."""
+
+    limit_requests: int = 1000
+    remaining_requests: int = 999
+    reset_requests_s: float = 86.4
+    limit_tokens: int = 60000
+    remaining_tokens: int = 59000
+    reset_tokens_s: float = 1.5
+
+
+@dataclass(frozen=True)
+class Config:
+    """How the server behaves; replace it at any time with :meth:`Emulator.configure`."""
+
+    ttfb: float = 0.0  # seconds between the response headers and the first token
+    tokens_per_second: float | None = None  # None: as fast as the socket goes
+    answer: Answer | None = None  # None: echo the last user message
+    think: str | None = None  # when set, the answer starts with <think>this</think>
+    reasoning: str | None = None  # when set, streamed first in delta.reasoning (gpt-oss style)
+    chunk_chars: int = 4  # ≈ characters per token
+    rate_limits: RateLimits | None = field(default_factory=RateLimits)
+    models: Mapping[str, Sequence[str]] | None = None  # per flavour; None: DEFAULT_MODELS
+    require_key: str | None = None  # when set, any other bearer gets a 401
+    v1_flavour: str = "cerebras"  # dialect of the bare /v1/ prefix
+    cerebras_usage_separate: bool = False  # Cerebras: usage in an extra chunk with choices: []
+    split_writes: bool = False  # send every event in two writes, cut inside a UTF-8 character
+    finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
+    send_done: bool = True  # end with data: [DONE]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One way to fail. ``after_chunks`` counts content chunks sent before a mid-stream fault.
+
+    kinds: ``status`` (an HTTP error answer), ``midstream_error`` (an ``{"error": …}`` event after
+    some chunks), ``cut`` (the connection is closed mid-body), ``malformed`` (an event that is not
+    JSON), ``hang`` (silence until the client leaves or the server stops; ``after_chunks=None``
+    hangs before the response headers).
+    """
+
+    kind: str
+    status: int = 500
+    message: str | None = None
+    error_type: str | None = None
+    code: str | None = None
+    retry_after: float | None = None  # `retry-after` header, seconds
+    retry_after_ms: float | None = None  # `retry-after-ms` header
+    retry_in: str | None = None  # "Please try again in <retry_in>." in the message
+    flat_body: bool = False  # Cerebras' flat error body instead of {"error": {...}}
+    after_chunks: int | None = 2
+    reset: bool = False  # cut: send a TCP reset instead of a clean FIN
+    body: Any = None  # status / midstream_error: send exactly this JSON instead
+    on: str = "chat"  # which requests it hits: "chat", "models" or "any"
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}")
+        if self.on not in ("chat", "models", "any"):
+            raise ValueError(f"unknown fault target {self.on!r}")
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """What the server saw. ``headers`` are lower-cased and never hold the Authorization value."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    flavour: str | None
+    headers: dict[str, str]
+    auth: bool
+    body: Any
+
+    @property
+    def endpoint(self) -> str:
+        """``chat/completions``, ``models``, ``tcp_warming`` … (the path after the prefix)."""
+        for prefix, _ in _PREFIXES:
+            if self.path.startswith(prefix):
+                return self.path[len(prefix) :]
+        return self.path
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+
+def tokenize(text: str, chunk_chars: int = 4) -> list[str]:
+    """Split ``text`` into small pieces whose concatenation is exactly ``text``."""
+    n = max(1, chunk_chars)
+    return re.findall(rf"\s*\S{{1,{n}}}|\s+", text)
+
+
+def count_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """≈ one token per four characters of every message's content."""
+    chars = sum(len(_content_text(m.get("content"))) for m in messages if isinstance(m, Mapping))
+    return max(1, math.ceil(chars / 4))
+
+
+def last_user_content(messages: Sequence[Mapping[str, Any]]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            return _content_text(message.get("content"))
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI "parts"
+        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def go_duration(seconds: float) -> str:
+    """Groq's reset format: ``7.66s``, ``2m59.56s``, ``120ms``."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)}ms"
+    minutes, rest = divmod(seconds, 60)
+    if minutes:
+        return f"{int(minutes)}m{rest:.2f}s"
+    return f"{rest:.2f}s"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+class _Disconnected(Exception):
+    """The client went away (or the server is stopping): stop writing."""
+
+
+# ---- the server ----------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+    allow_reuse_address = True
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet: clients that leave mid-answer are a feature under test, not a failure."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    timeout = 60  # a forgotten keep-alive connection must not pin a thread for ever
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.emulator._register(self)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            pass
+        finally:
+            self.server.emulator._unregister(self)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: tests read :attr:`Emulator.requests` instead."""
+
+    def do_GET(self) -> None:
+        self.server.emulator._handle(self)
+
+    def do_POST(self) -> None:
+        self.server.emulator._handle(self)
+
+
+class _Exchange:
+    """One response being written; knows how to pause and notice a departed client."""
+
+    def __init__(self, emulator: Emulator, handler: _Handler) -> None:
+        self.emu = emulator
+        self.h = handler
+        self.sock: socket.socket = handler.connection
+        self.chunked = False
+
+    # -- writing --------------------------------------------------------------------------
+
+    def start(self, status: int, headers: Mapping[str, str], *, chunked: bool) -> None:
+        self.chunked = chunked
+        self.h.send_response(status)
+        for name, value in headers.items():
+            self.h.send_header(name, value)
+        if chunked:
+            self.h.send_header("Transfer-Encoding", "chunked")
+        self.h.end_headers()
+        self._flush()
+
+    def write(self, data: bytes) -> None:
+        if self.emu._stopping.is_set():
+            raise _Disconnected
+        try:
+            if self.chunked:
+                data = f"{len(data):x}\r\n".encode() + data + b"\r\n"
+            self.h.wfile.write(data)
+            self._flush()
+        except OSError as exc:
+            raise _Disconnected from exc
+
+    def event(self, payload: Any, *, split: bool = False) -> None:
+        """One SSE ``data:`` event (JSON unless ``payload`` is already a string)."""
+        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        data = f"data: {text}\n\n".encode()
+        if split and len(data) > 2:
+            cut = _utf8_inner_cut(data)
+            self.write(data[:cut])
+            self.write(data[cut:])
+        else:
+            self.write(data)
+
+    def end(self) -> None:
+        if self.chunked:
+            try:
+                self.h.wfile.write(b"0\r\n\r\n")
+                self._flush()
+            except OSError as exc:
+                raise _Disconnected from exc
+
+    def _flush(self) -> None:
+        self.h.wfile.flush()
+
+    # -- faults -----------------------------------------------------------------------------
+
+    def cut(self, *, reset: bool) -> None:
+        """Close the connection in the middle of the body."""
+        self.h.close_connection = True
+        with contextlib.suppress(OSError):
+            self.h.wfile.flush()
+            if reset:
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.sock.close()
+            else:
+                self.sock.shutdown(socket.SHUT_RDWR)
+
+    def hang(self) -> None:
+        """Say nothing until the client leaves or the server stops."""
+        self.h.close_connection = True
+        self.pause(None)
+
+    # -- waiting ----------------------------------------------------------------------------
+
+    def pause(self, seconds: float | None) -> None:
+        """Wait ``seconds`` (None: for ever); raise :class:`_Disconnected` if the client leaves."""
+        if seconds is not None and seconds <= 0:
+            return
+        deadline = None if seconds is None else time.monotonic() + seconds
+        wake = self.emu._wake_r
+        while True:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return
+            try:
+                readable, _, _ = select.select([self.sock, wake], [], [], remaining)
+            except (OSError, ValueError) as exc:
+                raise _Disconnected from exc
+            if wake in readable:
+                raise _Disconnected
+            if self.sock in readable:
+                if self._peer_closed():
+                    self.emu._note_disconnect()
+                    raise _Disconnected
+                # The client sent bytes mid-answer (unusual): just sleep the rest out.
+                self.emu._stopping.wait(remaining if remaining is not None else 0.05)
+                if self.emu._stopping.is_set():
+                    raise _Disconnected
+
+    def _peer_closed(self) -> bool:
+        try:
+            return self.sock.recv(1, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+
+def _utf8_inner_cut(data: bytes) -> int:
+    """An offset inside a multi-byte UTF-8 character when there is one, else the middle."""
+    for i, byte in enumerate(data):
+        if byte >= 0xC0 and i + 1 < len(data):
+            return i + 1
+    return len(data) // 2
+
+
+class Emulator:
+    """A provider emulator on 127.0.0.1 (random port), serving from daemon threads.
+
+    Thread-safe: :meth:`configure` and the fault methods may be called while it serves.
+    """
+
+    def __init__(self, **config: Any) -> None:
+        self._config = Config(**config)
+        self._lock = threading.Condition()
+        self._faults: list[list[Any]] = []  # [Fault, remaining times or None]
+        self._requests: list[RecordedRequest] = []
+        self._connections = 0
+        self._disconnects = 0
+        self._handlers: set[_Handler] = set()
+        self._threads: set[threading.Thread] = set()
+        self._stopping = threading.Event()
+        self._wake_r, self._wake_w = socket.socketpair()  # written once on stop: wakes all waits
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> Emulator:
+        if self._server is not None:
+            return self
+        if self._stopping.is_set():
+            raise RuntimeError("an emulator cannot be restarted; make a new one")
+        self._server = _Server(self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"emulator:{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, wake every waiting handler, close every connection, join threads."""
+        if self._server is None:
+            return
+        self._stopping.set()
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+        self._server.shutdown()
+        with self._lock:
+            handlers = list(self._handlers)
+            threads = list(self._threads)
+        for handler in handlers:
+            with contextlib.suppress(OSError):
+                handler.connection.shutdown(socket.SHUT_RDWR)
+        for thread in threads:
+            thread.join(timeout=5)
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- addresses --------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("emulator not started")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def groq_base_url(self) -> str:
+        """Bare host, as the groq SDK takes it (it adds /openai/v1)."""
+        return self.url
+
+    @property
+    def cerebras_base_url(self) -> str:
+        """Always Cerebras, whatever ``v1_flavour`` says (the SDK adds /v1)."""
+        return f"{self.url}/cerebras"
+
+    @property
+    def openai_base_url(self) -> str:
+        """An OpenAI-compatible base URL, ending in /v1."""
+        return f"{self.url}/compat/v1"
+
+    # -- configuration ----------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        with self._lock:
+            return self._config
+
+    def configure(self, **changes: Any) -> None:
+        """Change behaviour for the requests that start from now on."""
+        known = {f.name for f in fields(Config)}
+        unknown = set(changes) - known
+        if unknown:
+            raise TypeError(f"unknown emulator settings: {sorted(unknown)}")
+        with self._lock:
+            self._config = replace(self._config, **changes)
+
+    def inject(self, fault: Fault, times: int | None = 1) -> None:
+        """Arm ``fault`` for the next ``times`` matching requests (None: until cleared)."""
+        with self._lock:
+            self._faults.append([fault, times])
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def fail_status(self, status: int, times: int | None = 1, **kw: Any) -> None:
+        self.inject(Fault("status", status=status, **kw), times)
+
+    def fail_midstream(self, after_chunks: int = 2, times: int | None = 1, **kw: Any) -> None:
+        self.inject(Fault("midstream_error", after_chunks=after_chunks, **kw), times)
+
+    def fail_cut(self, after_chunks: int = 2, times: int | None = 1, **kw: Any) -> None:
+        self.inject(Fault("cut", after_chunks=after_chunks, **kw), times)
+
+    def fail_malformed(self, after_chunks: int = 2, times: int | None = 1, **kw: Any) -> None:
+        self.inject(Fault("malformed", after_chunks=after_chunks, **kw), times)
+
+    def fail_hang(self, after_chunks: int | None = None, times: int | None = 1, **kw: Any) -> None:
+        self.inject(Fault("hang", after_chunks=after_chunks, **kw), times)
+
+    # -- observation ------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.endpoint == "chat/completions"]
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self._requests)
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted so far (keep-alive reuse keeps this low)."""
+        with self._lock:
+            return self._connections
+
+    @property
+    def disconnects(self) -> int:
+        """Clients seen leaving in the middle of an answer."""
+        with self._lock:
+            return self._disconnects
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Block until ``predicate()`` holds (re-checked on every request and disconnect)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._lock.wait(min(remaining, 0.1))
+        return True
+
+    def reset_records(self) -> None:
+        with self._lock:
+            self._requests.clear()
+            self._disconnects = 0
+
+    # -- internals: bookkeeping -------------------------------------------------------------
+
+    def _register(self, handler: _Handler) -> None:
+        with self._lock:
+            self._handlers.add(handler)
+            self._threads.add(threading.current_thread())
+            self._connections += 1
+            self._lock.notify_all()
+
+    def _unregister(self, handler: _Handler) -> None:
+        with self._lock:
+            self._handlers.discard(handler)
+            self._threads.discard(threading.current_thread())
+            self._lock.notify_all()
+
+    def _note_disconnect(self) -> None:
+        with self._lock:
+            self._disconnects += 1
+            self._lock.notify_all()
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+            self._lock.notify_all()
+
+    def _take_fault(self, endpoint: str) -> Fault | None:
+        target = "chat" if endpoint == "chat/completions" else "models"
+        with self._lock:
+            for entry in self._faults:
+                fault, remaining = entry
+                if fault.on not in (target, "any"):
+                    continue
+                if remaining is not None:
+                    entry[1] -= 1
+                    if entry[1] <= 0:
+                        self._faults.remove(entry)
+                return fault
+        return None
+
+    # -- internals: request handling --------------------------------------------------------
+
+    def _handle(self, h: _Handler) -> None:
+        cfg = self.config
+        split = urlsplit(h.path)
+        flavour, endpoint = _route(split.path, cfg.v1_flavour)
+        body = self._read_body(h)
+        auth_value = h.headers.get("Authorization")
+        headers = {k.lower(): v for k, v in h.headers.items() if k.lower() != "authorization"}
+        self._record(
+            RecordedRequest(
+                method=h.command,
+                path=split.path,
+                query=parse_qs(split.query),
+                flavour=flavour,
+                headers=headers,
+                auth=bool(auth_value),
+                body=body,
+            )
+        )
+        ex = _Exchange(self, h)
+        try:
+            self._dispatch(ex, cfg, flavour, endpoint, body, auth_value)
+        except _Disconnected:
+            h.close_connection = True
+
+    def _read_body(self, h: _Handler) -> Any:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw.decode("utf-8", "replace")
+
+    def _dispatch(
+        self,
+        ex: _Exchange,
+        cfg: Config,
+        flavour: str | None,
+        endpoint: str,
+        body: Any,
+        auth_value: str | None,
+    ) -> None:
+        if flavour is None:
+            return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
+        if endpoint == "tcp_warming":
+            return _send_json(ex, 200, {})
+        if cfg.require_key is not None and auth_value != f"Bearer {cfg.require_key}":
+            return _send_error(ex, flavour, Fault("status", status=401), cfg, model=None)
+        if endpoint not in ("chat/completions", "models"):
+            return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
+        fault = self._take_fault(endpoint)
+        model = body.get("model") if isinstance(body, dict) else None
+        if fault is not None and fault.kind == "status":
+            return _send_error(ex, flavour, fault, cfg, model=model)
+        if fault is not None and fault.kind == "hang" and fault.after_chunks is None:
+            return ex.hang()
+        if endpoint == "models":
+            return _send_models(ex, flavour, cfg)
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            bad = Fault("status", status=400, message="messages must be a list")
+            return _send_error(ex, flavour, bad, cfg, model=model)
+        if body.get("stream"):
+            return _stream_chat(ex, flavour, body, cfg, fault)
+        return _answer_whole(ex, flavour, body, cfg, fault)
+
+
+def _route(path: str, v1_flavour: str) -> tuple[str | None, str]:
+    for prefix, flavour in _PREFIXES:
+        if path.startswith(prefix):
+            return (flavour or v1_flavour), path[len(prefix) :].strip("/")
+    return None, path
+
+
+# ---- responses -----------------------------------------------------------------------------
+
+
+def _rate_limit_headers(flavour: str, limits: RateLimits | None) -> dict[str, str]:
+    if limits is None:
+        return {}
+    if flavour == "cerebras":
+        return {
+            "x-ratelimit-limit-requests-day": str(limits.limit_requests),
+            "x-ratelimit-remaining-requests-day": str(limits.remaining_requests),
+            "x-ratelimit-reset-requests-day": _number(limits.reset_requests_s),
+            "x-ratelimit-limit-tokens-minute": str(limits.limit_tokens),
+            "x-ratelimit-remaining-tokens-minute": str(limits.remaining_tokens),
+            "x-ratelimit-reset-tokens-minute": _number(limits.reset_tokens_s),
+        }
+    return {
+        "x-ratelimit-limit-requests": str(limits.limit_requests),
+        "x-ratelimit-remaining-requests": str(limits.remaining_requests),
+        "x-ratelimit-reset-requests": go_duration(limits.reset_requests_s),
+        "x-ratelimit-limit-tokens": str(limits.limit_tokens),
+        "x-ratelimit-remaining-tokens": str(limits.remaining_tokens),
+        "x-ratelimit-reset-tokens": go_duration(limits.reset_tokens_s),
+    }
+
+
+def _send_json(
+    ex: _Exchange, status: int, payload: Any, headers: Mapping[str, str] | None = None
+) -> None:
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+    all_headers.update(headers or {})
+    ex.start(status, all_headers, chunked=False)
+    ex.write(data)
+
+
+_DEFAULT_ERRORS: dict[int, tuple[str, str, str]] = {
+    400: ("Bad request", "invalid_request_error", "bad_request"),
+    401: ("Invalid API Key", "invalid_request_error", "invalid_api_key"),
+    403: ("Forbidden", "permission_error", "forbidden"),
+    404: ("The model does not exist", "not_found_error", "model_not_found"),
+    422: ("Unprocessable entity", "invalid_request_error", "unprocessable"),
+    429: ("Rate limit reached", "tokens", "rate_limit_exceeded"),
+    500: ("Internal server error", "internal_server_error", "internal_error"),
+    503: ("Service unavailable: over capacity", "service_unavailable", "over_capacity"),
+}
+
+
+def _error_object(fault: Fault, model: str | None) -> dict[str, Any]:
+    fallback_type = "server_error" if fault.status >= 500 else "invalid_request_error"
+    message, etype, code = _DEFAULT_ERRORS.get(fault.status, ("Error", fallback_type, "error"))
+    message = fault.message or message
+    if fault.status == 429 and fault.message is None:
+        message = (
+            f"Rate limit reached for model `{model or 'unknown'}` on tokens per minute (TPM): "
+            "Limit 6000, Used 5900, Requested 300."
+        )
+    if fault.retry_in is not None:
+        message = f"{message} Please try again in {fault.retry_in}."
+    return {"message": message, "type": fault.error_type or etype, "code": fault.code or code}
+
+
+def _send_error(
+    ex: _Exchange, flavour: str, fault: Fault, cfg: Config, *, model: str | None
+) -> None:
+    error = _error_object(fault, model)
+    payload: Any = error if fault.flat_body else {"error": error}
+    if fault.body is not None:
+        payload = fault.body
+    headers: dict[str, str] = {}
+    if fault.status == 429:
+        limits = cfg.rate_limits or RateLimits()
+        headers.update(_rate_limit_headers(flavour, replace(limits, remaining_tokens=0)))
+    if fault.retry_after is not None:
+        headers["retry-after"] = _number(fault.retry_after)
+    if fault.retry_after_ms is not None:
+        headers["retry-after-ms"] = _number(fault.retry_after_ms)
+    _send_json(ex, fault.status, payload, headers)
+
+
+def _send_models(ex: _Exchange, flavour: str, cfg: Config) -> None:
+    ids = (cfg.models or DEFAULT_MODELS).get(flavour) or DEFAULT_MODELS[flavour]
+    data = []
+    for model_id in ids:
+        item: dict[str, Any] = {
+            "id": model_id,
+            "object": "model",
+            "created": 1700000000,
+            "owned_by": {"groq": "Groq", "cerebras": "Cerebras"}.get(flavour, "local"),
+        }
+        if flavour == "groq":
+            item.update({"active": True, "context_window": 131072, "public_apps": None})
+        data.append(item)
+    _send_json(ex, 200, {"object": "list", "data": data})
+
+
+@dataclass
+class _Plan:
+    """Everything decided before the first byte of an answer."""
+
+    model: str
+    answer: str
+    pieces: list[str]
+    reasoning: list[str]
+    prompt_tokens: int
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def completion_tokens(self) -> int:
+        return len(self.pieces) + len(self.reasoning)
+
+
+def _plan(body: Mapping[str, Any], cfg: Config) -> _Plan:
+    messages = body["messages"]
+    answer = cfg.answer(messages) if cfg.answer is not None else last_user_content(messages)
+    if cfg.think is not None:
+        answer = f"<think>\n{cfg.think}\n</think>\n\n{answer}"
+    return _Plan(
+        model=str(body.get("model") or "unknown"),
+        answer=answer,
+        pieces=tokenize(answer, cfg.chunk_chars),
+        reasoning=tokenize(cfg.reasoning, cfg.chunk_chars) if cfg.reasoning else [],
+        prompt_tokens=count_prompt_tokens(messages),
+    )
+
+
+def _usage(plan: _Plan) -> dict[str, Any]:
+    return {
+        "prompt_tokens": plan.prompt_tokens,
+        "completion_tokens": plan.completion_tokens,
+        "total_tokens": plan.prompt_tokens + plan.completion_tokens,
+    }
+
+
+def _timings(plan: _Plan) -> dict[str, float]:
+    elapsed = time.monotonic() - plan.started
+    prompt_time = round(plan.prompt_tokens / 100000, 6)
+    return {
+        "queue_time": 0.0125,
+        "prompt_time": prompt_time,
+        "completion_time": round(elapsed, 6),
+        "total_time": round(elapsed + prompt_time, 6),
+    }
+
+
+def _chunk(plan: _Plan, cid: str, created: int, flavour: str, choices: list[Any]) -> dict[str, Any]:
+    chunk: dict[str, Any] = {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": plan.model,
+        "system_fingerprint": "fp_emulator",
+        "choices": choices,
+    }
+    if flavour == "groq":
+        chunk["x_groq"] = {"id": "req_" + cid[-12:]}
+    return chunk
+
+
+def _delta(delta: Mapping[str, Any], finish: str | None = None) -> list[dict[str, Any]]:
+    return [{"index": 0, "delta": dict(delta), "logprobs": None, "finish_reason": finish}]
+
+
+def _stream_chat(
+    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
+) -> None:
+    plan = _plan(body, cfg)
+    headers = {
+        "Content-Type": "text/event-stream",
+        "Cache-Control": "no-cache",
+        "x-request-id": "req_" + uuid.uuid4().hex[:16],
+    }
+    headers.update(_rate_limit_headers(flavour, cfg.rate_limits))
+    ex.start(200, headers, chunked=True)
+    cid = "chatcmpl-" + uuid.uuid4().hex
+    created = int(time.time())
+    split = cfg.split_writes
+    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
+
+    ex.pause(cfg.ttfb)
+    ex.event(_chunk(plan, cid, created, flavour, _delta({"role": "assistant", "content": ""})))
+    for piece in plan.reasoning:
+        ex.event(_chunk(plan, cid, created, flavour, _delta({"reasoning": piece})), split=split)
+        ex.pause(interval)
+    fault_at = -1 if fault is None else min(fault.after_chunks or 0, len(plan.pieces))
+    for index in range(len(plan.pieces) + 1):
+        stop = (
+            fault is not None
+            and index == fault_at
+            and _apply_stream_fault(ex, flavour, fault, plan)
+        )
+        if stop:
+            return
+        if index == len(plan.pieces):
+            break
+        delta = _delta({"content": plan.pieces[index]})
+        ex.event(_chunk(plan, cid, created, flavour, delta), split=split)
+        if index + 1 < len(plan.pieces):
+            ex.pause(interval)
+    _finish_stream(ex, flavour, body, cfg, plan, cid, created)
+
+
+def _finish_stream(
+    ex: _Exchange,
+    flavour: str,
+    body: Mapping[str, Any],
+    cfg: Config,
+    plan: _Plan,
+    cid: str,
+    created: int,
+) -> None:
+    final = _chunk(plan, cid, created, flavour, _delta({}, cfg.finish_reason))
+    if flavour == "groq":
+        final["x_groq"]["usage"] = {**_usage(plan), **_timings(plan)}
+        ex.event(final)
+    elif flavour == "cerebras":
+        usage = {**_usage(plan), "prompt_tokens_details": {"cached_tokens": 0}}
+        time_info = {**_timings(plan), "created": time.time()}
+        if cfg.cerebras_usage_separate:
+            ex.event(final)
+            last = _chunk(plan, cid, created, flavour, [])
+            ex.event({**last, "usage": usage, "time_info": time_info})
+        else:
+            ex.event({**final, "usage": usage, "time_info": time_info})
+    else:
+        ex.event(final)
+        options = body.get("stream_options")
+        if isinstance(options, Mapping) and options.get("include_usage"):
+            ex.event({**_chunk(plan, cid, created, flavour, []), "usage": _usage(plan)})
+    if cfg.send_done:
+        ex.event("[DONE]")
+    ex.end()
+
+
+def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) -> bool:
+    """Carry out a mid-stream fault; True when the answer must stop there."""
+    if fault.kind == "malformed":
+        ex.event('{"id": "chatcmpl-broken", "choices": [{"delta": {"content": "oops')
+        return False
+    if fault.kind == "midstream_error":
+        payload: Any = {"error": _error_object(fault, plan.model)}
+        if flavour == "cerebras":
+            payload["status_code"] = fault.status
+        if fault.body is not None:
+            payload = fault.body
+        ex.event(payload)
+        ex.end()
+        return True
+    if fault.kind == "cut":
+        ex.cut(reset=fault.reset)
+        raise _Disconnected
+    if fault.kind == "hang":
+        ex.hang()
+        raise _Disconnected
+    return False
+
+
+def _answer_whole(
+    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
+) -> None:
+    plan = _plan(body, cfg)
+    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
+    ex.pause(cfg.ttfb + interval * max(0, len(plan.pieces) - 1))
+    message: dict[str, Any] = {"role": "assistant", "content": plan.answer}
+    if plan.reasoning:
+        message["reasoning"] = "".join(plan.reasoning)
+    payload: dict[str, Any] = {
+        "id": "chatcmpl-" + uuid.uuid4().hex,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": plan.model,
+        "system_fingerprint": "fp_emulator",
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": cfg.finish_reason}
+        ],
+        "usage": _usage(plan),
+    }
+    if flavour == "groq":
+        payload["usage"].update(_timings(plan))
+        payload["x_groq"] = {"id": "req_" + uuid.uuid4().hex[:16]}
+    elif flavour == "cerebras":
+        payload["time_info"] = {**_timings(plan), "created": time.time()}
+    headers = _rate_limit_headers(flavour, cfg.rate_limits)
+    if fault is None or fault.kind == "midstream_error":
+        return _send_json(ex, 200, payload, headers)
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    if fault.kind == "malformed":
+        data = data[: len(data) // 2]
+        return _send_raw(ex, data, headers)
+    all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+    ex.start(200, {**all_headers, **headers}, chunked=False)
+    ex.write(data[: len(data) // 2])
+    if fault.kind == "cut":
+        ex.cut(reset=fault.reset)
+    else:
+        ex.hang()
+
+
+def _send_raw(ex: _Exchange, data: bytes, headers: Mapping[str, str]) -> None:
+    all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+    ex.start(200, {**all_headers, **headers}, chunked=False)
+    ex.write(data)
+
+
+# ---- pytest --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    """A started emulator, stopped (threads joined) after the test."""
+    with Emulator() as emu:
+        yield emu
