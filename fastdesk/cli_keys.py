@@ -22,6 +22,7 @@ __all__ = ["main", "register", "run_keys"]
 log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_KEYRING, EXIT_USAGE = 0, 1, 2
+_PROVIDERS = " | ".join(PROVIDER_NAMES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,17 +34,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         f"({', '.join(keys.ENV_VARS.values())}) win over stored keys.",
     )
     actions = parser.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log more (-vv: debug) to standard error"
+    )
     store = actions.add_parser(
-        "set", help="read a key from standard input (never echoed) and store it"
+        "set", parents=[common], help="read a key from standard input (never echoed) and store it"
     )
-    store.add_argument(
-        "provider", metavar="PROVIDER", choices=PROVIDER_NAMES, help="/".join(PROVIDER_NAMES)
+    store.add_argument("provider", metavar="PROVIDER", choices=PROVIDER_NAMES, help=_PROVIDERS)
+    actions.add_parser(
+        "list", parents=[common], help="providers with a key, masked, and which source is used"
     )
-    actions.add_parser("list", help="providers with a key, masked, and which source is used")
-    remove = actions.add_parser("delete", help="remove a stored key")
-    remove.add_argument(
-        "provider", metavar="PROVIDER", choices=PROVIDER_NAMES, help="/".join(PROVIDER_NAMES)
-    )
+    remove = actions.add_parser("delete", parents=[common], help="remove a stored key")
+    remove.add_argument("provider", metavar="PROVIDER", choices=PROVIDER_NAMES, help=_PROVIDERS)
     parser.set_defaults(func=run_keys)
 
 
@@ -54,7 +57,15 @@ def run_keys(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run one ``keys`` action; returns the exit status."""
+    """Run one ``keys`` action; returns the exit status.
+
+    Sets up logging from ``args.verbose`` when the parser gave one (the command line does).
+    """
+    verbose = getattr(args, "verbose", None)
+    if verbose is not None:
+        from fastdesk.logs import setup_logging
+
+        setup_logging(verbose, to_file=True)
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -139,14 +150,10 @@ def _delete(provider: str, stdout: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fastdesk.cli_keys``: a standalone entry (fastdesk.cli uses :func:`register`)."""
-    from fastdesk.logs import setup_logging
-
+    """``python -m fastdesk.cli_keys keys ACTION …``: the same command without fastdesk.cli."""
     parser = argparse.ArgumentParser(prog="fastdesk")
-    parser.add_argument("-v", "--verbose", action="count", default=0)
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    setup_logging(args.verbose, to_file=True)
     return args.func(args)
 
 

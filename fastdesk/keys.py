@@ -103,7 +103,7 @@ def keyring_available() -> tuple[bool, str]:
     if isinstance(backend, chainer.ChainerBackend):
         chained = [b for b in backend.backends if not _refused(b)]
         if not chained:
-            return False, "no OS keyring backend is available (the keyring chain is empty)"
+            return False, "no keyring backend was found (the keyring chain is empty)"
         return True, name + " (" + ", ".join(_backend_name(b) for b in chained) + ")"
     if _refused(backend):
         if name.startswith("keyrings.alt"):
@@ -111,10 +111,7 @@ def keyring_available() -> tuple[bool, str]:
                 False,
                 f"the configured keyring ({name}) keeps keys in a file; fastdesk refuses it",
             )
-        return (
-            False,
-            "no OS keyring is available (no Secret Service, Keychain or Credential Manager)",
-        )
+        return False, "no Secret Service, Keychain or Credential Manager was found"
     return True, name
 
 

@@ -25,7 +25,7 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 from keyring.errors import KeyringLocked, PasswordDeleteError
 
-from fastdesk import cli_keys, keys, redact
+from fastdesk import cli_keys, keys, logs, redact
 from fastdesk.keys import KeyringUnavailable
 
 GROQ = "gsk_KEYSTEST0123456789abcdefGHIJ"
@@ -76,6 +76,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
     keyring.core._keyring_backend = previous
     redact.clear_secrets()
+    logs.reset_logging()
 
 
 @pytest.fixture
@@ -185,7 +186,7 @@ def test_no_backend_set_says_so_plainly_and_writes_nothing(no_keyring: None, iso
     with pytest.raises(KeyringUnavailable) as caught:
         keys.set_key("groq", GROQ)
     message = str(caught.value)
-    assert message.startswith("OS keyring unavailable: no OS keyring")
+    assert message.startswith("OS keyring unavailable: no Secret Service, Keychain or")
     for var in keys.ENV_VARS.values():
         assert var in message
     assert "\n" not in message and GROQ not in message
@@ -199,7 +200,7 @@ def test_the_backend_named_by_the_environment_is_honoured(isolated) -> None:
     code = "from fastdesk import keys; print(keys.keyring_available())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("(False, 'no OS keyring")
+    assert out.stdout.startswith("(False, 'no Secret Service")
 
 
 def test_an_empty_chain_is_no_keyring(monkeypatch) -> None:
