@@ -223,3 +223,7 @@ def test_subprocess_keys_commands_leave_no_trace(tmp_path: Path) -> None:
         assert done.returncode == expected, done.stderr
         assert_no_secret_in(done.stdout, done.stderr)
     assert_no_secret_in(tmp_path)
+    # No plaintext fallback: with no keyring, nothing at all lands in HOME or the XDG dirs.
+    for folder in ("home", "xdg-config", "xdg-data"):
+        written = tmp_path / folder
+        assert not written.exists() or not any(p.is_file() for p in written.rglob("*")), folder
