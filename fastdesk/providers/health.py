@@ -1,0 +1,177 @@
+"""Which providers and models may be asked right now, and why not when they may not.
+
+Failures change what the router does next (docs/routing.md):
+
+==========================  ==================  ==========================================
+failure                     scope               effect
+==========================  ==================  ==========================================
+401/403 (authentication)    the whole provider  skipped until :meth:`Health.reset`; the user is told
+429 (rate limited)          provider + model    skipped until its retry-after (else backoff)
+404 (model not found)       provider + model    skipped for ``unavailable_s``
+timeout, 5xx                provider + model    cooldown with exponential backoff
+connection refused / cut    the whole provider  cooldown with exponential backoff
+400 (bad request)           nothing             the request, not the provider, was at fault
+==========================  ==================  ==========================================
+
+A skipped choice is not tried at all; a choice in cooldown is tried only after every healthy one,
+so a user with a single provider still gets an answer once it recovers. One success clears the
+choice's record. Times come from an injectable monotonic clock, so tests need no sleeps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fastdesk.providers.base import ProviderError
+
+OK, AUTH, RATE_LIMITED, UNAVAILABLE, COOLDOWN = (
+    "ok",
+    "auth",
+    "rate_limited",
+    "unavailable",
+    "cooldown",
+)
+_SKIP = (AUTH, RATE_LIMITED, UNAVAILABLE)
+_SEVERITY = {OK: 0, COOLDOWN: 1, UNAVAILABLE: 2, RATE_LIMITED: 3, AUTH: 4}
+
+
+@dataclass(frozen=True)
+class HealthEntry:
+    """One provider's (``model=None``) or one model's state, in words the UI can show."""
+
+    provider: str
+    model: str | None
+    state: str  # ok | auth | rate_limited | unavailable | cooldown
+    retry_in_s: float | None  # None: until fixed by the user (auth) or now (ok)
+    message: str
+
+    @property
+    def skipped(self) -> bool:
+        return self.state in _SKIP
+
+    @property
+    def demoted(self) -> bool:
+        return self.state == COOLDOWN
+
+
+@dataclass
+class _Record:
+    state: str = OK
+    until: float | None = None  # monotonic; None with AUTH: until reset
+    failures: int = 0
+    message: str = ""
+
+
+Listener = Callable[[HealthEntry], None]
+
+
+class Health:
+    """Per-provider and per-model health, with backoff; notifies ``listener`` on every change."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        base_backoff_s: float = 1.0,
+        max_backoff_s: float = 60.0,
+        unavailable_s: float = 600.0,
+        listener: Listener | None = None,
+    ) -> None:
+        self._clock = clock
+        self.base_backoff_s = base_backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.unavailable_s = unavailable_s
+        self.listener = listener
+        self._records: dict[tuple[str, str | None], _Record] = {}
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def entry(self, provider: str, model: str) -> HealthEntry:
+        """The choice's effective state: the worse of its provider's and its own."""
+        best = self._entry(provider, None)
+        own = self._entry(provider, model)
+        return own if _SEVERITY[own.state] > _SEVERITY[best.state] else best
+
+    def _entry(self, provider: str, model: str | None) -> HealthEntry:
+        rec = self._records.get((provider, model))
+        if rec is None or rec.state == OK:
+            return HealthEntry(provider, model, OK, None, "")
+        now = self._clock()
+        if rec.until is not None and now >= rec.until:
+            return HealthEntry(provider, model, OK, None, "")
+        left = None if rec.until is None else rec.until - now
+        return HealthEntry(provider, model, rec.state, left, rec.message)
+
+    def report(self) -> list[HealthEntry]:
+        """Every provider or model that is not OK right now, worst first (for a status line)."""
+        entries = [self._entry(p, m) for (p, m) in self._records]
+        bad = [e for e in entries if e.state != OK]
+        return sorted(bad, key=lambda e: (-_SEVERITY[e.state], e.provider, e.model or ""))
+
+    # ---- updating -----------------------------------------------------------------------------
+
+    def success(self, provider: str, model: str) -> None:
+        """A request succeeded: the model is fine, and so are the provider's connection and key."""
+        for key in ((provider, model), (provider, None)):
+            rec = self._records.get(key)
+            if rec is None:
+                continue
+            was_bad = self._entry(*key).state != OK
+            del self._records[key]
+            if was_bad:
+                self._notify(HealthEntry(key[0], key[1], OK, None, "working again"))
+
+    def failure(self, provider: str, model: str, exc: ProviderError) -> HealthEntry | None:
+        """Record a failure; returns the new state (None when the provider is not to blame)."""
+        kind = exc.kind
+        if kind == "authentication":
+            key: tuple[str, str | None] = (provider, None)
+            rec = self._records.setdefault(key, _Record())
+            rec.state, rec.until, rec.failures = AUTH, None, rec.failures + 1
+            rec.message = (
+                f"{provider}: the API key was refused; check it in Settings or the environment."
+            )
+        elif kind == "rate_limited":
+            key = (provider, model)
+            rec = self._records.setdefault(key, _Record())
+            rec.failures += 1
+            retry_after = getattr(exc, "retry_after", None)
+            wait = (
+                retry_after if retry_after is not None and retry_after >= 0 else self._backoff(rec)
+            )
+            rec.state, rec.until = RATE_LIMITED, self._clock() + wait
+            rec.message = f"{provider}/{model}: rate limit reached; waiting {wait:.0f} s."
+        elif kind == "bad_request" and exc.status == 404:
+            key = (provider, model)
+            rec = self._records.setdefault(key, _Record())
+            rec.failures += 1
+            rec.state, rec.until = UNAVAILABLE, self._clock() + self.unavailable_s
+            rec.message = f"{provider}/{model}: model not available ({exc.message})."
+        elif kind == "bad_request":
+            return None
+        else:  # timeout, server, connection, anything unexpected
+            key = (provider, None) if kind == "connection" else (provider, model)
+            rec = self._records.setdefault(key, _Record())
+            rec.failures += 1
+            wait = self._backoff(rec)
+            rec.state, rec.until = COOLDOWN, self._clock() + wait
+            rec.message = (
+                f"{key[0]}{'/' + model if key[1] else ''}: {exc.message}; retrying in {wait:.0f} s."
+            )
+        entry = self._entry(*key)
+        self._notify(entry)
+        return entry
+
+    def reset(self, provider: str | None = None) -> None:
+        """Forget failures (all, or one provider's): e.g. after the user changed a key."""
+        for key in [k for k in self._records if provider is None or k[0] == provider]:
+            del self._records[key]
+
+    def _backoff(self, rec: _Record) -> float:
+        return min(self.max_backoff_s, self.base_backoff_s * 2 ** max(0, rec.failures - 1))
+
+    def _notify(self, entry: HealthEntry) -> None:
+        if self.listener is not None:
+            self.listener(entry)
