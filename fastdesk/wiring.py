@@ -1,0 +1,106 @@
+"""Putting the pieces together from settings and environment: one place for the window,
+the command line and the benchmarks to get a ready Engine."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastdesk.engine import Engine
+from fastdesk.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
+from fastdesk.memory import Memory
+from fastdesk.pricing import PriceTable
+from fastdesk.providers.router import Router
+from fastdesk.settings import Settings, glossary_file, load_settings
+
+log = logging.getLogger("fastdesk")
+
+
+class NotConfigured(Exception):
+    """The requested provider has no key (or base URL); the message says how to add one."""
+
+
+HOW_TO_CONFIGURE = {
+    "groq": "set GROQ_API_KEY or run `fastdesk keys set groq`",
+    "cerebras": "set CEREBRAS_API_KEY or run `fastdesk keys set cerebras`",
+    "openai": "set FASTDESK_OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)",
+}
+
+
+@dataclass(frozen=True)
+class Defaults:
+    settings: Settings
+
+    @property
+    def mode(self) -> str:
+        return self.settings.mode
+
+    @property
+    def target_lang(self) -> str:
+        return self.settings.target_language
+
+    def glossary_for(self, document: str | Path | None) -> Glossary | None:
+        """The global glossary merged with the document folder's one (folder wins)."""
+        return glossary_for(self.settings, document)
+
+
+def load_defaults() -> Defaults:
+    settings, warnings = load_settings()
+    for warning in warnings:
+        log.warning("%s", warning)
+    return Defaults(settings)
+
+
+def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
+    paths = [p for p in (glossary_file(settings),) if p.is_file()]
+    if document is not None:
+        folder = find_folder_glossary(Path(document))
+        if folder is not None:
+            paths.append(folder)
+    if not paths:
+        return None
+    try:
+        return load_glossary(paths)
+    except GlossaryError as exc:
+        log.warning("glossary ignored: %s", exc)
+        return None
+
+
+def build_router(
+    settings: Settings | None = None,
+    *,
+    provider: str = "auto",
+    env: Mapping[str, str] | None = None,
+) -> Router:
+    """A router over the configured providers; NotConfigured when `provider` is not among them."""
+    from fastdesk.keys import get_key
+    from fastdesk.providers.factory import configured_providers
+    from fastdesk.settings import providers_models
+
+    settings = settings or load_settings()[0]
+    providers = configured_providers(env=env, keys=get_key, models=providers_models(settings))
+    if provider != "auto" and provider not in providers:
+        raise NotConfigured(f"{provider} is not configured: {HOW_TO_CONFIGURE[provider]}")
+    if not providers:
+        raise NotConfigured(
+            "no provider is configured: "
+            + "; or ".join(HOW_TO_CONFIGURE[name] for name in ("groq", "cerebras", "openai"))
+        )
+    return Router(providers, pricing=PriceTable(settings.price_overrides))
+
+
+def build_engine(
+    settings: Settings | None = None,
+    *,
+    provider: str = "auto",
+    model: str | None = None,
+    use_memory: bool = True,
+    concurrency: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Engine:
+    settings = settings or load_settings()[0]
+    router = build_router(settings, provider=provider, env=env)
+    memory = Memory() if use_memory else None
+    return Engine(router, memory, concurrency=concurrency or settings.concurrency)

@@ -1,0 +1,31 @@
+"""Shared test set-up: every test gets its own FASTDESK_HOME and no real provider settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Qt must never look for a display in the tests (ui tests set it too, before importing Qt).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+PROVIDER_ENV = (
+    "GROQ_API_KEY",
+    "GROQ_BASE_URL",
+    "CEREBRAS_API_KEY",
+    "CEREBRAS_BASE_URL",
+    "FASTDESK_OPENAI_BASE_URL",
+    "FASTDESK_OPENAI_API_KEY",
+    "FASTDESK_OPENAI_MODEL",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Settings, memory, logs and stats of a test live in its own folder; no real keys leak in."""
+    home = tmp_path / "fastdesk-home"
+    monkeypatch.setenv("FASTDESK_HOME", str(home))
+    for name in PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home

@@ -1,0 +1,62 @@
+"""In-process fake providers for fast engine tests (the emulator covers the real wire formats)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from fastdesk.providers.base import (
+    ChatRequest,
+    ModelInfo,
+    ProviderError,
+    StreamEnd,
+    TextDelta,
+    Usage,
+)
+
+
+def last_user(request: ChatRequest) -> str:
+    return [m for m in request.messages if m["role"] == "user"][-1]["content"]
+
+
+@dataclass
+class FakeProvider:
+    """Answers with `answer(request)` (default: echo of the last user message), in small chunks."""
+
+    name: str = "groq"
+    default_model: str = "fake-model"
+    answer: Callable[[ChatRequest], str] = last_user
+    chunk: int = 7
+    delay: float = 0.0
+    fail: Callable[[ChatRequest, int], ProviderError | None] | None = None  # (request, chunks sent)
+    requests: list[ChatRequest] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+        self.requests.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            text = self.answer(request)
+            for n, i in enumerate(range(0, max(len(text), 1), self.chunk)):
+                if self.fail is not None:
+                    err = self.fail(request, n)
+                    if err is not None:
+                        raise err
+                yield TextDelta(text[i : i + self.chunk])
+                await asyncio.sleep(0)
+            prompt = sum(len(m["content"]) for m in request.messages) // 4
+            yield Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4 + 1)
+            yield StreamEnd("stop")
+        finally:
+            self.in_flight -= 1
+
+    async def list_models(self) -> list[ModelInfo]:
+        return [ModelInfo(self.default_model)]
+
+    async def aclose(self) -> None:
+        return None

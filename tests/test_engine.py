@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from fastdesk.blocks import parse
+from fastdesk.engine import Engine, JobSpec
+from fastdesk.events import (
+    BlockDelta,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    RequestDone,
+    RevisionDone,
+)
+from fastdesk.memory import Memory
+from fastdesk.providers.base import ConnectionFailedError, RateLimitedError
+from fastdesk.providers.router import Router
+from tests.fakes import FakeProvider, last_user
+
+DOC = """---
+title: Guide
+---
+
+# Getting started
+
+fastdesk translates **Markdown** while you type. See [the docs](https://example.com/docs).
+
+- Install it with `pip install fastdesk`
+- Open a file
+  - nested item
+
+| Key | Action |
+|-----|--------|
+| F5  | Translate now |
+
+```python
+print("code is never sent")
+```
+
+> A quote with *emphasis*.
+
+[ref]: https://example.com/ref
+"""
+
+
+def big_doc(n: int) -> str:
+    return "".join(f"## Section {i}\n\nParagraph number {i} says something useful.\n\n" for i in range(n))
+
+
+def run(engine: Engine, text: str, spec: JobSpec | None = None, **kw):
+    events: list[object] = []
+    doc = parse(text)
+    results = asyncio.run(engine.run(doc, spec or JobSpec(), emit=events.append, **kw))
+    return doc, results, events
+
+
+def assemble(doc, results) -> str:
+    return "".join(results[b.id] for b in doc.blocks)
+
+
+def engine_with(*providers: FakeProvider, memory: Memory | None = None, **kw) -> Engine:
+    return Engine(Router({p.name: p for p in providers}), memory, **kw)
+
+
+@pytest.mark.parametrize("text", [DOC, DOC.replace("\n", "\r\n"), DOC.rstrip("\n"), big_doc(60)])
+def test_echo_provider_leaves_document_identical(text: str) -> None:
+    fake = FakeProvider()
+    doc, results, events = run(engine_with(fake), text)
+    assert assemble(doc, results) == text
+    done = [e for e in events if isinstance(e, RevisionDone)]
+    assert len(done) == 1 and done[0].failed == 0
+
+
+def test_code_front_matter_and_references_are_never_sent() -> None:
+    fake = FakeProvider()
+    run(engine_with(fake), DOC)
+    sent = "".join(last_user(r) for r in fake.requests)
+    assert "print(" not in sent and "title: Guide" not in sent and "[ref]:" not in sent
+    assert "Getting started" in sent and "nested item" in sent
+
+
+def test_answers_map_back_to_their_blocks() -> None:
+    fake = FakeProvider(answer=lambda r: last_user(r).replace("Paragraph", "Paragraphe"))
+    doc, results, _ = run(engine_with(fake), big_doc(40))
+    assert assemble(doc, results) == big_doc(40).replace("Paragraph", "Paragraphe")
+    assert len(fake.requests) < 40  # batched
+
+
+def test_a_batch_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None:
+    def sloppy(request):
+        text = last_user(request)
+        # drops the markers whenever more than two blocks share a request
+        return re.sub(r"<!--fd:\d+-->\n", "", text) if text.count("<!--fd:") > 2 else text
+
+    fake = FakeProvider(answer=sloppy)
+    doc, results, _ = run(engine_with(fake), big_doc(20))
+    assert assemble(doc, results) == big_doc(20)
+    assert len(fake.requests) > 1
+
+
+def test_memory_answers_a_second_run_with_zero_requests(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "m.sqlite3")
+    fake = FakeProvider(answer=lambda r: last_user(r).upper())
+    doc, first, _ = run(engine_with(fake, memory=memory), DOC)
+    sent = len(fake.requests)
+    assert sent > 0
+    doc, second, events = run(engine_with(fake, memory=memory), DOC)
+    assert len(fake.requests) == sent
+    assert second == first
+    origins = {e.origin for e in events if isinstance(e, BlockDone)}
+    assert origins == {"memory", "copy"}
+
+
+def test_memory_off_reads_nothing(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "m.sqlite3")
+    fake = FakeProvider()
+    run(engine_with(fake, memory=memory), DOC)
+    n = len(fake.requests)
+    run(engine_with(fake, memory=memory), DOC, JobSpec(use_memory=False))
+    assert len(fake.requests) == 2 * n
+
+
+def test_one_paragraph_edit_sends_one_small_request(tmp_path: Path) -> None:
+    memory = Memory(tmp_path / "m.sqlite3")
+    fake = FakeProvider()
+    text = big_doc(200)
+    run(engine_with(fake, memory=memory), text)
+    fake.requests.clear()
+    edited = text.replace("Paragraph number 150 says", "Paragraph number 150 now says")
+    doc, results, _ = run(engine_with(fake, memory=memory), edited)
+    assert len(fake.requests) == 1
+    assert last_user(fake.requests[0]) == "Paragraph number 150 now says something useful."
+    system = fake.requests[0].messages[0]["content"]
+    assert "Section 0" in system  # the title goes along as context
+    assert "Section 150" in system  # and the preceding block
+    assert len(system) < 3000
+    assert assemble(doc, results) == edited
+
+
+def test_identical_blocks_are_translated_once() -> None:
+    fake = FakeProvider()
+    text = "Same paragraph.\n\nOther.\n\nSame paragraph.\n"
+    doc, results, _ = run(engine_with(fake, max_batch_blocks=1), text)
+    sent = [last_user(r) for r in fake.requests]
+    assert sent.count("Same paragraph.") == 1
+    assert assemble(doc, results) == text
+
+
+def test_thinking_is_never_shown_nor_written() -> None:
+    fake = FakeProvider(answer=lambda r: "<think>hmm, accents…</think>\n" + last_user(r), chunk=3)
+    doc, results, events = run(engine_with(fake), DOC)
+    assert assemble(doc, results) == DOC
+    assert not any("think" in e.text for e in events if isinstance(e, BlockDelta | BlockDone))
+
+
+def test_streaming_deltas_grow_towards_the_final_text() -> None:
+    fake = FakeProvider(chunk=2)
+    doc, results, events = run(engine_with(fake), "# Title\n\nA paragraph that streams in.\n")
+    para = doc.blocks[1]
+    deltas = [e.text for e in events if isinstance(e, BlockDelta) and e.block_id == para.id]
+    assert len(deltas) > 3
+    assert all(results[para.id].startswith(d.rstrip("\n")) for d in deltas)
+
+
+def test_every_provider_failing_fails_the_blocks_with_a_clear_message() -> None:
+    fake = FakeProvider(fail=lambda r, n: RateLimitedError("groq", "slow down", retry_after=5.3))
+    doc, results, events = run(engine_with(fake), DOC)
+    failed = [e for e in events if isinstance(e, BlockFailed)]
+    errors = [e for e in events if isinstance(e, EngineError)]
+    assert failed and errors
+    assert "rate limit" in errors[0].message and "5 s" in errors[0].message
+    assert len(results) < len(doc.blocks)
+    stats = [e.stats for e in events if isinstance(e, RequestDone)]
+    assert stats and all(s.status == "error" for s in stats)
+
+
+def test_mid_stream_failure_falls_back_without_doubled_text() -> None:
+    broken = FakeProvider(
+        name="cerebras",
+        fail=lambda r, n: ConnectionFailedError("cerebras", "connection cut") if n == 2 else None,
+    )
+    good = FakeProvider(name="groq")
+    doc, results, events = run(engine_with(broken, good), DOC)
+    assert assemble(doc, results) == DOC
+    assert good.requests
+    statuses = [e.stats.status for e in events if isinstance(e, RequestDone)]
+    assert "error" in statuses and "ok" in statuses
+
+
+def test_failed_check_is_retried_with_firmer_instruction_then_flagged() -> None:
+    def drops_code(request):
+        return last_user(request).replace("`pip install fastdesk`", "pip install fastdesk")
+
+    fake = FakeProvider(answer=drops_code)
+    doc, results, events = run(engine_with(fake), DOC)
+    flagged = [e for e in events if isinstance(e, BlockDone) and e.flags]
+    assert any(f.check in ("code", "inline_code") for e in flagged for f in e.flags)
+    retries = [r for r in fake.requests if "previous answer was rejected" in r.messages[0]["content"]]
+    assert len(retries) == 1
+    assert "pip install fastdesk" in assemble(doc, results)
+
+
+def test_retry_that_fixes_the_answer_is_kept_unflagged() -> None:
+    def fixed_on_retry(request):
+        text = last_user(request)
+        if "previous answer was rejected" in request.messages[0]["content"]:
+            return text
+        return text.replace("`pip install fastdesk`", "pip install fastdesk")
+
+    fake = FakeProvider(answer=fixed_on_retry)
+    doc, results, events = run(engine_with(fake), DOC)
+    assert assemble(doc, results) == DOC
+    assert not any(f.check in ("code", "inline_code") for e in events if isinstance(e, BlockDone) for f in e.flags)
+
+
+def test_batches_run_concurrently_within_the_limit() -> None:
+    fake = FakeProvider(delay=0.02)
+    run(engine_with(fake, concurrency=3, max_batch_blocks=2), big_doc(30))
+    assert 1 < fake.max_in_flight <= 3
+
+
+def test_only_the_given_blocks_are_translated() -> None:
+    fake = FakeProvider()
+    doc = parse(DOC)
+    target = [b for b in doc.blocks if b.translatable][2]
+    results = asyncio.run(engine_with(fake).run(doc, JobSpec(), block_ids=[target.id]))
+    assert list(results) == [target.id]

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import asyncio
+
+from fastdesk.blocks import parse
+from fastdesk.engine import Engine, JobSpec
+from fastdesk.events import BlockDone, RevisionDone
+from fastdesk.live import LiveSession
+from fastdesk.providers.router import Router
+from fastdesk.target import compose
+from tests.fakes import FakeProvider, last_user
+
+TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
+
+
+def upper(request) -> str:
+    return last_user(request).upper()
+
+
+def test_compose_keeps_last_good_translation_while_block_is_in_flight() -> None:
+    doc = parse(TEXT)
+    done = {b.id: b.text.upper() for b in doc.blocks}
+    view = compose(doc, done)
+    assert view.text == TEXT.upper() and not view.pending
+    edited = parse(TEXT.replace("First", "Edited first"))
+    view2 = compose(edited, {k: v for k, v in done.items()}, view)
+    assert view2.text == TEXT.upper()  # the old translation stays at that position
+    changed = edited.blocks[1].id
+    assert view2.pending == {changed}
+    assert view2.span_of(changed) == (view.spans[1][1], view.spans[1][2])
+
+
+def test_compose_shows_source_for_a_new_block() -> None:
+    doc = parse(TEXT)
+    view = compose(doc, {b.id: b.text.upper() for b in doc.blocks})
+    grown = parse(TEXT + "\nThird.\n")
+    view2 = compose(grown, {b.id: b.text.upper() for b in doc.blocks}, view)
+    assert view2.text.endswith("Third.\n")
+
+
+async def _settle(session: LiveSession) -> None:
+    for _ in range(200):
+        await asyncio.sleep(0.005)
+        if not session.busy:
+            return
+    raise AssertionError("live session did not settle")
+
+
+def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> None:
+    async def scenario() -> None:
+        fake = FakeProvider(answer=upper, delay=0.05)
+        events: list[object] = []
+        session = LiveSession(Engine(Router({"groq": fake})), JobSpec(), events.append)
+        session.update(TEXT, 1)
+        await _settle(session)
+        assert session.snapshot().text == TEXT.upper()
+        fake.requests.clear()
+        # two quick edits of the same paragraph: the first one's request is cancelled
+        session.update(TEXT.replace("Second", "Second edited"), 2)
+        await asyncio.sleep(0.01)
+        session.update(TEXT.replace("Second", "Second edited twice"), 3)
+        await _settle(session)
+        assert session.snapshot().text == TEXT.replace("Second", "Second edited twice").upper()
+        assert [last_user(r) for r in fake.requests] == [
+            "Second edited paragraph.",
+            "Second edited twice paragraph.",
+        ]
+        done_texts = [e.text for e in events if isinstance(e, BlockDone)]
+        assert "SECOND EDITED PARAGRAPH.\n" not in done_texts  # the stale answer never arrived
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_mode_switch_replans_everything() -> None:
+    async def scenario() -> None:
+        fake = FakeProvider(answer=upper)
+        events: list[object] = []
+        session = LiveSession(Engine(Router({"groq": fake})), JobSpec(), events.append)
+        session.update(TEXT, 1)
+        await _settle(session)
+        n = len(fake.requests)
+        session.set_spec(JobSpec(mode="simplify"))
+        await _settle(session)
+        assert len(fake.requests) > n
+        assert "plain language" in fake.requests[-1].messages[0]["content"]
+        assert any(isinstance(e, RevisionDone) for e in events)
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_retranslate_forces_a_request_for_one_block(tmp_path) -> None:
+    from fastdesk.memory import Memory
+
+    async def scenario() -> None:
+        fake = FakeProvider(answer=upper)
+        memory = Memory(tmp_path / "m.sqlite3")
+        session = LiveSession(Engine(Router({"groq": fake}), memory), JobSpec(), lambda e: None)
+        session.update(TEXT, 1)
+        await _settle(session)
+        fake.requests.clear()
+        block = parse(TEXT).blocks[1]
+        session.retranslate([block.id])
+        await _settle(session)
+        assert [last_user(r) for r in fake.requests] == ["First paragraph."]
+        await session.aclose()
+
+    asyncio.run(scenario())
