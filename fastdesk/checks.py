@@ -76,7 +76,7 @@ class Structure:
     tables: tuple[tuple[int, ...], ...]  # per table: cells per row (delimiter row excluded)
     quote_depth: int
     rules: int  # thematic breaks
-    paragraphs: int
+    paragraphs: int  # outside lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +183,8 @@ def _tags(html: str) -> list[str]:
     """Tags as ``<name a="1" b>``: attributes sorted, text attributes without their value."""
     found = []
     for slash, name, attrs in _TAG.findall(html):
+        if name.lower() in ("think", "thinking"):
+            continue  # the thinking check's business
         parts = []
         for attr, value in _ATTR.findall(attrs):
             attr = attr.lower()
@@ -209,8 +211,8 @@ def _structure(tokens: list[Token], text: str) -> Structure:
         kind = token.type
         if kind == "heading_open":
             headings.append(int(token.tag[1]))
-        elif kind == "paragraph_open":
-            paragraphs += 1
+        elif kind == "paragraph_open" and not open_lists:
+            paragraphs += 1  # list items are counted as items
         elif kind == "bullet_list_open":
             open_lists.append(len(lists))
             lists.append([f"bullet list ({token.markup})", 0])

@@ -27,7 +27,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from fastdesk.events import Flag
@@ -63,35 +63,32 @@ def primary_subtag(lang: str) -> str:
     return normalize_lang(lang).split("-", 1)[0]
 
 
-def _term_pattern(term: str, suffix: str = "", *, per_word: bool = False) -> re.Pattern[str]:
-    """Whole-word, case-insensitive match of ``term``; any run of whitespace matches a space."""
+@lru_cache(maxsize=4096)
+def _pattern(term: str, suffix: str = "", per_word: bool = False) -> re.Pattern[str]:
+    """Whole-word, case-insensitive match of ``term``; any run of whitespace matches a space.
+    ``suffix`` is allowed after the last word (or, with ``per_word``, after every word)."""
     words = term.split()
-    if per_word:
-        parts = [re.escape(w) + (suffix if w[-1:].isalpha() else "") for w in words]
-    else:
-        parts = [re.escape(w) for w in words]
-        if parts and words[-1][-1:].isalpha():
-            parts[-1] += suffix
+    parts = [re.escape(w) for w in words]
+    for i, word in enumerate(words):
+        if word[-1:].isalpha() and (per_word or i == len(words) - 1):
+            parts[i] += suffix
     return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
 
 
-def _occurs(term: str, text: str, folded: str) -> bool:
+@lru_cache(maxsize=4096)
+def _verbatim(form: str) -> re.Pattern[str]:
+    """The exact spelling as a whole word (a German genitive s aside: Fastdesks)."""
+    return re.compile(r"(?<!\w)" + re.escape(form) + r"s?(?!\w)")
+
+
+def _occurs(term: str, text: str, folded: str, suffix: str = "") -> bool:
     """Cheap substring test first: most terms are absent from most blocks."""
-    first = term.split()[0].casefold() if term.split() else ""
-    return bool(first) and first in folded and _pattern(term).search(text) is not None
-
-
-_PATTERNS: dict[tuple[str, str, bool], re.Pattern[str]] = {}
-
-
-def _pattern(term: str, suffix: str = "", per_word: bool = False) -> re.Pattern[str]:
-    key = (term, suffix, per_word)
-    pattern = _PATTERNS.get(key)
-    if pattern is None:
-        if len(_PATTERNS) > 4096:
-            _PATTERNS.clear()
-        pattern = _PATTERNS[key] = _term_pattern(term, suffix, per_word=per_word)
-    return pattern
+    words = term.split()
+    return (
+        bool(words)
+        and words[0].casefold() in folded
+        and _pattern(term, suffix).search(text) is not None
+    )
 
 
 @dataclass(frozen=True)
@@ -150,22 +147,23 @@ class Glossary:
         """Only the entries that occur in ``text`` (whole words, any case), for ``lang``."""
         folded = text.casefold()
         keep = tuple(t for t in self.keep_for(lang) if _occurs(t, text, folded))
-        table = {s: t for s, t in self.terms_for(lang).items() if _occurs_source(s, text, folded)}
+        table = {
+            s: t
+            for s, t in self.terms_for(lang).items()
+            if _occurs(s, text, folded, _SOURCE_SUFFIX)
+        }
         return Glossary(
             keep=keep, translate={normalize_lang(lang): table} if lang and table else {}
         )
 
     def prompt_lines(self, lang: str | None) -> list[str]:
-        """Lines for the system prompt; empty when there is nothing to say."""
+        """One self-contained instruction per line (the prompt may bullet them); empty if none."""
         lines: list[str] = []
         keep = self.keep_for(lang)
         if keep:
             terms = ", ".join(f'"{t}"' for t in keep)
-            lines.append(f"Keep these terms exactly as written, never translate them: {terms}.")
-        table = self.terms_for(lang)
-        if table:
-            lines.append("Always translate these terms exactly as given:")
-            lines.extend(f'- "{s}" → "{t}"' for s, t in table.items())
+            lines.append(f"Never translate these terms, write them exactly as given: {terms}.")
+        lines.extend(f'Translate "{s}" as "{t}".' for s, t in self.terms_for(lang).items())
         return lines
 
     def check(self, source: str, answer: str, lang: str | None) -> list[Flag]:
@@ -181,23 +179,14 @@ class Glossary:
             flags.extend(
                 Flag("glossary", f'"{form}" must stay as is, not found in the answer')
                 for form in forms
-                if form not in answer
+                if not _verbatim(form).search(answer)
             )
         for src, dst in self.terms_for(lang).items():
-            if _occurs_source(src, source, folded) and not _pattern(
+            if _occurs(src, source, folded, _SOURCE_SUFFIX) and not _pattern(
                 dst, _TARGET_SUFFIX, True
             ).search(answer):
                 flags.append(Flag("glossary", f'"{src}" must be translated as "{dst}"'))
         return flags
-
-
-def _occurs_source(term: str, text: str, folded: str) -> bool:
-    words = term.split()
-    return (
-        bool(words)
-        and words[0].casefold() in folded
-        and _pattern(term, _SOURCE_SUFFIX).search(text) is not None
-    )
 
 
 EMPTY = Glossary()
