@@ -396,7 +396,7 @@ class Emulator:
         self._server = _Server(self)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.01},  # stop() waits up to one interval
             name=f"emulator:{self.port}",
             daemon=True,
         )

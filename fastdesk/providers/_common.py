@@ -1,5 +1,5 @@
-"""What the three adapters share: HTTP client set-up, error mapping, header parsing, and the
-streaming loop over a Stainless SDK (groq and cerebras-cloud-sdk are built the same way).
+"""What the three adapters share: HTTP client set-up, error mapping, header parsing, the
+Server-Sent Events reader, and the part common to the two SDK-based adapters.
 
 Choices made here, once for all providers:
 
@@ -16,6 +16,7 @@ Choices made here, once for all providers:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import email.utils
 import json
@@ -408,11 +409,100 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
     )
 
 
-class SdkProvider:
-    """The streaming loop and model listing over a Stainless SDK client (AsyncGroq, AsyncCerebras).
+# ---- Server-Sent Events ------------------------------------------------------------------------
 
-    Subclasses build ``self._client`` and say how a request becomes keyword arguments
-    (:meth:`_create_kwargs`) and where a chunk keeps its usage (:meth:`_chunk_usage`).
+DRAIN_TIMEOUT = 1.0  # after [DONE], how long to wait for the body's end so the connection is reused
+
+
+async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data`` of each Server-Sent Event of ``response``, ``[DONE]`` included.
+
+    Fields other than ``data`` (``event``, ``id``, ``retry``) and ``:`` comments (keep-alives)
+    are skipped; several ``data:`` lines in one event are joined with newlines.
+    """
+    lines: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if lines:
+                yield "\n".join(lines)
+                lines = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            lines.append(value[1:] if value.startswith(" ") else value)
+    if lines:  # a last event without its blank line
+        yield "\n".join(lines)
+
+
+def chunk_usage(chunk: Any) -> Usage | None:
+    """Groq's ``x_groq.usage``, else OpenAI's ``usage`` (with Cerebras' ``time_info``)."""
+    return usage_from(_attr(chunk, "x_groq", "usage")) or usage_from(
+        _attr(chunk, "usage"), _attr(chunk, "time_info")
+    )
+
+
+async def stream_events(
+    provider: str, response: httpx.Response, secrets: Iterable[str | None] = ()
+) -> AsyncIterator[StreamEvent]:
+    """TextDelta… then Usage (when sent) and StreamEnd, from an OpenAI-style SSE response.
+
+    Raises :class:`ProviderError` for an error event, a malformed event, or a stream that stops
+    before the model finished. After ``[DONE]`` the rest of the body is read (briefly) so the
+    connection goes back to the pool instead of being closed.
+    """
+    finish: str | None = None
+    usage: Usage | None = None
+    done = False
+    async with contextlib.aclosing(sse_data(response)) as events:
+        async for data in events:
+            if data.strip() == "[DONE]":
+                done = True
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                raise ConnectionFailedError(provider, "malformed event in the stream") from None
+            if isinstance(chunk, Mapping) and chunk.get("error"):
+                raise from_error_body(provider, chunk, None, None, secrets)
+            for choice in _attr(chunk, "choices") or ():
+                content = _attr(choice, "delta", "content")
+                if isinstance(content, str) and content:
+                    yield TextDelta(content)
+                reason = _attr(choice, "finish_reason")
+                if reason:
+                    finish = str(reason)
+            usage = chunk_usage(chunk) or usage
+        if done:
+            await _drain(events)
+    if not done and finish is None:
+        raise ConnectionFailedError(provider, "the stream ended before the answer did")
+    if usage is not None:
+        yield usage
+    yield StreamEnd(finish)
+
+
+async def _drain(events: AsyncIterator[str]) -> None:
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(DRAIN_TIMEOUT):
+            async for _ in events:
+                pass
+
+
+# ---- the SDK adapters' common part ------------------------------------------------------------
+
+
+class SdkProvider:
+    """Streaming and model listing over a Stainless SDK client (AsyncGroq, AsyncCerebras).
+
+    The SDK builds and sends the request (auth, headers, status errors); the body is read here
+    from the raw ``httpx.Response``, not through the SDK's stream object: cerebras-cloud-sdk
+    closes the response right after ``[DONE]`` without reading the end of the chunked body, so
+    its connection is never reused (measured: one new connection per request).
+
+    Subclasses build ``self._client`` and turn a request into keyword arguments
+    (:meth:`_create_kwargs`).
     """
 
     name = "sdk"
@@ -427,59 +517,36 @@ class SdkProvider:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} default_model={self.default_model!r}>"
 
-    # -- hooks --------------------------------------------------------------------------------
-
     def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError
-
-    def _chunk_usage(self, chunk: Any) -> Usage | None:
-        return usage_from(_attr(chunk, "usage"))
-
-    # -- the protocol -------------------------------------------------------------------------
 
     def _error(self, exc: BaseException) -> ProviderError:
         return map_exception(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; the HTTP response is closed however the caller stops."""
-        model = request.model or self.default_model
         kwargs = self._create_kwargs(request)
-        kwargs.update(model=model, messages=list(request.messages), stream=True)
-        sdk_stream = None
+        kwargs.update(
+            model=request.model or self.default_model, messages=list(request.messages), stream=True
+        )
+        response: httpx.Response | None = None
         try:
             try:
                 raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
-                limits = parse_rate_limits(raw.headers)
-                sdk_stream = await raw.parse()
+                response = raw.http_response
+                limits = parse_rate_limits(response.headers)
                 if limits is not None:
                     yield limits
-                async for event in self._events(sdk_stream):
+                async for event in stream_events(self.name, response, self._secrets):
                     yield event
             except Exception as exc:
                 error = self._error(exc)
+                if error is exc:
+                    raise
                 raise error from (exc if should_chain(exc) else None)
         finally:
-            if sdk_stream is not None:
-                with contextlib.suppress(Exception):
-                    await sdk_stream.response.aclose()
-
-    async def _events(self, sdk_stream: Any) -> AsyncIterator[StreamEvent]:
-        finish: str | None = None
-        usage: Usage | None = None
-        async for chunk in sdk_stream:
-            for choice in _attr(chunk, "choices") or ():
-                content = _attr(choice, "delta", "content")
-                if content:
-                    yield TextDelta(content)
-                reason = _attr(choice, "finish_reason")
-                if reason:
-                    finish = str(reason)
-            usage = self._chunk_usage(chunk) or usage
-        if finish is None and usage is None:
-            raise ConnectionFailedError(self.name, "the stream ended before the answer did")
-        if usage is not None:
-            yield usage
-        yield StreamEnd(finish)
+            if response is not None:
+                await response.aclose()
 
     async def list_models(self) -> list[ModelInfo]:
         try:
@@ -512,10 +579,3 @@ def model_info(item: Any) -> ModelInfo:
         context_length=context,
         owned_by=owned_by if isinstance(owned_by, str) else None,
     )
-
-
-def json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None

@@ -2,8 +2,9 @@
 
 The SDK is built with ``warm_tcp_connection=False`` (its warm-up is a blocking GET inside the
 event loop) and an HTTP/1.1 client (its default HTTP/2 leaks streams on early close). Usage and
-``time_info`` come in the last chunk, which may have ``choices: []``; ``max_completion_tokens`` is
-always set because Cerebras books it against the token quota up front.
+``time_info`` come in the last chunk, which may have ``choices: []`` (the shared SSE reader in
+``_common`` guards that); ``max_completion_tokens`` is always set because Cerebras books it
+against the token quota up front.
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from fastdesk.providers._common import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_READ_TIMEOUT,
     SdkProvider,
-    _attr,
     default_max_tokens,
     make_http_client,
     make_timeout,
     reasoning_family,
-    usage_from,
 )
-from fastdesk.providers.base import ChatRequest, Usage
+from fastdesk.providers.base import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.cerebras.ai"
 DEFAULT_MODEL = "gpt-oss-120b"  # llama3.1-8b is being retired; gpt-oss-120b is ~3000 t/s
@@ -70,6 +69,3 @@ class CerebrasProvider(SdkProvider):
             elif family == "gpt-oss":
                 kwargs["reasoning_effort"] = "low"  # the lowest gpt-oss accepts
         return kwargs
-
-    def _chunk_usage(self, chunk: Any) -> Usage | None:
-        return usage_from(_attr(chunk, "usage"), _attr(chunk, "time_info"))

@@ -15,13 +15,11 @@ from fastdesk.providers._common import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_READ_TIMEOUT,
     SdkProvider,
-    _attr,
     make_http_client,
     make_timeout,
     reasoning_family,
-    usage_from,
 )
-from fastdesk.providers.base import ChatRequest, Usage
+from fastdesk.providers.base import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.groq.com"
 DEFAULT_MODEL = "llama-3.1-8b-instant"
@@ -66,6 +64,3 @@ class GroqProvider(SdkProvider):
                 # delta.reasoning (default format), which we never show.
                 kwargs["reasoning_effort"] = "low"
         return kwargs
-
-    def _chunk_usage(self, chunk: Any) -> Usage | None:
-        return usage_from(_attr(chunk, "x_groq", "usage")) or usage_from(_attr(chunk, "usage"))

@@ -11,7 +11,6 @@ server usually serves exactly one).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -22,7 +21,6 @@ from fastdesk.providers._common import (
     DEFAULT_READ_TIMEOUT,
     _attr,
     error_fields,
-    from_error_body,
     from_status,
     make_http_client,
     make_timeout,
@@ -31,23 +29,15 @@ from fastdesk.providers._common import (
     parse_rate_limits,
     reasoning_family,
     should_chain,
-    usage_from,
+    stream_events,
 )
 from fastdesk.providers.base import (
     BadRequestError,
     ChatRequest,
-    ConnectionFailedError,
     ModelInfo,
     ProviderError,
-    StreamEnd,
     StreamEvent,
-    TextDelta,
-    Usage,
 )
-
-
-class _SseDone(Exception):
-    """``data: [DONE]`` arrived."""
 
 
 class OpenAICompatProvider:
@@ -90,7 +80,7 @@ class OpenAICompatProvider:
                 limits = parse_rate_limits(response.headers)
                 if limits is not None:
                     yield limits
-                async for event in self._events(response):
+                async for event in stream_events(self.name, response, self._secrets):
                     yield event
         except Exception as exc:
             error = map_exception(
@@ -159,70 +149,3 @@ class OpenAICompatProvider:
         return from_status(
             self.name, response.status_code, message, response.headers, self._secrets
         )
-
-    async def _events(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
-        finish: str | None = None
-        usage: Usage | None = None
-        done = False
-        try:
-            async for data in _sse_data(response):
-                chunk = _decode(self.name, data)
-                if isinstance(chunk, Mapping) and chunk.get("error"):
-                    raise from_error_body(self.name, chunk, None, None, self._secrets)
-                for choice in _attr(chunk, "choices") or ():
-                    content = _attr(choice, "delta", "content")
-                    if isinstance(content, str) and content:
-                        yield TextDelta(content)
-                    reason = _attr(choice, "finish_reason")
-                    if reason:
-                        finish = str(reason)
-                usage = _chunk_usage(chunk) or usage
-        except _SseDone:
-            done = True
-        if not done and finish is None:
-            raise ConnectionFailedError(self.name, "the stream ended before the answer did")
-        if usage is not None:
-            yield usage
-        yield StreamEnd(finish)
-
-
-def _decode(provider: str, data: str) -> Any:
-    try:
-        return json.loads(data)
-    except ValueError:
-        raise ConnectionFailedError(provider, "malformed event in the stream") from None
-
-
-def _chunk_usage(chunk: Any) -> Usage | None:
-    """OpenAI's ``usage`` (with Cerebras' ``time_info``), or Groq's ``x_groq.usage``."""
-    return usage_from(_attr(chunk, "x_groq", "usage")) or usage_from(
-        _attr(chunk, "usage"), _attr(chunk, "time_info")
-    )
-
-
-async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data`` of each Server-Sent Event; raises :class:`_SseDone` on ``[DONE]``.
-
-    Fields other than ``data`` (``event``, ``id``, ``retry``) and ``:`` comments (keep-alives)
-    are skipped; several ``data:`` lines in one event are joined with newlines.
-    """
-    lines: list[str] = []
-    async for line in response.aiter_lines():
-        if line == "":
-            if lines:
-                data = "\n".join(lines)
-                lines = []
-                if data.strip() == "[DONE]":
-                    raise _SseDone
-                yield data
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        if field == "data":
-            lines.append(value[1:] if value.startswith(" ") else value)
-    if lines:  # a last event without its blank line
-        data = "\n".join(lines)
-        if data.strip() == "[DONE]":
-            raise _SseDone
-        yield data
