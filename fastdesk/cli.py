@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 
 from fastdesk import __version__
 
-SUBCOMMANDS = ("translate", "keys", "bench")
+# Each subcommand lives in its own module, imported only when used (fast start-up).
+SUBCOMMANDS = {
+    "translate": "fastdesk.cli_translate",
+    "keys": "fastdesk.cli_keys",
+    "bench": "fastdesk.cli_bench",
+}
 
 
-def _subcommand_parser() -> argparse.ArgumentParser:
-    from fastdesk import cli_bench, cli_keys, cli_translate
-
+def _subcommand_parser(name: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fastdesk", description="Live Markdown translation.")
     parser.add_argument("--version", action="version", version=f"fastdesk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    cli_translate.register(sub)
-    cli_keys.register(sub)
-    cli_bench.register(sub)
+    importlib.import_module(SUBCOMMANDS[name]).register(sub)
     return parser
 
 
@@ -37,7 +39,7 @@ def _window_parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     """Dispatch; returns the exit status (CONTRACT.md: 0 ok, 1 some document failed, 2 usage)."""
     if argv and argv[0] in SUBCOMMANDS:
-        args = _subcommand_parser().parse_args(argv)
+        args = _subcommand_parser(argv[0]).parse_args(argv)
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
     args = _window_parser().parse_args(argv)

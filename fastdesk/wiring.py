@@ -80,7 +80,9 @@ def build_router(
     from fastdesk.settings import providers_models
 
     settings = settings or load_settings()[0]
-    providers = configured_providers(env=env, keys=get_key, models=providers_models(settings))
+    providers = configured_providers(
+        env=env, keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
+    )
     if provider != "auto" and provider not in providers:
         raise NotConfigured(f"{provider} is not configured: {HOW_TO_CONFIGURE[provider]}")
     if not providers:

@@ -1,0 +1,287 @@
+"""`fastdesk translate` end to end: the real SDKs against the loopback emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from fastdesk.cli import run
+from fastdesk.logs import reset_logging
+from tests.emulator import Emulator
+
+DOC = """# Guide
+
+fastdesk translates **Markdown** live. See [the docs](https://example.com/docs).
+
+- Install it with `pip install fastdesk`
+- Open a file
+
+```sh
+fastdesk guide.md
+```
+"""
+
+PROVIDER_ENV = {
+    "groq": lambda emu: {"GROQ_API_KEY": "gsk_test", "GROQ_BASE_URL": emu.groq_base_url},
+    "cerebras": lambda emu: {
+        "CEREBRAS_API_KEY": "csk-test",
+        "CEREBRAS_BASE_URL": emu.cerebras_base_url,
+    },
+    "openai": lambda emu: {
+        "FASTDESK_OPENAI_BASE_URL": emu.openai_base_url,
+        "FASTDESK_OPENAI_MODEL": "local-model",
+    },
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    yield
+    reset_logging()
+
+
+@pytest.fixture
+def emu() -> Emulator:
+    with Emulator() as e:
+        yield e
+
+
+def use(monkeypatch: pytest.MonkeyPatch, emu: Emulator, provider: str = "groq") -> None:
+    for name, value in PROVIDER_ENV[provider](emu).items():
+        monkeypatch.setenv(name, value)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("provider", ["groq", "cerebras", "openai"])
+def test_echo_leaves_document_identical_for_every_provider_kind(
+    provider: str, emu: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, emu, provider)
+    src = write(tmp_path / "guide.md", DOC.replace("\n", "\r\n"))
+    out, report = tmp_path / "guide.fr.md", tmp_path / "report.json"
+    code = run(
+        ["translate", str(src), "-o", str(out), "--provider", provider, "--report", str(report)]
+    )
+    assert code == 0
+    assert out.read_bytes() == src.read_bytes()
+    data = json.loads(report.read_text())
+    doc = data["documents"][0]
+    assert doc["status"] == "ok" and doc["input"] == str(src) and doc["output"] == str(out)
+    assert doc["blocks"] == 5 and doc["translated_blocks"] == 4 and doc["from_memory"] == 0
+    req = data["requests"][0]
+    assert req["provider"] == provider and req["status"] == "ok" and req["error"] is None
+    assert req["prompt_tokens"] > 0 and req["completion_tokens"] > 0 and req["ttfb_ms"] > 0
+    totals = data["totals"]
+    assert totals["requests"] == len(data["requests"]) and totals["wall_ms"] > 0
+    if provider == "openai":
+        assert req["cost_usd"] == 0
+    sent = emu.chat_requests[0].body
+    assert sent["stream"] is True and sent["messages"][-1]["content"].startswith("<!--fd:1-->")
+    assert "fastdesk guide.md" not in json.dumps(sent)  # code is never sent
+
+
+def test_report_cost_follows_price_table(emu: Emulator, tmp_path: Path, monkeypatch) -> None:
+    use(monkeypatch, emu, "groq")
+    src = write(tmp_path / "a.md", DOC)
+    report = tmp_path / "r.json"
+    assert (
+        run(
+            [
+                "translate",
+                str(src),
+                "-o",
+                str(tmp_path / "o.md"),
+                "--provider",
+                "groq",
+                "--model",
+                "llama-3.1-8b-instant",
+                "--report",
+                str(report),
+            ]
+        )
+        == 0
+    )
+    req = json.loads(report.read_text())["requests"][0]
+    expected = (req["prompt_tokens"] * 0.05 + req["completion_tokens"] * 0.08) / 1e6
+    assert req["model"] == "llama-3.1-8b-instant"
+    assert req["cost_usd"] == pytest.approx(expected)
+
+
+def test_second_run_makes_no_request_and_an_edit_one_small_request(
+    emu: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, emu)
+    body = "".join(f"## Part {i}\n\nText of paragraph {i}.\n\n" for i in range(50))
+    src = write(tmp_path / "long.md", body)
+    out = tmp_path / "out.md"
+    assert run(["translate", str(src), "-o", str(out)]) == 0
+    first = emu.request_count
+    assert first >= 1
+    assert run(["translate", str(src), "-o", str(out), "--report", str(tmp_path / "r.json")]) == 0
+    assert emu.request_count == first
+    assert json.loads((tmp_path / "r.json").read_text())["documents"][0]["from_memory"] == 100
+    write(src, body.replace("Text of paragraph 30.", "Text of paragraph thirty."))
+    assert run(["translate", str(src), "-o", str(out)]) == 0
+    assert emu.request_count == first + 1
+    assert emu.chat_requests[-1].body["messages"][-1]["content"] == "Text of paragraph thirty."
+    assert out.read_text() == src.read_text()
+
+
+def test_to_and_mode_reach_the_prompt(emu, tmp_path, monkeypatch) -> None:
+    use(monkeypatch, emu)
+    src = write(tmp_path / "a.md", DOC)
+    assert (
+        run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "pt-BR", "--no-memory"])
+        == 0
+    )
+    assert "Brazilian Portuguese" in emu.chat_requests[-1].body["messages"][0]["content"]
+    assert (
+        run(
+            [
+                "translate",
+                str(src),
+                "-o",
+                str(tmp_path / "o.md"),
+                "--mode",
+                "simplify",
+                "--no-memory",
+            ]
+        )
+        == 0
+    )
+    assert "plain language" in emu.chat_requests[-1].body["messages"][0]["content"]
+
+
+def test_several_inputs_into_out_dir_and_report_on_stderr(
+    emu, tmp_path, monkeypatch, capsys
+) -> None:
+    use(monkeypatch, emu)
+    a, b = write(tmp_path / "a.md", DOC), write(tmp_path / "b.md", "Hello *world*.\n")
+    out_dir = tmp_path / "out"
+    assert run(["translate", str(a), str(b), "--out-dir", str(out_dir), "--report", "-"]) == 0
+    assert (out_dir / "a.md").read_text() == DOC and (
+        out_dir / "b.md"
+    ).read_text() == "Hello *world*.\n"
+    report = json.loads(capsys.readouterr().err)
+    assert [d["input"] for d in report["documents"]] == [str(a), str(b)]
+
+
+def test_standard_output_is_the_default(emu, tmp_path, monkeypatch, capfdbinary) -> None:
+    use(monkeypatch, emu)
+    src = write(tmp_path / "a.md", DOC)
+    assert run(["translate", str(src)]) == 0
+    assert capfdbinary.readouterr().out == DOC.encode()
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+        ("Caf\u00e9 au lait\n".encode("latin-1"), "not UTF-8"),
+    ],
+)
+def test_unreadable_input_exits_2_naming_file_and_writes_nothing(
+    content: bytes, reason: str, emu, tmp_path, monkeypatch, capsys
+) -> None:
+    use(monkeypatch, emu)
+    good = write(tmp_path / "good.md", DOC)
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(content)
+    out_dir = tmp_path / "out"
+    code = run(["translate", str(good), str(bad), "--out-dir", str(out_dir)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and str(bad) in err and reason in err
+    assert not out_dir.exists() and emu.request_count == 0
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_missing_file_or_folder_exits_2(kind, tmp_path, capsys) -> None:
+    target = tmp_path / "nope.md"
+    if kind == "folder":
+        target.mkdir()
+    assert run(["translate", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert str(target) in err and ("no such file" in err or "folder" in err)
+
+
+def test_unreachable_provider_exits_1_and_keeps_existing_output(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    with Emulator() as dead:
+        url = dead.groq_base_url
+    monkeypatch.setenv("GROQ_API_KEY", "gsk_test")
+    monkeypatch.setenv("GROQ_BASE_URL", url)  # nothing listens there any more
+    src = write(tmp_path / "a.md", DOC)
+    out = write(tmp_path / "a.fr.md", "previous translation\n")
+    report = tmp_path / "r.json"
+    assert run(["translate", str(src), "-o", str(out), "--report", str(report)]) == 1
+    assert out.read_text() == "previous translation\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".a.fr.md")] == []
+    data = json.loads(report.read_text())
+    assert data["documents"][0]["status"] == "failed"
+    assert data["requests"] and data["requests"][0]["status"] == "error"
+    assert "a.md" in capsys.readouterr().err
+
+
+def test_rate_limited_everywhere_exits_1_with_retry_hint(
+    emu, tmp_path, monkeypatch, capsys
+) -> None:
+    use(monkeypatch, emu)
+    emu.fail_status(429, times=None, retry_after=7)
+    src = write(tmp_path / "a.md", "One paragraph.\n")
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 1
+    err = capsys.readouterr().err
+    assert "rate limit" in err and not (tmp_path / "o.md").exists()
+
+
+def test_unconfigured_provider_is_a_usage_error(tmp_path, capsys) -> None:
+    src = write(tmp_path / "a.md", DOC)
+    assert run(["translate", str(src), "--provider", "cerebras"]) == 2
+    assert "CEREBRAS_API_KEY" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-o", "x.md", "--out-dir", "d"], ["--concurrency", "0"], ["second.md"]],
+)
+def test_bad_usage_exits_2(args, tmp_path, capsys) -> None:
+    src = write(tmp_path / "a.md", DOC)
+    write(tmp_path / "second.md", DOC)
+    os.chdir(tmp_path)
+    assert run(["translate", str(src), *args]) == 2
+    assert capsys.readouterr().err.strip()
+
+
+def test_five_megabyte_document_goes_through_whole(emu, tmp_path, monkeypatch) -> None:
+    use(monkeypatch, emu, "openai")
+    para = "A sentence of a long document, with `code` and [a link](https://example.com). " * 12
+    text = "".join(f"## Heading {i}\n\n{para}\n\n" for i in range(5_000_000 // (len(para) + 20)))
+    assert len(text.encode()) >= 4_900_000
+    src = write(tmp_path / "big.md", text)
+    out = tmp_path / "big.out.md"
+    assert (
+        run(
+            [
+                "translate",
+                str(src),
+                "-o",
+                str(out),
+                "--no-memory",
+                "--concurrency",
+                "8",
+                "--to",
+                "en",
+            ]
+        )
+        == 0
+    )
+    assert out.read_bytes() == src.read_bytes()
