@@ -167,7 +167,8 @@ class Glossary:
         return lines
 
     def check(self, source: str, answer: str, lang: str | None) -> list[Flag]:
-        """Kept terms found in ``source`` must be in ``answer`` verbatim (in the source's spelling);
+        """Kept terms found in ``source`` must be in ``answer`` verbatim (the source's spelling or
+        the glossary's: a sentence start may capitalize a lower-case brand);
         a forced translation's target must be in ``answer`` when its source term is in ``source``.
         ``lang=None`` (simplify mode: no translation) checks kept terms only."""
         flags: list[Flag] = []
@@ -179,7 +180,7 @@ class Glossary:
             flags.extend(
                 Flag("glossary", f'"{form}" must stay as is, not found in the answer')
                 for form in forms
-                if not _verbatim(form).search(answer)
+                if not (_verbatim(form).search(answer) or _verbatim(term).search(answer))
             )
         for src, dst in self.terms_for(lang).items():
             if _occurs(src, source, folded, _SOURCE_SUFFIX) and not _pattern(
@@ -296,11 +297,11 @@ def _validate(
 
 
 def _line_of(text: str, keys: Iterable[str]) -> int | None:
-    """Best-effort line of a key, for messages about well-formed TOML with wrong content."""
+    """Best-effort line of a key, for messages about well-formed TOML with the wrong content."""
     lines = text.splitlines()
     for key in keys:
-        pattern = re.compile(r"""(^|[\s.\["'])""" + re.escape(key) + r"""($|[\s.\]"'=])""")
+        pattern = re.compile(r"""(?:^|[\s.\["'])""" + re.escape(key) + r"""(?:$|[\s.\]"'=])""")
         for number, line in enumerate(lines, 1):
-            if pattern.search(line.split("#", 1)[0] if "#" in line and '"' not in line else line):
+            if pattern.search(line):
                 return number
     return None

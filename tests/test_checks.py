@@ -363,9 +363,9 @@ FR = (
 )
 ES = (
     "La memoria de traducción conserva cada respuesta aceptada. Cuando vuelves a abrir un "
-    "documento ya traducido, no se envía ninguna petición: los bloques sin cambios se reutilizan tal cual y "
-    "solo los párrafos editados van al modelo. El coste de una edición crece con su propio tamaño, "
-    "no con el del documento entero."
+    "documento ya traducido, no se envía ninguna petición: los bloques sin cambios se "
+    "reutilizan tal cual y solo los párrafos editados van al modelo. El coste de una edición "
+    "crece con su propio tamaño, no con el del documento entero."
 )
 DE = (
     "Der Übersetzungsspeicher bewahrt jede akzeptierte Antwort auf. Wenn Sie ein bereits "
