@@ -306,6 +306,8 @@ def _diff(
 
 def check_code(pair: Pair) -> str | None:
     """Fenced and indented code inside the block must come back byte for byte."""
+    if _fenced_whole(pair.answer) and not _fenced_whole(pair.source):
+        return "the whole answer is wrapped in a code fence: send the Markdown bare"
     missing = pair.src.code_blocks - pair.ans.code_blocks
     added = pair.ans.code_blocks - pair.src.code_blocks
     if not missing and not added:
@@ -322,6 +324,11 @@ def check_code(pair: Pair) -> str | None:
     if count[0] != count[1]:
         return f"{count[0]} code blocks became {count[1]}"
     return "code blocks changed"
+
+
+def _fenced_whole(text: str) -> bool:
+    text = text.strip()
+    return text.startswith(("```", "~~~")) and text.endswith(("```", "~~~")) and "\n" in text
 
 
 def check_inline_code(pair: Pair) -> str | None:
@@ -404,8 +411,9 @@ _PREAMBLE = re.compile(
           (?:so\b|let'?s\b|let\s+me\b|here\b|i\b|i'll\b|i'm\b|we\b|now\b|the\s+user\b|first\b)
     | here(?:'s|\s+is|\s+are)\s+(?:the|your|a|an|my)\b[^\n]{0,40}?
           \b(?:translation|translated|version|rewrite|rewritten|simplified|simpler)
-    | (?:let\s+me|let's|i\s+will|i'll|i\s+need\s+to|i\s+should|first,\s+i)\b[^\n]{0,60}?
-          \b(?:translat|simplif|rewrit|think|start\b)
+    | (?:let\s+me|let's|i\s+will|i'll|i\s+need\s+to|i\s+should|first,\s+i)\s+
+          (?:translat|simplif|rewrit|think|analy[sz])\w*\b[^\n]{0,40}?
+          \b(?:this|these|it|the\s+(?:text|paragraph|fragment|sentence|markdown|passage|block|user))\b
     | the\s+user\s+(?:wants|asks|is\s+asking)
     | (?:translation|traduction|traducción|tradução|übersetzung|traduzione)\s*:
     | voici\s+(?:la|une)\s+(?:traduction|version)

@@ -329,10 +329,25 @@ def test_blockquote_depth_and_paragraphs() -> None:
         "Voici la traduction :\nLa clé est stockée dans le trousseau.",
         "The user wants this in French. La clé est stockée dans le trousseau.",
         "La clé est stockée dans le trousseau.\n\n(Note: I kept the product names unchanged.)",
+        "Let me translate this into French.\n\nLa clé est stockée dans le trousseau.",
     ],
 )
 def test_thinking_leaks(answer: str) -> None:
     assert "thinking" in flags_of("The key is stored in the keyring.", answer)
+
+
+def test_thinking_not_flagged_on_plain_openings() -> None:
+    source = "To begin, install the app and translate the strings."
+    simple = "Let's start by installing the app. Then translate the strings."
+    assert "thinking" not in flags_of(source, simple, "en", mode="simplify")
+    assert "thinking" not in flags_of(source, "Okay. Install the app first.", "en", mode="simplify")
+
+
+def test_answer_wrapped_in_a_code_fence() -> None:
+    answer = "```markdown\nLa clé est stockée dans le trousseau.\n```"
+    assert flags_of("The key is stored in the keyring.", answer)["code"] == (
+        "the whole answer is wrapped in a code fence: send the Markdown bare"
+    )
 
 
 def test_thinking_not_flagged_when_the_source_says_it() -> None:
