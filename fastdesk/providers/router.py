@@ -10,9 +10,10 @@ How it decides is explained for users in docs/routing.md; in short:
 3. *Fastest*: predicted completion time = time to first token + expected output tokens / tokens
    per second, both measured (:mod:`fastdesk.providers.stats`). Unmeasured choices come after the
    measured ones, in configuration order.
-4. *Exploring*: now and then (at most ``explore_share`` of requests, 5 % by default) a request
-   goes to another healthy choice, unmeasured ones first, else the one measured longest ago, so
-   a provider that became faster is noticed.
+4. *Exploring*: a bounded share of requests (``explore_share``, 5 % by default) goes to another
+   healthy choice: a never-measured one at the first chance (the budget allows one extra for
+   that), else, at random moments, the one measured longest ago, so a provider that became
+   faster is noticed.
 5. *Streaming*: the engine gets ``Attempt`` → ``TextDelta``* → ``AttemptDone``. A failure before
    or during the answer moves to the next choice after a ``Restart`` (the engine drops partial
    text), so no partial or doubled text reaches the document. With hedging on, when no first
@@ -326,14 +327,18 @@ class Router:
         if len(healthy) < 2:
             return order
         self.decisions += 1
-        draw = self.rng.random()
-        if draw >= self.explore_share or self.explored + 1 > self.explore_share * self.decisions:
-            return order
+        budget = self.explore_share * self.decisions  # requests that may explore so far
         others = healthy[1:]
         unmeasured = [p for p in others if not self.stats.get(p).measured]
-        if unmeasured:
+        if unmeasured and not self.stats.get(healthy[0]).measured:
+            unmeasured = []  # nothing measured yet: configuration order decides, for now
+        if unmeasured:  # a new choice: measured at the first chance (the budget plus one)
+            if self.explored > budget:
+                return order
             target = self.rng.choice(unmeasured)
-        else:
+        elif self.rng.random() >= self.explore_share or self.explored + 1 > budget:
+            return order
+        else:  # re-probe the choice measured longest ago
             stalest = min(self.stats.get(p).last_at or 0.0 for p in others)
             target = self.rng.choice(
                 [p for p in others if (self.stats.get(p).last_at or 0.0) == stalest]
@@ -558,11 +563,24 @@ class _Flight:
         self.live.append(run)
         return run
 
-    def _launch_hedge(self, primary: _Run) -> None:
-        other = [p for p in self.pending if p[0] != primary.pair[0]]
-        pair = other[0] if other else self.pending[0]
+    def _pop_next(self, avoid: str | None = None) -> Pair | None:
+        """The next choice to try, re-checking health: an earlier attempt of this request may
+        have shown a key refused or a provider down (the order was computed before)."""
+        health = self.router.health
+        self.pending = deque(p for p in self.pending if not health.entry(*p).skipped)
+        if not self.pending:
+            return None
+        healthy = [p for p in self.pending if not health.entry(*p).demoted]
+        preferred = [p for p in healthy if p[0] != avoid] or healthy or list(self.pending)
+        pair = preferred[0]
         self.pending.remove(pair)
+        return pair
+
+    def _launch_hedge(self, primary: _Run) -> None:
+        pair = self._pop_next(avoid=primary.pair[0])
         self.hedges_left -= 1
+        if pair is None:
+            return
         self.router.hedging.hedged += 1
         log.debug("hedging %s/%s with %s/%s", *primary.pair, *pair)
         self._launch(pair, hedge=True)
@@ -571,9 +589,8 @@ class _Flight:
         """After the primary failed: a hedge still running, else the next choice."""
         if self.live:
             return self.live[0]
-        if self.pending:
-            return self._launch(self.pending.popleft())
-        return None
+        pair = self._pop_next()
+        return None if pair is None else self._launch(pair)
 
     async def _pump(self, run: _Run, request: ChatRequest) -> None:
         """Move one provider's events into the queue; ends with _END or a ProviderError."""

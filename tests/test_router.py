@@ -1,0 +1,597 @@
+"""Router: ranking, quality rules, exploration, health, fallback without doubled text, hedging,
+persisted windows. Logic tests use small scripted fakes; the issue's end-to-end tests run two
+provider emulators (real SDKs over loopback) at the bottom."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from fastdesk.paths import data_dir
+from fastdesk.providers.base import (
+    AuthenticationError,
+    BadRequestError,
+    ChatRequest,
+    ConnectionFailedError,
+    ModelInfo,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    ServerError,
+    StreamEnd,
+    TextDelta,
+    Usage,
+)
+from fastdesk.providers.health import Health
+from fastdesk.providers.router import (
+    AllProvidersFailed,
+    Attempt,
+    AttemptDone,
+    Restart,
+    Router,
+)
+from fastdesk.providers.stats import STATS_FILE, StatsStore
+
+ANSWER = "Bonjour le monde : une réponse complète, accentuée, sans doublon."
+MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Scripted:
+    """A provider whose timing and failures the test controls exactly."""
+
+    name: str
+    default_model: str = "m"
+    text: str = ANSWER
+    chunk: int = 6
+    ttfb: float = 0.0
+    gate: asyncio.Event | None = None  # wait for it before the first token
+    fail_before: ProviderError | None = None
+    fail_after: tuple[int, ProviderError] | None = None  # after n chunks
+    usage_first: bool = False  # report usage before the text (so a cancel knows the cost)
+    raise_bug: bool = False
+    calls: list[ChatRequest] = field(default_factory=list)
+    cancelled: int = 0
+    failures: list[ProviderError] = field(default_factory=list)  # one per call, then ok
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+        self.calls.append(request)
+        try:
+            if self.usage_first:
+                yield Usage(prompt_tokens=1000, completion_tokens=0)
+            if self.ttfb:
+                await asyncio.sleep(self.ttfb)
+            if self.gate is not None:
+                await self.gate.wait()
+            if self.raise_bug:
+                raise KeyError("adapter bug")
+            if self.failures:
+                raise self.failures.pop(0)
+            if self.fail_before is not None:
+                raise self.fail_before
+            pieces = [self.text[i : i + self.chunk] for i in range(0, len(self.text), self.chunk)]
+            for n, piece in enumerate(pieces):
+                if self.fail_after is not None and n == self.fail_after[0]:
+                    raise self.fail_after[1]
+                yield TextDelta(piece)
+                await asyncio.sleep(0)
+            yield Usage(prompt_tokens=20, completion_tokens=len(self.text) // 4)
+            yield StreamEnd("stop")
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+
+    async def list_models(self) -> list[ModelInfo]:
+        return [ModelInfo(self.default_model)]
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def consume(router: Router, **kw) -> tuple[str, list[object]]:
+    """What an engine that honours Restart would assemble, and every event."""
+    events: list[object] = []
+    text: list[str] = []
+    async for ev in router.stream(MESSAGES, **kw):
+        events.append(ev)
+        if isinstance(ev, Restart):
+            text.clear()
+        elif isinstance(ev, TextDelta):
+            text.append(ev.text)
+    return "".join(text), events
+
+
+def router_of(*providers: Scripted, **kw) -> Router:
+    """A router that keeps nothing on disk and, unless told, never explores."""
+    kw.setdefault("stats", StatsStore.memory())
+    kw.setdefault("explore_share", 0.0)
+    return Router({p.name: p for p in providers}, **kw)
+
+
+def seed(store: StatsStore, pair: tuple[str, str], ttfb: float, tps: float | None = None, n=5):
+    for _ in range(n):
+        store.observe(pair, ttfb_ms=ttfb, tokens_per_s=tps)
+
+
+def dones(events: list[object]) -> list[tuple[str, str]]:
+    return [(e.stats.provider, e.stats.status) for e in events if isinstance(e, AttemptDone)]
+
+
+# ---- ranking ---------------------------------------------------------------------------------
+
+
+def test_unmeasured_choices_keep_configuration_order() -> None:
+    router = router_of(Scripted("cerebras"), Scripted("groq"))
+    assert router.candidates() == [("cerebras", "m"), ("groq", "m")]
+
+
+def test_measured_choices_are_ranked_by_time_to_first_token_and_come_first() -> None:
+    router = router_of(Scripted("cerebras"), Scripted("groq"), Scripted("openai"))
+    seed(router.stats, ("groq", "m"), 200)
+    seed(router.stats, ("openai", "m"), 300)
+    assert router.candidates() == [("groq", "m"), ("openai", "m"), ("cerebras", "m")]
+
+
+def test_expected_tokens_rank_on_completion_time() -> None:
+    # groq: quick first token, slow stream; cerebras: slower first token, very fast stream
+    router = router_of(Scripted("groq"), Scripted("cerebras"))
+    seed(router.stats, ("groq", "m"), 150, tps=100)
+    seed(router.stats, ("cerebras", "m"), 300, tps=2000)
+    assert router.candidates()[0] == ("groq", "m")  # no estimate: raw time to first token
+    assert router.candidates(expected_tokens=10)[0] == ("groq", "m")  # 250 ms vs 305 ms
+    assert router.candidates(expected_tokens=400)[0] == ("cerebras", "m")  # 4150 vs 500 ms
+    choice = router.ranking(expected_tokens=400)[0]
+    assert choice.predicted_ms == pytest.approx(300 + 400 / 2000 * 1000)
+
+
+def test_recent_samples_decide_so_a_slowdown_is_followed_quickly() -> None:
+    router = router_of(Scripted("groq"), Scripted("cerebras"))
+    seed(router.stats, ("groq", "m"), 100, n=20)
+    seed(router.stats, ("cerebras", "m"), 250, n=20)
+    assert router.candidates()[0] == ("groq", "m")
+    seed(router.stats, ("groq", "m"), 900, n=3)  # three slow answers in a row
+    assert router.candidates()[0] == ("cerebras", "m")
+
+
+def test_each_provider_offers_its_default_and_listed_models() -> None:
+    models = {"groq": ["b", "a"]}
+    router = router_of(Scripted("groq", "a"), Scripted("cerebras", "x"), models=models)
+    assert router.pairs() == [("groq", "a"), ("groq", "b"), ("cerebras", "x")]
+    assert router.candidates("groq") == [("groq", "a"), ("groq", "b")]
+    seed(router.stats, ("groq", "b"), 50)
+    assert router.candidates("groq") == [("groq", "b"), ("groq", "a")]
+    assert router.candidates("groq", "zzz") == [("groq", "zzz")]  # an explicit pin is obeyed
+    assert router.candidates("openai") == []
+
+
+# ---- quality rules ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "excluded",
+    [
+        {("groq", "llama-3.1-8b-instant")},
+        {"groq/llama-3.1-8b-instant"},
+        {"llama-3.1-8b-instant"},
+        {"groq": ["llama-3.1-8b-instant"]},
+    ],
+)
+def test_excluded_models_are_never_chosen(excluded) -> None:
+    groq = Scripted("groq", "llama-3.1-8b-instant")
+    router = router_of(groq, Scripted("cerebras", "gpt-oss-120b"), excluded=excluded)
+    seed(router.stats, ("groq", "llama-3.1-8b-instant"), 10)  # the fastest, but poor accents
+    assert router.candidates() == [("cerebras", "gpt-oss-120b")]
+    text, _ = asyncio.run(consume(router))
+    assert text == ANSWER and groq.calls == []
+
+
+def test_model_ids_with_slashes_and_whole_providers_can_be_excluded() -> None:
+    router = router_of(
+        Scripted("groq", "qwen/qwen3-32b"),
+        Scripted("cerebras", "gpt-oss-120b"),
+        models={"groq": ["openai/gpt-oss-20b"]},
+        excluded={"qwen/qwen3-32b", "cerebras"},
+    )
+    assert router.candidates() == [("groq", "openai/gpt-oss-20b")]
+
+
+def test_everything_excluded_fails_with_a_clear_reason() -> None:
+    router = router_of(Scripted("groq", "a"), excluded={"a"})
+    with pytest.raises(AllProvidersFailed, match="excluded"):
+        asyncio.run(consume(router))
+
+
+def test_preferred_model_per_language_goes_first_then_the_rest_as_fallback() -> None:
+    router = router_of(
+        Scripted("groq", "llama-3.1-8b-instant"),
+        Scripted("cerebras", "gpt-oss-120b"),
+        models={"groq": ["qwen/qwen3-32b"]},
+        preferred={"ja": "qwen/qwen3-32b", "fr": {"cerebras": "gpt-oss-120b"}},
+    )
+    seed(router.stats, ("groq", "llama-3.1-8b-instant"), 10)
+    assert router.candidates(lang="ja")[0] == ("groq", "qwen/qwen3-32b")
+    assert router.candidates(lang="fr-CA")[0] == ("cerebras", "gpt-oss-120b")  # fr-CA → fr
+    assert router.candidates(lang="de")[0] == ("groq", "llama-3.1-8b-instant")
+    assert len(router.candidates(lang="ja")) == 3
+
+
+# ---- exploration -----------------------------------------------------------------------------
+
+
+def exploring_router(seed_value: int, share: float = 0.05) -> Router:
+    router = router_of(
+        Scripted("groq"), Scripted("cerebras"), rng=random.Random(seed_value), explore_share=share
+    )
+    seed(router.stats, ("groq", "m"), 100)
+    seed(router.stats, ("cerebras", "m"), 300)
+    return router
+
+
+def test_exploration_is_a_bounded_share_and_deterministic_with_a_seeded_rng() -> None:
+    def firsts(router: Router) -> list[tuple[str, str]]:
+        order = router.candidates()
+        return [router._explore(order, set(), "translate")[0] for _ in range(2000)]
+
+    a = firsts(exploring_router(7))
+    explored = sum(1 for f in a if f == ("cerebras", "m"))
+    assert 0.02 * len(a) < explored <= 0.05 * len(a) + 1
+    # never more than the share (plus one) at any point, not only on average
+    running = 0
+    for n, f in enumerate(a, start=1):
+        running += f == ("cerebras", "m")
+        assert running <= 0.05 * n + 1
+    assert firsts(exploring_router(7)) == a
+    assert firsts(exploring_router(8)) != a
+
+
+def test_a_new_choice_is_tried_once_at_the_first_chance_then_probes_stay_rare() -> None:
+    router = router_of(
+        Scripted("groq"), Scripted("cerebras"), rng=random.Random(5), explore_share=0.05
+    )
+    seed(router.stats, ("groq", "m"), 100)
+    firsts = [router._explore(router.candidates(), set(), "translate")[0] for _ in range(3)]
+    assert firsts[0] == ("cerebras", "m")  # unmeasured: tried at once (the budget's "plus one")
+    assert firsts[1:] == [("groq", "m")] * 2  # cerebras still unmeasured, but the budget is spent
+    assert router.explored == 1
+
+
+def test_no_exploration_for_warmups_or_a_single_choice() -> None:
+    router = exploring_router(1, share=1.0)
+    order = router.candidates()
+    assert all(router._explore(order, set(), "warmup") == order for _ in range(50))
+    single = router_of(Scripted("groq"), rng=random.Random(1), explore_share=1.0)
+    assert all(single._explore(single.candidates(), set(), "translate") for _ in range(50))
+    assert single.explored == 0
+
+
+def test_exploration_tries_unmeasured_choices_first_then_the_stalest() -> None:
+    clock = Clock()
+    store = StatsStore(None, clock=clock)
+    router = router_of(
+        Scripted("groq"),
+        Scripted("cerebras"),
+        Scripted("openai"),
+        stats=store,
+        rng=random.Random(3),
+        explore_share=1.0,
+    )
+    seed(store, ("groq", "m"), 100)
+    clock.now += 10
+    seed(store, ("cerebras", "m"), 300)
+    order = router.candidates()
+    assert order[-1] == ("openai", "m")  # unmeasured: ranked last ...
+    assert router._explore(order, set(), "translate")[0] == ("openai", "m")  # ... tried soon
+    clock.now += 10
+    store.observe(("openai", "m"), ttfb_ms=400)
+    # groq is best; cerebras was measured longer ago than openai
+    assert router._explore(router.candidates(), set(), "translate")[0] == ("cerebras", "m")
+
+
+# ---- health ----------------------------------------------------------------------------------
+
+
+def test_rate_limit_skips_the_model_until_its_retry_after() -> None:
+    clock = Clock()
+    groq = Scripted("groq", fail_before=RateLimitedError("groq", "slow down", retry_after=5))
+    router = router_of(groq, Scripted("cerebras"), health=Health(clock=clock))
+    text, events = asyncio.run(consume(router))
+    assert text == ANSWER
+    assert dones(events) == [("groq", "error"), ("cerebras", "ok")]
+    assert router.candidates() == [("cerebras", "m")]
+    [entry] = router.health_report()
+    assert entry.state == "rate_limited" and entry.retry_in_s == pytest.approx(5)
+    clock.now += 5.1
+    assert ("groq", "m") in router.candidates()
+
+
+def test_everything_rate_limited_fails_at_once_saying_when_to_retry() -> None:
+    clock = Clock()
+    groq = Scripted("groq", fail_before=RateLimitedError("groq", "slow down", retry_after=8))
+    router = router_of(groq, health=Health(clock=clock))
+    with pytest.raises(AllProvidersFailed):
+        asyncio.run(consume(router))
+    clock.now += 2
+    with pytest.raises(AllProvidersFailed) as info:
+        asyncio.run(consume(router))
+    assert len(groq.calls) == 1  # the second request was not even sent
+    assert info.value.last.kind == "rate_limited"
+    assert info.value.last.retry_after == pytest.approx(6)
+
+
+def test_authentication_error_skips_the_provider_and_tells_the_user() -> None:
+    seen = []
+    groq = Scripted("groq", fail_before=AuthenticationError("groq", "invalid key", status=401))
+    router = router_of(groq, Scripted("cerebras"), models={"groq": ["m2"]}, on_health=seen.append)
+    text, _ = asyncio.run(consume(router))
+    assert text == ANSWER
+    assert router.candidates() == [("cerebras", "m")]  # every groq model is skipped
+    [entry] = router.health_report()
+    assert entry.state == "auth" and entry.model is None and entry.retry_in_s is None
+    assert "API key was refused" in entry.message
+    assert [e.state for e in seen] == ["auth"]
+    assert len(groq.calls) == 1  # its other model was not tried with the same refused key
+    router.reset_health("groq")  # e.g. the user entered a new key
+    assert len(router.candidates()) == 3
+
+
+def test_timeouts_and_server_errors_cool_down_with_backoff_and_stay_last_resort() -> None:
+    clock = Clock()
+    health = Health(clock=clock, base_backoff_s=1.0)
+    groq = Scripted("groq", failures=[ServerError("groq", "HTTP 503", status=503)] * 3)
+    router = router_of(groq, Scripted("cerebras", ttfb=0.08), health=health)
+    seed(router.stats, ("groq", "m"), 50)
+    waits = []
+    for _ in range(3):
+        clock.now += 100  # every cooldown has passed
+        assert router.candidates()[0] == ("groq", "m")
+        text, _ = asyncio.run(consume(router))
+        assert text == ANSWER
+        assert router.candidates() == [("cerebras", "m"), ("groq", "m")]  # demoted, not gone
+        waits.append(router.health_report()[0].retry_in_s)
+    assert waits == pytest.approx([1.0, 2.0, 4.0])
+    clock.now += 100
+    asyncio.run(consume(router))  # groq answers: its record is cleared
+    assert router.health_report() == []
+
+
+def test_a_sole_provider_in_cooldown_is_still_tried() -> None:
+    clock = Clock()
+    groq = Scripted("groq", failures=[ProviderTimeoutError("groq", "no answer in time")])
+    router = router_of(groq, health=Health(clock=clock))
+    with pytest.raises(AllProvidersFailed):
+        asyncio.run(consume(router))
+    text, _ = asyncio.run(consume(router))  # still in cooldown, but the only choice
+    assert text == ANSWER
+
+
+def test_connection_failures_cool_the_whole_provider_and_bad_requests_nothing() -> None:
+    clock = Clock()
+    health = Health(clock=clock)
+    health.failure("groq", "a", ConnectionFailedError("groq", "connection refused"))
+    assert health.entry("groq", "b").state == "cooldown"
+    health.failure("cerebras", "x", BadRequestError("cerebras", "prompt too long", status=400))
+    assert health.entry("cerebras", "x").state == "ok"
+    health.failure("cerebras", "x", BadRequestError("cerebras", "model_not_found", status=404))
+    assert health.entry("cerebras", "x").skipped
+    assert health.entry("cerebras", "y").state == "ok"
+
+
+# ---- fallback: no partial or doubled text ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ServerError("groq", "HTTP 500", status=500),
+        ConnectionFailedError("groq", "stream cut"),
+        RateLimitedError("groq", "capacity", retry_after=1),
+    ],
+)
+@pytest.mark.parametrize("after", [0, 1, 5])
+def test_a_failed_stream_restarts_on_the_next_choice_with_exact_text(error, after) -> None:
+    groq = Scripted("groq", text="Partiel " * 10, fail_after=(after, error))
+    router = router_of(groq, Scripted("cerebras"))
+    text, events = asyncio.run(consume(router))
+    assert text == ANSWER
+    assert dones(events) == [("groq", "error"), ("cerebras", "ok")]
+    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
+    assert kinds == ["Attempt", "AttemptDone", "Restart", "Attempt", "AttemptDone"]
+    err = next(e for e in events if isinstance(e, AttemptDone)).stats
+    assert err.error and "groq" in err.error
+
+
+def test_every_choice_failing_raises_with_every_error() -> None:
+    router = router_of(
+        Scripted("groq", fail_before=ServerError("groq", "HTTP 500", status=500)),
+        Scripted("cerebras", fail_after=(2, ConnectionFailedError("cerebras", "cut"))),
+    )
+    with pytest.raises(AllProvidersFailed) as info:
+        asyncio.run(consume(router))
+    assert [e.provider for e in info.value.errors] == ["groq", "cerebras"]
+
+
+def test_an_adapter_bug_is_a_server_fault_not_a_hang() -> None:
+    router = router_of(Scripted("groq", raise_bug=True), Scripted("cerebras"))
+    text, events = asyncio.run(consume(router))
+    assert text == ANSWER
+    assert "KeyError" in next(e for e in events if isinstance(e, AttemptDone)).stats.error
+
+
+def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() -> None:
+    async def go() -> tuple[Scripted, list]:
+        groq = Scripted("groq", gate=asyncio.Event())
+        router = router_of(groq)
+        recorded = []
+        original = router.record
+        router.record = lambda s, r=None: (recorded.append(s), original(s, r))  # type: ignore[method-assign]
+        task = asyncio.ensure_future(consume(router))
+        while not groq.calls:
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return groq, recorded
+
+    groq, recorded = asyncio.run(go())
+    assert groq.cancelled == 1
+    assert [s.status for s in recorded] == ["cancelled"]
+
+
+def test_stats_carry_usage_cost_and_speed() -> None:
+    router = router_of(Scripted("groq", "llama-3.1-8b-instant", text="x" * 400))
+    _, events = asyncio.run(consume(router, purpose="retry", blocks=3))
+    stats = events[-1].stats
+    assert stats.status == "ok" and stats.prompt_tokens == 20 and stats.completion_tokens == 100
+    assert stats.cost_usd == pytest.approx((20 * 0.05 + 100 * 0.08) / 1e6)
+    assert stats.ttfb_ms is not None and stats.total_ms >= stats.ttfb_ms
+    assert stats.purpose == "retry" and stats.blocks == 3
+    assert router.stats.get(("groq", "llama-3.1-8b-instant")).measured
+
+
+def test_warmups_do_not_enter_the_latency_windows() -> None:
+    router = router_of(Scripted("groq"))
+    asyncio.run(consume(router, purpose="warmup", max_tokens=1))
+    assert not router.stats.get(("groq", "m")).measured
+
+
+# ---- hedging ---------------------------------------------------------------------------------
+
+
+def test_hedge_goes_to_the_next_choice_when_the_first_is_late_and_cancels_the_loser() -> None:
+    async def go():
+        slow = Scripted("groq", "llama-3.1-8b-instant", gate=asyncio.Event(), usage_first=True)
+        fast = Scripted("cerebras")
+        router = router_of(slow, fast, hedge=True)
+        seed(router.stats, ("groq", "llama-3.1-8b-instant"), 10)  # p90 = 10 ms
+        seed(router.stats, ("cerebras", "m"), 500)
+        return slow, router, await consume(router)
+
+    slow, router, (text, events) = asyncio.run(go())
+    assert text == ANSWER
+    assert slow.cancelled == 1
+    heads = [e for e in events if not isinstance(e, TextDelta)]
+    assert [type(e).__name__ for e in heads] == ["Attempt", "AttemptDone", "Attempt", "AttemptDone"]
+    assert heads[0] == Attempt("groq", "llama-3.1-8b-instant")
+    assert heads[2] == Attempt("cerebras", "m")
+    cancelled = heads[1].stats
+    assert cancelled.status == "cancelled" and cancelled.provider == "groq"
+    assert cancelled.cost_usd == pytest.approx(1000 * 0.05 / 1e6)  # usage known: cost counted
+    summary = router.hedging
+    assert (summary.requests, summary.hedged, summary.won, summary.cancelled) == (1, 1, 1, 1)
+    assert summary.known_cost_usd == pytest.approx(cancelled.cost_usd)
+    # the loser's wait is remembered: it no longer looks like the fastest
+    assert (
+        router.candidates()[0] == ("cerebras", "m")
+        or router.stats.get(("groq", "llama-3.1-8b-instant")).ttfb_p90() > 10
+    )
+
+
+def test_hedge_loses_when_the_first_choice_streams_first() -> None:
+    async def go():
+        first = Scripted("groq", ttfb=0.03)
+        never = Scripted("cerebras", gate=asyncio.Event())
+        router = router_of(first, never, hedge=True)
+        seed(router.stats, ("groq", "m"), 5)
+        return never, router, await consume(router)
+
+    never, router, (text, events) = asyncio.run(go())
+    assert text == ANSWER
+    assert never.cancelled == 1 and len(never.calls) == 1
+    assert dones(events) == [("cerebras", "cancelled"), ("groq", "ok")]
+    assert [e for e in events if isinstance(e, Attempt)] == [Attempt("groq", "m")]
+    assert router.hedging.won == 0 and router.hedging.hedged == 1
+
+
+def test_when_the_first_choice_fails_during_a_hedge_the_hedge_carries_on() -> None:
+    async def go():
+        gate = asyncio.Event()
+        first = Scripted("groq", gate=gate, fail_before=ServerError("groq", "HTTP 502", status=502))
+        second = Scripted("cerebras", ttfb=0.02)
+        router = router_of(first, second, hedge=True)
+        seed(router.stats, ("groq", "m"), 5)
+
+        async def release() -> None:
+            while not second.calls:
+                await asyncio.sleep(0.001)
+            gate.set()
+
+        releaser = asyncio.ensure_future(release())
+        result = await consume(router)
+        await releaser
+        return second, result
+
+    second, (text, events) = asyncio.run(go())
+    assert text == ANSWER and len(second.calls) == 1
+    assert dones(events) == [("groq", "error"), ("cerebras", "ok")]
+
+
+def test_no_hedging_unless_enabled() -> None:
+    async def go():
+        first = Scripted("groq", ttfb=0.03)
+        second = Scripted("cerebras")
+        router = router_of(first, second)
+        seed(router.stats, ("groq", "m"), 1)
+        await consume(router)
+        return second
+
+    assert asyncio.run(go()).calls == []
+
+
+# ---- persistence -----------------------------------------------------------------------------
+
+
+def test_windows_survive_a_restart_in_the_data_dir() -> None:
+    async def session(*providers: Scripted) -> Router:
+        router = Router({p.name: p for p in providers})  # default: the persisted store
+        for _ in range(3):
+            await consume(router)
+        await router.aclose()
+        return router
+
+    asyncio.run(session(Scripted("groq", ttfb=0.02), Scripted("cerebras")))
+    path = data_dir() / STATS_FILE
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["version"] == 1 and "groq/m" in raw["choices"]
+    fresh = Router({"cerebras": Scripted("cerebras"), "groq": Scripted("groq")})
+    assert fresh.stats.get(("groq", "m")).measured
+    assert not list(path.parent.glob(".*.tmp"))  # atomic writes leave nothing behind
+
+
+def test_stats_file_is_forgiving_and_forgets_old_samples(tmp_path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text("{not json", encoding="utf-8")
+    assert StatsStore.load(path).pairs() == []
+    clock = Clock()
+    clock.now = 1_000_000.0
+    old = clock.now - 4 * 24 * 3600
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "choices": {
+                    "groq/openai/gpt-oss-20b": {"ttfb_ms": [[clock.now, 120.0], [old, 5.0]]},
+                    "broken": {"ttfb_ms": [[1, 2]]},
+                    "cerebras/x": {"ttfb_ms": [["a", "b"], [clock.now, -1]]},
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    store = StatsStore.load(path, clock=clock)
+    assert store.pairs() == [("groq", "openai/gpt-oss-20b")]
+    assert store.get(("groq", "openai/gpt-oss-20b")).ttfb_ms.values() == [120.0]
