@@ -280,6 +280,7 @@ class _Exchange:
             self.h.wfile.write(data)
             self._flush()
         except OSError as exc:
+            self.emu._note_disconnect()
             raise _Disconnected from exc
 
     def event(self, payload: Any, *, split: bool = False) -> None:
