@@ -31,7 +31,9 @@ class UsageError(Exception):
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("translate", help="translate or simplify Markdown files, no window")
     p.add_argument("inputs", nargs="+", metavar="INPUT.md")
-    p.add_argument("--to", dest="lang", metavar="LANG", help="BCP-47 code (default: settings, else fr)")
+    p.add_argument(
+        "--to", dest="lang", metavar="LANG", help="BCP-47 code (default: settings, else fr)"
+    )
     p.add_argument("--mode", choices=MODES, help="translate | simplify (default translate)")
     p.add_argument("--provider", choices=PROVIDER_CHOICES, default="auto")
     p.add_argument("--model", help="model for that provider (default: settings)")
@@ -107,11 +109,9 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[
             docs.append((path, read_document(path)))
         except DocumentError as exc:
             raise UsageError(str(exc)) from None
-    outputs: list[str | None]
-    if args.out_dir:
-        outputs = [str(Path(args.out_dir) / name) for name in names]
-    else:
-        outputs = [args.output]
+    outputs: list[str | None] = (
+        [str(Path(args.out_dir) / name) for name in names] if args.out_dir else [args.output]
+    )
     for inp, out in zip(args.inputs, outputs, strict=True):
         if out and os.path.abspath(out) == os.path.abspath(inp):
             raise UsageError(f"{out}: output would overwrite its input")
@@ -191,7 +191,12 @@ async def _translate_one(
             for flag in event.flags:
                 i = index[event.block_id]
                 report.flags.append(
-                    {"block": i, "line": doc.blocks[i].line, "check": flag.check, "detail": flag.detail}
+                    {
+                        "block": i,
+                        "line": doc.blocks[i].line,
+                        "check": flag.check,
+                        "detail": flag.detail,
+                    }
                 )
         elif isinstance(event, BlockFailed):
             progress.advance(path)

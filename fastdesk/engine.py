@@ -58,8 +58,15 @@ class JobSpec:
     glossary: Glossary | None = None
 
     @property
-    def glossary_version(self) -> str:
-        return self.glossary.version if self.glossary else ""
+    def glossary_lang(self) -> str | None:
+        """Forced translations apply when translating; simplifying keeps only the kept terms."""
+        return self.target_lang if self.mode == "translate" else None
+
+    def glossary_for(self, text: str) -> Glossary | None:
+        """The glossary entries that occur in `text` (so an unrelated edit keeps memory valid)."""
+        if self.glossary is None:
+            return None
+        return self.glossary.for_text(text, self.glossary_lang)
 
 
 @dataclass
@@ -178,7 +185,10 @@ class Engine:
             if not block.translatable or not core.strip():
                 copied[block.id] = block.text
                 continue
-            key = MemoryKey(core, spec.mode, spec.target_lang, PROMPT_VERSION, spec.glossary_version)
+            used = spec.glossary_for(core)
+            key = MemoryKey(
+                core, spec.mode, spec.target_lang, PROMPT_VERSION, used.version if used else ""
+            )
             hit = None
             if self.memory is not None and spec.use_memory and block.id not in force:
                 hit = self.memory.get(key, spec.model)
@@ -198,7 +208,9 @@ class Engine:
         current: list[_Work] = []
         size = 0
         for w in work:
-            if current and (size + w.tokens > self.batch_tokens or len(current) >= self.max_batch_blocks):
+            if current and (
+                size + w.tokens > self.batch_tokens or len(current) >= self.max_batch_blocks
+            ):
                 out.append(current)
                 current, size = [], 0
             current.append(w)
@@ -276,7 +288,11 @@ class Engine:
             emit(BlockDone(revision, block.id, text, "model", outcome.flags))
         if outcome.text is not None and self.memory is not None and spec.use_memory:
             self.memory.put(
-                w.key, outcome.text, provider=outcome.provider, model=outcome.model, flags=outcome.flags
+                w.key,
+                outcome.text,
+                provider=outcome.provider,
+                model=outcome.model,
+                flags=outcome.flags,
             )
 
     async def _translate(
@@ -292,7 +308,9 @@ class Engine:
             if len(batch) > 1:
                 mid = len(batch) // 2
                 first = await self._translate(batch[:mid], spec, revision, emit, with_context=False)
-                second = await self._translate(batch[mid:], spec, revision, emit, with_context=False)
+                second = await self._translate(
+                    batch[mid:], spec, revision, emit, with_context=False
+                )
                 return first + second
             reason = "answer truncated" if finish == "length" else "empty answer"
             return [_Outcome(None, error=f"{provider}/{model}: {reason}")]
@@ -302,7 +320,14 @@ class Engine:
         return outcomes
 
     async def _checked(
-        self, w: _Work, answer: str, spec: JobSpec, revision: int, emit: Emit, provider: str, model: str
+        self,
+        w: _Work,
+        answer: str,
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        provider: str,
+        model: str,
     ) -> _Outcome:
         """Run the fidelity checks; one retry with a firmer instruction, then flag."""
         flags = self._check(w, answer, spec)
@@ -342,9 +367,8 @@ class Engine:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
         text = batch_text(cores)
-        glossary_lines: list[str] = []
-        if spec.glossary is not None:
-            glossary_lines = spec.glossary.for_text(text, spec.target_lang).prompt_lines(spec.target_lang)
+        used = spec.glossary_for(text)
+        glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
         context = batch[0].context if with_context and len(batch) == 1 else None
         if context is None and batch:
             context = Context(title=batch[0].context.title)
@@ -431,7 +455,9 @@ def _failure_message(exc: AllProvidersFailed) -> str:
     if last is None:
         return "No provider is configured: add a Groq or Cerebras key, or a local server."
     if last.kind == "authentication":
-        return f"{last.provider}: the API key was refused (check it in Settings or the environment)."
+        return (
+            f"{last.provider}: the API key was refused (check it in Settings or the environment)."
+        )
     if last.kind == "rate_limited":
         wait = getattr(last, "retry_after", None)
         after = f"; try again in {wait:.0f} s" if wait else ""

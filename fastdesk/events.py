@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 class Flag:
     """A fidelity check that a block's answer failed (after its retry)."""
 
-    check: str  # code, links, inline_code, html, placeholders, structure, accents, glossary, thinking
+    check: (
+        str  # code, links, inline_code, html, placeholders, structure, accents, glossary, thinking
+    )
     detail: str
 
 

@@ -25,7 +25,7 @@ class DocumentError(Exception):
 
 
 def decode_document(data: bytes, path: str | os.PathLike[str] = "<input>") -> str:
-    """Bytes to text, exactly (line endings kept); a UTF-8 BOM is kept too, so saving round-trips."""
+    """Bytes to text, exactly: line endings and a UTF-8 BOM are kept, so saving round-trips."""
     if b"\x00" in data[:65536]:
         raise DocumentError(path, "binary file (contains NUL bytes), not a Markdown document")
     try:
@@ -48,7 +48,8 @@ def read_document(path: str | os.PathLike[str]) -> str:
         size = p.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise DocumentError(
-                path, f"too large ({size / 1e6:.0f} MB; the limit is {MAX_DOCUMENT_BYTES // 1_000_000} MB)"
+                path,
+                f"too large ({size / 1e6:.0f} MB; the limit is {MAX_DOCUMENT_BYTES // 10**6} MB)",
             )
         data = p.read_bytes()
     except PermissionError:

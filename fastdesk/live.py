@@ -109,10 +109,9 @@ class LiveSession:
                 task.result()
 
     def _on_event(self, event: EngineEvent) -> None:
-        if isinstance(event, BlockDone) and self.doc is not None:
-            if event.block_id in self._ids:
-                self.done[event.block_id] = event.text
-                self._view = compose(self.doc, self.done, self._view)
+        if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
+            self.done[event.block_id] = event.text
+            self._view = compose(self.doc, self.done, self._view)
         self._emit(event)
 
     def _cancel_all(self) -> None:

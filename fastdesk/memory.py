@@ -87,14 +87,21 @@ class Memory:
             if row is None:
                 return None
             self._db.execute(
-                "UPDATE entries SET used = ? WHERE key = ? AND model = ?", (time.time(), digest, row[2])
+                "UPDATE entries SET used = ? WHERE key = ? AND model = ?",
+                (time.time(), digest, row[2]),
             )
             self._db.commit()
         flags = tuple(Flag(**f) for f in json.loads(row[3]))
         return Hit(answer=row[0], provider=row[1], model=row[2], flags=flags)
 
     def put(
-        self, key: MemoryKey, answer: str, *, provider: str, model: str, flags: tuple[Flag, ...] = ()
+        self,
+        key: MemoryKey,
+        answer: str,
+        *,
+        provider: str,
+        model: str,
+        flags: tuple[Flag, ...] = (),
     ) -> bool:
         """Store a complete answer; returns False (and stores nothing) for a blank one."""
         if not answer.strip() and key.text.strip():
@@ -134,11 +141,14 @@ class Memory:
             return self._prune_locked()
 
     def _prune_locked(self) -> int:
-        excess = int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
+        excess = (
+            int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
+        )
         if excess <= 0:
             return 0
         self._db.execute(
-            "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries ORDER BY used ASC LIMIT ?)",
+            "DELETE FROM entries WHERE rowid IN "
+            "(SELECT rowid FROM entries ORDER BY used ASC LIMIT ?)",
             (excess,),
         )
         self._db.commit()

@@ -22,7 +22,7 @@ BATCH_MARKER = "<!--fd:{n}-->"
 _MARKER_RE = re.compile(r"^[ \t]*<!--\s*fd:(\d+)\s*-->[ \t]*\r?$", re.MULTILINE)
 
 _TYPOGRAPHY = {
-    "fr": "French typography: a non-breaking space (U+00A0) before : ; ? ! and inside « guillemets ».",
+    "fr": "French typography: a non-breaking space (U+00A0) before : ; ? ! and inside « ».",
     "de": "German typography: „Anführungszeichen“ for quotes; nouns capitalised.",
     "es": "Spanish typography: opening ¿ and ¡ where needed.",
 }
@@ -34,7 +34,7 @@ _RULES = """Rules:
 - Never change code spans (`like this`), fenced code, URLs, link and image targets, HTML tags and
   attributes, or placeholders such as {{name}}, {{{{name}}}}, %s, %(name)s, ${{var}}.
 - Link text and image alt text are prose: {prose}.
-- Lines that look like <!--fd:N--> are markers: copy each one unchanged, on its own line, in order."""
+- Lines like <!--fd:N--> are markers: copy each unchanged, on its own line, in order."""
 
 
 @dataclass(frozen=True)
@@ -75,13 +75,16 @@ def system_prompt(
             rules += f"\n- {typo}"
     else:
         head = (
-            "You rewrite Markdown in plain language for a general audience: short sentences, common "
-            "words, active voice, jargon explained, in the SAME language as the text. Keep every fact."
+            "You rewrite Markdown in plain language for a general audience: short sentences, "
+            "common words, active voice, jargon explained, in the SAME language as the text. "
+            "Keep every fact."
         )
         rules = _RULES.format(what="rewritten text", prose="simplify it like the rest")
     parts = [head, rules]
     if glossary_lines:
-        parts.append("Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines))
+        parts.append(
+            "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines)
+        )
     if context and (context.title or context.previous):
         ctx = ["Context, for coherence only (do not translate or repeat it):"]
         if context.title:

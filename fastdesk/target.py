@@ -35,7 +35,9 @@ class TargetView:
 EMPTY = TargetView("", (), frozenset())
 
 
-def compose(doc: Document, done: Mapping[str, str], previous: TargetView | None = None) -> TargetView:
+def compose(
+    doc: Document, done: Mapping[str, str], previous: TargetView | None = None
+) -> TargetView:
     """The target for `doc`: answers where known, else what stood at that position before."""
     old_texts: list[str] = []
     if previous is not None:
@@ -58,7 +60,12 @@ def compose(doc: Document, done: Mapping[str, str], previous: TargetView | None 
 
 
 def _fallback(
-    block_id: str, index: int, old_by_id: dict[str, str], old_texts: list[str], source: str, count: int
+    block_id: str,
+    index: int,
+    old_by_id: dict[str, str],
+    old_texts: list[str],
+    source: str,
+    count: int,
 ) -> str:
     """Previous text of this block, or of the block at the same position when the counts match."""
     if block_id in old_by_id:

@@ -48,7 +48,9 @@ print("code is never sent")
 
 
 def big_doc(n: int) -> str:
-    return "".join(f"## Section {i}\n\nParagraph number {i} says something useful.\n\n" for i in range(n))
+    return "".join(
+        f"## Section {i}\n\nParagraph number {i} says something useful.\n\n" for i in range(n)
+    )
 
 
 def run(engine: Engine, text: str, spec: JobSpec | None = None, **kw):
@@ -108,7 +110,7 @@ def test_memory_answers_a_second_run_with_zero_requests(tmp_path: Path) -> None:
     doc, first, _ = run(engine_with(fake, memory=memory), DOC)
     sent = len(fake.requests)
     assert sent > 0
-    doc, second, events = run(engine_with(fake, memory=memory), DOC)
+    _doc, second, events = run(engine_with(fake, memory=memory), DOC)
     assert len(fake.requests) == sent
     assert second == first
     origins = {e.origin for e in events if isinstance(e, BlockDone)}
@@ -199,7 +201,9 @@ def test_failed_check_is_retried_with_firmer_instruction_then_flagged() -> None:
     doc, results, events = run(engine_with(fake), DOC)
     flagged = [e for e in events if isinstance(e, BlockDone) and e.flags]
     assert any(f.check in ("code", "inline_code") for e in flagged for f in e.flags)
-    retries = [r for r in fake.requests if "previous answer was rejected" in r.messages[0]["content"]]
+    retries = [
+        r for r in fake.requests if "previous answer was rejected" in r.messages[0]["content"]
+    ]
     assert len(retries) == 1
     assert "pip install fastdesk" in assemble(doc, results)
 
@@ -214,7 +218,12 @@ def test_retry_that_fixes_the_answer_is_kept_unflagged() -> None:
     fake = FakeProvider(answer=fixed_on_retry)
     doc, results, events = run(engine_with(fake), DOC)
     assert assemble(doc, results) == DOC
-    assert not any(f.check in ("code", "inline_code") for e in events if isinstance(e, BlockDone) for f in e.flags)
+    assert not any(
+        f.check in ("code", "inline_code")
+        for e in events
+        if isinstance(e, BlockDone)
+        for f in e.flags
+    )
 
 
 def test_batches_run_concurrently_within_the_limit() -> None:
@@ -229,3 +238,26 @@ def test_only_the_given_blocks_are_translated() -> None:
     target = [b for b in doc.blocks if b.translatable][2]
     results = asyncio.run(engine_with(fake).run(doc, JobSpec(), block_ids=[target.id]))
     assert list(results) == [target.id]
+
+
+def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
+    tmp_path: Path,
+) -> None:
+    from fastdesk.glossary import Glossary
+
+    memory = Memory(tmp_path / "m.sqlite3")
+    fake = FakeProvider()
+    text = "Open a pull request.\n\nNothing special here.\n"
+    g1 = Glossary(keep=("fastdesk",), translate={"fr": {"pull request": "demande de fusion"}})
+    run(engine_with(fake, memory=memory), text, JobSpec(glossary=g1))
+    system = fake.requests[0].messages[0]["content"]
+    assert "demande de fusion" in system
+    fake.requests.clear()
+    # a new entry that occurs in neither block leaves both answers valid in memory
+    g2 = Glossary(keep=("fastdesk", "Groq"), translate=g1.translate)
+    run(engine_with(fake, memory=memory), text, JobSpec(glossary=g2))
+    assert fake.requests == []
+    # changing the entry used by the first block re-translates that block only
+    g3 = Glossary(keep=("fastdesk",), translate={"fr": {"pull request": "requête de tirage"}})
+    run(engine_with(fake, memory=memory), text, JobSpec(glossary=g3))
+    assert [last_user(r) for r in fake.requests] == ["Open a pull request."]

@@ -29,8 +29,12 @@ def test_unknown_model_has_unknown_cost_never_zero() -> None:
 
 
 def test_user_override_wins_and_adds_models() -> None:
-    table = PriceTable({"groq": {"llama-3.1-8b-instant": {"input": 1.0, "output": 2.0}},
-                        "cerebras": {"new-model": {"input": 0.1, "output": 0.2}}})
+    table = PriceTable(
+        {
+            "groq": {"llama-3.1-8b-instant": {"input": 1.0, "output": 2.0}},
+            "cerebras": {"new-model": {"input": 0.1, "output": 0.2}},
+        }
+    )
     assert table.cost("groq", "llama-3.1-8b-instant", 1_000_000, 1_000_000) == pytest.approx(3.0)
     assert table.cost("cerebras", "new-model", 1_000_000, 0) == pytest.approx(0.1)
     assert table.price("cerebras", "new-model").source == "user override"

@@ -28,7 +28,9 @@ def test_think_stripped_char_by_char() -> None:
     assert out == "Bonjour, **monde** !"
 
 
-@pytest.mark.parametrize("text", ["Bonjour", "  indented", "<b>bold</b>", "<th", "<thinking is fun", ""])
+@pytest.mark.parametrize(
+    "text", ["Bonjour", "  indented", "<b>bold</b>", "<th", "<thinking is fun", ""]
+)
 def test_answers_without_think_block_pass_untouched(text: str) -> None:
     s = ThinkStripper()
     out = "".join(s.feed(c) for c in text) + s.finish()

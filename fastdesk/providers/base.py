@@ -40,7 +40,7 @@ class ChatRequest:
 
 @dataclass(frozen=True)
 class TextDelta:
-    """A piece of the answer's content (may still hold <think> text: prompts.ThinkStripper removes it)."""
+    """A piece of the answer (may still hold <think> text: prompts.ThinkStripper removes it)."""
 
     text: str
 
@@ -101,7 +101,12 @@ class RateLimitedError(ProviderError):
     kind = "rate_limited"
 
     def __init__(
-        self, provider: str, message: str, *, retry_after: float | None = None, status: int | None = 429
+        self,
+        provider: str,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        status: int | None = 429,
     ) -> None:
         super().__init__(provider, message, status=status)
         self.retry_after = retry_after
