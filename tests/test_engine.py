@@ -107,7 +107,7 @@ def test_a_batch_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None
 def test_memory_answers_a_second_run_with_zero_requests(tmp_path: Path) -> None:
     memory = Memory(tmp_path / "m.sqlite3")
     fake = FakeProvider(answer=lambda r: last_user(r).upper())
-    doc, first, _ = run(engine_with(fake, memory=memory), DOC)
+    _doc, first, _ = run(engine_with(fake, memory=memory), DOC)
     sent = len(fake.requests)
     assert sent > 0
     _doc, second, events = run(engine_with(fake, memory=memory), DOC)
