@@ -1,0 +1,778 @@
+"""The main window: the source on the left, its live translation on the right.
+
+Data flow (DESIGN.md): an edit → debounce (IME composition respected) → the worker thread's
+LiveSession → throttled batches of target segments and events → the panes apply only what
+changed, the status bar shows who answered, how fast and at what cost.
+
+Revisions: every source sent to the worker gets a new number; a batch computed for an older one
+is not shown (its target is kept, and shown once the worker has caught up).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+import fastdesk
+from fastdesk.events import (
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+    RevisionDone,
+)
+from fastdesk.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.languages import LANGUAGES, language_name
+from fastdesk.paths import resource
+from fastdesk.settings import Settings, load_settings, save_settings
+from fastdesk.ui import render
+from fastdesk.ui.actions import Actions
+from fastdesk.ui.highlighter import MarkdownHighlighter
+from fastdesk.ui.panes import (
+    RenderScheduler,
+    SourceEditor,
+    TargetEditor,
+    TargetPreview,
+    dropped_files,
+    is_dark,
+    plain_text,
+)
+from fastdesk.ui.status import StatusPanel
+from fastdesk.ui.sync_scroll import SyncScroller
+from fastdesk.ui.worker import (
+    EngineFactory,
+    EngineWorker,
+    SessionFactory,
+    WorkerBatch,
+    default_engine_factory,
+    default_session_factory,
+)
+
+log = logging.getLogger("fastdesk.ui")
+
+MODES = (("translate", "Translate"), ("simplify", "Simplify"))
+PROVIDER_LABELS = {
+    "auto": "Auto (fastest)",
+    "groq": "Groq",
+    "cerebras": "Cerebras",
+    "openai": "OpenAI-compatible",
+}
+UNTITLED = "Untitled"
+
+
+def _b64(data: QByteArray) -> str:
+    return base64.b64encode(bytes(data.data())).decode("ascii")
+
+
+def _unb64(text: str | None) -> QByteArray | None:
+    if not text:
+        return None
+    try:
+        return QByteArray(base64.b64decode(text.encode("ascii"), validate=True))
+    except (ValueError, UnicodeEncodeError):
+        return None
+
+
+class MainWindow(QMainWindow):
+    """fastdesk's window. ``MainWindow()`` reads the settings (FASTDESK_HOME honoured).
+
+    ``engine_factory``/``session_factory`` exist for tests and benchmarks: they run in the
+    worker thread and default to the app's engine and LiveSession.
+    """
+
+    target_updated = Signal()  # the target panes finished applying what the worker sent
+
+    def __init__(
+        self,
+        *,
+        engine_factory: EngineFactory | None = None,
+        session_factory: SessionFactory | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        super().__init__()
+        if settings is None:
+            settings, self.settings_warnings = load_settings()
+        else:
+            self.settings_warnings = []
+        self.settings = settings
+        self._engine_factory = engine_factory or default_engine_factory
+        self._session_factory = session_factory or default_session_factory
+        self.path: Path | None = None
+        self.newline = "\n"
+        self.revision = 0
+        self._sent_source: str | None = None
+        self._target: tuple[render.Segment, ...] = ()
+        self._source_blocks: tuple[render.Segment, ...] = ()
+        self._pending: frozenset[str] = frozenset()
+        self._shown_source: tuple[render.Segment, ...] = ()
+        self._shown_target: tuple[render.Segment, ...] = ()
+        self._closing = False
+
+        self.setObjectName("mainWindow")
+        self.setAcceptDrops(True)
+        self._build_panes()
+        self._build_selectors()
+        self.status = StatusPanel(self.statusBar(), self)
+        self.actions_ = Actions(self)
+        self.actions_.build_menus(self)
+        self.toolbar = self.actions_.build_toolbar(self)
+        self.addToolBar(self.toolbar)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(settings.debounce_ms)
+        self._debounce.timeout.connect(self._debounced)
+        self.source.document().contentsChanged.connect(self._source_changed)
+        self.source.document().modificationChanged.connect(self.setWindowModified)
+        self.source.composition_changed.connect(self._composition_changed)
+        self.source.files_dropped.connect(self._open_dropped)
+        self.scheduler.settled.connect(self._target_settled)
+
+        for action, on in (
+            (self.actions_.live, settings.live),
+            (self.actions_.sync_scroll, settings.window.get("sync", "1") == "1"),
+        ):
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+        self.sync.enabled = self.actions_.sync_scroll.isChecked()
+        self._show_raw(settings.window.get("view") == "raw")
+        self._update_title()
+        self.resize(1200, 760)
+        self._restore_layout()
+        for warning in self.settings_warnings:
+            self.status.show_error("Settings problem (defaults used)", warning)
+        self.worker = self._start_worker()
+
+    # ---- construction --------------------------------------------------------------------------
+
+    def _build_panes(self) -> None:
+        dark = is_dark(self.palette())
+        self.source = SourceEditor()
+        self.source_highlighter = MarkdownHighlighter(self.source.document(), dark=dark)
+        self.target_editor = TargetEditor()
+        self.target_highlighter = MarkdownHighlighter(self.target_editor.document(), dark=dark)
+        self.preview = TargetPreview()
+        self.target_stack = QStackedWidget()
+        self.target_stack.setObjectName("targetStack")
+        self.target_stack.addWidget(self.preview)
+        self.target_stack.addWidget(self.target_editor)
+        self.source_title = QLabel()
+        self.source_title.setObjectName("sourceTitle")
+        self.target_title = QLabel()
+        self.target_title.setObjectName("targetTitle")
+        self.view_toggle = QToolButton()
+        self.view_toggle.setObjectName("viewToggle")
+        self.view_toggle.setAutoRaise(True)
+        self.view_toggle.clicked.connect(self.toggle_target_view)
+        left = _pane(self.source_title, self.source)
+        right = _pane(self.target_title, self.target_stack, self.view_toggle)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("paneSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([600, 600])
+        self.setCentralWidget(self.splitter)
+        self.scheduler = RenderScheduler(self)
+        self.scheduler.add(self.target_editor)
+        self.scheduler.add(self.preview, lambda: self.target_stack.currentWidget() is self.preview)
+        self.sync = SyncScroller(
+            self.source, self.target_editor, self.preview, self.target_stack.currentWidget, self
+        )
+        self.scheduler.rendered.connect(self.sync.target_rendered)
+
+    def _build_selectors(self) -> None:
+        s = self.settings
+        self.mode_selector = QComboBox()
+        self.mode_selector.setObjectName("modeSelector")
+        self.mode_selector.setToolTip("Mode (Ctrl+1 translate, Ctrl+2 simplify)")
+        for code, label in MODES:
+            self.mode_selector.addItem(label, code)
+        self.mode_selector.setCurrentIndex(max(0, self.mode_selector.findData(s.mode)))
+        self.mode_selector.currentIndexChanged.connect(self._spec_changed)
+
+        self.language_selector = QComboBox()
+        self.language_selector.setObjectName("languageSelector")
+        self.language_selector.setToolTip("Target language: type a name or a code (Ctrl+L)")
+        self.language_selector.setEditable(True)
+        self.language_selector.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.language_selector.setMinimumContentsLength(22)
+        for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
+            self.language_selector.addItem(f"{LANGUAGES[code]} ({code})", code)
+        completer = QCompleter(self.language_selector.model(), self.language_selector)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.language_selector.setCompleter(completer)
+        self._select_language(s.target_language)
+        self.language_selector.currentIndexChanged.connect(self._spec_changed)
+        self.language_selector.lineEdit().editingFinished.connect(self._language_typed)
+
+        self.provider_selector = QComboBox()
+        self.provider_selector.setObjectName("providerSelector")
+        self.provider_selector.setToolTip("Provider: auto picks the fastest configured one")
+        self._fill_providers(() if s.provider == "auto" else (s.provider,), s.provider)
+        self.provider_selector.currentIndexChanged.connect(self._spec_changed)
+
+    def _select_language(self, code: str) -> None:
+        index = self.language_selector.findData(code)
+        if index < 0:
+            self.language_selector.addItem(f"{language_name(code)} ({code})", code)
+            index = self.language_selector.count() - 1
+        self.language_selector.setCurrentIndex(index)
+
+    def _language_typed(self) -> None:
+        """Enter in the language box: a listed name or code, or any well-formed BCP-47 code."""
+        text = self.language_selector.currentText().strip()
+        combo = self.language_selector
+        index = combo.findText(text, Qt.MatchFlag.MatchFixedString)
+        if index < 0:
+            for i in range(combo.count()):
+                code = combo.itemData(i)
+                if text.lower() in (
+                    code.lower(),
+                    f"({code.lower()})",
+                    LANGUAGES.get(code, "").lower(),
+                ):
+                    index = i
+                    break
+        if index < 0 and _looks_like_code(text):
+            self._select_language(text)
+            return
+        if index >= 0:
+            combo.setCurrentIndex(index)
+        else:  # not a language: show the current choice again
+            combo.setEditText(combo.itemText(combo.currentIndex()))
+
+    def _fill_providers(self, names: tuple[str, ...], selected: str) -> None:
+        combo = self.provider_selector
+        combo.blockSignals(True)
+        combo.clear()
+        for name in ("auto", *names):
+            combo.addItem(PROVIDER_LABELS.get(name, name), name)
+        index = combo.findData(selected)
+        if index < 0:  # a provider chosen in the settings but not configured
+            combo.addItem(f"{PROVIDER_LABELS.get(selected, selected)} (not configured)", selected)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
+
+    # ---- worker ----------------------------------------------------------------------------
+
+    def spec(self) -> Any:
+        from fastdesk.engine import JobSpec
+
+        return JobSpec(
+            mode=self.mode_selector.currentData() or "translate",
+            target_lang=self.language_selector.currentData() or "fr",
+            provider=self.provider_selector.currentData() or "auto",
+        )
+
+    def _start_worker(self) -> EngineWorker:
+        worker = EngineWorker(
+            self.spec(), engine_factory=self._engine_factory, session_factory=self._session_factory
+        )
+        worker.batch.connect(self._on_batch)
+        worker.start()
+        return worker
+
+    def restart_engine(self) -> None:
+        """Rebuild the engine (after keys or settings changed) and translate the source again."""
+        old = self.worker
+        old.batch.disconnect(self._on_batch)
+        old.stop(timeout=1.0)
+        self.worker = self._start_worker()
+        self._sent_source = None
+        self._send_update()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Hook for the Settings dialog: take saved settings into account."""
+        self.settings = settings
+        self._debounce.setInterval(settings.debounce_ms)
+        self.restart_engine()
+
+    def _send_update(self, *, force: bool = False) -> None:
+        source = plain_text(self.source.document())
+        if source == self._sent_source and not force:
+            return
+        self._sent_source = source
+        self.revision += 1
+        self.worker.update(source, self.revision)
+        self.status.set_busy(True)
+
+    def _spec_changed(self, *_args: object) -> None:
+        self._sent_source = plain_text(self.source.document())
+        self.revision += 1
+        self.worker.set_spec(self.spec(), self._sent_source, self.revision)
+        self.status.set_busy(True)
+        self._update_title()
+        self._save_settings(
+            mode=self.spec().mode,
+            target_language=self.spec().target_lang,
+            provider=self.spec().provider,
+        )
+
+    def _on_batch(self, batch: WorkerBatch) -> None:
+        for event in batch.events:
+            self._on_event(event)
+        if batch.providers is not None:
+            self._fill_providers(batch.providers, self.provider_selector.currentData() or "auto")
+        if batch.expansion is not None:
+            self.preview.set_expansion(*batch.expansion)
+            self.scheduler.kick()
+        if batch.source is not None:
+            self._source_blocks = batch.source
+        if batch.target is not None:
+            self._target = batch.target
+        if batch.revision < self.revision:
+            return  # computed for a source we no longer show: wait for the worker to catch up
+        self._pending = batch.pending
+        self.status.set_busy(batch.busy)
+        if batch.source is not None or self._shown_source is not self._source_blocks:
+            self._shown_source = self._source_blocks
+            self.sync.set_source_blocks(self._source_blocks)
+        if self._shown_target is not self._target:
+            self._shown_target = self._target
+            self.target_editor.want(self._target)
+            self.preview.want(self._target)
+            self.scheduler.kick()
+
+    def _on_event(self, event: EngineEvent) -> None:
+        if isinstance(event, RequestDone):
+            self.status.request_done(event.stats)
+        elif isinstance(event, EngineError):
+            self.status.show_error(event.message, event.detail)
+        elif isinstance(event, BlockFailed) and event.revision >= self.revision:
+            self.statusBar().showMessage("A section could not be translated: see the error", 5000)
+        elif isinstance(event, RevisionDone) and event.revision == self.revision:
+            self._revision_done(event)
+
+    def _revision_done(self, event: RevisionDone) -> None:
+        if event.from_memory and not event.translated and not event.failed:
+            self.status.from_memory(event.from_memory)
+
+    def _target_settled(self) -> None:
+        self.target_updated.emit()
+
+    # ---- editing ------------------------------------------------------------------------------
+
+    def _source_changed(self) -> None:
+        if self.live and not self.source.composing:
+            self._debounce.start()
+
+    def _composition_changed(self, composing: bool) -> None:
+        if composing:
+            self._debounce.stop()
+        elif self.live:
+            self._debounce.start()
+
+    def _debounced(self) -> None:
+        if not self.source.composing and self.live:
+            self._send_update()
+
+    @property
+    def live(self) -> bool:
+        return self.actions_.live.isChecked()
+
+    def set_live(self, on: bool) -> None:
+        self._save_settings(live=on)
+        if on:
+            self._send_update()
+        else:
+            self._debounce.stop()
+
+    def translate_now(self) -> None:
+        """Send the source now (also retries blocks that failed)."""
+        self._debounce.stop()
+        self._send_update(force=True)
+
+    def _block_under_cursor(self) -> str | None:
+        widget = self.focusWidget()
+        if widget is self.target_editor or widget is self.preview:
+            index = widget.index_at(widget.textCursor().position())
+        else:
+            index = self.sync.source_block_index(self.source.textCursor().position())
+        if index is None or not 0 <= index < len(self._source_blocks):
+            return None
+        return self._source_blocks[index].key
+
+    def retranslate_section(self) -> None:
+        block_id = self._block_under_cursor()
+        if block_id:
+            self.worker.retranslate([block_id])
+            self.status.set_busy(True)
+
+    def expand_section(self) -> None:
+        """Ask the model to elaborate the section under the cursor (shown marked as generated)."""
+        block_id = self._block_under_cursor()
+        if not block_id:
+            return
+        self._show_raw(False)
+        self.worker.expand(block_id)
+        self.statusBar().showMessage("Expanding the section…", 3000)
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_selector.setCurrentIndex(max(0, self.mode_selector.findData(mode)))
+
+    def set_language(self, code: str) -> None:
+        self._select_language(code)
+
+    def focus_language(self) -> None:
+        self.language_selector.setFocus()
+        self.language_selector.lineEdit().selectAll()
+
+    def focus_provider(self) -> None:
+        self.provider_selector.setFocus()
+        self.provider_selector.showPopup()
+
+    def focus_source(self) -> None:
+        self.source.setFocus()
+
+    def focus_target(self) -> None:
+        self.target_stack.currentWidget().setFocus()
+
+    def copy_focused(self) -> None:
+        widget = self.focusWidget()
+        (widget if hasattr(widget, "copy") else self.source).copy()
+
+    def select_all_focused(self) -> None:
+        widget = self.focusWidget()
+        (widget if hasattr(widget, "selectAll") else self.source).selectAll()
+
+    # ---- target view --------------------------------------------------------------------------
+
+    @property
+    def showing_raw(self) -> bool:
+        return self.target_stack.currentWidget() is self.target_editor
+
+    def toggle_target_view(self) -> None:
+        self._show_raw(not self.showing_raw)
+        self._save_window(view="raw" if self.showing_raw else "rendered")
+
+    def _show_raw(self, raw: bool) -> None:
+        self.target_stack.setCurrentWidget(self.target_editor if raw else self.preview)
+        label = "Show rendered" if raw else "Show Markdown"
+        self.view_toggle.setText(label)
+        self.view_toggle.setToolTip(f"{label} (Ctrl+R)")
+        if hasattr(self, "actions_"):
+            self.actions_.toggle_view.setText(label)
+        self.scheduler.kick()
+        self.sync.target_rendered()
+
+    def set_sync_scroll(self, on: bool) -> None:
+        self.sync.enabled = on
+        self._save_window(sync="1" if on else "0")
+
+    # ---- files --------------------------------------------------------------------------------
+
+    def open_file(self, path: str | Path) -> bool:
+        """Open a Markdown file as the source (no question asked: callers confirm first)."""
+        try:
+            text = read_document(path)
+        except DocumentError as exc:
+            self._warn("Cannot open the file", str(exc))
+            return False
+        self._load(text, Path(path).expanduser().absolute())
+        self._save_settings(recent=self.path)
+        return True
+
+    def open_sample(self) -> None:
+        if not self._confirm_discard():
+            return
+        self._load(resource("sample.md").read_text(encoding="utf-8"), None)
+
+    def new_document(self) -> None:
+        if self._confirm_discard():
+            self._load("", None)
+
+    def _load(self, text: str, path: Path | None) -> None:
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self.path = path
+        self.preview.expansions.clear()
+        self.source.setPlainText(render.normalize(text))
+        self.source.document().setModified(False)
+        self.source.moveCursor(QTextCursor.MoveOperation.Start)
+        self._update_title()
+        self._debounce.stop()
+        if self.live:
+            self._send_update()
+
+    def open_dialog(self) -> None:
+        if not self._confirm_discard():
+            return
+        start = str(self.path.parent) if self.path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open Markdown",
+            start,
+            "Markdown (*.md *.markdown *.mdown *.mkd *.txt);;All files (*)",
+        )
+        if path:
+            self.open_file(path)
+
+    def _open_dropped(self, files: list[str]) -> None:
+        if files and self._confirm_discard():
+            self.open_file(files[0])
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self._write_source(self.path)
+
+    def save_as(self) -> bool:
+        start = str(self.path) if self.path else str(Path.home() / "untitled.md")
+        path, _ = QFileDialog.getSaveFileName(self, "Save Markdown", start, "Markdown (*.md)")
+        if not path:
+            return False
+        return self._write_source(Path(path))
+
+    def _write_source(self, path: Path) -> bool:
+        text = plain_text(self.source.document())
+        try:
+            atomic_write_text(
+                path, text.replace("\n", self.newline) if self.newline != "\n" else text
+            )
+        except OSError as exc:
+            self._warn("Cannot save the file", f"{path}: {exc.strerror or exc}")
+            return False
+        self.path = path
+        self.source.document().setModified(False)
+        self._update_title()
+        self._save_settings(recent=path)
+        self.statusBar().showMessage(f"Saved {path.name}", 3000)
+        return True
+
+    def translation_text(self) -> str:
+        """The whole target as it stands (line ends as in the source file)."""
+        text = render.join(self._target)
+        return text.replace("\n", self.newline) if self.newline != "\n" else text
+
+    def export_translation(self, path: str | Path) -> bool:
+        try:
+            atomic_write_text(path, self.translation_text())
+        except OSError as exc:
+            self._warn("Cannot export the translation", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Translation written to {Path(path).name}", 4000)
+        return True
+
+    def export_dialog(self) -> None:
+        if self._pending:
+            answer = QMessageBox.question(
+                self,
+                "Export translation",
+                f"{len(self._pending)} section(s) are not translated yet and will be exported "
+                "as they stand. Export anyway?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        lang = self.spec().target_lang
+        stem = self.path.stem if self.path else "untitled"
+        folder = self.path.parent if self.path else Path.home()
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export translation", str(folder / f"{stem}.{lang}.md"), "Markdown (*.md)"
+        )
+        if path:
+            self.export_translation(path)
+
+    def fill_recent_menu(self, menu: QMenu) -> None:
+        menu.clear()
+        for entry in self.settings.recent_files:
+            action = menu.addAction(entry)
+            action.triggered.connect(lambda _checked=False, p=entry: self._open_recent(p))
+        if not self.settings.recent_files:
+            menu.addAction("No recent files").setEnabled(False)
+
+    def _open_recent(self, path: str) -> None:
+        if self._confirm_discard():
+            self.open_file(path)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_files(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = dropped_files(event)
+        if files:
+            event.acceptProposedAction()
+            self._open_dropped(files)
+
+    # ---- dialogs and hooks -----------------------------------------------------------------------
+
+    def open_settings(self) -> None:
+        """Hook for the Settings dialog (written separately); a placeholder until it lands."""
+        QMessageBox.information(
+            self,
+            "Settings",
+            "The settings dialog is not part of this build yet.\n"
+            "Keys: `fastdesk keys set groq` or GROQ_API_KEY / CEREBRAS_API_KEY in the environment.",
+        )
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About fastdesk",
+            f"<h3>fastdesk {fastdesk.__version__}</h3>"
+            "<p>Live Markdown translation and plain-language rewriting on very fast LLM "
+            "providers (Groq, Cerebras, any OpenAI-compatible server).</p>"
+            "<p>Edits are translated block by block; answers you have seen before come from "
+            "the translation memory at no cost.</p>",
+        )
+
+    def _warn(self, title: str, text: str) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self
+        )
+        box.setObjectName("warningBox")
+        box.open()  # not exec(): never blocks callers such as open_file()
+
+    def _ask_save(self) -> str:
+        """'save', 'discard' or 'cancel' (tests replace this)."""
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {self.path.name if self.path else UNTITLED}?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        return {
+            QMessageBox.StandardButton.Save: "save",
+            QMessageBox.StandardButton.Discard: "discard",
+        }.get(answer, "cancel")
+
+    def _confirm_discard(self) -> bool:
+        """True when the current source may be replaced (saved, discarded or unmodified)."""
+        if not self.source.document().isModified():
+            return True
+        answer = self._ask_save()
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    # ---- settings and layout -------------------------------------------------------------------
+
+    def _save_settings(self, *, recent: Path | None = None, **changes: Any) -> None:
+        """Read-modify-write, so that values saved elsewhere (the Settings dialog) survive."""
+        current, _warnings = load_settings()
+        if recent is not None:
+            current = current.with_recent_file(recent)
+        if changes:
+            current = dataclasses.replace(current, **changes)
+        if current == self.settings and recent is None and not changes:
+            return
+        try:
+            save_settings(current)
+        except (OSError, RuntimeError) as exc:
+            log.warning("settings not saved: %s", exc)
+        self.settings = current
+
+    def _save_window(self, **values: str) -> None:
+        window = dict(load_settings()[0].window)
+        window.update(values)
+        self._save_settings(window=window)
+
+    def _restore_layout(self) -> None:
+        window = self.settings.window
+        geometry = _unb64(window.get("geometry"))
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = _unb64(window.get("state"))
+        if state is not None:
+            self.restoreState(state)
+        splitter = _unb64(window.get("splitter"))
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+
+    def _layout_values(self) -> dict[str, str]:
+        return {
+            "geometry": _b64(self.saveGeometry()),
+            "state": _b64(self.saveState()),
+            "splitter": _b64(self.splitter.saveState()),
+            "view": "raw" if self.showing_raw else "rendered",
+            "sync": "1" if self.sync.enabled else "0",
+        }
+
+    def _update_title(self) -> None:
+        name = self.path.name if self.path else UNTITLED
+        self.setWindowTitle(f"{name}[*] — fastdesk")
+        self.source_title.setText(f"Source — {name}")
+        mode = self.mode_selector.currentData()
+        lang = self.language_selector.currentData() or ""
+        if mode == "simplify":
+            self.target_title.setText("Plain-language version")
+        else:
+            self.target_title.setText(f"Translation — {language_name(lang)}")
+
+    # ---- Qt events -----------------------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            dark = is_dark(self.palette())
+            self.source_highlighter.set_dark(dark)
+            self.target_highlighter.set_dark(dark)
+            self.preview.apply_palette()
+            self.scheduler.kick()
+        super().changeEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Unsaved edits ask first; then in-flight requests are cancelled (within a second)."""
+        if not self._closing and not self._confirm_discard():
+            event.ignore()
+            return
+        self._closing = True
+        self._debounce.stop()
+        try:
+            self._save_window(**self._layout_values())
+        except Exception:  # never keep the window open because settings could not be written
+            log.exception("window layout not saved")
+        self.worker.batch.disconnect(self._on_batch)
+        if not self.worker.stop(timeout=0.9):
+            log.warning("the engine thread did not stop in time; leaving it behind")
+        event.accept()
+
+
+def _pane(title: QLabel, body: QWidget, corner: QWidget | None = None) -> QWidget:
+    """A pane: a small header line (title, optional button on the right) above the body."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    header = QHBoxLayout()
+    header.setContentsMargins(6, 2, 2, 0)
+    font = title.font()
+    font.setBold(True)
+    title.setFont(font)
+    header.addWidget(title, 1)
+    if corner is not None:
+        header.addWidget(corner)
+    layout.addLayout(header)
+    layout.addWidget(body, 1)
+    return box
+
+
+def _looks_like_code(text: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*", text))

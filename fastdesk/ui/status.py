@@ -1,0 +1,195 @@
+"""The status bar: who answered and how fast, what it cost, whether work is in flight, errors.
+
+Only formatting lives here: the numbers come from RequestStats (the router measured them, the
+price table priced them). A cost of None means "unknown price" and is never shown as $0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QStatusBar, QToolButton, QWidget
+
+from fastdesk.events import RequestStats
+from fastdesk.pricing import format_cost
+from fastdesk.redact import redact
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value / 1000:.2f} s" if value >= 10_000 else f"{value:.0f} ms"
+
+
+def latency_text(stats: RequestStats) -> str:
+    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
+    parts = [stats.provider, stats.model]
+    if stats.status != "ok":
+        parts.append(stats.status)
+    parts.append(f"first token {_ms(stats.ttfb_ms)}")
+    parts.append(f"total {_ms(stats.total_ms)}")
+    if stats.tokens_per_s:
+        parts.append(f"{stats.tokens_per_s:.0f} tok/s")
+    return " · ".join(parts)
+
+
+MEMORY_LATENCY = "memory · 0 ms"
+
+
+@dataclass
+class CostTotals:
+    """Sums of known costs and whether some were unknown (then the sum is a lower bound)."""
+
+    known: float = 0.0
+    unknown: int = 0
+
+    def add(self, cost: float | None) -> None:
+        if cost is None:
+            self.unknown += 1
+        else:
+            self.known += cost
+
+    def text(self) -> str:
+        if self.unknown and not self.known:
+            return "cost unknown"
+        base = format_cost(self.known)
+        return f"{base} + unknown" if self.unknown else base
+
+
+def today_cost() -> float | None:
+    """Today's spend from the persisted counter, when the core provides one (fastdesk.costs)."""
+    try:
+        from fastdesk import costs  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    reader = getattr(costs, "today_usd", None)
+    return reader() if callable(reader) else None
+
+
+class StatusPanel(QObject):
+    """Owns the status bar's permanent widgets; the window feeds it stats, errors and activity."""
+
+    def __init__(self, bar: QStatusBar, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bar = bar
+        self.activity = QProgressBar()
+        self.activity.setObjectName("activityIndicator")
+        self.activity.setRange(0, 0)  # indeterminate
+        self.activity.setTextVisible(False)
+        self.activity.setFixedSize(64, 10)
+        self.activity.setToolTip("Requests in flight")
+        self.activity.hide()
+        self.error_button = QToolButton()
+        self.error_button.setObjectName("errorButton")
+        self.error_button.setAutoRaise(True)
+        self.error_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.error_button.setStyleSheet("QToolButton { color: #d1242f; font-weight: 600; }")
+        self.error_button.setToolTip("Click for details")
+        self.error_button.clicked.connect(self.show_error_details)
+        self.error_button.hide()
+        self.latency = QLabel("No request yet")
+        self.latency.setObjectName("latencyLabel")
+        self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cost = QLabel("")
+        self.cost.setObjectName("costLabel")
+        for widget in (self.activity, self.error_button, self.latency, self.cost):
+            widget.setParent(bar)
+        bar.addWidget(self.activity)
+        bar.addWidget(self.error_button, 1)
+        bar.addPermanentWidget(self.latency)
+        bar.addPermanentWidget(_separator(bar))
+        bar.addPermanentWidget(self.cost)
+        self.session = CostTotals()
+        self.last_cost: float | None = None
+        self.has_last = False
+        self.last_from_memory = False
+        self.error_message = ""
+        self.error_detail = ""
+        self._refresh_cost()
+
+    # ---- inputs ------------------------------------------------------------------------------
+
+    def set_busy(self, busy: bool) -> None:
+        self.activity.setVisible(busy)
+
+    def request_done(self, stats: RequestStats) -> None:
+        """A request ended (ok, error or cancelled): it counts in the session whatever its end."""
+        self.session.add(stats.cost_usd)
+        if stats.status == "cancelled" and stats.completion_tokens is None:
+            self._refresh_cost()
+            return
+        self.last_cost = stats.cost_usd
+        self.has_last = True
+        self.last_from_memory = False
+        self.latency.setText(latency_text(stats))
+        self.latency.setToolTip(self._tooltip(stats))
+        if stats.status == "ok":
+            self.clear_error()
+        self._refresh_cost()
+
+    def from_memory(self, blocks: int) -> None:
+        """A revision answered entirely by the translation memory: 0 ms, $0."""
+        self.last_cost = 0.0
+        self.has_last = True
+        self.last_from_memory = True
+        self.latency.setText(MEMORY_LATENCY)
+        self.latency.setToolTip(f"{blocks} block(s) answered by the translation memory")
+        self._refresh_cost()
+
+    def show_error(self, message: str, detail: str = "") -> None:
+        self.error_message = redact(message)
+        self.error_detail = redact(detail)
+        short = (
+            self.error_message if len(self.error_message) <= 90 else self.error_message[:87] + "…"
+        )
+        self.error_button.setText(f"⚠ {short}")
+        self.error_button.show()
+
+    def clear_error(self) -> None:
+        self.error_message = self.error_detail = ""
+        self.error_button.hide()
+
+    def show_error_details(self) -> None:
+        box = QMessageBox(self.bar.window())
+        box.setObjectName("errorDetails")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Translation problem")
+        box.setText(self.error_message)
+        if self.error_detail:
+            box.setDetailedText(self.error_detail)
+        box.open()
+
+    # ---- formatting --------------------------------------------------------------------------
+
+    def _refresh_cost(self) -> None:
+        if not self.has_last:
+            last = "–"
+        elif self.last_from_memory:
+            last = "$0 (memory)"
+        else:
+            last = format_cost(self.last_cost)
+        parts = [f"last {last}", f"session {self.session.text()}"]
+        today = today_cost()
+        if today is not None:
+            parts.append(f"today {format_cost(today)}")
+            tip = "Cost of the last request, this session and today (all sessions)"
+        else:
+            tip = "Cost of the last request and of this session"
+        self.cost.setText(" · ".join(parts))
+        self.cost.setToolTip(tip)
+
+    @staticmethod
+    def _tooltip(stats: RequestStats) -> str:
+        lines = [f"{stats.provider} · {stats.model} ({stats.purpose}, {stats.blocks} block(s))"]
+        if stats.prompt_tokens is not None:
+            lines.append(f"tokens: {stats.prompt_tokens} in, {stats.completion_tokens} out")
+        if stats.error:
+            lines.append(redact(stats.error))
+        return "\n".join(lines)
+
+
+def _separator(parent: QWidget) -> QLabel:
+    label = QLabel("|", parent)
+    label.setEnabled(False)
+    return label

@@ -1,0 +1,365 @@
+"""The one background thread that owns the engine: an asyncio loop running the LiveSession.
+
+GUI → worker: plain method calls that hand a closure to ``loop.call_soon_threadsafe`` (never a
+lock the worker could hold). Worker → GUI: the ``batch`` signal, emitted from the worker thread;
+Qt queues it into the GUI thread. Batches are throttled (one per ``flush_interval`` at most while
+a translation streams, the first at once) and carry ready-to-apply segments, so the GUI thread
+does no parsing, composing or diffing of whole documents.
+
+Streaming: the session's snapshot only holds finished blocks; the partial answers of blocks still
+in flight (BlockDelta) are overlaid here, so the target fills in as tokens arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from fastdesk.events import BlockDelta, BlockDone, BlockFailed, EngineError, EngineEvent
+from fastdesk.ui.render import Segment, segment, segments_of
+
+log = logging.getLogger("fastdesk.ui")
+
+EngineFactory = Callable[[], Any]
+SessionFactory = Callable[[Any, Any, Callable[[EngineEvent], None]], Any]
+
+
+@dataclass(frozen=True)
+class WorkerBatch:
+    """What changed since the last batch. ``revision``: the newest one the worker was given."""
+
+    revision: int
+    events: tuple[EngineEvent, ...] = ()
+    target: tuple[Segment, ...] | None = None  # None: unchanged
+    source: tuple[Segment, ...] | None = None  # the source's blocks (for mapping); None: unchanged
+    pending: frozenset[str] = frozenset()
+    busy: bool = False
+    providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
+    expansion: tuple[str, str] | None = None  # (block id, generated text)
+
+
+def default_engine_factory() -> Any:
+    """The app's engine, from the settings and the environment (built in the worker thread:
+    importing the SDKs and constructing clients can take a while)."""
+    from fastdesk.settings import load_settings
+    from fastdesk.wiring import build_engine
+
+    settings, _warnings = load_settings()
+    return build_engine(settings)
+
+
+def default_session_factory(engine: Any, spec: Any, emit: Callable[[EngineEvent], None]) -> Any:
+    from fastdesk.live import LiveSession
+
+    return LiveSession(engine, spec, emit)
+
+
+class EngineWorker(QObject):
+    """Runs the engine in its own thread; see the module docstring for the protocol."""
+
+    batch = Signal(object)  # WorkerBatch
+
+    def __init__(
+        self,
+        spec: Any,
+        *,
+        engine_factory: EngineFactory = default_engine_factory,
+        session_factory: SessionFactory = default_session_factory,
+        flush_interval: float = 0.05,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._spec = spec
+        self._engine_factory = engine_factory
+        self._session_factory = session_factory
+        self.flush_interval = flush_interval
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._main, name="fastdesk-engine", daemon=True)
+        # loop-thread state
+        self._engine: Any = None
+        self._session: Any = None
+        self._revision = 0
+        self._source = ""
+        self._events: list[EngineEvent] = []
+        self._partial: dict[str, str] = {}
+        self._flush_handle: asyncio.Handle | None = None
+        self._poll_handle: asyncio.Handle | None = None
+        self._last_flush = 0.0
+        self._sent_view: Any = None
+        self._sent_overlay: dict[str, str] = {}
+        self._sent_doc: Any = None
+        self._sent_busy = False
+        self._providers: tuple[str, ...] | None = None
+        self._expansion: tuple[str, str] | None = None
+        self._stopping = False
+        self._force = False
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    # ---- GUI-thread API (each call returns at once) -------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+        self._call(self._boot)
+
+    def update(self, source: str, revision: int) -> None:
+        self._call(self._update, source, revision)
+
+    def set_spec(self, spec: Any, source: str, revision: int) -> None:
+        """Mode, language or provider changed: re-plan everything for the current source."""
+        self._call(self._set_spec, spec, source, revision)
+
+    def retranslate(self, block_ids: Collection[str]) -> None:
+        self._call(self._retranslate, tuple(block_ids))
+
+    def expand(self, block_id: str) -> None:
+        self._call(self._expand, block_id)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = 1.0) -> bool:
+        """Cancel what is in flight and end the thread; True when it ended within `timeout`."""
+        if not self._thread.is_alive():
+            return True
+        self._stopping = True
+        self._call(self._shutdown_soon)
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _call(self, fn: Callable[..., Any], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # loop already closed: the window is closing
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    # ---- the thread ------------------------------------------------------------------------------
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_forever()
+        finally:
+            tasks = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                with contextlib.suppress(Exception):
+                    self._loop.run_until_complete(
+                        asyncio.wait(tasks, timeout=0.2, return_when=asyncio.ALL_COMPLETED)
+                    )
+            self._loop.close()
+
+    def _emit(self, batch: WorkerBatch) -> None:
+        if not self._stopping:
+            self.batch.emit(batch)
+
+    def _boot(self) -> None:
+        try:
+            self._engine = self._engine_factory()
+            self._session = self._session_factory(self._engine, self._spec, self._on_event)
+        except Exception as exc:  # no provider configured, a broken settings value …
+            log.warning("engine not started: %s", exc)
+            self._engine = self._session = None
+            self._events.append(
+                EngineError(self._revision, str(exc) or type(exc).__name__, _detail(exc), "startup")
+            )
+            self._providers = ()
+        else:
+            router = getattr(self._engine, "router", None)
+            self._providers = tuple(getattr(router, "providers", {}) or ())
+        self._schedule_flush()
+
+    def _update(self, source: str, revision: int) -> None:
+        self._revision = revision
+        self._source = source
+        if self._session is not None:
+            self._guarded(self._session.update, source, revision)
+        self._force = True  # always answer an update, even if nothing changed (ends "busy")
+        self._schedule_flush()
+
+    def _set_spec(self, spec: Any, source: str, revision: int) -> None:
+        self._spec = spec
+        self._partial.clear()
+        self._revision = revision
+        self._source = source
+        if self._session is not None:
+            # update() first: it tags the session with the new revision; the work it schedules
+            # has not started yet and set_spec() cancels it before any request goes out.
+            self._guarded(self._session.update, source, revision)
+            self._guarded(self._session.set_spec, spec)
+        self._force = True
+        self._schedule_flush()
+
+    def _retranslate(self, block_ids: tuple[str, ...]) -> None:
+        if self._session is not None:
+            self._guarded(self._session.retranslate, block_ids)
+        self._schedule_flush()
+
+    def _expand(self, block_id: str) -> None:
+        expand = getattr(self._session, "expand", None)
+        if expand is None:
+            self._events.append(
+                EngineError(
+                    self._revision,
+                    "Expanding a section is not available yet in this version.",
+                    "The engine has no LiveSession.expand(block_id).",
+                    "unsupported",
+                )
+            )
+            self._schedule_flush()
+            return
+        try:
+            result = expand(block_id)
+        except Exception as exc:
+            self._failed("Could not expand the section", exc)
+            return
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(result)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(lambda t: self._expanded(block_id, t))
+        elif isinstance(result, str):
+            self._expansion = (block_id, result)
+            self._schedule_flush()
+
+    def _expanded(self, block_id: str, task: asyncio.Future[Any]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            self._failed("Could not expand the section", exc)
+            return
+        text = task.result()
+        if isinstance(text, str):
+            self._expansion = (block_id, text)
+            self._schedule_flush()
+
+    def _guarded(self, fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:  # a bug in the core must not kill the worker thread
+            log.exception("engine call failed")
+            self._failed("The translation engine failed", exc)
+
+    def _failed(self, message: str, exc: BaseException) -> None:
+        self._events.append(EngineError(self._revision, f"{message}: {exc}", _detail(exc)))
+        self._schedule_flush()
+
+    def _on_event(self, event: EngineEvent) -> None:
+        """The session's emit callback (loop thread)."""
+        if isinstance(event, BlockDelta):
+            self._partial[event.block_id] = event.text
+        elif isinstance(event, BlockDone | BlockFailed):
+            self._partial.pop(event.block_id, None)
+        self._events.append(event)
+        self._schedule_flush()
+
+    # ---- throttled flushing ------------------------------------------------------------------
+
+    def _schedule_flush(self) -> None:
+        if self._flush_handle is not None or self._stopping:
+            return
+        wait = max(0.0, self._last_flush + self.flush_interval - self._loop.time())
+        self._flush_handle = self._loop.call_later(wait, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        self._last_flush = self._loop.time()
+        batch = self._collect()
+        if batch is not None:
+            self._emit(batch)
+        if self._sent_busy and self._poll_handle is None:
+            # Notice the end of work that emits nothing (a run cancelled by a newer revision).
+            self._poll_handle = self._loop.call_later(0.25, self._poll)
+
+    def _poll(self) -> None:
+        self._poll_handle = None
+        self._schedule_flush()
+
+    def _collect(self) -> WorkerBatch | None:
+        events = tuple(self._events)
+        self._events.clear()
+        target = source = None
+        pending: frozenset[str] = frozenset()
+        busy = False
+        session = self._session
+        if session is not None:
+            view = session.snapshot()
+            doc = getattr(session, "doc", None)
+            pending = view.pending
+            overlay = {k: v for k, v in self._partial.items() if k in pending}
+            if view is not self._sent_view or overlay != self._sent_overlay:
+                target = segments_of(view.text, view.spans, overlay)
+                self._sent_view, self._sent_overlay = view, overlay
+            if doc is not None and doc is not self._sent_doc:
+                source = tuple(segment(b.id, b.text) for b in doc.blocks)
+                self._sent_doc = doc
+            busy = bool(getattr(session, "busy", False))
+        elif self._source != getattr(self._sent_doc, "source", None):
+            # No engine: show the source as it is, so the target pane still mirrors the document.
+            target = source = (segment("", self._source),) if self._source else ()
+            self._sent_doc = _Plain(self._source)
+        providers, self._providers = self._providers, None
+        expansion, self._expansion = self._expansion, None
+        quiet = not events and target is None and source is None and busy == self._sent_busy
+        if quiet and providers is None and expansion is None and not self._force:
+            return None
+        self._force = False
+        self._sent_busy = busy
+        return WorkerBatch(
+            self._revision, events, target, source, pending, busy, providers, expansion
+        )
+
+    # ---- shutting down -----------------------------------------------------------------------
+
+    def _shutdown_soon(self) -> None:
+        self._tasks.add(asyncio.ensure_future(self._shutdown()))
+
+    async def _shutdown(self) -> None:
+        for handle in (self._flush_handle, self._poll_handle):
+            if handle is not None:
+                handle.cancel()
+        self._flush_handle = self._poll_handle = None
+        session, engine = self._session, self._engine
+        self._session = self._engine = None
+        if session is not None:
+            await _bounded(session.aclose(), 0.5)
+        if engine is not None:
+            closer = getattr(engine, "aclose", None) or getattr(
+                getattr(engine, "router", None), "aclose", None
+            )
+            if closer is not None:
+                await _bounded(closer(), 0.3)
+            memory = getattr(engine, "memory", None)
+            if memory is not None:
+                with contextlib.suppress(Exception):
+                    memory.close()
+        self._loop.stop()
+
+
+@dataclass(frozen=True)
+class _Plain:
+    source: str
+
+
+async def _bounded(awaitable: Any, timeout: float) -> None:
+    started = time.monotonic()
+    try:
+        await asyncio.wait_for(awaitable, timeout)
+    except (TimeoutError, asyncio.CancelledError):
+        log.warning("shutdown step took over %.1f s; moving on", time.monotonic() - started)
+    except Exception:
+        log.exception("shutdown step failed")
+
+
+def _detail(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()

@@ -1,0 +1,46 @@
+"""UI tests: offscreen Qt, a fake provider behind the real engine, one window per test."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
+
+from collections.abc import Callable, Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.ui.uifakes import WordProvider, make_engine_factory  # noqa: E402
+
+
+@pytest.fixture
+def provider() -> WordProvider:
+    return WordProvider()
+
+
+@pytest.fixture
+def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]]:
+    """Build MainWindow on the fake provider; every window is closed (edits discarded) at the end."""
+    from fastdesk.settings import Settings
+    from fastdesk.ui import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(*, memory: bool = False, settings: Settings | None = None, **kw: object) -> MainWindow:
+        window = MainWindow(
+            engine_factory=make_engine_factory(provider, memory=memory),
+            settings=settings or Settings(debounce_ms=40),
+            **kw,
+        )
+        window._ask_save = lambda: "discard"
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    provider.release()
+    for window in windows:
+        window._ask_save = lambda: "discard"
+        window.close()
+        assert not window.worker.running
