@@ -230,6 +230,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Small writes (one SSE event each) must not wait for Nagle + delayed ACK (~40 ms).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.emulator._register(self)
 
     def finish(self) -> None:

@@ -403,6 +403,22 @@ def test_groq_style_error_event_without_status(emu: Emulator) -> None:
     assert isinstance(exc, ServerError) and "over capacity" in str(exc)
 
 
+@pytest.mark.parametrize("kind", ["groq", "openai"])
+def test_x_groq_error_in_a_chunk(emu: Emulator, kind: str) -> None:
+    chunk = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [],
+        "x_groq": {"id": "req_1", "error": "rate limit reached, try again in 3s"},
+    }
+    emu.fail_midstream(after_chunks=1, body=chunk)
+    events, exc = run(use(kind, emu, lambda p: collect_until_error(p, request("a b"))))
+    assert text_of(events) == "a"
+    assert isinstance(exc, RateLimitedError) and exc.retry_after == pytest.approx(3)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("reset", [False, True])
 def test_cut_connection_mid_stream(emu: Emulator, kind: str, reset: bool) -> None:
@@ -627,14 +643,16 @@ def test_cerebras_construction_does_not_warm_tcp(emu: Emulator) -> None:
     assert all(r.endpoint != "tcp_warming" for r in emu.requests)
 
 
-def test_cerebras_http_client_is_http1(emu: Emulator) -> None:
-    async def go(p: CerebrasProvider) -> None:
+@pytest.mark.parametrize("kind", ["groq", "cerebras"])
+def test_sdk_uses_the_one_shared_http1_client(emu: Emulator, kind: str) -> None:
+    async def go(p: Any) -> None:
         await collect(p, request("x"))
-        transport = p._http._transport  # the one pool every request goes through
+        assert p._client._client is p._http  # the SDK sends through our client
+        transport = p._http._transport
         assert isinstance(transport, httpx.AsyncHTTPTransport)
-        assert transport._pool._http2 is False
+        assert transport._pool._http2 is False  # httpx internals: no HTTP/2 (Cerebras' default)
 
-    run(use("cerebras", emu, go))
+    run(use(kind, emu, go))
 
 
 # ---- factory -----------------------------------------------------------------------------

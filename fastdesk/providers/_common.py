@@ -55,7 +55,9 @@ MAX_MESSAGE_CHARS = 300
 # ---- HTTP client -------------------------------------------------------------------------------
 
 
-def make_timeout(read: float = DEFAULT_READ_TIMEOUT, connect: float = DEFAULT_CONNECT_TIMEOUT):
+def make_timeout(
+    read: float = DEFAULT_READ_TIMEOUT, connect: float = DEFAULT_CONNECT_TIMEOUT
+) -> httpx.Timeout:
     """Connect timeout apart; ``read`` bounds each socket read (and write, and pool waits)."""
     return httpx.Timeout(read, connect=connect)
 
@@ -145,7 +147,8 @@ def retry_after_from_headers(headers: Mapping[str, str] | None) -> float | None:
 def parse_retry_after(
     headers: Mapping[str, str] | None, message: str | None = None
 ) -> float | None:
-    return retry_after_from_headers(headers) or retry_after_from_text(message)
+    from_headers = retry_after_from_headers(headers)
+    return from_headers if from_headers is not None else retry_after_from_text(message)
 
 
 def _get(headers: Mapping[str, str], name: str) -> str | None:
@@ -376,7 +379,8 @@ def default_max_tokens(request: ChatRequest) -> int:
 # ---- the SDK streaming loop --------------------------------------------------------------------
 
 
-def _attr(obj: Any, *path: str) -> Any:
+def pluck(obj: Any, *path: str) -> Any:
+    """``obj.a.b`` (or ``obj["a"]["b"]``), None as soon as a step is missing."""
     for name in path:
         if obj is None:
             return None
@@ -392,19 +396,19 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
     """A :class:`Usage` from an SDK usage object (or dict) and optional separate timings."""
     if usage is None:
         return None
-    prompt = _attr(usage, "prompt_tokens")
-    completion = _attr(usage, "completion_tokens")
+    prompt = pluck(usage, "prompt_tokens")
+    completion = pluck(usage, "completion_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
     source = timings if timings is not None else usage
-    cached = _attr(usage, "prompt_tokens_details", "cached_tokens")
+    cached = pluck(usage, "prompt_tokens_details", "cached_tokens")
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
-        queue_time=_float(_attr(source, "queue_time")),
-        prompt_time=_float(_attr(source, "prompt_time")),
-        completion_time=_float(_attr(source, "completion_time")),
-        total_time=_float(_attr(source, "total_time")),
+        queue_time=_float(pluck(source, "queue_time")),
+        prompt_time=_float(pluck(source, "prompt_time")),
+        completion_time=_float(pluck(source, "completion_time")),
+        total_time=_float(pluck(source, "total_time")),
         cached_tokens=cached if isinstance(cached, int) else None,
     )
 
@@ -438,8 +442,8 @@ async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
 
 def chunk_usage(chunk: Any) -> Usage | None:
     """Groq's ``x_groq.usage``, else OpenAI's ``usage`` (with Cerebras' ``time_info``)."""
-    return usage_from(_attr(chunk, "x_groq", "usage")) or usage_from(
-        _attr(chunk, "usage"), _attr(chunk, "time_info")
+    return usage_from(pluck(chunk, "x_groq", "usage")) or usage_from(
+        pluck(chunk, "usage"), pluck(chunk, "time_info")
     )
 
 
@@ -466,11 +470,14 @@ async def stream_events(
                 raise ConnectionFailedError(provider, "malformed event in the stream") from None
             if isinstance(chunk, Mapping) and chunk.get("error"):
                 raise from_error_body(provider, chunk, None, None, secrets)
-            for choice in _attr(chunk, "choices") or ():
-                content = _attr(choice, "delta", "content")
+            groq_error = pluck(chunk, "x_groq", "error")
+            if groq_error:
+                raise from_error_body(provider, {"error": groq_error}, None, None, secrets)
+            for choice in pluck(chunk, "choices") or ():
+                content = pluck(choice, "delta", "content")
                 if isinstance(content, str) and content:
                     yield TextDelta(content)
-                reason = _attr(choice, "finish_reason")
+                reason = pluck(choice, "finish_reason")
                 if reason:
                     finish = str(reason)
             usage = chunk_usage(chunk) or usage
@@ -554,7 +561,7 @@ class SdkProvider:
         except Exception as exc:
             error = self._error(exc)
             raise error from (exc if should_chain(exc) else None)
-        return [model_info(item) for item in (_attr(page, "data") or ())]
+        return [model_info(item) for item in (pluck(page, "data") or ())]
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
@@ -566,16 +573,16 @@ def model_info(item: Any) -> ModelInfo:
     """A :class:`ModelInfo` from one ``/models`` entry (SDK object or dict)."""
     context = None
     for name in ("context_window", "context_length", "max_model_len"):
-        value = _attr(item, name)
+        value = pluck(item, name)
         if isinstance(value, int):
             context = value
             break
     if context is None:
-        value = _attr(item, "meta", "n_ctx_train")  # llama.cpp
+        value = pluck(item, "meta", "n_ctx_train")  # llama.cpp
         context = value if isinstance(value, int) else None
-    owned_by = _attr(item, "owned_by")
+    owned_by = pluck(item, "owned_by")
     return ModelInfo(
-        id=str(_attr(item, "id")),
+        id=str(pluck(item, "id")),
         context_length=context,
         owned_by=owned_by if isinstance(owned_by, str) else None,
     )

@@ -19,7 +19,6 @@ import httpx
 from fastdesk.providers._common import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
-    _attr,
     error_fields,
     from_status,
     make_http_client,
@@ -27,6 +26,7 @@ from fastdesk.providers._common import (
     map_exception,
     model_info,
     parse_rate_limits,
+    pluck,
     reasoning_family,
     should_chain,
     stream_events,
@@ -106,7 +106,7 @@ class OpenAICompatProvider:
         items = payload.get("data") if isinstance(payload, Mapping) else None
         if not isinstance(items, list):  # Ollama's native shape, just in case
             items = payload.get("models") if isinstance(payload, Mapping) else None
-        return [model_info(item) for item in items or () if _attr(item, "id")]
+        return [model_info(item) for item in items or () if pluck(item, "id")]
 
     async def aclose(self) -> None:
         await self._http.aclose()
