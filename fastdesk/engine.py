@@ -22,6 +22,7 @@ from fastdesk.events import (
     BlockStarted,
     EngineError,
     EngineEvent,
+    Expansion,
     Flag,
     RequestDone,
     RevisionDone,
@@ -34,6 +35,7 @@ from fastdesk.prompts import (
     ThinkStripper,
     batch_text,
     build_messages,
+    expand_prompt,
     partial_batch,
     split_batch,
     system_prompt,
@@ -99,6 +101,21 @@ def _noop(_event: EngineEvent) -> None:
 def estimate_tokens(text: str) -> int:
     """A provider-neutral estimate (≈4 characters a token) for sizing batches."""
     return len(text) // 4 + 1
+
+
+def section_text(doc: Document, block_id: str) -> str:
+    """A heading's whole section (up to the next heading of its level or higher), else the block."""
+    blocks = list(doc.blocks)
+    i = next(n for n, b in enumerate(blocks) if b.id == block_id)
+    head = blocks[i]
+    if head.kind != "heading" or not head.heading_level:
+        return head.split()[1]
+    end = i + 1
+    while end < len(blocks) and not (
+        blocks[end].kind == "heading" and 0 < blocks[end].heading_level <= head.heading_level
+    ):
+        end += 1
+    return "".join(b.text for b in blocks[i:end]).strip()
 
 
 def document_title(doc: Document) -> str:
@@ -432,6 +449,45 @@ class Engine:
             self._in_flight -= 1
         acc.append(stripper.finish())
         return "".join(acc), finish, provider, model
+
+    async def expand(
+        self, doc: Document, block_id: str, spec: JobSpec, *, revision: int = 0, emit: Emit = _noop
+    ) -> str | None:
+        """Elaborate the section of `block_id` in the target language; streams Expansion events."""
+        text = section_text(doc, block_id)
+        candidates = self.router.candidates(spec.provider, spec.model)
+        model_hint = candidates[0][1] if candidates else (spec.model or "")
+        system = expand_prompt(
+            spec.target_lang, model=model_hint, context=Context(title=document_title(doc))
+        )
+        acc: list[str] = []
+        stripper = ThinkStripper()
+        try:
+            async for ev in self.router.stream(
+                build_messages(system, text),
+                provider=spec.provider,
+                model=spec.model,
+                max_tokens=1024,
+                purpose="expand",
+                blocks=1,
+            ):
+                if isinstance(ev, TextDelta):
+                    visible = stripper.feed(ev.text)
+                    if visible:
+                        acc.append(visible)
+                        emit(Expansion(revision, block_id, "".join(acc)))
+                elif isinstance(ev, Restart):
+                    acc.clear()
+                    stripper = ThinkStripper()
+                elif isinstance(ev, AttemptDone):
+                    emit(RequestDone(revision, ev.stats))
+        except AllProvidersFailed as exc:
+            emit(EngineError(revision, _failure_message(exc), str(exc), _failure_kind(exc)))
+            return None
+        acc.append(stripper.finish())
+        result = "".join(acc).strip()
+        emit(Expansion(revision, block_id, result, done=True))
+        return result
 
     @staticmethod
     def _emit_partial(

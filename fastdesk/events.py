@@ -109,6 +109,26 @@ class RevisionDone:
     flagged: tuple[str, ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True)
+class Expansion:
+    """Generated elaboration of one block's section (seed 003's "sections expanded on demand").
+
+    Shown for that block only and marked as generated; never written into the translation.
+    """
+
+    revision: int
+    block_id: str
+    text: str
+    done: bool = False
+
+
 EngineEvent = (
-    BlockStarted | BlockDelta | BlockDone | BlockFailed | RequestDone | EngineError | RevisionDone
+    BlockStarted
+    | BlockDelta
+    | BlockDone
+    | BlockFailed
+    | RequestDone
+    | EngineError
+    | RevisionDone
+    | Expansion
 )

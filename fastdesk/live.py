@@ -64,6 +64,18 @@ class LiveSession:
             self.done.pop(bid, None)
         self._start(force=ids, only=ids)
 
+    def expand(self, block_id: str) -> None:
+        """Elaborate this block's section in the target language (Expansion events)."""
+        if self.doc is None or block_id not in self._ids:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self.engine.expand(
+                self.doc, block_id, self.spec, revision=self.revision, emit=self._emit
+            )
+        )
+        self._runs[task] = frozenset({block_id})
+        task.add_done_callback(self._finished)
+
     # ---- outputs ----------------------------------------------------------------------------
 
     def snapshot(self) -> TargetView:

@@ -99,6 +99,23 @@ def system_prompt(
     return "\n\n".join(parts)
 
 
+def expand_prompt(target_lang: str, *, model: str = "", context: Context | None = None) -> str:
+    """Instructions to elaborate a section for a reader who wants more detail."""
+    name = language_name(target_lang)
+    parts = [
+        f"You expand a section of a Markdown document for a reader who asked for more detail. "
+        f"Write in {name} ({target_lang}), whatever the language of the section. Explain the "
+        f"ideas further, add a short example where it helps, and keep every fact consistent "
+        f"with the section. Answer with Markdown only, at most about three short paragraphs or "
+        f"a list; do not repeat the section itself; no preamble.",
+    ]
+    if context and context.title:
+        parts.append(f"Document title: {context.title}")
+    if _is_reasoning_model(model):
+        parts.append("/no_think")
+    return "\n\n".join(parts)
+
+
 def build_messages(system: str, text: str) -> list[dict[str, str]]:
     """System instructions, then the text as the last user message (verbatim)."""
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]

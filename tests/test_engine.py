@@ -261,3 +261,25 @@ def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
     g3 = Glossary(keep=("fastdesk",), translate={"fr": {"pull request": "requête de tirage"}})
     run(engine_with(fake, memory=memory), text, JobSpec(glossary=g3))
     assert [last_user(r) for r in fake.requests] == ["Open a pull request."]
+
+
+def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
+    from fastdesk.engine import section_text
+    from fastdesk.events import Expansion
+
+    text = "# Doc\n\n## Setup\n\nInstall it.\n\n### Detail\n\nMore.\n\n## Usage\n\nRun it.\n"
+    doc = parse(text)
+    setup = doc.blocks[1]
+    assert section_text(doc, setup.id) == "## Setup\n\nInstall it.\n\n### Detail\n\nMore."
+    assert section_text(doc, doc.blocks[2].id) == "Install it."
+    fake = FakeProvider(answer=lambda r: "<think>x</think>Voici plus de détails.")
+    events: list[object] = []
+    result = asyncio.run(
+        engine_with(fake).expand(doc, setup.id, JobSpec(target_lang="fr"), emit=events.append)
+    )
+    assert result == "Voici plus de détails."
+    expansions = [e for e in events if isinstance(e, Expansion)]
+    assert expansions[-1].done and expansions[-1].text == result
+    assert "French" in fake.requests[0].messages[0]["content"]
+    assert last_user(fake.requests[0]).startswith("## Setup")
+    assert any(isinstance(e, RequestDone) and e.stats.purpose == "expand" for e in events)
