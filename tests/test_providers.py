@@ -447,6 +447,7 @@ def test_silent_server_times_out_before_headers(emu: Emulator, kind: str) -> Non
     _, exc = run(use(kind, emu, lambda p: collect_until_error(p, request()), timeout=0.3))
     assert isinstance(exc, ProviderTimeoutError) and exc.kind == "timeout"
     assert time.monotonic() - started < 3
+    assert_no_secret(exc, kind)
     assert len(emu.chat_requests) == 1
 
 
@@ -543,6 +544,31 @@ def test_cancel_mid_stream_closes_the_response(emu: Emulator, kind: str) -> None
         return elapsed
 
     assert run(use(kind, emu, go)) < 0.5
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cancel_while_the_consumer_is_busy_elsewhere(emu: Emulator, kind: str) -> None:
+    """Cancelled between two events (the stream suspended at a yield): the response still closes
+    (the abandoned generator is finalised by asyncio's async-generator hook)."""
+    emu.configure(tokens_per_second=20)
+
+    async def go(p: Provider) -> None:
+        busy = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in p.stream(request("word " * 200)):
+                if isinstance(event, TextDelta):
+                    busy.set()
+                    await asyncio.Event().wait()  # stuck in other work, never resumes the stream
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(busy.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await asyncio.to_thread(emu.wait_for, lambda: emu.disconnects >= 1, 5)
+
+    run(use(kind, emu, go))
 
 
 @pytest.mark.parametrize("kind", KINDS)
