@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -218,7 +219,11 @@ class MainWindow(QMainWindow):
         self.language_selector.setToolTip("Target language: type a name or a code (Ctrl+L)")
         self.language_selector.setEditable(True)
         self.language_selector.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.language_selector.setMinimumContentsLength(22)
+        self.language_selector.setMinimumContentsLength(24)
+        self.language_selector.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.language_selector.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
             self.language_selector.addItem(f"{LANGUAGES[code]} ({code})", code)
         completer = QCompleter(self.language_selector.model(), self.language_selector)
@@ -761,15 +766,18 @@ def _pane(title: QLabel, body: QWidget, corner: QWidget | None = None) -> QWidge
     layout = QVBoxLayout(box)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(2)
-    header = QHBoxLayout()
-    header.setContentsMargins(6, 2, 2, 0)
+    head = QWidget()
+    head.setFixedHeight(max(28, title.sizeHint().height() + 8))
+    header = QHBoxLayout(head)
+    header.setContentsMargins(6, 0, 2, 0)
     font = title.font()
     font.setBold(True)
     title.setFont(font)
     header.addWidget(title, 1)
     if corner is not None:
+        corner.setMaximumHeight(head.height() - 2)
         header.addWidget(corner)
-    layout.addLayout(header)
+    layout.addWidget(head)
     layout.addWidget(body, 1)
     return box
 

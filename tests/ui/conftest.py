@@ -6,11 +6,11 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
 
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Iterator
 
-import pytest  # noqa: E402
+import pytest
 
-from tests.ui.uifakes import WordProvider, make_engine_factory  # noqa: E402
+from tests.ui.uifakes import WordProvider, make_engine_factory
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def provider() -> WordProvider:
 
 @pytest.fixture
 def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]]:
-    """Build MainWindow on the fake provider; every window is closed (edits discarded) at the end."""
+    """MainWindow on the fake provider; every window is closed (edits discarded) at the end."""
     from fastdesk.settings import Settings
     from fastdesk.ui import MainWindow
 

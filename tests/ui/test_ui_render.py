@@ -1,0 +1,78 @@
+"""The Qt-free half of the target panes: segments and their diff."""
+
+from __future__ import annotations
+
+import random
+
+from fastdesk.ui import render
+from fastdesk.ui.render import Segment, diff, segment, segments_of
+
+
+def segs(*texts: str) -> list[Segment]:
+    return [segment(f"id{i}-{t}", t) for i, t in enumerate(texts)]
+
+
+def apply(old: list[Segment], new: list[Segment]) -> list[Segment]:
+    out = list(old)
+    for i1, i2, j1, j2 in reversed(diff(old, new)):
+        out[i1:i2] = new[j1:j2]
+    return out
+
+
+def test_segments_cover_the_text_and_normalise_line_ends() -> None:
+    text = "# T\r\n\r\nPara one.\r\n"
+    spans = (("a", 0, 7), ("b", 7, len(text)))
+    out = segments_of(text, spans)
+    assert [s.key for s in out] == ["a", "b"]
+    assert render.join(out) == "# T\n\nPara one.\n"
+    assert out[0].qlen == len("# T\n\n")
+
+
+def test_overlay_replaces_a_block_still_streaming() -> None:
+    text = "A\n\nB\n"
+    out = segments_of(text, (("a", 0, 3), ("b", 3, 5)), {"b": "Bé partial"})
+    assert render.join(out) == "A\n\nBé partial"
+
+
+def test_utf16_lengths_count_emoji_twice() -> None:
+    assert segment("x", "a😀b").qlen == 4
+    assert segment("x", "é").qlen == 1
+
+
+def test_streaming_changes_are_per_block() -> None:
+    old = segs("# T\n\n", "Bon", "C\n")
+    new = segs("# T\n\n", "Bonjour", "C\n")
+    assert diff(old, new) == [(1, 2, 1, 2)]
+
+
+def test_insertion_is_one_small_edit_not_a_rewrite() -> None:
+    old = segs(*[f"p{i}\n\n" for i in range(50)])
+    new = [*old[:10], segment("new", "inserted\n\n"), *old[10:]]
+    ops = diff(old, new)
+    assert ops == [(10, 10, 10, 11)]
+
+
+def test_unchanged_text_with_a_new_id_needs_no_edit() -> None:
+    old = [segment("a", "Bonjour\n")]
+    new = [segment("a2", "Bonjour\n")]  # edited source, previous translation kept on screen
+    assert diff(old, new) == []
+
+
+def test_random_edits_converge() -> None:
+    rng = random.Random(7)
+    words = ["a\n", "b\n", "c\n", "dd\n", "e\n\n", ""]
+    for _ in range(300):
+        old = [segment("k", rng.choice(words)) for _ in range(rng.randint(0, 8))]
+        new = [segment("k", rng.choice(words)) for _ in range(rng.randint(0, 8))]
+        assert [s.text for s in apply(old, new)] == [s.text for s in new]
+
+
+def test_stylesheet_fills_palette_colours() -> None:
+    light, dark = render.stylesheet(False), render.stylesheet(True)
+    assert "var(" not in light and "var(" not in dark
+    assert light != dark
+
+
+def test_block_html_is_cached_markdown() -> None:
+    assert "<h2>" in render.block_html("## Title\n")
+    assert render.block_html("| a |\n|---|\n| 1 |\n").count("<td>") == 1

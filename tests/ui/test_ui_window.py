@@ -1,0 +1,288 @@
+"""The window end to end: real engine and LiveSession in the worker thread, a fake provider."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QInputMethodEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QTextBrowser,
+    QToolButton,
+)
+
+from fastdesk.events import RequestStats
+from fastdesk.providers.base import AuthenticationError
+from fastdesk.settings import load_settings
+from fastdesk.ui.render import segment
+from fastdesk.ui.worker import WorkerBatch
+from tests.ui.uifakes import translated
+
+
+def target_text(window) -> str:
+    return window.findChild(QPlainTextEdit, "targetEditor").toPlainText()
+
+
+def test_contract_widgets_exist(make_window) -> None:
+    w = make_window()
+    assert isinstance(w.findChild(QPlainTextEdit, "sourceEditor"), QPlainTextEdit)
+    assert isinstance(w.findChild(QPlainTextEdit, "targetEditor"), QPlainTextEdit)
+    assert isinstance(w.findChild(QTextBrowser, "targetPreview"), QTextBrowser)
+    for name in ("modeSelector", "languageSelector", "providerSelector"):
+        assert isinstance(w.findChild(QComboBox, name), QComboBox)
+    for name in ("latencyLabel", "costLabel"):
+        assert isinstance(w.findChild(QLabel, name), QLabel)
+    languages = w.findChild(QComboBox, "languageSelector")
+    codes = {languages.itemData(i) for i in range(languages.count())}
+    assert {"fr", "fr-CA", "de", "es-MX", "pt-BR", "ja", "zh-Hans", "uk"} <= codes
+
+
+def test_typing_updates_the_target(make_window, qtbot) -> None:
+    w = make_window()
+    source = w.findChild(QPlainTextEdit, "sourceEditor")
+    source.setFocus()
+    qtbot.keyClicks(source, "# Hello")
+    qtbot.keyClick(source, Qt.Key.Key_Return)
+    qtbot.keyClick(source, Qt.Key.Key_Return)
+    qtbot.keyClicks(source, "Hello world, the cat.")
+    expected = translated("# Hello\n\nHello world, the cat.")
+    qtbot.waitUntil(lambda: target_text(w) == expected, timeout=5000)
+    # the rendered view holds the same blocks
+    qtbot.waitUntil(lambda: len(w.preview.frames) == 2)
+    assert "Bonjour monde" in w.preview.toPlainText()
+    qtbot.waitUntil(lambda: "first token" in w.status.latency.text())
+    assert w.status.latency.text().startswith("groq · fake-model")
+
+
+def test_only_the_edited_block_is_sent_again(make_window, qtbot, provider) -> None:
+    w = make_window()
+    w.source.setPlainText("Hello world.\n\nThe cat.\n")
+    qtbot.waitUntil(lambda: target_text(w) == translated("Hello world.\n\nThe cat.\n"))
+    sent = len(provider.requests)
+    cursor = w.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.source.setTextCursor(cursor)
+    qtbot.keyClicks(w.source, "Goodbye.")
+    qtbot.waitUntil(lambda: target_text(w).endswith("chat.\nAu revoir."))
+    new = provider.requests[sent:]
+    assert new and all("Hello" not in r.messages[-1]["content"] for r in new)
+
+
+def test_stale_results_are_dropped(make_window, qtbot, provider) -> None:
+    provider.hold_answers()
+    w = make_window()
+    seen: list[str] = []
+    w.target_editor.document().contentsChanged.connect(lambda: seen.append(target_text(w)))
+    w.source.setPlainText("Hello")
+    qtbot.waitUntil(provider.started.is_set)
+    w.source.setPlainText("Hello world")  # a new revision before the first answer came
+    qtbot.waitUntil(lambda: len(provider.requests) >= 2)  # the worker has the new revision
+    provider.release()
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    assert "Bonjour" not in seen  # the answer for the stale "Hello" never showed
+
+
+def test_a_batch_for_an_older_revision_is_not_shown(make_window, qtbot) -> None:
+    w = make_window()
+    w.source.setPlainText("Hello world")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    w._on_batch(WorkerBatch(revision=w.revision - 1, target=(segment("x", "STALE"),)))
+    qtbot.waitUntil(lambda: w.scheduler.idle)
+    assert target_text(w) == "Bonjour monde"
+
+
+def test_mode_and_language_switches(make_window, qtbot) -> None:
+    w = make_window()
+    w.source.setPlainText("Hello world, the cat.")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde, the chat.")
+    w.findChild(QComboBox, "languageSelector").setCurrentIndex(w.language_selector.findData("de"))
+    qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt, the Katze.")
+    assert w.target_title.text() == "Translation — German"
+    w.set_mode("simplify")
+    qtbot.waitUntil(lambda: target_text(w) == "Hi world, the cat.")
+    saved = load_settings()[0]
+    assert (saved.mode, saved.target_language) == ("simplify", "de")
+
+
+def test_language_box_accepts_names_and_codes(make_window) -> None:
+    w = make_window()
+    box = w.language_selector
+    for typed, code in (("German", "de"), ("pt-BR", "pt-BR"), ("fr-BE", "fr-BE")):
+        box.setEditText(typed)
+        box.lineEdit().editingFinished.emit()
+        assert box.currentData() == code
+    box.setEditText("not a language at all")
+    box.lineEdit().editingFinished.emit()
+    assert box.currentData() == "fr-BE"
+
+
+def test_error_is_shown_with_details_on_click(make_window, qtbot, provider) -> None:
+    provider.fail_with = AuthenticationError("groq", "invalid API key", status=401)
+    w = make_window()
+    w.source.setPlainText("Hello world")
+    button = w.findChild(QToolButton, "errorButton")
+    qtbot.waitUntil(button.isVisible)
+    assert "key was refused" in button.text()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    box = w.findChild(QMessageBox, "errorDetails")
+    assert box is not None and box.isVisible()
+    assert "invalid API key" in box.detailedText()
+    box.close()
+    assert "error" in w.status.latency.text()
+
+
+def test_costs_unknown_price_is_never_zero(make_window) -> None:
+    w = make_window()
+    status = w.status
+    status.request_done(RequestStats("groq", "m", "ok", 120.0, 400.0, 10, 20, None, None, 50.0))
+    assert status.cost.text() == "last cost unknown · session cost unknown"
+    status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.000025, None, 60.0))
+    assert status.cost.text() == "last $0.000025 · session $0.000025 + unknown"
+    assert status.latency.text() == "groq · m · first token 100 ms · total 300 ms · 60 tok/s"
+
+
+def test_memory_answers_show_as_such(make_window, qtbot, provider) -> None:
+    w = make_window(memory=True)
+    w.source.setPlainText("Hello world")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    w.source.setPlainText("Hello world, the cat")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde, the chat")
+    requests = len(provider.requests)
+    w.source.setPlainText("Hello world")  # back to a text the memory knows
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    qtbot.waitUntil(lambda: w.status.latency.text() == "memory · 0 ms")
+    assert w.status.cost.text().startswith("last $0 (memory)")
+    assert len(provider.requests) == requests
+
+
+def test_input_method_composition_does_not_translate(make_window, qtbot) -> None:
+    w = make_window()
+    w.source.setFocus()
+    revision = w.revision
+    QApplication.sendEvent(w.source, QInputMethodEvent("ni", []))
+    assert w.source.composing
+    assert not w._debounce.isActive()
+    commit = QInputMethodEvent("", [])
+    commit.setCommitString("你")
+    QApplication.sendEvent(w.source, commit)
+    assert not w.source.composing
+    qtbot.waitUntil(lambda: w.revision > revision)
+    assert w.source.toPlainText() == "你"
+
+
+def test_live_off_waits_for_translate_now(make_window, qtbot, provider) -> None:
+    w = make_window()
+    w.actions_.live.setChecked(False)
+    revision = w.revision
+    w.source.setPlainText("Hello world")
+    assert not w._debounce.isActive() and w.revision == revision
+    w.actions_.translate_now.trigger()
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+
+
+def test_closing_while_streaming_cancels_within_a_second(make_window, qtbot, provider) -> None:
+    provider.hold_answers()  # the answer never comes
+    w = make_window()
+    w.source.setPlainText("Hello world")
+    qtbot.waitUntil(provider.started.is_set)
+    assert w.status.activity.isVisible()
+    started = time.perf_counter()
+    assert w.close()
+    assert time.perf_counter() - started < 1.0
+    assert not w.worker.running
+
+
+def test_unsaved_edits_ask_before_closing(make_window, qtbot) -> None:
+    w = make_window()
+    w.source.setPlainText("Hello")
+    w.source.document().setModified(True)
+    w._ask_save = lambda: "cancel"
+    assert not w.close()
+    assert w.isVisible() and w.worker.running
+    w._ask_save = lambda: "discard"
+    assert w.close()
+
+
+def test_open_save_and_export_keep_bytes(make_window, qtbot, tmp_path: Path) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_bytes("# Hello\r\n\r\nHello world \u00a0!\r\n".encode())
+    w = make_window()
+    assert w.open_file(doc)
+    assert w.windowTitle().startswith("guide.md")
+    qtbot.waitUntil(lambda: target_text(w).startswith("# Bonjour"))
+    qtbot.waitUntil(lambda: not w._pending)
+    w.source.document().setModified(True)
+    assert w.save()
+    assert doc.read_bytes() == "# Hello\r\n\r\nHello world \u00a0!\r\n".encode()
+    out = tmp_path / "out" / "guide.fr.md"
+    assert w.export_translation(out)
+    assert out.read_bytes() == "# Bonjour\r\n\r\nBonjour monde \u00a0!\r\n".encode()
+    assert load_settings()[0].recent_files[0] == str(doc)
+
+
+def test_opening_a_bad_file_says_why(make_window, tmp_path: Path) -> None:
+    bad = tmp_path / "image.md"
+    bad.write_bytes(b"\x89PNG\x00\x00")
+    w = make_window()
+    assert not w.open_file(bad)
+    box = w.findChild(QMessageBox, "warningBox")
+    assert box is not None and "binary" in box.text()
+    box.close()
+
+
+def test_layout_and_view_are_remembered(make_window, qtbot) -> None:
+    w = make_window()
+    assert not w.showing_raw
+    w.actions_.toggle_view.trigger()
+    assert w.showing_raw and w.target_editor.isVisible()
+    w.splitter.setSizes([300, 900])
+    w.close()
+    window = load_settings()[0].window
+    assert {"geometry", "state", "splitter"} <= set(window) and window["view"] == "raw"
+    again = make_window(settings=load_settings()[0])
+    assert again.showing_raw
+    left, right = again.splitter.sizes()
+    assert left < right
+
+
+def test_settings_action_calls_the_hook(make_window, monkeypatch) -> None:
+    from fastdesk.ui import MainWindow
+
+    called = []
+    monkeypatch.setattr(MainWindow, "open_settings", lambda self: called.append(self))
+    w = make_window()
+    w.findChild(QAction, "actionSettings").trigger()
+    assert called == [w]
+
+
+def test_sample_document_opens(make_window, qtbot) -> None:
+    w = make_window()
+    w.open_sample()
+    assert w.source.toPlainText().startswith("# Welcome to fastdesk")
+    assert not w.source.document().isModified()
+    qtbot.waitUntil(lambda: target_text(w).startswith("# Welcome"), timeout=5000)
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: bool) -> None:
+    w = make_window()
+    if raw:
+        w.toggle_target_view()
+    w.source.setPlainText("Hello\n\nworld\n\nthe cat\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour\n\nmonde\n\nthe chat\n")
+    qtbot.waitUntil(lambda: len(w.sync._starts) == 4)
+    cursor = w.source.textCursor()
+    cursor.setPosition(len("Hello\n\nwor"))
+    w.source.setTextCursor(cursor)
+    selections = w.target_editor.extraSelections()
+    assert len(selections) == 1
+    assert selections[0].cursor.selectedText().startswith("monde")
+    if not raw:
+        assert w.preview._highlighted is w.preview.frames[1]
