@@ -741,7 +741,9 @@ def _send_error(
 
 
 def _send_models(ex: _Exchange, flavour: str, cfg: Config) -> None:
-    ids = (cfg.models or DEFAULT_MODELS).get(flavour) or DEFAULT_MODELS[flavour]
+    ids = (cfg.models or {}).get(flavour)
+    if ids is None:
+        ids = DEFAULT_MODELS[flavour]
     data = []
     for model_id in ids:
         item: dict[str, Any] = {

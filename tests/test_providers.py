@@ -646,6 +646,13 @@ def test_openai_compat_picks_the_served_model_when_none_configured(emu: Emulator
     assert [r.endpoint for r in emu.requests].count("models") == 1
 
 
+def test_openai_compat_with_no_model_anywhere(emu: Emulator) -> None:
+    emu.configure(models={"openai": []})
+    _, exc = run(use("openai", emu, lambda p: collect_until_error(p, request("x"))))
+    assert isinstance(exc, BadRequestError) and "FASTDESK_OPENAI_MODEL" in str(exc)
+    assert emu.chat_requests == []
+
+
 def test_openai_compat_without_key_sends_no_authorization(emu: Emulator) -> None:
     async def go() -> None:
         provider = OpenAICompatProvider(emu.openai_base_url + "/", default_model="m")
