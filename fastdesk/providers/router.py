@@ -713,6 +713,28 @@ class _Flight:
 # ---- helpers ----------------------------------------------------------------------------------
 
 
+def options_from_settings(settings: object) -> dict[str, object]:
+    """Router keyword arguments from :class:`fastdesk.settings.Settings`: the models listed for
+    each provider (chosen and per-language), exclusions, per-language preferences, hedging."""
+    chosen: Mapping[str, str] = getattr(settings, "models", None) or {}
+    preferred: Mapping[str, Mapping[str, str]] = getattr(settings, "preferred_models", None) or {}
+    excluded: Mapping[str, Sequence[str]] = getattr(settings, "excluded_models", None) or {}
+    models: dict[str, list[str]] = {}
+    for provider, model in chosen.items():
+        if model:
+            models.setdefault(provider, []).append(model)
+    for by_provider in preferred.values():
+        for provider, model in by_provider.items():
+            if model and model not in models.get(provider, []):
+                models.setdefault(provider, []).append(model)
+    return {
+        "models": models,
+        "excluded": {p: list(ms) for p, ms in excluded.items()},
+        "preferred": {lang: dict(v) for lang, v in preferred.items()},
+        "hedge": bool(getattr(settings, "hedging", False)),
+    }
+
+
 def _skip_error(entry: HealthEntry, pair: Pair) -> ProviderError:
     """Why a choice was not even tried, as the error the engine already knows how to word."""
     if entry.state == "auth":

@@ -221,7 +221,7 @@ class StatsStore:
                 for pair, s in sorted(self._choices.items())
             },
         }
-        return json.dumps(data, indent=1, sort_keys=True) + "\n"
+        return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
 
     def save(self) -> None:
         """Write atomically (never half a file); a memory-only store does nothing."""
