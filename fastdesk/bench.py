@@ -9,7 +9,8 @@ down; the measurements also feed the router's persisted windows (they are real m
 Figures per row: time to first token p50/p90 over every successful request; total = wall time of
 one whole-document run (p50 over runs); tokens/s = completion tokens over streaming time (after
 the first token) summed over requests; cost per run (mean; unknown when any price or usage is);
-fidelity flags = flagged blocks per run (mean); errors = failed requests over all runs.
+fidelity flags = flagged blocks per run (mean); errors = requests that got no answer over all
+runs (failed, or not sent because the model was rate-limited or its key refused).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from dataclasses import dataclass, field
 
 from fastdesk.blocks import parse
 from fastdesk.engine import Engine, JobSpec
-from fastdesk.events import BlockDone, BlockFailed, EngineEvent, RequestDone, RequestStats
+from fastdesk.events import (
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+    RequestStats,
+)
 from fastdesk.pricing import PriceTable, format_cost
 from fastdesk.providers.base import Provider
 from fastdesk.providers.router import Router
@@ -59,6 +67,7 @@ class BenchRun:
     requests: list[RequestStats] = field(default_factory=list)
     flagged: int = 0
     failed_blocks: int = 0
+    errors: list[str] = field(default_factory=list)  # requests that failed (or were not sent)
 
     @property
     def ok(self) -> bool:
@@ -118,7 +127,7 @@ class BenchRow:
 
     @property
     def errors(self) -> int:
-        return sum(1 for run in self.runs for r in run.requests if r.status == "error")
+        return sum(len(run.errors) for run in self.runs)
 
     @property
     def ok_runs(self) -> int:
@@ -127,9 +136,8 @@ class BenchRow:
     @property
     def first_error(self) -> str | None:
         for run in self.runs:
-            for r in run.requests:
-                if r.error:
-                    return r.error
+            if run.errors:
+                return run.errors[0]
         return None
 
     def as_dict(self) -> dict[str, object]:
@@ -202,6 +210,8 @@ async def _one_run(engine: Engine, doc, spec: JobSpec) -> BenchRun:  # type: ign
             run.flagged += 1
         elif isinstance(event, BlockFailed):
             run.failed_blocks += 1
+        elif isinstance(event, EngineError):
+            run.errors.append(event.message)
 
     started = time.perf_counter()
     await engine.run(doc, spec, emit=on_event)
