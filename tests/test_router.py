@@ -453,6 +453,20 @@ def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() ->
     assert [s.status for s in recorded] == ["cancelled"]
 
 
+def test_closing_the_stream_early_cancels_the_attempt() -> None:
+    async def go() -> int:
+        groq = Scripted("groq", text="x" * 60, chunk=1)
+        router = router_of(groq)
+        stream = router.stream(MESSAGES)
+        async for ev in stream:
+            if isinstance(ev, TextDelta):
+                break
+        await stream.aclose()
+        return groq.cancelled  # counted now, not when the loop shuts down
+
+    assert asyncio.run(go()) == 1
+
+
 def test_stats_carry_usage_cost_and_speed() -> None:
     router = router_of(Scripted("groq", "llama-3.1-8b-instant", text="x" * 400))
     _, events = asyncio.run(consume(router, purpose="retry", blocks=3))

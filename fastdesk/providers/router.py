@@ -378,8 +378,9 @@ class Router:
         else:
             hedging = False
         flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
-        async for event in flight.events():
-            yield event
+        async with contextlib.aclosing(flight.events()) as events:  # closing us stops attempts
+            async for event in events:
+                yield event
 
     # ---- measuring ----------------------------------------------------------------------------
 
@@ -456,14 +457,15 @@ class Router:
         self._save_task = loop.create_task(asyncio.to_thread(write_snapshot, path, text))
 
     def save_stats(self) -> None:
-        """Write the windows now (the window calls this on quit; aclose does it too)."""
+        """Write the windows now, in the loop's thread or once it has stopped (aclose does it)."""
         if self.stats.dirty:
             self._last_save = time.monotonic()
             self.stats.save()
 
     async def aclose(self) -> None:
-        if self._save_task is not None:
-            await asyncio.wait([self._save_task])
+        task = self._save_task
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait([task])
         self.save_stats()
         for p in self.providers.values():
             await p.aclose()
