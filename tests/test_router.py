@@ -516,7 +516,7 @@ def test_hedge_goes_to_the_next_choice_when_the_first_is_late_and_cancels_the_lo
 def test_hedge_loses_when_the_first_choice_streams_first() -> None:
     async def go():
         first = Scripted("groq", ttfb=0.03)
-        never = Scripted("cerebras", gate=asyncio.Event())
+        never = Scripted("cerebras", "gpt-oss-120b", gate=asyncio.Event())
         router = router_of(first, never, hedge=True)
         seed(router.stats, ("groq", "m"), 5)
         return never, router, await consume(router)
@@ -527,6 +527,10 @@ def test_hedge_loses_when_the_first_choice_streams_first() -> None:
     assert dones(events) == [("cerebras", "cancelled"), ("groq", "ok")]
     assert [e for e in events if isinstance(e, Attempt)] == [Attempt("groq", "m")]
     assert router.hedging.won == 0 and router.hedging.hedged == 1
+    # no usage reported before the cancel: unknown in the stats, estimated in the summary
+    cancelled = next(e.stats for e in events if isinstance(e, AttemptDone))
+    assert cancelled.cost_usd is None
+    assert router.hedging.known_cost_usd == 0 and router.hedging.estimated_cost_usd > 0
 
 
 def test_when_the_first_choice_fails_during_a_hedge_the_hedge_carries_on() -> None:
