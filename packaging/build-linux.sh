@@ -106,6 +106,7 @@ Copyright: the fastdesk developers
 License: MIT
 EOF
 chmod -R u+rwX,go+rX,go-w "$root"
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 installed_kb="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"
 cat > "$root/DEBIAN/control" <<EOF

@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -154,7 +155,7 @@ def check_translate(cli: Path, work: Path) -> dict:
     return {"requests": requests, "seconds": result.seconds, "report": data}
 
 
-def check_window(exe: Path, work: Path, exit_ms: int = 500, timeout: float = 60) -> Run:
+def check_window(exe: Path, work: Path, exit_ms: int = 500, timeout: float = 30) -> Run:
     """Open the window offscreen with a document; the app must quit by itself with status 0."""
     doc = work / "window.md"
     doc.write_text(SAMPLE, encoding="utf-8")
@@ -162,33 +163,40 @@ def check_window(exe: Path, work: Path, exit_ms: int = 500, timeout: float = 60)
         work / "home",
         {"QT_QPA_PLATFORM": "offscreen", "FASTDESK_SMOKE_EXIT_MS": str(exit_ms)},
     )
-    result = run([exe, doc], env, timeout, work)
+    try:
+        result = run([exe, doc], env, timeout, work)
+    except SmokeFailure as exc:
+        raise SmokeFailure(f"window: {exc} (does the app honour FASTDESK_SMOKE_EXIT_MS?)") from exc
     _expect(result.returncode == 0, "window: exit status", result)
     return result
 
 
-def time_to_window(exe: Path, work: Path, timeout: float = 60) -> float:
+def time_to_window(exe: Path, work: Path, timeout: float = 30) -> float:
     """Seconds from spawning the app to its "window shown" line (FASTDESK_SMOKE_EXIT_MS=0)."""
     env = base_env(work / "home", {"QT_QPA_PLATFORM": "offscreen", "FASTDESK_SMOKE_EXIT_MS": "0"})
     start = time.perf_counter()
     proc = subprocess.Popen(
         [str(exe)], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
+    killer = threading.Timer(timeout, proc.kill)  # a hung app ends the read loop below
+    killer.start()
     shown = None
     try:
         assert proc.stdout is not None
         for line in proc.stdout:  # blocks until a line or EOF: no polling
             if line.strip() == SHOWN_LINE and shown is None:
                 shown = time.perf_counter() - start
-        code = proc.wait(timeout=timeout)
+        code = proc.wait()
+        ended = time.perf_counter() - start
     finally:
+        killer.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     if code != 0:
-        raise SmokeFailure(f"timing run: exit status {code}")
+        raise SmokeFailure(f"timing run: exit status {code} (killed after {timeout} s if negative)")
     # A windowed Windows executable may have no standard output: fall back to the process time.
-    return shown if shown is not None else time.perf_counter() - start
+    return shown if shown is not None else ended
 
 
 def cold_start(exe: Path, work: Path, runs: int) -> list[float]:
