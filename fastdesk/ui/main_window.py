@@ -11,6 +11,7 @@ is not shown (its target is kept, and shown once the worker has caught up).
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import logging
 import re
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 import fastdesk
+from fastdesk.costs import budget_state
 from fastdesk.events import (
     BlockFailed,
     EngineError,
@@ -367,12 +369,33 @@ class MainWindow(QMainWindow):
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, RequestDone):
             self.status.request_done(event.stats)
+            self._check_budget()
         elif isinstance(event, EngineError):
             self.status.show_error(event.message, event.detail)
         elif isinstance(event, BlockFailed) and event.revision >= self.revision:
             self.statusBar().showMessage("A section could not be translated: see the error", 5000)
         elif isinstance(event, RevisionDone) and event.revision == self.revision:
             self._revision_done(event)
+
+    def _budget_reached(self) -> bool:
+        budget = self.settings.daily_budget_usd
+        return (
+            budget is not None and budget_state(self.status.ledger.today().usd, budget) == "reached"
+        )
+
+    def _check_budget(self) -> None:
+        """Near the daily budget: say so. Reached: pause Live (not saved: it is for today)."""
+        budget = self.settings.daily_budget_usd
+        if budget is None:
+            return
+        notice = self.status.ledger.budget_notice(budget)
+        if notice:
+            self.status.show_error(notice)
+        if self._budget_reached() and self.live:
+            self.actions_.live.blockSignals(True)
+            self.actions_.live.setChecked(False)
+            self.actions_.live.blockSignals(False)
+            self._debounce.stop()
 
     def _revision_done(self, event: RevisionDone) -> None:
         if event.from_memory and not event.translated and not event.failed:
@@ -411,6 +434,8 @@ class MainWindow(QMainWindow):
     def translate_now(self) -> None:
         """Send the source now (also retries blocks that failed)."""
         self._debounce.stop()
+        if self._budget_reached() and not self._confirm_over_budget():
+            return
         self._send_update(force=True)
 
     def _block_under_cursor(self) -> str | None:
@@ -669,6 +694,15 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Discard: "discard",
         }.get(answer, "cancel")
 
+    def _confirm_over_budget(self) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Daily budget reached",
+            self.status.ledger.budget_notice(self.settings.daily_budget_usd)
+            + "\n\nTranslate anyway?",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def _confirm_discard(self) -> bool:
         """True when the current source may be replaced (saved, discarded or unmodified)."""
         if not self.source.document().isModified():
@@ -754,9 +788,11 @@ class MainWindow(QMainWindow):
             self._save_window(**self._layout_values())
         except Exception:  # never keep the window open because settings could not be written
             log.exception("window layout not saved")
-        self.worker.batch.disconnect(self._on_batch)
-        if not self.worker.stop(timeout=0.9):
+        with contextlib.suppress(RuntimeError):
+            self.worker.batch.disconnect(self._on_batch)
+        if not self.worker.stop(timeout=0.8):
             log.warning("the engine thread did not stop in time; leaving it behind")
+        self.status.close()
         event.accept()
 
 

@@ -6,11 +6,10 @@ price table priced them). A cost of None means "unknown price" and is never show
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QStatusBar, QToolButton, QWidget
 
+from fastdesk.costs import CostLedger
 from fastdesk.events import RequestStats
 from fastdesk.pricing import format_cost
 from fastdesk.redact import redact
@@ -37,42 +36,16 @@ def latency_text(stats: RequestStats) -> str:
 MEMORY_LATENCY = "memory · 0 ms"
 
 
-@dataclass
-class CostTotals:
-    """Sums of known costs and whether some were unknown (then the sum is a lower bound)."""
-
-    known: float = 0.0
-    unknown: int = 0
-
-    def add(self, cost: float | None) -> None:
-        if cost is None:
-            self.unknown += 1
-        else:
-            self.known += cost
-
-    def text(self) -> str:
-        if self.unknown and not self.known:
-            return "cost unknown"
-        base = format_cost(self.known)
-        return f"{base} + unknown" if self.unknown else base
-
-
-def today_cost() -> float | None:
-    """Today's spend from the persisted counter, when the core provides one (fastdesk.costs)."""
-    try:
-        from fastdesk import costs  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    reader = getattr(costs, "today_usd", None)
-    return reader() if callable(reader) else None
-
-
 class StatusPanel(QObject):
     """Owns the status bar's permanent widgets; the window feeds it stats, errors and activity."""
 
-    def __init__(self, bar: QStatusBar, parent: QObject | None = None) -> None:
+    def __init__(
+        self, bar: QStatusBar, parent: QObject | None = None, *, ledger: CostLedger | None = None
+    ) -> None:
         super().__init__(parent)
         self.bar = bar
+        # Records on the GUI thread without waiting for the disk (a writer thread persists).
+        self.ledger = ledger or CostLedger(background=True)
         self.activity = QProgressBar()
         self.activity.setObjectName("activityIndicator")
         self.activity.setRange(0, 0)  # indeterminate
@@ -95,12 +68,12 @@ class StatusPanel(QObject):
         self.cost.setObjectName("costLabel")
         for widget in (self.activity, self.error_button, self.latency, self.cost):
             widget.setParent(bar)
-        bar.addWidget(self.activity)
-        bar.addWidget(self.error_button, 1)
+        # All permanent: QStatusBar hides its normal widgets while a temporary message shows.
+        bar.addPermanentWidget(self.error_button)
+        bar.addPermanentWidget(self.activity)
         bar.addPermanentWidget(self.latency)
         bar.addPermanentWidget(_separator(bar))
         bar.addPermanentWidget(self.cost)
-        self.session = CostTotals()
         self.last_cost: float | None = None
         self.has_last = False
         self.last_from_memory = False
@@ -114,8 +87,8 @@ class StatusPanel(QObject):
         self.activity.setVisible(busy)
 
     def request_done(self, stats: RequestStats) -> None:
-        """A request ended (ok, error or cancelled): it counts in the session whatever its end."""
-        self.session.add(stats.cost_usd)
+        """A request ended (ok, error or cancelled): the ledger counts it if it may be billed."""
+        self.ledger.record(stats)
         if stats.status == "cancelled" and stats.completion_tokens is None:
             self._refresh_cost()
             return
@@ -169,15 +142,20 @@ class StatusPanel(QObject):
             last = "$0 (memory)"
         else:
             last = format_cost(self.last_cost)
-        parts = [f"last {last}", f"session {self.session.text()}"]
-        today = today_cost()
-        if today is not None:
-            parts.append(f"today {format_cost(today)}")
-            tip = "Cost of the last request, this session and today (all sessions)"
-        else:
-            tip = "Cost of the last request and of this session"
+        parts = [
+            f"last {last}",
+            f"session {self.ledger.session.text()}",
+            f"today {self.ledger.today().text()}",
+        ]
         self.cost.setText(" · ".join(parts))
-        self.cost.setToolTip(tip)
+        self.cost.setToolTip(
+            "Cost of the last request, of this window's session, and of today (every fastdesk "
+            "process). Requests to models without a known price are counted apart, never as $0."
+        )
+
+    def close(self) -> None:
+        """Write what the ledger has not written yet (at most half a second)."""
+        self.ledger.close(timeout=0.5)
 
     @staticmethod
     def _tooltip(stats: RequestStats) -> str:

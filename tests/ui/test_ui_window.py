@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.events import RequestStats
 from fastdesk.providers.base import AuthenticationError
-from fastdesk.settings import load_settings
+from fastdesk.settings import Settings, load_settings
 from fastdesk.ui.render import segment
 from fastdesk.ui.worker import WorkerBatch
 from tests.ui.uifakes import translated
@@ -141,11 +141,25 @@ def test_error_is_shown_with_details_on_click(make_window, qtbot, provider) -> N
 def test_costs_unknown_price_is_never_zero(make_window) -> None:
     w = make_window()
     status = w.status
+    assert status.cost.text().startswith("last –")
     status.request_done(RequestStats("groq", "m", "ok", 120.0, 400.0, 10, 20, None, None, 50.0))
-    assert status.cost.text() == "last cost unknown · session cost unknown"
+    assert status.cost.text() == (
+        "last cost unknown · session 1 request of unknown cost · today 1 request of unknown cost"
+    )
     status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.000025, None, 60.0))
-    assert status.cost.text() == "last $0.000025 · session $0.000025 + unknown"
+    assert status.cost.text().startswith(
+        "last $0.000025 · session $0.000025 + 1 request of unknown cost · today $0.000025"
+    )
     assert status.latency.text() == "groq · m · first token 100 ms · total 300 ms · 60 tok/s"
+
+
+def test_reaching_the_daily_budget_pauses_live(make_window, qtbot) -> None:
+    w = make_window(settings=Settings(debounce_ms=40, daily_budget_usd=0.00001))
+    w.status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.00002))
+    w._check_budget()
+    assert not w.live
+    assert "Daily budget reached" in w.status.error_button.text()
+    assert load_settings()[0].live  # paused for today, not switched off for good
 
 
 def test_memory_answers_show_as_such(make_window, qtbot, provider) -> None:
