@@ -389,7 +389,10 @@ class Engine:
         context = batch[0].context if with_context and len(batch) == 1 else None
         if context is None and batch:
             context = Context(title=batch[0].context.title)
-        candidates = self.router.candidates(spec.provider, spec.model)
+        expected = estimate_tokens(text)  # a translation is about as long as its source
+        candidates = self.router.candidates(
+            spec.provider, spec.model, expected_tokens=expected, lang=spec.target_lang
+        )
         model_hint = candidates[0][1] if candidates else (spec.model or "")
         messages = build_messages(
             system_prompt(
@@ -423,6 +426,8 @@ class Engine:
                 max_tokens=max_tokens,
                 purpose=purpose,
                 blocks=len(batch),
+                expected_tokens=expected,
+                lang=spec.target_lang,
             ):
                 if isinstance(ev, Attempt):
                     provider, model = ev.provider, ev.model
@@ -455,7 +460,7 @@ class Engine:
     ) -> str | None:
         """Elaborate the section of `block_id` in the target language; streams Expansion events."""
         text = section_text(doc, block_id)
-        candidates = self.router.candidates(spec.provider, spec.model)
+        candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
         model_hint = candidates[0][1] if candidates else (spec.model or "")
         system = expand_prompt(
             spec.target_lang, model=model_hint, context=Context(title=document_title(doc))
@@ -470,6 +475,7 @@ class Engine:
                 max_tokens=1024,
                 purpose="expand",
                 blocks=1,
+                lang=spec.target_lang,
             ):
                 if isinstance(ev, TextDelta):
                     visible = stripper.feed(ev.text)

@@ -12,7 +12,7 @@ from fastdesk.engine import Engine
 from fastdesk.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.memory import Memory
 from fastdesk.pricing import PriceTable
-from fastdesk.providers.router import Router
+from fastdesk.providers.router import Router, options_from_settings
 from fastdesk.settings import Settings, glossary_file, load_settings
 
 log = logging.getLogger("fastdesk")
@@ -90,7 +90,9 @@ def build_router(
             "no provider is configured: "
             + "; or ".join(HOW_TO_CONFIGURE[name] for name in ("groq", "cerebras", "openai"))
         )
-    return Router(providers, pricing=PriceTable(settings.price_overrides))
+    return Router(
+        providers, pricing=PriceTable(settings.price_overrides), **options_from_settings(settings)
+    )
 
 
 def build_engine(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,20 @@ PROVIDER_ENV = (
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Settings, memory, logs and stats of a test live in its own folder; no real keys leak in."""
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Settings, memory, logs and stats of a test live in its own folder; no real keys leak in.
+
+    The keyring starts as "no backend" for every test (a test that wants one sets it), and
+    whatever backend a test installed is undone afterwards, so no test sees another's keyring.
+    """
+    import keyring
+    from keyring.backends import fail
+
     home = tmp_path / "fastdesk-home"
     monkeypatch.setenv("FASTDESK_HOME", str(home))
     for name in PROVIDER_ENV:
         monkeypatch.delenv(name, raising=False)
-    return home
+    previous = keyring.core._keyring_backend
+    keyring.set_keyring(fail.Keyring())
+    yield home
+    keyring.core._keyring_backend = previous

@@ -285,3 +285,15 @@ def test_five_megabyte_document_goes_through_whole(emu, tmp_path, monkeypatch) -
         == 0
     )
     assert out.read_bytes() == src.read_bytes()
+
+
+def test_model_without_provider_is_used_as_named(emu, tmp_path, monkeypatch) -> None:
+    use(monkeypatch, emu, "groq")
+    src = write(tmp_path / "a.md", DOC)
+    assert (
+        run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--model", "qwen/qwen3-32b"]) == 0
+    )
+    body = emu.chat_requests[-1].body
+    assert body["model"] == "qwen/qwen3-32b"
+    assert body.get("reasoning_effort") == "none"  # Qwen3 must not think aloud
+    assert "/no_think" in body["messages"][0]["content"]

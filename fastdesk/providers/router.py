@@ -240,8 +240,9 @@ class Router:
             if model:  # the user pinned both: their explicit choice beats the quality rules
                 return [(provider, model)], []
         pool = [p for p in self.pairs() if provider == "auto" or p[0] == provider]
-        if model:
-            pool = [p for p in pool if p[1] == model] or pool
+        if model:  # a model named without a provider: where it is listed, else try it on each
+            pool = [p for p in pool if p[1] == model] or [(name, model) for name, _m in pool]
+            pool = list(dict.fromkeys(pool))
         allowed = [p for p in pool if not self.is_excluded(p)]
         if pool and not allowed:
             where = "any provider" if provider == "auto" else provider
