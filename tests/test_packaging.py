@@ -203,6 +203,10 @@ def test_deb_layout(unpacked: Path) -> None:
     bundled = unpacked / "opt/fastdesk/_internal/fastdesk/resources"
     for name in ("pricing.toml", "icons/fastdesk-256.png"):
         assert (bundled / name).is_file(), name
+    dangling = [
+        p for p in (unpacked / "opt/fastdesk").rglob("*") if p.is_symlink() and not p.exists()
+    ]
+    assert not dangling, f"links to trimmed files: {dangling[:5]}"
 
 
 @pytest.mark.packaging
