@@ -128,6 +128,18 @@ def test_inno_setup_script_installs_per_user_with_the_given_version() -> None:
     assert 'Filename: "{app}\\fastdesk.exe"' in iss
 
 
+def test_the_app_imports_no_qt_module_the_bundle_excludes() -> None:
+    """The spec leaves out Qt modules (and their plugins) the app does not use: importing one
+    later would crash the frozen app only. Update EXCLUDES in packaging/fastdesk.spec then."""
+    spec = (ROOT / "packaging" / "fastdesk.spec").read_text(encoding="utf-8")
+    excluded = set(re.findall(r'"(PySide6\.Qt\w+)"', spec))
+    assert "PySide6.QtNetwork" in excluded
+    used = set()
+    for source in (ROOT / "fastdesk").rglob("*.py"):
+        used.update(re.findall(r"\b(PySide6\.Qt\w+)", source.read_text(encoding="utf-8")))
+    assert not used & excluded, f"used but excluded from the bundle: {sorted(used & excluded)}"
+
+
 # ---- the frozen app from the .deb (packaging) -------------------------------------------------
 
 
