@@ -297,3 +297,24 @@ def test_model_without_provider_is_used_as_named(emu, tmp_path, monkeypatch) -> 
     assert body["model"] == "qwen/qwen3-32b"
     assert body.get("reasoning_effort") == "none"  # Qwen3 must not think aloud
     assert "/no_think" in body["messages"][0]["content"]
+
+
+def test_no_key_in_output_report_logs_or_memory_at_any_verbosity(
+    emu, tmp_path, monkeypatch, capfd
+) -> None:
+    from tests.test_no_leaks import CANARY, assert_no_secret_in
+
+    monkeypatch.setenv("GROQ_API_KEY", CANARY)
+    monkeypatch.setenv("GROQ_BASE_URL", emu.groq_base_url)
+    src = write(tmp_path / "a.md", DOC)
+    report = tmp_path / "r.json"
+    assert (
+        run(["translate", str(src), "-o", str(tmp_path / "o.md"), "-vvv", "--report", str(report)])
+        == 0
+    )
+    emu.fail_status(401, times=None)
+    assert run(["translate", str(src), "-o", str(tmp_path / "p.md"), "-vvv", "--no-memory"]) == 1
+    out = capfd.readouterr()
+    assert "groq" in out.err  # the verbose log did say something
+    assert emu.chat_requests[0].auth  # the key was really sent, in the header only
+    assert_no_secret_in(out.out, out.err, report, tmp_path, os.environ["FASTDESK_HOME"])

@@ -283,3 +283,41 @@ def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
     assert "French" in fake.requests[0].messages[0]["content"]
     assert last_user(fake.requests[0]).startswith("## Setup")
     assert any(isinstance(e, RequestDone) and e.stats.purpose == "expand" for e in events)
+
+
+def test_pacer_waits_for_the_reset_when_the_budget_is_spent() -> None:
+    from fastdesk.engine import Pacer
+    from fastdesk.providers.base import RateLimitInfo
+
+    pacer = Pacer()
+    assert pacer.delay("groq", 500, 0) == 0.0  # nothing known yet
+    pacer.observe("groq", RateLimitInfo(remaining_tokens=10_000, reset_tokens_s=2.0))
+    assert pacer.delay("groq", 500, 0) == 0.0
+    pacer.observe("groq", RateLimitInfo(remaining_tokens=100, reset_tokens_s=2.0))
+    assert 1.5 < pacer.delay("groq", 500, 0) <= 2.0
+    pacer.observe("groq", RateLimitInfo(remaining_requests=2, reset_requests_s=3.0))
+    assert pacer.delay("groq", 1, 1) == 0.0
+    assert 2.5 < pacer.delay("groq", 1, 2) <= 3.0
+    assert pacer.delay("cerebras", 10**6, 99) == 0.0
+
+
+def test_rate_limit_headers_slow_requests_down_before_a_429() -> None:
+    import time
+
+    from fastdesk.providers.groq import GroqProvider
+    from tests.emulator import Emulator, RateLimits
+
+    limits = RateLimits(remaining_tokens=50, reset_tokens_s=0.4)
+    with Emulator(rate_limits=limits) as emu:
+
+        async def go() -> float:
+            provider = GroqProvider("gsk_test", base_url=emu.groq_base_url)
+            engine = Engine(Router({"groq": provider}), None, concurrency=1, max_batch_blocks=2)
+            start = time.perf_counter()
+            await engine.run(parse(big_doc(2)), JobSpec(target_lang="en"))
+            await provider.aclose()
+            return time.perf_counter() - start
+
+        elapsed = asyncio.run(go())
+        assert len(emu.chat_requests) == 2
+    assert elapsed >= 0.3  # the second request waited for the token budget to reset
