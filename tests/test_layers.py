@@ -33,7 +33,8 @@ def test_translate_help_does_not_load_qt() -> None:
     code = (
         "import sys\nfrom fastdesk.cli import run\n"
         "try:\n    run(['translate', '--help'])\nexcept SystemExit:\n    pass\n"
-        "print('QT' if any(m.startswith('PySide6') for m in sys.modules) else 'NOQT', file=sys.stderr)"
+        "qt = any(m.startswith('PySide6') for m in sys.modules)\n"
+        "print('QT' if qt else 'NOQT', file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stderr.strip().endswith("NOQT")
