@@ -14,6 +14,7 @@ SUBCOMMANDS = {
     "translate": "fastdesk.cli_translate",
     "keys": "fastdesk.cli_keys",
     "bench": "fastdesk.cli_bench",
+    "memory": "fastdesk.cli_memory",
 }
 
 
@@ -29,7 +30,7 @@ def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fastdesk",
         description="Live Markdown translation. Without a command, opens the window.",
-        epilog="commands: translate, keys, bench (fastdesk COMMAND --help)",
+        epilog="commands: translate, keys, bench, memory (fastdesk COMMAND --help)",
     )
     parser.add_argument("--version", action="version", version=f"fastdesk {__version__}")
     parser.add_argument("file", nargs="?", help="a Markdown file to open")

@@ -318,3 +318,17 @@ def test_no_key_in_output_report_logs_or_memory_at_any_verbosity(
     assert "groq" in out.err  # the verbose log did say something
     assert emu.chat_requests[0].auth  # the key was really sent, in the header only
     assert_no_secret_in(out.out, out.err, report, tmp_path, os.environ["FASTDESK_HOME"])
+
+
+def test_memory_clear_makes_the_next_run_translate_again(
+    emu, tmp_path, monkeypatch, capsys
+) -> None:
+    use(monkeypatch, emu)
+    src = write(tmp_path / "a.md", DOC)
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    n = emu.request_count
+    assert run(["memory", "stats"]) == 0
+    assert capsys.readouterr().out.startswith("4 translations")
+    assert run(["memory", "clear"]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    assert emu.request_count == 2 * n
