@@ -1,0 +1,419 @@
+"""The Settings dialog (offscreen): keys go to the keyring only (an in-memory backend here),
+"Test connection" lists the emulator's models without blocking the GUI thread, the no-keyring
+notice, and saving every field through settings.save_settings."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.core
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from keyring.errors import KeyringLocked, PasswordDeleteError
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QLabel, QLineEdit
+
+from fastdesk import redact
+from fastdesk.costs import CostLedger
+from fastdesk.events import RequestStats
+from fastdesk.settings import Settings, load_settings, save_settings, settings_path
+from fastdesk.ui.settings_dialog import AsyncRunner, SettingsDialog
+from tests.emulator import DEFAULT_MODELS, Emulator
+
+GROQ_KEY = "gsk_DIALOGTEST0123456789abcdefWXYZ"
+CEREBRAS_KEY = "csk-dialogtest0123456789abcdefwxyz"
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keyring in a dict: the real keyring API, no daemon, nothing on disk."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.items.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.items[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.items:
+            raise PasswordDeleteError("no such password")
+        del self.items[(service, username)]
+
+
+class LockedKeyring(MemoryKeyring):
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise KeyringLocked("collection is locked")
+
+
+@pytest.fixture(autouse=True)
+def restore_keyring() -> Iterator[None]:
+    previous = keyring.core._keyring_backend
+    yield
+    keyring.core._keyring_backend = previous
+    redact.clear_secrets()
+
+
+@pytest.fixture
+def memory() -> MemoryKeyring:
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    return backend
+
+
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu:
+        yield emu
+
+
+@pytest.fixture
+def make_dialog(qtbot) -> Iterator:
+    dialogs: list[SettingsDialog] = []
+
+    def make(settings: Settings | None = None, **kw: object) -> SettingsDialog:
+        dialog = SettingsDialog(settings, **kw)
+        dialog.confirm = lambda question: True
+        qtbot.addWidget(dialog)
+        dialog.show()
+        dialogs.append(dialog)
+        return dialog
+
+    yield make
+    for dialog in dialogs:
+        dialog.runner.close()
+
+
+def save(dialog: SettingsDialog) -> None:
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+
+
+def test_entering_a_key_stores_it_in_the_keyring(make_dialog, memory, qtbot) -> None:
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    assert box.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    assert box.key_state.text() == "No key stored."
+    assert not box.delete_button.isEnabled()
+    qtbot.keyClicks(box.key_edit, f"  {GROQ_KEY} ")
+    with qtbot.waitSignal(dialog.settingsSaved) as saved:
+        save(dialog)
+    assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert isinstance(saved.args[0], Settings)
+    assert box.key_edit.text() == ""
+    assert box.key_state.text() == "Stored in the OS keyring: gsk_…WXYZ."
+    text = settings_path().read_text(encoding="utf-8")
+    assert GROQ_KEY not in text and "WXYZ" not in text
+
+
+def test_stored_key_is_shown_masked_and_can_be_deleted(make_dialog, memory, qtbot) -> None:
+    memory.items[("fastdesk", "cerebras")] = CEREBRAS_KEY
+    dialog = make_dialog()
+    box = dialog.boxes["cerebras"]
+    assert box.key_state.text() == "Stored in the OS keyring: csk-…wxyz."
+    assert CEREBRAS_KEY not in box.key_edit.text() + box.key_edit.placeholderText()
+    assert box.delete_button.isEnabled()
+    asked: list[str] = []
+    dialog.confirm = lambda question: asked.append(question) or True
+    qtbot.mouseClick(box.delete_button, Qt.MouseButton.LeftButton)
+    assert memory.items == {}
+    assert asked == ["Delete the stored Cerebras key from the OS keyring?"]
+    assert box.key_state.text() == "No key stored."
+    assert box.result_label.text() == "Key deleted."
+    assert not box.delete_button.isEnabled()
+    # nothing saved: the window still hears that keys changed
+    with qtbot.waitSignal(dialog.keysChanged):
+        dialog.reject()
+
+
+def test_delete_asks_first(make_dialog, memory, qtbot) -> None:
+    memory.items[("fastdesk", "groq")] = GROQ_KEY
+    dialog = make_dialog()
+    dialog.confirm = lambda question: False
+    qtbot.mouseClick(dialog.boxes["groq"].delete_button, Qt.MouseButton.LeftButton)
+    assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
+
+
+def test_environment_key_wins_and_is_masked(make_dialog, memory, monkeypatch) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", GROQ_KEY)
+    dialog = make_dialog()
+    state = dialog.boxes["groq"].key_state.text()
+    assert state.startswith("Using GROQ_API_KEY from the environment (gsk_…WXYZ)")
+    assert GROQ_KEY not in state
+
+
+def test_test_connection_lists_models_in_the_background(
+    make_dialog, memory, emulator, monkeypatch, qtbot
+) -> None:
+    monkeypatch.setenv("GROQ_BASE_URL", emulator.groq_base_url)
+    emulator.configure(require_key=GROQ_KEY)
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    box.key_edit.setText(GROQ_KEY)  # typed, not saved: the test uses it
+    started = time.perf_counter()
+    qtbot.mouseClick(box.test_button, Qt.MouseButton.LeftButton)
+    assert time.perf_counter() - started < 0.5  # the click returned at once
+    assert not box.test_button.isEnabled() and box.test_button.text() == "Testing…"
+    assert box.result_label.text() == "Connecting…"
+    qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
+    result = box.result_label.text()
+    assert result.startswith("Connected in ") and " ms · 4 models: " in result
+    assert box.result_label.toolTip().split("\n") == sorted(DEFAULT_MODELS["groq"])
+    listed = [box.model_combo.itemText(i) for i in range(box.model_combo.count())]
+    assert set(DEFAULT_MODELS["groq"]) <= set(listed)
+    assert box.model_combo.currentText() == "openai/gpt-oss-20b"  # the choice is kept
+    assert emulator.requests[-1].path == "/openai/v1/models" and emulator.requests[-1].auth
+    assert memory.items == {}  # testing does not store the key
+
+
+def test_failed_connection_says_why_without_the_key(
+    make_dialog, memory, emulator, monkeypatch, qtbot
+) -> None:
+    monkeypatch.setenv("CEREBRAS_BASE_URL", emulator.cerebras_base_url)
+    emulator.configure(require_key="csk-theothergoodkey0123456789")
+    dialog = make_dialog()
+    box = dialog.boxes["cerebras"]
+    box.key_edit.setText(CEREBRAS_KEY)
+    box.test_button.click()
+    qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
+    text = box.result_label.text()
+    assert text.startswith("Failed: cerebras:")
+    assert CEREBRAS_KEY not in text
+
+
+def test_test_connection_without_a_key_says_so(make_dialog, memory, qtbot) -> None:
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    box.test_button.click()
+    qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
+    assert box.result_label.text() == "Failed: enter a groq key first"
+
+
+def test_a_hanging_server_never_freezes_the_dialog(
+    make_dialog, memory, emulator, monkeypatch, qtbot
+) -> None:
+    monkeypatch.setenv("GROQ_BASE_URL", emulator.groq_base_url)
+    emulator.fail_hang(on="models")
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    box.key_edit.setText(GROQ_KEY)
+    box.test_button.click()
+    assert emulator.wait_for(lambda: emulator.request_count >= 1)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    qtbot.waitUntil(lambda: len(ticks) >= 10, timeout=2000)  # the event loop keeps running
+    timer.stop()
+    assert max(b - a for a, b in itertools.pairwise(ticks)) < 0.2
+    assert box.test_button.text() == "Testing…"
+    started = time.perf_counter()
+    dialog.reject()  # closing cancels the request at once
+    assert time.perf_counter() - started < 1.5
+    assert not dialog.runner._thread.is_alive()
+    assert emulator.wait_for(lambda: emulator.disconnects >= 1)
+
+
+def test_openai_compatible_server(make_dialog, memory, emulator, qtbot) -> None:
+    emulator.configure(models={"openai": ["qwen3:8b", "gemma3:4b"]})
+    dialog = make_dialog()
+    box = dialog.boxes["openai"]
+    assert box.url_edit is not None
+    box.url_edit.setText(emulator.openai_base_url)
+    box.test_button.click()
+    qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
+    assert "2 models: gemma3:4b, qwen3:8b" in box.result_label.text()
+    assert not emulator.requests[-1].auth  # no key needed
+    box.model_combo.setCurrentText("qwen3:8b")
+    assert box.price_label.text() == "free (local server)"
+    save(dialog)
+    saved = load_settings()[0]
+    assert saved.base_urls == {"openai": emulator.openai_base_url}
+    assert saved.models == {"openai": "qwen3:8b"}
+
+
+def test_no_keyring_says_so_and_points_to_the_environment(make_dialog, qtbot) -> None:
+    keyring.set_keyring(fail.Keyring())
+    dialog = make_dialog()
+    notice = dialog.findChild(QLabel, "keyringNotice")
+    assert notice is not None and notice.isVisible()
+    text = notice.text()
+    assert "Keys cannot be stored on this computer" in text
+    for name in ("GROQ_API_KEY", "CEREBRAS_API_KEY", "FASTDESK_OPENAI_API_KEY"):
+        assert name in text
+    assert "never writes keys to a file" in text
+    for name, box in dialog.boxes.items():
+        assert not box.key_edit.isEnabled()
+        assert not box.delete_button.isEnabled()
+        assert name.upper() in box.key_edit.placeholderText().upper()
+    save(dialog)  # the rest still saves
+    assert dialog.result() == QDialog.DialogCode.Accepted
+
+
+def test_a_locked_keyring_keeps_the_dialog_open(make_dialog, qtbot) -> None:
+    keyring.set_keyring(LockedKeyring())
+    dialog = make_dialog()
+    dialog.boxes["groq"].key_edit.setText(GROQ_KEY)
+    save(dialog)
+    assert dialog.isVisible()
+    assert dialog.error_label.text() == "Not saved: the groq key could not be stored (see above)."
+    shown = dialog.boxes["groq"].result_label.text()
+    assert shown.startswith("Key not stored: OS keyring unavailable")
+    assert GROQ_KEY not in shown
+    assert not settings_path().exists()
+
+
+def test_saving_every_field(make_dialog, memory, qtbot, tmp_path: Path) -> None:
+    save_settings(Settings(theme="dark", recent_files=("/a.md",), models={"cerebras": "x"}))
+    dialog = make_dialog(load_settings()[0])
+    dialog.tabs.setCurrentIndex(1)
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("pt-BR"))
+    dialog.mode_combo.setCurrentIndex(dialog.mode_combo.findData("simplify"))
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("cerebras"))
+    dialog.debounce_spin.setValue(550)
+    dialog.live_check.setChecked(False)
+    dialog.hedging_check.setChecked(True)
+    assert dialog.findChild(QLabel, "hedgingNote").text() == (
+        "This may double the cost of slow requests."
+    )
+    dialog.budget_edit.setText("2.5")
+    glossary = tmp_path / "terms.toml"
+    dialog.glossary_edit.setText(str(glossary))
+    groq = dialog.boxes["groq"]
+    groq.model_combo.setCurrentText("brand-new-model")  # any id: usable, cost unknown
+    assert groq.price_label.text() == "cost unknown (not in the price table)"
+    dialog.boxes["cerebras"].model_combo.setCurrentText("gpt-oss-120b")  # back to the default
+    with qtbot.waitSignal(dialog.settingsSaved) as signal:
+        save(dialog)
+    saved, warnings = load_settings()
+    assert warnings == []
+    assert signal.args[0] == saved
+    assert saved.target_language == "pt-BR"
+    assert saved.mode == "simplify"
+    assert saved.provider == "cerebras"
+    assert saved.debounce_ms == 550
+    assert saved.live is False and saved.hedging is True
+    assert saved.daily_budget_usd == 2.5
+    assert saved.glossary_path == str(glossary)
+    assert saved.models == {"groq": "brand-new-model"}  # the default is not pinned
+    assert saved.theme == "dark" and saved.recent_files == ("/a.md",)  # untouched
+
+
+def test_known_model_shows_its_price_and_date(make_dialog, memory) -> None:
+    dialog = make_dialog()
+    groq = dialog.boxes["groq"]
+    groq.model_combo.setCurrentText("llama-3.1-8b-instant")
+    assert groq.price_label.text() == ("$0.05 in / $0.08 out per M tokens (price read 2026-07-15)")
+
+
+def test_empty_budget_is_no_limit_and_typed_language_codes(make_dialog, memory) -> None:
+    save_settings(Settings(daily_budget_usd=3.0))
+    dialog = make_dialog(load_settings()[0])
+    assert dialog.budget_edit.text() == "3"
+    dialog.budget_edit.clear()
+    dialog.language_combo.setEditText("fr-BE")
+    save(dialog)
+    saved = load_settings()[0]
+    assert saved.daily_budget_usd is None and saved.target_language == "fr-BE"
+
+
+@pytest.mark.parametrize(
+    ("typed", "code"), [("German", "de"), ("Canadian French (fr-CA)", "fr-CA"), ("es", "es")]
+)
+def test_language_names_and_codes(make_dialog, memory, typed: str, code: str) -> None:
+    dialog = make_dialog()
+    dialog.language_combo.setEditText(typed)
+    assert dialog.language_code() == code
+
+
+def test_a_bad_language_is_not_saved(make_dialog, memory) -> None:
+    dialog = make_dialog()
+    dialog.language_combo.setEditText("Klingon!!")
+    save(dialog)
+    assert dialog.isVisible()
+    assert "target language" in dialog.error_label.text()
+    assert dialog.tabs.currentIndex() == 1
+    assert not settings_path().exists()
+
+
+def test_budget_field_takes_only_amounts(make_dialog, memory, qtbot) -> None:
+    dialog = make_dialog()
+    dialog.tabs.setCurrentIndex(1)
+    dialog.budget_edit.setFocus()
+    qtbot.keyClicks(dialog.budget_edit, "abc1.25x")
+    assert dialog.budget_edit.text() == "1.25"
+
+
+def test_spent_today_comes_from_the_ledger(make_dialog, memory) -> None:
+    ledger = CostLedger()
+    ledger.record(RequestStats("groq", "m", "ok", ttfb_ms=1.0, cost_usd=0.0123))
+    ledger.record(RequestStats("groq", "m", "ok", ttfb_ms=1.0, cost_usd=None))
+    dialog = make_dialog(ledger=ledger)
+    assert dialog.spent_label.text() == "Spent today: $0.0123 + 1 request of unknown cost"
+
+
+def test_glossary_browse(make_dialog, memory, monkeypatch, tmp_path: Path) -> None:
+    chosen = str(tmp_path / "g.toml")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (chosen, "TOML"))
+    dialog = make_dialog()
+    dialog.findChild(type(dialog.buttons.buttons()[0]), "glossaryBrowse").click()
+    assert dialog.glossary_edit.text() == chosen
+
+
+def test_keyboard_escape_cancels_enter_saves(make_dialog, memory, qtbot) -> None:
+    dialog = make_dialog()
+    dialog.tabs.setCurrentIndex(1)
+    dialog.debounce_spin.setValue(900)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.result() == QDialog.DialogCode.Rejected
+    assert not settings_path().exists()
+
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    box.key_edit.setFocus()
+    qtbot.keyClicks(box.key_edit, GROQ_KEY)
+    qtbot.keyClick(box.key_edit, Qt.Key.Key_Return)  # Enter: the default button (Save)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
+
+
+def test_labels_have_buddies_and_buttons_do_not_steal_enter(make_dialog, memory) -> None:
+    dialog = make_dialog()
+    labels = dialog.findChildren(QLabel)
+    with_mnemonic = [label for label in labels if "&" in label.text() and "<" not in label.text()]
+    assert len(with_mnemonic) >= 10
+    for label in with_mnemonic:
+        assert label.buddy() is not None, label.text()
+    for box in dialog.boxes.values():
+        assert not box.test_button.autoDefault() and not box.delete_button.autoDefault()
+    assert dialog.buttons.button(QDialogButtonBox.StandardButton.Save).isDefault()
+
+
+def test_runner_reports_errors_and_closes(qtbot) -> None:
+    runner = AsyncRunner()
+    got: list[tuple[object, object]] = []
+
+    async def boom() -> None:
+        raise ValueError("nope")
+
+    async def fine() -> int:
+        return 42
+
+    runner.submit(boom, lambda r, e: got.append((r, e)))
+    runner.submit(fine, lambda r, e: got.append((r, e)))
+    qtbot.waitUntil(lambda: len(got) == 2, timeout=2000)
+    assert (42, None) in got
+    assert any(isinstance(e, ValueError) for _, e in got)
+    runner.close()
+    runner.close()
+    with pytest.raises(RuntimeError):
+        runner.submit(fine, lambda r, e: None)
