@@ -29,9 +29,11 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,7 @@ __all__ = [
     "review_path",
     "save_review",
     "set_aside",
+    "source_sha256",
 ]
 
 log = logging.getLogger("fastdesk.review")
@@ -197,6 +200,7 @@ class Review:
         self.source_path = Path(source_path) if source_path is not None else None
         self.lang = lang
         self.doc: Document | None = doc
+        self._present = frozenset(b.id for b in doc.blocks) if doc else frozenset()
         self.generation = 0  # bumped on every change (cheap "did anything change?" for savers)
         self._answers: dict[str, _Answer] = {}
         self._kept: dict[str, _Kept] = {}
@@ -352,9 +356,7 @@ class Review:
     def info(self, block_id: str) -> BlockInfo:
         kept = self._kept.get(block_id)
         answer = self._answers.get(block_id)
-        source = None
-        if self.doc is not None and block_id in self.doc._ids:
-            source = self.doc.by_id(block_id).text
+        source = self._source(block_id) if block_id in self._present else None
         return BlockInfo(
             block_id=block_id,
             state=self.state_of(block_id),
@@ -462,10 +464,10 @@ class Review:
         """
         old = self.doc
         self.doc = doc
-        present = doc._ids
+        self._present = present = frozenset(b.id for b in doc.blocks)
         sizes = (len(self._answers), len(self._in_flight))
         self._answers = {k: v for k, v in self._answers.items() if k in present}
-        self._in_flight &= present.keys()
+        self._in_flight &= present
         kept, lost, newly_stale = _carry(old, doc, self._kept)
         self._detached.update(lost)
         for block in doc.blocks:  # a deleted block came back (undo, cut and paste)
@@ -524,7 +526,7 @@ class Review:
         return self.doc.blocks if self.doc is not None else ()
 
     def _source(self, block_id: str) -> str:
-        if self.doc is None or block_id not in self.doc._ids:
+        if self.doc is None or block_id not in self._present:
             raise KeyError(f"block {block_id} is not in the current document")
         return self.doc.by_id(block_id).text
 
@@ -541,17 +543,17 @@ def _kept_dict(kept: _Kept, source: str | None) -> dict[str, Any]:
 def _from_dict(
     cls: type[Review], data: Mapping[str, Any], source_path: str | os.PathLike[str] | None
 ) -> Review:
-    review = cls(source_path, _str(data["lang"], "lang"))
     source = data.get("source")
     doc = parse(_str(source, "source")) if source is not None else None
-    review.doc = doc
+    review = cls(source_path, _str(data["lang"], "lang"), doc)
     blocks = doc.blocks if doc else ()
+    ids = {b.id for b in blocks}
     same_count = data.get("count") == len(blocks)
     for entry in data.get("blocks", ()):
         bid = _str(entry["id"], "id")
         if doc is None:
             raise ValueError("block records without a source")
-        if bid not in doc._ids:  # parsed differently (another fastdesk version): by position
+        if bid not in ids:  # parsed differently (another fastdesk version): by position
             index = entry.get("i")
             if not (same_count and isinstance(index, int) and 0 <= index < len(blocks)):
                 if "text" in entry:
@@ -593,7 +595,9 @@ def _str(value: object, what: str) -> str:
 # ---- alignment --------------------------------------------------------------------------------
 
 SIMILAR = 0.5  # below this, a changed block is not "the same paragraph, edited"
-_WINDOW = 25  # candidates considered around the expected position in a large changed region
+_WINDOW = 8  # candidates considered on each side of the expected position in a changed region
+_TOKENS = 200  # words compared per block (similarity is about "the same paragraph", not detail)
+_WORD = re.compile(r"\w+|[^\w\s]")
 
 
 def _carry(
@@ -603,13 +607,15 @@ def _carry(
     ids of those that just became stale."""
     if not kept:
         return {}, {}, []
-    if old is None:
-        moved = {bid: k for bid, k in kept.items() if bid in new._ids}
-        return moved, {bid: k for bid, k in kept.items() if bid not in new._ids}, []
-    old_ids = [b.id for b in old.blocks]
     new_ids = [b.id for b in new.blocks]
+    if old is None:
+        present = set(new_ids)
+        moved = {bid: k for bid, k in kept.items() if bid in present}
+        return moved, {bid: k for bid, k in kept.items() if bid not in present}, []
+    old_ids = [b.id for b in old.blocks]
     moved: dict[str, _Kept] = {}
-    lost = {bid: k for bid, k in kept.items() if bid not in old._ids}  # not on the old doc
+    old_set = set(old_ids)
+    lost = {bid: k for bid, k in kept.items() if bid not in old_set}  # not on the old doc
     newly_stale: list[str] = []
     matcher = difflib.SequenceMatcher(
         None, [_digest(b) for b in old_ids], [_digest(b) for b in new_ids], autojunk=False
@@ -668,10 +674,17 @@ def _pair(
 
 
 def _similarity(a: str, b: str) -> float:
-    matcher = difflib.SequenceMatcher(None, a[:4000], b[:4000], autojunk=False)
-    if matcher.real_quick_ratio() < SIMILAR or matcher.quick_ratio() < SIMILAR:
-        return 0.0
-    return matcher.ratio()
+    """Dice coefficient of the blocks' word sets: 1 for the same words, 0 for none in common.
+    Cheap (set operations), which matters when a whole document was rewritten on disk."""
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return 1.0 if wa == wb else 0.0
+    return 2 * len(wa & wb) / (len(wa) + len(wb))
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _WORD.findall(text, 0, 8 * _TOKENS)[:_TOKENS])
 
 
 # ---- attributing a target edit to blocks ------------------------------------------------------
