@@ -77,19 +77,25 @@ class FirstRunPanel(QWidget):
         card.setObjectName("firstRunCard")
         card.setFrameShape(QFrame.Shape.StyledPanel)
         card.setMaximumWidth(620)
+        card.setStyleSheet(
+            "QFrame#firstRunCard { background: palette(base); border: 1px solid palette(mid);"
+            " border-radius: 8px; }"
+        )
         layout = QVBoxLayout(card)
-        layout.setSpacing(10)
+        layout.setContentsMargins(22, 16, 22, 18)
+        layout.setSpacing(8)
 
         title = QLabel("<h2>Connect a translation provider</h2>")
         title.setObjectName("firstRunTitle")
         layout.addWidget(title)
         intro = _text(
             "fastdesk translates with very fast hosted models (Groq or Cerebras: both have "
-            "free tiers) or with a model running on this computer. The sample document on the "
-            "left is translated as soon as one is set up."
+            "free tiers) or with a model running on this computer. The sample document is "
+            "translated as soon as one is set up."
         )
         layout.addWidget(intro)
 
+        layout.addSpacing(8)
         layout.addWidget(_heading("1. A Groq or Cerebras key"))
         layout.addWidget(
             _text(
@@ -104,6 +110,7 @@ class FirstRunPanel(QWidget):
         self.add_key_button.clicked.connect(self.openSettingsRequested)
         layout.addLayout(_left(self.add_key_button))
 
+        layout.addSpacing(8)
         layout.addWidget(_heading("2. A model server on this computer"))
         self.local_status = _text("", links=True)
         self.local_status.setObjectName("localServerStatus")
@@ -124,6 +131,7 @@ class FirstRunPanel(QWidget):
         row.addStretch(1)
         layout.addLayout(row)
 
+        layout.addSpacing(8)
         layout.addWidget(_heading("Or, for scripts"))
         layout.addWidget(
             _text(

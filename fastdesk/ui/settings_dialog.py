@@ -205,8 +205,11 @@ class _ProviderBox(QGroupBox):
         self.name = name
         self.dialog = dialog
         self.setObjectName(f"{name}Box")
-        form = QFormLayout(self)
+        # Word-wrapped labels stay out of the form: QFormLayout over-allocates their height.
+        outer = QVBoxLayout(self)
+        form = self.form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        outer.addLayout(form)
 
         self.url_edit: QLineEdit | None = None
         if name == "openai":
@@ -235,7 +238,6 @@ class _ProviderBox(QGroupBox):
         )
         self.key_state = QLabel()
         self.key_state.setObjectName(f"{name}KeyState")
-        self.key_state.setWordWrap(True)
         self.key_state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("", self.key_state)
 
@@ -257,14 +259,13 @@ class _ProviderBox(QGroupBox):
         form.addRow(_buddy("&Model:", self.model_combo), model_row)
         self.price_label = QLabel()
         self.price_label.setObjectName(f"{name}PriceLabel")
-        self.price_label.setWordWrap(True)
-        form.addRow("", self.price_label)
         self.result_label = QLabel()
         self.result_label.setObjectName(f"{name}TestResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
-        form.addRow("", self.result_label)
+        form.addRow("", self.price_label)
+        outer.addWidget(self.result_label)
 
         self._token: int | None = None
         self.refresh_key_state()
@@ -280,10 +281,7 @@ class _ProviderBox(QGroupBox):
         self.has_stored = stored is not None
         parts: list[str] = []
         if env:
-            parts.append(
-                f"Using {env_name} from the environment ({keys.mask(env)}); "
-                "it wins over a key stored here."
-            )
+            parts.append(f"Using {env_name} ({keys.mask(env)}): the environment wins.")
         if stored:
             parts.append(f"Stored in the OS keyring: {keys.mask(stored)}.")
         elif not env:
@@ -401,12 +399,9 @@ class _ProviderBox(QGroupBox):
 
     def _show_price(self, text: str) -> None:
         model_id = text.strip()
-        if not model_id:
-            self.price_label.setText("")
-            return
-        self.price_label.setText(
-            models.model_row(self.name, model_id, self.dialog.prices).price_text()
-        )
+        price = models.model_row(self.name, model_id, self.dialog.prices) if model_id else None
+        self.price_label.setText(price.price_text() if price else "")
+        self.form.setRowVisible(self.price_label, price is not None)
 
     def chosen_model(self) -> str:
         return self.model_combo.currentText().strip()
@@ -460,7 +455,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(tabs, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
-        self.resize(720, 640)
+        self.resize(720, 600)
 
     # -- pages ---------------------------------------------------------------------------------
 

@@ -147,7 +147,7 @@ def test_environment_key_wins_and_is_masked(make_dialog, memory, monkeypatch) ->
     monkeypatch.setenv("GROQ_API_KEY", GROQ_KEY)
     dialog = make_dialog()
     state = dialog.boxes["groq"].key_state.text()
-    assert state.startswith("Using GROQ_API_KEY from the environment (gsk_…WXYZ)")
+    assert state == "Using GROQ_API_KEY (gsk_…WXYZ): the environment wins."
     assert GROQ_KEY not in state
 
 
