@@ -1,0 +1,263 @@
+"""Window figures against the loopback provider emulator (prints numbers; not a test).
+
+    .venv/bin/python benchmarks/bench_ui.py [--blocks 500] [--edits 10] [--json]
+
+Drives the real window offscreen (QT_QPA_PLATFORM=offscreen), its worker thread, the real
+engine and the Groq SDK against tests/emulator.py (echo answers, a fixed time to first token and
+token rate), and measures:
+
+1. Event-loop stalls while a BLOCKS-block document streams in: a 1 ms QTimer heartbeat; a stall
+   is the gap between two beats minus 1 ms. Worst and 99th percentile, from the moment the file
+   is open until the whole translation is shown.
+2. Keystroke to translated block: type a word into one paragraph, then time from the last key
+   press until the target pane shows that block's translation. Reported raw, and minus the
+   debounce (the app waits for a pause in typing on purpose) and the emulator's own delay
+   (time to first token + tokens / rate), which leaves what the app itself adds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from tests.emulator import Emulator  # noqa: E402
+
+TTFB = 0.05  # the emulator's time to first token, seconds
+RATE = 2000.0  # the emulator's tokens per second (≈ Groq/Cerebras fast models)
+CHUNK_CHARS = 4  # the emulator's characters per token
+
+
+def document(blocks: int) -> str:
+    """A realistic mix: headings, paragraphs, list items, a table, a code block now and then."""
+    parts: list[str] = []
+    i = 0
+    while len(parts) < blocks:
+        parts.append(f"## Section {i}\n\n")
+        parts.append(
+            f"Paragraph {i} explains one idea in plain words. It links to "
+            f"[the guide](https://example.com/{i}) and mentions `option_{i}` once.\n\n"
+        )
+        parts.append(f"- First point of section {i}, short.\n")
+        parts.append(f"- Second point of section {i}, a little longer than the first.\n\n")
+        if i % 5 == 0:
+            parts.append("| Name | Value |\n|------|------:|\n| alpha | 1 |\n| beta | 2 |\n\n")
+        if i % 7 == 0:
+            parts.append("```python\nprint('unchanged code')\n```\n\n")
+        i += 1
+    return "".join(parts[:blocks])
+
+
+class Heartbeat:
+    """A 1 ms timer; the gaps between its beats show how long the event loop was busy."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(1)
+        self.timer.timeout.connect(self._beat)
+        self.clock = QElapsedTimer()
+        self.last = 0
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self.clock.start()
+        self.last = self.clock.nsecsElapsed()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _beat(self) -> None:
+        now = self.clock.nsecsElapsed()
+        self.gaps.append(max(0.0, (now - self.last) / 1e6 - 1.0))
+        self.last = now
+
+    def summary(self) -> dict[str, float]:
+        gaps = sorted(self.gaps) or [0.0]
+        return {
+            "beats": len(gaps),
+            "worst_ms": round(gaps[-1], 2),
+            "p99_ms": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))], 2),
+            "over_16ms": sum(g > 16 for g in gaps),
+        }
+
+
+def wait_until(done, timeout: float, *signals) -> bool:
+    """Run the event loop (idle like the app's, not a busy loop) until done() holds.
+
+    done() is checked when one of `signals` fires, and every 20 ms as a fallback.
+    """
+    if done():
+        return True
+    loop = QEventLoop()
+    poll = QTimer()
+    poll.setInterval(20)
+
+    def check(*_args: object) -> None:
+        if done():
+            loop.quit()
+
+    poll.timeout.connect(check)
+    for signal in signals:
+        signal.connect(check)
+    QTimer.singleShot(int(timeout * 1000), loop.quit)
+    poll.start()
+    loop.exec()
+    poll.stop()
+    for signal in signals:
+        signal.disconnect(check)
+    return done()
+
+
+def run(blocks: int, edits: int) -> dict[str, object]:
+    app = QApplication.instance() or QApplication([])
+    home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
+    os.environ["FASTDESK_HOME"] = home
+    for name in ("CEREBRAS_API_KEY", "CEREBRAS_BASE_URL", "FASTDESK_OPENAI_BASE_URL"):
+        os.environ.pop(name, None)
+    with Emulator(ttfb=TTFB, tokens_per_second=RATE, chunk_chars=CHUNK_CHARS) as emu:
+        os.environ["GROQ_BASE_URL"] = emu.groq_base_url
+        os.environ["GROQ_API_KEY"] = "gsk_bench_not_a_real_key_000000000000"
+        from fastdesk.ui import MainWindow
+
+        window = MainWindow()
+        window.set_language("en")  # echo answers are then correct: no fidelity retries
+        window.resize(1280, 800)
+        window.show()
+        path = Path(home) / "long.md"
+        path.write_text(document(blocks), encoding="utf-8")
+        debounce_ms = window.settings.debounce_ms
+
+        # 1. a long document streams in
+        opened = time.perf_counter()
+        window.open_file(path)
+        beat = Heartbeat()
+        beat.start()
+
+        def all_shown() -> bool:
+            return (
+                window.revision > 0
+                and not window._pending
+                and not window.status.activity.isVisible()
+                and window.scheduler.idle
+            )
+
+        ok = wait_until(all_shown, 120, window.target_updated)
+        beat.stop()
+        first = {
+            "blocks": blocks,
+            "complete": ok,
+            "seconds": round(time.perf_counter() - opened, 2),
+            "requests": len(emu.chat_requests),
+            **beat.summary(),
+        }
+
+        # 2. keystroke → translated block
+        source = window.source
+        results: list[dict[str, float]] = []
+        beat.start()
+        for n in range(edits):
+            text = source.toPlainText()
+            anchor = text.find(f"Paragraph {n * 3 + 1} explains")
+            cursor = source.textCursor()
+            cursor.setPosition(anchor + len("Paragraph"))
+            source.setTextCursor(cursor)
+            word = f" edit{n}x"
+            emu.reset_records()
+            QTest.keyClicks(source, word)
+            typed = time.perf_counter()
+            # the whole edited paragraph (echo answers: its translation is itself)
+            start = text.rfind("\n", 0, anchor) + 1
+            end = text.find("\n", anchor)
+            marker = text[start : anchor + len("Paragraph")] + word + text[anchor + len("Paragraph") : end]
+            shown = wait_until(
+                lambda m=marker: m in window.target_editor.toPlainText(),
+                10,
+                window.scheduler.rendered,
+            )
+            elapsed = (time.perf_counter() - typed) * 1000
+            answer = next(
+                (r for r in emu.chat_requests if marker in json.dumps(r.body, ensure_ascii=False)),
+                None,
+            )
+            tokens = 0
+            if answer is not None:
+                user = [m for m in answer.body["messages"] if m["role"] == "user"][-1]["content"]
+                tokens = len(user) / CHUNK_CHARS
+            emulator_ms = (TTFB + tokens / RATE) * 1000
+            results.append(
+                {
+                    "shown": shown,
+                    "total_ms": elapsed,
+                    "emulator_ms": emulator_ms,
+                    "app_ms": elapsed - debounce_ms - emulator_ms,
+                }
+            )
+            wait_until(lambda: not window.status.activity.isVisible(), 5)
+        beat.stop()
+        window.source.document().setModified(False)
+        window.close()
+
+    def pct(values: list[float], q: float) -> float:
+        values = sorted(values)
+        return round(values[min(len(values) - 1, int(len(values) * q))], 1)
+
+    totals = [r["total_ms"] for r in results]
+    app_ms = [r["app_ms"] for r in results]
+    return {
+        "streaming": first,
+        "keystroke": {
+            "edits": edits,
+            "all_shown": all(r["shown"] for r in results),
+            "debounce_ms": debounce_ms,
+            "emulator_ms_mean": round(statistics.mean(r["emulator_ms"] for r in results), 1),
+            "total_ms_p50": pct(totals, 0.5),
+            "total_ms_worst": pct(totals, 1.0),
+            "app_ms_p50": pct(app_ms, 0.5),
+            "app_ms_p95": pct(app_ms, 0.95),
+            "app_ms_worst": pct(app_ms, 1.0),
+        },
+        "stalls_while_editing": beat.summary(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", type=int, default=500)
+    parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = run(args.blocks, args.edits)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    s, k, e = result["streaming"], result["keystroke"], result["stalls_while_editing"]
+    print(f"Streaming a {s['blocks']}-block document in ({s['requests']} requests, {s['seconds']} s,"
+          f" complete: {s['complete']}):")
+    print(f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
+          f" beats over 16 ms: {s['over_16ms']} of {s['beats']}")
+    print(f"Keystroke to translated block ({k['edits']} edits, all shown: {k['all_shown']}):")
+    print(f"  total p50 {k['total_ms_p50']} ms, worst {k['total_ms_worst']} ms"
+          f" (debounce {k['debounce_ms']} ms, emulator ≈{k['emulator_ms_mean']} ms)")
+    print(f"  app's own share: p50 {k['app_ms_p50']} ms, p95 {k['app_ms_p95']} ms,"
+          f" worst {k['app_ms_worst']} ms")
+    print(f"  event-loop stall while editing: worst {e['worst_ms']} ms, p99 {e['p99_ms']} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
