@@ -556,3 +556,73 @@ def test_the_review_core_imports_no_qt() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---- with a real live session -------------------------------------------------------------------
+
+
+def test_a_live_session_never_overwrites_a_correction() -> None:
+    """Engine events from a LiveSession drive the review; retranslation and a source edit
+    leave the reviewer's text in place until they decide."""
+    import asyncio
+
+    from fastdesk.engine import Engine, JobSpec
+    from fastdesk.events import RevisionDone
+    from fastdesk.live import LiveSession
+    from fastdesk.providers.router import Router
+    from tests.fakes import FakeProvider, last_user
+
+    calls = [0]
+
+    def answer(request) -> str:  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return f"{last_user(request).upper()} #{calls[0]}"
+
+    async def scenario() -> None:
+        review = Review(None, "fr")
+        settled: asyncio.Queue[RevisionDone] = asyncio.Queue()
+
+        def emit(event: object) -> None:
+            review.apply_event(event)  # type: ignore[arg-type]
+            if isinstance(event, RevisionDone):
+                settled.put_nowait(event)
+
+        async def settle() -> None:
+            await asyncio.wait_for(settled.get(), 10)
+
+        session = LiveSession(
+            Engine(Router({"groq": FakeProvider(answer=answer)})), JobSpec(), emit
+        )
+        text = TEXT
+        review.realign(parse(text))
+        session.update(text, 1)
+        await settle()
+        assert review.summary().pending == 0 and review.summary().in_flight == 0
+        doc = review.doc
+        assert doc is not None
+        cats = block(doc, "cats")
+        # the reviewer corrects the first paragraph in the target pane
+        shown = review.view(doc, session.snapshot())
+        machine = review.shown_text(cats)
+        assert machine is not None
+        changes = diff_target_edit(shown, shown.text.replace(machine.strip(), "Les chats."))
+        assert [bid for bid, _t in changes] == [cats]
+        for bid, new in changes:
+            review.edit(bid, new)
+        session.retranslate([cats])  # a forced re-translation
+        await settle()
+        assert review.info(cats).machine not in (None, machine)  # a new answer arrived…
+        assert review.shown_text(cats) == "Les chats.\n\n"  # …and was kept aside
+        # the source of that paragraph changes
+        text = TEXT.replace("about cats", "about cats and mice")
+        assert review.realign(parse(text)) == [block(parse(text), "mice")]
+        session.update(text, 2)
+        await settle()
+        mice = block(parse(text), "mice")
+        assert review.state_of(mice) == "stale_edit"
+        assert review.shown_text(mice) == "Les chats.\n\n"
+        assert review.resolve(mice, "retranslate") is False
+        assert "MICE" in (review.shown_text(mice) or "")
+        await session.aclose()
+
+    asyncio.run(scenario())
