@@ -29,11 +29,11 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
-from tests.emulator import Emulator  # noqa: E402
+from tests.emulator import Emulator
 
 TTFB = 0.05  # the emulator's time to first token, seconds
 RATE = 2000.0  # the emulator's tokens per second (≈ Groq/Cerebras fast models)
@@ -124,7 +124,7 @@ def wait_until(done, timeout: float, *signals) -> bool:
 
 
 def run(blocks: int, edits: int) -> dict[str, object]:
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
     for name in ("CEREBRAS_API_KEY", "CEREBRAS_BASE_URL", "FASTDESK_OPENAI_BASE_URL"):
@@ -183,7 +183,8 @@ def run(blocks: int, edits: int) -> dict[str, object]:
             # the whole edited paragraph (echo answers: its translation is itself)
             start = text.rfind("\n", 0, anchor) + 1
             end = text.find("\n", anchor)
-            marker = text[start : anchor + len("Paragraph")] + word + text[anchor + len("Paragraph") : end]
+            cut = anchor + len("Paragraph")
+            marker = text[start:cut] + word + text[cut:end]
             shown = wait_until(
                 lambda m=marker: m in window.target_editor.toPlainText(),
                 10,
@@ -246,15 +247,23 @@ def main() -> int:
         print(json.dumps(result, indent=2))
         return 0
     s, k, e = result["streaming"], result["keystroke"], result["stalls_while_editing"]
-    print(f"Streaming a {s['blocks']}-block document in ({s['requests']} requests, {s['seconds']} s,"
-          f" complete: {s['complete']}):")
-    print(f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
-          f" beats over 16 ms: {s['over_16ms']} of {s['beats']}")
+    print(
+        f"Streaming a {s['blocks']}-block document in ({s['requests']} requests,"
+        f" {s['seconds']} s, complete: {s['complete']}):"
+    )
+    print(
+        f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
+        f" beats over 16 ms: {s['over_16ms']} of {s['beats']}"
+    )
     print(f"Keystroke to translated block ({k['edits']} edits, all shown: {k['all_shown']}):")
-    print(f"  total p50 {k['total_ms_p50']} ms, worst {k['total_ms_worst']} ms"
-          f" (debounce {k['debounce_ms']} ms, emulator ≈{k['emulator_ms_mean']} ms)")
-    print(f"  app's own share: p50 {k['app_ms_p50']} ms, p95 {k['app_ms_p95']} ms,"
-          f" worst {k['app_ms_worst']} ms")
+    print(
+        f"  total p50 {k['total_ms_p50']} ms, worst {k['total_ms_worst']} ms"
+        f" (debounce {k['debounce_ms']} ms, emulator ≈{k['emulator_ms_mean']} ms)"
+    )
+    print(
+        f"  app's own share: p50 {k['app_ms_p50']} ms, p95 {k['app_ms_p95']} ms,"
+        f" worst {k['app_ms_worst']} ms"
+    )
     print(f"  event-loop stall while editing: worst {e['worst_ms']} ms, p99 {e['p99_ms']} ms")
     return 0
 

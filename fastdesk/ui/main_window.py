@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         self._shown_source: tuple[render.Segment, ...] = ()
         self._shown_target: tuple[render.Segment, ...] = ()
         self._closing = False
+        self.first_run: QWidget | None = None
 
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         self.view_toggle.clicked.connect(self.toggle_target_view)
         left = _pane(self.source_title, self.source)
         right = _pane(self.target_title, self.target_stack, self.view_toggle)
+        self.target_layout = right.layout()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -309,16 +311,29 @@ class MainWindow(QMainWindow):
     def restart_engine(self) -> None:
         """Rebuild the engine (after keys or settings changed) and translate the source again."""
         old = self.worker
-        old.batch.disconnect(self._on_batch)
-        old.stop(timeout=1.0)
+        with contextlib.suppress(RuntimeError):
+            old.batch.disconnect(self._on_batch)
+        old.stop(timeout=0.3)  # it ends on its own if slower; nothing of it reaches us now
         self.worker = self._start_worker()
         self._sent_source = None
-        self._send_update()
+        if self.live:
+            self._send_update()
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Hook for the Settings dialog: take saved settings into account."""
-        self.settings = settings
-        self._debounce.setInterval(settings.debounce_ms)
+    def apply_settings(self, settings: Settings | None = None) -> None:
+        """Settings were saved (the Settings dialog, the first-run panel): follow them."""
+        self.settings = settings if settings is not None else load_settings()[0]
+        self._debounce.setInterval(self.settings.debounce_ms)
+        for combo, value in (
+            (self.mode_selector, self.settings.mode),
+            (self.provider_selector, self.settings.provider),
+        ):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(value)))
+            combo.blockSignals(False)
+        self.language_selector.blockSignals(True)
+        self._select_language(self.settings.target_language)
+        self.language_selector.blockSignals(False)
+        self._update_title()
         self.restart_engine()
 
     def _send_update(self, *, force: bool = False) -> None:
@@ -347,6 +362,7 @@ class MainWindow(QMainWindow):
             self._on_event(event)
         if batch.providers is not None:
             self._fill_providers(batch.providers, self.provider_selector.currentData() or "auto")
+            self._show_first_run(not batch.providers)
             _freeze_startup_objects()
         if batch.expansion is not None:
             self.preview.set_expansion(*batch.expansion)
@@ -654,13 +670,30 @@ class MainWindow(QMainWindow):
     # ---- dialogs and hooks -----------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        """Hook for the Settings dialog (written separately); a placeholder until it lands."""
-        QMessageBox.information(
-            self,
-            "Settings",
-            "The settings dialog is not part of this build yet.\n"
-            "Keys: `fastdesk keys set groq` or GROQ_API_KEY / CEREBRAS_API_KEY in the environment.",
-        )
+        """The Settings dialog (keys, models, preferences); saving restarts the engine."""
+        from fastdesk.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, self, ledger=self.status.ledger)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.settingsSaved.connect(self.apply_settings)
+        dialog.keysChanged.connect(self.restart_engine)
+        dialog.open()
+
+    def _show_first_run(self, show: bool) -> None:
+        """No provider configured: say how to get going, above the target pane."""
+        if not show:
+            if self.first_run is not None:
+                self.first_run.hide()
+            return
+        if self.first_run is None:
+            from fastdesk.ui.first_run import FirstRunPanel
+
+            panel = FirstRunPanel(self)
+            panel.openSettingsRequested.connect(self.open_settings)
+            panel.localServerChosen.connect(lambda _url, _model: self.apply_settings())
+            self.target_layout.insertWidget(1, panel)
+            self.first_run = panel
+        self.first_run.show()
 
     def about(self) -> None:
         QMessageBox.about(

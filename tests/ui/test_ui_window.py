@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QInputMethodEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
+    QDialog,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
@@ -300,3 +301,33 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
     assert selections[0].cursor.selectedText().startswith("monde")
     if not raw:
         assert w.preview._highlighted is w.preview.frames[1]
+
+
+def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
+    from fastdesk.ui import MainWindow
+    from fastdesk.wiring import NotConfigured
+
+    def no_provider() -> object:
+        raise NotConfigured("no provider is configured: set GROQ_API_KEY")
+
+    w = MainWindow(engine_factory=no_provider, settings=Settings(debounce_ms=40))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.first_run is not None and w.first_run.isVisible())
+    w.source.setPlainText("Hello world")  # the target still mirrors the document
+    qtbot.waitUntil(lambda: target_text(w) == "Hello world")
+    assert "no provider" in w.status.error_button.text()
+    w.close()
+
+
+def test_saved_settings_are_followed(make_window, qtbot, provider) -> None:
+    w = make_window()
+    w.source.setPlainText("Hello world")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    w.open_settings()
+    dialog = w.findChild(QDialog, "settingsDialog")
+    assert dialog is not None and dialog.isVisible()
+    dialog.settingsSaved.emit(Settings(target_language="de", debounce_ms=40))
+    dialog.close()
+    assert w.language_selector.currentData() == "de"
+    qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt")
