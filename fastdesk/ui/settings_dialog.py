@@ -99,7 +99,7 @@ class AsyncRunner(QObject):
         self._futures: dict[int, concurrent.futures.Future[Any]] = {}
         self._next = 0
         self._closed = False
-        self._finished.connect(self._deliver)
+        self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @property
     def busy(self) -> bool:
@@ -117,13 +117,19 @@ class AsyncRunner(QObject):
         self._next += 1
         token = self._next
 
-        async def call() -> Any:
-            return await make()  # make() itself runs in the loop thread too
+        async def call() -> None:
+            # make() runs in the loop thread too; the outcome is always reported from there,
+            # so it reaches the GUI thread later, never inside this submit() call.
+            try:
+                result, error = await make(), None
+            except asyncio.CancelledError:
+                return
+            except Exception as exc:
+                result, error = None, exc
+            self._report(token, result, error)
 
-        future = asyncio.run_coroutine_threadsafe(call(), loop)
         self._callbacks[token] = on_done
-        self._futures[token] = future
-        future.add_done_callback(lambda f, t=token: self._report(t, f))
+        self._futures[token] = asyncio.run_coroutine_threadsafe(call(), loop)
         return token
 
     def cancel(self, token: int) -> None:
@@ -171,12 +177,10 @@ class AsyncRunner(QObject):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
-    def _report(self, token: int, future: concurrent.futures.Future[Any]) -> None:
-        """In the loop thread (or at once): hand the outcome to the GUI thread."""
-        if self._closed or future.cancelled():
+    def _report(self, token: int, result: Any, error: BaseException | None) -> None:
+        """In the loop thread: hand the outcome to the GUI thread (a queued signal)."""
+        if self._closed:
             return
-        error = future.exception()
-        result = None if error is not None else future.result()
         with contextlib.suppress(RuntimeError):  # the runner's Qt object is already gone
             self._finished.emit(token, result, error)
 

@@ -5,6 +5,7 @@ notice, and saving every field through settings.save_settings."""
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -417,3 +418,39 @@ def test_runner_reports_errors_and_closes(qtbot) -> None:
     runner.close()
     with pytest.raises(RuntimeError):
         runner.submit(fine, lambda r, e: None)
+
+
+def test_wiring_into_the_window(make_window, memory, qtbot) -> None:
+    """The documented wiring: settingsSaved → MainWindow.apply_settings (restarts the engine)."""
+    window = make_window()
+    dialog = SettingsDialog(window.settings, window)
+    dialog.confirm = lambda question: True
+    dialog.settingsSaved.connect(window.apply_settings)
+    dialog.open()
+    dialog.tabs.setCurrentIndex(1)
+    dialog.debounce_spin.setValue(750)
+    dialog.boxes["groq"].key_edit.setText(GROQ_KEY)
+    save(dialog)
+    assert window.settings.debounce_ms == 750
+    assert window._debounce.interval() == 750
+    assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
+    assert not dialog.runner.busy
+
+
+def test_runner_never_calls_back_inside_submit(qtbot) -> None:
+    """Even an instant result arrives through the event loop, after submit() has returned."""
+    runner = AsyncRunner()
+    got: list[int] = []
+    done = threading.Event()
+
+    async def instant() -> int:
+        done.set()
+        return 1
+
+    runner.submit(instant, lambda r, e: got.append(r))
+    assert done.wait(2)
+    time.sleep(0.05)  # the loop thread has finished; the GUI thread has not run its events
+    assert got == []
+    qtbot.waitUntil(lambda: got == [1], timeout=2000)
+    assert not runner.busy
+    runner.close()
