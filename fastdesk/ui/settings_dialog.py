@@ -273,7 +273,10 @@ class _ProviderBox(QGroupBox):
 
         self._token: int | None = None
         self.refresh_key_state()
-        self._fill_models(self._cached_rows(), dialog.settings.model_for(name))
+        # The user's own choice, not model_for(): a per-language preference or an environment
+        # variable shown here would be saved as the general choice.
+        chosen = dialog.settings.models.get(name) or DEFAULT_MODELS.get(name, "")
+        self._fill_models(self._cached_rows(), chosen)
 
     # -- keys ----------------------------------------------------------------------------------
 

@@ -454,3 +454,14 @@ def test_runner_never_calls_back_inside_submit(qtbot) -> None:
     qtbot.waitUntil(lambda: got == [1], timeout=2000)
     assert not runner.busy
     runner.close()
+
+
+def test_per_language_preferences_are_not_saved_as_the_general_model(make_dialog, memory) -> None:
+    settings = Settings(preferred_models={"fr": {"groq": "qwen/qwen3-32b"}})
+    save_settings(settings)
+    dialog = make_dialog(load_settings()[0])
+    assert dialog.boxes["groq"].model_combo.currentText() == "openai/gpt-oss-20b"
+    save(dialog)
+    saved = load_settings()[0]
+    assert saved.models == {}
+    assert saved.preferred_models == {"fr": {"groq": "qwen/qwen3-32b"}}
