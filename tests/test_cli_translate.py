@@ -332,3 +332,17 @@ def test_memory_clear_makes_the_next_run_translate_again(
     assert run(["memory", "clear"]) == 0
     assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
     assert emu.request_count == 2 * n
+
+
+def test_stored_key_for_a_local_server_is_sent(emu, tmp_path, monkeypatch) -> None:
+    import keyring
+
+    from tests.test_keys import MemoryKeyring
+
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    backend.set_password("fastdesk", "openai", "sk-local-server-key-for-test")
+    monkeypatch.setenv("FASTDESK_OPENAI_BASE_URL", emu.openai_base_url)
+    src = write(tmp_path / "a.md", DOC)
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--provider", "openai"]) == 0
+    assert emu.chat_requests[-1].auth

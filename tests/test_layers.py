@@ -19,6 +19,12 @@ CORE = [
     "fastdesk.wiring",
     "fastdesk.providers.factory",
     "fastdesk.providers.router",
+    "fastdesk.review",
+    "fastdesk.export",
+    "fastdesk.autosave",
+    "fastdesk.costs",
+    "fastdesk.models",
+    "fastdesk.local_servers",
 ]
 
 

@@ -18,7 +18,11 @@ from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
 
-KEY_ENV = {"groq": "GROQ_API_KEY", "cerebras": "CEREBRAS_API_KEY"}
+KEY_ENV = {
+    "groq": "GROQ_API_KEY",
+    "cerebras": "CEREBRAS_API_KEY",
+    "openai": "FASTDESK_OPENAI_API_KEY",
+}
 BASE_URL_ENV = {
     "groq": "GROQ_BASE_URL",
     "cerebras": "CEREBRAS_BASE_URL",
@@ -71,7 +75,7 @@ def configured_providers(
                 continue
             model = _clean(env.get("FASTDESK_OPENAI_MODEL")) or _clean(models.get("openai"))
             built[name] = OpenAICompatProvider(
-                url, api_key=_clean(env.get("FASTDESK_OPENAI_API_KEY")), default_model=model or ""
+                url, api_key=key("openai"), default_model=model or ""
             )
             continue
         api_key = key(name)

@@ -191,8 +191,10 @@ class Router:
         """Every configured (provider, model), in configuration order."""
         out: list[Pair] = []
         for name, provider in self.providers.items():
-            for model in [provider.default_model, *self.models.get(name, ())]:
-                if model and (name, model) not in out:
+            models = [m for m in [provider.default_model, *self.models.get(name, ())] if m]
+            # no model named anywhere: the server's own choice (a local server's first model)
+            for model in dict.fromkeys(models or [""]):
+                if (name, model) not in out:
                     out.append((name, model))
         return out
 
