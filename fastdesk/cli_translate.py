@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastdesk.blocks import Document, parse
+from fastdesk.costs import CostLedger
 from fastdesk.engine import Engine, JobSpec
 from fastdesk.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
 from fastdesk.fileio import DocumentError, atomic_write_text, read_document
@@ -152,15 +153,19 @@ async def _translate_all(
     started = time.perf_counter()
     requests: list[dict[str, object]] = []
     progress = Progress(sum(1 for _p, text in docs for _b in parse(text).blocks))
+    ledger = CostLedger(background=True)  # today's spend, shared with the window's status bar
     try:
         reports = await asyncio.gather(
             *(
-                _translate_one(engine, spec, path, text, out, requests, progress, args.verbose)
+                _translate_one(
+                    engine, spec, path, text, out, requests, progress, args.verbose, ledger
+                )
                 for (path, text), out in zip(docs, outputs, strict=True)
             )
         )
     finally:
         progress.close()
+        ledger.close()
         await engine.router.aclose()
         if engine.memory is not None:
             engine.memory.close()
@@ -176,6 +181,7 @@ async def _translate_one(
     requests: list[dict[str, object]],
     progress: Progress,
     verbose: int,
+    ledger: CostLedger,
 ) -> DocReport:
     doc = parse(text)
     report = DocReport(input=path, output=output, doc=doc)
@@ -203,6 +209,7 @@ async def _translate_one(
             report.errors.append(event.error)
         elif isinstance(event, RequestDone):
             requests.append(event.stats.report_dict())
+            ledger.record(event.stats)
             if verbose:
                 log.info("%s", describe_request(event))
         elif isinstance(event, EngineError) and verbose:

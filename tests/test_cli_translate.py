@@ -346,3 +346,16 @@ def test_stored_key_for_a_local_server_is_sent(emu, tmp_path, monkeypatch) -> No
     src = write(tmp_path / "a.md", DOC)
     assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--provider", "openai"]) == 0
     assert emu.chat_requests[-1].auth
+
+
+def test_command_line_spend_counts_in_todays_total(emu, tmp_path, monkeypatch) -> None:
+    from fastdesk.costs import CostLedger
+
+    use(monkeypatch, emu, "groq")
+    src = write(tmp_path / "a.md", DOC)
+    report = tmp_path / "r.json"
+    args = ["--provider", "groq", "--model", "llama-3.1-8b-instant", "--report", str(report)]
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), *args]) == 0
+    spent = json.loads(report.read_text())["totals"]["cost_usd"]
+    today = CostLedger().today()
+    assert today.requests == 1 and today.usd == pytest.approx(spent)
