@@ -84,6 +84,7 @@ PROVIDER_LABELS = {
     "openai": "OpenAI-compatible",
 }
 UNTITLED = "Untitled"
+SAMPLE_NAME = "Sample document"
 
 
 def _b64(data: QByteArray) -> str:
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self._engine_factory = engine_factory or default_engine_factory
         self._session_factory = session_factory or default_session_factory
         self.path: Path | None = None
+        self.untitled_name = UNTITLED
         self.newline = "\n"
         self.revision = 0
         self._sent_source: str | None = None
@@ -549,15 +551,16 @@ class MainWindow(QMainWindow):
     def open_sample(self) -> None:
         if not self._confirm_discard():
             return
-        self._load(resource("sample.md").read_text(encoding="utf-8"), None)
+        self._load(resource("sample.md").read_text(encoding="utf-8"), None, name=SAMPLE_NAME)
 
     def new_document(self) -> None:
         if self._confirm_discard():
             self._load("", None)
 
-    def _load(self, text: str, path: Path | None) -> None:
+    def _load(self, text: str, path: Path | None, *, name: str = UNTITLED) -> None:
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.path = path
+        self.untitled_name = name
         self.preview.expansions.clear()
         self.source.setPlainText(render.normalize(text))
         self.source.document().setModified(False)
@@ -718,7 +721,7 @@ class MainWindow(QMainWindow):
         answer = QMessageBox.question(
             self,
             "Unsaved changes",
-            f"Save the changes to {self.path.name if self.path else UNTITLED}?",
+            f"Save the changes to {self.path.name if self.path else self.untitled_name}?",
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
@@ -791,7 +794,7 @@ class MainWindow(QMainWindow):
         }
 
     def _update_title(self) -> None:
-        name = self.path.name if self.path else UNTITLED
+        name = self.path.name if self.path else self.untitled_name
         self.setWindowTitle(f"{name}[*] — fastdesk")
         self.source_title.setText(f"Source — {name}")
         mode = self.mode_selector.currentData()

@@ -319,10 +319,12 @@ class TargetPreview(QTextBrowser, Incremental):
         dark = is_dark(self.palette())
         self.document().setDefaultStyleSheet(render.stylesheet(dark))
         self.document().setDocumentMargin(12)
-        self.clear()
+        # Forget the frames before clear() deletes them: it emits signals that read them.
         self.frames.clear()
         self.shown.clear()
         self._highlighted = None
+        self._anchor_frame = None
+        self.clear()
         self.want(self._plain)
 
     def want(self, segments: Sequence[Segment]) -> None:
@@ -370,7 +372,7 @@ class TargetPreview(QTextBrowser, Incremental):
     def _fill(self, frame: QTextFrame, seg: Segment) -> None:
         cursor = frame.firstCursorPosition()
         cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertHtml(self._html(seg))
+        cursor.insertHtml(_LEAD + self._html(seg))
         _tidy(frame)
 
     def _replace(self, index: int, seg: Segment) -> None:
@@ -423,19 +425,26 @@ class TargetPreview(QTextBrowser, Incremental):
             frame.setFrameFormat(fmt)
 
 
-def _tidy(frame: QTextFrame) -> None:
-    """Drop the empty paragraph Qt leaves before a list or after a code block inside a frame.
+# HTML inserted into a block merges its first paragraph into that block, which keeps its own
+# (plain) format: a heading would lose its margins, code its background, a quote its indent. So
+# a throwaway first paragraph goes in front and is removed afterwards (see _tidy).
+_LEAD = "<p>\u200b</p>"
 
-    Next to a nested frame (a table) it cannot go, so it is collapsed to no height instead.
+
+def _tidy(frame: QTextFrame) -> None:
+    """Remove the throwaway first paragraph and the empty one Qt leaves after a code block.
+
+    Next to a nested frame (a table) a paragraph cannot go: it is emptied and collapsed.
     """
     items = _children(frame)
-    if len(items) >= 2 and _empty(items[0]):
-        if items[1].isValid():
-            cursor = frame.firstCursorPosition()
-            cursor.movePosition(QTextCursor.MoveOperation.NextCharacter, _KEEP)
-            cursor.removeSelectedText()
-        else:
-            _collapse(items[0])
+    cursor = QTextCursor(items[0])
+    if len(items) >= 2 and items[1].isValid():
+        cursor.movePosition(QTextCursor.MoveOperation.NextBlock, _KEEP)
+        cursor.removeSelectedText()
+    else:
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, _KEEP)
+        cursor.removeSelectedText()
+        _collapse(items[0])
     items = _children(frame)
     if len(items) >= 2 and _empty(items[-1]):
         if items[-2].isValid():
