@@ -62,7 +62,7 @@ class Actions:
         self.settings = a(
             w, "actionSettings", "Se&ttings…", w.open_settings, "Ctrl+,", "Providers, keys, models"
         )
-        self.quit = a(w, "actionQuit", "&Quit", w.close, Key.Quit, "Close the window")
+        self.quit = a(w, "actionQuit", "&Quit", w.close, "Ctrl+Q", "Close the window")
         self.undo = a(w, "actionUndo", "&Undo", w.source.undo, Key.Undo, "Undo the last edit")
         self.redo = a(w, "actionRedo", "&Redo", w.source.redo, Key.Redo, "Redo")
         self.undo.setEnabled(False)
