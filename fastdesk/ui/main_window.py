@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -306,7 +306,8 @@ class MainWindow(QMainWindow):
         worker = EngineWorker(
             self.spec(), engine_factory=self._engine_factory, session_factory=self._session_factory
         )
-        worker.batch.connect(self._on_batch)
+        # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
+        worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
         worker.start()
         return worker
 
@@ -359,6 +360,7 @@ class MainWindow(QMainWindow):
             provider=self.spec().provider,
         )
 
+    @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
         for event in batch.events:
             self._on_event(event)
