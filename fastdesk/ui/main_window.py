@@ -44,6 +44,7 @@ from fastdesk.events import (
     BlockFailed,
     EngineError,
     EngineEvent,
+    Expansion,
     RequestDone,
     RevisionDone,
 )
@@ -349,6 +350,7 @@ class MainWindow(QMainWindow):
         self.status.set_busy(True)
 
     def _spec_changed(self, *_args: object) -> None:
+        self.preview.expansions.clear()  # they were written for the previous mode or language
         self._sent_source = plain_text(self.source.document())
         self.revision += 1
         self.worker.set_spec(self.spec(), self._sent_source, self.revision)
@@ -398,6 +400,11 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("A section could not be translated: see the error", 5000)
         elif isinstance(event, RevisionDone) and event.revision == self.revision:
             self._revision_done(event)
+        elif isinstance(event, Expansion):
+            self.preview.set_expansion(event.block_id, event.text)
+            self.scheduler.kick()
+            if event.done:
+                self.statusBar().showMessage("Section expanded (marked as generated)", 4000)
 
     def _budget_reached(self) -> bool:
         budget = self.settings.daily_budget_usd
