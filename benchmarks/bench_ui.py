@@ -8,7 +8,7 @@ token rate), and measures:
 
 1. Event-loop stalls while a BLOCKS-block document streams in: a 1 ms QTimer heartbeat; a stall
    is the gap between two beats minus 1 ms. Worst and 99th percentile, from the moment the file
-   is open until the whole translation is shown.
+   is open (opening itself is timed apart) until the whole translation is shown.
 2. Keystroke to translated block: type a word into one paragraph, then time from the last key
    press until the target pane shows that block's translation. Reported raw, and minus the
    debounce (the app waits for a pause in typing on purpose) and the emulator's own delay
@@ -145,6 +145,10 @@ def run(blocks: int, edits: int) -> dict[str, object]:
         # 1. a long document streams in
         opened = time.perf_counter()
         window.open_file(path)
+        # Opening is one piece of work (read, highlight, lay out 500 blocks in the source pane):
+        # timed on its own; the heartbeat then watches the translation stream in.
+        QApplication.processEvents()
+        open_ms = (time.perf_counter() - opened) * 1000
         beat = Heartbeat()
         beat.start()
 
@@ -162,6 +166,7 @@ def run(blocks: int, edits: int) -> dict[str, object]:
             "blocks": blocks,
             "complete": ok,
             "seconds": round(time.perf_counter() - opened, 2),
+            "open_ms": round(open_ms, 1),
             "requests": len(emu.chat_requests),
             **beat.summary(),
         }
@@ -247,8 +252,9 @@ def main() -> int:
         print(json.dumps(result, indent=2))
         return 0
     s, k, e = result["streaming"], result["keystroke"], result["stalls_while_editing"]
+    print(f"Opening a {s['blocks']}-block document: {s['open_ms']} ms (source pane, one piece)")
     print(
-        f"Streaming a {s['blocks']}-block document in ({s['requests']} requests,"
+        f"Streaming its translation in ({s['requests']} requests,"
         f" {s['seconds']} s, complete: {s['complete']}):"
     )
     print(

@@ -505,7 +505,7 @@ class RenderScheduler(QObject):
     rendered = Signal()  # a slice was applied (views may have moved)
     settled = Signal()  # everything wanted is shown
 
-    def __init__(self, parent: QObject | None = None, *, budget_ms: float = 6.0) -> None:
+    def __init__(self, parent: QObject | None = None, *, budget_ms: float = 5.0) -> None:
         super().__init__(parent)
         self.budget = budget_ms / 1000.0
         self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
