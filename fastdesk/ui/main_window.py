@@ -394,6 +394,8 @@ class MainWindow(QMainWindow):
         if isinstance(event, RequestDone):
             self.status.request_done(event.stats)
             self._check_budget()
+        elif isinstance(event, EngineError) and event.kind == "startup":
+            self.status.show_error("Translation is off: no provider could be set up", event.message)
         elif isinstance(event, EngineError):
             self.status.show_error(event.message, event.detail)
         elif isinstance(event, BlockFailed) and event.revision >= self.revision:

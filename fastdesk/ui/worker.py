@@ -26,6 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from fastdesk.blocks import parse
 from fastdesk.events import BlockDelta, BlockDone, BlockFailed, EngineError, EngineEvent
 from fastdesk.ui.render import Segment, segment, segments_of
 
@@ -317,9 +318,11 @@ class EngineWorker(QObject):
                 self._sent_doc = doc
             busy = bool(getattr(session, "busy", False))
         elif self._source != getattr(self._sent_doc, "source", None):
-            # No engine: show the source as it is, so the target pane still mirrors the document.
-            target = source = (segment("", self._source),) if self._source else ()
-            self._sent_doc = _Plain(self._source)
+            # No engine: show the source as it is, block by block, so the target pane still
+            # mirrors the document (and scrolls with it).
+            doc = parse(self._source)
+            target = source = tuple(segment(b.id, b.text) for b in doc.blocks)
+            self._sent_doc = doc
         providers, self._providers = self._providers, None
         expansion, self._expansion = self._expansion, None
         quiet = not events and target is None and source is None and busy == self._sent_busy
@@ -356,11 +359,6 @@ class EngineWorker(QObject):
                 with contextlib.suppress(Exception):
                     memory.close()
         self._loop.stop()
-
-
-@dataclass(frozen=True)
-class _Plain:
-    source: str
 
 
 async def _bounded(awaitable: Any, timeout: float) -> None:

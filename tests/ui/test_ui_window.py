@@ -317,6 +317,7 @@ def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     w.source.setPlainText("Hello world")  # the target still mirrors the document
     qtbot.waitUntil(lambda: target_text(w) == "Hello world")
     assert "no provider" in w.status.error_button.text()
+    assert "GROQ_API_KEY" in w.status.error_detail
     w.close()
 
 
