@@ -7,6 +7,7 @@ lines through the block state.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
@@ -75,6 +76,7 @@ class MarkdownHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, *, dark: bool = False) -> None:
         super().__init__(document)
         self._formats: dict[str, QTextCharFormat] = {}
+        self._units: list[int] | None = None
         self.set_dark(dark, rehighlight=False)
 
     def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
@@ -94,32 +96,46 @@ class MarkdownHighlighter(QSyntaxHighlighter):
             self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:
+        # Regex offsets count code points, Qt counts UTF-16 units: map when a line has emoji.
+        self._units = None
+        if not text.isascii() and max(text) > "\uffff":
+            self._units = list(
+                itertools.accumulate((2 if c > "\uffff" else 1 for c in text), initial=0)
+            )
         previous = self.previousBlockState()
         if previous in (FENCE_BACKTICK, FENCE_TILDE):
             self._in_fence(text, previous)
             return
         if previous == FRONT_MATTER:
-            self.setFormat(0, len(text), self._formats["muted"])
+            self._set(0, len(text), self._formats["muted"])
             self.setCurrentBlockState(NORMAL if text.rstrip() in ("---", "+++") else FRONT_MATTER)
             return
         self.setCurrentBlockState(NORMAL)
         if self.currentBlock().blockNumber() == 0 and text.rstrip() in ("---", "+++"):
-            self.setFormat(0, len(text), self._formats["muted"])
+            self._set(0, len(text), self._formats["muted"])
             self.setCurrentBlockState(FRONT_MATTER)
             return
         fence = _FENCE.match(text)
         if fence:
-            self.setFormat(0, len(text), self._formats["fence"])
+            self._set(0, len(text), self._formats["fence"])
             self.setCurrentBlockState(FENCE_BACKTICK if fence.group(1)[0] == "`" else FENCE_TILDE)
             return
         self._line(text)
 
+    def _set(self, start: int, length: int, fmt: QTextCharFormat) -> None:
+        units = self._units
+        if units is None:
+            self.setFormat(start, length, fmt)
+        else:
+            end = min(start + length, len(units) - 1)
+            self.setFormat(units[start], units[end] - units[start], fmt)
+
     def _in_fence(self, text: str, state: int) -> None:
-        self.setFormat(0, len(text), self._formats["code"])
+        self._set(0, len(text), self._formats["code"])
         closing = _FENCE.match(text)
         char = "`" if state == FENCE_BACKTICK else "~"
         if closing and closing.group(1)[0] == char and not text[closing.end() :].strip():
-            self.setFormat(0, len(text), self._formats["fence"])
+            self._set(0, len(text), self._formats["fence"])
             self.setCurrentBlockState(NORMAL)
         else:
             self.setCurrentBlockState(state)
@@ -127,19 +143,19 @@ class MarkdownHighlighter(QSyntaxHighlighter):
     def _line(self, text: str) -> None:
         f = self._formats
         if _HEADING.match(text) or (_SETEXT.match(text) and text.strip()):
-            self.setFormat(0, len(text), f["heading"])
+            self._set(0, len(text), f["heading"])
             return
         if _HR.match(text):
-            self.setFormat(0, len(text), f["muted"])
+            self._set(0, len(text), f["muted"])
             return
         if _QUOTE.match(text):
-            self.setFormat(0, len(text), f["quote"])
+            self._set(0, len(text), f["quote"])
         marker = _LIST.match(text)
         if marker:
-            self.setFormat(0, marker.end(), f["marker"])
+            self._set(0, marker.end(), f["marker"])
         if "|" in text:
             for m in _TABLE_PIPE.finditer(text):
-                self.setFormat(m.start(), 1, f["muted"])
+                self._set(m.start(), 1, f["muted"])
         for pattern, name in (
             (_STRONG, "strong"),
             (_EMPHASIS, "emphasis"),
@@ -148,4 +164,4 @@ class MarkdownHighlighter(QSyntaxHighlighter):
             (_CODE_SPAN, "code"),
         ):
             for m in pattern.finditer(text):
-                self.setFormat(m.start(), m.end() - m.start(), f[name])
+                self._set(m.start(), m.end() - m.start(), f[name])

@@ -131,3 +131,18 @@ def test_scrolling_the_source_scrolls_the_target_by_block(make_window, qtbot) ->
     w.set_sync_scroll(False)
     w.source.verticalScrollBar().setValue(0)
     assert w.target_editor.firstVisibleBlock().text() == "Bonjour paragraph 60, the chat."
+
+
+def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    from fastdesk.ui.highlighter import MarkdownHighlighter
+
+    edit = QPlainTextEdit()
+    qtbot.addWidget(edit)
+    highlighter = MarkdownHighlighter(edit.document())
+    edit.setPlainText("😀😀 `code` after")
+    highlighter.rehighlight()
+    formats = edit.document().firstBlock().layout().formats()
+    code = [f for f in formats if f.format.fontFixedPitch()]
+    assert [(f.start, f.length) for f in code] == [(5, 6)]  # two emoji = 4 units, a space
