@@ -871,8 +871,14 @@ def _freeze_startup_objects() -> None:
     """Move everything alive once the engine is built (Qt, the SDKs, pydantic models …) out of
     the garbage collector's reach: a full collection then scans only what the session made,
     which took it from ~50 ms (three stalled frames) to a few ms in benchmarks/bench_ui.py.
-    No gc.collect() first: that alone would stall for as long."""
-    gc.freeze()
+    No gc.collect() first: that alone would stall for as long. Once per process."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
+
+
+_frozen = False
 
 
 def _looks_like_code(text: str) -> bool:
