@@ -2,71 +2,68 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
-from PySide6.QtGui import QColor, QIcon, QPalette
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QColor, QFileOpenEvent, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 import fastdesk
 from fastdesk.paths import resource
 from fastdesk.settings import load_settings, settings_path
 
+_PALETTES: dict[str, dict[str, str]] = {
+    "dark": {
+        "Window": "#1f2227",
+        "WindowText": "#e6edf3",
+        "Base": "#16181d",
+        "AlternateBase": "#1f2227",
+        "ToolTipBase": "#2b3038",
+        "ToolTipText": "#e6edf3",
+        "Text": "#e6edf3",
+        "Button": "#2b3038",
+        "ButtonText": "#e6edf3",
+        "BrightText": "#ff7b72",
+        "Link": "#4493f8",
+        "Highlight": "#2f81f7",
+        "HighlightedText": "#ffffff",
+        "PlaceholderText": "#7d8590",
+        "disabled": "#6e7681",
+    },
+    "light": {
+        "Window": "#f6f8fa",
+        "WindowText": "#1f2328",
+        "Base": "#ffffff",
+        "AlternateBase": "#f6f8fa",
+        "ToolTipBase": "#ffffff",
+        "ToolTipText": "#1f2328",
+        "Text": "#1f2328",
+        "Button": "#f6f8fa",
+        "ButtonText": "#1f2328",
+        "BrightText": "#cf222e",
+        "Link": "#0969da",
+        "Highlight": "#0969da",
+        "HighlightedText": "#ffffff",
+        "PlaceholderText": "#8c959f",
+        "disabled": "#8c959f",
+    },
+}
 
-def dark_palette() -> QPalette:
+
+def palette(theme: str) -> QPalette:
+    """Our light or dark palette (GitHub-like colours, readable disabled text)."""
+    colours = _PALETTES[theme]
     p = QPalette()
-    colours = {
-        QPalette.ColorRole.Window: "#1f2227",
-        QPalette.ColorRole.WindowText: "#e6edf3",
-        QPalette.ColorRole.Base: "#16181d",
-        QPalette.ColorRole.AlternateBase: "#1f2227",
-        QPalette.ColorRole.ToolTipBase: "#2b3038",
-        QPalette.ColorRole.ToolTipText: "#e6edf3",
-        QPalette.ColorRole.Text: "#e6edf3",
-        QPalette.ColorRole.Button: "#2b3038",
-        QPalette.ColorRole.ButtonText: "#e6edf3",
-        QPalette.ColorRole.BrightText: "#ff7b72",
-        QPalette.ColorRole.Link: "#4493f8",
-        QPalette.ColorRole.Highlight: "#2f81f7",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.PlaceholderText: "#7d8590",
-    }
     for role, colour in colours.items():
-        p.setColor(role, QColor(colour))
+        if role != "disabled":
+            p.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
     for role in (
         QPalette.ColorRole.Text,
         QPalette.ColorRole.ButtonText,
         QPalette.ColorRole.WindowText,
     ):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6e7681"))
-    return p
-
-
-def light_palette() -> QPalette:
-    p = QPalette()
-    colours = {
-        QPalette.ColorRole.Window: "#f6f8fa",
-        QPalette.ColorRole.WindowText: "#1f2328",
-        QPalette.ColorRole.Base: "#ffffff",
-        QPalette.ColorRole.AlternateBase: "#f6f8fa",
-        QPalette.ColorRole.ToolTipBase: "#ffffff",
-        QPalette.ColorRole.ToolTipText: "#1f2328",
-        QPalette.ColorRole.Text: "#1f2328",
-        QPalette.ColorRole.Button: "#f6f8fa",
-        QPalette.ColorRole.ButtonText: "#1f2328",
-        QPalette.ColorRole.BrightText: "#cf222e",
-        QPalette.ColorRole.Link: "#0969da",
-        QPalette.ColorRole.Highlight: "#0969da",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.PlaceholderText: "#8c959f",
-    }
-    for role, colour in colours.items():
-        p.setColor(role, QColor(colour))
-    for role in (
-        QPalette.ColorRole.Text,
-        QPalette.ColorRole.ButtonText,
-        QPalette.ColorRole.WindowText,
-    ):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#8c959f"))
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(colours["disabled"]))
     return p
 
 
@@ -74,7 +71,7 @@ def apply_theme(app: QApplication, theme: str) -> None:
     """'light' or 'dark': Fusion with our palette; 'system': the platform's own look."""
     if theme in ("light", "dark"):
         app.setStyle(QStyleFactory.create("Fusion"))
-        app.setPalette(dark_palette() if theme == "dark" else light_palette())
+        app.setPalette(palette(theme))
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -109,4 +106,38 @@ def run_app(path: str | None) -> int:
     elif first_start:
         window.open_sample()
     window.show()
+    opener = _FileOpenFilter(window)  # macOS: a .md double-clicked in Finder arrives as an event
+    app.installEventFilter(opener)
+    _smoke_exit(app)
     return app.exec()
+
+
+class _FileOpenFilter(QObject):
+    """Opens files the OS hands over as QFileOpenEvent (macOS Finder, "Open with")."""
+
+    def __init__(self, window: object) -> None:
+        super().__init__()
+        self._window = window
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
+            self._window.open_file(event.file())  # type: ignore[attr-defined]
+            return True
+        return False
+
+
+def _smoke_exit(app: QApplication) -> None:
+    """FASTDESK_SMOKE_EXIT_MS=N: quit N ms after the window is shown.
+
+    Used by the packaging smoke test and the start-up timing; prints one line the test waits for.
+    """
+    value = os.environ.get("FASTDESK_SMOKE_EXIT_MS")
+    if not value:
+        return
+
+    def shown() -> None:
+        if sys.stdout is not None:  # a windowed Windows executable may have none
+            print("fastdesk: window shown", flush=True)
+        QTimer.singleShot(int(value), app.quit)
+
+    QTimer.singleShot(0, shown)
