@@ -337,7 +337,7 @@ def test_memory_clear_makes_the_next_run_translate_again(
 def test_stored_key_for_a_local_server_is_sent(emu, tmp_path, monkeypatch) -> None:
     import keyring
 
-    from tests.test_keys import MemoryKeyring
+    from tests.keyrings import MemoryKeyring
 
     backend = MemoryKeyring()
     keyring.set_keyring(backend)

@@ -27,30 +27,10 @@ from keyring.errors import KeyringLocked, PasswordDeleteError
 
 from fastdesk import cli_keys, keys, logs, redact
 from fastdesk.keys import KeyringUnavailable
+from tests.keyrings import MemoryKeyring
 
 GROQ = "gsk_KEYSTEST0123456789abcdefGHIJ"
 CEREBRAS = "csk-keystest0123456789abcdefghij"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring that keeps passwords in a dict: the real API, no daemon."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.items:
-            raise PasswordDeleteError("no such password")
-        del self.items[(service, username)]
 
 
 class LockedKeyring(MemoryKeyring):

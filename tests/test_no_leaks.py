@@ -21,10 +21,10 @@ from pathlib import Path
 import keyring
 import keyring.core
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
 from fastdesk import cli_keys, keys, logs, redact, settings
+from tests.keyrings import MemoryKeyring
 
 CANARY = "gsk_TESTLEAKCANARY0123456789abcdef"
 CEREBRAS_CANARY = "csk-TESTLEAKCANARY2bcdef0123456789"
@@ -59,23 +59,6 @@ def assert_no_secret_in(*targets: object, secrets: Iterable[str] = CANARIES) -> 
         for where, text in _texts(target):
             for needle in needles:
                 assert needle not in text, f"secret fragment {needle[:6]}… leaked into {where}"
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.items.pop((service, username), None)
 
 
 @pytest.fixture

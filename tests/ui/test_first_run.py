@@ -11,7 +11,6 @@ from collections.abc import Iterator
 import keyring
 import keyring.core
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from PySide6.QtCore import Qt
 
@@ -19,24 +18,8 @@ from fastdesk import redact
 from fastdesk.settings import Settings, load_settings, save_settings
 from fastdesk.ui.first_run import FirstRunPanel, needs_first_run
 from tests.emulator import Emulator
+from tests.keyrings import MemoryKeyring
 from tests.test_local_servers import TinyServer
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.items.pop((service, username), None)
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,8 @@ from pathlib import Path
 import keyring
 import keyring.core
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import fail
-from keyring.errors import KeyringLocked, PasswordDeleteError
+from keyring.errors import KeyringLocked
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QLabel, QLineEdit
 
@@ -25,30 +24,10 @@ from fastdesk.events import RequestStats
 from fastdesk.settings import Settings, load_settings, save_settings, settings_path
 from fastdesk.ui.settings_dialog import AsyncRunner, SettingsDialog
 from tests.emulator import DEFAULT_MODELS, Emulator
+from tests.keyrings import MemoryKeyring
 
 GROQ_KEY = "gsk_DIALOGTEST0123456789abcdefWXYZ"
 CEREBRAS_KEY = "csk-dialogtest0123456789abcdefwxyz"
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keyring in a dict: the real keyring API, no daemon, nothing on disk."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.items:
-            raise PasswordDeleteError("no such password")
-        del self.items[(service, username)]
 
 
 class LockedKeyring(MemoryKeyring):
