@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastdesk.fileio import atomic_write_text
+from fastdesk.fileio import atomic_write_text, set_aside
 from fastdesk.paths import data_dir
-from fastdesk.review import set_aside
 
 __all__ = [
     "AUTOSAVE_VERSION",

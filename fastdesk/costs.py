@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -32,7 +31,7 @@ from typing import Any, Literal
 
 from fastdesk import paths
 from fastdesk.events import RequestStats
-from fastdesk.fileio import atomic_write_text
+from fastdesk.fileio import atomic_write_text, set_aside
 from fastdesk.pricing import format_cost
 
 __all__ = [
@@ -174,19 +173,6 @@ def _locked(path: Path) -> Iterator[None]:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def _set_aside(path: Path) -> Path | None:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for n in range(100):
-        target = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{n}" if n else ""))
-        if not target.exists():
-            try:
-                os.replace(path, target)
-            except OSError:
-                return None
-            return target
-    return None
-
-
 def _read_days(path: Path, *, repair: bool) -> dict[str, Totals]:
     """Every day in the file; a file that is not ours is set aside when ``repair`` (under lock)."""
     try:
@@ -196,7 +182,7 @@ def _read_days(path: Path, *, repair: bool) -> dict[str, Totals]:
     except (OSError, UnicodeDecodeError) as exc:
         log.warning("cost totals in %s could not be read (%s); counting from zero", path, exc)
         if repair and isinstance(exc, UnicodeDecodeError):
-            _set_aside(path)
+            set_aside(path)
         return {}
     try:
         raw = json.loads(text)
@@ -205,7 +191,7 @@ def _read_days(path: Path, *, repair: bool) -> dict[str, Totals]:
             raise TypeError("'days' is not a table")
     except (ValueError, KeyError, TypeError) as exc:
         if repair:
-            kept = _set_aside(path)
+            kept = set_aside(path)
             where = f"kept as {kept.name}" if kept else "it could not be moved aside"
             log.warning(
                 "cost totals in %s were broken (%s); counting from zero (%s)", path, exc, where

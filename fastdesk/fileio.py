@@ -2,7 +2,8 @@
 
 Reading refuses what would be mangled (binary data, text that is not UTF-8, folders) with one
 clear sentence; writing goes through a temporary file in the same folder and `os.replace`, so a
-reader or a crash never sees half a file.
+reader or a crash never sees half a file. A file the app cannot use (settings, cost totals, a
+review sidecar) is renamed aside with :func:`set_aside`, never deleted, so the user can recover it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
@@ -84,3 +86,21 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """UTF-8, newlines exactly as in `text`."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def set_aside(path: Path) -> Path | None:
+    """Rename a file we cannot use to ``<name>.broken-<timestamp>`` (never over another one).
+
+    Keeping it rather than deleting it lets the user recover what they had. Returns the new path,
+    or None when it could not be moved (the caller says so and carries on).
+    """
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(100):
+        target = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{n}" if n else ""))
+        if not target.exists():
+            try:
+                os.replace(path, target)
+            except OSError:
+                return None
+            return target
+    return None

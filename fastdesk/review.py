@@ -22,7 +22,6 @@ replaces the machine answer kept aside.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import dataclasses
 import difflib
 import hashlib
@@ -30,7 +29,6 @@ import json
 import logging
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,7 +37,7 @@ from typing import Any
 
 from fastdesk.blocks import Document, parse
 from fastdesk.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
-from fastdesk.fileio import atomic_write_text
+from fastdesk.fileio import atomic_write_text, set_aside
 from fastdesk.target import TargetView
 
 __all__ = [
@@ -56,7 +54,6 @@ __all__ = [
     "load_review",
     "review_path",
     "save_review",
-    "set_aside",
     "source_sha256",
 ]
 
@@ -834,16 +831,3 @@ def _broken(path: Path, reason: str) -> str:
     message = f"{path.name}: review file could not be used ({reason}); starting afresh ({where})"
     log.warning("%s", message)
     return message
-
-
-def set_aside(path: Path) -> Path | None:
-    """Rename a file we cannot use to ``<name>.broken-<timestamp>`` (never over another one)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for n in range(100):
-        target = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{n}" if n else ""))
-        if not target.exists():
-            with contextlib.suppress(OSError):
-                os.replace(path, target)
-                return target
-            return None
-    return None

@@ -25,7 +25,6 @@ import logging
 import math
 import os
 import re
-import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -35,7 +34,7 @@ from typing import Any
 import tomli_w
 
 from fastdesk import paths
-from fastdesk.fileio import atomic_write_text
+from fastdesk.fileio import atomic_write_text, set_aside
 from fastdesk.providers.base import PROVIDER_NAMES
 from fastdesk.redact import contains_secret
 
@@ -441,22 +440,8 @@ _DROP = object()
 # ---- load and save ---------------------------------------------------------------------------
 
 
-def _set_aside(path: Path) -> Path | None:
-    """Rename a broken settings file to ``<name>.broken-<timestamp>`` (never over another one)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for n in range(100):
-        target = path.with_name(f"{path.name}.broken-{stamp}" + (f"-{n}" if n else ""))
-        if not target.exists():
-            try:
-                os.replace(path, target)
-            except OSError:
-                return None
-            return target
-    return None
-
-
 def _broken(path: Path, reason: str) -> tuple[Settings, list[str]]:
-    kept = _set_aside(path)
+    kept = set_aside(path)
     where = f"it was kept as {kept.name}" if kept else "it could not be moved aside"
     message = f"{path} could not be read ({reason}); using the default settings ({where})"
     log.warning("%s", message)
