@@ -24,7 +24,7 @@ import math
 import re
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -339,6 +339,24 @@ def should_chain(exc: BaseException) -> bool:
     return "APIError" not in names and not isinstance(exc, httpx.HTTPStatusError)
 
 
+def raise_provider_error(
+    provider: str,
+    exc: BaseException,
+    *,
+    secrets: Iterable[str | None] = (),
+    read_timeout: float | None = None,
+) -> NoReturn:
+    """Raise ``exc`` as one of base.py's errors (as it is when it already is one).
+
+    Call it in the ``except`` block that caught ``exc``; the original is chained only when
+    :func:`should_chain` says its text is safe.
+    """
+    error = map_exception(provider, exc, secrets=secrets, read_timeout=read_timeout)
+    if error is exc:
+        raise exc
+    raise error from (exc if should_chain(exc) else None)
+
+
 # ---- request details ---------------------------------------------------------------------------
 
 _QWEN3 = re.compile(r"qwen-?3")
@@ -508,27 +526,50 @@ class SdkProvider:
     closes the response right after ``[DONE]`` without reading the end of the chunked body, so
     its connection is never reused (measured: one new connection per request).
 
-    Subclasses build ``self._client`` and turn a request into keyword arguments
-    (:meth:`_create_kwargs`).
+    Subclasses name their SDK client (:meth:`_make_client`, given the options both SDKs take),
+    their default host and model, and turn a request into keyword arguments
+    (:meth:`_create_kwargs`): that is where the providers really differ.
     """
 
     name = "sdk"
+    default_base_url = ""
     default_model = ""
 
-    def __init__(self, *, api_key: str, http: httpx.AsyncClient, client: Any, read_timeout: float):
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str | None = None,
+        default_model: str | None = None,
+        timeout: float = DEFAULT_READ_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+    ) -> None:
+        """``base_url`` is the bare host; ``default_model`` None means the class's default."""
+        limits = make_timeout(timeout, connect_timeout)
         self._secrets = (api_key,)
-        self._http = http
-        self._client = client
-        self._read_timeout = read_timeout
+        self._http = make_http_client(limits)
+        self._client = self._make_client(
+            api_key=api_key,
+            base_url=base_url or self.default_base_url,
+            timeout=limits,
+            max_retries=max_retries,
+            http_client=self._http,
+        )
+        self._read_timeout = timeout
+        self.default_model = self.default_model if default_model is None else default_model
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} default_model={self.default_model!r}>"
 
+    def _make_client(self, **options: Any) -> Any:
+        """The SDK's async client, built with our HTTP client, timeouts and retries."""
+        raise NotImplementedError
+
     def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _error(self, exc: BaseException) -> ProviderError:
-        return map_exception(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
+    def _raise(self, exc: BaseException) -> NoReturn:
+        raise_provider_error(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; the HTTP response is closed however the caller stops."""
@@ -547,10 +588,7 @@ class SdkProvider:
                 async for event in stream_events(self.name, response, self._secrets):
                     yield event
             except Exception as exc:
-                error = self._error(exc)
-                if error is exc:
-                    raise
-                raise error from (exc if should_chain(exc) else None)
+                self._raise(exc)
         finally:
             if response is not None:
                 await response.aclose()
@@ -559,8 +597,7 @@ class SdkProvider:
         try:
             page = await self._client.models.list()
         except Exception as exc:
-            error = self._error(exc)
-            raise error from (exc if should_chain(exc) else None)
+            self._raise(exc)
         return [model_info(item) for item in (pluck(page, "data") or ())]
 
     async def aclose(self) -> None:

@@ -13,16 +13,7 @@ from typing import Any
 
 from cerebras.cloud.sdk import AsyncCerebras
 
-from fastdesk.providers._common import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_READ_TIMEOUT,
-    SdkProvider,
-    default_max_tokens,
-    make_http_client,
-    make_timeout,
-    reasoning_family,
-)
+from fastdesk.providers._common import SdkProvider, default_max_tokens, reasoning_family
 from fastdesk.providers.base import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.cerebras.ai"
@@ -33,28 +24,12 @@ class CerebrasProvider(SdkProvider):
     """Cerebras' OpenAI-style API. ``base_url`` is the bare host (the SDK adds ``/v1``)."""
 
     name = "cerebras"
+    default_base_url = DEFAULT_BASE_URL
+    default_model = DEFAULT_MODEL
 
-    def __init__(
-        self,
-        api_key: str,
-        base_url: str | None = None,
-        default_model: str = DEFAULT_MODEL,
-        timeout: float = DEFAULT_READ_TIMEOUT,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-    ) -> None:
-        limits = make_timeout(timeout, connect_timeout)
-        http = make_http_client(limits)
-        client = AsyncCerebras(
-            api_key=api_key,
-            base_url=base_url or DEFAULT_BASE_URL,
-            timeout=limits,
-            max_retries=max_retries,
-            http_client=http,
-            warm_tcp_connection=False,
-        )
-        super().__init__(api_key=api_key, http=http, client=client, read_timeout=timeout)
-        self.default_model = default_model
+    def _make_client(self, **options: Any) -> AsyncCerebras:
+        # Its TCP warm-up is a blocking GET run inside the event loop (up to 4 s): skip it.
+        return AsyncCerebras(**options, warm_tcp_connection=False)
 
     def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         max_tokens = request.max_tokens or default_max_tokens(request)

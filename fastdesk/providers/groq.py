@@ -10,15 +10,7 @@ from typing import Any
 
 import groq
 
-from fastdesk.providers._common import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_READ_TIMEOUT,
-    SdkProvider,
-    make_http_client,
-    make_timeout,
-    reasoning_family,
-)
+from fastdesk.providers._common import SdkProvider, reasoning_family
 from fastdesk.providers.base import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.groq.com"
@@ -29,27 +21,11 @@ class GroqProvider(SdkProvider):
     """Groq's OpenAI-style API. ``base_url`` is the bare host (the SDK adds ``/openai/v1``)."""
 
     name = "groq"
+    default_base_url = DEFAULT_BASE_URL
+    default_model = DEFAULT_MODEL
 
-    def __init__(
-        self,
-        api_key: str,
-        base_url: str | None = None,
-        default_model: str = DEFAULT_MODEL,
-        timeout: float = DEFAULT_READ_TIMEOUT,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-    ) -> None:
-        limits = make_timeout(timeout, connect_timeout)
-        http = make_http_client(limits)
-        client = groq.AsyncGroq(
-            api_key=api_key,
-            base_url=base_url or DEFAULT_BASE_URL,
-            timeout=limits,
-            max_retries=max_retries,
-            http_client=http,
-        )
-        super().__init__(api_key=api_key, http=http, client=client, read_timeout=timeout)
-        self.default_model = default_model
+    def _make_client(self, **options: Any) -> groq.AsyncGroq:
+        return groq.AsyncGroq(**options)
 
     def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"temperature": request.temperature}

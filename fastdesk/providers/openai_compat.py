@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -23,12 +23,11 @@ from fastdesk.providers._common import (
     from_status,
     make_http_client,
     make_timeout,
-    map_exception,
     model_info,
     parse_rate_limits,
     pluck,
+    raise_provider_error,
     reasoning_family,
-    should_chain,
     stream_events,
 )
 from fastdesk.providers.base import (
@@ -83,12 +82,7 @@ class OpenAICompatProvider:
                 async for event in stream_events(self.name, response, self._secrets):
                     yield event
         except Exception as exc:
-            error = map_exception(
-                self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout
-            )
-            if error is exc:
-                raise
-            raise error from (exc if should_chain(exc) else None)
+            self._raise(exc)
 
     async def list_models(self) -> list[ModelInfo]:
         try:
@@ -97,12 +91,7 @@ class OpenAICompatProvider:
                 raise await self._status_error(response)
             payload = response.json()
         except Exception as exc:
-            error = map_exception(
-                self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout
-            )
-            if error is exc:
-                raise
-            raise error from (exc if should_chain(exc) else None)
+            self._raise(exc)
         items = payload.get("data") if isinstance(payload, Mapping) else None
         if not isinstance(items, list):  # Ollama's native shape, just in case
             items = payload.get("models") if isinstance(payload, Mapping) else None
@@ -112,6 +101,9 @@ class OpenAICompatProvider:
         await self._http.aclose()
 
     # -- details ----------------------------------------------------------------------------
+
+    def _raise(self, exc: BaseException) -> NoReturn:
+        raise_provider_error(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def _auto_model(self) -> str:
         async with self._model_lock:
