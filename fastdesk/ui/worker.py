@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import math
 import sys
 import threading
 import time
@@ -27,13 +28,21 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from fastdesk.blocks import parse
-from fastdesk.events import BlockDelta, BlockDone, BlockFailed, EngineError, EngineEvent
+from fastdesk.events import (
+    BlockDelta,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+)
 from fastdesk.ui.render import Segment, segment, segments_of
 
 log = logging.getLogger("fastdesk.ui")
 
 EngineFactory = Callable[[], Any]
 SessionFactory = Callable[[Any, Any, Callable[[EngineEvent], None]], Any]
+WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,7 @@ class WorkerBatch:
     busy: bool = False
     providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
     expansion: tuple[str, str] | None = None  # (block id, generated text)
+    health: tuple[Any, ...] | None = None  # router.health_report() when it changed; None: same
 
 
 def default_engine_factory() -> Any:
@@ -106,6 +116,10 @@ class EngineWorker(QObject):
         self._stopping = False
         self._force = False
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._health_changed = False
+        self._last_activity: float | None = None  # monotonic time of the last request
+        self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
+        self.warmup_idle_s: float | None = None  # None: fastdesk.warmup's default (5 min)
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -129,6 +143,14 @@ class EngineWorker(QObject):
 
     def expand(self, block_id: str) -> None:
         self._call(self._expand, block_id)
+
+    def warm_up(self) -> None:
+        """Warm the top choice up if nothing was asked for a while (fastdesk.warmup); the caller
+        has checked the user's switch and the budget. Cheap to call often (once a second)."""
+        now = time.monotonic()
+        if now - self._warm_asked >= WARM_ASK_INTERVAL_S:
+            self._warm_asked = now
+            self._call(self._warm_up)
 
     @property
     def running(self) -> bool:
@@ -182,6 +204,10 @@ class EngineWorker(QObject):
         else:
             router = getattr(self._engine, "router", None)
             self._providers = tuple(getattr(router, "providers", {}) or ())
+            health = getattr(router, "health", None)
+            if health is not None and health.listener is None:
+                health.listener = self._on_health  # called in this thread
+            self._health_changed = True  # a new engine: whatever the window showed is gone
         self._schedule_flush()
 
     def _update(self, source: str, revision: int) -> None:
@@ -237,6 +263,44 @@ class EngineWorker(QObject):
             self._expansion = (block_id, result)
             self._schedule_flush()
 
+    def _warm_up(self) -> None:
+        """Send the warm-up when nothing was asked for a while and nothing is in flight."""
+        from fastdesk.warmup import DEFAULT_IDLE_S, needs_warmup, warm_up
+
+        router = getattr(self._engine, "router", None)
+        if router is None or getattr(self._session, "busy", False):
+            return
+        idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
+        if not needs_warmup(self._last_activity, time.monotonic(), idle):
+            return
+        self._last_activity = time.monotonic()  # one warm-up at a time, failed ones included
+        spec = self._spec
+        coro = warm_up(
+            router,
+            provider=getattr(spec, "provider", "auto") or "auto",
+            lang=getattr(spec, "target_lang", None),
+        )
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._warmed)
+
+    def _warmed(self, task: asyncio.Future[Any]) -> None:
+        """Warm-ups are billed (a few prompt tokens): the window counts them like any request."""
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            log.warning("warm-up failed: %s", _detail(task.exception()))  # type: ignore[arg-type]
+            return
+        for stats in task.result():
+            self._events.append(RequestDone(self._revision, stats))
+        self._schedule_flush()
+
+    def _on_health(self, entry: Any) -> None:
+        """The router's health changed (loop thread): the next batch carries the report."""
+        self._health_changed = True
+        self._schedule_flush()
+
     def _expanded(self, block_id: str, task: asyncio.Future[Any]) -> None:
         if task.cancelled():
             return
@@ -262,6 +326,8 @@ class EngineWorker(QObject):
 
     def _on_event(self, event: EngineEvent) -> None:
         """The session's emit callback (loop thread)."""
+        if isinstance(event, RequestDone):
+            self._last_activity = time.monotonic()
         if isinstance(event, BlockDelta):
             self._partial[event.block_id] = event.text
         elif isinstance(event, BlockDone | BlockFailed):
@@ -325,14 +391,22 @@ class EngineWorker(QObject):
             self._sent_doc = doc
         providers, self._providers = self._providers, None
         expansion, self._expansion = self._expansion, None
+        health = self._health_report() if self._health_changed else None
+        self._health_changed = False
         quiet = not events and target is None and source is None and busy == self._sent_busy
-        if quiet and providers is None and expansion is None and not self._force:
+        quiet = quiet and providers is None and expansion is None and health is None
+        if quiet and not self._force:
             return None
         self._force = False
         self._sent_busy = busy
         return WorkerBatch(
-            self._revision, events, target, source, pending, busy, providers, expansion
+            self._revision, events, target, source, pending, busy, providers, expansion, health
         )
+
+    def _health_report(self) -> tuple[Any, ...]:
+        router = getattr(self._engine, "router", None)
+        report = getattr(router, "health_report", None)
+        return tuple(report()) if report is not None else ()
 
     # ---- shutting down -----------------------------------------------------------------------
 
