@@ -58,6 +58,8 @@ class WorkerBatch:
     providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
     expansion: tuple[str, str] | None = None  # (block id, generated text)
     health: tuple[Any, ...] | None = None  # router.health_report() when it changed; None: same
+    doc: Any = None  # the parsed source (blocks.Document) when it changed; None: unchanged
+    streaming: frozenset[str] = frozenset()  # blocks whose target segment is a partial answer
 
 
 def default_engine_factory() -> Any:
@@ -367,8 +369,9 @@ class EngineWorker(QObject):
     def _collect(self) -> WorkerBatch | None:
         events = tuple(self._events)
         self._events.clear()
-        target = source = None
+        target = source = new_doc = None
         pending: frozenset[str] = frozenset()
+        streaming: frozenset[str] = frozenset()
         busy = False
         session = self._session
         if session is not None:
@@ -376,19 +379,20 @@ class EngineWorker(QObject):
             doc = getattr(session, "doc", None)
             pending = view.pending
             overlay = {k: v for k, v in self._partial.items() if k in pending}
+            streaming = frozenset(overlay)
             if view is not self._sent_view or overlay != self._sent_overlay:
                 target = segments_of(view.text, view.spans, overlay)
                 self._sent_view, self._sent_overlay = view, overlay
             if doc is not None and doc is not self._sent_doc:
                 source = tuple(segment(b.id, b.text) for b in doc.blocks)
-                self._sent_doc = doc
+                self._sent_doc = new_doc = doc
             busy = bool(getattr(session, "busy", False))
         elif self._source != getattr(self._sent_doc, "source", None):
             # No engine: show the source as it is, block by block, so the target pane still
             # mirrors the document (and scrolls with it).
             doc = parse(self._source)
             target = source = tuple(segment(b.id, b.text) for b in doc.blocks)
-            self._sent_doc = doc
+            self._sent_doc = new_doc = doc
         providers, self._providers = self._providers, None
         expansion, self._expansion = self._expansion, None
         health = self._health_report() if self._health_changed else None
@@ -400,7 +404,17 @@ class EngineWorker(QObject):
         self._force = False
         self._sent_busy = busy
         return WorkerBatch(
-            self._revision, events, target, source, pending, busy, providers, expansion, health
+            self._revision,
+            events,
+            target,
+            source,
+            pending,
+            busy,
+            providers,
+            expansion,
+            health,
+            doc=new_doc,
+            streaming=streaming,
         )
 
     def _health_report(self) -> tuple[Any, ...]:
