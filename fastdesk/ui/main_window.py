@@ -54,6 +54,7 @@ from fastdesk.paths import resource
 from fastdesk.settings import Settings, load_settings, save_settings
 from fastdesk.ui import render
 from fastdesk.ui.actions import Actions
+from fastdesk.ui.compare_dialog import install_compare_action
 from fastdesk.ui.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes import (
     RenderScheduler,
@@ -105,7 +106,9 @@ class MainWindow(QMainWindow):
     """fastdesk's window. ``MainWindow()`` reads the settings (FASTDESK_HOME honoured).
 
     ``engine_factory``/``session_factory`` exist for tests and benchmarks: they run in the
-    worker thread and default to the app's engine and LiveSession.
+    worker thread and default to the app's engine and LiveSession. ``warmup``: send warm-up
+    requests (docs/routing.md §8); default: only with the app's own engine, since a warm-up
+    would add a request to the counts of tests and benchmarks.
     """
 
     target_updated = Signal()  # the target panes finished applying what the worker sent
@@ -116,6 +119,7 @@ class MainWindow(QMainWindow):
         engine_factory: EngineFactory | None = None,
         session_factory: SessionFactory | None = None,
         settings: Settings | None = None,
+        warmup: bool | None = None,
     ) -> None:
         super().__init__()
         if settings is None:
@@ -137,6 +141,9 @@ class MainWindow(QMainWindow):
         self._shown_target: tuple[render.Segment, ...] = ()
         self._closing = False
         self.first_run: QWidget | None = None
+        self.warmup_enabled = engine_factory is None if warmup is None else warmup
+        self._health: tuple[Any, ...] = ()  # problems the user must fix (a refused key …)
+        self._health_shown = ""
 
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
@@ -145,6 +152,7 @@ class MainWindow(QMainWindow):
         self.status = StatusPanel(self.statusBar(), self)
         self.actions_ = Actions(self)
         self.actions_.build_menus(self)
+        self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self)
         self.addToolBar(self.toolbar)
         self._debounce = QTimer(self)
@@ -310,6 +318,7 @@ class MainWindow(QMainWindow):
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
         worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
         worker.start()
+        self._warm_up(worker)
         return worker
 
     def restart_engine(self) -> None:
@@ -366,6 +375,8 @@ class MainWindow(QMainWindow):
     def _on_batch(self, batch: WorkerBatch) -> None:
         for event in batch.events:
             self._on_event(event)
+        if batch.health is not None:
+            self._set_health(batch.health)
         if batch.providers is not None:
             self._fill_providers(batch.providers, self.provider_selector.currentData() or "auto")
             self._show_first_run(not batch.providers)
@@ -393,6 +404,7 @@ class MainWindow(QMainWindow):
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, RequestDone):
             self.status.request_done(event.stats)
+            self._show_health()  # a success elsewhere must not hide a refused key
             self._check_budget()
         elif isinstance(event, EngineError) and event.kind == "startup":
             self.status.show_error("Translation is off: no provider could be set up", event.message)
@@ -427,6 +439,32 @@ class MainWindow(QMainWindow):
             self.actions_.live.setChecked(False)
             self.actions_.live.blockSignals(False)
             self._debounce.stop()
+
+    # ---- warm start and provider health (docs/routing.md §3 and §8) ---------------------------
+
+    def _warm_up(self, worker: EngineWorker | None = None) -> None:
+        """Let the worker warm the top provider up (it sends only at start or after a long idle),
+        unless warm-ups are off (settings: ``warmup = false``) or today's budget is spent."""
+        if not self.warmup_enabled or self.settings.extra.get("warmup", True) is False:
+            return
+        if not self._budget_reached():
+            (worker or self.worker).warm_up()
+
+    def _set_health(self, entries: tuple[Any, ...]) -> None:
+        """Keep what the user must fix (a refused key, a missing model) on show until it is
+        fixed; rate limits and cooldowns pass by themselves and are not shown."""
+        self._health = tuple(e for e in entries if e.state in ("auth", "unavailable"))
+        if not self._health and self._health_shown:
+            if self.status.error_message == self._health_shown:
+                self.status.clear_error()
+            self._health_shown = ""
+        self._show_health()
+
+    def _show_health(self) -> None:
+        if self._health and not self.status.error_message:
+            entry = self._health[0]
+            self._health_shown = _health_text(entry)
+            self.status.show_error(self._health_shown, entry.message)
 
     def _revision_done(self, event: RevisionDone) -> None:
         if event.from_memory and not event.translated and not event.failed:
@@ -818,6 +856,9 @@ class MainWindow(QMainWindow):
     # ---- Qt events -----------------------------------------------------------------------------
 
     def changeEvent(self, event: QEvent) -> None:
+        activated = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
+        if activated and hasattr(self, "worker") and not self._closing:
+            self._warm_up()  # back after a break: the worker decides whether it was long
         if event.type() == QEvent.Type.PaletteChange:
             dark = is_dark(self.palette())
             self.source_highlighter.set_dark(dark)
@@ -865,6 +906,13 @@ def _pane(title: QLabel, body: QWidget, corner: QWidget | None = None) -> QWidge
     layout.addWidget(head)
     layout.addWidget(body, 1)
     return box
+
+
+def _health_text(entry: Any) -> str:
+    """One short line for the status bar (the router's own sentence is the detail)."""
+    if entry.state == "auth":
+        return f"{entry.provider}: the API key was refused — open Settings"
+    return f"{entry.provider}/{entry.model}: model not available — choose another in Settings"
 
 
 def _freeze_startup_objects() -> None:
