@@ -122,6 +122,7 @@ class EngineWorker(QObject):
         self._last_activity: float | None = None  # monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.warmup's default (5 min)
+        self.warm_ask_interval_s = WARM_ASK_INTERVAL_S
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -150,7 +151,7 @@ class EngineWorker(QObject):
         """Warm the top choice up if nothing was asked for a while (fastdesk.warmup); the caller
         has checked the user's switch and the budget. Cheap to call often (once a second)."""
         now = time.monotonic()
-        if now - self._warm_asked >= WARM_ASK_INTERVAL_S:
+        if now - self._warm_asked >= self.warm_ask_interval_s:
             self._warm_asked = now
             self._call(self._warm_up)
 
