@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTableView,
     QVBoxLayout,
@@ -182,8 +183,8 @@ class CompareDialog(QDialog):
 
         layout = QVBoxLayout(self)
         intro = QLabel(
-            "Translates the document with every configured provider and model, one after the "
-            "other, with the translation memory off. Each run is billed like a translation."
+            "Every configured provider and model translates the document in turn, with the "
+            "translation memory off. Each run is billed like a translation."
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -194,6 +195,14 @@ class CompareDialog(QDialog):
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.status_label)
         layout.addWidget(self._build_table(), 1)
+        legend = QLabel(
+            "Bold: the model fastdesk uses for that provider now. Select a row and press "
+            "“Use this model” (or double-click it) to switch."
+        )
+        legend.setObjectName("compareLegend")
+        legend.setWordWrap(True)
+        legend.setEnabled(False)  # the palette's quieter text colour
+        layout.addWidget(legend)
         self.note_label = QLabel("")
         self.note_label.setObjectName("compareNote")
         self.note_label.setWordWrap(True)
@@ -243,11 +252,13 @@ class CompareDialog(QDialog):
         self.run_button.setObjectName("compareRunButton")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.start)
+        self.run_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.stop_button = QPushButton("&Stop")
         self.stop_button.setObjectName("compareStopButton")
         self.stop_button.setAutoDefault(False)
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.progress = QProgressBar()
         self.progress.setObjectName("compareProgress")
         self.progress.setRange(0, 1)
@@ -255,10 +266,11 @@ class CompareDialog(QDialog):
         self.progress.setTextVisible(True)
         self.progress.setFormat("%v of %m runs")
         self.progress.hide()
-        row = QHBoxLayout()
+        row = self.run_row = QHBoxLayout()
         row.addWidget(self.run_button)
         row.addWidget(self.stop_button)
         row.addWidget(self.progress, 1)
+        row.addStretch(1)  # holds the place of the progress bar while it is hidden
         return row
 
     def _build_table(self) -> QTableView:
@@ -350,6 +362,7 @@ class CompareDialog(QDialog):
         self.runs_spin.setEnabled(not running)
         self.document_combo.setEnabled(not running)
         self.progress.setVisible(running)
+        self.run_row.setStretch(self.run_row.count() - 1, 0 if running else 1)
         if running:
             self.progress.setRange(0, 0)  # busy until the plan is known
             self.stop_button.setDefault(True)
@@ -446,6 +459,7 @@ class CompareDialog(QDialog):
         if failed:
             summary += f", {failed} without a successful run (see Errors)"
         self.status_label.setText(summary + ".")
+        self.note_label.setText(f"This comparison cost {self.spent.text()}.")
         if self.proxy.rowCount():
             self.table.selectRow(0)  # the fastest: one click on "Use this model"
         self.comparisonEnded.emit("done")

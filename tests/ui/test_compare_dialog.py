@@ -118,6 +118,8 @@ def test_the_table_fills_with_every_provider_and_model(
     # what it cost counts towards today, as in the window
     assert ledger.session.requests == sum(len(run.requests) for r in dialog.rows for run in r.runs)
     assert dialog.note_label.text().startswith("This comparison cost $")
+    assert "so far" not in dialog.note_label.text()  # the run is over
+    assert dialog.note_label.text().endswith(".") and "so far" not in dialog.note_label.text()
     # the fastest row is selected, ready for "Use this model"
     assert dialog.selected_row() is not None
 
