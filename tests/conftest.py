@@ -27,7 +27,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     """Settings, memory, logs and stats of a test live in its own folder; no real keys leak in.
 
     The keyring starts as "no backend" for every test (a test that wants one sets it), and
-    whatever backend a test installed is undone afterwards, so no test sees another's keyring.
+    whatever backend or logging set-up a test installed is undone afterwards.
     """
     import keyring
     from keyring.backends import fail
@@ -40,3 +40,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     keyring.set_keyring(fail.Keyring())
     yield home
     keyring.core._keyring_backend = previous
+    # a command run in-process configures logging; undo it so the next test starts clean
+    # (pytest attaches its capture handlers to non-propagating loggers at test start)
+    from fastdesk.logs import reset_logging
+
+    reset_logging()
