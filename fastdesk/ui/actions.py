@@ -164,6 +164,54 @@ class Actions:
         self.show_error = a(
             w, "actionShowError", "Last &Error Details", w.status.show_error_details, "Ctrl+Shift+D"
         )
+        self.approve = a(
+            w,
+            "actionApprove",
+            "&Approve Block",
+            w.approve_block,
+            "Ctrl+Shift+A",
+            "Mark the translation of the block under the cursor as checked",
+        )
+        self.approve_all = a(
+            w,
+            "actionApproveAll",
+            "Approve A&ll",
+            w.approve_all,
+            "Ctrl+Shift+K",
+            "Approve every translated block (not flagged ones, nor blocks whose source changed)",
+        )
+        self.revert = a(
+            w,
+            "actionRevertEdit",
+            "Re&vert My Edit",
+            w.revert_block,
+            "Ctrl+Shift+Backspace",
+            "Drop your correction of the block under the cursor: the machine translation shows",
+        )
+        self.next_issue = a(
+            w,
+            "actionNextIssue",
+            "&Next Block to Check",
+            w.next_issue,
+            "F8",
+            "Go to the next flagged block or block whose source changed",
+        )
+        self.summary = a(
+            w,
+            "actionReviewSummary",
+            "Review &Summary…",
+            w.show_review_summary,
+            "Ctrl+Shift+I",
+            "How many blocks are approved, edited, flagged",
+        )
+        self.export_bilingual = a(
+            w,
+            "actionExportBilingual",
+            "Export &Bilingual Review…",
+            w.export_bilingual_dialog,
+            "Ctrl+Shift+H",
+            "Write a standalone HTML page: source and translation side by side, with states",
+        )
         self.sample = a(w, "actionSample", "Open &Sample Document", w.open_sample, None)
         self.about = a(w, "actionAbout", "&About fastdesk", w.about, Key.HelpContents)
         self.recent_menu = QMenu("Open &Recent", w)
@@ -176,7 +224,7 @@ class Actions:
         file.addActions([self.new, self.open])
         file.addMenu(self.recent_menu)
         file.addSeparator()
-        file.addActions([self.save, self.save_as, self.export])
+        file.addActions([self.save, self.save_as, self.export, self.export_bilingual])
         file.addSeparator()
         file.addAction(self.settings)
         file.addSeparator()
@@ -191,6 +239,13 @@ class Actions:
         tr.addActions([self.mode_translate, self.mode_simplify])
         tr.addSeparator()
         tr.addActions([self.choose_language, self.choose_provider])
+        review = bar.addMenu("Re&view")
+        review.setObjectName("reviewMenu")
+        review.addActions([self.approve, self.approve_all, self.revert])
+        review.addSeparator()
+        review.addActions([self.next_issue, self.summary])
+        review.addSeparator()
+        review.addAction(self.export_bilingual)
         view = bar.addMenu("&View")
         view.addActions([self.toggle_view, self.sync_scroll])
         view.addSeparator()

@@ -19,11 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 import fastdesk
+from fastdesk import autosave
 from fastdesk.costs import budget_state
 from fastdesk.events import (
     BlockFailed,
@@ -51,10 +53,12 @@ from fastdesk.events import (
 from fastdesk.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.languages import LANGUAGES, language_name
 from fastdesk.paths import resource
+from fastdesk.review import STATE_STYLES, Review
 from fastdesk.settings import Settings, load_settings, save_settings
 from fastdesk.ui import render
 from fastdesk.ui.actions import Actions
 from fastdesk.ui.compare_dialog import install_compare_action
+from fastdesk.ui.disk_watch import DiskWatcher
 from fastdesk.ui.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes import (
     RenderScheduler,
@@ -65,6 +69,8 @@ from fastdesk.ui.panes import (
     is_dark,
     plain_text,
 )
+from fastdesk.ui.review_controller import SIMPLIFY_KEY, ReviewController, review_key
+from fastdesk.ui.review_widgets import ReviewBar, ReviewMargin
 from fastdesk.ui.status import StatusPanel
 from fastdesk.ui.sync_scroll import SyncScroller
 from fastdesk.ui.worker import (
@@ -120,6 +126,7 @@ class MainWindow(QMainWindow):
         session_factory: SessionFactory | None = None,
         settings: Settings | None = None,
         warmup: bool | None = None,
+        offer_recovery: bool = True,
     ) -> None:
         super().__init__()
         if settings is None:
@@ -144,9 +151,17 @@ class MainWindow(QMainWindow):
         self.warmup_enabled = engine_factory is None if warmup is None else warmup
         self._health: tuple[Any, ...] = ()  # problems the user must fix (a refused key …)
         self._health_shown = ""
+        self._live_target: tuple[render.Segment, ...] = ()  # the last target of a current batch
+        self._streaming: frozenset[str] = frozenset()  # its blocks showing a partial answer
+        self._target_streaming: frozenset[str] = frozenset()
 
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
+        self.review_ctl = ReviewController(
+            lambda: plain_text(self.source.document()),
+            lambda: (self.source.document().revision(), self.source.document().isModified()),
+            self,
+        )
         self._build_panes()
         self._build_selectors()
         self.status = StatusPanel(self.statusBar(), self)
@@ -164,6 +179,7 @@ class MainWindow(QMainWindow):
         self.source.composition_changed.connect(self._composition_changed)
         self.source.files_dropped.connect(self._open_dropped)
         self.scheduler.settled.connect(self._target_settled)
+        self._wire_review()
 
         for action, on in (
             (self.actions_.live, settings.live),
@@ -180,6 +196,8 @@ class MainWindow(QMainWindow):
         for warning in self.settings_warnings:
             self.status.show_error("Settings problem (defaults used)", warning)
         self.worker = self._start_worker()
+        if offer_recovery:
+            QTimer.singleShot(0, self.offer_recovery)
 
     # ---- construction --------------------------------------------------------------------------
 
@@ -205,6 +223,13 @@ class MainWindow(QMainWindow):
         left = _pane(self.source_title, self.source)
         right = _pane(self.target_title, self.target_stack, self.view_toggle)
         self.target_layout = right.layout()
+        self.review_bar = ReviewBar()
+        self.target_layout.addWidget(self.review_bar)
+        ctl = self.review_ctl
+        self.margins = [
+            ReviewMargin(pane, ctl.state_of, ctl.tooltip_of)
+            for pane in (self.target_editor, self.preview)
+        ]
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -362,6 +387,8 @@ class MainWindow(QMainWindow):
         self.preview.expansions.clear()  # they were written for the previous mode or language
         self._sent_source = plain_text(self.source.document())
         self.revision += 1
+        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision))
+        self._refresh_target()
         self.worker.set_spec(self.spec(), self._sent_source, self.revision)
         self.status.set_busy(True)
         self._update_title()
@@ -373,6 +400,13 @@ class MainWindow(QMainWindow):
 
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
+        if batch.doc is not None:
+            self.review_ctl.set_doc(batch.doc, batch.revision)
+        review_changed = self.review_ctl.apply_events(batch.events)
+        if not batch.busy:
+            self.review_ctl.idle()
+        if review_changed:
+            self._review_changed()
         for event in batch.events:
             self._on_event(event)
         if batch.health is not None:
@@ -388,6 +422,7 @@ class MainWindow(QMainWindow):
             self._source_blocks = batch.source
         if batch.target is not None:
             self._target = batch.target
+            self._target_streaming = batch.streaming
         if batch.revision < self.revision:
             return  # computed for a source we no longer show: wait for the worker to catch up
         self._pending = batch.pending
@@ -395,10 +430,16 @@ class MainWindow(QMainWindow):
         if batch.source is not None or self._shown_source is not self._source_blocks:
             self._shown_source = self._source_blocks
             self.sync.set_source_blocks(self._source_blocks)
-        if self._shown_target is not self._target:
-            self._shown_target = self._target
-            self.target_editor.want(self._target)
-            self.preview.want(self._target)
+        self._live_target, self._streaming = self._target, self._target_streaming
+        self._refresh_target()
+
+    def _refresh_target(self) -> None:
+        """Show the live target with the review on top (reviewer's text never streamed over)."""
+        wanted = self.review_ctl.compose(self._live_target, self._streaming)
+        if wanted is not self._shown_target and wanted != self._shown_target:
+            self._shown_target = wanted
+            self.target_editor.want(wanted)
+            self.preview.want(wanted)
             self.scheduler.kick()
 
     def _on_event(self, event: EngineEvent) -> None:
@@ -606,13 +647,34 @@ class MainWindow(QMainWindow):
         if self._confirm_discard():
             self._load("", None)
 
-    def _load(self, text: str, path: Path | None, *, name: str = UNTITLED) -> None:
+    def _load(
+        self,
+        text: str,
+        path: Path | None,
+        *,
+        name: str = UNTITLED,
+        restored: Review | None = None,
+        autosave_key: str | None = None,
+        modified: bool = False,
+    ) -> None:
+        """Show ``text`` as the source. The previous document's review is saved first; this
+        one's is read from its review file (or ``restored`` from a crash-recovery copy)."""
+        self._review_problems(self.review_ctl.leave())
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.path = path
         self.untitled_name = name
         self.preview.expansions.clear()
+        warnings = self.review_ctl.open(
+            path,
+            self.review_key(),
+            floor=self.revision + 1,
+            restored=restored,
+            autosave_key=autosave_key,
+        )
+        self._review_warnings(warnings)
+        self.disk.watch(path, text if path is not None else None)
         self.source.setPlainText(render.normalize(text))
-        self.source.document().setModified(False)
+        self.source.document().setModified(modified)
         self.source.moveCursor(QTextCursor.MoveOperation.Start)
         self._update_title()
         self._debounce.stop()
@@ -657,21 +719,27 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self._warn("Cannot save the file", f"{path}: {exc.strerror or exc}")
             return False
+        if path != self.path:
+            self.disk.watch(path, text)
+        else:
+            self.disk.known(text)
         self.path = path
         self.source.document().setModified(False)
+        self._review_problems(self.review_ctl.saved(path, text))
         self._update_title()
         self._save_settings(recent=path)
         self.statusBar().showMessage(f"Saved {path.name}", 3000)
         return True
 
     def translation_text(self) -> str:
-        """The whole target as it stands (line ends as in the source file)."""
-        text = render.join(self._target)
+        """The whole target as exported: the reviewer's corrections, else the translation,
+        else (not translated yet) the source; line ends as in the source file."""
+        text = self.review_ctl.target_text()
         return text.replace("\n", self.newline) if self.newline != "\n" else text
 
     def export_translation(self, path: str | Path) -> bool:
         try:
-            atomic_write_text(path, self.translation_text())
+            self.review_ctl.export_target(path, newline=self.newline)
         except OSError as exc:
             self._warn("Cannot export the translation", f"{path}: {exc.strerror or exc}")
             return False
@@ -688,14 +756,389 @@ class MainWindow(QMainWindow):
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
-        lang = self.spec().target_lang
-        stem = self.path.stem if self.path else "untitled"
-        folder = self.path.parent if self.path else Path.home()
+        suggested = self.review_ctl.export_path()
+        if self.path is None:
+            suggested = Path.home() / suggested.name
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export translation", str(folder / f"{stem}.{lang}.md"), "Markdown (*.md)"
+            self, "Export translation", str(suggested), "Markdown (*.md)"
         )
         if path:
             self.export_translation(path)
+
+    # ---- review (docs/review.md) ---------------------------------------------------------------
+
+    def review_key(self) -> str:
+        """Which review the target belongs to: the language, or "simplify"."""
+        return review_key(
+            self.mode_selector.currentData() or "translate",
+            self.language_selector.currentData() or "fr",
+        )
+
+    @property
+    def review(self) -> Review:
+        """The active review (of the current document, in the current mode and language)."""
+        return self.review_ctl.review
+
+    def _wire_review(self) -> None:
+        ctl = self.review_ctl
+        ctl.changed.connect(self._review_changed)
+        ctl.stale.connect(self._went_stale)
+        self.target_editor.user_edited.connect(self._target_edited)
+        for margin in self.margins:
+            margin.clicked.connect(self._margin_clicked)
+        self.review_bar.show_requested.connect(lambda: self.go_to_block(self._current_stale()))
+        self.review_bar.retranslate_requested.connect(lambda: self._resolve_current("retranslate"))
+        self.review_bar.keep_requested.connect(lambda: self._resolve_current("keep"))
+        self.scheduler.rendered.connect(self._repaint_margins)
+        self._review_timer = QTimer(self)  # the summary counts every block: at most ~8 a second
+        self._review_timer.setSingleShot(True)
+        self._review_timer.setInterval(120)
+        self._review_timer.timeout.connect(self._update_review_bar)
+        self.disk = DiskWatcher(self)
+        self.disk.changed.connect(self._disk_changed)
+        self.disk.vanished.connect(self._disk_vanished)
+        self._update_review_bar()
+
+    def _review_changed(self) -> None:
+        self._repaint_margins()
+        if not self._review_timer.isActive():
+            self._review_timer.start()
+
+    def _repaint_margins(self) -> None:
+        for margin in self.margins:
+            margin.update()
+
+    def _update_review_bar(self) -> None:
+        self.review_bar.set_summary(self.review_ctl.summary())
+        self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
+
+    def _review_warnings(self, warnings: list[str]) -> None:
+        for warning in warnings:
+            self.status.show_error("Review file problem: starting afresh", warning)
+
+    def _review_problems(self, problems: list[str]) -> None:
+        for problem in problems:
+            self.status.show_error("The review file could not be written", problem)
+
+    def _went_stale(self, block_ids: list[str]) -> None:
+        count = len(block_ids)
+        self.statusBar().showMessage(
+            f"The source of {count} block{'s' if count != 1 else ''} you edited or approved "
+            "changed: re-translate or keep yours (orange in the margin)",
+            8000,
+        )
+
+    def _target_edited(self, position: int, _removed: int, _added: int) -> None:
+        """The user typed in the raw target: the touched blocks become "edited"."""
+        editor = self.target_editor
+        view = editor.shown_view()
+        text = plain_text(editor.document())
+        changes = self.review_ctl.user_edit(view, text, py_index(text, position))
+        editor.take_user_edit(view, changes)
+        self._refresh_target()
+        editor.want(self._shown_target)  # even when equal: what it wanted before is outdated
+
+    def _margin_clicked(self, block_id: str, where: QPoint) -> None:
+        self.review_menu(block_id).popup(where)
+
+    def review_menu(self, block_id: str) -> QMenu:
+        """The choices for one block (the margin's click): approve, revert, re-translate, and
+        for a block whose source changed under an edit, re-translate or keep mine."""
+        info = self.review_ctl.info(block_id)
+        menu = QMenu(self)
+        menu.setObjectName("blockReviewMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        title = menu.addAction(STATE_STYLES[info.state].label.capitalize())
+        title.setEnabled(False)
+        menu.addSeparator()
+
+        def add(text: str, slot: Any, enabled: bool = True) -> None:
+            action = menu.addAction(text)
+            action.setEnabled(enabled)
+            action.triggered.connect(lambda _checked=False: slot())
+
+        if info.state == "stale_edit":
+            add("Re-translate (drop my edit)", lambda: self.resolve_block(block_id, "retranslate"))
+            add("Keep Mine", lambda: self.resolve_block(block_id, "keep"))
+            return menu
+        if info.approved:
+            add("Withdraw Approval", lambda: self.unapprove_block(block_id))
+        else:
+            ready = info.state not in ("pending", "in_flight", "copy")
+            add("Approve", lambda: self.approve_block(block_id), ready)
+        if info.edited:
+            add("Revert My Edit", lambda: self.revert_block(block_id))
+        add("Re-translate", lambda: self._retranslate([block_id]), info.state != "copy")
+        return menu
+
+    def _review_block(self) -> str | None:
+        """The block under the cursor of the focused pane (target panes by what they show)."""
+        widget = self.focusWidget()
+        for pane in (self.target_editor, self.preview):
+            if widget is pane and pane.shown:
+                return pane.shown[pane.index_at(pane.textCursor().position())].key or None
+        return self._block_under_cursor()
+
+    def approve_block(self, block_id: str | bool | None = None) -> bool:
+        key = block_id if isinstance(block_id, str) else self._review_block()
+        if not key:
+            return False
+        if self.review_ctl.approve(key):
+            self.statusBar().showMessage("Block approved", 2000)
+            self._refresh_target()
+            return True
+        state = self.review_ctl.state_of(key)
+        reason = {
+            "stale_edit": "its source changed since your edit: re-translate or keep yours first",
+            "pending": "it is not translated yet",
+            "in_flight": "it is being translated",
+            "copy": "it is kept as is (code, front matter…)",
+            "approved": "it is approved already",
+        }.get(state, "nothing to approve")
+        self.statusBar().showMessage(f"Not approved: {reason}", 5000)
+        return False
+
+    def unapprove_block(self, block_id: str) -> bool:
+        return self.review_ctl.unapprove(block_id)
+
+    def approve_all(self) -> int:
+        count = self.review_ctl.approve_all()
+        summary = self.review_ctl.summary()
+        rest = []
+        if summary.flagged:
+            rest.append(f"{summary.flagged} flagged")
+        if summary.stale:
+            rest.append(f"{summary.stale} with a changed source")
+        if summary.pending or summary.in_flight:
+            rest.append(f"{summary.pending + summary.in_flight} not translated yet")
+        note = f"; left for you: {', '.join(rest)}" if rest else ""
+        self.statusBar().showMessage(f"Approved {count} block(s){note}", 6000)
+        self._refresh_target()
+        return count
+
+    def revert_block(self, block_id: str | bool | None = None) -> bool:
+        key = block_id if isinstance(block_id, str) else self._review_block()
+        if not key or not self.review_ctl.revert(key):
+            return False
+        self._refresh_target()
+        return True
+
+    def resolve_block(self, block_id: str, choice: str) -> None:
+        """ "Source changed since your edit": ``"retranslate"`` or ``"keep"``."""
+        if self.review_ctl.resolve(block_id, choice):
+            self._retranslate([block_id])
+        self._refresh_target()
+
+    def _retranslate(self, block_ids: list[str]) -> None:
+        self.worker.retranslate(block_ids)
+        self.status.set_busy(True)
+
+    def _current_stale(self) -> str | None:
+        stale = self.review_ctl.stale_blocks()
+        here = self._review_block()
+        return here if here in stale else (stale[0] if stale else None)
+
+    def _resolve_current(self, choice: str) -> None:
+        block_id = self._current_stale()
+        if block_id:
+            self.go_to_block(block_id)
+            self.resolve_block(block_id, choice)
+
+    def go_to_block(self, block_id: str | None) -> None:
+        """Scroll the target pane to a block and put its cursor there."""
+        pane = self.target_stack.currentWidget()
+        keys = [seg.key for seg in pane.shown]
+        if block_id not in keys:
+            return
+        index = keys.index(block_id)
+        if pane is self.target_editor:
+            cursor = self.target_editor.textCursor()
+            cursor.setPosition(self.target_editor.block_range(index)[0])
+            self.target_editor.setTextCursor(cursor)
+            self.target_editor.centerCursor()
+        else:
+            span = self.preview.frame_span(index)
+            if span is not None:
+                self.preview.verticalScrollBar().setValue(round(span[0]) - 24)
+            cursor = QTextCursor(self.preview.frames[index].firstCursorPosition())
+            self.preview.setTextCursor(cursor)
+        pane.setFocus()
+        self._repaint_margins()
+
+    def next_issue(self) -> str | None:
+        """Go to the next block that needs a look: flagged, or source changed under an edit."""
+        pane = self.target_stack.currentWidget()
+        keys = [seg.key for seg in pane.shown]
+        if not keys:
+            return None
+        here = self._review_block()
+        start = keys.index(here) + 1 if here in keys else 0
+        for key in keys[start:] + keys[:start]:
+            if self.review_ctl.state_of(key) in ("flagged", "stale_edit"):
+                self.go_to_block(key)
+                return key
+        self.statusBar().showMessage("No flagged block, no changed source: nothing to check", 4000)
+        return None
+
+    def show_review_summary(self) -> QMessageBox:
+        s = self.review_ctl.summary()
+        lines = [
+            f"Blocks to review: {s.blocks}",
+            f"Approved: {s.approved}",
+            f"Edited (not approved yet): {s.edited}",
+            f"Flagged (failed a check): {s.flagged}",
+            f"Source changed since your edit: {s.stale}",
+            f"Not translated yet: {s.pending + s.in_flight}",
+        ]
+        if s.detached:
+            lines.append(f"Edits of deleted blocks (kept aside): {s.detached}")
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "Review summary",
+            str(s),
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.setObjectName("reviewSummaryBox")
+        box.setInformativeText("\n".join(lines))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def export_bilingual(self, path: str | Path) -> bool:
+        """The bilingual review page (standalone HTML) for people without fastdesk."""
+        try:
+            self.review_ctl.export_bilingual(path)
+        except OSError as exc:
+            self._warn("Cannot export the review page", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Review page written to {Path(path).name}", 4000)
+        return True
+
+    def export_bilingual_dialog(self) -> None:
+        suggested = self.review_ctl.html_export_path()
+        if self.path is None:
+            suggested = Path.home() / suggested.name
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export bilingual review", str(suggested), "HTML page (*.html)"
+        )
+        if path:
+            self.export_bilingual(path)
+
+    # ---- crash recovery and changes on disk ------------------------------------------------------
+
+    def offer_recovery(self) -> QDialog | None:
+        """At start-up: what a crashed session left unsaved, offered back (restore or discard)."""
+        if self._closing:
+            return None
+        found = autosave.pending()
+        if not found:
+            return None
+        from fastdesk.ui.recovery import RecoveryDialog
+
+        dialog = RecoveryDialog(found, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.restore_requested.connect(self.restore_recovery)
+        dialog.open()
+        return dialog
+
+    def restore_recovery(self, recovery: autosave.Recovery) -> bool:
+        """Reopen an autosaved document: its unsaved text (modified) and its review."""
+        if not self._confirm_discard():
+            return False
+        try:
+            restored = autosave.restore(recovery)
+        except (OSError, KeyError) as exc:
+            self._warn("Cannot restore", f"{recovery.file}: {exc}")
+            return False
+        review: Review | None = None
+        if restored.review is not None:
+            try:
+                review = Review.from_dict(restored.review, restored.path)
+            except ValueError as exc:
+                self._warn("The review could not be restored (the text is)", str(exc))
+        if review is not None:
+            self._select_review_key(review.lang)
+        self._load(
+            restored.source_text,
+            restored.path,
+            restored=review,
+            autosave_key=recovery.key,
+            modified=True,
+        )
+        self.statusBar().showMessage(f"Restored {recovery.label}", 6000)
+        return True
+
+    def _select_review_key(self, key: str) -> None:
+        if key == SIMPLIFY_KEY:
+            self.set_mode("simplify")
+        else:
+            self.set_mode("translate")
+            self.set_language(key)
+
+    def _disk_changed(self, text: str) -> None:
+        """Another program changed the open file: reload it (asking first when the source has
+        unsaved changes); the review is re-aligned block by block."""
+        new = render.normalize(text)
+        if new == plain_text(self.source.document()):
+            return
+        name = self.path.name if self.path else self.untitled_name
+        if self.source.document().isModified() and self._ask_reload() != "reload":
+            self.statusBar().showMessage(
+                f"{name} changed on disk; your version is kept (saving will replace it)", 8000
+            )
+            return
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self._replace_source(new)
+        self.source.document().setModified(False)
+        self.review_ctl.realign_now(new, self.revision + 1)
+        self._refresh_target()
+        self._debounce.stop()
+        if self.live:
+            self._send_update()
+        self.statusBar().showMessage(
+            f"{name} was changed on disk: reloaded, review re-aligned", 6000
+        )
+
+    def _replace_source(self, new: str) -> None:
+        """Replace only what differs (one undoable edit): the view and cursor stay put."""
+        doc = self.source.document()
+        old = plain_text(doc)
+        head = _common_prefix(old, new)
+        tail = _common_prefix(old[head:][::-1], new[head:][::-1])
+        start = render.qt_len(old[:head])
+        end = start + render.qt_len(old[head : len(old) - tail])
+        cursor = QTextCursor(doc)
+        cursor.beginEditBlock()
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(new[head : len(new) - tail])
+        cursor.endEditBlock()
+
+    def _disk_vanished(self, path: str) -> None:
+        self.source.document().setModified(True)  # closing asks; saving writes it again
+        self.statusBar().showMessage(
+            f"{Path(path).name} was deleted or moved on disk; save to write it again", 8000
+        )
+
+    def _ask_reload(self) -> str:
+        """'reload' or 'keep' (tests replace this)."""
+        name = self.path.name if self.path else self.untitled_name
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "File changed on disk",
+            f"{name} was changed by another program, and you have unsaved changes.",
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
+        box.setInformativeText(
+            "Reload it from disk (your unsaved changes to the source are lost; your review is "
+            "re-aligned), or keep your version (saving will replace the file)?"
+        )
+        reload = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("Keep Mine", QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        return "reload" if box.clickedButton() is reload else "keep"
 
     def fill_recent_menu(self, menu: QMenu) -> None:
         menu.clear()
@@ -874,6 +1317,8 @@ class MainWindow(QMainWindow):
             return
         self._closing = True
         self._debounce.stop()
+        self.disk.watch(None, None)
+        self._review_problems(self.review_ctl.close())  # review file written, copy removed
         try:
             self._save_window(**self._layout_values())
         except Exception:  # never keep the window open because settings could not be written
@@ -913,6 +1358,24 @@ def _health_text(entry: Any) -> str:
     if entry.state == "auth":
         return f"{entry.provider}: the API key was refused — open Settings"
     return f"{entry.provider}/{entry.model}: model not available — choose another in Settings"
+
+
+def py_index(text: str, position: int) -> int:
+    """A Qt (UTF-16) position in ``text`` as a Python index."""
+    if text.isascii():
+        return position
+    return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", "ignore"))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search on slices: C-speed comparisons
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _freeze_startup_objects() -> None:

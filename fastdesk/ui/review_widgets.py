@@ -1,0 +1,215 @@
+"""The review on screen: a coloured mark per block beside the target, and a bar under it with
+the summary and the "source changed since your edit" choice.
+
+Nothing here decides anything: the window gives the margin two lookups (block id → state, block
+id → tooltip) and connects its click to the Review menu; the colours are the core's
+(fastdesk.review.STATE_STYLES), the same as in the bilingual export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QToolButton,
+    QToolTip,
+    QWidget,
+)
+
+from fastdesk.review import STATE_STYLES, ReviewSummary
+
+MARGIN_WIDTH = 10
+BAR_WIDTH = 4
+QUIET_STATES = frozenset({"copy"})  # nothing to review: drawn faint
+
+
+class BlockPane(Protocol):
+    """A target pane that can say where its blocks are (TargetEditor, TargetPreview)."""
+
+    def visible_blocks(self) -> list[tuple[str, int, int]]: ...
+
+
+class ReviewMargin(QWidget):
+    """A narrow strip at the left of a target pane (like a line-number area): one bar per
+    block in its state's colour; hover for the state and reasons, click for the choices."""
+
+    clicked = Signal(str, QPoint)  # block id, global position (where a menu should open)
+
+    def __init__(
+        self,
+        pane: QAbstractScrollArea,
+        state_of: Callable[[str], str],
+        tooltip_of: Callable[[str], str],
+    ) -> None:
+        super().__init__(pane)
+        self.setObjectName("reviewMargin")
+        self.pane = pane
+        self._state_of = state_of
+        self._tooltip_of = tooltip_of
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("")  # tooltips are per block: see event()
+        pane.setViewportMargins(MARGIN_WIDTH, 0, 0, 0)
+        pane.installEventFilter(self)
+        pane.verticalScrollBar().valueChanged.connect(self.update)
+        if isinstance(pane, QPlainTextEdit):
+            pane.updateRequest.connect(self._pane_updated)
+        self._place()
+
+    def blocks(self) -> list[tuple[str, int, int]]:
+        return self.pane.visible_blocks()  # type: ignore[attr-defined]
+
+    def block_at(self, y: int) -> str | None:
+        for key, top, bottom in self.blocks():
+            if top <= y <= bottom:
+                return key or None
+        return None
+
+    def colour_at(self, y: int) -> str | None:
+        """The colour drawn at height ``y`` (for tests: what the reader sees)."""
+        key = self.block_at(y)
+        return STATE_STYLES[self._state_of(key)].colour if key else None
+
+    # ---- Qt ----------------------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.pane and event.type() == QEvent.Type.Resize:
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        rect = self.pane.contentsRect()
+        self.setGeometry(QRect(rect.left(), rect.top(), MARGIN_WIDTH, rect.height()))
+
+    def _pane_updated(self, _rect: QRect, dy: int) -> None:
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Base))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        x = (MARGIN_WIDTH - BAR_WIDTH) // 2
+        for key, top, bottom in self.blocks():
+            if not key:
+                continue
+            state = self._state_of(key)
+            colour = QColor(STATE_STYLES[state].colour)
+            if state in QUIET_STATES:
+                colour.setAlpha(90)
+            painter.setBrush(colour)
+            height = max(3, bottom - top - 3)
+            painter.drawRoundedRect(QRect(x, top + 2, BAR_WIDTH, height), 1.5, 1.5)
+        painter.end()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            key = self.block_at(event.pos().y())
+            if key:
+                QToolTip.showText(event.globalPos(), self._tooltip_of(key), self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        key = self.block_at(round(event.position().y()))
+        if key:
+            self.clicked.emit(key, event.globalPosition().toPoint())
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+
+def summary_html(summary: ReviewSummary) -> str:
+    """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours."""
+
+    def dot(state: str, count: int, label: str) -> str:
+        colour = STATE_STYLES[state].colour
+        return f'<span style="color:{colour}">●</span>&nbsp;{count}&nbsp;{label}'
+
+    parts = [f"{summary.blocks}&nbsp;blocks"]
+    parts.append(dot("approved", summary.approved, "approved"))
+    parts.append(dot("edited", summary.edited, "edited"))
+    parts.append(dot("flagged", summary.flagged, "flagged"))
+    if summary.stale:
+        parts.append(dot("stale_edit", summary.stale, "source changed"))
+    if summary.in_flight or summary.pending:
+        parts.append(dot("in_flight", summary.in_flight + summary.pending, "to come"))
+    if summary.detached:
+        parts.append(f"{summary.detached}&nbsp;detached")
+    return " · ".join(parts)
+
+
+class ReviewBar(QFrame):
+    """Under the target: the review summary; when blocks' sources changed under the
+    reviewer's edits, how many, with Show / Re-translate / Keep mine for the current one."""
+
+    show_requested = Signal()
+    retranslate_requested = Signal()
+    keep_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("reviewBar")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 4, 2)
+        layout.setSpacing(6)
+        self.summary = QLabel()
+        self.summary.setObjectName("reviewSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setToolTip("Review summary (Ctrl+Shift+I for details)")
+        layout.addWidget(self.summary, 1)
+        self.stale = QLabel()
+        self.stale.setObjectName("staleNotice")
+        colour = STATE_STYLES["stale_edit"].colour
+        self.stale.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: 600; }}")
+        layout.addWidget(self.stale)
+        self.buttons: list[QToolButton] = []
+        for name, text, tip, signal in (
+            ("staleShow", "Show", "Go to the block", self.show_requested),
+            (
+                "staleRetranslate",
+                "Re-translate",
+                "Drop your edit: the translation of the new source shows",
+                self.retranslate_requested,
+            ),
+            (
+                "staleKeep",
+                "Keep mine",
+                "Keep your text as the translation of the new source",
+                self.keep_requested,
+            ),
+        ):
+            button = QToolButton()
+            button.setObjectName(name)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setAutoRaise(True)
+            button.clicked.connect(signal.emit)
+            layout.addWidget(button)
+            self.buttons.append(button)
+        self.set_stale(0)
+
+    def set_summary(self, summary: ReviewSummary) -> None:
+        self.summary.setText(summary_html(summary))
+        self.summary.setAccessibleName(str(summary))
+
+    def set_stale(self, count: int) -> None:
+        self.stale.setText(
+            f"⚠ Source changed since your edit ({count} block{'s' if count != 1 else ''})"
+        )
+        for widget in (self.stale, *self.buttons):
+            widget.setVisible(count > 0)
+
+
+def first_of(ids: Sequence[str], wanted: Callable[[str], bool]) -> str | None:
+    return next((i for i in ids if wanted(i)), None)

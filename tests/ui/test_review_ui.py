@@ -1,0 +1,512 @@
+"""The review in the window (issue 7): corrections kept, states in the margin, approval, the
+review file, changes on disk, exports, crash recovery. Real engine and LiveSession in the
+worker thread, a fake provider; offscreen Qt, waits on conditions and signals only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QListWidget,
+    QMenu,
+    QMessageBox,
+    QToolTip,
+)
+
+from fastdesk.review import STATE_STYLES, review_path
+from tests.ui.uifakes import fake_answer
+
+TEXT = "Hello world.\n\nThe cat.\n"
+FR = "Bonjour monde.\n\nThe chat.\n"
+LINKED = "See [the guide](https://example.com/a).\n"
+
+
+def target_text(w) -> str:
+    return w.target_editor.toPlainText()
+
+
+def breaks_links(request) -> str:  # type: ignore[no-untyped-def]
+    """The fake translation, except that it changes a link target (a failed check)."""
+    return fake_answer(request).replace("example.com/a", "example.com/b")
+
+
+def raw(w) -> None:
+    if not w.showing_raw:
+        w.toggle_target_view()
+
+
+def settled(w) -> bool:
+    return (
+        w.revision > 0
+        and not w._pending
+        and w.scheduler.idle
+        and not w.status.activity.isVisible()
+        and w.review.doc is not None
+        and w.review.doc.source == w.source.toPlainText()
+        and w.review.summary().in_flight == 0
+    )
+
+
+def wait_settled(w, qtbot) -> None:
+    qtbot.waitUntil(lambda: settled(w), timeout=5000)
+
+
+def block(w, needle: str) -> str:
+    """The id of the (current) source block containing ``needle``."""
+    return next(b.id for b in w.review.doc.blocks if needle in b.text)
+
+
+def type_keys(qtbot, widget, text: str) -> None:
+    """Type ASCII text, new lines included (QTest's keyClicks takes no control characters)."""
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            qtbot.keyClick(widget, Qt.Key.Key_Return)
+        if line:
+            qtbot.keyClicks(widget, line)
+
+
+def type_in_target(w, qtbot, after: str, text: str) -> None:
+    """Put the target's cursor right after ``after`` and type ``text`` (key by key)."""
+    editor = w.target_editor
+    cursor = editor.textCursor()
+    cursor.setPosition(target_text(w).index(after) + len(after))
+    editor.setTextCursor(cursor)
+    type_keys(qtbot, editor, text)
+
+
+def margin_colour(w, block_id: str) -> str | None:
+    margin = w.margins[0] if w.showing_raw else w.margins[1]
+    for key, top, bottom in margin.blocks():
+        if key == block_id:
+            return margin.colour_at((top + bottom) // 2)
+    return None
+
+
+def colour(state: str) -> str:
+    return STATE_STYLES[state].colour
+
+
+# ---- 1. corrections kept --------------------------------------------------------------------
+
+
+def test_a_correction_survives_retranslation_and_other_edits(make_window, qtbot, provider) -> None:
+    w = make_window()
+    raw(w)
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    assert not w.review.has_work()  # the stream's own edits of the pane are not the user's
+
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    hello, cat = block(w, "Hello"), block(w, "cat")
+    assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n"
+    assert w.review.state_of(hello) == "edited"
+    assert w.review.state_of(cat) == "machine"
+    assert w.review.shown_text(hello) == "Bonjour monde entier.\n\n"
+    assert margin_colour(w, hello) == colour("edited")
+
+    sent = len(provider.requests)
+    w.review_menu(hello).actions()[-1].trigger()  # Re-translate: the machine answer comes again
+    qtbot.waitUntil(lambda: len(provider.requests) > sent)
+    wait_settled(w, qtbot)
+    assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n"
+    assert w.review.info(hello).machine == "Bonjour monde.\n\n"  # kept aside
+
+    cursor = w.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.source.setTextCursor(cursor)
+    type_keys(qtbot, w.source, "\nGoodbye.")
+    qtbot.waitUntil(lambda: target_text(w).endswith("Au revoir."))
+    assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n\nAu revoir."
+    assert w.translation_text() == target_text(w)
+
+    for _ in " entier":  # typing the machine text back
+        qtbot.keyClick(w.target_editor, Qt.Key.Key_Backspace)
+    qtbot.waitUntil(lambda: w.review.state_of(hello) == "machine")
+    assert target_text(w).startswith("Bonjour monde.\n")
+
+
+def test_an_edit_spanning_blocks_is_shared_out(make_window, qtbot) -> None:
+    w = make_window()
+    raw(w)
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    editor = w.target_editor
+    cursor = editor.textCursor()
+    cursor.setPosition(FR.index("monde"))
+    cursor.setPosition(FR.index("chat"), cursor.MoveMode.KeepAnchor)
+    editor.setTextCursor(cursor)
+    editor.insertPlainText("à tous.\n\nLe ")  # a paste (QTest types ASCII only)
+    assert target_text(w) == "Bonjour à tous.\n\nLe chat.\n"
+    hello, cat = block(w, "Hello"), block(w, "cat")
+    assert {w.review.state_of(hello), w.review.state_of(cat)} == {"edited"}
+    parts = (w.review.shown_text(hello) or "") + (w.review.shown_text(cat) or "")
+    assert parts == target_text(w)  # each block got its part; nothing lost or doubled
+    assert w.translation_text() == "Bonjour à tous.\n\nLe chat.\n"
+
+
+def test_source_change_under_an_edit_asks_retranslate_or_keep(make_window, qtbot) -> None:
+    w = make_window()
+    raw(w)
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    type_in_target(w, qtbot, "The chat", " noir")
+
+    w.source.setPlainText("Hello world, hello.\n\nThe cat sleeps.\n")
+    qtbot.waitUntil(lambda: len(w.review.stale_blocks()) == 2)
+    wait_settled(w, qtbot)
+    hello, cat = w.review.stale_blocks()
+    # nothing discarded: both corrections still show, and the choice is offered
+    assert target_text(w) == "Bonjour monde entier.\n\nThe chat noir.\n"
+    assert margin_colour(w, hello) == colour("stale_edit")
+    qtbot.waitUntil(lambda: w.review_bar.stale.isVisible())
+    assert "Source changed since your edit (2 blocks)" in w.review_bar.stale.text()
+    tip = w.review_ctl.tooltip_of(hello)
+    assert "source changed" in tip.lower() and "Your edit was made for" in tip
+    assert "Hello world." in tip
+    texts = [a.text() for a in w.review_menu(hello).actions()]
+    assert "Re-translate (drop my edit)" in texts and "Keep Mine" in texts
+    assert not w.approve_block(hello)  # decide first
+
+    w.go_to_block(hello)
+    w.review_bar.keep_requested.emit()  # "Keep mine" on the block under the cursor
+    assert w.review.state_of(hello) == "edited"
+    assert w.review.info(hello).base == "Hello world, hello.\n\n"
+    menu = w.review_menu(cat)
+    next(a for a in menu.actions() if a.text().startswith("Re-translate")).trigger()
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde entier.\n\nThe chat sleeps.\n")
+    assert w.review.state_of(cat) == "machine"
+    qtbot.waitUntil(lambda: not w.review_bar.stale.isVisible())
+
+
+# ---- 2. states in the margin ----------------------------------------------------------------
+
+
+def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provider) -> None:
+    provider.answer = breaks_links
+    w = make_window(memory=True)
+    raw(w)
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    w.source.setPlainText("Goodbye.\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Au revoir.\n")
+    wait_settled(w, qtbot)
+    w.source.setPlainText(TEXT + "\n" + LINKED)  # two blocks from memory, one new
+    qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
+    wait_settled(w, qtbot)
+    hello, cat, link = block(w, "Hello"), block(w, "cat"), block(w, "guide")
+    assert w.review.state_of(hello) == "memory"
+    assert w.review.state_of(link) == "flagged"
+    assert margin_colour(w, hello) == colour("memory")
+    assert margin_colour(w, link) == colour("flagged")
+    assert "links" in w.review_ctl.tooltip_of(link)
+
+    margin = w.margins[0]
+    top, bottom = next((t, b) for k, t, b in margin.blocks() if k == link)
+    where = QPoint(3, (top + bottom) // 2)
+    QApplication.sendEvent(
+        margin, QHelpEvent(QEvent.Type.ToolTip, where, margin.mapToGlobal(where))
+    )
+    assert "links" in QToolTip.text()
+    assert "Failed a check" in QToolTip.text()
+
+    w.approve_block(cat)
+    type_in_target(w, qtbot, "Bonjour", "!")
+    assert margin_colour(w, cat) == colour("approved")
+    assert margin_colour(w, hello) == colour("edited")
+
+    provider.hold_answers()
+    cursor = w.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.source.setTextCursor(cursor)
+    type_keys(qtbot, w.source, "\nThe world.")
+    qtbot.waitUntil(
+        lambda: any(w.review.state_of(b.id) == "in_flight" for b in w.review.doc.blocks)
+    )
+    new = block(w, "The world")
+    qtbot.waitUntil(lambda: margin_colour(w, new) == colour("in_flight"))
+    provider.release()
+    qtbot.waitUntil(lambda: w.review.state_of(new) == "machine")
+    qtbot.waitUntil(lambda: margin_colour(w, new) == colour("machine"))
+
+    link = block(w, "guide")
+    top, bottom = next((t, b) for k, t, b in margin.blocks() if k == link)
+    with qtbot.waitSignal(margin.clicked) as clicked:
+        qtbot.mouseClick(margin, Qt.MouseButton.LeftButton, pos=QPoint(3, (top + bottom) // 2))
+    assert clicked.args[0] == link
+    menu = w.findChild(QMenu, "blockReviewMenu")  # the choices for that block
+    assert menu is not None and menu.isVisible()
+    assert [a.text() for a in menu.actions() if a.text()][:2] == ["Flagged", "Approve"]
+    menu.close()
+
+
+def test_the_rendered_view_has_the_margin_too(make_window, qtbot) -> None:
+    w = make_window()
+    assert not w.showing_raw
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: len(w.preview.frames) == 2)
+    wait_settled(w, qtbot)
+    hello = block(w, "Hello")
+    w.approve_block(hello)
+    qtbot.waitUntil(lambda: margin_colour(w, hello) == colour("approved"))
+    assert margin_colour(w, block(w, "cat")) == colour("machine")
+
+
+# ---- 3. approval ----------------------------------------------------------------------------
+
+
+def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, provider) -> None:
+    provider.answer = breaks_links
+    w = make_window()
+    raw(w)
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    w.source.setPlainText(TEXT + "\n" + LINKED)
+    qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
+    wait_settled(w, qtbot)
+    hello, cat, link = block(w, "Hello"), block(w, "cat"), block(w, "guide")
+    editor = w.target_editor
+    cursor = editor.textCursor()
+    cursor.setPosition(target_text(w).index("chat"))
+    editor.setTextCursor(cursor)
+    editor.setFocus()
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_A,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert w.review.state_of(cat) == "approved"
+    assert target_text(w).count("A") == 0  # the shortcut typed nothing
+
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_K,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert w.review.state_of(hello) == "approved"
+    assert w.review.state_of(link) == "flagged"  # bulk approval leaves failed checks alone
+    summary = w.review_ctl.summary()
+    assert (summary.blocks, summary.approved, summary.flagged, summary.edited) == (3, 2, 1, 0)
+
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_I,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    box = w.findChild(QMessageBox, "reviewSummaryBox")
+    assert box is not None and box.text() == "3 blocks · 2 approved · 0 edited · 1 flagged"
+    assert "Flagged (failed a check): 1" in box.informativeText()
+    box.close()
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    qtbot.waitUntil(lambda: w.review_bar.summary.accessibleName() == str(summary))
+
+    assert w.next_issue() == link  # F8: to the flagged block
+    assert w.approve_block(link)  # explicitly, one by one
+    type_in_target(w, qtbot, "Bonjour monde", "!")  # editing withdraws the approval
+    assert w.review.state_of(hello) == "edited"
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_Backspace,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert w.review.state_of(hello) == "machine"  # Revert My Edit
+    qtbot.waitUntil(lambda: target_text(w).startswith("Bonjour monde.\n"))
+
+
+# ---- 4. the review file ---------------------------------------------------------------------
+
+
+def test_closing_and_reopening_restores_the_review_exactly(
+    make_window, qtbot, provider, tmp_path: Path
+) -> None:
+    provider.answer = breaks_links
+    doc = tmp_path / "guide.md"
+    doc.write_text(TEXT + "\n" + LINKED, encoding="utf-8")
+    w = make_window(memory=True)
+    raw(w)
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    w.approve_block(block(w, "cat"))
+    marks, shown = w.review.marks(), target_text(w)
+    assert [state for _id, state, _tip in marks] == ["edited", "approved", "flagged"]
+    w.close()
+    sidecar = tmp_path / "guide.md.fastdesk.json"
+    assert sidecar.exists()
+    assert "fr" in json.loads(sidecar.read_text(encoding="utf-8"))["languages"]
+
+    requests = len(provider.requests)
+    again = make_window(memory=True)
+    raw(again)
+    assert again.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(again) == shown)
+    wait_settled(again, qtbot)
+    assert again.review.marks() == marks
+    assert len(provider.requests) == requests  # the memory answered the rest
+
+
+def test_a_change_on_disk_reloads_and_realigns_the_review(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_text(TEXT, encoding="utf-8")
+    w = make_window()
+    raw(w)
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    type_in_target(w, qtbot, "The chat", " noir")
+
+    changed = "Intro.\n\nHello world.\n\nThe cat sleeps.\n"
+    other = tmp_path / "other-editor.tmp"
+    other.write_text(changed, encoding="utf-8")
+    other.replace(doc)  # how editors save: a rename over the file
+    qtbot.waitUntil(lambda: w.source.toPlainText() == changed, timeout=5000)
+    assert not w.source.document().isModified()
+    cat = block(w, "sleeps")
+    assert w.review.stale_blocks() == [cat]  # changed under the edit: asks
+    assert w.review.state_of(block(w, "Hello")) == "edited"  # moved down, kept
+    qtbot.waitUntil(lambda: target_text(w) == "Intro.\n\nBonjour monde entier.\n\nThe chat noir.\n")
+
+    asked: list[str] = []
+
+    def ask() -> str:
+        asked.append("asked")
+        return "keep"
+
+    w._ask_reload = ask
+    cursor = w.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.source.setTextCursor(cursor)
+    type_keys(qtbot, w.source, "\nMine.")
+    doc.write_text("Theirs.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: asked == ["asked"], timeout=5000)
+    assert w.source.toPlainText() == changed + "\nMine."  # unsaved changes kept, as chosen
+
+
+# ---- 5. exports -----------------------------------------------------------------------------
+
+
+def test_exports_carry_the_corrections(make_window, qtbot, tmp_path: Path) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_bytes(TEXT.replace("\n", "\r\n").encode())
+    w = make_window()
+    raw(w)
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+
+    target = w.review_ctl.export_path()
+    assert target == tmp_path / "guide.fr.md"
+    assert w.export_translation(target)
+    assert target.read_bytes() == b"Bonjour monde entier.\r\n\r\nThe chat.\r\n"
+
+    page = w.review_ctl.html_export_path()
+    assert page == tmp_path / "guide.fr.review.html"
+    assert w.export_bilingual(page)
+    html = page.read_text(encoding="utf-8")
+    assert "Bonjour monde entier." in html and "Hello world." in html
+    assert ">edited<" in html and ">machine<" in html
+    assert "<script" not in html
+
+
+def test_simplify_has_its_own_review_kept_across_languages(make_window, qtbot) -> None:
+    w = make_window()
+    raw(w)
+    w.source.setPlainText("Hello world.\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde.\n")
+    wait_settled(w, qtbot)
+    w.set_mode("simplify")
+    qtbot.waitUntil(lambda: target_text(w) == "Hi world.\n")
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Hi world", ", hi")
+    assert w.review.lang == "simplify"
+    w.set_language("de")  # simplifying does not depend on the target language
+    wait_settled(w, qtbot)
+    assert target_text(w) == "Hi world, hi.\n"
+    assert w.review_ctl.export_path().name == "untitled.simplify.md"
+    w.set_mode("translate")
+    qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt.\n")
+    assert w.review.lang == "de" and not w.review.has_work()
+
+
+# ---- 6. crash safety ------------------------------------------------------------------------
+
+
+def crash(file: Path, text: str) -> None:
+    """What a crashed session leaves: its autosave, written by a process that is gone."""
+    data = json.loads(text)
+    data["pid"] = 99_999_999
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize("choice", ["restore", "discard"])
+def test_unsaved_work_is_autosaved_and_offered_back_after_a_crash(
+    make_window, qtbot, tmp_path: Path, choice: str
+) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_text(TEXT, encoding="utf-8")
+    w = make_window()
+    raw(w)
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    wait_settled(w, qtbot)
+    assert not w.review_ctl.autosave()  # nothing unsaved: no copy
+    cursor = w.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.source.setTextCursor(cursor)
+    type_keys(qtbot, w.source, "\nGoodbye.")
+    qtbot.waitUntil(lambda: target_text(w).endswith("Au revoir."))
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    unsaved = w.source.toPlainText()
+
+    with qtbot.waitSignal(w.review_ctl.autosaved, timeout=5000):
+        w.review_ctl.timer.setInterval(10)  # the timer does it (every few seconds in the app)
+    w.review_ctl.timer.setInterval(60_000)
+    assert not w.review_ctl.autosave()  # unchanged since: skipped
+    file = w.review_ctl.autosaver.file
+    left = file.read_text(encoding="utf-8")
+    w.close()
+    assert not file.exists()  # a clean close removes the copy
+    crash(file, left)
+
+    again = make_window()
+    qtbot.waitUntil(lambda: again.findChild(QDialog, "recoveryDialog") is not None)
+    dialog = again.findChild(QDialog, "recoveryDialog")
+    listed = dialog.findChild(QListWidget, "recoveryList")
+    assert listed.count() == 1 and "guide.md" in listed.item(0).text()
+    assert "Hello world." in listed.item(0).text()
+    if choice == "discard":
+        dialog.discard_button.click()
+        assert not file.exists()
+        assert again.source.toPlainText() == ""
+        return
+    dialog.restore_button.click()
+    assert again.path == doc
+    assert again.source.toPlainText() == unsaved
+    assert again.source.document().isModified()
+    raw(again)
+    qtbot.waitUntil(
+        lambda: target_text(again) == "Bonjour monde entier.\n\nThe chat.\n\nAu revoir."
+    )
+    assert again.review.state_of(block(again, "Hello")) == "edited"
+    assert again.review_ctl.autosaver.file == file  # the next copy replaces it
+    again.close()
+    assert not file.exists()
+    assert review_path(doc).exists()  # the corrections went to the review file
