@@ -105,6 +105,7 @@ class Settings:
     debounce_ms: int = 300
     live: bool = True
     hedging: bool = False
+    warmup: bool = True  # a tiny request when the window opens or after a long idle
     daily_budget_usd: float | None = None  # None = no limit
     concurrency: int = 4
     recent_files: tuple[str, ...] = ()
@@ -351,6 +352,7 @@ _READERS: dict[str, Callable[[Any], Any]] = {
     "debounce_ms": _int_range(0, 10_000),
     "live": _bool,
     "hedging": _bool,
+    "warmup": _bool,
     "daily_budget_usd": _money,
     "concurrency": _int_range(1, 64),
     "recent_files": _recent,

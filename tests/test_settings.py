@@ -353,3 +353,15 @@ def test_core_modules_import_neither_qt_nor_keyring_eagerly() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=os.environ
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_warmup_setting_round_trips_and_defaults_on(tmp_path) -> None:
+    import dataclasses
+
+    from fastdesk.settings import Settings, load_settings, save_settings
+
+    assert Settings().warmup is True
+    path = tmp_path / "settings.toml"
+    save_settings(dataclasses.replace(Settings(), warmup=False), path)
+    assert "warmup = false" in path.read_text()
+    assert load_settings(path)[0].warmup is False

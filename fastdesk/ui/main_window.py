@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
     def _warm_up(self, worker: EngineWorker | None = None) -> None:
         """Let the worker warm the top provider up (it sends only at start or after a long idle),
         unless warm-ups are off (settings: ``warmup = false``) or today's budget is spent."""
-        if not self.warmup_enabled or self.settings.extra.get("warmup", True) is False:
+        if not self.warmup_enabled or not self.settings.warmup:
             return
         if not self._budget_reached():
             (worker or self.worker).warm_up()

@@ -86,7 +86,7 @@ def test_opening_the_window_warms_the_provider_up(qtbot, groq, real_window) -> N
     "settings",
     [
         pytest.param(Settings(debounce_ms=20, daily_budget_usd=0.0), id="budget-spent"),
-        pytest.param(Settings(debounce_ms=20, extra={"warmup": False}), id="turned-off"),
+        pytest.param(Settings(debounce_ms=20, warmup=False), id="turned-off"),
     ],
 )
 def test_no_warm_up_when_the_budget_is_spent_or_it_is_off(
