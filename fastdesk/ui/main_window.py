@@ -789,7 +789,12 @@ class MainWindow(QMainWindow):
         self.review_bar.show_requested.connect(lambda: self.go_to_block(self._current_stale()))
         self.review_bar.retranslate_requested.connect(lambda: self._resolve_current("retranslate"))
         self.review_bar.keep_requested.connect(lambda: self._resolve_current("keep"))
-        self.scheduler.rendered.connect(self._repaint_margins)
+        self._margin_timer = QTimer(self)  # while the target re-renders: ~15 repaints a second
+        self._margin_timer.setSingleShot(True)
+        self._margin_timer.setInterval(60)
+        self._margin_timer.timeout.connect(self._repaint_margins)
+        self.scheduler.rendered.connect(self._repaint_margins_soon)
+        self.scheduler.settled.connect(self._repaint_margins)
         self._review_timer = QTimer(self)  # the summary counts every block: at most ~8 a second
         self._review_timer.setSingleShot(True)
         self._review_timer.setInterval(120)
@@ -800,9 +805,13 @@ class MainWindow(QMainWindow):
         self._update_review_bar()
 
     def _review_changed(self) -> None:
-        self._repaint_margins()
+        self._repaint_margins_soon()
         if not self._review_timer.isActive():
             self._review_timer.start()
+
+    def _repaint_margins_soon(self) -> None:
+        if not self._margin_timer.isActive():
+            self._margin_timer.start()
 
     def _repaint_margins(self) -> None:
         for margin in self.margins:

@@ -482,10 +482,15 @@ class TargetPreview(QTextBrowser, Incremental):
         value = self.verticalScrollBar().value()
         height = self.viewport().height()
         layout = self.document().documentLayout()
-        index = max(0, self.index_at(self.cursorForPosition(QPoint(0, 0)).position()) - 1)
+        frames = self.frames
+        # Frames' tops only grow down the document: bisect on them (a few layout look-ups;
+        # a hit test at the top of the view would lay the document out first).
+        index = bisect.bisect_right(
+            range(len(frames)), value, key=lambda i: layout.frameBoundingRect(frames[i]).top()
+        )
         out: list[Extent] = []
-        for i in range(index, min(len(self.frames), len(self.shown))):
-            rect = layout.frameBoundingRect(self.frames[i])
+        for i in range(max(0, index - 1), min(len(frames), len(self.shown))):
+            rect = layout.frameBoundingRect(frames[i])
             top = rect.top() - value
             if top > height:
                 break
