@@ -832,8 +832,8 @@ class MainWindow(QMainWindow):
     def _went_stale(self, block_ids: list[str]) -> None:
         count = len(block_ids)
         self.statusBar().showMessage(
-            f"The source of {count} block{'s' if count != 1 else ''} you edited or approved "
-            "changed: re-translate or keep yours (orange in the margin)",
+            f"Source changed under {count} edit{'s' if count != 1 else ''}: "
+            "re-translate or keep yours",
             8000,
         )
 

@@ -106,6 +106,7 @@ class ReviewController(QObject):
     ) -> list[str]:
         """A document was loaded (its first revision will be ``floor``); returns warnings
         about its review file. ``restored``: the review from a crash-recovery copy."""
+        previous = self.review
         self.path = path
         self.key = key
         self.doc = None
@@ -118,6 +119,8 @@ class ReviewController(QObject):
             review, warnings = load_review(path, key)
         else:
             review = Review(None, key)
+        if previous.lang == key:
+            _carry_answers(previous, review)
         self.review = review
         self.reviews = {key: review}
         self.user_generation = 1 if restored is not None else 0
@@ -323,16 +326,22 @@ class ReviewController(QObject):
         return self.review.info(block_id)
 
     def tooltip_of(self, block_id: str) -> str:
+        """The margin's hover text: the state, the reasons (failed checks, the source an edit
+        was made for) and what a click offers."""
         info = self.review.info(block_id)
-        title = STATE_STYLES[info.state].label.capitalize()
-        lines = [f"<b>{title}</b>: {_escape(info.tooltip)}"]
+        lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
+        if info.state == "flagged":
+            lines += [
+                f"• {_escape(f.check)}: {_escape(f.detail)}" if f.detail else f"• {f.check}"
+                for f in info.flags
+            ]
         if info.state == "stale_edit" and info.base is not None:
             lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
-            lines.append("Click to re-translate or keep yours.")
+            lines.append("<small>Click: re-translate, or keep yours.</small>")
         elif info.edited and info.machine:
             lines.append(f"Machine translation: <i>{_escape(_excerpt(info.machine))}</i>")
-        elif info.state in ("machine", "memory", "flagged", "edited", "approved"):
-            lines.append("Click to approve or for more.")
+        if info.state in ("machine", "memory", "flagged", "edited", "approved"):
+            lines.append("<small>Click: approve, revert, re-translate.</small>")
         return "<br>".join(lines)
 
     def summary(self) -> ReviewSummary:
@@ -422,6 +431,17 @@ class ReviewController(QObject):
         self._closed = True
         self._pool.shutdown(wait=True)
         return problems
+
+
+def _carry_answers(old: Review, new: Review) -> None:
+    """Machine answers the live session already showed for blocks of the previous document:
+    it keeps them for a new document with the same blocks (ids are content hashes) and will
+    not announce them again, so the new review takes them from the old one."""
+    for block in old.doc.blocks if old.doc is not None else ():
+        info = old.info(block.id)
+        if info.origin is None or info.machine is None or new.info(block.id).origin is not None:
+            continue
+        new.apply_event(BlockDone(0, block.id, info.machine, info.origin, info.flags))
 
 
 def _excerpt(text: str, limit: int = 140) -> str:

@@ -8,7 +8,7 @@ id → tooltip) and connects its click to the Review menu; the colours are the c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QToolButton,
     QToolTip,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -150,8 +152,9 @@ def summary_html(summary: ReviewSummary) -> str:
 
 
 class ReviewBar(QFrame):
-    """Under the target: the review summary; when blocks' sources changed under the
-    reviewer's edits, how many, with Show / Re-translate / Keep mine for the current one."""
+    """Under the target: the review summary, and above it, only when blocks' sources changed
+    under the reviewer's edits, how many, with Show / Re-translate / Keep mine for the
+    current one."""
 
     show_requested = Signal()
     retranslate_requested = Signal()
@@ -160,18 +163,31 @@ class ReviewBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("reviewBar")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 2, 4, 2)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(8, 0, 4, 2)
+        rows.setSpacing(0)
+        self.notice = QWidget()
+        self.notice.setObjectName("staleBar")
+        layout = QHBoxLayout(self.notice)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
+        rows.addWidget(self.notice)
         self.summary = QLabel()
         self.summary.setObjectName("reviewSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setToolTip("Review summary (Ctrl+Shift+I for details)")
-        layout.addWidget(self.summary, 1)
+        # never wider than the pane allows: the splitter, not this label, sets the width
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setMinimumWidth(0)
+        rows.addWidget(self.summary)
         self.stale = QLabel()
         self.stale.setObjectName("staleNotice")
         colour = STATE_STYLES["stale_edit"].colour
         self.stale.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: 600; }}")
+        self.stale.setToolTip(
+            "The source of a block you edited or approved changed since your edit: re-translate "
+            "it (your text is dropped) or keep yours. Nothing is discarded until you choose."
+        )
         layout.addWidget(self.stale)
         self.buttons: list[QToolButton] = []
         for name, text, tip, signal in (
@@ -197,6 +213,7 @@ class ReviewBar(QFrame):
             button.clicked.connect(signal.emit)
             layout.addWidget(button)
             self.buttons.append(button)
+        layout.addStretch(1)
         self.set_stale(0)
 
     def set_summary(self, summary: ReviewSummary) -> None:
@@ -204,12 +221,6 @@ class ReviewBar(QFrame):
         self.summary.setAccessibleName(str(summary))
 
     def set_stale(self, count: int) -> None:
-        self.stale.setText(
-            f"⚠ Source changed since your edit ({count} block{'s' if count != 1 else ''})"
-        )
-        for widget in (self.stale, *self.buttons):
-            widget.setVisible(count > 0)
-
-
-def first_of(ids: Sequence[str], wanted: Callable[[str], bool]) -> str | None:
-    return next((i for i in ids if wanted(i)), None)
+        blocks = f"{count} block{'s' if count != 1 else ''}"
+        self.stale.setText(f"⚠ Source changed since your edit ({blocks})")
+        self.notice.setVisible(count > 0)

@@ -356,6 +356,23 @@ def test_closing_and_reopening_restores_the_review_exactly(
     assert again.review.marks() == marks
     assert len(provider.requests) == requests  # the memory answered the rest
 
+    again.close()  # and once more in the same window (the session has every answer already)
+    third = make_window(memory=True)
+    raw(third)
+    other = tmp_path / "other.md"
+    other.write_text(TEXT, encoding="utf-8")  # shares two blocks with guide.md
+    assert third.open_file(other)
+    qtbot.waitUntil(lambda: target_text(third) == FR)
+    wait_settled(third, qtbot)
+    assert third.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(third) == shown)
+    wait_settled(third, qtbot)
+    assert third.review.marks() == marks
+    assert third.open_file(other)  # the blocks it shares are known, not "waiting"
+    wait_settled(third, qtbot)
+    # (the shared one carries what guide.md's review knew of it: the model's answer)
+    assert [state for _id, state, _tip in third.review.marks()] == ["machine", "memory"]
+
 
 def test_a_change_on_disk_reloads_and_realigns_the_review(
     make_window, qtbot, tmp_path: Path
