@@ -257,6 +257,25 @@ class TargetEditor(QPlainTextEdit, Incremental):
         if not self._applying and (removed or added):
             self.user_edited.emit(position, removed, added)
 
+    # A Markdown file dropped here opens (the window takes it), not its path typed in.
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_files(event):
+            event.ignore()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QEvent) -> None:
+        if dropped_files(event):  # type: ignore[arg-type]
+            event.ignore()
+        else:
+            super().dragMoveEvent(event)  # type: ignore[arg-type]
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if dropped_files(event):
+            event.ignore()
+        else:
+            super().dropEvent(event)
+
     def shown_view(self) -> TargetView:
         """What the pane showed before the user's edit, as a TargetView (Python indices)."""
         spans = []

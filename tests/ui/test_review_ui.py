@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QHelpEvent
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHelpEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -527,3 +527,23 @@ def test_unsaved_work_is_autosaved_and_offered_back_after_a_crash(
     again.close()
     assert not file.exists()
     assert review_path(doc).exists()  # the corrections went to the review file
+
+
+def test_a_markdown_file_dropped_on_the_target_opens(make_window, qtbot, tmp_path: Path) -> None:
+    """The target is editable now: a dropped file must still open, not type its path."""
+    doc = tmp_path / "dropped.md"
+    doc.write_text("Hello world\n", encoding="utf-8")
+    w = make_window()
+    raw(w)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(doc))])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier(0))
+    viewport = w.target_editor.viewport()
+    enter = QDragEnterEvent(QPoint(5, 5), *args)
+    QApplication.sendEvent(viewport, enter)
+    assert enter.isAccepted()  # by the window: the editor passed it on
+    QApplication.sendEvent(viewport, QDropEvent(QPointF(5, 5), *args))
+    assert w.path == doc
+    assert str(doc) not in target_text(w)
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde\n")
+    assert not w.review.has_work()
