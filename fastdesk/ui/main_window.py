@@ -823,7 +823,7 @@ class MainWindow(QMainWindow):
 
     def _review_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
-            self.status.show_error("Review file problem: starting afresh", warning)
+            self.status.show_error("Review file problem", warning)
 
     def _review_problems(self, problems: list[str]) -> None:
         for problem in problems:

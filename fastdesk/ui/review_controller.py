@@ -179,6 +179,14 @@ class ReviewController(QObject):
         if key == self.key:
             return []
         warnings: list[str] = []
+        leaving = self.review
+        if self.path is not None and leaving.has_work():
+            # the crash-safety copy holds the active review only: the one left goes to the
+            # review file now, so that a crash cannot lose it
+            try:
+                save_review(leaving)
+            except OSError as exc:
+                warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
         review = self.reviews.get(key)
         if review is None:
             if self.path is not None:

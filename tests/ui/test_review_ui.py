@@ -461,6 +461,25 @@ def test_simplify_has_its_own_review_kept_across_languages(make_window, qtbot) -
     assert w.review.lang == "de" and not w.review.has_work()
 
 
+def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_text("Hello world.\n", encoding="utf-8")
+    w = make_window()
+    raw(w)
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde.\n")
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    w.set_language("de")
+    qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt.\n")
+    # the French review went to the review file (the crash copy holds the active one only)
+    saved = json.loads(review_path(doc).read_text(encoding="utf-8"))["languages"]["fr"]
+    assert saved["blocks"][0]["text"] == "Bonjour monde entier.\n"
+    w.set_language("fr")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde entier.\n")
+    assert w.review.state_of(block(w, "Hello")) == "edited"
+
+
 # ---- 6. crash safety ------------------------------------------------------------------------
 
 
