@@ -372,7 +372,10 @@ class MainWindow(QMainWindow):
         self._select_language(self.settings.target_language)
         self.language_selector.blockSignals(False)
         self._update_title()
+        # the new engine's events start at the next revision: they belong to this key's review
+        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision + 1))
         self.restart_engine()
+        self._refresh_target()
 
     def _send_update(self, *, force: bool = False) -> None:
         source = plain_text(self.source.document())

@@ -480,6 +480,21 @@ def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path
     assert w.review.state_of(block(w, "Hello")) == "edited"
 
 
+def test_settings_changing_the_language_switch_the_review(make_window, qtbot) -> None:
+    from fastdesk.settings import Settings
+
+    w = make_window()
+    raw(w)
+    w.source.setPlainText("Hello world.\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde.\n")
+    wait_settled(w, qtbot)
+    type_in_target(w, qtbot, "Bonjour monde", " entier")
+    w.apply_settings(Settings(target_language="de", debounce_ms=40))
+    qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt.\n")
+    assert w.review.lang == "de"
+    assert w.review_ctl.reviews["fr"].info(block(w, "Hello")).machine == "Bonjour monde.\n"
+
+
 # ---- 6. crash safety ------------------------------------------------------------------------
 
 
