@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
 
     def _refresh_target(self) -> None:
         """Show the live target with the review on top (reviewer's text never streamed over)."""
-        wanted = self.review_ctl.compose(self._live_target, self._streaming)
+        wanted = self.review_ctl.compose(self._live_target, self._streaming, self._pending)
         if wanted is not self._shown_target and wanted != self._shown_target:
             self._shown_target = wanted
             self.target_editor.want(wanted)

@@ -255,23 +255,37 @@ class ReviewController(QObject):
         self.review.clear_in_flight()
 
     def compose(
-        self, segments: tuple[Segment, ...], streaming: Collection[str]
+        self,
+        segments: tuple[Segment, ...],
+        streaming: Collection[str],
+        pending: Collection[str] | None = None,
     ) -> tuple[Segment, ...]:
         """What the target panes show: per block, the reviewer's text, else the streaming
         answer, else the review's answer, else the session's segment (the same object when
-        nothing differs, so an unchanged target costs no diff)."""
+        nothing differs, so an unchanged target costs no diff).
+
+        ``pending``: the blocks whose segment is not the session's answer (None: all). The
+        others already show the answer the review has (the same BlockDone fed both), so only
+        the reviewer's texts and the pending blocks are looked at: a streaming batch costs
+        a dictionary look-up per block, not a review query."""
         review = self.review
-        out: list[Segment] | None = None
-        for i, seg in enumerate(segments):
-            key = seg.key
-            if not review.is_kept(key) and key in streaming:
+        wanted = review.overlay()  # block id → reviewer's text (few)
+        for key in (s.key for s in segments) if pending is None else pending:
+            if key in wanted or key in streaming:
                 continue
             text = review.shown_text(key)
+            if text is not None:
+                wanted[key] = text
+        if not wanted:
+            return segments
+        out: list[Segment] | None = None
+        for i, seg in enumerate(segments):
+            text = wanted.get(seg.key)
             if text is None or text == seg.text:
                 continue
             if out is None:
                 out = list(segments)
-            out[i] = segment(key, text)
+            out[i] = segment(seg.key, text)
         return segments if out is None else tuple(out)
 
     # ---- the reviewer ----------------------------------------------------------------------------

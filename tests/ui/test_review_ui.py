@@ -581,3 +581,30 @@ def test_a_markdown_file_dropped_on_the_target_opens(make_window, qtbot, tmp_pat
     assert str(doc) not in target_text(w)
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde\n")
     assert not w.review.has_work()
+
+
+def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
+    """Per block: the reviewer's text (never streamed over), else the partial answer, else
+    the review's answer (e.g. restored from the review file while the session has none)."""
+    from fastdesk.blocks import parse
+    from fastdesk.events import BlockDone
+    from fastdesk.ui.render import segment
+    from fastdesk.ui.review_controller import ReviewController
+
+    ctl = ReviewController(lambda: TEXT + "\nGoodbye.\n", lambda: (0, False))
+    doc = parse(TEXT + "\nGoodbye.\n")
+    ctl.set_doc(doc, 1)
+    hello, cat, bye = (b.id for b in doc.blocks)
+    for bid, text in ((hello, "Bonjour monde.\n\n"), (cat, "Le chat.\n\n"), (bye, "Au revoir.\n")):
+        ctl.apply_events([BlockDone(1, bid, text, "model")])
+    ctl.review.edit(hello, "Salut le monde.\n\n")
+    live = (
+        segment(hello, "Bonj"),  # streaming a forced re-translation
+        segment(cat, "Le ch"),  # streaming
+        segment(bye, "Goodbye.\n"),  # pending, not streaming: the session has no answer yet
+    )
+    shown = ctl.compose(live, streaming={hello, cat}, pending={hello, cat, bye})
+    assert [s.text for s in shown] == ["Salut le monde.\n\n", "Le ch", "Au revoir.\n"]
+    same = (segment(hello, "Salut le monde.\n\n"), segment(cat, "Le chat.\n\n"))
+    assert ctl.compose(same, streaming=set(), pending=set()) is same  # nothing to change
+    ctl.close()
