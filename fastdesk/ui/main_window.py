@@ -846,6 +846,9 @@ class MainWindow(QMainWindow):
         view = editor.shown_view()
         text = plain_text(editor.document())
         changes = self.review_ctl.user_edit(view, text, py_index(text, position))
+        if not changes and text != view.text:
+            editor.undo_user_edit()  # typed into an empty pane: no block to keep it
+            return
         editor.take_user_edit(view, changes)
         self._refresh_target()
         editor.want(self._shown_target)  # even when equal: what it wanted before is outdated

@@ -293,6 +293,14 @@ class TargetEditor(QPlainTextEdit, Incremental):
         first = next(i for i, (key, _s, _e) in enumerate(view.spans) if key == changes[0][0])
         self.shown[first : first + len(changes)] = [render.segment(k, t) for k, t in changes]
 
+    def undo_user_edit(self) -> None:
+        """An edit no block can take (the pane showed nothing): show what it showed."""
+        self._applying = True
+        try:
+            self.setPlainText(render.join(self.shown))
+        finally:
+            self._applying = False
+
     def visible_blocks(self) -> list[Extent]:
         """Blocks on screen with their extent (trailing blank lines left out), for the margin."""
         if not self.shown:

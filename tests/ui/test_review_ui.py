@@ -608,3 +608,15 @@ def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
     same = (segment(hello, "Salut le monde.\n\n"), segment(cat, "Le chat.\n\n"))
     assert ctl.compose(same, streaming=set(), pending=set()) is same  # nothing to change
     ctl.close()
+
+
+def test_typing_into_an_empty_target_is_not_kept(make_window, qtbot) -> None:
+    """No block to own it: the pane goes back to what it showed (and later updates land in
+    the right places)."""
+    w = make_window()
+    raw(w)
+    qtbot.keyClicks(w.target_editor, "stray")
+    assert target_text(w) == ""
+    w.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: target_text(w) == FR)
+    assert not w.review.has_work()
