@@ -805,6 +805,7 @@ class MainWindow(QMainWindow):
         self.disk = DiskWatcher(self)
         self.disk.changed.connect(self._disk_changed)
         self.disk.vanished.connect(self._disk_vanished)
+        ctl.switch(self.review_key(), 0)  # the language the window starts in
         self._update_review_bar()
 
     def _review_changed(self) -> None:

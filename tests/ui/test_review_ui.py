@@ -480,6 +480,17 @@ def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path
     assert w.review.state_of(block(w, "Hello")) == "edited"
 
 
+def test_the_review_starts_in_the_window_s_language(make_window, qtbot) -> None:
+    from fastdesk.settings import Settings
+
+    w = make_window(settings=Settings(target_language="de", debounce_ms=40))
+    w.source.setPlainText("Hello world.\n")
+    qtbot.waitUntil(lambda: w.review.summary().approved == 0 and settled(w))
+    assert w.review.lang == "de"
+    assert w.review.shown_text(block(w, "Hello")) == "Hallo Welt.\n"
+    assert w.review_ctl.export_path().name == "untitled.de.md"
+
+
 def test_settings_changing_the_language_switch_the_review(make_window, qtbot) -> None:
     from fastdesk.settings import Settings
 
