@@ -3,7 +3,9 @@ lists the provider's models with the round-trip time, and the settings users cha
 
 Nothing here waits on the network in the GUI thread: "Test connection" runs in
 :class:`AsyncRunner` (an asyncio loop in a daemon thread); the result comes back as a queued
-signal. Keys are never written anywhere but the keyring (:mod:`fastdesk.keys`); with no usable
+signal. While that thread lives, Python's cyclic garbage collector runs on the GUI thread only
+(:func:`hold_gc_on_gui_thread`): Qt objects must never be finalised from another thread. Keys are
+never written anywhere but the keyring (:mod:`fastdesk.keys`); with no usable
 keyring the dialog says so and names the environment variables instead.
 
 Wiring (the window)::
@@ -20,13 +22,15 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import gc
 import logging
 import re
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from PySide6.QtCore import QLocale, QObject, Qt, Signal
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -55,7 +59,7 @@ from fastdesk.providers.base import PROVIDER_NAMES, ProviderError
 from fastdesk.redact import redact
 from fastdesk.settings import DEFAULT_MODELS, Settings, glossary_file, load_settings, save_settings
 
-__all__ = ["AsyncRunner", "SettingsDialog"]
+__all__ = ["AsyncRunner", "SettingsDialog", "hold_gc_on_gui_thread", "release_gc_hold"]
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +88,66 @@ SHOWN_MODELS = 3  # model names spelled out in a test result
 # ---- running coroutines off the GUI thread -------------------------------------------------
 
 
+# Python's cyclic garbage collector runs on whichever thread trips its allocation threshold, and
+# our background threads allocate the most (the first import of an SDK and pydantic, JSON, httpx).
+# A collection there finalises Qt wrappers that became cyclic garbage earlier (a closed dialog)
+# off the GUI thread: PySide then deletes the C++ object from the wrong thread, or queues the
+# delete for the main thread on top of a pending deleteLater(), and the process segfaults (seen
+# as 1 run in 15 of tests/ui/test_settings_dialog.py under load: SIGSEGV in the loop thread's
+# collection, or in BindingManager::runDeletionInMainThread on the GUI thread). So while a Python
+# thread of ours is alive, automatic collection is off and a GUI-thread timer collects instead.
+
+GC_EVERY_MS = 100
+_gc_holders = 0
+_gc_was_enabled = False
+_gc_timer: QTimer | None = None
+
+
+def hold_gc_on_gui_thread() -> bool:
+    """Before starting a Python thread in a Qt process: collect garbage on the GUI thread only.
+
+    Call it on the GUI thread; pair it with :func:`release_gc_hold` once the thread has ended.
+    Returns False (and changes nothing) without a Qt application or off the main thread.
+    """
+    global _gc_holders, _gc_was_enabled, _gc_timer
+    app = QCoreApplication.instance()
+    if app is None or threading.current_thread() is not threading.main_thread():
+        return False
+    if _gc_holders == 0:
+        _gc_was_enabled = gc.isenabled()
+        gc.disable()
+        if _gc_timer is None or not shiboken6.isValid(_gc_timer):
+            _gc_timer = QTimer(app)
+            _gc_timer.setObjectName("fastdeskGuiThreadGc")
+            _gc_timer.setInterval(GC_EVERY_MS)
+            _gc_timer.timeout.connect(collect_due_garbage)
+        _gc_timer.start()
+    _gc_holders += 1
+    return True
+
+
+def release_gc_hold() -> None:
+    """The thread is gone: the last release gives automatic collection back as it was."""
+    global _gc_holders
+    if _gc_holders == 0:
+        return
+    _gc_holders -= 1
+    if _gc_holders == 0:
+        if _gc_timer is not None and shiboken6.isValid(_gc_timer):
+            _gc_timer.stop()
+        if _gc_was_enabled:
+            gc.enable()
+
+
+def collect_due_garbage() -> int:
+    """On the GUI thread: the collection CPython would have run by now (oldest generation due)."""
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    for generation in (2, 1, 0):
+        if thresholds[0] and counts[generation] > thresholds[generation]:
+            return gc.collect(generation)
+    return 0
+
+
 class AsyncRunner(QObject):
     """An asyncio loop in a daemon thread. ``submit`` returns at once; the callback runs later in
     the GUI thread with ``(result, None)`` or ``(None, error)``. ``close`` cancels what is in
@@ -99,6 +163,7 @@ class AsyncRunner(QObject):
         self._futures: dict[int, concurrent.futures.Future[Any]] = {}
         self._next = 0
         self._closed = False
+        self._gc_held = False
         self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @property
@@ -151,9 +216,13 @@ class AsyncRunner(QObject):
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout)
+        if self._gc_held and not thread.is_alive():  # a thread still running keeps the hold
+            self._gc_held = False
+            release_gc_hold()
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
+            self._gc_held = hold_gc_on_gui_thread()
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(
                 target=self._run, args=(self._loop,), name="fastdesk-settings-io", daemon=True
@@ -344,14 +413,15 @@ class _ProviderBox(QGroupBox):
         """List the models in the background; the button says so until the answer comes."""
         if self._token is not None:
             return
-        key = self.typed_key() or keys.get_key(self.name)
+        name = self.name  # the loop thread gets plain values, never a reference to this widget
+        key = self.typed_key() or keys.get_key(name)
         base_url = self.base_url()
         prices = self.dialog.prices
         self.test_button.setEnabled(False)
         self.test_button.setText("Testing…")
         self.show_result("Connecting…", ok=None)
         self._token = self.dialog.runner.submit(
-            lambda: models.probe(self.name, api_key=key, base_url=base_url, prices=prices),
+            lambda: models.probe(name, api_key=key, base_url=base_url, prices=prices),
             self._tested,
         )
 

@@ -4,9 +4,11 @@ notice, and saving every field through settings.save_settings."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import keyring.core
 import pytest
 from keyring.backends import fail
 from keyring.errors import KeyringLocked
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QLabel, QLineEdit
 
 from fastdesk import redact
@@ -433,6 +435,93 @@ def test_runner_never_calls_back_inside_submit(qtbot) -> None:
     qtbot.waitUntil(lambda: got == [1], timeout=2000)
     assert not runner.busy
     runner.close()
+
+
+class _Cycle:
+    """Holds a Qt object and itself: only the cyclic garbage collector can free it."""
+
+    def __init__(self, obj: QObject) -> None:
+        self.obj = obj
+        self.me = self
+
+
+def _churn() -> int:
+    """Allocation-heavy work, like a first SDK import: many times the collector's threshold."""
+    cycles = []
+    for _ in range(20 * gc.get_threshold()[0]):
+        cell: list[object] = []
+        cell.append(cell)
+        cycles.append(cell)
+    return len(cycles)
+
+
+def test_qt_garbage_is_collected_on_the_gui_thread_only(qtbot) -> None:
+    """A Qt object that died in a reference cycle (a closed dialog, say) is never finalised by a
+    collection the loop thread happens to trigger: that deleted Qt objects off the GUI thread and
+    crashed the process (SIGSEGV, 1 run in 15 of this file under load) before the runner made
+    the GUI thread the only one that collects."""
+    enabled_before = gc.isenabled()
+    collected_on: set[str] = set()
+    finalised_on: list[str] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collected_on.add(threading.current_thread().name)
+
+    gc.callbacks.append(record)
+    runner = AsyncRunner()
+    try:
+        got: list[object] = []
+
+        async def first() -> int:
+            return 0
+
+        runner.submit(first, lambda r, e: got.append(r))  # the loop thread is running
+        qtbot.waitUntil(lambda: got == [0], timeout=2000)
+        automatic_while_running = gc.isenabled()
+
+        obj = QObject()
+        weakref.finalize(obj, lambda: finalised_on.append(threading.current_thread().name))
+        _Cycle(obj)
+        del obj  # unreachable now, but alive until a collection finds the cycle
+
+        async def churn() -> int:
+            return _churn()
+
+        runner.submit(churn, lambda r, e: got.append(r))
+        qtbot.waitUntil(lambda: len(got) == 2, timeout=5000)
+        qtbot.waitUntil(lambda: finalised_on != [], timeout=2000)  # the GUI thread's timer
+    finally:
+        runner.close()
+        gc.callbacks.remove(record)
+    assert finalised_on == [threading.main_thread().name]
+    assert "fastdesk-settings-io" not in collected_on
+    assert not automatic_while_running  # the GUI thread's timer collected instead
+    assert gc.isenabled() == enabled_before  # given back when the thread has ended
+
+
+def test_the_connection_test_hands_the_loop_thread_no_widget(
+    make_dialog, memory, emulator, monkeypatch, qtbot
+) -> None:
+    """What runs in the loop thread holds plain values only: the last reference to a widget
+    must never be dropped there."""
+    monkeypatch.setenv("GROQ_BASE_URL", emulator.groq_base_url)
+    dialog = make_dialog()
+    box = dialog.boxes["groq"]
+    box.key_edit.setText(GROQ_KEY)
+    captured: list[object] = []  # never printed: it holds the key
+    submit = dialog.runner.submit
+
+    def spy(make, on_done):
+        captured.extend(cell.cell_contents for cell in make.__closure__ or ())
+        return submit(make, on_done)
+
+    monkeypatch.setattr(dialog.runner, "submit", spy)
+    box.test_button.click()
+    qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
+    widgets = [type(value).__name__ for value in captured if isinstance(value, QObject)]
+    assert len(captured) >= 3  # name, key, base URL, prices: values, shown by type only (a key)
+    assert widgets == []
 
 
 def test_per_language_preferences_are_not_saved_as_the_general_model(make_dialog, memory) -> None:
