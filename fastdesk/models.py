@@ -17,12 +17,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastdesk import paths
 from fastdesk.fileio import atomic_write_text
 from fastdesk.pricing import PriceTable
 from fastdesk.providers.base import ModelInfo, Provider
+
+if TYPE_CHECKING:
+    from fastdesk.providers._common import SdkProvider
 
 __all__ = [
     "MODELS_FILE_NAME",
@@ -245,27 +248,20 @@ def make_provider(
         )
     if not api_key:
         raise ValueError(f"enter a {name} key first")
+    sdk_provider: type[SdkProvider]
     if name == "groq":
-        from fastdesk.providers.groq import GroqProvider
-
-        return GroqProvider(
-            api_key,
-            base_url=base_url or None,
-            timeout=timeout,
-            connect_timeout=min(5.0, timeout),
-            max_retries=0,
-        )
-    if name == "cerebras":
-        from fastdesk.providers.cerebras import CerebrasProvider
-
-        return CerebrasProvider(
-            api_key,
-            base_url=base_url or None,
-            timeout=timeout,
-            connect_timeout=min(5.0, timeout),
-            max_retries=0,
-        )
-    raise ValueError(f"unknown provider {name!r}")
+        from fastdesk.providers.groq import GroqProvider as sdk_provider
+    elif name == "cerebras":
+        from fastdesk.providers.cerebras import CerebrasProvider as sdk_provider
+    else:
+        raise ValueError(f"unknown provider {name!r}")
+    return sdk_provider(
+        api_key,
+        base_url=base_url or None,
+        timeout=timeout,
+        connect_timeout=min(5.0, timeout),
+        max_retries=0,
+    )
 
 
 async def probe(

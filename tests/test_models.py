@@ -191,16 +191,3 @@ def test_probe_says_what_is_missing() -> None:
         run(probe("openai", api_key=None, base_url=""))
     with pytest.raises(ValueError, match="unknown provider"):
         run(probe("other", api_key=KEY))
-
-
-def test_new_core_modules_import_no_qt() -> None:
-    """costs, models and local_servers are core: usable by the command line without Qt."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\nimport fastdesk.costs, fastdesk.models, fastdesk.local_servers\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

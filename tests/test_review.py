@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -547,15 +545,6 @@ def test_records_fall_back_to_positions_when_ids_differ(tmp_path: Path) -> None:
     loaded, warnings = load_review(source, "fr", doc)
     assert warnings == []
     assert loaded.to_dict() == review.to_dict()
-
-
-def test_the_review_core_imports_no_qt() -> None:
-    code = (
-        "import sys\nimport fastdesk.review, fastdesk.export, fastdesk.autosave\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 # ---- with a real live session -------------------------------------------------------------------

@@ -104,11 +104,13 @@ class Scripted:
         return None
 
 
-async def consume(router: Router, **kw) -> tuple[str, list[object]]:
+async def consume(
+    router: Router, messages: list[dict[str, str]] = MESSAGES, **kw
+) -> tuple[str, list[object]]:
     """What an engine that honours Restart would assemble, and every event."""
     events: list[object] = []
     text: list[str] = []
-    async for ev in router.stream(MESSAGES, **kw):
+    async for ev in router.stream(messages, **kw):
         events.append(ev)
         if isinstance(ev, Restart):
             text.clear()
@@ -645,15 +647,7 @@ def emu_router(fast, slow, **kw) -> Router:
 
 
 async def ask(router: Router, **kw) -> tuple[str, list[object]]:
-    events: list[object] = []
-    text: list[str] = []
-    async for ev in router.stream(EMU_MESSAGES, **kw):
-        events.append(ev)
-        if isinstance(ev, Restart):
-            text.clear()
-        elif isinstance(ev, TextDelta):
-            text.append(ev.text)
-    return "".join(text), events
+    return await consume(router, EMU_MESSAGES, **kw)
 
 
 def answered_by(events: list[object]) -> str:
