@@ -157,7 +157,7 @@ class CompareDialog(QDialog):
         target_lang: str = "fr",
         ledger: CostLedger | None = None,
     ) -> None:
-        from fastdesk.ui.settings_dialog import AsyncRunner  # keyring & co: not at start-up
+        from fastdesk.ui.threads import AsyncRunner  # keyring & co: not at start-up
 
         super().__init__(parent)
         self.setObjectName("compareDialog")
@@ -448,7 +448,7 @@ class CompareDialog(QDialog):
         self._token = None
         self._set_running(False)
         if error is not None:
-            from fastdesk.ui.settings_dialog import error_text
+            from fastdesk.ui.threads import error_text
 
             text = str(error) if isinstance(error, LookupError) else error_text(error)
             self.status_label.setText(f"Comparison failed: {redact(text)}")

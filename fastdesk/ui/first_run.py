@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from fastdesk import keys
 from fastdesk.local_servers import OLLAMA_BASE, detect_ollama, openai_base_url, use_local_server
 from fastdesk.settings import Settings, load_settings
-from fastdesk.ui.settings_dialog import AsyncRunner, error_text
+from fastdesk.ui.threads import AsyncRunner, error_text
 
 __all__ = ["FirstRunPanel", "needs_first_run"]
 

@@ -37,6 +37,7 @@ from fastdesk.events import (
     RequestDone,
 )
 from fastdesk.ui.render import Segment, segment, segments_of
+from fastdesk.ui.threads import hold_gc_on_gui_thread, release_gc_hold
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -123,6 +124,7 @@ class EngineWorker(QObject):
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.warmup's default (5 min)
         self.warm_ask_interval_s = WARM_ASK_INTERVAL_S
+        self._gc_held = False
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -131,6 +133,8 @@ class EngineWorker(QObject):
         # thread waits up to 5 ms for it, several times a frame. 1 ms keeps the GUI's waits
         # short (benchmarks/bench_ui.py: p99 stall ~20 ms → ~10 ms while a document streams).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
+        # the engine thread allocates a lot: garbage must be collected on the GUI thread only
+        self._gc_held = hold_gc_on_gui_thread()
         self._thread.start()
         self._call(self._boot)
 
@@ -162,11 +166,20 @@ class EngineWorker(QObject):
     def stop(self, timeout: float = 1.0) -> bool:
         """Cancel what is in flight and end the thread; True when it ended within `timeout`."""
         if not self._thread.is_alive():
+            self._release_gc()
             return True
         self._stopping = True
         self._call(self._shutdown_soon)
         self._thread.join(timeout)
-        return not self._thread.is_alive()
+        if self._thread.is_alive():
+            return False  # a thread still running keeps the hold
+        self._release_gc()
+        return True
+
+    def _release_gc(self) -> None:
+        if self._gc_held:
+            self._gc_held = False
+            release_gc_hold()
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # loop already closed: the window is closing

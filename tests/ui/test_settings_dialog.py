@@ -24,7 +24,8 @@ from fastdesk import redact
 from fastdesk.costs import CostLedger
 from fastdesk.events import RequestStats
 from fastdesk.settings import Settings, load_settings, save_settings, settings_path
-from fastdesk.ui.settings_dialog import AsyncRunner, SettingsDialog
+from fastdesk.ui.settings_dialog import SettingsDialog
+from fastdesk.ui.threads import AsyncRunner
 from tests.emulator import DEFAULT_MODELS, Emulator
 from tests.keyrings import MemoryKeyring
 

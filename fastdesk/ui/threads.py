@@ -1,0 +1,209 @@
+"""Threads in a Qt process: an asyncio loop off the GUI thread, and garbage collection kept on it.
+
+Qt objects must never be finalised from another thread. Python's cyclic collector runs on
+whichever thread trips its allocation threshold, so while a Python thread of ours lives, automatic
+collection is off and a GUI-thread timer runs it instead (qutebrowser does the same for PyQt).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import gc
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+
+from fastdesk import keys
+from fastdesk.providers.base import ProviderError
+from fastdesk.redact import redact
+
+__all__ = [
+    "AsyncRunner",
+    "collect_due_garbage",
+    "error_text",
+    "hold_gc_on_gui_thread",
+    "release_gc_hold",
+]
+
+# Python's cyclic garbage collector runs on whichever thread trips its allocation threshold, and
+# our background threads allocate the most (the first import of an SDK and pydantic, JSON, httpx).
+# A collection there finalises Qt wrappers that became cyclic garbage earlier (a closed dialog)
+# off the GUI thread: PySide then deletes the C++ object from the wrong thread, or queues the
+# delete for the main thread on top of a pending deleteLater(), and the process segfaults (seen
+# as 1 run in 15 of tests/ui/test_settings_dialog.py under load: SIGSEGV in the loop thread's
+# collection, or in BindingManager::runDeletionInMainThread on the GUI thread). So while a Python
+# thread of ours is alive, automatic collection is off and a GUI-thread timer collects instead.
+
+GC_EVERY_MS = 100
+_gc_holders = 0
+_gc_was_enabled = False
+_gc_timer: QTimer | None = None
+
+
+def hold_gc_on_gui_thread() -> bool:
+    """Before starting a Python thread in a Qt process: collect garbage on the GUI thread only.
+
+    Call it on the GUI thread; pair it with :func:`release_gc_hold` once the thread has ended.
+    Returns False (and changes nothing) without a Qt application or off the main thread.
+    """
+    global _gc_holders, _gc_was_enabled, _gc_timer
+    app = QCoreApplication.instance()
+    if app is None or threading.current_thread() is not threading.main_thread():
+        return False
+    if _gc_holders == 0:
+        _gc_was_enabled = gc.isenabled()
+        gc.disable()
+        if _gc_timer is None or not shiboken6.isValid(_gc_timer):
+            _gc_timer = QTimer(app)
+            _gc_timer.setObjectName("fastdeskGuiThreadGc")
+            _gc_timer.setInterval(GC_EVERY_MS)
+            _gc_timer.timeout.connect(collect_due_garbage)
+        _gc_timer.start()
+    _gc_holders += 1
+    return True
+
+
+def release_gc_hold() -> None:
+    """The thread is gone: the last release gives automatic collection back as it was."""
+    global _gc_holders
+    if _gc_holders == 0:
+        return
+    _gc_holders -= 1
+    if _gc_holders == 0:
+        if _gc_timer is not None and shiboken6.isValid(_gc_timer):
+            _gc_timer.stop()
+        if _gc_was_enabled:
+            gc.enable()
+
+
+def collect_due_garbage() -> int:
+    """On the GUI thread: the collection CPython would have run by now (oldest generation due)."""
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    for generation in (2, 1, 0):
+        if thresholds[0] and counts[generation] > thresholds[generation]:
+            return gc.collect(generation)
+    return 0
+
+
+class AsyncRunner(QObject):
+    """An asyncio loop in a daemon thread. ``submit`` returns at once; the callback runs later in
+    the GUI thread with ``(result, None)`` or ``(None, error)``. ``close`` cancels what is in
+    flight (the async HTTP clients stop at once) and ends the thread."""
+
+    _finished = Signal(int, object, object)  # token, result, error
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._callbacks: dict[int, Callable[[Any, BaseException | None], None]] = {}
+        self._futures: dict[int, concurrent.futures.Future[Any]] = {}
+        self._next = 0
+        self._closed = False
+        self._gc_held = False
+        self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._futures)
+
+    def submit(
+        self,
+        make: Callable[[], Awaitable[Any]],
+        on_done: Callable[[Any, BaseException | None], None],
+    ) -> int:
+        """Run ``make()`` in the loop thread; ``on_done`` gets its outcome in the GUI thread."""
+        if self._closed:
+            raise RuntimeError("this runner is closed")
+        loop = self._ensure_loop()
+        self._next += 1
+        token = self._next
+
+        async def call() -> None:
+            # make() runs in the loop thread too; the outcome is always reported from there,
+            # so it reaches the GUI thread later, never inside this submit() call.
+            try:
+                result, error = await make(), None
+            except asyncio.CancelledError:
+                return
+            except Exception as exc:
+                result, error = None, exc
+            self._report(token, result, error)
+
+        self._callbacks[token] = on_done
+        self._futures[token] = asyncio.run_coroutine_threadsafe(call(), loop)
+        return token
+
+    def cancel(self, token: int) -> None:
+        self._callbacks.pop(token, None)
+        future = self._futures.pop(token, None)
+        if future is not None:
+            future.cancel()
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Cancel everything in flight and stop the loop thread (idempotent)."""
+        self._closed = True
+        self._callbacks.clear()
+        futures, self._futures = list(self._futures.values()), {}
+        for future in futures:
+            future.cancel()
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout)
+        if self._gc_held and not thread.is_alive():  # a thread still running keeps the hold
+            self._gc_held = False
+            release_gc_hold()
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._gc_held = hold_gc_on_gui_thread()
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(
+                target=self._run, args=(self._loop,), name="fastdesk-settings-io", daemon=True
+            )
+            self._thread.start()
+        return self._loop
+
+    @staticmethod
+    def _run(loop: asyncio.AbstractEventLoop) -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:  # cancel leftovers and let them close their connections
+            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def _report(self, token: int, result: Any, error: BaseException | None) -> None:
+        """In the loop thread: hand the outcome to the GUI thread (a queued signal)."""
+        if self._closed:
+            return
+        with contextlib.suppress(RuntimeError):  # the runner's Qt object is already gone
+            self._finished.emit(token, result, error)
+
+    def _deliver(self, token: int, result: Any, error: BaseException | None) -> None:
+        self._futures.pop(token, None)
+        callback = self._callbacks.pop(token, None)
+        if callback is not None and not self._closed:
+            callback(result, error)
+
+
+def error_text(error: BaseException) -> str:
+    """A one-line reason safe to show (provider errors never hold a key; others are redacted)."""
+    if isinstance(error, ProviderError | ValueError | keys.KeysError):
+        return redact(str(error))
+    return f"{type(error).__name__}: {redact(str(error))}"
