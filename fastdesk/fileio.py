@@ -17,6 +17,16 @@ from pathlib import Path
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 
 
+def _umask() -> int:
+    """The process umask (read once at import, while nothing else runs)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_NEW_FILE_MODE = 0o666 & ~_umask()
+
+
 class DocumentError(Exception):
     """A file that cannot be opened as a Markdown document; str() names the file and the reason."""
 
@@ -65,7 +75,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write `data` to `path` so that `path` holds either the old or the new content, never half."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = None
+    mode = _NEW_FILE_MODE  # what open() would give a new file (mkstemp's is 0600)
     with contextlib.suppress(FileNotFoundError):
         mode = target.stat().st_mode & 0o777
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -74,8 +84,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

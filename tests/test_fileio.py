@@ -151,3 +151,16 @@ def test_set_aside_gives_up_when_every_name_is_taken(tmp_path: Path, frozen_stam
 def test_set_aside_of_a_file_that_cannot_be_moved_returns_none(tmp_path: Path) -> None:
     assert set_aside(tmp_path / "gone.json") is None
     assert os.listdir(tmp_path) == []
+
+
+def test_a_new_file_gets_the_usual_permissions_not_mkstemps_private_ones(tmp_path) -> None:
+    import os
+    import stat
+
+    from fastdesk.fileio import atomic_write_text
+
+    old = os.umask(0o022)
+    os.umask(old)
+    target = tmp_path / "guide.fr.md"
+    atomic_write_text(target, "Bonjour\n")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~old
