@@ -702,7 +702,7 @@ def diff_target_edit(
     if old == new_text or not view.spans:
         return []
     limit = min(len(old), len(new_text))
-    p = _common_prefix(old, new_text, limit)
+    p = common_prefix(old, new_text, limit)
     if at is not None:
         p = max(0, min(p, at))
     s = _common_suffix(old, new_text, limit - p)
@@ -719,8 +719,9 @@ def diff_target_edit(
     return out
 
 
-def _common_prefix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
+def common_prefix(a: str, b: str, limit: int | None = None) -> int:
+    """Length of the common start of `a` and `b` (at most `limit`)."""
+    lo, hi = 0, min(len(a), len(b)) if limit is None else limit
     while lo < hi:  # binary search on slices: C-speed comparisons of long texts
         mid = (lo + hi + 1) // 2
         if a[:mid] == b[:mid]:

@@ -53,7 +53,7 @@ from fastdesk.events import (
 from fastdesk.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.languages import LANGUAGES, language_name
 from fastdesk.paths import resource
-from fastdesk.review import STATE_STYLES, Review
+from fastdesk.review import STATE_STYLES, Review, common_prefix
 from fastdesk.settings import Settings, load_settings, save_settings
 from fastdesk.ui import render
 from fastdesk.ui.actions import Actions
@@ -1120,8 +1120,8 @@ class MainWindow(QMainWindow):
         """Replace only what differs (one undoable edit): the view and cursor stay put."""
         doc = self.source.document()
         old = plain_text(doc)
-        head = _common_prefix(old, new)
-        tail = _common_prefix(old[head:][::-1], new[head:][::-1])
+        head = common_prefix(old, new)
+        tail = common_prefix(old[head:][::-1], new[head:][::-1])
         start = render.qt_len(old[:head])
         end = start + render.qt_len(old[head : len(old) - tail])
         cursor = QTextCursor(doc)
@@ -1381,17 +1381,6 @@ def py_index(text: str, position: int) -> int:
     if text.isascii():
         return position
     return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", "ignore"))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search on slices: C-speed comparisons
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _freeze_startup_objects() -> None:
