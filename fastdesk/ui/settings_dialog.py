@@ -432,6 +432,16 @@ class SettingsDialog(QDialog):
         hedging.addWidget(hedging_note)
         form.addRow("", hedging)
 
+        self.warmup_check = QCheckBox(
+            "Warm the provider up when the window opens or after a long &idle"
+        )
+        self.warmup_check.setObjectName("warmupCheck")
+        self.warmup_check.setChecked(s.warmup)
+        self.warmup_check.setToolTip(
+            "A one-token request, so your first edit does not pay the provider's cold start."
+        )
+        form.addRow("", self.warmup_check)
+
         self.budget_edit = QLineEdit()
         self.budget_edit.setObjectName("budgetEdit")
         self.budget_edit.setPlaceholderText("no limit")
@@ -469,7 +479,41 @@ class SettingsDialog(QDialog):
         glossary_row.addWidget(self.glossary_edit, 1)
         glossary_row.addWidget(browse)
         form.addRow(_buddy("&Glossary file:", self.glossary_edit), glossary_row)
+
+        self.memory_label = QLabel(self._memory_text())
+        self.memory_label.setObjectName("memoryCount")
+        clear = QPushButton("&Clear…")
+        clear.setObjectName("clearMemory")
+        clear.setAutoDefault(False)
+        clear.setToolTip("Forget every stored translation: the next edits are translated afresh.")
+        clear.clicked.connect(self.clear_memory)
+        memory_row = QHBoxLayout()
+        memory_row.addWidget(self.memory_label, 1)
+        memory_row.addWidget(clear)
+        form.addRow("Translation memory:", memory_row)
         return page
+
+    def _memory_text(self) -> str:
+        from fastdesk.memory import Memory
+
+        memory = Memory()
+        try:
+            return f"{memory.count()} stored translations"
+        finally:
+            memory.close()
+
+    def clear_memory(self) -> None:
+        """Empty the translation memory (after a yes)."""
+        from fastdesk.memory import Memory
+
+        if not self.confirm("Forget every stored translation? Nothing else is changed."):
+            return
+        memory = Memory()
+        try:
+            memory.clear()
+        finally:
+            memory.close()
+        self.memory_label.setText(self._memory_text())
 
     def _spent_text(self) -> str:
         today = self.ledger.today() if self.ledger is not None else costs.today_totals()
@@ -559,6 +603,7 @@ class SettingsDialog(QDialog):
             debounce_ms=self.debounce_spin.value(),
             live=self.live_check.isChecked(),
             hedging=self.hedging_check.isChecked(),
+            warmup=self.warmup_check.isChecked(),
             daily_budget_usd=budget,
             glossary_path=self.glossary_edit.text().strip(),
         )

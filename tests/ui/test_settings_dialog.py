@@ -265,6 +265,7 @@ def test_saving_every_field(make_dialog, memory, qtbot, tmp_path: Path) -> None:
     dialog.debounce_spin.setValue(550)
     dialog.live_check.setChecked(False)
     dialog.hedging_check.setChecked(True)
+    dialog.warmup_check.setChecked(False)
     assert dialog.findChild(QLabel, "hedgingNote").text() == (
         "This may double the cost of slow requests."
     )
@@ -284,7 +285,7 @@ def test_saving_every_field(make_dialog, memory, qtbot, tmp_path: Path) -> None:
     assert saved.mode == "simplify"
     assert saved.provider == "cerebras"
     assert saved.debounce_ms == 550
-    assert saved.live is False and saved.hedging is True
+    assert saved.live is False and saved.hedging is True and saved.warmup is False
     assert saved.daily_budget_usd == 2.5
     assert saved.glossary_path == str(glossary)
     assert saved.models == {"groq": "brand-new-model"}  # the default is not pinned
@@ -534,3 +535,23 @@ def test_per_language_preferences_are_not_saved_as_the_general_model(make_dialog
     saved = load_settings()[0]
     assert saved.models == {}
     assert saved.preferred_models == {"fr": {"groq": "qwen/qwen3-32b"}}
+
+
+def test_clear_memory_asks_then_empties_it(make_dialog, memory) -> None:
+    from fastdesk.memory import Memory, MemoryKey
+
+    store = Memory()
+    store.put(MemoryKey("Hello", "translate", "fr", "1"), "Bonjour", provider="groq", model="m")
+    store.close()
+    dialog = make_dialog()
+    label = dialog.findChild(QLabel, "memoryCount")
+    assert label.text() == "1 stored translations"
+    dialog.confirm = lambda question: False
+    dialog.clear_memory()
+    assert label.text() == "1 stored translations"
+    dialog.confirm = lambda question: True
+    dialog.clear_memory()
+    assert label.text() == "0 stored translations"
+    check = Memory()
+    assert check.count() == 0
+    check.close()
