@@ -633,12 +633,15 @@ class RenderScheduler(QObject):
     """Runs the target panes' incremental updates in slices of at most `budget_ms` per turn.
 
     One timer for both panes, so together they never hold the event loop longer than one slice.
+    A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
+    the same turn (~4–7 ms for a 500-block document), so 4 ms leaves room within 16 ms
+    (benchmarks/bench_ui.py: p99 stall ~9.3 → ~8.2 ms, runs with a beat over 16 ms 2/5 → 0/5).
     """
 
     rendered = Signal()  # a slice was applied (views may have moved)
     settled = Signal()  # everything wanted is shown
 
-    def __init__(self, parent: QObject | None = None, *, budget_ms: float = 5.0) -> None:
+    def __init__(self, parent: QObject | None = None, *, budget_ms: float = 4.0) -> None:
         super().__init__(parent)
         self.budget = budget_ms / 1000.0
         self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
