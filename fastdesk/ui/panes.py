@@ -635,7 +635,8 @@ class RenderScheduler(QObject):
     One timer for both panes, so together they never hold the event loop longer than one slice.
     A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
     the same turn (~4–7 ms for a 500-block document), so 4 ms leaves room within 16 ms
-    (benchmarks/bench_ui.py: p99 stall ~9.3 → ~8.2 ms, runs with a beat over 16 ms 2/5 → 0/5).
+    (benchmarks/bench_ui.py, paired runs: p99 stall ~10.5 → ~9 ms; the rare beat over 16 ms
+    left is mostly the GUI thread waiting for the CPU or the GIL, not work done here).
     """
 
     rendered = Signal()  # a slice was applied (views may have moved)
