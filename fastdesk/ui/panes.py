@@ -159,6 +159,9 @@ class Incremental:
         self.wanted: tuple[Segment, ...] = ()
         self._settled = True
         self._mark = 0.0  # when the last edit of the current step ended
+        # True while ``step`` edits the widget: its cursor and scroll signals then come from
+        # the stream, not the reader (SyncScroller ignores them and catches up once per slice).
+        self.editing = False
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -179,14 +182,18 @@ class Incremental:
         ops = render.diff(self.shown, self.wanted)
         if not ops:
             return self._settle()
-        self._begin()
-        self._mark = time.perf_counter()
+        self.editing = True
         try:
-            for op in reversed(ops):
-                if not self._apply(op, deadline):
-                    return False
+            self._begin()
+            self._mark = time.perf_counter()
+            try:
+                for op in reversed(ops):
+                    if not self._apply(op, deadline):
+                        return False
+            finally:
+                self._end()
         finally:
-            self._end()
+            self.editing = False
         return not render.diff(self.shown, self.wanted) and self._settle()
 
     def _settle(self) -> bool:

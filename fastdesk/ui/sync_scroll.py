@@ -99,6 +99,10 @@ class SyncScroller(QObject):
         self._leader: object = source
         self._source_index: int | None = None
         self._target_index: int | None = None
+        # Target panes whose cursor or view moved while they applied streamed edits: handled once
+        # after the slice (target_rendered) instead of after each edit, mid-slice.
+        self._moved_cursors: set[int] = set()
+        self._scrolled: set[int] = set()
         source.verticalScrollBar().valueChanged.connect(self._from_source)
         editor.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(editor))
         preview.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(preview))
@@ -119,11 +123,19 @@ class SyncScroller(QObject):
         return _clamp(bisect.bisect_right(self._starts, position) - 1, 0, len(self._starts) - 2)
 
     def target_rendered(self) -> None:
-        """The target changed: keep it aligned with the source if the source leads."""
+        """The target changed: keep it aligned with the source if the source leads; if the
+        target leads and kept its reader's place, the source follows it."""
+        scrolled, self._scrolled = self._scrolled, set()
         if self._leader is self.source:
             self._from_source()
+        elif id(self._leader) in scrolled:
+            self._from_target(self._leader)
         self._target_index = None
         self._source_cursor()
+        moved, self._moved_cursors = self._moved_cursors, set()
+        for pane in (self.editor, self.preview):
+            if id(pane) in moved:
+                self._target_cursor(pane)
 
     # ---- scrolling ---------------------------------------------------------------------------
 
@@ -154,6 +166,9 @@ class SyncScroller(QObject):
                 plain_scroll(self.editor, self.editor.starts(), *anchor)
 
     def _from_target(self, pane: object) -> None:
+        if getattr(pane, "editing", False):  # the stream moved it: see target_rendered
+            self._scrolled.add(id(pane))
+            return
         if self._guard or not self.enabled or pane is not self._target_shown():
             return
         self._leader = pane
@@ -181,6 +196,9 @@ class SyncScroller(QObject):
         self.preview.show_block(index)
 
     def _target_cursor(self, pane: TargetEditor | TargetPreview) -> None:
+        if pane.editing:  # the stream's edits moved it, not the reader: see target_rendered
+            self._moved_cursors.add(id(pane))
+            return
         index = pane.index_at(pane.textCursor().position()) if pane.shown else None
         if index == self._target_index:
             return

@@ -1,0 +1,56 @@
+"""Sync-scroll reacts to the reader, not to the target panes' own streamed edits."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtGui import QTextCursor
+
+from fastdesk.ui.panes import SourceEditor, TargetEditor, TargetPreview
+from fastdesk.ui.render import segment
+from fastdesk.ui.sync_scroll import SyncScroller
+
+
+def blocks(count: int, first: str = "Paragraph 0.\n\n") -> list:
+    segs = [segment(f"b{i}", f"Paragraph {i}.\n\n") for i in range(count)]
+    segs[0] = segment("b0", first)
+    return segs
+
+
+def finish(pane: TargetEditor, sync: SyncScroller) -> None:
+    """Run the pane's update one edit per slice, as the scheduler would, telling sync each time."""
+    while not pane.step(time.perf_counter() - 1):
+        sync.target_rendered()
+    sync.target_rendered()
+
+
+def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> None:
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+    segs = blocks(20)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: editor)
+    sync.set_source_blocks(segs)
+    editor.want(segs)
+    finish(editor, sync)
+    cursor = editor.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    editor.setTextCursor(cursor)  # the reader's cursor in the last block
+    lookups_while_editing = 0
+    index_at = editor.index_at
+
+    def counting(position: int) -> int:
+        nonlocal lookups_while_editing
+        lookups_while_editing += editor.editing
+        return index_at(position)
+
+    editor.index_at = counting  # type: ignore[method-assign]
+    # Blocks above the cursor grow, a few edits: each moves the reader's cursor down.
+    editor.want(blocks(20, first="A much longer first block.\n" * 5 + "\n"))
+    finish(editor, sync)
+    assert lookups_while_editing == 0
+    # ...and once the slice is over, the source still highlights the cursor's block.
+    selection = source.extraSelections()
+    assert len(selection) == 1
+    assert selection[0].cursor.selectedText().rstrip("\u2029") == "Paragraph 19."
