@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -484,7 +484,27 @@ class TargetPreview(QTextBrowser, Incremental):
         self.verticalScrollBar().setValue(round(top + self._anchor_offset))
 
     def _frame_top(self, frame: QTextFrame) -> float:
-        return self.document().documentLayout().frameBoundingRect(frame).top()
+        return self._frame_extent(frame)[0]
+
+    def _frame_extent(self, frame: QTextFrame) -> tuple[float, float]:
+        """Top and bottom of a block's frame (document pixels), from the root paragraphs on both
+        sides of it: Qt then lays the document out only down to that frame, where
+        frameBoundingRect lays out all of it first (up to ~6 ms for 500 blocks mid-stream)."""
+        doc = self.document()
+        layout = doc.documentLayout()
+        before = doc.findBlock(frame.firstPosition() - 1)
+        after = doc.findBlock(frame.lastPosition() + 1)
+        if (
+            before.isValid()
+            and after.isValid()
+            and before.position() + before.length() == frame.firstPosition()
+            and after.position() == frame.lastPosition() + 1
+        ):
+            top = layout.blockBoundingRect(before).bottom() + before.blockFormat().bottomMargin()
+            bottom = layout.blockBoundingRect(after).top() - after.blockFormat().topMargin()
+            return top, bottom
+        rect = layout.frameBoundingRect(frame)  # not between two paragraphs: ask Qt
+        return rect.top(), rect.bottom()
 
     def _fill(self, frame: QTextFrame, seg: Segment) -> None:
         cursor = frame.firstCursorPosition()
@@ -518,8 +538,9 @@ class TargetPreview(QTextBrowser, Incremental):
 
     # mapping
     def index_at(self, position: int) -> int:
-        firsts = [f.firstPosition() for f in self.frames]
-        return max(0, min(len(self.frames) - 1, bisect.bisect_right(firsts, position) - 1))
+        # Frames' first positions only grow: a few look-ups, not one per frame (~1 ms for 500).
+        index = bisect.bisect_right(self.frames, position, key=QTextFrame.firstPosition) - 1
+        return max(0, min(len(self.frames) - 1, index))
 
     def visible_blocks(self) -> list[Extent]:
         """Blocks on screen with their extent in viewport pixels, for the margin."""
@@ -527,29 +548,25 @@ class TargetPreview(QTextBrowser, Incremental):
             return []
         value = self.verticalScrollBar().value()
         height = self.viewport().height()
-        layout = self.document().documentLayout()
-        frames = self.frames
-        # Frames' tops only grow down the document: bisect on them (a few layout look-ups;
-        # a hit test at the top of the view would lay the document out first).
-        index = bisect.bisect_right(
-            range(len(frames)), value, key=lambda i: layout.frameBoundingRect(frames[i]).top()
+        # A hit test at the top of the view lays the document out only down to there.
+        hit = (
+            self.document().documentLayout().hitTest(QPointF(0, value), Qt.HitTestAccuracy.FuzzyHit)
         )
+        index = self.index_at(max(0, hit))
         out: list[Extent] = []
-        for i in range(max(0, index - 1), min(len(frames), len(self.shown))):
-            rect = layout.frameBoundingRect(frames[i])
-            top = rect.top() - value
-            if top > height:
+        for i in range(max(0, index - 1), min(len(self.frames), len(self.shown))):
+            top, bottom = self._frame_extent(self.frames[i])
+            if top - value > height:
                 break
-            if rect.height() > 2 and rect.bottom() - value >= 0:
-                out.append((self.shown[i].key, round(top), round(rect.bottom() - value)))
+            if bottom - top > 2 and bottom - value >= 0:
+                out.append((self.shown[i].key, round(top - value), round(bottom - value)))
         return out
 
     def frame_span(self, index: int) -> tuple[float, float] | None:
         """Top and bottom (pixels, document coordinates) of block `index`."""
         if not 0 <= index < len(self.frames):
             return None
-        rect = self.document().documentLayout().frameBoundingRect(self.frames[index])
-        return rect.top(), rect.bottom()
+        return self._frame_extent(self.frames[index])
 
     def show_block(self, index: int | None) -> None:
         """Tint the frame of the block under the other pane's cursor."""

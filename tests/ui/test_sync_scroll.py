@@ -54,3 +54,37 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
     selection = source.extraSelections()
     assert len(selection) == 1
     assert selection[0].cursor.selectedText().rstrip("\u2029") == "Paragraph 19."
+
+
+def test_preview_block_extents_match_qt_frames(qtbot) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(500, 400)
+    preview.show()
+    kinds = [
+        "## Titre {i}\n\n",
+        "Un paragraphe {i} avec du **gras** et un [lien](https://example.com).\n\n",
+        "- point {i}\n- autre point\n\n",
+        "| A | B |\n|---|--:|\n| {i} | 2 |\n\n",
+        "```python\nprint({i})\n```\n\n",
+        "> citation {i}\n\n",
+    ]
+    segs = [segment(f"b{i}", kinds[i % len(kinds)].format(i=i)) for i in range(60)]
+    preview.set_expansion("b7", "Texte généré en plus.")
+    preview.want(segs)
+    while not preview.step(time.perf_counter() + 1):
+        pass
+    layout = preview.document().documentLayout()
+    for i, frame in enumerate(preview.frames):
+        rect = layout.frameBoundingRect(frame)
+        assert preview.frame_span(i) == (rect.top(), rect.bottom())
+    preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
+    value = preview.verticalScrollBar().value()
+    height = preview.viewport().height()
+    expected = []
+    for i, frame in enumerate(preview.frames):
+        rect = layout.frameBoundingRect(frame)
+        if rect.height() > 2 and rect.bottom() >= value and rect.top() - value <= height:
+            expected.append((f"b{i}", round(rect.top() - value), round(rect.bottom() - value)))
+    assert expected
+    assert preview.visible_blocks() == expected
