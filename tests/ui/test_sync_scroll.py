@@ -88,3 +88,52 @@ def test_preview_block_extents_match_qt_frames(qtbot) -> None:
             expected.append((f"b{i}", round(rect.top() - value), round(rect.bottom() - value)))
     assert expected
     assert preview.visible_blocks() == expected
+
+
+def test_the_reader_keeps_leading_while_the_target_re_renders(qtbot) -> None:
+    """A streamed edit above the view moves the target's scroll bar to keep its place: that is
+    not the reader scrolling the target, so the source stays the leader."""
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+        widget.resize(500, 300)
+        widget.show()
+    segs = blocks(80)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: editor)
+    sync.set_source_blocks(segs)
+    editor.want(segs)
+    finish(editor, sync)
+    source.verticalScrollBar().setValue(2 * 40)  # the reader scrolls the source: block 40 on top
+    assert editor.firstVisibleBlock().text() == "Paragraph 40."
+    before = editor.verticalScrollBar().value()
+    editor.want(blocks(80, first="A much longer first block.\n" * 12 + "\n"))
+    finish(editor, sync)
+    assert editor.verticalScrollBar().value() != before  # the pane did move its scroll bar
+    assert sync._leader is source
+    assert editor.firstVisibleBlock().text() == "Paragraph 40."
+    assert source.firstVisibleBlock().text() == "Paragraph 40."
+
+
+def test_when_the_target_leads_the_source_follows_it_after_a_re_render(qtbot) -> None:
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+        widget.resize(500, 300)
+        widget.show()
+    segs = blocks(80)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: editor)
+    sync.set_source_blocks(segs)
+    editor.want(segs)
+    finish(editor, sync)
+    editor.verticalScrollBar().setValue(2 * 60)  # the reader scrolls the target
+    assert source.firstVisibleBlock().text() == "Paragraph 60."
+    source.verticalScrollBar().blockSignals(True)
+    source.verticalScrollBar().setValue(0)  # (out of step, so that following shows)
+    source.verticalScrollBar().blockSignals(False)
+    editor.want(blocks(80, first="A much longer first block.\n" * 12 + "\n"))
+    finish(editor, sync)
+    assert sync._leader is editor
+    assert editor.firstVisibleBlock().text() == "Paragraph 60."
+    assert source.firstVisibleBlock().text() == "Paragraph 60."
