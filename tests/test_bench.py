@@ -20,8 +20,8 @@ from fastdesk.warmup import needs_warmup, warm_up
 from tests.emulator import Emulator
 from tests.fakes import FakeProvider
 
-GROQ_KEY = "gsk_benchTESTsecret0123456789abcdef"
-CEREBRAS_KEY = "csk-benchTESTsecret0123456789abcdef"
+GROQ_KEY = "gsk_benchTESTsecret_0123456789_abcdef"
+CEREBRAS_KEY = "csk-benchTESTsecret_0123456789_abcdef"
 DOC = """# Title
 
 First paragraph with a [link](https://example.com) and `code`.

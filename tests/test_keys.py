@@ -29,8 +29,8 @@ from fastdesk import cli_keys, keys, logs, redact
 from fastdesk.keys import KeyringUnavailable
 from tests.keyrings import MemoryKeyring
 
-GROQ = "gsk_KEYSTEST0123456789abcdefGHIJ"
-CEREBRAS = "csk-keystest0123456789abcdefghij"
+GROQ = "gsk_KEYSTEST_0123456789_abcdefGHIJ"
+CEREBRAS = "csk-keystest_0123456789_abcdefghij"
 
 
 class LockedKeyring(MemoryKeyring):
@@ -81,8 +81,8 @@ def files_under(root: Path) -> list[Path]:
 def test_environment_wins_over_the_keyring(memory: MemoryKeyring, monkeypatch) -> None:
     keys.set_key("groq", GROQ)
     assert keys.get_key("groq") == GROQ and keys.key_source("groq") == "keyring"
-    monkeypatch.setenv("GROQ_API_KEY", "gsk_FROMENV0123456789abcdefghij")
-    assert keys.get_key("groq") == "gsk_FROMENV0123456789abcdefghij"
+    monkeypatch.setenv("GROQ_API_KEY", "gsk_FROMENV_0123456789_abcdefghij")
+    assert keys.get_key("groq") == "gsk_FROMENV_0123456789_abcdefghij"
     assert keys.key_source("groq") == "env"
     monkeypatch.setenv("GROQ_API_KEY", "   ")  # blank counts as unset
     assert keys.key_source("groq") == "keyring"
@@ -140,8 +140,8 @@ def test_unknown_provider(memory: MemoryKeyring) -> None:
 @pytest.mark.parametrize(
     ("key", "masked"),
     [
-        ("gsk_abcdefghijklmnopqrstuvwxyz1234", "gsk_…1234"),
-        ("csk-abcdefghijklmnopqrstuvwxyz9876", "csk-…9876"),
+        ("gsk_abcdefghijklm_nopqrstuvwxyz1234", "gsk_…1234"),
+        ("csk-abcdefghijklm_nopqrstuvwxyz9876", "csk-…9876"),
         ("sk-proj-abcdefghijklmnopqrstuvwxyzWXYZ", "sk-proj-…WXYZ"),
         ("sk-abcdefghijklmnopqrstuvwxyz0000", "sk-…0000"),
         ("opaque-local-key-778899", "…8899"),
@@ -265,7 +265,7 @@ def test_cli_set_list_delete(memory: MemoryKeyring, monkeypatch) -> None:
 
 
 def test_cli_set_notes_when_the_environment_wins(memory: MemoryKeyring, monkeypatch) -> None:
-    monkeypatch.setenv("GROQ_API_KEY", "gsk_OTHER0123456789abcdefghijk")
+    monkeypatch.setenv("GROQ_API_KEY", "gsk_OTHER_0123456789_abcdefghijk")
     code, out, _ = run(["keys", "set", "groq"], stdin=GROQ)
     assert code == 0 and "GROQ_API_KEY is set and wins" in out
 

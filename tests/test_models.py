@@ -20,7 +20,7 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
 from tests.emulator import DEFAULT_MODELS, Emulator
 
-KEY = "gsk_MODELSTEST0123456789abcdefXYZ"
+KEY = "gsk_MODELSTEST_0123456789_abcdefXYZ"
 
 
 @pytest.fixture

@@ -26,13 +26,13 @@ from keyring.backends import fail
 from fastdesk import cli_keys, keys, logs, redact, settings
 from tests.keyrings import MemoryKeyring
 
-CANARY = "gsk_TESTLEAKCANARY0123456789abcdef"
-CEREBRAS_CANARY = "csk-TESTLEAKCANARY2bcdef0123456789"
+CANARY = "gsk_TESTLEAKCANARY_0123456789_abcdef"
+CEREBRAS_CANARY = "csk-TESTLEAKCANARY_2bcdef_0123456789"
 # A key of no known shape (a local server's): only the registry of keys in use can catch it.
 OPAQUE_CANARY = "opaque-TESTLEAKCANARY-7f3a91"
 CANARIES = (CANARY, CEREBRAS_CANARY, OPAQUE_CANARY)
 # Any long piece of a canary counts as a leak, not only the whole key.
-FRAGMENTS = ("TESTLEAKCANARY", "0123456789abcdef", "2bcdef0123456789")
+FRAGMENTS = ("TESTLEAKCANARY", "0123456789_abcdef", "2bcdef_0123456789")
 
 
 def _texts(target: object) -> Iterator[tuple[str, str]]:

@@ -36,8 +36,8 @@ from tests.emulator import Emulator, RateLimits, count_prompt_tokens, tokenize
 
 KINDS = ("groq", "cerebras", "openai")
 SECRET = {
-    "groq": "gsk_TESTSECRET0123456789abcdefXYZ",
-    "cerebras": "csk-TESTSECRET0123456789abcdefXYZ",
+    "groq": "gsk_TESTSECRET_0123456789_abcdefXYZ",
+    "cerebras": "csk-TESTSECRET_0123456789_abcdefXYZ",
     "openai": "sk-TESTSECRET0123456789abcdefXYZ",
 }
 TRICKY = (

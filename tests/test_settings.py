@@ -304,7 +304,7 @@ def test_recent_files_are_deduplicated_and_capped(tmp_path: Path) -> None:
 
 
 def test_no_secret_is_ever_written_to_the_settings_file(home: Path) -> None:
-    secret = "gsk_SETTINGSCANARY0123456789abcdefXYZ"
+    secret = "gsk_SETTINGSCANARY_0123456789_abcdefXYZ"
     opaque = "opaque-local-server-key-51f0e7"  # no known shape: only the registry knows it
     redact.register_secret(secret)
     redact.register_secret(opaque)
@@ -336,7 +336,7 @@ def test_no_secret_is_ever_written_to_the_settings_file(home: Path) -> None:
 def test_a_secret_read_from_the_file_is_not_echoed_in_warnings(home: Path) -> None:
     path = settings_file(home)
     path.parent.mkdir(parents=True)
-    path.write_text('version = 1\ntheme = "gsk_WARNCANARY0123456789abcdef"\n', encoding="utf-8")
+    path.write_text('version = 1\ntheme = "gsk_WARNCANARY_0123456789_abcdef"\n', encoding="utf-8")
     _, warnings = load_settings()
     assert warnings and "WARNCANARY" not in "\n".join(warnings)
 

@@ -22,8 +22,8 @@ from fastdesk.ui.compare_dialog import (
 )
 from tests.emulator import Emulator
 
-GROQ_KEY = "gsk_COMPARETEST0123456789abcdefWXYZ"
-CEREBRAS_KEY = "csk-comparetest0123456789abcdefwxyz"
+GROQ_KEY = "gsk_COMPARETEST_0123456789_abcdefWXYZ"
+CEREBRAS_KEY = "csk-comparetest_0123456789_abcdefwxyz"
 DOC = """# Title
 
 First paragraph with a [link](https://example.com) and `code`.
@@ -140,7 +140,7 @@ def test_the_table_sorts_on_figures_not_text(make_dialog, emulators, qtbot) -> N
 
 def test_a_failing_provider_gets_a_row_with_its_errors(make_dialog, emulators, qtbot) -> None:
     groq, _ = emulators
-    groq.configure(require_key="gsk_someOTHERkey0123456789abcdefWXYZ")
+    groq.configure(require_key="gsk_someOTHERkey_0123456789_abcdefWXYZ")
     dialog = make_dialog()
     assert run(qtbot, dialog) == "done"
     assert "1 without a successful run" in dialog.status_label.text()

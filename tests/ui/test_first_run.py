@@ -54,14 +54,14 @@ def free_port() -> int:
 
 def test_needs_first_run(monkeypatch) -> None:
     assert needs_first_run(Settings())
-    monkeypatch.setenv("GROQ_API_KEY", "gsk_FIRSTRUNTEST0123456789abcd")
+    monkeypatch.setenv("GROQ_API_KEY", "gsk_FIRSTRUNTEST_0123456789_abcd")
     assert not needs_first_run(Settings())
     monkeypatch.delenv("GROQ_API_KEY")
     assert not needs_first_run(Settings(base_urls={"openai": "http://127.0.0.1:11434/v1"}))
     memory = MemoryKeyring()
     keyring.set_keyring(memory)
     assert needs_first_run(Settings())
-    memory.items[("fastdesk", "cerebras")] = "csk-firstruntest0123456789abcd"
+    memory.items[("fastdesk", "cerebras")] = "csk-firstruntest_0123456789_abcd"
     assert not needs_first_run(Settings())
     save_settings(Settings(base_urls={"openai": "http://h/v1"}))
     memory.items.clear()

@@ -29,8 +29,8 @@ from fastdesk.ui.threads import AsyncRunner
 from tests.emulator import DEFAULT_MODELS, Emulator
 from tests.keyrings import MemoryKeyring
 
-GROQ_KEY = "gsk_DIALOGTEST0123456789abcdefWXYZ"
-CEREBRAS_KEY = "csk-dialogtest0123456789abcdefwxyz"
+GROQ_KEY = "gsk_DIALOGTEST_0123456789_abcdefWXYZ"
+CEREBRAS_KEY = "csk-dialogtest_0123456789_abcdefwxyz"
 
 
 class LockedKeyring(MemoryKeyring):
@@ -162,7 +162,7 @@ def test_failed_connection_says_why_without_the_key(
     make_dialog, memory, emulator, monkeypatch, qtbot
 ) -> None:
     monkeypatch.setenv("CEREBRAS_BASE_URL", emulator.cerebras_base_url)
-    emulator.configure(require_key="csk-theothergoodkey0123456789")
+    emulator.configure(require_key="csk-theothergoodkey_0123456789")
     dialog = make_dialog()
     box = dialog.boxes["cerebras"]
     box.key_edit.setText(CEREBRAS_KEY)

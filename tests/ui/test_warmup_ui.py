@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication
 from fastdesk.settings import Settings
 from tests.emulator import Emulator, RecordedRequest
 
-GROQ_KEY = "gsk_WARMUPTEST0123456789abcdefWXYZ"
-CEREBRAS_KEY = "csk-warmuptest0123456789abcdefwxyz"
+GROQ_KEY = "gsk_WARMUPTEST_0123456789_abcdefWXYZ"
+CEREBRAS_KEY = "csk-warmuptest_0123456789_abcdefwxyz"
 REFUSED = "groq: the API key was refused — open Settings"
 
 
@@ -99,7 +99,7 @@ def test_no_warm_up_when_the_budget_is_spent_or_it_is_off(
 
 
 def test_a_refused_key_shows_before_typing(qtbot, groq, real_window) -> None:
-    groq.configure(require_key="gsk_theRIGHTkey0123456789abcdefWXYZ")
+    groq.configure(require_key="gsk_theRIGHTkey_0123456789_abcdefWXYZ")
     window = real_window()
     qtbot.waitUntil(lambda: window.status.error_message == REFUSED, timeout=10_000)
     assert window.status.error_button.isVisible()
@@ -111,7 +111,7 @@ def test_a_refused_key_shows_before_typing(qtbot, groq, real_window) -> None:
 def refused_and_working(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Emulator, Emulator]]:
     """Groq refuses the key it is given; Cerebras answers."""
     with (
-        Emulator(require_key="gsk_theRIGHTkey0123456789abcdefWXYZ") as groq,
+        Emulator(require_key="gsk_theRIGHTkey_0123456789_abcdefWXYZ") as groq,
         Emulator(answer=shout) as cerebras,
     ):
         monkeypatch.setenv("GROQ_API_KEY", GROQ_KEY)
