@@ -82,7 +82,7 @@ class _Work:
 
     @property
     def tokens(self) -> int:
-        return len(self.core) // 4 + 8
+        return estimate_tokens(self.core) + 7  # and its marker line in a batch
 
 
 @dataclass
@@ -411,36 +411,60 @@ class Engine:
             if delay > 0:
                 await asyncio.sleep(delay)
         ids = [b.id for w in batch for b in w.blocks]
-        max_tokens = max(512, 3 * estimate_tokens(text) + 256)
-        acc: list[str] = []
-        stripper = ThinkStripper()
         shown: dict[int, str] = {}
-        finish: str | None = None
-        provider = model = ""
+
+        def started() -> None:
+            for block_id in ids:
+                emit(BlockStarted(revision, block_id))
+
         self._in_flight += 1
         try:
-            async for ev in self.router.stream(
+            return await self._stream(
                 messages,
-                provider=spec.provider,
-                model=spec.model,
-                max_tokens=max_tokens,
+                spec,
+                revision,
+                emit,
+                on_start=started,
+                on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
+                max_tokens=max(512, 3 * estimate_tokens(text) + 256),
                 purpose=purpose,
                 blocks=len(batch),
                 expected_tokens=expected,
-                lang=spec.target_lang,
+            )
+        finally:
+            self._in_flight -= 1
+
+    async def _stream(
+        self,
+        messages: list[dict[str, str]],
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        *,
+        on_text: Callable[[str], None],
+        on_start: Callable[[], None] = lambda: None,
+        **route: object,
+    ) -> tuple[str, str | None, str, str] | _Outcome:
+        """Stream one answer through the router, thinking stripped and fallbacks restarted:
+        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown."""
+        acc: list[str] = []
+        stripper = ThinkStripper()
+        finish: str | None = None
+        provider = model = ""
+        try:
+            async for ev in self.router.stream(
+                messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
             ):
                 if isinstance(ev, Attempt):
                     provider, model = ev.provider, ev.model
-                    for block_id in ids:
-                        emit(BlockStarted(revision, block_id))
+                    on_start()
                 elif isinstance(ev, TextDelta):
                     visible = stripper.feed(ev.text)
                     if visible:
                         acc.append(visible)
-                        self._emit_partial(batch, "".join(acc), shown, revision, emit)
-                elif isinstance(ev, Restart):
+                        on_text("".join(acc))
+                elif isinstance(ev, Restart):  # the next choice starts the answer again
                     acc.clear()
-                    shown.clear()
                     stripper = ThinkStripper()
                 elif isinstance(ev, AttemptDone):
                     self.pacer.observe(ev.stats.provider, ev.rate)
@@ -450,8 +474,6 @@ class Engine:
             message = _failure_message(exc)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
             return _Outcome(None, error=message)
-        finally:
-            self._in_flight -= 1
         acc.append(stripper.finish())
         return "".join(acc), finish, provider, model
 
@@ -465,33 +487,19 @@ class Engine:
         system = expand_prompt(
             spec.target_lang, model=model_hint, context=Context(title=document_title(doc))
         )
-        acc: list[str] = []
-        stripper = ThinkStripper()
-        try:
-            async for ev in self.router.stream(
-                build_messages(system, text),
-                provider=spec.provider,
-                model=spec.model,
-                max_tokens=1024,
-                purpose="expand",
-                blocks=1,
-                lang=spec.target_lang,
-            ):
-                if isinstance(ev, TextDelta):
-                    visible = stripper.feed(ev.text)
-                    if visible:
-                        acc.append(visible)
-                        emit(Expansion(revision, block_id, "".join(acc)))
-                elif isinstance(ev, Restart):
-                    acc.clear()
-                    stripper = ThinkStripper()
-                elif isinstance(ev, AttemptDone):
-                    emit(RequestDone(revision, ev.stats))
-        except AllProvidersFailed as exc:
-            emit(EngineError(revision, _failure_message(exc), str(exc), _failure_kind(exc)))
+        answer = await self._stream(
+            build_messages(system, text),
+            spec,
+            revision,
+            emit,
+            on_text=lambda so_far: emit(Expansion(revision, block_id, so_far)),
+            max_tokens=1024,
+            purpose="expand",
+            blocks=1,
+        )
+        if isinstance(answer, _Outcome):
             return None
-        acc.append(stripper.finish())
-        result = "".join(acc).strip()
+        result = answer[0].strip()
         emit(Expansion(revision, block_id, result, done=True))
         return result
 
