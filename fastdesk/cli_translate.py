@@ -120,21 +120,21 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[
 
 
 def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
-    from fastdesk.wiring import NotConfigured, build_engine, load_defaults
+    from fastdesk.wiring import NotConfigured, build_engine, glossary_for, load_user_settings
 
-    defaults = load_defaults()
+    settings = load_user_settings()
     spec = JobSpec(
-        mode=args.mode or defaults.mode,
-        target_lang=args.lang or defaults.target_lang,
+        mode=args.mode or settings.mode,
+        target_lang=args.lang or settings.target_language,
         provider=args.provider,
         model=args.model or None,
         use_memory=not args.no_memory,
-        glossary=defaults.glossary_for(args.inputs[0]),
+        glossary=glossary_for(settings, args.inputs[0]),
     )
     try:
         engine = build_engine(
+            settings,
             provider=args.provider,
-            model=args.model,
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
         )

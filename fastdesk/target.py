@@ -24,13 +24,6 @@ class TargetView:
                 return start, end
         return None
 
-    def index_at(self, offset: int) -> int:
-        """Index of the block whose span holds `offset` (the last one past the end)."""
-        for i, (_bid, start, end) in enumerate(self.spans):
-            if start <= offset < end:
-                return i
-        return max(0, len(self.spans) - 1)
-
 
 EMPTY = TargetView("", (), frozenset())
 

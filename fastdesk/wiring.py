@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from fastdesk.engine import Engine
@@ -29,31 +28,16 @@ HOW_TO_CONFIGURE = {
 }
 
 
-@dataclass(frozen=True)
-class Defaults:
-    settings: Settings
-
-    @property
-    def mode(self) -> str:
-        return self.settings.mode
-
-    @property
-    def target_lang(self) -> str:
-        return self.settings.target_language
-
-    def glossary_for(self, document: str | Path | None) -> Glossary | None:
-        """The global glossary merged with the document folder's one (folder wins)."""
-        return glossary_for(self.settings, document)
-
-
-def load_defaults() -> Defaults:
+def load_user_settings() -> Settings:
+    """The user's settings; what was wrong with the file goes to the log as warnings."""
     settings, warnings = load_settings()
     for warning in warnings:
         log.warning("%s", warning)
-    return Defaults(settings)
+    return settings
 
 
 def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
+    """The global glossary merged with the document folder's one (folder wins)."""
     paths = [p for p in (glossary_file(settings),) if p.is_file()]
     if document is not None:
         folder = find_folder_glossary(Path(document))
@@ -99,7 +83,6 @@ def build_engine(
     settings: Settings | None = None,
     *,
     provider: str = "auto",
-    model: str | None = None,
     use_memory: bool = True,
     concurrency: int | None = None,
     env: Mapping[str, str] | None = None,
