@@ -238,7 +238,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([600, 600])
         self.setCentralWidget(self.splitter)
         self.scheduler = RenderScheduler(self)
-        self.scheduler.add(self.target_editor)
+        self.scheduler.add(self.target_editor, lambda: self.showing_raw)
         self.scheduler.add(self.preview, lambda: self.target_stack.currentWidget() is self.preview)
         self.sync = SyncScroller(
             self.source, self.target_editor, self.preview, self.target_stack.currentWidget, self
@@ -973,10 +973,11 @@ class MainWindow(QMainWindow):
             self.target_editor.setTextCursor(cursor)
             self.target_editor.centerCursor()
         else:
-            span = self.preview.frame_span(index)
+            span = self.preview.block_span(index)
             if span is not None:
                 self.preview.verticalScrollBar().setValue(round(span[0]) - 24)
-            cursor = QTextCursor(self.preview.frames[index].firstCursorPosition())
+            cursor = QTextCursor(self.preview.document())
+            cursor.setPosition(self.preview.block_start(index))
             self.preview.setTextCursor(cursor)
         pane.setFocus()
         self._repaint_margins()

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -28,11 +29,10 @@ from PySide6.QtGui import (
     QPalette,
     QTextBlock,
     QTextBlockFormat,
+    QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
-    QTextFrame,
-    QTextFrameFormat,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextBrowser, QTextEdit, QWidget
 
@@ -407,10 +407,18 @@ class TargetEditor(QPlainTextEdit, Incremental):
 
 
 class TargetPreview(QTextBrowser, Incremental):
-    """The rendered target: one text frame per block, so a block re-renders alone.
+    """The rendered target: each block's HTML as a run of paragraphs, found by position.
 
-    Expansions (text the model generated for a block on request) show inside that block's
-    frame, marked as generated; they are not part of the translation and never exported.
+    Blocks are kept apart by position, as in the raw editor: ``lengths[i]`` is how many document
+    characters block i holds (its closing paragraph break included), so its start is the sum of
+    the lengths before it. The first design gave each block a QTextFrame; Qt's layout and
+    painting then walk every child frame of the document on each edit and each repaint (perf:
+    QTextFrame::iterator under doLayout and draw), so with 500 blocks an edit cost ~2 ms and a
+    repaint ~3 ms, several times what runs of paragraphs cost (tests/ui/test_ui_panes.py holds
+    the formats to what a block rendered alone gets).
+
+    Expansions (text the model generated for a block on request) show at the end of that
+    block's run, marked as generated; they are not part of the translation and never exported.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -419,15 +427,12 @@ class TargetPreview(QTextBrowser, Incremental):
         self.setObjectName("targetPreview")
         self.setOpenExternalLinks(True)
         self.setUndoRedoEnabled(False)
-        self.frames: list[QTextFrame] = []
+        self.lengths: list[int] = []
         self.expansions: dict[str, str] = {}
         self._plain: tuple[Segment, ...] = ()
-        self._highlighted: QTextFrame | None = None
-        self._frame_format = QTextFrameFormat()
-        self._frame_format.setBorder(0)
-        self._frame_format.setMargin(0)
-        self._frame_format.setPadding(0)
-        self._anchor_frame: QTextFrame | None = None
+        self._starts: list[int] = [0]
+        self._highlighted: int | None = None
+        self._anchor: int | None = None  # the block at the top of the view while a step edits
         self._anchor_offset = 0.0
         self.apply_palette()
 
@@ -436,11 +441,11 @@ class TargetPreview(QTextBrowser, Incremental):
         dark = is_dark(self.palette())
         self.document().setDefaultStyleSheet(render.stylesheet(dark))
         self.document().setDocumentMargin(12)
-        # Forget the frames before clear() deletes them: it emits signals that read them.
-        self.frames.clear()
         self.shown.clear()
+        self.lengths.clear()
+        self._starts = [0]
+        self._anchor = None
         self._highlighted = None
-        self._anchor_frame = None
         self.clear()
         self.want(self._plain)
 
@@ -465,183 +470,230 @@ class TargetPreview(QTextBrowser, Incremental):
         body = render.block_html(text)
         return body + render.generated_html(extra, GENERATED_LABEL) if extra else body
 
+    def starts(self) -> list[int]:
+        """Document positions where the shown blocks start, plus the end (kept current)."""
+        return self._starts
+
     # Incremental hooks
     def _begin(self) -> None:
         """Remember which block is at the top of the view and how far into it."""
-        self._anchor_frame = None
+        self._anchor = None
         bar = self.verticalScrollBar()
-        if not self.frames or bar.value() == 0:
-            return
-        index = self.index_at(self.cursorForPosition(QPoint(0, 0)).position())
-        frame = self.frames[index]
-        self._anchor_frame = frame
-        self._anchor_offset = bar.value() - self._frame_top(frame)
+        if self.shown and bar.value() > 0:
+            self._anchor = self._top_index()
+            self._anchor_offset = bar.value() - self._extent(self._anchor)[0]
 
     def _end(self) -> None:
-        if self._anchor_frame is None or self._anchor_frame not in self.frames:
-            return
-        top = self._frame_top(self._anchor_frame)
-        self.verticalScrollBar().setValue(round(top + self._anchor_offset))
-
-    def _frame_top(self, frame: QTextFrame) -> float:
-        return self._frame_extent(frame)[0]
-
-    def _frame_extent(self, frame: QTextFrame) -> tuple[float, float]:
-        """Top and bottom of a block's frame (document pixels).
-
-        frameBoundingRect makes Qt finish laying the document out, on purpose: done after each
-        slice it costs only what the slice changed. Reading the paragraphs around the frame
-        instead (layout only down to there) left the rest to Qt's lazy-layout timer, whose
-        growing steps made longer stalls (bench_ui: p99 ~9.6 -> ~12 ms, more beats over 16 ms).
-        """
-        rect = self.document().documentLayout().frameBoundingRect(frame)
-        return rect.top(), rect.bottom()
-
-    def _fill(self, frame: QTextFrame, seg: Segment) -> None:
-        cursor = frame.firstCursorPosition()
-        cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertHtml(_LEAD + self._html(seg))
-        _tidy(frame)
+        if self._anchor is not None:
+            top = self._extent(self._anchor)[0]
+            self.verticalScrollBar().setValue(round(top + self._anchor_offset))
+        if self._highlighted is not None:
+            self.show_block(self._highlighted)  # its range moved or was rewritten
 
     def _replace(self, index: int, seg: Segment) -> None:
-        self._fill(self.frames[index], seg)
+        start = self._starts[index]
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(start)
+        cursor.setPosition(start + self.lengths[index] - 1, _KEEP)
+        self._put(index, cursor, seg)
 
     def _insert(self, index: int, seg: Segment) -> None:
-        doc = self.document()
-        if index < len(self.frames):
-            cursor = QTextCursor(doc)
-            cursor.setPosition(self.frames[index].firstPosition() - 1)
-        else:
-            cursor = doc.rootFrame().lastCursorPosition()
-        frame = cursor.insertFrame(self._frame_format)
-        self.frames.insert(index, frame)
-        self._fill(frame, seg)
-        _collapse_separators(frame)
+        """An empty paragraph at the block's place (one character), then its HTML in it."""
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        if index < len(self.lengths):
+            cursor.setPosition(self._starts[index])
+            cursor.insertBlock()
+            cursor.setPosition(self._starts[index])
+        elif self.lengths:
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertBlock()
+        # (into an empty document: its one empty paragraph is the place)
+        self.lengths.insert(index, 1)
+        self._starts.insert(index + 1, self._starts[index] + 1)
+        self._shift(index + 2, 1)
+        if self._anchor is not None and index <= self._anchor:
+            self._anchor += 1
+        if self._highlighted is not None and index <= self._highlighted:
+            self._highlighted += 1
+        self._put(index, cursor, seg)
+        cursor.endEditBlock()
 
     def _remove(self, index: int) -> None:
-        frame = self.frames.pop(index)
-        if frame is self._highlighted:
-            self._highlighted = None
+        start, length = self._starts[index], self.lengths[index]
         cursor = QTextCursor(self.document())
-        cursor.setPosition(frame.firstPosition() - 1)
-        cursor.setPosition(frame.lastPosition() + 1, QTextCursor.MoveMode.KeepAnchor)
+        cursor.beginEditBlock()
+        if len(self.lengths) == 1:  # the last one: an empty document, formats reset
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.removeSelectedText()
+            cursor.setBlockFormat(_PLAIN_BLOCK)
+            cursor.setBlockCharFormat(_PLAIN_CHAR)
+        elif index == len(self.lengths) - 1:  # the final break stays: take the one before it
+            cursor.setPosition(start - 1)
+            cursor.setPosition(start + length - 1, _KEEP)
+            cursor.removeSelectedText()
+        else:
+            cursor.setPosition(start)
+            cursor.setPosition(start + length, _KEEP)
+            cursor.removeSelectedText()
+        cursor.endEditBlock()
+        del self.lengths[index]
+        del self._starts[index + 1]
+        self._shift(index + 1, -length)
+        for name in ("_anchor", "_highlighted"):
+            value = getattr(self, name)
+            if value is not None and index <= value:
+                setattr(self, name, None if index == value else value - 1)
+
+    def _put(self, index: int, cursor: QTextCursor, seg: Segment) -> None:
+        """Block `index`'s HTML in place of the cursor's selection (or at the cursor).
+
+        One edit block: Qt lays the document out again once for it, not once per step (each
+        layout moves every paragraph below: ~0.45 ms near the top of a 500-block document).
+        """
+        doc = self.document()
+        before = doc.characterCount()
+        start = self._starts[index]
+        cursor.beginEditBlock()
         cursor.removeSelectedText()
+        # The paragraph left there keeps the formats of what stood there (or, new, of the one
+        # it was split from): plain ones, so that none of them leaks into the block's HTML.
+        cursor.setBlockFormat(_PLAIN_BLOCK)
+        cursor.setBlockCharFormat(_PLAIN_CHAR)
+        cursor.setCharFormat(_PLAIN_CHAR)
+        cursor.insertHtml(_LEAD + self._html(seg))
+        length = self.lengths[index] + doc.characterCount() - before
+        length += _tidy(doc, start, start + length - 1)
+        _space_after(doc.findBlock(start + length - 1))
+        cursor.endEditBlock()
+        delta = length - self.lengths[index]
+        self.lengths[index] = length
+        self._shift(index + 1, delta)
+
+    def _shift(self, first: int, delta: int) -> None:
+        if delta:
+            starts = self._starts
+            starts[first:] = [p + delta for p in starts[first:]]
+
+    def _top_index(self) -> int:
+        """The block at the top of the view."""
+        return self.index_at(self.cursorForPosition(QPoint(0, 0)).position())
+
+    def _extent(self, index: int) -> tuple[float, float]:
+        """Top and bottom (document pixels) of block `index`: its first and last paragraphs
+        (the first lies before any table in it, the last after; both in the root frame)."""
+        doc = self.document()
+        layout = doc.documentLayout()
+        first = doc.findBlock(self._starts[index])
+        last = doc.findBlock(self._starts[index + 1] - 1)
+        return layout.blockBoundingRect(first).top(), layout.blockBoundingRect(last).bottom()
 
     # mapping
     def index_at(self, position: int) -> int:
-        # Frames' first positions only grow: a few look-ups, not one per frame (~1 ms for 500).
-        index = bisect.bisect_right(self.frames, position, key=QTextFrame.firstPosition) - 1
-        return max(0, min(len(self.frames) - 1, index))
+        index = bisect.bisect_right(self._starts, position) - 1
+        return max(0, min(len(self.shown) - 1, index))
+
+    def block_start(self, index: int) -> int:
+        """Document position where block `index` starts."""
+        return self._starts[index]
 
     def visible_blocks(self) -> list[Extent]:
         """Blocks on screen with their extent in viewport pixels, for the margin."""
-        if not self.frames:
+        if not self.lengths:
             return []
         value = self.verticalScrollBar().value()
         height = self.viewport().height()
-        # The block at the top of the view: one hit test, then only the frames on screen.
-        hit = (
-            self.document().documentLayout().hitTest(QPointF(0, value), Qt.HitTestAccuracy.FuzzyHit)
-        )
-        index = self.index_at(max(0, hit))
         out: list[Extent] = []
-        for i in range(max(0, index - 1), min(len(self.frames), len(self.shown))):
-            top, bottom = self._frame_extent(self.frames[i])
+        for i in range(max(0, self._top_index() - 1), min(len(self.lengths), len(self.shown))):
+            top, bottom = self._extent(i)
             if top - value > height:
                 break
             if bottom - top > 2 and bottom - value >= 0:
                 out.append((self.shown[i].key, round(top - value), round(bottom - value)))
         return out
 
-    def frame_span(self, index: int) -> tuple[float, float] | None:
+    def block_span(self, index: int) -> tuple[float, float] | None:
         """Top and bottom (pixels, document coordinates) of block `index`."""
-        if not 0 <= index < len(self.frames):
+        if not 0 <= index < len(self.lengths):
             return None
-        return self._frame_extent(self.frames[index])
+        return self._extent(index)
 
     def show_block(self, index: int | None) -> None:
-        """Tint the frame of the block under the other pane's cursor."""
-        frame = self.frames[index] if index is not None and 0 <= index < len(self.frames) else None
-        if frame is self._highlighted:
+        """Tint the block under the other pane's cursor."""
+        if index is None or not 0 <= index < len(self.lengths):
+            self._highlighted = None
+            self.setExtraSelections([])
             return
-        if self._highlighted is not None and self._highlighted in self.frames:
-            self._highlighted.setFrameFormat(self._frame_format)
-        self._highlighted = frame
-        if frame is not None:
-            fmt = QTextFrameFormat(self._frame_format)
-            fmt.setBackground(highlight_colour(self.palette()))
-            frame.setFrameFormat(fmt)
+        self._highlighted = index
+        start = self._starts[index]
+        self.setExtraSelections(_range_selection(self, start, start + self.lengths[index]))
+
+    @property
+    def tinted_block(self) -> int | None:
+        """The index of the block tinted by show_block (None: none)."""
+        return self._highlighted
 
 
-# HTML inserted into a block merges its first paragraph into that block, which keeps its own
-# (plain) format: a heading would lose its margins, code its background, a quote its indent. So
-# a throwaway first paragraph goes in front and is removed afterwards (see _tidy).
+# HTML inserted into a paragraph merges its first paragraph into that one, which keeps its own
+# format: a heading would lose its margins, code its background, a quote its indent. So a
+# throwaway first paragraph goes in front and is removed afterwards (see _tidy).
 _LEAD = "<p>\u200b</p>"
+_KEEP = QTextCursor.MoveMode.KeepAnchor
+_PLAIN_BLOCK = QTextBlockFormat()
+BLOCK_GAP = 14  # pixels between two blocks at least
+_PLAIN_CHAR = QTextCharFormat()
 
 
-def _tidy(frame: QTextFrame) -> None:
-    """Remove the throwaway first paragraph and the empty one Qt leaves after a code block.
+def _tidy(doc: QTextDocument, start: int, close: int) -> int:
+    """Remove the throwaway first paragraph of a block's run (``start``: its first position,
+    ``close``: its closing paragraph break) and the empty one Qt leaves after a code block.
 
-    Next to a nested frame (a table) a paragraph cannot go: it is emptied and collapsed.
+    Next to a table a paragraph cannot go: it is emptied and collapsed instead. Returns the
+    change in the run's length.
     """
-    items = _children(frame)
-    cursor = QTextCursor(items[0])
-    if len(items) >= 2 and items[1].isValid():
-        cursor.movePosition(QTextCursor.MoveOperation.NextBlock, _KEEP)
-        cursor.removeSelectedText()
+    lead = doc.findBlock(start)
+    after = lead.position() + lead.length()
+    cursor = QTextCursor(lead)
+    if after <= close and _paragraph_break_before(doc, after):  # a paragraph follows it
+        cursor.setPosition(after, _KEEP)
     else:
         cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, _KEEP)
-        cursor.removeSelectedText()
-        _collapse(items[0])
-    items = _children(frame)
-    if len(items) >= 2 and _empty(items[-1]):
-        if items[-2].isValid():
-            cursor = QTextCursor(items[-1])
+        _collapse(lead)
+    removed = cursor.selectionEnd() - cursor.selectionStart()
+    cursor.removeSelectedText()
+    last = doc.findBlock(close - removed)
+    if last.position() > start and last.length() <= 1:
+        if _paragraph_break_before(doc, last.position()):
+            cursor = QTextCursor(last)
             cursor.movePosition(QTextCursor.MoveOperation.PreviousCharacter, _KEEP)
             cursor.removeSelectedText()
+            removed += 1
         else:
-            _collapse(items[-1])
+            _collapse(last)
+    return -removed
 
 
-_KEEP = QTextCursor.MoveMode.KeepAnchor
+def _paragraph_break_before(doc: QTextDocument, position: int) -> bool:
+    """Does a paragraph end just before `position` (not a table's first or last cell)?"""
+    return position > 0 and doc.characterAt(position - 1) == "\u2029"
 
 
-def _children(frame: QTextFrame) -> list[QTextBlock]:
-    """The frame's direct children: its blocks, and an invalid block for each nested frame.
-
-    (QTextFrame.iterator.currentFrame() is avoided: in PySide6 6.12 it drops a reference to
-    None each time it returns None, which ends in a fatal error.)
-    """
-    out = []
-    it = frame.begin()
-    while not it.atEnd():
-        out.append(it.currentBlock())
-        it += 1
-    return out
+def _space_after(block: QTextBlock) -> None:
+    """At least BLOCK_GAP below a block's last paragraph: Qt drops the bottom margin of code
+    blocks and generated text, which would leave the next block touching it."""
+    if block.blockFormat().bottomMargin() < BLOCK_GAP:
+        fmt = QTextBlockFormat()
+        fmt.setBottomMargin(BLOCK_GAP)
+        QTextCursor(block).mergeBlockFormat(fmt)
 
 
-def _empty(block: QTextBlock) -> bool:
-    return block.isValid() and block.length() <= 1
-
-
-def _collapse(block: object) -> None:
-    """Make an empty structural paragraph (around frames) take no visible room."""
+def _collapse(block: QTextBlock) -> None:
+    """Make an empty structural paragraph (beside a table) take no visible room."""
     fmt = QTextBlockFormat()
     fmt.setTopMargin(0)
     fmt.setBottomMargin(0)
     fmt.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
-    cursor = QTextCursor(block)  # type: ignore[arg-type]
-    cursor.setBlockFormat(fmt)
-
-
-def _collapse_separators(frame: QTextFrame) -> None:
-    """The root-level empty paragraphs on both sides of a block's frame."""
-    doc = frame.document()
-    for pos in (frame.firstPosition() - 2, frame.lastPosition() + 2):
-        if 0 <= pos < doc.characterCount():
-            block = doc.findBlock(pos)
-            if block.isValid() and block.length() <= 1 and block.blockFormat().lineHeight() != 1:
-                _collapse(block)
+    QTextCursor(block).setBlockFormat(fmt)
 
 
 class RenderScheduler(QObject):
@@ -649,45 +701,56 @@ class RenderScheduler(QObject):
 
     One timer for both panes, so together they never hold the event loop longer than one slice.
     A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
-    the same turn (~4–7 ms for a 500-block document), so 4 ms leaves room within 16 ms
-    (benchmarks/bench_ui.py, paired runs: p99 stall ~10.5 → ~9 ms; the rare beat over 16 ms
-    left is mostly the GUI thread waiting for the CPU or the GIL, not work done here).
+    the same turn, so 4 ms leaves room within 16 ms.
+
+    The pane on screen goes first. A hidden one (the raw editor behind the rendered view, or
+    the other way round) is brought up to date once the wanted texts have stayed the same for
+    `quiet_ms`: while a document streams in it would redo every growing block for nobody;
+    afterwards it takes the final texts once, in the same slices, and is ready when shown.
     """
 
     rendered = Signal()  # a slice was applied (views may have moved)
-    settled = Signal()  # everything wanted is shown
+    settled = Signal()  # everything wanted is shown, hidden panes included
 
-    def __init__(self, parent: QObject | None = None, *, budget_ms: float = 4.0) -> None:
+    def __init__(
+        self, parent: QObject | None = None, *, budget_ms: float = 4.0, quiet_ms: float = 250.0
+    ) -> None:
         super().__init__(parent)
         self.budget = budget_ms / 1000.0
+        self.quiet = quiet_ms / 1000.0
         self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
+        self._kicked = -math.inf  # when the wanted texts last changed
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
         self._timer.timeout.connect(self._tick)
 
-    def add(self, pane: Incremental, active: Callable[[], bool] = lambda: True) -> None:
-        self._panes.append((pane, active))
+    def add(self, pane: Incremental, shown: Callable[[], bool] = lambda: True) -> None:
+        self._panes.append((pane, shown))
 
     def kick(self) -> None:
-        if not self._timer.isActive():
-            self._timer.start()
+        """The wanted texts changed (or a pane was shown): work starts on the next turn."""
+        self._kicked = time.perf_counter()
+        self._timer.start(0)
 
     @property
     def idle(self) -> bool:
-        return all(p.settled or not active() for p, active in self._panes)
+        return all(pane.settled for pane, _shown in self._panes)
 
     def _tick(self) -> None:
-        deadline = time.perf_counter() + self.budget
-        done = True
-        for pane, active in self._panes:
-            if not active() or pane.settled:
-                continue
+        now = time.perf_counter()
+        deadline = now + self.budget
+        visible = [p for p, shown in self._panes if shown() and not p.settled]
+        hidden = [p for p, shown in self._panes if not shown() and not p.settled]
+        if not visible and hidden and now < self._kicked + self.quiet:
+            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+            return
+        for pane in visible or hidden:
             if not pane.step(deadline):
-                done = False
-                break
+                self.rendered.emit()
+                self._timer.start(0)
+                return
         self.rendered.emit()
-        if done and self.idle:
+        if self.idle:
             self.settled.emit()
         else:
-            self._timer.start()
+            self._timer.start(0)

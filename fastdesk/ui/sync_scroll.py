@@ -59,10 +59,10 @@ def plain_scroll(edit: QPlainTextEdit, starts: Sequence[int], index: int, fracti
 
 
 def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
-    if not preview.frames:
+    if not preview.lengths:
         return None
     index = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
-    span = preview.frame_span(index)
+    span = preview.block_span(index)
     if span is None:
         return None
     top, bottom = span
@@ -71,9 +71,9 @@ def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
 
 
 def preview_scroll(preview: TargetPreview, index: int, fraction: float) -> None:
-    if not preview.frames:
+    if not preview.lengths:
         return
-    span = preview.frame_span(_clamp(index, 0, len(preview.frames) - 1))
+    span = preview.block_span(_clamp(index, 0, len(preview.lengths) - 1))
     if span is not None:
         top, bottom = span
         preview.verticalScrollBar().setValue(round(top + fraction * (bottom - top)))

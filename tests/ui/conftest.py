@@ -33,6 +33,7 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
             **kw,
         )
         window._ask_save = lambda: "discard"
+        window.scheduler.quiet = 0.04  # the hidden pane catches up sooner, as debounce is shorter
         qtbot.addWidget(window)
         window.show()
         windows.append(window)

@@ -254,7 +254,7 @@ def test_the_rendered_view_has_the_margin_too(make_window, qtbot) -> None:
     w = make_window()
     assert not w.showing_raw
     w.source.setPlainText(TEXT)
-    qtbot.waitUntil(lambda: len(w.preview.frames) == 2)
+    qtbot.waitUntil(lambda: len(w.preview.lengths) == 2)
     wait_settled(w, qtbot)
     hello = block(w, "Hello")
     w.approve_block(hello)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextCursor
 
 from fastdesk.ui.panes import SourceEditor, TargetEditor, TargetPreview
@@ -56,7 +57,9 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
     assert selection[0].cursor.selectedText().rstrip("\u2029") == "Paragraph 19."
 
 
-def test_preview_block_extents_match_qt_frames(qtbot) -> None:
+def test_preview_block_extents_are_where_each_block_shows(qtbot) -> None:
+    """The margin's extents: in order, apart, and each covering its own block's paragraphs
+    (table cells and generated text included), in viewport pixels."""
     preview = TargetPreview()
     qtbot.addWidget(preview)
     preview.resize(500, 400)
@@ -74,20 +77,28 @@ def test_preview_block_extents_match_qt_frames(qtbot) -> None:
     preview.want(segs)
     while not preview.step(time.perf_counter() + 1):
         pass
-    layout = preview.document().documentLayout()
-    for i, frame in enumerate(preview.frames):
-        rect = layout.frameBoundingRect(frame)
-        assert preview.frame_span(i) == (rect.top(), rect.bottom())
     preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
-    value = preview.verticalScrollBar().value()
-    height = preview.viewport().height()
-    expected = []
-    for i, frame in enumerate(preview.frames):
-        rect = layout.frameBoundingRect(frame)
-        if rect.height() > 2 and rect.bottom() >= value and rect.top() - value <= height:
-            expected.append((f"b{i}", round(rect.top() - value), round(rect.bottom() - value)))
-    assert expected
-    assert preview.visible_blocks() == expected
+    extents = preview.visible_blocks()
+    assert len(extents) >= 5
+    doc = preview.document()
+    keys = [seg.key for seg in preview.shown]
+    previous_bottom = -10**6
+    for key, top, bottom in extents:
+        assert previous_bottom < top < bottom
+        previous_bottom = bottom
+        index = keys.index(key)
+        start = preview.block_start(index)
+        block = doc.findBlock(start)
+        while block.isValid() and block.position() < start + preview.lengths[index]:
+            cursor = QTextCursor(block)
+            if block.length() > 1:  # a paragraph with text: on screen within the extent
+                rect = preview.cursorRect(cursor)
+                assert top - 1 <= rect.top() and rect.bottom() <= bottom + 1, (key, block.text())
+            block = block.next()
+    # and the block named at the middle of an extent is the one a click there lands in
+    for key, top, bottom in extents[1:-1]:
+        hit = preview.cursorForPosition(QPoint(40, (top + bottom) // 2)).position()
+        assert preview.shown[preview.index_at(hit)].key == key
 
 
 def test_the_reader_keeps_leading_while_the_target_re_renders(qtbot) -> None:

@@ -56,7 +56,7 @@ def test_typing_updates_the_target(make_window, qtbot) -> None:
     expected = translated("# Hello\n\nHello world, the cat.")
     qtbot.waitUntil(lambda: target_text(w) == expected, timeout=5000)
     # the rendered view holds the same blocks
-    qtbot.waitUntil(lambda: len(w.preview.frames) == 2)
+    qtbot.waitUntil(lambda: len(w.preview.lengths) == 2)
     assert "Bonjour monde" in w.preview.toPlainText()
     qtbot.waitUntil(lambda: "first token" in w.status.latency.text())
     assert w.status.latency.text().startswith("groq · fake-model")
@@ -300,7 +300,10 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
     assert len(selections) == 1
     assert selections[0].cursor.selectedText().startswith("monde")
     if not raw:
-        assert w.preview._highlighted is w.preview.frames[1]
+        assert w.preview.tinted_block == 1
+        tint = w.preview.extraSelections()
+        assert len(tint) == 1
+        assert tint[0].cursor.selectedText().startswith("monde")
 
 
 def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
