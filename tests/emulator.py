@@ -966,6 +966,73 @@ def _send_raw(ex: _Exchange, data: bytes, headers: Mapping[str, str]) -> None:
     ex.write(data)
 
 
+# ---- in a child process ------------------------------------------------------------------
+
+
+class EmulatorProcess:
+    """The same emulator served from a child process, for measurements of our own threads.
+
+    Why: in-process, the emulator's handler threads take the GIL that the window's GUI thread
+    and engine thread need, which no real provider does (Groq and Cerebras are across the
+    network). Only what a measurement needs crosses over: the base URL, the recorded chat
+    request bodies, and resetting the records.
+    """
+
+    def __init__(self, **config: Any) -> None:
+        import multiprocessing
+
+        self._config = config
+        self._context = multiprocessing.get_context("spawn")  # never fork a Qt process
+        self._conn: Any = None
+        self._process: Any = None
+        self.url = ""
+
+    def __enter__(self) -> EmulatorProcess:
+        ours, theirs = self._context.Pipe()
+        self._process = self._context.Process(
+            target=_serve_in_child, args=(theirs, self._config), daemon=True
+        )
+        self._process.start()
+        self._conn = ours
+        self.url = self._conn.recv()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(OSError, EOFError):
+            self._conn.send(("stop",))
+            self._conn.recv()
+        self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.kill()
+
+    @property
+    def groq_base_url(self) -> str:
+        return self.url
+
+    def chat_bodies(self) -> list[dict[str, Any]]:
+        self._conn.send(("bodies",))
+        return self._conn.recv()
+
+    def reset_records(self) -> None:
+        self._conn.send(("reset",))
+        self._conn.recv()
+
+
+def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
+    with Emulator(**config) as emu:
+        conn.send(emu.url)
+        while True:
+            (command,) = conn.recv()
+            if command == "bodies":
+                conn.send([r.body for r in emu.chat_requests])
+            elif command == "reset":
+                emu.reset_records()
+                conn.send(None)
+            else:
+                conn.send(None)
+                return
+
+
 # ---- pytest --------------------------------------------------------------------------------
 
 
