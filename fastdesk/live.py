@@ -31,6 +31,7 @@ class LiveSession:
         self.done: dict[str, str] = {}
         self._runs: dict[asyncio.Task[dict[str, str]], frozenset[str]] = {}
         self._view: TargetView = EMPTY
+        self._view_stale = False  # answers arrived since _view was composed
         self._ids: frozenset[str] = frozenset()
 
     # ---- inputs -----------------------------------------------------------------------------
@@ -38,13 +39,15 @@ class LiveSession:
     def update(self, source: str, revision: int) -> None:
         """A new revision of the source: cancel what it made stale, start what it needs."""
         self.revision = revision
+        previous = self.snapshot()  # composed for the document being left
         self.doc = parse(source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
         for task, ids in list(self._runs.items()):
             if not ids & present:
                 task.cancel()
         self.done = {bid: text for bid, text in self.done.items() if bid in present}
-        self._view = compose(self.doc, self.done, self._view)
+        self._view = compose(self.doc, self.done, previous)
+        self._view_stale = False
         self._start(force=())
 
     def set_spec(self, spec: JobSpec) -> None:
@@ -79,7 +82,14 @@ class LiveSession:
     # ---- outputs ----------------------------------------------------------------------------
 
     def snapshot(self) -> TargetView:
-        """The current target (an immutable value: safe to hand to another thread)."""
+        """The current target (an immutable value: safe to hand to another thread).
+
+        Composed when asked for, not on every answer: a 500-block first translation brings 500
+        answers, and composing the whole target after each was quadratic.
+        """
+        if self._view_stale and self.doc is not None:
+            self._view = compose(self.doc, self.done, self._view)
+            self._view_stale = False
         return self._view
 
     @property
@@ -123,7 +133,7 @@ class LiveSession:
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
             self.done[event.block_id] = event.text
-            self._view = compose(self.doc, self.done, self._view)
+            self._view_stale = True
         self._emit(event)
 
     def _cancel_all(self) -> None:

@@ -161,11 +161,27 @@ def test_thinking_is_never_shown_nor_written() -> None:
 
 def test_streaming_deltas_grow_towards_the_final_text() -> None:
     fake = FakeProvider(chunk=2)
-    doc, results, events = run(engine_with(fake), "# Title\n\nA paragraph that streams in.\n")
+    engine = engine_with(fake, partial_interval=0)
+    doc, results, events = run(engine, "# Title\n\nA paragraph that streams in.\n")
     para = doc.blocks[1]
     deltas = [e.text for e in events if isinstance(e, BlockDelta) and e.block_id == para.id]
     assert len(deltas) > 3
     assert all(results[para.id].startswith(d.rstrip("\n")) for d in deltas)
+
+
+def test_a_fast_stream_is_handed_on_at_most_once_per_interval_starting_at_once() -> None:
+    """Every partial re-splits the answer so far: a 2,000-token answer arriving at once must
+    not be split 2,000 times, and the first words still show at the first token."""
+    fake = FakeProvider(chunk=2)
+    text = "A paragraph that streams in, " * 40 + "\n"
+    doc, results, events = run(engine_with(fake, partial_interval=10.0), text)
+    para = doc.blocks[0]
+    deltas = [e.text for e in events if isinstance(e, BlockDelta) and e.block_id == para.id]
+    # the first chunk, then nothing until the interval is over (or the answer is done)
+    assert len(deltas) == 1 and deltas[0].strip() == "A"
+    assert assemble(doc, results) == text
+    done = [e for e in events if isinstance(e, BlockDone) and e.block_id == para.id]
+    assert len(done) == 1 and done[0].text == results[para.id]
 
 
 def test_every_provider_failing_fails_the_blocks_with_a_clear_message() -> None:
