@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QColor, QFileOpenEvent, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
@@ -74,10 +74,28 @@ def apply_theme(app: QApplication, theme: str) -> None:
         app.setPalette(palette(theme))
 
 
+class FastdeskApp(QApplication):
+    """The application: files the OS hands over (macOS Finder, "Open with") come out of
+    ``file_opened``.
+
+    Why a subclass, not an event filter on the application: such a filter sees every event of
+    every object, each one a call into Python that waits for the GIL while the engine thread
+    streams; the application's own ``event`` sees only what is sent to it.
+    """
+
+    file_opened = Signal(str)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
+            self.file_opened.emit(event.file())
+            return True
+        return super().event(event)
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if not isinstance(app, QApplication):
-        app = QApplication(argv if argv is not None else sys.argv[:1])
+        app = FastdeskApp(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("fastdesk")
     app.setApplicationDisplayName("fastdesk")
     app.setApplicationVersion(fastdesk.__version__)
@@ -106,24 +124,10 @@ def run_app(path: str | None) -> int:
     elif first_start:
         window.open_sample()
     window.show()
-    opener = _FileOpenFilter(window)  # macOS: a .md double-clicked in Finder arrives as an event
-    app.installEventFilter(opener)
+    if isinstance(app, FastdeskApp):  # macOS: a .md double-clicked in Finder comes as an event
+        app.file_opened.connect(window.open_file)
     _smoke_exit(app)
     return app.exec()
-
-
-class _FileOpenFilter(QObject):
-    """Opens files the OS hands over as QFileOpenEvent (macOS Finder, "Open with")."""
-
-    def __init__(self, window: object) -> None:
-        super().__init__()
-        self._window = window
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
-            self._window.open_file(event.file())  # type: ignore[attr-defined]
-            return True
-        return False
 
 
 def _smoke_exit(app: QApplication) -> None:

@@ -66,6 +66,7 @@ from fastdesk.ui.panes import (
     TargetEditor,
     TargetPreview,
     dropped_files,
+    flat_scroll_bars,
     is_dark,
     plain_text,
 )
@@ -1323,6 +1324,8 @@ class MainWindow(QMainWindow):
             dark = is_dark(self.palette())
             self.source_highlighter.set_dark(dark)
             self.target_highlighter.set_dark(dark)
+            for pane in (self.source, self.target_editor):
+                flat_scroll_bars(pane)
             self.preview.apply_palette()
             self.scheduler.kick()
         super().changeEvent(event)

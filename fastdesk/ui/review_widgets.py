@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -59,7 +59,7 @@ class ReviewMargin(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("")  # tooltips are per block: see event()
         pane.setViewportMargins(MARGIN_WIDTH, 0, 0, 0)
-        pane.installEventFilter(self)
+        pane.resized.connect(self._place)  # type: ignore[attr-defined]
         pane.verticalScrollBar().valueChanged.connect(self.update)
         if isinstance(pane, QPlainTextEdit):
             pane.updateRequest.connect(self._pane_updated)
@@ -80,11 +80,6 @@ class ReviewMargin(QWidget):
         return STATE_STYLES[self._state_of(key)].colour if key else None
 
     # ---- Qt ----------------------------------------------------------------------------------
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.pane and event.type() == QEvent.Type.Resize:
-            self._place()
-        return False
 
     def _place(self) -> None:
         rect = self.pane.contentsRect()

@@ -99,9 +99,9 @@ class SyncScroller(QObject):
         self._leader: object = source
         self._source_index: int | None = None
         self._target_index: int | None = None
-        # Target panes whose cursor or view moved while they applied streamed edits: handled once
-        # after the slice (target_rendered) instead of after each edit, mid-slice.
-        self._moved_cursors: set[int] = set()
+        # Target panes whose view moved while they applied streamed edits: handled once after
+        # the slice (target_rendered) instead of after each edit, mid-slice. (Their cursor
+        # signals are held back during a slice: see Incremental.cursor_moved.)
         self._scrolled: set[int] = set()
         source.verticalScrollBar().valueChanged.connect(self._from_source)
         editor.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(editor))
@@ -132,9 +132,9 @@ class SyncScroller(QObject):
             self._from_target(self._leader)
         self._target_index = None
         self._source_cursor()
-        moved, self._moved_cursors = self._moved_cursors, set()
         for pane in (self.editor, self.preview):
-            if id(pane) in moved:
+            if pane.cursor_moved:
+                pane.cursor_moved = False
                 self._target_cursor(pane)
 
     # ---- scrolling ---------------------------------------------------------------------------
@@ -196,9 +196,6 @@ class SyncScroller(QObject):
         self.preview.show_block(index)
 
     def _target_cursor(self, pane: TargetEditor | TargetPreview) -> None:
-        if pane.editing:  # the stream's edits moved it, not the reader: see target_rendered
-            self._moved_cursors.add(id(pane))
-            return
         index = pane.index_at(pane.textCursor().position()) if pane.shown else None
         if index == self._target_index:
             return

@@ -13,6 +13,14 @@ import pytest
 from tests.ui.uifakes import WordProvider, make_engine_factory
 
 
+@pytest.fixture(scope="session")
+def qapp_cls() -> type:
+    """pytest-qt's QApplication is the app's own class, as in fastdesk.ui.app.run_app."""
+    from fastdesk.ui.app import FastdeskApp
+
+    return FastdeskApp
+
+
 @pytest.fixture
 def provider() -> WordProvider:
     return WordProvider()

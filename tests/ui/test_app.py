@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtGui import QFileOpenEvent, QPalette
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
-from fastdesk.ui.app import _FileOpenFilter, palette
+from fastdesk.ui.app import FastdeskApp, palette
 
 
 def test_dark_and_light_palettes_differ_and_keep_text_readable() -> None:
@@ -23,12 +23,12 @@ def test_a_file_handed_over_by_the_os_is_opened(make_window, tmp_path: Path) -> 
     doc = tmp_path / "from-finder.md"
     doc.write_text("# Opened by the OS\n", encoding="utf-8")
     window = make_window()
-    opener = _FileOpenFilter(window)
     app = QApplication.instance()
-    app.installEventFilter(opener)
+    assert isinstance(app, FastdeskApp)  # tests run on the app's own class (conftest qapp_cls)
+    app.file_opened.connect(window.open_file)
     try:
-        QApplication.sendEvent(app, QFileOpenEvent(str(doc)))
+        assert QApplication.sendEvent(app, QFileOpenEvent(str(doc)))
     finally:
-        app.removeEventFilter(opener)
+        app.file_opened.disconnect(window.open_file)
     source = window.findChild(QPlainTextEdit, "sourceEditor")
     assert source.toPlainText() == "# Opened by the OS\n"
