@@ -760,7 +760,8 @@ class RenderScheduler(QObject):
 
     One timer for both panes, so together they never hold the event loop longer than one slice.
     A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
-    the same turn, so 4 ms leaves room within 16 ms.
+    the same turn (benchmarks/bench_ui.py, three paired runs: a 3 ms budget gave a worst stall
+    of 9.5-11.4 ms against 13.7-19.4 ms with 4 ms, and the stream ended no later).
 
     The pane on screen goes first. A hidden one (the raw editor behind the rendered view, or
     the other way round) is brought up to date once the wanted texts have stayed the same for
@@ -772,7 +773,7 @@ class RenderScheduler(QObject):
     settled = Signal()  # everything wanted is shown, hidden panes included
 
     def __init__(
-        self, parent: QObject | None = None, *, budget_ms: float = 4.0, quiet_ms: float = 250.0
+        self, parent: QObject | None = None, *, budget_ms: float = 3.0, quiet_ms: float = 250.0
     ) -> None:
         super().__init__(parent)
         self.budget = budget_ms / 1000.0

@@ -129,10 +129,12 @@ class EngineWorker(QObject):
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
     def start(self) -> None:
-        # The worker's Python code competes with the GUI thread for the GIL; by default a
-        # thread waits up to 5 ms for it, several times a frame. 1 ms keeps the GUI's waits
-        # short (benchmarks/bench_ui.py: p99 stall ~20 ms → ~10 ms while a document streams).
-        sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
+        # The worker's Python code competes with the GUI thread for the GIL, and PySide lets it
+        # go around every Qt call: by default a thread then waits up to 5 ms to get it back,
+        # many times a frame. 0.5 ms keeps the GUI's waits short (benchmarks/bench_ui.py while
+        # a document streams: 5 ms -> 1 ms took p99 ~20 -> ~10 ms; 1 -> 0.5 ms, six paired
+        # runs: 5 of 6 with no beat over 16 ms instead of 3 of 6; 0.2 ms was worse again).
+        sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # the engine thread allocates a lot: garbage must be collected on the GUI thread only
         self._gc_held = hold_gc_on_gui_thread()
         self._thread.start()
