@@ -1,6 +1,7 @@
 """Window figures against the loopback provider emulator (prints numbers; not a test).
 
-    .venv/bin/python benchmarks/bench_ui.py [--blocks 500] [--edits 10] [--json]
+    .venv/bin/python benchmarks/bench_ui.py [--blocks 500] [--edits 10] [--view rendered|raw]
+                                            [--scroll 0.5] [--json]
 
 Drives the real window offscreen (QT_QPA_PLATFORM=offscreen), its worker thread, the real
 engine and the Groq SDK against tests/emulator.py (echo answers, a fixed time to first token and
@@ -124,7 +125,7 @@ def wait_until(done, timeout: float, *signals) -> bool:
     return done()
 
 
-def run(blocks: int, edits: int) -> dict[str, object]:
+def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
@@ -138,6 +139,9 @@ def run(blocks: int, edits: int) -> dict[str, object]:
         window = MainWindow()
         window.set_language("en")  # echo answers are then correct: no fidelity retries
         window.resize(1280, 800)
+        if (view == "raw") != window.showing_raw:
+            window.toggle_target_view()
+        shown_pane = window.target_editor if view == "raw" else window.preview
         window.show()
         path = Path(home) / "long.md"
         path.write_text(document(blocks), encoding="utf-8")
@@ -150,6 +154,8 @@ def run(blocks: int, edits: int) -> dict[str, object]:
         # timed on its own; the heartbeat then watches the translation stream in.
         QApplication.processEvents()
         open_ms = (time.perf_counter() - opened) * 1000
+        bar = window.source.verticalScrollBar()
+        bar.setValue(round(bar.maximum() * scroll))  # where the reader is (the target follows)
         beat = Heartbeat()
         beat.start()
 
@@ -165,6 +171,8 @@ def run(blocks: int, edits: int) -> dict[str, object]:
         beat.stop()
         first = {
             "blocks": blocks,
+            "view": view,
+            "scroll": scroll,
             "complete": ok,
             "seconds": round(time.perf_counter() - opened, 2),
             "open_ms": round(open_ms, 1),
@@ -192,7 +200,7 @@ def run(blocks: int, edits: int) -> dict[str, object]:
             cut = anchor + len("Paragraph")
             marker = text[start:cut] + word + text[cut:end]
             shown = wait_until(  # in the pane on screen (the hidden one catches up later)
-                lambda m=marker: any(m in seg.text for seg in window.preview.shown),
+                lambda m=marker: any(m in seg.text for seg in shown_pane.shown),
                 10,
                 window.scheduler.rendered,
             )
@@ -246,14 +254,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=500)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--view", choices=("rendered", "raw"), default="rendered")
+    parser.add_argument(
+        "--scroll", type=float, default=0.0, help="the reader's place in the source, 0 to 1"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = run(args.blocks, args.edits)
+    result = run(args.blocks, args.edits, args.view, args.scroll)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     s, k, e = result["streaming"], result["keystroke"], result["stalls_while_editing"]
-    print(f"Opening a {s['blocks']}-block document: {s['open_ms']} ms (source pane, one piece)")
+    print(
+        f"Opening a {s['blocks']}-block document: {s['open_ms']} ms (source pane, one piece);"
+        f" {s['view']} view, reader at {s['scroll']:.0%} of the source"
+    )
     print(
         f"Streaming its translation in ({s['requests']} requests,"
         f" {s['seconds']} s, complete: {s['complete']}):"

@@ -657,17 +657,32 @@ class TargetPreview(QTextBrowser, Incremental):
         return self._starts[index]
 
     def visible_blocks(self) -> list[Extent]:
-        """Blocks on screen with their extent in viewport pixels, for the margin."""
+        """Blocks on screen with their extent in viewport pixels, for the margin.
+
+        A block reaches down to BLOCK_GAP above the next one's top (its last paragraph ends
+        there, or up to 5 px higher above a heading): half the Qt calls of measuring both
+        ends, and each call from the GUI thread may wait for the GIL while the engine streams.
+        """
         if not self.lengths:
             return []
         value = self.verticalScrollBar().value()
         height = self.viewport().height()
-        out: list[Extent] = []
-        for i in range(max(0, self._top_index() - 1), min(len(self.lengths), len(self.shown))):
-            top, bottom = self._extent(i)
-            if top - value > height:
+        doc = self.document()
+        layout = doc.documentLayout()
+        count = min(len(self.lengths), len(self.shown))
+        first = max(0, self._top_index() - 1)
+        tops: list[float] = []
+        for i in range(first, count):
+            tops.append(layout.blockBoundingRect(doc.findBlock(self._starts[i])).top())
+            if tops[-1] - value > height:
                 break
-            if bottom - top > 2 and bottom - value >= 0:
+        else:
+            last = doc.findBlock(self._starts[count] - 1)
+            tops.append(layout.blockBoundingRect(last).bottom() + BLOCK_GAP)
+        out: list[Extent] = []
+        for i, (top, after) in enumerate(itertools.pairwise(tops), start=first):
+            bottom = after - BLOCK_GAP
+            if bottom - top > 2 and bottom - value >= 0 and top - value <= height:
                 out.append((self.shown[i].key, round(top - value), round(bottom - value)))
         return out
 

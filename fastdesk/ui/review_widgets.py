@@ -60,9 +60,10 @@ class ReviewMargin(QWidget):
         self.setToolTip("")  # tooltips are per block: see event()
         pane.setViewportMargins(MARGIN_WIDTH, 0, 0, 0)
         pane.resized.connect(self._place)  # type: ignore[attr-defined]
-        pane.verticalScrollBar().valueChanged.connect(self.update)
+        pane.verticalScrollBar().valueChanged.connect(self._scrolled)
         if isinstance(pane, QPlainTextEdit):
             pane.updateRequest.connect(self._pane_updated)
+        self._colours: dict[str, QColor] = {}
         self._place()
 
     def blocks(self) -> list[tuple[str, int, int]]:
@@ -88,22 +89,30 @@ class ReviewMargin(QWidget):
     def _pane_updated(self, _rect: QRect, dy: int) -> None:
         self.update()
 
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Base))
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        x = (MARGIN_WIDTH - BAR_WIDTH) // 2
-        for key, top, bottom in self.blocks():
-            if not key:
-                continue
-            state = self._state_of(key)
-            colour = QColor(STATE_STYLES[state].colour)
+    def _scrolled(self, _value: int) -> None:
+        # The reader scrolled: follow at once. The pane keeping the reader's place while a
+        # render slice edits above it: the window repaints after the slices (~15 a second).
+        if not getattr(self.pane, "editing", False):
+            self.update()
+
+    def _colour(self, state: str) -> QColor:
+        colour = self._colours.get(state)
+        if colour is None:
+            colour = self._colours[state] = QColor(STATE_STYLES[state].colour)
             if state in QUIET_STATES:
                 colour.setAlpha(90)
-            painter.setBrush(colour)
-            height = max(3, bottom - top - 3)
-            painter.drawRoundedRect(QRect(x, top + 2, BAR_WIDTH, height), 1.5, 1.5)
+        return colour
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Plain bars, one fill each: drawn after render slices while the target streams,
+        where every Qt call from Python may wait for the GIL."""
+        painter = QPainter(self)
+        painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Base))
+        x = (MARGIN_WIDTH - BAR_WIDTH) // 2
+        for key, top, bottom in self.blocks():
+            if key:
+                height = max(3, bottom - top - 3)
+                painter.fillRect(x, top + 2, BAR_WIDTH, height, self._colour(self._state_of(key)))
         painter.end()
 
     def event(self, event: QEvent) -> bool:
