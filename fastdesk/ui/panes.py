@@ -599,10 +599,8 @@ class TargetPreview(QTextBrowser, Incremental):
         del self.lengths[index]
         del self._starts[index + 1]
         self._shift(index + 1, -length)
-        for name in ("_anchor", "_highlighted"):
-            value = getattr(self, name)
-            if value is not None and index <= value:
-                setattr(self, name, None if index == value else value - 1)
+        self._anchor = _index_after_removal(self._anchor, index)
+        self._highlighted = _index_after_removal(self._highlighted, index)
 
     def _put(self, index: int, cursor: QTextCursor, seg: Segment) -> None:
         """Block `index`'s HTML in place of the cursor's selection (or at the cursor).
@@ -706,6 +704,13 @@ class TargetPreview(QTextBrowser, Incremental):
     def tinted_block(self) -> int | None:
         """The index of the block tinted by show_block (None: none)."""
         return self._highlighted
+
+
+def _index_after_removal(kept: int | None, removed: int) -> int | None:
+    """Where block `kept` is once block `removed` is gone (None: it was that block)."""
+    if kept is None or kept < removed:
+        return kept
+    return None if kept == removed else kept - 1
 
 
 # HTML inserted into a paragraph merges its first paragraph into that one, which keeps its own
