@@ -28,7 +28,6 @@ from PySide6.QtGui import (
     QInputMethodEvent,
     QPalette,
     QResizeEvent,
-    QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -621,7 +620,6 @@ class TargetPreview(QTextBrowser, Incremental):
         cursor.insertHtml(_LEAD + self._html(seg))
         length = self.lengths[index] + doc.characterCount() - before
         length += _tidy(doc, start, start + length - 1)
-        _space_after(doc.findBlock(start + length - 1))
         cursor.endEditBlock()
         delta = length - self.lengths[index]
         self.lengths[index] = length
@@ -725,54 +723,49 @@ _PLAIN_CHAR = QTextCharFormat()
 
 def _tidy(doc: QTextDocument, start: int, close: int) -> int:
     """Remove the throwaway first paragraph of a block's run (``start``: its first position,
-    ``close``: its closing paragraph break) and the empty one Qt leaves after a code block.
+    ``close``: its closing paragraph break) and the empty one Qt leaves after a code block, and
+    leave BLOCK_GAP below the last paragraph. Returns the change in the run's length.
 
-    Next to a table a paragraph cannot go: it is emptied and collapsed instead. Returns the
-    change in the run's length.
+    The first paragraph is the lead's one character; next to a table a paragraph cannot go, so
+    there it is emptied and collapsed instead. Positions and characters are read rather than
+    blocks walked: each Qt call made from here may wait for the GIL while the engine streams.
     """
-    lead = doc.findBlock(start)
-    after = lead.position() + lead.length()
-    cursor = QTextCursor(lead)
-    if after <= close and _paragraph_break_before(doc, after):  # a paragraph follows it
-        cursor.setPosition(after, _KEEP)
-    else:
-        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, _KEEP)
-        _collapse(lead)
+    cursor = QTextCursor(doc)
+    cursor.setPosition(start)
+    if start + 2 <= close and doc.characterAt(start + 1) == _BREAK:  # a paragraph follows
+        cursor.setPosition(start + 2, _KEEP)
+    else:  # a table follows, or nothing
+        cursor.setPosition(start + 1, _KEEP)
+        cursor.setBlockFormat(_COLLAPSED)
     removed = cursor.selectionEnd() - cursor.selectionStart()
     cursor.removeSelectedText()
-    last = doc.findBlock(close - removed)
-    if last.position() > start and last.length() <= 1:
-        if _paragraph_break_before(doc, last.position()):
-            cursor = QTextCursor(last)
-            cursor.movePosition(QTextCursor.MoveOperation.PreviousCharacter, _KEEP)
-            cursor.removeSelectedText()
-            removed += 1
-        else:
-            _collapse(last)
+    close -= removed
+    before = doc.characterAt(close - 1) if close - 1 >= start else ""
+    if before == _BREAK:  # an empty last paragraph after another one: merge it away
+        cursor.setPosition(close - 1)
+        cursor.setPosition(close, _KEEP)
+        cursor.removeSelectedText()
+        removed += 1
+        close -= 1
+    elif before == _TABLE_END:  # an empty last paragraph after a table: collapse it
+        cursor.setPosition(close)
+        cursor.setBlockFormat(_COLLAPSED)
+    # Qt drops the bottom margin of code blocks and generated text: the next block would touch
+    cursor.setPosition(close)
+    if cursor.blockFormat().bottomMargin() < BLOCK_GAP:
+        cursor.mergeBlockFormat(_GAP_BELOW)
     return -removed
 
 
-def _paragraph_break_before(doc: QTextDocument, position: int) -> bool:
-    """Does a paragraph end just before `position` (not a table's first or last cell)?"""
-    return position > 0 and doc.characterAt(position - 1) == "\u2029"
-
-
-def _space_after(block: QTextBlock) -> None:
-    """At least BLOCK_GAP below a block's last paragraph: Qt drops the bottom margin of code
-    blocks and generated text, which would leave the next block touching it."""
-    if block.blockFormat().bottomMargin() < BLOCK_GAP:
-        fmt = QTextBlockFormat()
-        fmt.setBottomMargin(BLOCK_GAP)
-        QTextCursor(block).mergeBlockFormat(fmt)
-
-
-def _collapse(block: QTextBlock) -> None:
-    """Make an empty structural paragraph (beside a table) take no visible room."""
-    fmt = QTextBlockFormat()
-    fmt.setTopMargin(0)
-    fmt.setBottomMargin(0)
-    fmt.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
-    QTextCursor(block).setBlockFormat(fmt)
+_BREAK = "\u2029"  # QTextDocument's paragraph separator
+_TABLE_END = "\ufdd1"  # QTextEndOfFrame
+# An empty structural paragraph (beside a table) that takes no visible room.
+_COLLAPSED = QTextBlockFormat()
+_COLLAPSED.setTopMargin(0)
+_COLLAPSED.setBottomMargin(0)
+_COLLAPSED.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+_GAP_BELOW = QTextBlockFormat()
+_GAP_BELOW.setBottomMargin(BLOCK_GAP)
 
 
 class RenderScheduler(QObject):
