@@ -58,11 +58,18 @@ def plain_scroll(edit: QPlainTextEdit, starts: Sequence[int], index: int, fracti
     edit.verticalScrollBar().setValue(round(first + fraction * (after - first)))
 
 
+def _preview_span(preview: TargetPreview, index: int) -> tuple[float, float] | None:
+    """Block `index`'s span for scrolling: the first block starts at the very top (above it is
+    only the document's margin), so a source at its top leaves the target at its top too."""
+    span = preview.block_span(index)
+    return (0.0, span[1]) if span is not None and index == 0 else span
+
+
 def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
     if not preview.lengths:
         return None
     index = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
-    span = preview.block_span(index)
+    span = _preview_span(preview, index)
     if span is None:
         return None
     top, bottom = span
@@ -73,7 +80,7 @@ def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
 def preview_scroll(preview: TargetPreview, index: int, fraction: float) -> None:
     if not preview.lengths:
         return
-    span = preview.block_span(_clamp(index, 0, len(preview.lengths) - 1))
+    span = _preview_span(preview, _clamp(index, 0, len(preview.lengths) - 1))
     if span is not None:
         top, bottom = span
         preview.verticalScrollBar().setValue(round(top + fraction * (bottom - top)))

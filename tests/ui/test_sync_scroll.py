@@ -148,3 +148,23 @@ def test_when_the_target_leads_the_source_follows_it_after_a_re_render(qtbot) ->
     assert sync._leader is editor
     assert editor.firstVisibleBlock().text() == "Paragraph 60."
     assert source.firstVisibleBlock().text() == "Paragraph 60."
+
+
+def test_a_source_at_its_top_keeps_the_rendered_target_at_its_top(qtbot) -> None:
+    """Not scrolled down by the document margin above the first block (which hid the top of the
+    first heading and made every render slice re-anchor the view)."""
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+        widget.resize(500, 300)
+        widget.show()
+    segs = [segment(f"b{i}", f"## Titre {i}\n\nParagraphe {i}.\n\n") for i in range(60)]
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: preview)
+    sync.set_source_blocks(segs)
+    preview.want(segs)
+    finish(preview, sync)
+    assert preview.verticalScrollBar().maximum() > 0
+    assert preview.verticalScrollBar().value() == 0
+    source.verticalScrollBar().setValue(40)  # and following the source down still works
+    assert preview.verticalScrollBar().value() > 0
