@@ -488,6 +488,7 @@ class TargetPreview(QTextBrowser, Incremental):
         self._plain: tuple[Segment, ...] = ()
         self._starts: list[int] = [0]
         self._highlighted: int | None = None
+        self._retint = False  # the tinted block's text changed: tint it again after the step
         self._anchor: int | None = None  # the block at the top of the view while a step edits
         self._anchor_offset = 0.0
         self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
@@ -545,8 +546,9 @@ class TargetPreview(QTextBrowser, Incremental):
         if self._anchor is not None:
             top = self._extent(self._anchor)[0]
             self.verticalScrollBar().setValue(round(top + self._anchor_offset))
-        if self._highlighted is not None:
-            self.show_block(self._highlighted)  # its range moved or was rewritten
+        if self._retint:  # the tinted block was rewritten or removed (moves need nothing:
+            self._retint = False  # the selection's cursors follow edits elsewhere)
+            self.show_block(self._highlighted)
 
     def _replace(self, index: int, seg: Segment) -> None:
         start = self._starts[index]
@@ -581,11 +583,9 @@ class TargetPreview(QTextBrowser, Incremental):
         start, length = self._starts[index], self.lengths[index]
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        if len(self.lengths) == 1:  # the last one: an empty document, formats reset
+        if len(self.lengths) == 1:  # the last one (the next put resets the formats left)
             cursor.select(QTextCursor.SelectionType.Document)
             cursor.removeSelectedText()
-            cursor.setBlockFormat(_PLAIN_BLOCK)
-            cursor.setBlockCharFormat(_PLAIN_CHAR)
         elif index == len(self.lengths) - 1:  # the final break stays: take the one before it
             cursor.setPosition(start - 1)
             cursor.setPosition(start + length - 1, _KEEP)
@@ -599,6 +599,7 @@ class TargetPreview(QTextBrowser, Incremental):
         del self._starts[index + 1]
         self._shift(index + 1, -length)
         self._anchor = _index_after_removal(self._anchor, index)
+        self._retint = self._retint or index == self._highlighted
         self._highlighted = _index_after_removal(self._highlighted, index)
 
     def _put(self, index: int, cursor: QTextCursor, seg: Segment) -> None:
@@ -610,6 +611,7 @@ class TargetPreview(QTextBrowser, Incremental):
         doc = self.document()
         before = doc.characterCount()
         start = self._starts[index]
+        self._retint = self._retint or index == self._highlighted
         cursor.beginEditBlock()
         cursor.removeSelectedText()
         # The paragraph left there keeps the formats of what stood there (or, new, of the one

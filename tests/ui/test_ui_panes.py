@@ -264,3 +264,26 @@ def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
     formats = edit.document().firstBlock().layout().formats()
     code = [f for f in formats if f.format.fontFixedPitch()]
     assert [(f.start, f.length) for f in code] == [(5, 6)]  # two emoji = 4 units, a space
+
+
+def test_the_tint_follows_its_block_through_edits_and_goes_with_it(qtbot) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    segs = paragraphs(6)
+    preview.want(segs)
+    settle(preview, qtbot)
+    preview.show_block(3)
+
+    def tinted() -> str:
+        (selection,) = preview.extraSelections()
+        return selection.cursor.selectedText().rstrip("\u2029")
+
+    assert tinted() == "Paragraph 3 of the translation."
+    segs[1] = segment("b1", "A much longer block above.\n\n" * 3)  # above it: moves it
+    segs[3] = segment("b3", "Paragraphe 3, retraduit.\n\n")  # the block itself, rewritten
+    preview.want(segs)
+    settle(preview, qtbot)
+    assert tinted() == "Paragraphe 3, retraduit."
+    preview.want(segs[:3] + segs[4:])  # and removed: no tint left behind
+    settle(preview, qtbot)
+    assert preview.tinted_block is None and preview.extraSelections() == []
