@@ -74,6 +74,7 @@ from fastdesk.ui.review_controller import SIMPLIFY_KEY, ReviewController, review
 from fastdesk.ui.review_widgets import ReviewBar, ReviewMargin
 from fastdesk.ui.status import StatusPanel
 from fastdesk.ui.sync_scroll import SyncScroller
+from fastdesk.ui.threads import gui_first
 from fastdesk.ui.worker import (
     EngineFactory,
     EngineWorker,
@@ -406,6 +407,10 @@ class MainWindow(QMainWindow):
 
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
+        with gui_first():
+            self._apply_batch(batch)
+
+    def _apply_batch(self, batch: WorkerBatch) -> None:
         if batch.doc is not None:
             self.review_ctl.set_doc(batch.doc, batch.revision)
         review_changed = self.review_ctl.apply_events(batch.events)

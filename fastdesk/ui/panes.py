@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from fastdesk.target import TargetView
 from fastdesk.ui import render
 from fastdesk.ui.render import Segment
+from fastdesk.ui.threads import gui_first
 
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
 
@@ -101,6 +102,8 @@ def flat_scroll_bars(area: QAbstractScrollArea) -> None:
     )
     for bar in (area.verticalScrollBar(), area.horizontalScrollBar()):
         bar.setStyleSheet(sheet)
+        # The sheet's background fills the bar: nothing beneath it needs repainting with it.
+        bar.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
 
 def _fixed_font() -> object:
@@ -812,6 +815,10 @@ class RenderScheduler(QObject):
         return all(pane.settled for pane, _shown in self._panes)
 
     def _tick(self) -> None:
+        with gui_first():
+            self._slice()
+
+    def _slice(self) -> None:
         now = time.perf_counter()
         deadline = now + self.budget
         visible = [p for p, shown in self._panes if shown() and not p.settled]

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.review import STATE_STYLES, ReviewSummary
+from fastdesk.ui.threads import gui_first
 
 MARGIN_WIDTH = 10
 BAR_WIDTH = 4
@@ -53,6 +54,9 @@ class ReviewMargin(QWidget):
     ) -> None:
         super().__init__(pane)
         self.setObjectName("reviewMargin")
+        # It fills every pixel it is asked to paint: Qt then leaves the pane, the stack, the
+        # splitter and the window beneath it alone (~0.5 ms a repaint of theirs, while streaming).
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.pane = pane
         self._state_of = state_of
         self._tooltip_of = tooltip_of
@@ -106,6 +110,10 @@ class ReviewMargin(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         """Plain bars, one fill each: drawn after render slices while the target streams,
         where every Qt call from Python may wait for the GIL."""
+        with gui_first():
+            self._paint(event)
+
+    def _paint(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Base))
         x = (MARGIN_WIDTH - BAR_WIDTH) // 2

@@ -11,8 +11,9 @@ import asyncio
 import concurrent.futures
 import contextlib
 import gc
+import selectors
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import shiboken6
@@ -26,7 +27,9 @@ __all__ = [
     "AsyncRunner",
     "collect_due_garbage",
     "error_text",
+    "gui_first",
     "hold_gc_on_gui_thread",
+    "polite_event_loop",
     "release_gc_hold",
 ]
 
@@ -88,6 +91,44 @@ def collect_due_garbage() -> int:
         if thresholds[0] and counts[generation] > thresholds[generation]:
             return gc.collect(generation)
     return 0
+
+
+# PySide lets the GIL go around every Qt call. While a loop thread of ours runs Python (httpcore
+# reading a stream), each call the GUI thread makes then waits up to a switch interval to get it
+# back: a slice of a dozen Qt calls takes 6-13 ms instead of 1-3 (docs/performance.md). So while
+# the GUI thread does such work (`gui_first`), our loop threads wait at the top of their next
+# turn; MAX_YIELD_S bounds each wait, so a loop thread always moves on.
+MAX_YIELD_S = 0.01
+_gui_free = threading.Event()
+_gui_free.set()
+
+
+@contextlib.contextmanager
+def gui_first() -> Iterator[None]:
+    """Around GUI-thread work that makes many Qt calls: loop threads hold back until it ends."""
+    if not _gui_free.is_set():  # nested
+        yield
+        return
+    _gui_free.clear()
+    try:
+        yield
+    finally:
+        _gui_free.set()
+
+
+class _PoliteSelector(selectors.DefaultSelector):  # type: ignore[misc, valid-type]
+    """The loop's selector: after each wait for I/O, let the GUI thread finish its work first."""
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = super().select(timeout)
+        if not _gui_free.is_set():
+            _gui_free.wait(MAX_YIELD_S)
+        return ready
+
+
+def polite_event_loop() -> asyncio.AbstractEventLoop:
+    """An event loop for a thread beside the GUI's, that gives way while `gui_first` is held."""
+    return asyncio.SelectorEventLoop(_PoliteSelector())
 
 
 class AsyncRunner(QObject):

@@ -37,7 +37,7 @@ from fastdesk.events import (
     RequestDone,
 )
 from fastdesk.ui.render import Segment, segment, segments_of
-from fastdesk.ui.threads import hold_gc_on_gui_thread, release_gc_hold
+from fastdesk.ui.threads import hold_gc_on_gui_thread, polite_event_loop, release_gc_hold
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -98,7 +98,7 @@ class EngineWorker(QObject):
         self._engine_factory = engine_factory
         self._session_factory = session_factory
         self.flush_interval = flush_interval
-        self._loop = asyncio.new_event_loop()
+        self._loop = polite_event_loop()
         self._thread = threading.Thread(target=self._main, name="fastdesk-engine", daemon=True)
         # loop-thread state
         self._engine: Any = None

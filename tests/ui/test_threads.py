@@ -1,0 +1,60 @@
+"""Loop threads beside the GUI's give way while the GUI thread holds `gui_first`."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from fastdesk.ui import threads
+from fastdesk.ui.threads import gui_first, polite_event_loop
+
+
+@pytest.fixture
+def loop() -> Iterator[object]:
+    loop = polite_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(2)
+    loop.close()
+
+
+def test_a_loop_thread_waits_for_the_gui_thread_then_goes_on(loop, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+    ran = threading.Event()
+    with gui_first():
+        loop.call_soon_threadsafe(ran.set)
+        assert not ran.wait(0.1)  # held back while the GUI thread works
+    assert ran.wait(2.0)  # and let go as soon as it is done, long before MAX_YIELD_S
+
+
+def test_a_loop_thread_never_waits_longer_than_max_yield(loop, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 0.05)
+    ran = threading.Event()
+    with gui_first():
+        started = time.monotonic()
+        loop.call_soon_threadsafe(ran.set)
+        assert ran.wait(5.0)  # the GUI thread still holds it: no starving
+        assert time.monotonic() - started >= 0.045  # but it did wait
+
+
+def test_nested_holds_end_with_the_outer_one(loop, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+    ran = threading.Event()
+    with gui_first():
+        with gui_first():
+            pass
+        loop.call_soon_threadsafe(ran.set)
+        assert not ran.wait(0.1)
+    assert ran.wait(2.0)
+
+
+def test_without_a_hold_the_loop_runs_at_once(loop, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+    ran = threading.Event()
+    loop.call_soon_threadsafe(ran.set)
+    assert ran.wait(2.0)
