@@ -42,7 +42,10 @@ __all__ = [
 # collection, or in BindingManager::runDeletionInMainThread on the GUI thread). So while a Python
 # thread of ours is alive, automatic collection is off and a GUI-thread timer collects instead.
 
-GC_EVERY_MS = 100
+# Every 25 ms, not 100: a collection's pause grows with the objects made since the last one,
+# and the engine thread makes ~5,000 a tenth of a second while a document streams in
+# (benchmarks/bench_ui.py: longest pause 7-20 ms at 100 ms, 5-9 ms at 25 ms; the same total).
+GC_EVERY_MS = 25
 _gc_holders = 0
 _gc_was_enabled = False
 _gc_timer: QTimer | None = None
