@@ -402,7 +402,10 @@ def pluck(obj: Any, *path: str) -> Any:
     for name in path:
         if obj is None:
             return None
-        obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        if type(obj) is dict:  # JSON: skip the slow Mapping check (once per streamed token)
+            obj = obj.get(name)
+        else:
+            obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
     return obj
 
 
@@ -514,7 +517,8 @@ async def stream_events(
                     reason = pluck(choice, "finish_reason")
                     if reason:
                         finish = str(reason)
-                usage = chunk_usage(chunk) or usage
+                if '"usage"' in data:  # in the last event only: the others skip the lookups
+                    usage = chunk_usage(chunk) or usage
             if text:
                 yield TextDelta("".join(text))
             if done:
@@ -533,6 +537,8 @@ def _chunk(provider: str, data: str, secrets: Iterable[str | None]) -> Any:
         chunk = json.loads(data)
     except ValueError:
         raise ConnectionFailedError(provider, "malformed event in the stream") from None
+    if '"error"' not in data:  # the usual event: no error to look for
+        return chunk
     if isinstance(chunk, Mapping) and chunk.get("error"):
         raise from_error_body(provider, chunk, None, None, secrets)
     groq_error = pluck(chunk, "x_groq", "error")
