@@ -26,6 +26,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -100,6 +101,39 @@ class Heartbeat:
         }
 
 
+def cpu_seconds(stat: str) -> float | None:
+    """User + system CPU time from a /proc stat file (Linux only; None elsewhere)."""
+    try:
+        fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_now(emulator_pid: int | None) -> dict[str, float | None]:
+    """CPU used so far by the GUI thread, the engine thread and the emulator's process.
+
+    Why: on a 2-core machine they compete for the cores (and the two threads for the GIL);
+    the figures say how busy the machine was while the stalls were measured.
+    """
+    threads = {t.name: t.native_id for t in threading.enumerate()}
+    gui = threading.main_thread().native_id
+    engine = threads.get("fastdesk-engine")
+    return {
+        "gui": cpu_seconds(f"/proc/self/task/{gui}/stat"),
+        "engine": cpu_seconds(f"/proc/self/task/{engine}/stat") if engine else None,
+        "emulator": cpu_seconds(f"/proc/{emulator_pid}/stat") if emulator_pid else None,
+    }
+
+
+def cpu_used(before: dict[str, float | None], after: dict[str, float | None]) -> dict:
+    out: dict[str, float | None] = {}
+    for name, start in before.items():
+        end = after.get(name)
+        out[name] = None if start is None or end is None else round(end - start, 2)
+    return out
+
+
 def wait_until(done, timeout: float, *signals) -> bool:
     """Run the event loop (idle like the app's, not a busy loop) until done() holds.
 
@@ -168,6 +202,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
         bar = window.source.verticalScrollBar()
         bar.setValue(round(bar.maximum() * scroll))  # where the reader is (the target follows)
         beat = Heartbeat()
+        cpu_before = cpu_now(emu.pid)
         beat.start()
 
         def all_shown() -> bool:
@@ -180,6 +215,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
 
         ok = wait_until(all_shown, 120, window.target_updated)
         beat.stop()
+        cpu = cpu_used(cpu_before, cpu_now(emu.pid))
         first = {
             "blocks": blocks,
             "view": view,
@@ -188,6 +224,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
             "seconds": round(time.perf_counter() - opened, 2),
             "open_ms": round(open_ms, 1),
             "requests": len(emu.chat_bodies()),
+            "cpu_s": cpu,
             **beat.summary(),
         }
 
@@ -289,6 +326,10 @@ def main() -> int:
         f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
         f" beats over 16 ms: {s['over_16ms']} of {s['beats']}"
     )
+    cpu = s["cpu_s"]
+    if any(v is not None for v in cpu.values()):
+        shown = ", ".join(f"{name} {v} s" for name, v in cpu.items() if v is not None)
+        print(f"  CPU meanwhile ({os.cpu_count()} cores): {shown}")
     print(f"Keystroke to translated block ({k['edits']} edits, all shown: {k['all_shown']}):")
     print(
         f"  total p50 {k['total_ms_p50']} ms, worst {k['total_ms_worst']} ms"

@@ -1009,6 +1009,11 @@ class EmulatorProcess:
     def groq_base_url(self) -> str:
         return self.url
 
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (for measuring its CPU time)."""
+        return None if self._process is None else self._process.pid
+
     def chat_bodies(self) -> list[dict[str, Any]]:
         self._conn.send(("bodies",))
         return self._conn.recv()
