@@ -58,3 +58,45 @@ def test_without_a_hold_the_loop_runs_at_once(loop, monkeypatch) -> None:
     ran = threading.Event()
     loop.call_soon_threadsafe(ran.set)
     assert ran.wait(2.0)
+
+
+class FakeGc:
+    """Counts and thresholds as given; records which generation was collected."""
+
+    def __init__(self, counts: tuple[int, int, int]) -> None:
+        self.counts = counts
+        self.collected: list[int] = []
+
+    def get_count(self) -> tuple[int, int, int]:
+        return self.counts
+
+    def get_threshold(self) -> tuple[int, int, int]:
+        return (700, 10, 10)
+
+    def collect(self, generation: int) -> int:
+        self.collected.append(generation)
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("counts", "busy", "expected"),
+    [
+        ((800, 11, 0), False, [1]),  # quiet: as CPython would
+        ((800, 11, 0), True, [0]),  # rendering: the young only
+        ((800, 51, 0), True, [1]),  # but not forever
+        ((800, 0, 11), True, [0]),
+        ((800, 0, 11), False, [2]),
+        ((100, 11, 0), True, []),  # nothing due
+    ],
+)
+def test_older_generations_wait_while_the_gui_thread_renders(
+    monkeypatch, counts, busy, expected
+) -> None:
+    fake = FakeGc(counts)
+    monkeypatch.setattr(threads, "gc", fake)
+    monkeypatch.setattr(threads, "_gui_worked", -1e9)
+    if busy:
+        with gui_first():
+            pass
+    threads.collect_due_garbage()
+    assert fake.collected == expected
