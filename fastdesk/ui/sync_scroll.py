@@ -122,6 +122,7 @@ class SyncScroller(QObject):
     def set_source_blocks(self, blocks: Sequence[Segment]) -> None:
         self._starts = [0, *itertools.accumulate(b.qlen for b in blocks)]
         self._source_index = None
+        self._target_index = None  # the same index may now stand for another source range
         self._source_cursor()
 
     def source_block_index(self, position: int) -> int | None:
@@ -137,7 +138,6 @@ class SyncScroller(QObject):
             self._from_source()
         elif id(self._leader) in scrolled:
             self._from_target(self._leader)
-        self._target_index = None
         self._source_cursor()
         for pane in (self.editor, self.preview):
             if pane.cursor_moved:

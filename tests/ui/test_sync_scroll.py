@@ -47,10 +47,19 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
         return index_at(position)
 
     editor.index_at = counting  # type: ignore[method-assign]
+    tints: list[tuple[int, int]] = []
+    show_block = source.show_block
+
+    def tint(start: int, end: int) -> None:
+        tints.append((start, end))
+        show_block(start, end)
+
+    source.show_block = tint  # type: ignore[method-assign]
     # Blocks above the cursor grow, a few edits: each moves the reader's cursor down.
     editor.want(blocks(20, first="A much longer first block.\n" * 5 + "\n"))
     finish(editor, sync)
     assert lookups_while_editing == 0
+    assert tints == []  # the cursor stayed in its block: the source's tint stands
     # ...and once the slice is over, the source still highlights the cursor's block.
     selection = source.extraSelections()
     assert len(selection) == 1

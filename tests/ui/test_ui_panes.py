@@ -328,3 +328,16 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     qtbot.waitUntil(lambda: bar in paints.seen and margin in paints.seen)
     qtbot.wait(20)
     assert preview not in paints.seen
+
+
+def test_the_preview_cursor_stays_put_while_blocks_fill_in_after_it(qtbot) -> None:
+    """A cursor riding along with the fill moved into a new block after every slice, and the
+    source pane re-tinted the block under it each time."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.want(paragraphs(60))
+    settle(preview, qtbot)
+    assert preview.textCursor().position() == 0 and not preview.cursor_moved
+    preview.apply_palette()  # re-renders from empty: the same again
+    settle(preview, qtbot)
+    assert preview.textCursor().position() == 0 and not preview.cursor_moved
