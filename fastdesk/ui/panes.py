@@ -509,12 +509,6 @@ class TargetPreview(QTextBrowser, Incremental):
         self._anchor = None
         self._highlighted = None
         self.clear()
-        # The cursor stays put when a block is put at its position (the end of a document that
-        # fills up): riding along, it moved into a new block after every slice, and the source
-        # pane re-tinted "the block under the target's cursor" each time (~100 times a fill).
-        cursor = self.textCursor()
-        cursor.setKeepPositionOnInsert(True)
-        self.setTextCursor(cursor)
         self.want(self._plain)
 
     def want(self, segments: Sequence[Segment]) -> None:
