@@ -135,7 +135,15 @@ class SyncScroller(QObject):
         target leads and kept its reader's place, the source follows it."""
         scrolled, self._scrolled = self._scrolled, set()
         if self._leader is self.source:
-            self._from_source()
+            # The target only makes up for blocks that grew above the reader's place: a scroll
+            # of the stream's, not the reader's (the review margin then repaints with the next
+            # render, not once more now).
+            target = self._target_shown()
+            target.editing = True
+            try:
+                self._from_source()
+            finally:
+                target.editing = False
         elif id(self._leader) in scrolled:
             self._from_target(self._leader)
         self._source_cursor()

@@ -177,3 +177,38 @@ def test_a_source_at_its_top_keeps_the_rendered_target_at_its_top(qtbot) -> None
     assert preview.verticalScrollBar().value() == 0
     source.verticalScrollBar().setValue(40)  # and following the source down still works
     assert preview.verticalScrollBar().value() > 0
+
+
+def test_the_margin_follows_the_reader_at_once_and_the_catch_up_with_the_next_render(qtbot) -> None:
+    """After a render slice sync scrolls the target to make up for blocks that grew above the
+    reader's place; the content on screen stays put, so the margin need not repaint at once."""
+    from fastdesk.ui.review_widgets import ReviewMargin
+
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+        widget.resize(500, 300)
+        widget.show()
+    margin = ReviewMargin(preview, lambda key: "machine", lambda key: "")
+    updates = []
+    margin.update = lambda *args: updates.append(args)  # type: ignore[method-assign]
+    segs = blocks(80)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: preview)
+    sync.set_source_blocks(segs)
+    preview.want(segs)
+    while not preview.step(time.perf_counter() + 1):
+        pass
+    sync.target_rendered()
+    updates.clear()
+    source.verticalScrollBar().setValue(2 * 40)  # the reader scrolls: the margin follows now
+    assert updates
+    value = preview.verticalScrollBar().value()
+    bar = preview.verticalScrollBar()
+    bar.blockSignals(True)
+    bar.setValue(0)  # (out of step, as after blocks above grew)
+    bar.blockSignals(False)
+    updates.clear()
+    sync.target_rendered()
+    assert preview.verticalScrollBar().value() == value  # caught up...
+    assert updates == []  # ...without a repaint of its own
