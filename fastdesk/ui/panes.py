@@ -240,7 +240,7 @@ class Incremental:
             self.editing = False
             if self.textCursor().position() != cursor:  # type: ignore[attr-defined]
                 self.cursor_moved = True
-        return not render.diff(self.shown, self.wanted) and self._settle()
+        return render.same_texts(self.shown, self.wanted) and self._settle()
 
     def _settle(self) -> bool:
         """Same texts: take the wanted segments as shown, so that their block ids are current

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from fastdesk.ui import render
-from fastdesk.ui.render import Segment, diff, segment, segments_of
+from fastdesk.ui.render import Segment, diff, same_texts, segment, segments_of
 
 
 def segs(*texts: str) -> list[Segment]:
@@ -76,3 +76,26 @@ def test_stylesheet_fills_palette_colours() -> None:
 def test_block_html_is_cached_markdown() -> None:
     assert "<h2>" in render.block_html("## Title\n")
     assert render.block_html("| a |\n|---|\n| 1 |\n").count("<td>") == 1
+
+
+def test_a_fill_that_streams_as_it_grows_is_per_block_edits_and_one_insertion() -> None:
+    full = [segment(f"b{i}", f"Paragraph {i}.\n\n") for i in range(500)]
+    shown = [*full[:200]]
+    shown[80] = segment("b80", "Paragr")  # still streaming when it was shown
+    shown[150] = segment("b150", "Para")
+    ops = diff(shown, full)
+    assert ops == [(80, 81, 80, 81), (150, 151, 150, 151), (200, 200, 200, 500)]
+    assert [s.text for s in apply(shown, full)] == [s.text for s in full]
+    # and the other way round: blocks gone from the end, one still changing
+    fewer = [*full[:300]]
+    fewer[10] = segment("b10", "Shorter.\n\n")
+    assert diff(full, fewer) == [(10, 11, 10, 11), (300, 500, 300, 300)]
+
+
+def test_same_texts_is_an_empty_diff() -> None:
+    rng = random.Random(11)
+    words = ["a\n", "b\n", "c\n"]
+    for _ in range(200):
+        old = [segment(f"k{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
+        new = [segment(f"j{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
+        assert same_texts(old, new) == (diff(old, new) == [])
