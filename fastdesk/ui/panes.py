@@ -462,9 +462,9 @@ class TargetEditor(QPlainTextEdit, Incremental):
 class TargetPreview(QTextBrowser, Incremental):
     """The rendered target: each block's HTML as a run of paragraphs, found by position.
 
-    Blocks are kept apart by position, as in the raw editor: ``lengths[i]`` is how many document
-    characters block i holds (its closing paragraph break included), so its start is the sum of
-    the lengths before it. The first design gave each block a QTextFrame; Qt's layout and
+    Blocks are kept apart by position, as in the raw editor: ``starts()[i]`` is the document
+    position where block i begins, and it runs (its closing paragraph break included) to where
+    the next one begins. The first design gave each block a QTextFrame; Qt's layout and
     painting then walk every child frame of the document on each edit and each repaint (perf:
     QTextFrame::iterator under doLayout and draw), so with 500 blocks an edit cost ~2 ms and a
     repaint ~3 ms, several times what runs of paragraphs cost (tests/ui/test_ui_panes.py holds
@@ -486,7 +486,6 @@ class TargetPreview(QTextBrowser, Incremental):
         self.setObjectName("targetPreview")
         self.setOpenExternalLinks(True)
         self.setUndoRedoEnabled(False)
-        self.lengths: list[int] = []
         self.expansions: dict[str, str] = {}
         self._plain: tuple[Segment, ...] = ()
         self._starts: list[int] = [0]
@@ -504,7 +503,6 @@ class TargetPreview(QTextBrowser, Incremental):
         self.document().setDefaultStyleSheet(render.stylesheet(dark))
         self.document().setDocumentMargin(12)
         self.shown.clear()
-        self.lengths.clear()
         self._starts = [0]
         self._anchor = None
         self._highlighted = None
@@ -557,22 +555,21 @@ class TargetPreview(QTextBrowser, Incremental):
         start = self._starts[index]
         cursor = QTextCursor(self.document())
         cursor.setPosition(start)
-        cursor.setPosition(start + self.lengths[index] - 1, _KEEP)
+        cursor.setPosition(self._starts[index + 1] - 1, _KEEP)
         self._put(index, cursor, seg)
 
     def _insert(self, index: int, seg: Segment) -> None:
         """An empty paragraph at the block's place (one character), then its HTML in it."""
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        if index < len(self.lengths):
+        if index < self.block_count:
             cursor.setPosition(self._starts[index])
             cursor.insertBlock()
             cursor.setPosition(self._starts[index])
-        elif self.lengths:
+        elif self.block_count:
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertBlock()
         # (into an empty document: its one empty paragraph is the place)
-        self.lengths.insert(index, 1)
         self._starts.insert(index + 1, self._starts[index] + 1)
         self._shift(index + 2, 1)
         if self._anchor is not None and index <= self._anchor:
@@ -583,13 +580,13 @@ class TargetPreview(QTextBrowser, Incremental):
         cursor.endEditBlock()
 
     def _remove(self, index: int) -> None:
-        start, length = self._starts[index], self.lengths[index]
+        start, length = self._starts[index], self._length(index)
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        if len(self.lengths) == 1:  # the last one (the next put resets the formats left)
+        if self.block_count == 1:  # the last one (the next put resets the formats left)
             cursor.select(QTextCursor.SelectionType.Document)
             cursor.removeSelectedText()
-        elif index == len(self.lengths) - 1:  # the final break stays: take the one before it
+        elif index == self.block_count - 1:  # the final break stays: take the one before it
             cursor.setPosition(start - 1)
             cursor.setPosition(start + length - 1, _KEEP)
             cursor.removeSelectedText()
@@ -598,7 +595,6 @@ class TargetPreview(QTextBrowser, Incremental):
             cursor.setPosition(start + length, _KEEP)
             cursor.removeSelectedText()
         cursor.endEditBlock()
-        del self.lengths[index]
         del self._starts[index + 1]
         self._shift(index + 1, -length)
         self._anchor = _index_after_removal(self._anchor, index)
@@ -613,7 +609,7 @@ class TargetPreview(QTextBrowser, Incremental):
         """
         doc = self.document()
         before = doc.characterCount()
-        start = self._starts[index]
+        start, old = self._starts[index], self._length(index)
         self._retint = self._retint or index == self._highlighted
         cursor.beginEditBlock()
         cursor.removeSelectedText()
@@ -623,12 +619,23 @@ class TargetPreview(QTextBrowser, Incremental):
         cursor.setBlockCharFormat(_PLAIN_CHAR)
         cursor.setCharFormat(_PLAIN_CHAR)
         cursor.insertHtml(_LEAD + self._html(seg))
-        length = self.lengths[index] + doc.characterCount() - before
+        length = old + doc.characterCount() - before
         length += _tidy(doc, start, start + length - 1)
         cursor.endEditBlock()
-        delta = length - self.lengths[index]
-        self.lengths[index] = length
-        self._shift(index + 1, delta)
+        self._shift(index + 1, length - old)
+
+    @property
+    def block_count(self) -> int:
+        return len(self._starts) - 1
+
+    @property
+    def lengths(self) -> list[int]:
+        """How many document characters each block holds (its closing paragraph break
+        included): derived from the block starts, the one record of where blocks are."""
+        return [b - a for a, b in itertools.pairwise(self._starts)]
+
+    def _length(self, index: int) -> int:
+        return self._starts[index + 1] - self._starts[index]
 
     def _shift(self, first: int, delta: int) -> None:
         if delta:
@@ -664,13 +671,13 @@ class TargetPreview(QTextBrowser, Incremental):
         there, or up to 5 px higher above a heading): half the Qt calls of measuring both
         ends, and each call from the GUI thread may wait for the GIL while the engine streams.
         """
-        if not self.lengths:
+        if not self.block_count:
             return []
         value = self.verticalScrollBar().value()
         height = self.viewport().height()
         doc = self.document()
         layout = doc.documentLayout()
-        count = min(len(self.lengths), len(self.shown))
+        count = min(self.block_count, len(self.shown))
         first = max(0, self._top_index() - 1)
         tops: list[float] = []
         for i in range(first, count):
@@ -689,19 +696,20 @@ class TargetPreview(QTextBrowser, Incremental):
 
     def block_span(self, index: int) -> tuple[float, float] | None:
         """Top and bottom (pixels, document coordinates) of block `index`."""
-        if not 0 <= index < len(self.lengths):
+        if not 0 <= index < self.block_count:
             return None
         return self._extent(index)
 
     def show_block(self, index: int | None) -> None:
         """Tint the block under the other pane's cursor."""
-        if index is None or not 0 <= index < len(self.lengths):
+        if index is None or not 0 <= index < self.block_count:
             self._highlighted = None
             self.setExtraSelections([])
             return
         self._highlighted = index
-        start = self._starts[index]
-        self.setExtraSelections(_range_selection(self, start, start + self.lengths[index]))
+        self.setExtraSelections(
+            _range_selection(self, self._starts[index], self._starts[index + 1])
+        )
 
     @property
     def tinted_block(self) -> int | None:

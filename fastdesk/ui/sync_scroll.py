@@ -66,7 +66,7 @@ def _preview_span(preview: TargetPreview, index: int) -> tuple[float, float] | N
 
 
 def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
-    if not preview.lengths:
+    if not preview.block_count:
         return None
     index = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
     span = _preview_span(preview, index)
@@ -78,9 +78,9 @@ def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
 
 
 def preview_scroll(preview: TargetPreview, index: int, fraction: float) -> None:
-    if not preview.lengths:
+    if not preview.block_count:
         return
-    span = _preview_span(preview, _clamp(index, 0, len(preview.lengths) - 1))
+    span = _preview_span(preview, _clamp(index, 0, preview.block_count - 1))
     if span is not None:
         top, bottom = span
         preview.verticalScrollBar().setValue(round(top + fraction * (bottom - top)))
