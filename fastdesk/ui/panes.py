@@ -195,8 +195,9 @@ class Incremental:
         self.wanted: tuple[Segment, ...] = ()
         self._settled = True
         self._mark = 0.0  # when the last edit of the current step ended
-        # True while ``step`` edits the widget: its scroll signals then come from the stream,
-        # not the reader (SyncScroller ignores them and catches up once per slice).
+        # True while ``step`` edits the widget, or SyncScroller catches up after a step: its
+        # scroll signals then come from the stream, not the reader (SyncScroller ignores them
+        # and catches up once per slice; the review margin repaints with the next render).
         self.editing = False
         # The last step moved the text cursor. The pane's own signals are held back while a
         # step edits: each would be a call into Python, and every call into Python from Qt

@@ -181,10 +181,12 @@ class SyncScroller(QObject):
                 plain_scroll(self.editor, self.editor.starts(), *anchor)
 
     def _from_target(self, pane: object) -> None:
+        if self._guard:  # our own scroll (also the catch-up in target_rendered)
+            return
         if getattr(pane, "editing", False):  # the stream moved it: see target_rendered
             self._scrolled.add(id(pane))
             return
-        if self._guard or not self.enabled or pane is not self._target_shown():
+        if not self.enabled or pane is not self._target_shown():
             return
         self._leader = pane
         bar = pane.verticalScrollBar()  # type: ignore[attr-defined]
