@@ -44,6 +44,7 @@ from fastdesk.providers.base import (
     TextDelta,
     Usage,
 )
+from fastdesk.providers.transport import StreamingTransport, proxy_mounts
 
 DEFAULT_CONNECT_TIMEOUT = 5.0
 DEFAULT_READ_TIMEOUT = 20.0
@@ -63,13 +64,14 @@ def make_timeout(
 
 
 def make_http_client(timeout: httpx.Timeout, **kwargs: Any) -> httpx.AsyncClient:
-    """One HTTP/1.1 keep-alive client per provider instance."""
+    """One HTTP/1.1 keep-alive client per provider instance, over :mod:`.transport` (a streamed
+    answer comes up one socket read at a time, not one token at a time)."""
     limits = httpx.Limits(
         max_connections=64, max_keepalive_connections=16, keepalive_expiry=KEEPALIVE_EXPIRY
     )
-    return httpx.AsyncClient(
-        http1=True, http2=False, timeout=timeout, limits=limits, follow_redirects=True, **kwargs
-    )
+    if "transport" not in kwargs:
+        kwargs.update(transport=StreamingTransport(limits=limits), mounts=proxy_mounts(limits))
+    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=True, **kwargs)
 
 
 # ---- secrets -----------------------------------------------------------------------------------
@@ -509,7 +511,12 @@ async def stream_events(
                 if data.strip() == "[DONE]":
                     done = True
                     break
-                chunk = _chunk(provider, data, secrets)
+                try:
+                    chunk = _chunk(provider, data, secrets)
+                except ProviderError:
+                    if text:  # what streamed before the error still reaches the caller first
+                        yield TextDelta("".join(text))
+                    raise
                 for choice in pluck(chunk, "choices") or ():
                     content = pluck(choice, "delta", "content")
                     if isinstance(content, str) and content:
