@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -58,6 +60,36 @@ def test_without_a_hold_the_loop_runs_at_once(loop, monkeypatch) -> None:
     ran = threading.Event()
     loop.call_soon_threadsafe(ran.set)
     assert ran.wait(2.0)
+
+
+def test_the_loop_paces_its_waits_for_io(monkeypatch) -> None:
+    """A wait for I/O starts PACE_S after the last turn (what came meanwhile is read at once);
+    a turn with callbacks due never waits, a timer due sooner bounds the pause, and a loop that
+    was idle does not wait at all (the first token of an answer)."""
+    sleeps: list[float] = []
+    clock = [100.0]
+    monkeypatch.setattr(threads.time, "sleep", sleeps.append)
+    monkeypatch.setattr(threads.time, "monotonic", lambda: clock[0])
+    selector = threads._PoliteSelector()
+    ours, theirs = socket.socketpair()
+    try:
+        theirs.send(b"x")  # always ready: select() returns at once
+        selector.register(ours, selectors.EVENT_READ)
+        assert selector.select(None)  # the first turn
+        clock[0] += 0.001
+        assert selector.select(0)  # callbacks due: no pause
+        assert sleeps == []
+        clock[0] += 0.001
+        selector.select(None)  # 1 ms after the last turn: waits out the rest of PACE_S
+        selector.select(0.0015)  # a timer due in 1.5 ms: waits that long at most
+        assert sleeps == [pytest.approx(threads.PACE_S - 0.001), pytest.approx(0.0015)]
+        clock[0] += 1.0
+        selector.select(None)  # after a quiet second: at once
+        assert len(sleeps) == 2
+    finally:
+        selector.close()
+        ours.close()
+        theirs.close()
 
 
 class FakeGc:
