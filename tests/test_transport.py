@@ -475,7 +475,7 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
-def test_tls_is_verified(tmp_path: Path) -> None:
+def test_tls_is_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cert, key = self_signed(tmp_path)
     server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_tls.load_cert_chain(cert, key)
@@ -484,7 +484,8 @@ def test_tls_is_verified(tmp_path: Path) -> None:
     async def handler(reader: Any, writer: Any, n: int) -> None:
         await keep_serving(OK_CHUNKED + chunked(b"secure"), reader, writer)
 
-    async def go() -> tuple[bytes, type[Exception] | None]:
+    async def go() -> tuple[bytes, type[Exception] | None, bytes]:
+        refused: type[Exception] | None = None
         async with Server(handler, tls=server_tls) as server:
             async with client(ssl_context=trusting) as http:
                 body = (await http.get(server.url)).content
@@ -492,7 +493,10 @@ def test_tls_is_verified(tmp_path: Path) -> None:
                 try:
                     await http.get(server.url)
                 except httpx.ConnectError as exc:
-                    return body, type(exc)
-        return body, None
+                    refused = type(exc)
+            monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # a company's own authority
+            async with client() as http:
+                trusted = (await http.get(server.url)).content
+        return body, refused, trusted
 
-    assert run(go()) == (b"secure", httpx.ConnectError)
+    assert run(go()) == (b"secure", httpx.ConnectError, b"secure")
