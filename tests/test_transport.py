@@ -186,16 +186,10 @@ def test_head_and_no_content_answers_have_no_body_and_keep_the_connection() -> N
 
 
 def test_interim_answers_are_skipped() -> None:
-    async def handler(reader: Any, writer: Any, n: int) -> None:
-        await read_request(reader)
-        writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        writer.write(b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
-
-    async def go() -> httpx.Response:
-        async with Server(handler) as server, client() as http:
-            return await http.post(server.url, content=b"x")
-
-    response = run(go())
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    response = run(
+        get_answered_with(interim + b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+    )
     assert (response.status_code, response.content) == (201, b"ok")
     assert response.reason_phrase == "Created" and response.http_version == "HTTP/1.1"
 
@@ -280,32 +274,27 @@ def test_max_keepalive_connections_bounds_the_pool() -> None:
     ],
 )
 def test_a_body_cut_short_is_a_protocol_error(answer: bytes) -> None:
+    with pytest.raises(httpx.RemoteProtocolError, match="complete message body"):
+        run(get_answered_with(answer))
+
+
+async def get_answered_with(answer: bytes) -> httpx.Response:
+    """GET from a server that answers with `answer`, then closes the connection."""
+
     async def handler(reader: Any, writer: Any, n: int) -> None:
         await read_request(reader)
         writer.write(answer)
 
-    async def go() -> None:
-        async with Server(handler) as server, client() as http:
-            await http.get(server.url)
-
-    with pytest.raises(httpx.RemoteProtocolError, match="complete message body"):
-        run(go())
+    async with Server(handler) as server, client() as http:
+        return await http.get(server.url)
 
 
 @pytest.mark.parametrize(
     "answer", [b"HTTP/1.1 2xx OK\r\n\r\n", b"SMTP ready\r\n\r\n", b"HTTP/1.1 200 OK\r\nbad\r\n\r\n"]
 )
 def test_a_malformed_head_is_a_protocol_error(answer: bytes) -> None:
-    async def handler(reader: Any, writer: Any, n: int) -> None:
-        await read_request(reader)
-        writer.write(answer)
-
-    async def go() -> None:
-        async with Server(handler) as server, client() as http:
-            await http.get(server.url)
-
     with pytest.raises(httpx.RemoteProtocolError):
-        run(go())
+        run(get_answered_with(answer))
 
 
 def test_a_server_that_goes_quiet_is_a_read_timeout() -> None:
