@@ -20,6 +20,11 @@ MODES = ("translate", "simplify")
 
 BATCH_MARKER = "<!--fd:{n}-->"
 _MARKER_RE = re.compile(r"^[ \t]*<!--\s*fd:(\d+)\s*-->[ \t]*\r?$", re.MULTILINE)
+# The start of a marker line that has not fully arrived yet, at the very end of a stream so far:
+# "<", "<!", "<!-", … "<!--fd:12--"
+_MARKER_START_RE = re.compile(
+    r"(?:^|\n)[ \t]*<(?:!(?:-(?:-(?:\s*f(?:d(?::\d*\s*-{0,2})?)?)?)?)?)?\Z"
+)
 
 _TYPOGRAPHY = {
     "fr": "French typography: a non-breaking space (U+00A0) before : ; ? ! and inside « ».",
@@ -157,8 +162,11 @@ def partial_batch(answer: str, count: int) -> dict[int, str]:
         n = int(m.group(1)) - 1
         if not 0 <= n < count:
             continue
-        end = markers[i + 1].start() if i + 1 < len(markers) else len(answer)
-        out[n] = answer[m.end() : end].strip("\r\n")
+        if i + 1 < len(markers):
+            text = answer[m.end() : markers[i + 1].start()]
+        else:  # the block still streaming: not the first characters of the next marker
+            text = _MARKER_START_RE.sub("", answer[m.end() :])
+        out[n] = text.strip("\r\n")
     return out
 
 

@@ -96,3 +96,20 @@ def test_partial_batch_shows_blocks_as_their_markers_arrive() -> None:
     parts = partial_batch(text[:cut], len(CORES))
     assert parts[0] == CORES[0] and parts[1] == CORES[1]
     assert set(parts) == {0, 1, 2}
+
+
+def test_partial_batch_never_shows_a_marker_still_arriving() -> None:
+    text = batch_text(CORES)
+    for cut in range(len(text) + 1):
+        parts = partial_batch(text[:cut], len(CORES))
+        assert not any("<" in part for part in parts.values()), (cut, parts)
+        for n, part in parts.items():
+            assert CORES[n].startswith(part)
+
+
+def test_a_line_that_only_starts_like_a_marker_shows_once_it_is_not_one() -> None:
+    text = batch_text(CORES[:2]) + "\n\n<b>bold</b>"
+    held = partial_batch(text[: text.index("<b>") + 1], 2)[1]  # "<": maybe a marker
+    assert held == CORES[1]
+    assert partial_batch(text[: text.index("<b>") + 2], 2)[1] == CORES[1] + "\n\n<b"
+    assert partial_batch(text, 2)[1] == CORES[1] + "\n\n<b>bold</b>"
