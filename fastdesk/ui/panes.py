@@ -203,6 +203,10 @@ class Incremental:
         # step edits: each would be a call into Python, and every call into Python from Qt
         # waits for the GIL, which the engine thread holds much of the time while it streams.
         self.cursor_moved = False
+        # The reader put the text cursor somewhere (a cursor signal outside a step): until then
+        # it is only where the stream pushed it (a first fill takes it along to the end), and
+        # the source does not highlight the block it happens to be in.
+        self.cursor_placed = False
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -508,6 +512,7 @@ class TargetPreview(QTextBrowser, Incremental):
         self._anchor = None
         self._highlighted = None
         self.clear()
+        self.cursor_placed = False
         self.want(self._plain)
 
     def want(self, segments: Sequence[Segment]) -> None:

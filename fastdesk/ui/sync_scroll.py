@@ -114,8 +114,8 @@ class SyncScroller(QObject):
         editor.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(editor))
         preview.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(preview))
         source.cursorPositionChanged.connect(self._source_cursor)
-        editor.cursorPositionChanged.connect(lambda: self._target_cursor(editor))
-        preview.cursorPositionChanged.connect(lambda: self._target_cursor(preview))
+        editor.cursorPositionChanged.connect(lambda: self._target_cursor_placed(editor))
+        preview.cursorPositionChanged.connect(lambda: self._target_cursor_placed(preview))
 
     # ---- inputs ------------------------------------------------------------------------------
 
@@ -150,7 +150,8 @@ class SyncScroller(QObject):
         for pane in (self.editor, self.preview):
             if pane.cursor_moved:
                 pane.cursor_moved = False
-                self._target_cursor(pane)
+                if pane.cursor_placed:
+                    self._target_cursor(pane)
 
     # ---- scrolling ---------------------------------------------------------------------------
 
@@ -211,6 +212,11 @@ class SyncScroller(QObject):
         self._source_index = index
         self.editor.show_block(index)
         self.preview.show_block(index)
+
+    def _target_cursor_placed(self, pane: TargetEditor | TargetPreview) -> None:
+        """The pane's cursor signal: its own edits hold theirs back, so this is the reader's."""
+        pane.cursor_placed = True
+        self._target_cursor(pane)
 
     def _target_cursor(self, pane: TargetEditor | TargetPreview) -> None:
         index = pane.index_at(pane.textCursor().position()) if pane.shown else None

@@ -35,7 +35,10 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
     sync.set_source_blocks(segs)
     editor.want(segs)
     finish(editor, sync)
+    assert source.extraSelections() == []  # the fill took the cursor along: not the reader's
     cursor = editor.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.Start)
+    editor.setTextCursor(cursor)
     cursor.movePosition(QTextCursor.MoveOperation.End)
     editor.setTextCursor(cursor)  # the reader's cursor in the last block
     lookups_while_editing = 0
@@ -64,6 +67,38 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
     selection = source.extraSelections()
     assert len(selection) == 1
     assert selection[0].cursor.selectedText().rstrip("\u2029") == "Paragraph 19."
+
+
+def test_a_first_fill_tints_no_source_block_until_the_reader_places_the_cursor(qtbot) -> None:
+    """Filling an empty pane takes its cursor along to the end, block after block: the source
+    would highlight each in turn, and the last one after the fill, for no reason of the reader's."""
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+    segs = blocks(6)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: preview)
+    sync.set_source_blocks(segs)
+    tints: list[tuple[int, int]] = []
+    show_block = source.show_block
+
+    def tint(start: int, end: int) -> None:
+        tints.append((start, end))
+        show_block(start, end)
+
+    source.show_block = tint  # type: ignore[method-assign]
+    for count in range(1, 7):  # the stream: one more block each slice
+        preview.want(segs[:count])
+        finish(preview, sync)
+    assert preview.textCursor().position() > 0  # (the fill did take the cursor along)
+    assert tints == [] and source.extraSelections() == []
+    cursor = preview.textCursor()
+    cursor.setPosition(preview.block_start(2) + 3)
+    preview.setTextCursor(cursor)  # the reader clicks into block 2
+    assert source.extraSelections()[0].cursor.selectedText().startswith("Paragraph 2.")
+    preview.want(blocks(6, first="A longer first block.\n" * 3 + "\n"))
+    finish(preview, sync)  # the stream moves the reader's cursor: the tint follows its block
+    assert source.extraSelections()[0].cursor.selectedText().startswith("Paragraph 2.")
 
 
 def test_preview_block_extents_are_where_each_block_shows(qtbot) -> None:
