@@ -8,7 +8,7 @@ import asyncio
 import datetime
 import ipaddress
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +229,27 @@ def test_a_request_lost_on_a_kept_connection_goes_again_on_a_new_one() -> None:
             return first, second, server.connections
 
     assert run(go()) == (b"first", b"first", 2)
+
+
+def test_a_body_of_unknown_length_goes_chunked() -> None:
+    received: list[bytes] = []
+
+    async def handler(reader: Any, writer: Any, n: int) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert b"transfer-encoding: chunked" in head.lower()
+        received.append(await reader.readuntil(b"0\r\n\r\n"))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+    async def parts() -> AsyncIterator[bytes]:
+        yield b'{"a": '
+        yield b"1}"
+
+    async def go() -> bytes:
+        async with Server(handler) as server, client() as http:
+            return (await http.post(server.url, content=parts())).content
+
+    assert run(go()) == b"ok"
+    assert received == [b'8\r\n{"a": 1}\r\n0\r\n\r\n']
 
 
 def test_an_http_1_0_answer_ends_its_connection_unless_kept_alive() -> None:

@@ -142,11 +142,10 @@ class StreamingTransport(httpx.AsyncBaseTransport):
             raise httpx.UnsupportedProtocol(f"unsupported URL scheme {scheme!r}", request=request)
         origin = (scheme, request.url.host, request.url.port or DEFAULT_PORTS[scheme])
         timeouts = request.extensions.get("timeout", {})
-        body = await request.aread()
-        head = _request_head(request)
+        data = _request_bytes(request, await request.aread())
         await self._acquire_slot(request, timeouts.get("pool"))
         try:
-            conn, answer = await self._exchange(origin, request, head + body, timeouts)
+            conn, answer = await self._exchange(origin, request, data, timeouts)
         except BaseException:
             self._release_slot()
             raise
@@ -386,11 +385,16 @@ def _no_proxy_pattern(host: str) -> str:
 # ---- the wire ----------------------------------------------------------------------------------
 
 
-def _request_head(request: httpx.Request) -> bytes:
+def _request_bytes(request: httpx.Request, body: bytes) -> bytes:
+    """The request on the wire: its head, then its body (read whole: the SDKs send JSON), as
+    one chunk when httpx framed it as chunked (a body of unknown length, such as a generator)."""
     target = request.url.raw_path or b"/"
     lines = [request.method.encode("ascii") + b" " + target + b" HTTP/1.1"]
     lines.extend(name + b": " + value for name, value in request.headers.raw)
-    return b"\r\n".join(lines) + b"\r\n\r\n"
+    head = b"\r\n".join(lines) + b"\r\n\r\n"
+    if _has_token(request.headers.raw, b"transfer-encoding", b"chunked"):
+        body = (b"%x\r\n%s\r\n" % (len(body), body) if body else b"") + b"0\r\n\r\n"
+    return head + body
 
 
 class _Disconnected(httpx.RemoteProtocolError):
