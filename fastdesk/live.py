@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Collection
 
-from fastdesk.blocks import Document, parse
+from fastdesk.blocks import Document, parse, reparse
 from fastdesk.engine import Engine, JobSpec
 from fastdesk.events import BlockDone, EngineEvent
 from fastdesk.target import EMPTY, TargetView, compose
@@ -40,7 +40,7 @@ class LiveSession:
         """A new revision of the source: cancel what it made stale, start what it needs."""
         self.revision = revision
         previous = self.snapshot()  # composed for the document being left
-        self.doc = parse(source)
+        self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
         for task, ids in list(self._runs.items()):
             if not ids & present:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.blocks import KINDS, Block, Document, join, parse
+from fastdesk import blocks
+from fastdesk.blocks import KINDS, Block, Document, join, parse, reparse
 
 SPEC = json.loads((Path(__file__).parent / "data" / "commonmark" / "spec.json").read_text("utf-8"))
 LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -615,6 +616,73 @@ def test_seeded_random_characters_round_trip() -> None:
         check("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))))
 
 
+# ---- reparse: an edit parses only the blocks around it, with the same result ----------------
+
+
+def edited(rng: random.Random, source: str) -> str:
+    """``source`` with a random stretch replaced by random Markdown lines (or by nothing)."""
+    at = rng.randint(0, len(source))
+    cut = min(len(source), at + rng.choice((0, 0, 1, 2, 5, 20)))
+    pieces = [rng.choice(FRAGMENTS) + rng.choice(ENDINGS) for _ in range(rng.choice((0, 1, 1, 2)))]
+    insert = "".join(pieces)
+    if rng.random() < 0.3:
+        insert = insert[: rng.randint(0, len(insert))] or rng.choice("x\n `#-")
+    return source[:at] + insert + source[cut:]
+
+
+def test_seeded_random_edits_reparse_as_a_whole_parse() -> None:
+    rng = random.Random(20261201)
+    for _ in range(3000):
+        old = random_markdown(rng)
+        new = edited(rng, old)
+        assert reparse(parse(old), new) == parse(new), (old, new)
+
+
+def test_edits_of_the_commonmark_examples_reparse_as_a_whole_parse() -> None:
+    rng = random.Random(5)
+    for example in SPEC:
+        old = example["markdown"] * 3
+        for _ in range(3):
+            new = edited(rng, old)
+            assert reparse(parse(old), new) == parse(new), (old, new)
+
+
+def test_an_edit_mid_document_parses_only_the_blocks_around_it(monkeypatch) -> None:
+    old = "".join(f"## Part {i}\n\nParagraph {i}, with [a link](/p{i}).\n\n" for i in range(200))
+    new = old.replace("Paragraph 100,", "Paragraph 100 edited,")
+    parsed: list[int] = []
+    segments = blocks._segments
+
+    def spy(text: str, line_count: int) -> list:
+        parsed.append(len(text))
+        return segments(text, line_count)
+
+    previous = parse(old)
+    monkeypatch.setattr(blocks, "_segments", spy)
+    doc = reparse(previous, new)
+    assert doc == parse(new)
+    assert parsed[0] < 200  # the window: three blocks, not the 400-block document
+    changed = [b.id for b in doc.blocks if b.id not in {p.id for p in previous.blocks}]
+    assert len(changed) == 1  # only the edited paragraph has a new id
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda s: s.replace("Paragraph 3.", "```\nParagraph 3."),  # a fence left open
+        lambda s: s.replace("Paragraph 3.", "<div>\nParagraph 3."),  # an html block
+        lambda s: s.replace("\n\nParagraph 4.", "\nParagraph 4."),  # paragraphs merge
+        lambda s: s.replace("Paragraph 4.", "==="),  # a setext heading above it
+        lambda s: s.replace("Paragraph 6.", "Paragraph 1."),  # a duplicate: later ids renumber
+        lambda s: "---\ntitle: x\n---\n" + s,  # front matter at the top
+    ],
+)
+def test_edits_that_reach_beyond_their_blocks_reparse_as_a_whole_parse(edit) -> None:
+    old = "".join(f"Paragraph {i}.\n\n" for i in range(10)) + "Paragraph 1.\n\n"
+    new = edit(old)
+    assert reparse(parse(old), new) == parse(new)
+
+
 try:
     from hypothesis import given, settings
     from hypothesis import strategies as st
@@ -631,3 +699,18 @@ else:
     @given(st.text(alphabet=st.characters(exclude_categories=()), max_size=80))
     def test_hypothesis_any_text_round_trips(source: str) -> None:
         check(source)
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.lists(st.tuples(st.sampled_from(FRAGMENTS), st.sampled_from(ENDINGS)), max_size=20),
+        st.integers(min_value=0, max_value=10_000),
+        st.integers(min_value=0, max_value=30),
+        st.lists(st.sampled_from([*FRAGMENTS, *ENDINGS]), max_size=4).map("".join),
+    )
+    def test_hypothesis_edits_reparse_as_a_whole_parse(
+        lines: list[tuple[str, str]], at: int, cut: int, insert: str
+    ) -> None:
+        old = "".join(text + ending for text, ending in lines)
+        at = at % (len(old) + 1)
+        new = old[:at] + insert + old[min(len(old), at + cut) :]
+        assert reparse(parse(old), new) == parse(new)

@@ -27,7 +27,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from fastdesk.blocks import parse
+from fastdesk.blocks import parse, reparse
 from fastdesk.events import (
     BlockDelta,
     BlockDone,
@@ -406,7 +406,8 @@ class EngineWorker(QObject):
         elif self._source != getattr(self._sent_doc, "source", None):
             # No engine: show the source as it is, block by block, so the target pane still
             # mirrors the document (and scrolls with it).
-            doc = parse(self._source)
+            previous = self._sent_doc
+            doc = parse(self._source) if previous is None else reparse(previous, self._source)
             target = source = tuple(segment(b.id, b.text) for b in doc.blocks)
             self._sent_doc = new_doc = doc
         providers, self._providers = self._providers, None
