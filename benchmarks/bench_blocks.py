@@ -1,6 +1,8 @@
 """Segmentation speed of fastdesk.blocks.parse on realistic documents (prints figures; not a test).
 
 Run: ``.venv/bin/python benchmarks/bench_blocks.py [--runs N]``.
+Each size is parsed whole, then a word typed in its middle is parsed again the way the live
+session does it (``reparse``: the blocks around the edit only).
 The documents are generated from a fixed seed: headings, prose paragraphs with inline markup,
 nested lists, tables, fenced code, block quotes, HTML, reference definitions, CRLF-free.
 """
@@ -12,7 +14,7 @@ import random
 import statistics
 import time
 
-from fastdesk.blocks import join, parse
+from fastdesk.blocks import join, parse, reparse
 
 _PROSE = (
     "the translation engine sends only changed blocks to the fastest provider while editors "
@@ -75,10 +77,19 @@ def bench(size: int, runs: int) -> None:
         doc = parse(source)
         times.append(time.perf_counter() - t0)
     assert join(b.text for b in doc.blocks) == source
+    middle = doc.blocks[len(doc.blocks) // 2].start
+    edited = source[:middle] + "Edited " + source[middle:]
+    edits = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        after = reparse(doc, edited)
+        edits.append(time.perf_counter() - t0)
+    assert after == parse(edited)
     print(
         f"{len(source) / 1e6:5.2f} MB, {len(doc.blocks):6d} blocks: "
         f"median {statistics.median(times) * 1000:7.1f} ms, min {min(times) * 1000:7.1f} ms "
-        f"over {runs} runs"
+        f"over {runs} runs; a word typed in the middle: "
+        f"median {statistics.median(edits) * 1000:6.1f} ms"
     )
 
 
