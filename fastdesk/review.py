@@ -29,7 +29,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -345,6 +345,11 @@ class Review:
             return kept.text
         answer = self._answers.get(block_id)
         return answer.text if answer is not None else None
+
+    def answered(self, block_ids: Collection[str]) -> set[str]:
+        """Those of ``block_ids`` the review holds an answer for (a set intersection: the window
+        asks it for every pending block of every streamed batch)."""
+        return self._answers.keys() & block_ids
 
     def is_kept(self, block_id: str) -> bool:
         """True when a reviewer's text shows (streamed answers must not be drawn over it)."""

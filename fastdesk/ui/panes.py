@@ -517,7 +517,9 @@ class TargetPreview(QTextBrowser, Incremental):
 
     def want(self, segments: Sequence[Segment]) -> None:
         self._plain = tuple(segments)
-        Incremental.want(self, [self._with_expansion(s) for s in self._plain])
+        if self.expansions:
+            segments = [self._with_expansion(s) for s in self._plain]
+        Incremental.want(self, segments)  # (without expansions, the same objects: see diff)
 
     def set_expansion(self, block_id: str, text: str | None) -> None:
         if text is None:

@@ -270,7 +270,8 @@ class ReviewController(QObject):
         a dictionary look-up per block, not a review query."""
         review = self.review
         wanted = review.overlay()  # block id → reviewer's text (few)
-        for key in (s.key for s in segments) if pending is None else pending:
+        keys = {s.key for s in segments} if pending is None else pending
+        for key in review.answered(keys):
             if key in wanted or key in streaming:
                 continue
             text = review.shown_text(key)
@@ -278,14 +279,17 @@ class ReviewController(QObject):
                 wanted[key] = text
         if not wanted:
             return segments
+        # Only the wanted blocks are looked at (a first fill of 2,000 blocks went through all of
+        # them, in Python, for every batch).
+        where = {seg.key: i for i, seg in enumerate(segments)}
         out: list[Segment] | None = None
-        for i, seg in enumerate(segments):
-            text = wanted.get(seg.key)
-            if text is None or text == seg.text:
+        for key, text in wanted.items():
+            i = where.get(key)
+            if i is None or text == segments[i].text:
                 continue
             if out is None:
                 out = list(segments)
-            out[i] = segment(seg.key, text)
+            out[i] = segment(key, text)
         return segments if out is None else tuple(out)
 
     # ---- the reviewer ----------------------------------------------------------------------------

@@ -111,6 +111,7 @@ class EngineWorker(QObject):
         self._poll_handle: asyncio.Handle | None = None
         self._last_flush = 0.0
         self._sent_view: Any = None
+        self._sent_target: tuple[Segment, ...] = ()  # its unchanged segments go on as they are
         self._sent_overlay: dict[str, str] = {}
         self._sent_doc: Any = None
         self._sent_busy = False
@@ -397,7 +398,8 @@ class EngineWorker(QObject):
             overlay = {k: v for k, v in self._partial.items() if k in pending}
             streaming = frozenset(overlay)
             if view is not self._sent_view or overlay != self._sent_overlay:
-                target = segments_of(view.text, view.spans, overlay)
+                target = segments_of(view.text, view.spans, overlay, self._sent_target)
+                self._sent_target = target
                 self._sent_view, self._sent_overlay = view, overlay
             if doc is not None and doc is not self._sent_doc:
                 source = tuple(segment(b.id, b.text) for b in doc.blocks)

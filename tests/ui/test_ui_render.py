@@ -28,6 +28,19 @@ def test_segments_cover_the_text_and_normalise_line_ends() -> None:
     assert out[0].qlen == len("# T\n\n")
 
 
+def test_unchanged_blocks_are_handed_on_as_the_same_objects() -> None:
+    text = "A\n\nB\n\nC\n"
+    spans = (("a", 0, 3), ("b", 3, 6), ("c", 6, 8))
+    first = segments_of(text, spans)
+    again = segments_of(
+        text.replace("B", "Bis"), (("a", 0, 3), ("b", 3, 8), ("c", 8, 10)), None, first
+    )
+    assert again[0] is first[0] and again[2] is first[2]  # same key, same text
+    assert again[1] is not first[1] and again[1].text == "Bis\n\n"
+    renamed = segments_of(text, (("a2", 0, 3), ("b", 3, 6), ("c", 6, 8)), None, first)
+    assert renamed[0] is not first[0] and renamed[0].key == "a2"
+
+
 def test_overlay_replaces_a_block_still_streaming() -> None:
     text = "A\n\nB\n"
     out = segments_of(text, (("a", 0, 3), ("b", 3, 5)), {"b": "Bé partial"})
@@ -65,6 +78,38 @@ def test_random_edits_converge() -> None:
         old = [segment("k", rng.choice(words)) for _ in range(rng.randint(0, 8))]
         new = [segment("k", rng.choice(words)) for _ in range(rng.randint(0, 8))]
         assert [s.text for s in apply(old, new)] == [s.text for s in new]
+
+
+def plain_diff(old: list[Segment], new: list[Segment]) -> list[tuple[int, int, int, int]]:
+    """diff's first steps written as plain loops: the common ends, then the middle pairwise
+    (or, for keys that start the other's, pairwise plus one insertion or removal)."""
+    n, m = len(old), len(new)
+    p = 0
+    while p < n and p < m and old[p].text == new[p].text:
+        p += 1
+    s = 0
+    while s < n - p and s < m - p and old[n - 1 - s].text == new[m - 1 - s].text:
+        s += 1
+    common = min(n - s - p, m - s - p)
+    pairs = [(p + k, p + k + 1, p + k, p + k + 1) for k in range(common)]
+    pairs = [op for op in pairs if old[op[0]].text != new[op[2]].text]
+    if n - s - p == m - s - p:
+        return pairs
+    if all(old[p + k].key == new[p + k].key for k in range(common)):
+        return [*pairs, (p + common, n - s, p + common, m - s)]
+    return diff(old, new)  # difflib's alignment: the same code either way
+
+
+def test_the_diff_scans_agree_with_plain_loops() -> None:
+    rng = random.Random(11)
+    words = ["a\n", "b\n", "c\n", "dd\n", "e\n\n"]
+    for _ in range(2000):
+        old = [segment(rng.choice("kl"), rng.choice(words)) for _ in range(rng.randint(0, 9))]
+        new = [segment(rng.choice("kl"), rng.choice(words)) for _ in range(rng.randint(0, 9))]
+        # some of them the very objects shown (as segments_of hands unchanged blocks on)
+        new = [old[i] if i < len(old) and rng.random() < 0.5 else x for i, x in enumerate(new)]
+        assert diff(old, new) == plain_diff(old, new), (old, new)
+        assert same_texts(old, new) == ([x.text for x in old] == [x.text for x in new])
 
 
 def test_stylesheet_fills_palette_colours() -> None:
