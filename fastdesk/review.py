@@ -188,6 +188,16 @@ class ReviewSummary:
 # ---- the review -------------------------------------------------------------------------------
 
 
+def _kept_state(kept: _Kept) -> str:
+    return "stale_edit" if kept.stale else "approved" if kept.approved else "edited"
+
+
+def _answer_state(answer: _Answer) -> str:
+    if answer.flags:
+        return "flagged"
+    return {"memory": "memory", "copy": "copy"}.get(answer.origin, "machine")
+
+
 class Review:
     """Per-document, per-language review state; every method is cheap and never does I/O."""
 
@@ -198,6 +208,8 @@ class Review:
         self.lang = lang
         self.doc: Document | None = doc
         self._present = frozenset(b.id for b in doc.blocks) if doc else frozenset()
+        self._translatable_of: Document | None = None
+        self._translatable_ids: frozenset[str] = frozenset()
         self.generation = 0  # bumped on every change (cheap "did anything change?" for savers)
         self._answers: dict[str, _Answer] = {}
         self._kept: dict[str, _Kept] = {}
@@ -328,15 +340,11 @@ class Review:
     def state_of(self, block_id: str) -> str:
         kept = self._kept.get(block_id)
         if kept is not None:
-            return "stale_edit" if kept.stale else "approved" if kept.approved else "edited"
+            return _kept_state(kept)
         if block_id in self._in_flight:
             return "in_flight"
         answer = self._answers.get(block_id)
-        if answer is None:
-            return "pending"
-        if answer.flags:
-            return "flagged"
-        return {"memory": "memory", "copy": "copy"}.get(answer.origin, "machine")
+        return "pending" if answer is None else _answer_state(answer)
 
     def shown_text(self, block_id: str) -> str | None:
         """The block's target text: the reviewer's, else the machine's (None: nothing yet)."""
@@ -416,14 +424,21 @@ class Review:
         return TargetView("".join(parts), tuple(spans), frozenset(pending))
 
     def summary(self) -> ReviewSummary:
+        """How many translatable blocks are in each state. Counted from the review's own
+        records, not block by block (the window asks several times a second while a document
+        streams in): what is neither kept, in flight nor answered is pending."""
+        ids = self._translatable()
         counts = dict.fromkeys(STATES, 0)
-        total = 0
-        for block in self._blocks():
-            if block.translatable:
-                total += 1
-                counts[self.state_of(block.id)] += 1
+        kept = self._kept.keys() & ids
+        for bid in kept:
+            counts[_kept_state(self._kept[bid])] += 1
+        flying = (self._in_flight & ids) - kept
+        counts["in_flight"] = len(flying)
+        for bid in (self._answers.keys() & ids) - kept - flying:
+            counts[_answer_state(self._answers[bid])] += 1
+        counts["pending"] = len(ids) - sum(counts.values())
         return ReviewSummary(
-            blocks=total,
+            blocks=len(ids),
             approved=counts["approved"],
             flagged=counts["flagged"],
             edited=counts["edited"],
@@ -434,7 +449,9 @@ class Review:
         )
 
     def stale_blocks(self) -> list[str]:
-        return [b.id for b in self._blocks() if self.state_of(b.id) == "stale_edit"]
+        """The blocks whose source changed under a reviewer's text, in document order."""
+        stale = {bid for bid, kept in self._kept.items() if kept.stale and bid in self._present}
+        return [b.id for b in self._blocks() if b.id in stale] if stale else []
 
     def has_work(self) -> bool:
         """True when a reviewer did something worth a sidecar file (edits, approvals…)."""
@@ -526,6 +543,13 @@ class Review:
 
     def _blocks(self) -> tuple[Any, ...]:
         return self.doc.blocks if self.doc is not None else ()
+
+    def _translatable(self) -> frozenset[str]:
+        """Ids of the document's translatable blocks (worked out once per document)."""
+        if self._translatable_of is not self.doc:
+            self._translatable_of = self.doc
+            self._translatable_ids = frozenset(b.id for b in self._blocks() if b.translatable)
+        return self._translatable_ids
 
     def _source(self, block_id: str) -> str:
         if self.doc is None or block_id not in self._present:

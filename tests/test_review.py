@@ -194,6 +194,50 @@ def test_approve_all_and_summary() -> None:
     assert "4 approved" in str(review.summary())
 
 
+def counted_block_by_block(review: Review, doc: Document) -> tuple[int, ...]:
+    """The summary as a plain count of state_of over the document's translatable blocks."""
+    states = [review.state_of(b.id) for b in doc.blocks if b.translatable]
+    return (
+        len(states),
+        *(states.count(s) for s in ("approved", "flagged", "edited", "stale_edit")),
+        *(states.count(s) for s in ("in_flight", "pending")),
+    )
+
+
+def test_summary_and_stale_blocks_agree_with_a_count_block_by_block() -> None:
+    rng = random.Random(3)
+    base = "".join(f"Paragraph {i}.\n\n" for i in range(12)) + "```\ncode\n```\n"
+    for _ in range(200):
+        doc = parse(base)
+        review = Review(None, "fr", doc)
+        for _ in range(rng.randint(0, 40)):
+            bid = rng.choice(doc.blocks).id
+            pick = rng.randrange(7)
+            if pick == 0:
+                review.apply_event(BlockStarted(0, bid))
+            elif pick == 1:
+                flags = (Flag("code", "x"),) if rng.random() < 0.3 else ()
+                origin = rng.choice(("model", "memory", "copy"))
+                review.apply_event(BlockDone(0, bid, "T.\n\n", origin, flags))
+            elif pick == 2:
+                review.apply_event(BlockFailed(0, bid, "boom"))
+            elif pick == 3:
+                review.edit(bid, "Edited.\n\n")
+            elif pick == 4:
+                review.approve(bid)
+            elif pick == 5:  # the source changes under some blocks
+                i = rng.randrange(12)
+                doc = parse(base.replace(f"Paragraph {i}.", f"Paragraph {i}, changed."))
+                review.realign(doc)
+            else:
+                review.clear_in_flight()
+        s = review.summary()
+        got = (s.blocks, s.approved, s.flagged, s.edited, s.stale, s.in_flight, s.pending)
+        assert got == counted_block_by_block(review, doc)
+        stale = [b.id for b in doc.blocks if review.state_of(b.id) == "stale_edit"]
+        assert review.stale_blocks() == stale
+
+
 # ---- the source changes -------------------------------------------------------------------------
 
 
