@@ -25,14 +25,35 @@ def finish(pane: TargetEditor, sync: SyncScroller) -> None:
     sync.target_rendered()
 
 
-def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> None:
+def panes(
+    qtbot, segs: list, shown: str
+) -> tuple[SourceEditor, TargetEditor, TargetPreview, SyncScroller]:
+    """The three panes over ``segs`` (the source holds them), synced; ``shown``: which target."""
     source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
     for widget in (source, editor, preview):
         qtbot.addWidget(widget)
-    segs = blocks(20)
     source.setPlainText("".join(s.text for s in segs))
-    sync = SyncScroller(source, editor, preview, lambda: editor)
+    sync = SyncScroller(source, editor, preview, lambda: editor if shown == "raw" else preview)
     sync.set_source_blocks(segs)
+    return source, editor, preview, sync
+
+
+def record_tints(source: SourceEditor) -> list[tuple[int, int]]:
+    """The ranges the source highlights from now on (each still highlighted as usual)."""
+    tints: list[tuple[int, int]] = []
+    show_block = source.show_block
+
+    def tint(start: int, end: int) -> None:
+        tints.append((start, end))
+        show_block(start, end)
+
+    source.show_block = tint  # type: ignore[method-assign]
+    return tints
+
+
+def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> None:
+    segs = blocks(20)
+    source, editor, _preview, sync = panes(qtbot, segs, "raw")
     editor.want(segs)
     finish(editor, sync)
     assert source.extraSelections() == []  # the fill took the cursor along: not the reader's
@@ -50,14 +71,7 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
         return index_at(position)
 
     editor.index_at = counting  # type: ignore[method-assign]
-    tints: list[tuple[int, int]] = []
-    show_block = source.show_block
-
-    def tint(start: int, end: int) -> None:
-        tints.append((start, end))
-        show_block(start, end)
-
-    source.show_block = tint  # type: ignore[method-assign]
+    tints = record_tints(source)
     # Blocks above the cursor grow, a few edits: each moves the reader's cursor down.
     editor.want(blocks(20, first="A much longer first block.\n" * 5 + "\n"))
     finish(editor, sync)
@@ -72,21 +86,9 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
 def test_a_first_fill_tints_no_source_block_until_the_reader_places_the_cursor(qtbot) -> None:
     """Filling an empty pane takes its cursor along to the end, block after block: the source
     would highlight each in turn, and the last one after the fill, for no reason of the reader's."""
-    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
-    for widget in (source, editor, preview):
-        qtbot.addWidget(widget)
     segs = blocks(6)
-    source.setPlainText("".join(s.text for s in segs))
-    sync = SyncScroller(source, editor, preview, lambda: preview)
-    sync.set_source_blocks(segs)
-    tints: list[tuple[int, int]] = []
-    show_block = source.show_block
-
-    def tint(start: int, end: int) -> None:
-        tints.append((start, end))
-        show_block(start, end)
-
-    source.show_block = tint  # type: ignore[method-assign]
+    source, _editor, preview, sync = panes(qtbot, segs, "rendered")
+    tints = record_tints(source)
     for count in range(1, 7):  # the stream: one more block each slice
         preview.want(segs[:count])
         finish(preview, sync)
@@ -126,7 +128,7 @@ def test_preview_block_extents_are_where_each_block_shows(qtbot) -> None:
     assert len(extents) >= 5
     doc = preview.document()
     keys = [seg.key for seg in preview.shown]
-    previous_bottom = -10**6
+    previous_bottom = -(10**6)
     for key, top, bottom in extents:
         assert previous_bottom < top < bottom
         previous_bottom = bottom
