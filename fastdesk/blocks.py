@@ -184,7 +184,8 @@ def reparse(previous: Document, source: str) -> Document:
     blocks after it are taken over, shifted. The window is kept only when its last block comes
     out as that block did before (so nothing the edit opened, such as a code fence, runs on
     past it) and, below the top of the document, its first block too and no front matter in
-    it; otherwise the whole source is parsed. tests/test_blocks.py holds it to ``parse``.
+    it; otherwise, and when the document opens with front matter that the edit could end
+    elsewhere, the whole source is parsed. tests/test_blocks.py holds it to ``parse``.
     """
     old, blocks = previous.source, previous.blocks
     if source == old:
@@ -194,6 +195,12 @@ def reparse(previous: Document, source: str) -> Document:
     head = _common_prefix(old, source)
     tail = _common_suffix(old, source, min(len(old), len(source)) - head)
     first = max(previous.block_at_offset(head) - 1, 0)
+    if source.lstrip(_BOM).startswith(("---", "+++")) and (
+        first == 0 or blocks[0].kind != "front_matter"
+    ):
+        # Front matter opened at the top ends at the first closing line, anywhere below: an
+        # edit in it, or anywhere while it is still open, can move that end.
+        return parse(source)
     stop = previous.block_at_offset(max(head, len(old) - tail - 1)) + 1  # the block after it
     delta = len(source) - len(old)
     end = blocks[stop].end + delta if stop < len(blocks) else len(source)

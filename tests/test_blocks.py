@@ -634,8 +634,19 @@ def test_seeded_random_edits_reparse_as_a_whole_parse() -> None:
     rng = random.Random(20261201)
     for _ in range(3000):
         old = random_markdown(rng)
+        if rng.random() < 0.3:  # front matter opened at the top, closed below or not at all
+            old = rng.choice(("---\n", "+++\n", "\ufeff---\n")) + old
         new = edited(rng, old)
         assert reparse(parse(old), new) == parse(new), (old, new)
+
+
+def test_an_edit_in_front_matter_that_moves_its_end_past_the_edited_blocks() -> None:
+    """Found by hypothesis: joining the first lines left an unclosed "---" in the window, which
+    a whole parse closes further down."""
+    old = "---\n# Heading\n---\n# Heading\n---\n"
+    new = old[:5] + old[14:]
+    assert parse(new).blocks[0].kind == "front_matter"
+    assert reparse(parse(old), new) == parse(new)
 
 
 def test_edits_of_the_commonmark_examples_reparse_as_a_whole_parse() -> None:
@@ -675,12 +686,26 @@ def test_an_edit_mid_document_parses_only_the_blocks_around_it(monkeypatch) -> N
         lambda s: s.replace("Paragraph 4.", "==="),  # a setext heading above it
         lambda s: s.replace("Paragraph 6.", "Paragraph 1."),  # a duplicate: later ids renumber
         lambda s: "---\ntitle: x\n---\n" + s,  # front matter at the top
+        lambda s: "---\n" + s.replace("Paragraph 7.", "---"),  # closed far below the edit
     ],
 )
 def test_edits_that_reach_beyond_their_blocks_reparse_as_a_whole_parse(edit) -> None:
     old = "".join(f"Paragraph {i}.\n\n" for i in range(10)) + "Paragraph 1.\n\n"
     new = edit(old)
     assert reparse(parse(old), new) == parse(new)
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "---\ntitle: x\n\n" + "".join(f"Paragraph {i}.\n\n" for i in range(10)),  # still open
+        "---\ntitle: x\n---\n" + "".join(f"Paragraph {i}.\n\n" for i in range(10)),  # closed
+    ],
+)
+def test_a_closing_line_far_below_an_open_front_matter(old: str) -> None:
+    for closing in ("---", "...", "+++"):
+        new = old.replace("Paragraph 7.", closing)
+        assert reparse(parse(old), new) == parse(new)
 
 
 try:
