@@ -5,8 +5,8 @@ Why: providers send a streamed answer as one HTTP chunk per token, and httpx's o
 Python: on our 2-core machine ~150 µs a token, so at 2,000 tokens/s the engine thread was busy
 almost all the time reading, holding the GIL the GUI thread needs (docs/performance.md). Here the
 chunks one read brings are joined before they go up: the SDKs, httpx's client (auth, redirects,
-cookies, content decoding, proxies from the environment) and our error mapping see the same
-``httpx.Response`` as before, at a fraction of the cost.
+cookies, content decoding) and our error mapping see the same ``httpx.Response`` as before, at a
+fraction of the cost (benchmarks/bench_stream.py).
 
 Scope, on purpose: plain HTTP/1.1 over TCP or TLS, keep-alive connections pooled per origin, the
 request's connect/read/write/pool timeouts, httpx's exception types. No HTTP/2, no upgrades.
