@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
     QDropEvent,
+    QFocusEvent,
     QFontDatabase,
     QInputMethodEvent,
     QPalette,
@@ -203,9 +204,9 @@ class Incremental:
         # step edits: each would be a call into Python, and every call into Python from Qt
         # waits for the GIL, which the engine thread holds much of the time while it streams.
         self.cursor_moved = False
-        # The reader put the text cursor somewhere (a cursor signal outside a step): until then
-        # it is only where the stream pushed it (a first fill takes it along to the end), and
-        # the source does not highlight the block it happens to be in.
+        # The reader put the text cursor somewhere (a cursor signal outside a step) or came into
+        # the pane: until then it is only where the stream pushed it (a first fill takes it
+        # along to the end), and the source does not highlight the block it happens to be in.
         self.cursor_placed = False
 
     def want(self, segments: Sequence[Segment]) -> None:
@@ -299,10 +300,15 @@ class TargetEditor(QPlainTextEdit, Incremental):
 
     user_edited = Signal(int, int, int)
     resized = Signal()  # (the review margin follows; an event filter would see every event)
+    entered = Signal()  # the reader came into the pane: its cursor is theirs (see cursor_placed)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.resized.emit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.entered.emit()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QPlainTextEdit.__init__(self, parent)
@@ -480,10 +486,15 @@ class TargetPreview(QTextBrowser, Incremental):
     """
 
     resized = Signal()
+    entered = Signal()  # as TargetEditor.entered
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.resized.emit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.entered.emit()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QTextBrowser.__init__(self, parent)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 
@@ -114,8 +115,10 @@ class SyncScroller(QObject):
         editor.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(editor))
         preview.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(preview))
         source.cursorPositionChanged.connect(self._source_cursor)
-        editor.cursorPositionChanged.connect(lambda: self._target_cursor_placed(editor))
-        preview.cursorPositionChanged.connect(lambda: self._target_cursor_placed(preview))
+        for pane in (editor, preview):
+            placed = functools.partial(self._target_cursor_placed, pane)
+            pane.cursorPositionChanged.connect(placed)
+            pane.entered.connect(placed)
 
     # ---- inputs ------------------------------------------------------------------------------
 
@@ -214,7 +217,8 @@ class SyncScroller(QObject):
         self.preview.show_block(index)
 
     def _target_cursor_placed(self, pane: TargetEditor | TargetPreview) -> None:
-        """The pane's cursor signal: its own edits hold theirs back, so this is the reader's."""
+        """The pane's cursor moved (its own edits hold that signal back, so the reader moved it)
+        or the reader came into the pane: from now on its cursor is the reader's."""
         pane.cursor_placed = True
         self._target_cursor(pane)
 

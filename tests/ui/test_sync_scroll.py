@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QPoint
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QFocusEvent, QTextCursor
+from PySide6.QtWidgets import QApplication
 
 from fastdesk.ui.panes import SourceEditor, TargetEditor, TargetPreview
 from fastdesk.ui.render import segment
@@ -83,7 +84,7 @@ def test_cursor_moves_from_streamed_edits_are_handled_once_per_slice(qtbot) -> N
     assert selection[0].cursor.selectedText().rstrip("\u2029") == "Paragraph 19."
 
 
-def test_a_first_fill_tints_no_source_block_until_the_reader_places_the_cursor(qtbot) -> None:
+def test_a_first_fill_tints_no_source_block_until_the_reader_comes_in(qtbot) -> None:
     """Filling an empty pane takes its cursor along to the end, block after block: the source
     would highlight each in turn, and the last one after the fill, for no reason of the reader's."""
     segs = blocks(6)
@@ -94,6 +95,9 @@ def test_a_first_fill_tints_no_source_block_until_the_reader_places_the_cursor(q
         finish(preview, sync)
     assert preview.textCursor().position() > 0  # (the fill did take the cursor along)
     assert tints == [] and source.extraSelections() == []
+    QApplication.sendEvent(preview, QFocusEvent(QEvent.Type.FocusIn))  # the reader tabs in
+    selections = source.extraSelections()  # (kept: each selection's cursor lives in the list)
+    assert selections[0].cursor.selectedText().startswith("Paragraph 5.")  # the fill's end: theirs
     cursor = preview.textCursor()
     cursor.setPosition(preview.block_start(2) + 3)
     preview.setTextCursor(cursor)  # the reader clicks into block 2
