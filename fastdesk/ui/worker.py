@@ -63,6 +63,12 @@ class WorkerBatch:
     streaming: frozenset[str] = frozenset()  # blocks whose target segment is a partial answer
 
 
+# After an edit, the batch that tells the window of the new document waits this long, so that
+# the edit's request leaves first: collecting the batch is O(blocks) (~15 ms at 3,000 blocks)
+# and ran between the session's update and the request's first bytes.
+REQUEST_FIRST_S = 0.01
+
+
 def default_engine_factory() -> Any:
     """The app's engine, from the settings and the environment (built in the worker thread:
     importing the SDKs and constructing clients can take a while)."""
@@ -235,7 +241,7 @@ class EngineWorker(QObject):
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
-        self._schedule_flush()
+        self._schedule_flush(at_least=REQUEST_FIRST_S)
 
     def _set_spec(self, spec: Any, source: str, revision: int) -> None:
         self._spec = spec
@@ -358,7 +364,7 @@ class EngineWorker(QObject):
 
     # ---- throttled flushing ------------------------------------------------------------------
 
-    def _schedule_flush(self, *, urgent: bool = False) -> None:
+    def _schedule_flush(self, *, urgent: bool = False, at_least: float = 0.0) -> None:
         if self._stopping:
             return
         if urgent and self._flush_handle is not None:
@@ -367,7 +373,7 @@ class EngineWorker(QObject):
         if self._flush_handle is not None:
             return
         wait = 0.0 if urgent else self._last_flush + self.flush_interval - self._loop.time()
-        self._flush_handle = self._loop.call_later(max(0.0, wait), self._flush)
+        self._flush_handle = self._loop.call_later(max(at_least, wait), self._flush)
 
     def _flush(self) -> None:
         self._flush_handle = None

@@ -1,0 +1,65 @@
+"""EngineWorker: what the worker thread does with an edit, in which order."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from fastdesk.blocks import parse
+from fastdesk.engine import JobSpec
+from fastdesk.target import EMPTY, TargetView
+from fastdesk.ui.worker import REQUEST_FIRST_S, EngineWorker
+
+
+class RecordingSession:
+    """A live session whose edit starts a "request" a few loop turns later, as the engine's
+    planning and the SDK's awaits do before the first bytes leave."""
+
+    def __init__(self, marks: list[tuple[str, float]]) -> None:
+        self.marks = marks
+        self.doc: Any = None
+        self.busy = False
+        self._view: TargetView = EMPTY
+
+    def update(self, source: str, revision: int) -> None:
+        self.doc = parse(source)
+        self.marks.append(("update", time.monotonic()))
+        asyncio.get_running_loop().create_task(self._request())
+
+    async def _request(self) -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        self.marks.append(("request", time.monotonic()))
+
+    def snapshot(self) -> TargetView:
+        self.marks.append(("collect", time.monotonic()))  # the worker gathers a batch for the GUI
+        return self._view
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qtbot) -> None:
+    marks: list[tuple[str, float]] = []
+    worker = EngineWorker(
+        JobSpec(target_lang="fr"),
+        engine_factory=object,
+        session_factory=lambda _engine, _spec, _emit: RecordingSession(marks),
+    )
+    batches: list[Any] = []
+    worker.batch.connect(lambda batch: batches.append((batch, time.monotonic())))
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: bool(batches), timeout=5000)  # the engine is up
+        qtbot.wait(int(worker.flush_interval * 1000) + 50)  # no flush throttled: a quiet pause
+        worker.update("# Title\n\nA paragraph.\n", 1)
+        qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b, _ in batches))
+    finally:
+        assert worker.stop()
+    names = [name for name, _t in marks]
+    after = names[names.index("update") :]
+    assert after.index("request") < after.index("collect")  # the request went first
+    update_at = dict(marks)["update"]
+    collected_at = next(t for name, t in marks if name == "collect" and t > update_at)
+    assert collected_at - update_at >= REQUEST_FIRST_S
