@@ -44,6 +44,8 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from fastdesk.text_ends import common_prefix, common_suffix
+
 __all__ = ["KINDS", "UNTRANSLATABLE_KINDS", "Block", "Document", "join", "parse", "reparse"]
 
 KINDS = (
@@ -192,8 +194,8 @@ def reparse(previous: Document, source: str) -> Document:
         return previous
     if not blocks or not source:
         return parse(source)
-    head = _common_prefix(old, source)
-    tail = _common_suffix(old, source, min(len(old), len(source)) - head)
+    head = common_prefix(old, source)
+    tail = common_suffix(old, source, min(len(old), len(source)) - head)
     first = max(previous.block_at_offset(head) - 1, 0)
     if source.lstrip(_BOM).startswith(("---", "+++")) and (
         first == 0 or blocks[0].kind != "front_matter"
@@ -260,34 +262,6 @@ def _numbered(blocks: list[Block], above: Iterable[Block]) -> list[Block]:
         block_id = digest if n == 1 else f"{digest}-{n}"
         out.append(block if block.id == block_id else _moved(block, block_id, 0, 0))
     return out
-
-
-_CHUNK = 4096  # characters compared at once while looking for where two texts differ
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """How many characters ``a`` and ``b`` share at the start."""
-    limit = min(len(a), len(b))
-    i = 0
-    while i < limit and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
-        i += _CHUNK
-    i = min(i, limit)
-    while i < limit and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """How many characters ``a`` and ``b`` share at the end, ``limit`` at most."""
-    n = 0
-    while n < limit:
-        size = min(_CHUNK, limit - n)
-        if a[len(a) - n - size : len(a) - n] != b[len(b) - n - size : len(b) - n]:
-            break
-        n += size
-    while n < limit and a[len(a) - n - 1] == b[len(b) - n - 1]:
-        n += 1
-    return n
 
 
 # --- markdown-it ----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from fastdesk.blocks import Document, parse
 from fastdesk.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
 from fastdesk.fileio import atomic_write_text, set_aside
 from fastdesk.target import TargetView
+from fastdesk.text_ends import common_prefix, common_suffix
 
 __all__ = [
     "SIDECAR_SUFFIX",
@@ -734,7 +735,7 @@ def diff_target_edit(
     p = common_prefix(old, new_text, limit)
     if at is not None:
         p = max(0, min(p, at))
-    s = _common_suffix(old, new_text, limit - p)
+    s = common_suffix(old, new_text, limit - p)
     old_end, new_end = len(old) - s, len(new_text) - s
     first = _span_index(view, p)
     last = _span_index(view, old_end - 1) if old_end > p else first
@@ -746,29 +747,6 @@ def diff_target_edit(
         middle = new_text[p:new_end] if k == first else ""
         out.append((bid, head + middle + tail))
     return out
-
-
-def common_prefix(a: str, b: str, limit: int | None = None) -> int:
-    """Length of the common start of `a` and `b` (at most `limit`)."""
-    lo, hi = 0, min(len(a), len(b)) if limit is None else limit
-    while lo < hi:  # binary search on slices: C-speed comparisons of long texts
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _span_index(view: TargetView, offset: int) -> int:

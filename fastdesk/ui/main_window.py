@@ -53,8 +53,9 @@ from fastdesk.events import (
 from fastdesk.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.languages import LANGUAGES, language_name
 from fastdesk.paths import resource
-from fastdesk.review import STATE_STYLES, Review, common_prefix
+from fastdesk.review import STATE_STYLES, Review
 from fastdesk.settings import Settings, load_settings, save_settings
+from fastdesk.text_ends import common_prefix, common_suffix
 from fastdesk.ui import render
 from fastdesk.ui.actions import Actions
 from fastdesk.ui.compare_dialog import install_compare_action
@@ -1130,7 +1131,7 @@ class MainWindow(QMainWindow):
         doc = self.source.document()
         old = plain_text(doc)
         head = common_prefix(old, new)
-        tail = common_prefix(old[head:][::-1], new[head:][::-1])
+        tail = common_suffix(old, new, min(len(old), len(new)) - head)
         start = render.qt_len(old[:head])
         end = start + render.qt_len(old[head : len(old) - tail])
         cursor = QTextCursor(doc)
