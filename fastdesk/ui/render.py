@@ -118,10 +118,14 @@ def diff(old: Sequence[Segment], new: Sequence[Segment]) -> list[Op]:
 # these scans as generator expressions over every pair.)
 
 
+def _not_same_object(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
+    """Indices (in zip's range) where ``old`` and ``new`` hold different objects, found in C."""
+    return itertools.compress(itertools.count(), map(operator.is_not, old, new))
+
+
 def _differing(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
     """Indices (in zip's range) where ``old`` and ``new`` hold different texts, in order."""
-    candidates = itertools.compress(itertools.count(), map(operator.is_not, old, new))
-    return (k for k in candidates if old[k].text != new[k].text)
+    return (k for k in _not_same_object(old, new) if old[k].text != new[k].text)
 
 
 def _first_difference(old: Sequence[Segment], new: Sequence[Segment]) -> int:
@@ -140,8 +144,7 @@ def _pairwise(
 
 def _same_keys(old: Sequence[Segment], new: Sequence[Segment], i: int, j: int, count: int) -> bool:
     a, b = old[i : i + count], new[j : j + count]
-    candidates = itertools.compress(itertools.count(), map(operator.is_not, a, b))
-    return all(a[k].key == b[k].key for k in candidates)
+    return all(a[k].key == b[k].key for k in _not_same_object(a, b))
 
 
 def same_texts(old: Sequence[Segment], new: Sequence[Segment]) -> bool:
