@@ -104,12 +104,13 @@ class StreamingTransport(httpx.AsyncBaseTransport):
         return None
 
     def _give_back(self, origin: Origin, conn: Connection) -> None:
-        idle = self._idle.setdefault(origin, [])
+        """Pool a connection whose response was read to its end (closed instead when the
+        transport is closed or the pool is full)."""
         if self._closed or (self._max_idle is not None and self._pooled() >= self._max_idle):
             conn.close()
             return
         conn.idle_since = time.monotonic()
-        idle.append(conn)
+        self._idle.setdefault(origin, []).append(conn)
 
     def _pooled(self) -> int:
         return sum(len(conns) for conns in self._idle.values())
@@ -187,7 +188,7 @@ class StreamingTransport(httpx.AsyncBaseTransport):
 
     def _finished(self, origin: Origin, conn: Connection, reusable: bool) -> None:
         """A response's body was read to its end (reusable) or dropped."""
-        if reusable and not self._closed:
+        if reusable:
             self._give_back(origin, conn)
         else:
             conn.close()
