@@ -109,8 +109,8 @@ def collect_due_garbage() -> int:
     return gc.collect(0) if counts[0] > thresholds[0] else 0
 
 
-# PySide lets the GIL go around every Qt call. While a loop thread of ours runs Python (httpcore
-# reading a stream), each call the GUI thread makes then waits up to a switch interval to get it
+# PySide lets the GIL go around every Qt call. While a loop thread of ours runs Python (reading a
+# stream), each call the GUI thread makes then waits up to a switch interval to get it
 # back: a slice of a dozen Qt calls takes 6-13 ms instead of 1-3 (docs/performance.md). So while
 # the GUI thread does such work (`gui_first`), our loop threads wait at the top of their next
 # turn; MAX_YIELD_S bounds each wait, so a loop thread always moves on.

@@ -69,6 +69,11 @@ class WorkerBatch:
 REQUEST_FIRST_S = 0.01
 
 
+def _segments(doc: Any) -> tuple[Segment, ...]:
+    """The document's blocks as render segments, one per block."""
+    return tuple(segment(b.id, b.text) for b in doc.blocks)
+
+
 def default_engine_factory() -> Any:
     """The app's engine, from the settings and the environment (built in the worker thread:
     importing the SDKs and constructing clients can take a while)."""
@@ -408,7 +413,7 @@ class EngineWorker(QObject):
                 self._sent_target = target
                 self._sent_view, self._sent_overlay = view, overlay
             if doc is not None and doc is not self._sent_doc:
-                source = tuple(segment(b.id, b.text) for b in doc.blocks)
+                source = _segments(doc)
                 self._sent_doc = new_doc = doc
             busy = bool(getattr(session, "busy", False))
         elif self._source != getattr(self._sent_doc, "source", None):
@@ -416,7 +421,7 @@ class EngineWorker(QObject):
             # mirrors the document (and scrolls with it).
             previous = self._sent_doc
             doc = parse(self._source) if previous is None else reparse(previous, self._source)
-            target = source = tuple(segment(b.id, b.text) for b in doc.blocks)
+            target = source = _segments(doc)
             self._sent_doc = new_doc = doc
         providers, self._providers = self._providers, None
         expansion, self._expansion = self._expansion, None
