@@ -1,4 +1,5 @@
-"""Segmentation speed of fastdesk.blocks.parse on realistic documents (prints figures; not a test).
+"""Segmentation speed of fastdesk.document.blocks.parse on realistic documents (prints figures; not
+a test).
 
 Run: ``.venv/bin/python benchmarks/bench_blocks.py [--runs N]``.
 Each size is parsed whole, then a word typed in its middle is parsed again the way the live
@@ -14,7 +15,7 @@ import random
 import statistics
 import time
 
-from fastdesk.blocks import join, parse, reparse
+from fastdesk.document.blocks import join, parse, reparse
 
 _PROSE = (
     "the translation engine sends only changed blocks to the fastest provider while editors "

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fastdesk.blocks import parse
-from fastdesk.engine import Engine, JobSpec
-from fastdesk.events import RequestDone
-from fastdesk.memory import Memory
+from fastdesk.document.blocks import parse
 from fastdesk.providers.groq import GroqProvider
-from fastdesk.providers.router import Router
+from fastdesk.routing.router import Router
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import RequestDone
+from fastdesk.translate.memory import Memory
 from tests.emulator import Emulator
 
 SPEC = JobSpec(target_lang="en")  # echo answers are correct English: no fidelity retries

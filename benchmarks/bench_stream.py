@@ -7,7 +7,7 @@ Groq adapter from tests/emulator.py in a child process (50 ms to first token, 2,
 one SSE event per token, as the providers send them), and prints the loop thread's CPU time
 for four set-ups: httpx's default transport (httpcore over h11) or fastdesk's
 (fastdesk.providers.transport), each in a plain asyncio loop or in the window's paced loop
-(fastdesk.ui.threads.polite_event_loop, PACE_S between waits for I/O).
+(fastdesk.ui.bridge.threads.polite_event_loop, PACE_S between waits for I/O).
 
 Why it matters: in the window, this thread shares the GIL and the machine's cores with the GUI
 thread (docs/performance.md).
@@ -29,8 +29,8 @@ import httpx
 
 from fastdesk.providers import _common
 from fastdesk.providers.groq import GroqProvider
-from fastdesk.providers.router import Router
-from fastdesk.ui import threads
+from fastdesk.routing.router import Router
+from fastdesk.ui.bridge import threads
 from tests.emulator import EmulatorProcess
 
 TOKENS = 400  # per answer

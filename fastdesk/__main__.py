@@ -6,7 +6,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fastdesk.cli import run
+    from fastdesk.cli.main import run
 
     return run(sys.argv[1:] if argv is None else argv)
 

@@ -42,6 +42,6 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     keyring.core._keyring_backend = previous
     # a command run in-process configures logging; undo it so the next test starts clean
     # (pytest attaches its capture handlers to non-propagating loggers at test start)
-    from fastdesk.logs import reset_logging
+    from fastdesk.config.logs import reset_logging
 
     reset_logging()

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.autosave import (
+from fastdesk.document.blocks import parse
+from fastdesk.review.autosave import (
     Autosaver,
     autosave_dir,
     autosave_key,
@@ -19,9 +20,8 @@ from fastdesk.autosave import (
     pending,
     restore,
 )
-from fastdesk.blocks import parse
-from fastdesk.events import BlockDone
-from fastdesk.review import Review
+from fastdesk.review.model import Review
+from fastdesk.translate.events import BlockDone
 
 TEXT = "# Title\n\nSome unsaved words.\n"
 
@@ -70,10 +70,10 @@ def test_a_crashed_session_is_offered_back_with_its_edits(tmp_path: Path) -> Non
     child = textwrap.dedent(
         f"""
         import os
-        from fastdesk.autosave import Autosaver
-        from fastdesk.blocks import parse
-        from fastdesk.events import BlockDone
-        from fastdesk.review import Review
+        from fastdesk.review.autosave import Autosaver
+        from fastdesk.document.blocks import parse
+        from fastdesk.translate.events import BlockDone
+        from fastdesk.review.model import Review
 
         text = {TEXT!r}
         doc = parse(text)

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import bench
-from fastdesk.bench import BenchRow, BenchRun, format_table
-from fastdesk.cli import run as cli_run
-from fastdesk.events import RequestStats
+from fastdesk.cli.main import run as cli_run
+from fastdesk.config.settings import Settings
 from fastdesk.providers.base import AuthenticationError
-from fastdesk.providers.router import Router, options_from_settings
-from fastdesk.providers.stats import StatsStore
-from fastdesk.settings import Settings
-from fastdesk.warmup import needs_warmup, warm_up
+from fastdesk.routing.router import Router, options_from_settings
+from fastdesk.routing.stats import StatsStore
+from fastdesk.translate import bench
+from fastdesk.translate.bench import BenchRow, BenchRun, format_table
+from fastdesk.translate.events import RequestStats
+from fastdesk.translate.warmup import needs_warmup, warm_up
 from tests.emulator import Emulator
 from tests.fakes import FakeProvider
 
@@ -130,7 +130,7 @@ def test_sample_falls_back_to_a_built_in_text(monkeypatch: pytest.MonkeyPatch) -
     def missing(name: str) -> Path:
         return Path("/nonexistent") / name
 
-    monkeypatch.setattr("fastdesk.paths.resource", missing)
+    monkeypatch.setattr("fastdesk.config.paths.resource", missing)
     assert bench.sample_text() == bench.FALLBACK_SAMPLE
 
 

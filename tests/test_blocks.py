@@ -1,4 +1,5 @@
-"""fastdesk.blocks: every input cuts into contiguous blocks that join back byte for byte."""
+"""fastdesk.document.blocks: every input cuts into contiguous blocks that join back byte for
+byte."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import blocks
-from fastdesk.blocks import KINDS, Block, Document, join, parse, reparse
+from fastdesk.document import blocks
+from fastdesk.document.blocks import KINDS, Block, Document, join, parse, reparse
 
 SPEC = json.loads((Path(__file__).parent / "data" / "commonmark" / "spec.json").read_text("utf-8"))
 LINE_BREAK = re.compile(r"\r\n?|\n")

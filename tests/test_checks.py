@@ -8,8 +8,8 @@ import unicodedata
 
 import pytest
 
-from fastdesk.checks import CHECKS, Pair, check_block, facts
-from fastdesk.glossary import Glossary
+from fastdesk.translate.checks import CHECKS, Pair, check_block, facts
+from fastdesk.translate.glossary import Glossary
 
 
 def flags_of(source: str, answer: str, lang: str = "fr", mode: str = "translate", **kw: object):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.cli import run
-from fastdesk.logs import reset_logging
+from fastdesk.cli.main import run
+from fastdesk.config.logs import reset_logging
 from tests.emulator import Emulator
 
 DOC = """# Guide
@@ -349,7 +349,7 @@ def test_stored_key_for_a_local_server_is_sent(emu, tmp_path, monkeypatch) -> No
 
 
 def test_command_line_spend_counts_in_todays_total(emu, tmp_path, monkeypatch) -> None:
-    from fastdesk.costs import CostLedger
+    from fastdesk.routing.costs import CostLedger
 
     use(monkeypatch, emu, "groq")
     src = write(tmp_path / "a.md", DOC)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import costs
-from fastdesk.costs import CostLedger, Totals, budget_state, counts_as_spend
-from fastdesk.events import RequestStats
+from fastdesk.routing import costs
+from fastdesk.routing.costs import CostLedger, Totals, budget_state, counts_as_spend
+from fastdesk.translate.events import RequestStats
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -260,8 +260,8 @@ WRITER = textwrap.dedent(
     import sys
     from datetime import datetime
     from pathlib import Path
-    from fastdesk.costs import CostLedger
-    from fastdesk.events import RequestStats
+    from fastdesk.routing.costs import CostLedger
+    from fastdesk.translate.events import RequestStats
 
     ledger = CostLedger(Path(sys.argv[1]), now=lambda: datetime(2026, 7, 15, 12))
     sys.stdout.write("ready\\n"); sys.stdout.flush()

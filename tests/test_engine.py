@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.blocks import parse
-from fastdesk.engine import Engine, JobSpec
-from fastdesk.events import (
+from fastdesk.document.blocks import parse
+from fastdesk.providers.base import ConnectionFailedError, RateLimitedError
+from fastdesk.routing.router import Router
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
     BlockFailed,
@@ -16,9 +18,7 @@ from fastdesk.events import (
     RequestDone,
     RevisionDone,
 )
-from fastdesk.memory import Memory
-from fastdesk.providers.base import ConnectionFailedError, RateLimitedError
-from fastdesk.providers.router import Router
+from fastdesk.translate.memory import Memory
 from tests.fakes import FakeProvider, last_user
 
 DOC = """---
@@ -259,7 +259,7 @@ def test_only_the_given_blocks_are_translated() -> None:
 def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
     tmp_path: Path,
 ) -> None:
-    from fastdesk.glossary import Glossary
+    from fastdesk.translate.glossary import Glossary
 
     memory = Memory(tmp_path / "m.sqlite3")
     fake = FakeProvider()
@@ -280,8 +280,8 @@ def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
 
 
 def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
-    from fastdesk.engine import section_text
-    from fastdesk.events import Expansion
+    from fastdesk.translate.engine import section_text
+    from fastdesk.translate.events import Expansion
 
     text = "# Doc\n\n## Setup\n\nInstall it.\n\n### Detail\n\nMore.\n\n## Usage\n\nRun it.\n"
     doc = parse(text)
@@ -302,8 +302,8 @@ def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
 
 
 def test_pacer_waits_for_the_reset_when_the_budget_is_spent() -> None:
-    from fastdesk.engine import Pacer
     from fastdesk.providers.base import RateLimitInfo
+    from fastdesk.translate.engine import Pacer
 
     pacer = Pacer()
     assert pacer.delay("groq", 500, 0) == 0.0  # nothing known yet

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.blocks import parse
-from fastdesk.events import BlockDone, Flag
-from fastdesk.export import (
+from fastdesk.document.blocks import parse
+from fastdesk.document.target import compose
+from fastdesk.review.export import (
     bilingual_html,
     export_bilingual,
     export_path,
@@ -19,8 +19,8 @@ from fastdesk.export import (
     html_export_path,
     text_direction,
 )
-from fastdesk.review import Review
-from fastdesk.target import compose
+from fastdesk.review.model import Review
+from fastdesk.translate.events import BlockDone, Flag
 
 SOURCE = """# Guide
 

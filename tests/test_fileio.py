@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import fileio
-from fastdesk.fileio import (
+from fastdesk.config import fileio
+from fastdesk.config.fileio import (
     DocumentError,
     atomic_write_bytes,
     atomic_write_text,
@@ -157,7 +157,7 @@ def test_a_new_file_gets_the_usual_permissions_not_mkstemps_private_ones(tmp_pat
     import os
     import stat
 
-    from fastdesk.fileio import atomic_write_text
+    from fastdesk.config.fileio import atomic_write_text
 
     old = os.umask(0o022)
     os.umask(old)

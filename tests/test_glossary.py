@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.glossary import (
+from fastdesk.translate.glossary import (
     FOLDER_GLOSSARY,
     Glossary,
     GlossaryError,

@@ -25,8 +25,9 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 from keyring.errors import KeyringLocked, PasswordDeleteError
 
-from fastdesk import cli_keys, keys, logs, redact
-from fastdesk.keys import KeyringUnavailable
+from fastdesk.cli import keys as cli_keys
+from fastdesk.config import keys, logs, redact
+from fastdesk.config.keys import KeyringUnavailable
 from tests.keyrings import MemoryKeyring
 
 GROQ = "gsk_KEYSTEST_0123456789_abcdefGHIJ"
@@ -177,7 +178,7 @@ def test_no_backend_set_says_so_plainly_and_writes_nothing(no_keyring: None, iso
 
 def test_the_backend_named_by_the_environment_is_honoured(isolated) -> None:
     env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
-    code = "from fastdesk import keys; print(keys.keyring_available())"
+    code = "from fastdesk.config import keys; print(keys.keyring_available())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("(False, 'no Secret Service")
@@ -325,7 +326,7 @@ def test_cli_standalone_entry_without_keyring(isolated) -> None:
     env = {k: v for k, v in os.environ.items() if k not in keys.ENV_VARS.values()}
     env.update(PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", HOME=str(isolated))
     done = subprocess.run(
-        [sys.executable, "-m", "fastdesk.cli_keys", "keys", "set", "groq"],
+        [sys.executable, "-m", "fastdesk.cli.keys", "keys", "set", "groq"],
         input=GROQ,
         env=env,
         capture_output=True,

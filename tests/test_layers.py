@@ -8,23 +8,23 @@ import sys
 import fastdesk
 
 CORE = [
-    "fastdesk.blocks",
-    "fastdesk.engine",
-    "fastdesk.live",
-    "fastdesk.target",
-    "fastdesk.cli",
-    "fastdesk.cli_translate",
-    "fastdesk.cli_keys",
-    "fastdesk.cli_bench",
-    "fastdesk.wiring",
+    "fastdesk.document.blocks",
+    "fastdesk.translate.engine",
+    "fastdesk.translate.live",
+    "fastdesk.document.target",
+    "fastdesk.cli.main",
+    "fastdesk.cli.translate",
+    "fastdesk.cli.keys",
+    "fastdesk.cli.bench",
+    "fastdesk.translate.wiring",
     "fastdesk.providers.factory",
-    "fastdesk.providers.router",
-    "fastdesk.review",
-    "fastdesk.export",
-    "fastdesk.autosave",
-    "fastdesk.costs",
-    "fastdesk.models",
-    "fastdesk.local_servers",
+    "fastdesk.routing.router",
+    "fastdesk.review.model",
+    "fastdesk.review.export",
+    "fastdesk.review.autosave",
+    "fastdesk.routing.costs",
+    "fastdesk.config.models",
+    "fastdesk.config.local_servers",
 ]
 
 
@@ -37,7 +37,7 @@ def test_core_imports_no_qt_in_a_fresh_interpreter() -> None:
 
 def test_translate_help_does_not_load_qt() -> None:
     code = (
-        "import sys\nfrom fastdesk.cli import run\n"
+        "import sys\nfrom fastdesk.cli.main import run\n"
         "try:\n    run(['translate', '--help'])\nexcept SystemExit:\n    pass\n"
         "qt = any(m.startswith('PySide6') for m in sys.modules)\n"
         "print('QT' if qt else 'NOQT', file=sys.stderr)"

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import asyncio
 
-from fastdesk.blocks import parse
-from fastdesk.engine import Engine, JobSpec
-from fastdesk.events import BlockDone, RevisionDone
-from fastdesk.live import LiveSession
-from fastdesk.providers.router import Router
-from fastdesk.target import compose
+from fastdesk.document.blocks import parse
+from fastdesk.document.target import compose
+from fastdesk.routing.router import Router
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, RevisionDone
+from fastdesk.translate.live import LiveSession
 from tests.fakes import FakeProvider, last_user
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
@@ -91,7 +91,7 @@ def test_mode_switch_replans_everything() -> None:
 
 
 def test_retranslate_forces_a_request_for_one_block(tmp_path) -> None:
-    from fastdesk.memory import Memory
+    from fastdesk.translate.memory import Memory
 
     async def scenario() -> None:
         fake = FakeProvider(answer=upper)

@@ -12,13 +12,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fastdesk.local_servers import (
+from fastdesk.config.local_servers import (
     OLLAMA_BASE,
     detect_ollama,
     openai_base_url,
     use_local_server,
 )
-from fastdesk.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, load_settings, save_settings
 from tests.emulator import Emulator
 
 

@@ -4,8 +4,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from fastdesk.events import Flag
-from fastdesk.memory import Memory, MemoryKey
+from fastdesk.translate.events import Flag
+from fastdesk.translate.memory import Memory, MemoryKey
 
 
 def key(text: str = "Hello", lang: str = "fr") -> MemoryKey:

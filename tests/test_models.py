@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import models
-from fastdesk.models import ModelRow, cached_models, model_row, probe, refresh_models
-from fastdesk.pricing import PriceTable
+from fastdesk.config import models
+from fastdesk.config.models import ModelRow, cached_models, model_row, probe, refresh_models
 from fastdesk.providers.base import AuthenticationError, ConnectionFailedError, ModelInfo
 from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
+from fastdesk.routing.pricing import PriceTable
 from tests.emulator import DEFAULT_MODELS, Emulator
 
 KEY = "gsk_MODELSTEST_0123456789_abcdefXYZ"
@@ -83,7 +83,7 @@ def test_user_override_prices_a_model() -> None:
 
 
 def test_default_prices_include_the_settings_overrides() -> None:
-    from fastdesk.settings import Settings, save_settings
+    from fastdesk.config.settings import Settings, save_settings
 
     save_settings(Settings(price_overrides={"groq": {"x-model": {"input": 1.0, "output": 2.0}}}))
     assert model_row("groq", "x-model").price_out == 2.0

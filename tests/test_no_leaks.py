@@ -23,7 +23,8 @@ import keyring.core
 import pytest
 from keyring.backends import fail
 
-from fastdesk import cli_keys, keys, logs, redact, settings
+from fastdesk.cli import keys as cli_keys
+from fastdesk.config import keys, logs, redact, settings
 from tests.keyrings import MemoryKeyring
 
 CANARY = "gsk_TESTLEAKCANARY_0123456789_abcdef"
@@ -197,7 +198,7 @@ def test_subprocess_keys_commands_leave_no_trace(tmp_path: Path) -> None:
     ]
     for argv, stdin, expected in runs:
         done = subprocess.run(
-            [sys.executable, "-m", "fastdesk.cli_keys", *argv],
+            [sys.executable, "-m", "fastdesk.cli.keys", *argv],
             input=stdin.encode(),
             env=env,
             capture_output=True,

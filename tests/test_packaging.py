@@ -211,7 +211,7 @@ def test_deb_layout(unpacked: Path) -> None:
         icon = unpacked / f"usr/share/icons/hicolor/{size}x{size}/apps/fastdesk.png"
         assert _png_size(icon.read_bytes()) == (size, size)
     assert (unpacked / "usr/share/icons/hicolor/scalable/apps/fastdesk.svg").is_file()
-    # fastdesk.paths.resource() looks here in the frozen app (importlib.resources)
+    # fastdesk.config.paths.resource() looks here in the frozen app (importlib.resources)
     bundled = unpacked / "opt/fastdesk/_internal/fastdesk/resources"
     for name in ("pricing.toml", "icons/fastdesk-256.png"):
         assert (bundled / name).is_file(), name

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastdesk.pricing import PriceTable, format_cost
+from fastdesk.routing.pricing import PriceTable, format_cost
 
 
 def test_cost_from_usage_matches_contract_example() -> None:

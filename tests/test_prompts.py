@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastdesk.prompts import (
+from fastdesk.translate.prompts import (
     ThinkStripper,
     batch_text,
     build_messages,
@@ -66,7 +66,7 @@ def test_reasoning_models_are_told_not_to_think_in_the_system_message() -> None:
 
 
 def test_glossary_and_context_go_in_the_system_message() -> None:
-    from fastdesk.prompts import Context
+    from fastdesk.translate.prompts import Context
 
     sp = system_prompt(
         "translate", "es", glossary_lines=['keep "fastdesk"'], context=Context("Guide", "Before.")

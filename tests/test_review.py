@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.blocks import Document, parse
-from fastdesk.events import BlockDelta, BlockDone, BlockFailed, BlockStarted, Flag
-from fastdesk.review import (
+from fastdesk.document.blocks import Document, parse
+from fastdesk.document.target import compose
+from fastdesk.review.model import (
     Review,
     diff_target_edit,
     load_review,
     review_path,
     save_review,
 )
-from fastdesk.target import compose
+from fastdesk.translate.events import BlockDelta, BlockDone, BlockFailed, BlockStarted, Flag
 
 TEXT = "# Title\n\nFirst paragraph about cats.\n\nSecond paragraph about dogs.\n\n```\ncode\n```\n"
 
@@ -599,10 +599,10 @@ def test_a_live_session_never_overwrites_a_correction() -> None:
     leave the reviewer's text in place until they decide."""
     import asyncio
 
-    from fastdesk.engine import Engine, JobSpec
-    from fastdesk.events import RevisionDone
-    from fastdesk.live import LiveSession
-    from fastdesk.providers.router import Router
+    from fastdesk.routing.router import Router
+    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.events import RevisionDone
+    from fastdesk.translate.live import LiveSession
     from tests.fakes import FakeProvider, last_user
 
     calls = [0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from fastdesk.paths import data_dir
+from fastdesk.config.paths import data_dir
 from fastdesk.providers.base import (
     AuthenticationError,
     BadRequestError,
@@ -28,15 +28,15 @@ from fastdesk.providers.base import (
     TextDelta,
     Usage,
 )
-from fastdesk.providers.health import Health
-from fastdesk.providers.router import (
+from fastdesk.routing.health import Health
+from fastdesk.routing.router import (
     AllProvidersFailed,
     Attempt,
     AttemptDone,
     Restart,
     Router,
 )
-from fastdesk.providers.stats import STATS_FILE, StatsStore
+from fastdesk.routing.stats import STATS_FILE, StatsStore
 
 ANSWER = "Bonjour le monde : une réponse complète, accentuée, sans doublon."
 MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk import redact, settings
-from fastdesk.settings import (
+from fastdesk.config import redact, settings
+from fastdesk.config.settings import (
     DEFAULT_MODELS,
     RECENT_FILES_MAX,
     SETTINGS_VERSION,
@@ -343,8 +343,8 @@ def test_a_secret_read_from_the_file_is_not_echoed_in_warnings(home: Path) -> No
 
 def test_core_modules_import_neither_qt_nor_keyring_eagerly() -> None:
     code = (
-        "import sys, fastdesk.settings, fastdesk.keys, fastdesk.cli_keys, fastdesk.logs, "
-        "fastdesk.redact\n"
+        "import sys, fastdesk.config.settings, fastdesk.config.keys, fastdesk.cli.keys, "
+        "fastdesk.config.logs, fastdesk.config.redact\n"
         "bad = sorted(m for m in sys.modules if m.startswith(('PySide6', 'keyring')))\n"
         "print(bad)\n"
         "sys.exit(1 if bad else 0)\n"
@@ -358,7 +358,7 @@ def test_core_modules_import_neither_qt_nor_keyring_eagerly() -> None:
 def test_warmup_setting_round_trips_and_defaults_on(tmp_path) -> None:
     import dataclasses
 
-    from fastdesk.settings import Settings, load_settings, save_settings
+    from fastdesk.config.settings import Settings, load_settings, save_settings
 
     assert Settings().warmup is True
     path = tmp_path / "settings.toml"

@@ -1,11 +1,12 @@
-"""fastdesk.text_ends: the shared start and end of two texts, also across chunk boundaries."""
+"""fastdesk.document.text_ends: the shared start and end of two texts, also across chunk
+boundaries."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fastdesk.text_ends import common_prefix, common_suffix
+from fastdesk.document.text_ends import common_prefix, common_suffix
 
 
 def plain_prefix(a: str, b: str) -> int:

@@ -28,7 +28,7 @@ from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
-from fastdesk.paths import resource  # noqa: E402
+from fastdesk.config.paths import resource  # noqa: E402
 from fastdesk.providers.base import ChatRequest, StreamEnd, TextDelta, Usage  # noqa: E402
 
 MEMORY_FIRST = (
@@ -56,9 +56,9 @@ class ReviewProvider(shots.SampleProvider):
 
 
 def engine_factory() -> object:
-    from fastdesk.engine import Engine
-    from fastdesk.memory import Memory
-    from fastdesk.providers.router import Router
+    from fastdesk.routing.router import Router
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.memory import Memory
 
     return Engine(Router({"groq": ReviewProvider()}), Memory())
 
@@ -99,7 +99,7 @@ def replace_in_target(window: object, old: str, new: str) -> None:
 def main() -> int:
     app = QApplication(sys.argv[:1])
     from fastdesk.ui.app import apply_theme, make_app
-    from fastdesk.ui.main_window import MainWindow
+    from fastdesk.ui.window.main_window import MainWindow
 
     make_app()
     apply_theme(app, "light")

@@ -129,8 +129,8 @@ class SampleProvider:
 
 
 def engine_factory() -> object:
-    from fastdesk.engine import Engine
-    from fastdesk.providers.router import Router
+    from fastdesk.routing.router import Router
+    from fastdesk.translate.engine import Engine
 
     return Engine(Router({"groq": SampleProvider()}), None)
 
@@ -143,7 +143,7 @@ def wait(ms: int) -> None:
 
 def shoot(theme: str, out: Path) -> None:
     from fastdesk.ui.app import apply_theme
-    from fastdesk.ui.main_window import MainWindow
+    from fastdesk.ui.window.main_window import MainWindow
 
     app = QApplication.instance()
     apply_theme(app, theme)

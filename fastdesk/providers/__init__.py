@@ -1,1 +1,2 @@
-"""Provider adapters (Groq, Cerebras, any OpenAI-compatible server) and the router."""
+"""Provider adapters: Groq, Cerebras and any OpenAI-compatible server behind one small interface
+(`base`), built from the environment and stored keys (`factory`)."""

@@ -10,8 +10,8 @@ from PySide6.QtGui import QColor, QFileOpenEvent, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 import fastdesk
-from fastdesk.paths import resource
-from fastdesk.settings import load_settings, settings_path
+from fastdesk.config.paths import resource
+from fastdesk.config.settings import load_settings, settings_path
 
 _PALETTES: dict[str, dict[str, str]] = {
     "dark": {
@@ -112,7 +112,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 def run_app(path: str | None) -> int:
     """Open the window (with `path` when given; the sample document on first start)."""
-    from fastdesk.ui.main_window import MainWindow
+    from fastdesk.ui.window.main_window import MainWindow
 
     first_start = not settings_path().exists()
     app = make_app()

@@ -29,7 +29,7 @@ def provider() -> WordProvider:
 @pytest.fixture
 def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]]:
     """MainWindow on the fake provider; every window is closed (edits discarded) at the end."""
-    from fastdesk.settings import Settings
+    from fastdesk.config.settings import Settings
     from fastdesk.ui import MainWindow
 
     windows: list[MainWindow] = []

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from fastdesk.costs import CostLedger
-from fastdesk.settings import Settings, load_settings, save_settings
-from fastdesk.ui.compare_dialog import (
+from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.routing.costs import CostLedger
+from fastdesk.ui.dialogs.compare import (
     NOTHING_CONFIGURED,
     SHORTCUT,
     SORT_ROLE,
@@ -218,7 +218,7 @@ def test_use_this_model_saves_it_for_its_provider(make_dialog, emulators, qtbot)
 
 
 def test_the_sample_document_can_be_compared_instead(make_dialog, emulators, qtbot) -> None:
-    from fastdesk.bench import sample_text
+    from fastdesk.translate.bench import sample_text
 
     groq, _ = emulators
     dialog = make_dialog(document="")  # an empty document: only the sample is offered

@@ -14,9 +14,9 @@ import pytest
 from keyring.backends import fail
 from PySide6.QtCore import Qt
 
-from fastdesk import redact
-from fastdesk.settings import Settings, load_settings, save_settings
-from fastdesk.ui.first_run import FirstRunPanel, needs_first_run
+from fastdesk.config import redact
+from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.ui.window.first_run import FirstRunPanel, needs_first_run
 from tests.emulator import Emulator
 from tests.keyrings import MemoryKeyring
 from tests.test_local_servers import TinyServer

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QToolTip,
 )
 
-from fastdesk.review import STATE_STYLES, review_path
+from fastdesk.review.model import STATE_STYLES, review_path
 from tests.ui.uifakes import fake_answer
 
 TEXT = "Hello world.\n\nThe cat.\n"
@@ -481,7 +481,7 @@ def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path
 
 
 def test_the_review_starts_in_the_window_s_language(make_window, qtbot) -> None:
-    from fastdesk.settings import Settings
+    from fastdesk.config.settings import Settings
 
     w = make_window(settings=Settings(target_language="de", debounce_ms=40))
     w.source.setPlainText("Hello world.\n")
@@ -492,7 +492,7 @@ def test_the_review_starts_in_the_window_s_language(make_window, qtbot) -> None:
 
 
 def test_settings_changing_the_language_switch_the_review(make_window, qtbot) -> None:
-    from fastdesk.settings import Settings
+    from fastdesk.config.settings import Settings
 
     w = make_window()
     raw(w)
@@ -597,10 +597,10 @@ def test_a_markdown_file_dropped_on_the_target_opens(make_window, qtbot, tmp_pat
 def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
     """Per block: the reviewer's text (never streamed over), else the partial answer, else
     the review's answer (e.g. restored from the review file while the session has none)."""
-    from fastdesk.blocks import parse
-    from fastdesk.events import BlockDone
-    from fastdesk.ui.render import segment
-    from fastdesk.ui.review_controller import ReviewController
+    from fastdesk.document.blocks import parse
+    from fastdesk.translate.events import BlockDone
+    from fastdesk.ui.bridge.segments import segment
+    from fastdesk.ui.review.controller import ReviewController
 
     ctl = ReviewController(lambda: TEXT + "\nGoodbye.\n", lambda: (0, False))
     doc = parse(TEXT + "\nGoodbye.\n")

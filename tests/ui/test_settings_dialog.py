@@ -20,12 +20,12 @@ from keyring.errors import KeyringLocked
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QLabel, QLineEdit
 
-from fastdesk import redact
-from fastdesk.costs import CostLedger
-from fastdesk.events import RequestStats
-from fastdesk.settings import Settings, load_settings, save_settings, settings_path
-from fastdesk.ui.settings_dialog import SettingsDialog
-from fastdesk.ui.threads import AsyncRunner
+from fastdesk.config import redact
+from fastdesk.config.settings import Settings, load_settings, save_settings, settings_path
+from fastdesk.routing.costs import CostLedger
+from fastdesk.translate.events import RequestStats
+from fastdesk.ui.bridge.threads import AsyncRunner
+from fastdesk.ui.dialogs.settings import SettingsDialog
 from tests.emulator import DEFAULT_MODELS, Emulator
 from tests.keyrings import MemoryKeyring
 
@@ -538,7 +538,7 @@ def test_per_language_preferences_are_not_saved_as_the_general_model(make_dialog
 
 
 def test_clear_memory_asks_then_empties_it(make_dialog, memory) -> None:
-    from fastdesk.memory import Memory, MemoryKey
+    from fastdesk.translate.memory import Memory, MemoryKey
 
     store = Memory()
     store.put(MemoryKey("Hello", "translate", "fr", "1"), "Bonjour", provider="groq", model="m")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QStatusBar
 
-from fastdesk.costs import CostLedger
-from fastdesk.ui.status import SPINNER, StatusPanel
+from fastdesk.routing.costs import CostLedger
+from fastdesk.ui.window.status import SPINNER, StatusPanel
 
 
 def test_the_activity_indicator_turns_while_requests_are_in_flight(qtbot, tmp_path) -> None:

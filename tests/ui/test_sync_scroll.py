@@ -8,9 +8,9 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QFocusEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from fastdesk.ui.panes import SourceEditor, TargetEditor, TargetPreview
-from fastdesk.ui.render import segment
-from fastdesk.ui.sync_scroll import SyncScroller
+from fastdesk.ui.bridge.segments import segment
+from fastdesk.ui.panes.editors import SourceEditor, TargetEditor, TargetPreview
+from fastdesk.ui.panes.sync_scroll import SyncScroller
 
 
 def blocks(count: int, first: str = "Paragraph 0.\n\n") -> list:
@@ -223,7 +223,7 @@ def test_a_source_at_its_top_keeps_the_rendered_target_at_its_top(qtbot) -> None
 def test_the_margin_follows_the_reader_at_once_and_the_catch_up_with_the_next_render(qtbot) -> None:
     """After a render slice sync scrolls the target to make up for blocks that grew above the
     reader's place; the content on screen stays put, so the margin need not repaint at once."""
-    from fastdesk.ui.review_widgets import ReviewMargin
+    from fastdesk.ui.review.widgets import ReviewMargin
 
     source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
     for widget in (source, editor, preview):

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from fastdesk.ui import threads
-from fastdesk.ui.threads import gui_first, polite_event_loop
+from fastdesk.ui.bridge import threads
+from fastdesk.ui.bridge.threads import gui_first, polite_event_loop
 
 
 @pytest.fixture

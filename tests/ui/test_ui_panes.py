@@ -7,8 +7,8 @@ import time
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextCursor
 
-from fastdesk.ui.panes import RenderScheduler, TargetEditor, TargetPreview
-from fastdesk.ui.render import segment
+from fastdesk.ui.bridge.segments import segment
+from fastdesk.ui.panes.editors import RenderScheduler, TargetEditor, TargetPreview
 from tests.ui.uifakes import translated
 
 
@@ -254,7 +254,7 @@ def test_scrolling_the_source_scrolls_the_target_by_block(make_window, qtbot) ->
 def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from fastdesk.ui.highlighter import MarkdownHighlighter
+    from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 
     edit = QPlainTextEdit()
     qtbot.addWidget(edit)
@@ -294,8 +294,8 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     window beneath them must not be repainted with them (measured ~0.5 ms each, each time)."""
     from PySide6.QtCore import QEvent, QObject
 
-    from fastdesk.ui.panes import flat_scroll_bars
-    from fastdesk.ui.review_widgets import ReviewMargin
+    from fastdesk.ui.panes.editors import flat_scroll_bars
+    from fastdesk.ui.review.widgets import ReviewMargin
 
     preview = TargetPreview()
     qtbot.addWidget(preview)

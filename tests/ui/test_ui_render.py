@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from fastdesk.ui import render
-from fastdesk.ui.render import Segment, diff, same_texts, segment, segments_of
+from fastdesk.ui.bridge import segments as render
+from fastdesk.ui.bridge.segments import Segment, diff, same_texts, segment, segments_of
 
 
 def segs(*texts: str) -> list[Segment]:

@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (
     QToolButton,
 )
 
-from fastdesk.events import RequestStats
+from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError
-from fastdesk.settings import Settings, load_settings
-from fastdesk.ui.render import segment
-from fastdesk.ui.worker import WorkerBatch
+from fastdesk.translate.events import RequestStats
+from fastdesk.ui.bridge.segments import segment
+from fastdesk.ui.bridge.worker import WorkerBatch
 from tests.ui.uifakes import translated
 
 
@@ -307,8 +307,8 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
 
 
 def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
+    from fastdesk.translate.wiring import NotConfigured
     from fastdesk.ui import MainWindow
-    from fastdesk.wiring import NotConfigured
 
     def no_provider() -> object:
         raise NotConfigured("no provider is configured: set GROQ_API_KEY")

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from fastdesk.settings import Settings
+from fastdesk.config.settings import Settings
 from tests.emulator import Emulator, RecordedRequest
 
 GROQ_KEY = "gsk_WARMUPTEST_0123456789_abcdefWXYZ"

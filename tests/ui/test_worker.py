@@ -6,10 +6,10 @@ import asyncio
 import time
 from typing import Any
 
-from fastdesk.blocks import parse
-from fastdesk.engine import JobSpec
-from fastdesk.target import EMPTY, TargetView
-from fastdesk.ui.worker import REQUEST_FIRST_S, EngineWorker
+from fastdesk.document.blocks import parse
+from fastdesk.document.target import EMPTY, TargetView
+from fastdesk.translate.engine import JobSpec
+from fastdesk.ui.bridge.worker import REQUEST_FIRST_S, EngineWorker
 
 
 class RecordingSession:

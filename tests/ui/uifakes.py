@@ -87,9 +87,9 @@ class WordProvider:
 
 def make_engine_factory(provider: WordProvider, *, memory: bool = False) -> Callable[[], object]:
     def factory() -> object:
-        from fastdesk.engine import Engine
-        from fastdesk.memory import Memory
-        from fastdesk.providers.router import Router
+        from fastdesk.routing.router import Router
+        from fastdesk.translate.engine import Engine
+        from fastdesk.translate.memory import Memory
 
         return Engine(Router({provider.name: provider}), Memory() if memory else None)
 

@@ -1,0 +1,300 @@
+"""`fastdesk translate`: translate or simplify files without a window (CONTRACT.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.document.blocks import Document, parse
+from fastdesk.routing.costs import CostLedger
+from fastdesk.routing.pricing import format_cost
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
+from fastdesk.translate.prompts import MODES
+
+log = logging.getLogger("fastdesk.translate")
+
+PROVIDER_CHOICES = ("auto", "groq", "cerebras", "openai")
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreadable input: exit status 2 with this one line."""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("translate", help="translate or simplify Markdown files, no window")
+    p.add_argument("inputs", nargs="+", metavar="INPUT.md")
+    p.add_argument(
+        "--to", dest="lang", metavar="LANG", help="BCP-47 code (default: settings, else fr)"
+    )
+    p.add_argument("--mode", choices=MODES, help="translate | simplify (default translate)")
+    p.add_argument("--provider", choices=PROVIDER_CHOICES, default="auto")
+    p.add_argument("--model", help="model for that provider (default: settings)")
+    p.add_argument("-o", "--output", metavar="FILE", help="one input: write here (default: stdout)")
+    p.add_argument("--out-dir", metavar="DIR", help="several inputs: DIR/<same file name>")
+    p.add_argument("--report", metavar="FILE", help='write a JSON report ("-" = standard error)')
+    p.add_argument("--no-memory", action="store_true", help="neither read nor write the memory")
+    p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="log each request")
+    p.set_defaults(func=run_translate)
+
+
+@dataclass
+class DocReport:
+    """What happened to one input, for the exit status and the JSON report."""
+
+    input: str
+    output: str | None
+    doc: Document
+    status: str = "ok"
+    translated: int = 0
+    from_memory: int = 0
+    flags: list[dict[str, object]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "status": self.status,
+            "blocks": len(self.doc.blocks),
+            "translated_blocks": self.translated,
+            "from_memory": self.from_memory,
+            "flags": self.flags,
+        }
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    from fastdesk.config.logs import setup_logging
+
+    setup_logging(args.verbose, to_file=True)
+    try:
+        docs, outputs = _read_inputs(args)
+        engine, spec = _build(args)
+    except UsageError as exc:
+        print(f"fastdesk translate: {exc}", file=sys.stderr)
+        return 2
+    try:
+        reports, requests, wall_ms = asyncio.run(_translate_all(engine, spec, docs, outputs, args))
+    except KeyboardInterrupt:
+        print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
+        return 130
+    _write_report(args.report, reports, requests, wall_ms)
+    return 1 if any(r.status == "failed" for r in reports) else 0
+
+
+def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str | None]]:
+    """Read every input before doing anything, so a bad one stops the run with nothing written."""
+    if args.output and len(args.inputs) > 1:
+        raise UsageError("-o/--output takes one input; use --out-dir for several")
+    if args.output and args.out_dir:
+        raise UsageError("use either -o/--output or --out-dir, not both")
+    if len(args.inputs) > 1 and not args.out_dir:
+        raise UsageError("several inputs need --out-dir DIR")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    names = [Path(p).name for p in args.inputs]
+    if args.out_dir and len(set(names)) != len(names):
+        raise UsageError("two inputs share a file name; --out-dir would write one over the other")
+    docs = []
+    for path in args.inputs:
+        try:
+            docs.append((path, read_document(path)))
+        except DocumentError as exc:
+            raise UsageError(str(exc)) from None
+    outputs: list[str | None] = (
+        [str(Path(args.out_dir) / name) for name in names] if args.out_dir else [args.output]
+    )
+    for inp, out in zip(args.inputs, outputs, strict=True):
+        if out and os.path.abspath(out) == os.path.abspath(inp):
+            raise UsageError(f"{out}: output would overwrite its input")
+    return docs, outputs
+
+
+def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
+    from fastdesk.translate.wiring import (
+        NotConfigured,
+        build_engine,
+        glossary_for,
+        load_user_settings,
+    )
+
+    settings = load_user_settings()
+    spec = JobSpec(
+        mode=args.mode or settings.mode,
+        target_lang=args.lang or settings.target_language,
+        provider=args.provider,
+        model=args.model or None,
+        use_memory=not args.no_memory,
+        glossary=glossary_for(settings, args.inputs[0]),
+    )
+    try:
+        engine = build_engine(
+            settings,
+            provider=args.provider,
+            use_memory=not args.no_memory,
+            concurrency=args.concurrency,
+        )
+    except NotConfigured as exc:
+        raise UsageError(str(exc)) from None
+    return engine, spec
+
+
+async def _translate_all(
+    engine: Engine,
+    spec: JobSpec,
+    docs: list[tuple[str, str]],
+    outputs: list[str | None],
+    args: argparse.Namespace,
+) -> tuple[list[DocReport], list[dict[str, object]], float]:
+    started = time.perf_counter()
+    requests: list[dict[str, object]] = []
+    progress = Progress(sum(1 for _p, text in docs for _b in parse(text).blocks))
+    ledger = CostLedger(background=True)  # today's spend, shared with the window's status bar
+    try:
+        reports = await asyncio.gather(
+            *(
+                _translate_one(
+                    engine, spec, path, text, out, requests, progress, args.verbose, ledger
+                )
+                for (path, text), out in zip(docs, outputs, strict=True)
+            )
+        )
+    finally:
+        progress.close()
+        ledger.close()
+        await engine.router.aclose()
+        if engine.memory is not None:
+            engine.memory.close()
+    return list(reports), requests, (time.perf_counter() - started) * 1000
+
+
+async def _translate_one(
+    engine: Engine,
+    spec: JobSpec,
+    path: str,
+    text: str,
+    output: str | None,
+    requests: list[dict[str, object]],
+    progress: Progress,
+    verbose: int,
+    ledger: CostLedger,
+) -> DocReport:
+    doc = parse(text)
+    report = DocReport(input=path, output=output, doc=doc)
+    index = {b.id: i for i, b in enumerate(doc.blocks)}
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            progress.advance(path)
+            if event.origin == "model":
+                report.translated += 1
+            elif event.origin == "memory":
+                report.from_memory += 1
+            for flag in event.flags:
+                i = index[event.block_id]
+                report.flags.append(
+                    {
+                        "block": i,
+                        "line": doc.blocks[i].line,
+                        "check": flag.check,
+                        "detail": flag.detail,
+                    }
+                )
+        elif isinstance(event, BlockFailed):
+            progress.advance(path)
+            report.errors.append(event.error)
+        elif isinstance(event, RequestDone):
+            requests.append(event.stats.report_dict())
+            ledger.record(event.stats)
+            if verbose:
+                log.info("%s", describe_request(event))
+        elif isinstance(event, EngineError) and verbose:
+            log.warning("%s", event.message)
+
+    results = await engine.run(doc, spec, emit=on_event)
+    if len(results) != len(doc.blocks) or report.errors:
+        report.status = "failed"
+        reason = report.errors[0] if report.errors else "some blocks have no translation"
+        print(f"fastdesk translate: {path}: not translated: {reason}", file=sys.stderr)
+        return report
+    target = "".join(results[b.id] for b in doc.blocks)
+    if output is None:
+        sys.stdout.buffer.write(target.encode("utf-8"))
+        sys.stdout.flush()
+    else:
+        atomic_write_text(output, target)
+    report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value]
+    return report
+
+
+def describe_request(event: RequestDone) -> str:
+    s = event.stats
+    parts = [f"{s.provider} {s.model} {s.status}"]
+    if s.ttfb_ms is not None:
+        parts.append(f"ttfb {s.ttfb_ms:.0f} ms")
+    if s.total_ms is not None:
+        parts.append(f"total {s.total_ms:.0f} ms")
+    if s.prompt_tokens is not None:
+        parts.append(f"{s.prompt_tokens}→{s.completion_tokens} tokens")
+    if s.tokens_per_s:
+        parts.append(f"{s.tokens_per_s:.0f} tok/s")
+    parts.append(format_cost(s.cost_usd))
+    if s.error:
+        parts.append(s.error)
+    return " · ".join(parts)
+
+
+def _write_report(
+    target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
+) -> None:
+    if not target:
+        return
+    costs = [r["cost_usd"] for r in requests]
+    known = [float(c) for c in costs if isinstance(c, int | float)]
+    totals = {
+        "requests": len(requests),
+        "prompt_tokens": sum(int(r["prompt_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
+        "completion_tokens": sum(int(r["completion_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
+        "cost_usd": sum(known) if len(known) == len(costs) else None,
+        "wall_ms": round(wall_ms, 1),
+    }
+    payload = {"documents": [r.as_dict() for r in reports], "requests": requests, "totals": totals}
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    if target == "-":
+        sys.stderr.write(text)
+    else:
+        atomic_write_text(target, text)
+
+
+class Progress:
+    """A one-line progress bar on standard error, only when it is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.enabled = sys.stderr.isatty()
+        self._last = 0.0
+
+    def advance(self, name: str) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.enabled and (now - self._last > 0.05 or self.done == self.total):
+            self._last = now
+            width = 30
+            filled = int(width * self.done / self.total)
+            bar = "#" * filled + "-" * (width - filled)
+            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} blocks  {name[-40:]}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.done:
+            sys.stderr.write("\n")

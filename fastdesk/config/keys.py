@@ -1,0 +1,231 @@
+"""API keys: from the environment, else from the OS keyring (service "fastdesk", user = provider).
+
+Environment variables win, so scripts and CI never depend on a keyring. Keys are stored only in
+a real OS keyring (Secret Service, macOS Keychain, Windows Credential Manager): with none, storing
+fails with :class:`KeyringUnavailable`, which says so and points to the environment variables.
+There is deliberately no plaintext fallback, and plaintext backends (``keyrings.alt``) are refused.
+
+Every key this module hands out is registered with :mod:`fastdesk.config.redact`, and no error
+message
+built here contains a key: backend errors are re-raised ``from None`` with their text redacted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Literal
+
+from fastdesk.config.redact import mask, redact, register_secret
+from fastdesk.providers.base import PROVIDER_NAMES
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+__all__ = [
+    "ENV_VARS",
+    "SERVICE",
+    "KeyringUnavailable",
+    "KeysError",
+    "delete_key",
+    "env_key",
+    "get_key",
+    "key_source",
+    "keyring_available",
+    "mask",
+    "normalise_key",
+    "set_key",
+    "stored_key",
+    "unavailable_error",
+]
+
+log = logging.getLogger(__name__)
+
+SERVICE = "fastdesk"
+ENV_VARS: dict[str, str] = {
+    "groq": "GROQ_API_KEY",
+    "cerebras": "CEREBRAS_API_KEY",
+    "openai": "FASTDESK_OPENAI_API_KEY",
+}
+# Backends that would keep keys in a plain (or weakly protected, terminal-prompting) file.
+_REFUSED_MODULE_PREFIXES = ("keyrings.alt", "keyring.backends.null", "keyring.backends.fail")
+
+KeySource = Literal["env", "keyring"]
+
+
+class KeysError(Exception):
+    """Base of this module's errors; ``str()`` is one plain sentence without any key."""
+
+
+class KeyringUnavailable(KeysError):
+    """No usable OS keyring (none installed, locked, refused): keys can only come from env vars."""
+
+
+def _check_provider(provider: str) -> str:
+    if provider not in ENV_VARS:
+        raise ValueError(
+            f"unknown provider {provider!r} (choose one of: {', '.join(PROVIDER_NAMES)})"
+        )
+    return provider
+
+
+def _env_hint() -> str:
+    names = ", ".join(ENV_VARS[p] for p in PROVIDER_NAMES)
+    return f"set the key in an environment variable instead ({names})"
+
+
+def _backend() -> KeyringBackend:
+    import keyring
+
+    return keyring.get_keyring()
+
+
+def _backend_name(backend: object) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def keyring_available() -> tuple[bool, str]:
+    """``(True, backend name)`` when keys can be stored, else ``(False, why not)``.
+
+    It does not contact the keyring (that may prompt or block); a locked or broken keyring shows
+    up later as :class:`KeyringUnavailable` from :func:`set_key`/:func:`delete_key`.
+    """
+    try:
+        backend = _backend()
+    except Exception as exc:  # a broken keyring config file or backend import
+        return (
+            False,
+            f"the keyring library failed to start: {redact(str(exc)) or type(exc).__name__}",
+        )
+    name = _backend_name(backend)
+    from keyring.backends import chainer
+
+    if isinstance(backend, chainer.ChainerBackend):
+        chained = [b for b in backend.backends if not _refused(b)]
+        if not chained:
+            return False, "no keyring backend was found (the keyring chain is empty)"
+        return True, name + " (" + ", ".join(_backend_name(b) for b in chained) + ")"
+    if _refused(backend):
+        if name.startswith("keyrings.alt"):
+            return (
+                False,
+                f"the configured keyring ({name}) keeps keys in a file; fastdesk refuses it",
+            )
+        return False, "no Secret Service, Keychain or Credential Manager was found"
+    return True, name
+
+
+def _refused(backend: object) -> bool:
+    return _backend_name(backend).startswith(_REFUSED_MODULE_PREFIXES)
+
+
+def unavailable_error(reason: str) -> KeyringUnavailable:
+    """The error for "no usable keyring", naming the environment variables to use instead."""
+    return KeyringUnavailable(f"OS keyring unavailable: {reason}; {_env_hint()}")
+
+
+def _require_keyring() -> KeyringBackend:
+    ok, reason = keyring_available()
+    if not ok:
+        raise unavailable_error(reason)
+    return _backend()
+
+
+def _backend_failure(action: str, exc: BaseException) -> KeyringUnavailable:
+    detail = redact(str(exc)).strip() or type(exc).__name__
+    return unavailable_error(f"{action} failed ({type(exc).__name__}: {detail})")
+
+
+def env_key(provider: str) -> str | None:
+    """The key from the provider's environment variable, if set and not blank."""
+    value = os.environ.get(ENV_VARS[_check_provider(provider)], "").strip()
+    if value:
+        register_secret(value)
+        return value
+    return None
+
+
+def stored_key(provider: str) -> str | None:
+    """The key stored in the OS keyring, or None (also when there is no usable keyring)."""
+    _check_provider(provider)
+    ok, reason = keyring_available()
+    if not ok:
+        log.debug("no keyring lookup for %s: %s", provider, reason)
+        return None
+    try:
+        value = _backend().get_password(SERVICE, provider)
+    except Exception as exc:  # locked, D-Bus gone, backend bug: the caller just has no key
+        log.warning("could not read the %s key from the OS keyring: %s", provider, _exc_text(exc))
+        return None
+    value = (value or "").strip()
+    if not value:
+        return None
+    register_secret(value)
+    return value
+
+
+def _exc_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {redact(str(exc))}"
+
+
+def get_key(provider: str) -> str | None:
+    """The key to use for ``provider``: its environment variable, else the OS keyring, else None.
+
+    Never raises for a missing or broken keyring. The key is registered for redaction.
+    """
+    return env_key(provider) or stored_key(provider)
+
+
+def key_source(provider: str) -> KeySource | None:
+    """Where :func:`get_key` would take the key from: ``"env"``, ``"keyring"`` or None."""
+    if env_key(provider):
+        return "env"
+    return "keyring" if stored_key(provider) else None
+
+
+def normalise_key(key: str) -> str:
+    """Strip surrounding whitespace; refuse an empty key or one with inner spaces or line breaks."""
+    key = key.strip()
+    if not key:
+        raise ValueError("the key is empty")
+    if any(c.isspace() for c in key):
+        raise ValueError("the key contains spaces or line breaks (paste only the key)")
+    if not key.isprintable():
+        raise ValueError("the key contains control characters")
+    return key
+
+
+def set_key(provider: str, key: str) -> None:
+    """Store ``key`` for ``provider`` in the OS keyring (replacing any previous one).
+
+    Raises ValueError for a bad provider or key, :class:`KeyringUnavailable` when it cannot be
+    stored. Nothing is ever written anywhere else.
+    """
+    _check_provider(provider)
+    key = normalise_key(key)
+    register_secret(key)  # before anything can fail, so even a backend's message is redacted
+    backend = _require_keyring()
+    try:
+        backend.set_password(SERVICE, provider, key)
+    except Exception as exc:
+        raise _backend_failure("storing the key", exc) from None
+    log.info("stored the %s key in the OS keyring (%s)", provider, mask(key))
+
+
+def delete_key(provider: str) -> bool:
+    """Remove the stored key for ``provider``; False when there was none."""
+    _check_provider(provider)
+    backend = _require_keyring()
+    from keyring.errors import PasswordDeleteError
+
+    try:
+        if backend.get_password(SERVICE, provider) is None:
+            return False
+        backend.delete_password(SERVICE, provider)
+    except PasswordDeleteError:
+        return False
+    except Exception as exc:
+        raise _backend_failure("deleting the key", exc) from None
+    log.info("deleted the %s key from the OS keyring", provider)
+    return True

@@ -1,0 +1,80 @@
+"""Prices per provider and model (resources/pricing.toml, user overrides) → cost of a request.
+
+A model with no known price has cost ``None`` ("unknown"), never 0: an editor must not believe a
+request was free because a table was out of date. Local OpenAI-compatible servers are free.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from fastdesk.config.paths import resource
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float  # USD per million prompt tokens
+    output: float  # USD per million completion tokens
+    read: str = ""  # the day the price was read
+    source: str = ""
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input + completion_tokens * self.output) / 1_000_000
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> dict[str, dict[str, Price]]:
+    raw = tomllib.loads(resource("pricing.toml").read_text(encoding="utf-8"))
+    return {prov: {m: _price(v) for m, v in models.items()} for prov, models in raw.items()}
+
+
+def _price(v: Mapping[str, object]) -> Price:
+    return Price(
+        input=float(v["input"]),  # type: ignore[arg-type]
+        output=float(v["output"]),  # type: ignore[arg-type]
+        read=str(v.get("read", "")),
+        source=str(v.get("source", "")),
+    )
+
+
+class PriceTable:
+    """The bundled table with the user's overrides on top ({provider: {model: {input, output}}})."""
+
+    def __init__(self, overrides: Mapping[str, Mapping[str, Mapping[str, object]]] | None = None):
+        self._prices = {p: dict(m) for p, m in _bundled().items()}
+        for prov, models in (overrides or {}).items():
+            for model, v in models.items():
+                self._prices.setdefault(prov, {})[model] = _price(
+                    {"read": "your settings", "source": "user override", **v}
+                )
+
+    def price(self, provider: str, model: str) -> Price | None:
+        if provider == "openai":  # a local server: no per-token bill unless the user set one
+            return self._prices.get(provider, {}).get(model, Price(0.0, 0.0, source="local server"))
+        return self._prices.get(provider, {}).get(model)
+
+    def cost(
+        self, provider: str, model: str, prompt_tokens: int | None, completion_tokens: int | None
+    ) -> float | None:
+        """USD for one request, or None when the price or the usage is unknown."""
+        price = self.price(provider, model)
+        if price is None or prompt_tokens is None or completion_tokens is None:
+            return None
+        return price.cost(prompt_tokens, completion_tokens)
+
+    def models(self, provider: str) -> dict[str, Price]:
+        return dict(self._prices.get(provider, {}))
+
+
+def format_cost(usd: float | None) -> str:
+    """$0.0000252 style for tiny sums, 'unknown' when not known."""
+    if usd is None:
+        return "cost unknown"
+    if usd == 0:
+        return "$0"
+    if usd < 0.01:
+        return f"${usd:.7f}".rstrip("0")
+    return f"${usd:.4f}"

@@ -1,0 +1,244 @@
+"""Measured speed of every (provider, model): sliding windows of time to first token and tokens/s.
+
+The router predicts a request's completion time from these windows (see docs/routing.md) and they
+survive restarts in ``data_dir()/router-stats.json`` so the first request of a session already goes
+to the right place. Samples are raw wall-clock measurements as the user experiences them: time to
+first token is not divided by prompt size, because for a live edit the wait is the wait.
+
+Estimates use the median of the most recent few samples (robust to one cold start, yet quick to
+follow a provider that slowed down or sped up); the 90th percentile, used for hedging, uses the
+whole window.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastdesk.config.fileio import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+STATS_FILE = "router-stats.json"
+WINDOW = 20  # samples kept per series
+RECENT = 5  # samples the central estimate looks at
+MAX_AGE_S = 3 * 24 * 3600.0  # older samples are dropped on load: networks and providers change
+
+Pair = tuple[str, str]
+
+
+def pair_key(pair: Pair) -> str:
+    """``provider/model`` (model ids may contain slashes; the provider name never does)."""
+    return f"{pair[0]}/{pair[1]}"
+
+
+def parse_pair_key(key: str) -> Pair | None:
+    provider, sep, model = key.partition("/")
+    return (provider, model) if sep and provider and model else None
+
+
+def median(values: Iterable[float]) -> float | None:
+    data = sorted(values)
+    if not data:
+        return None
+    mid = len(data) // 2
+    return data[mid] if len(data) % 2 else (data[mid - 1] + data[mid]) / 2
+
+
+def percentile(values: Iterable[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100): always one of the measured values."""
+    data = sorted(values)
+    if not data:
+        return None
+    rank = max(1, math.ceil(q / 100 * len(data)))
+    return data[min(rank, len(data)) - 1]
+
+
+@dataclass
+class Series:
+    """The last ``WINDOW`` samples of one measure, each with the wall-clock time it was taken."""
+
+    samples: deque[tuple[float, float]] = field(default_factory=lambda: deque(maxlen=WINDOW))
+
+    def add(self, value: float, at: float) -> None:
+        self.samples.append((at, value))
+
+    def values(self) -> list[float]:
+        return [v for _, v in self.samples]
+
+    def recent(self, n: int = RECENT) -> float | None:
+        return median(v for _, v in list(self.samples)[-n:])
+
+    def p(self, q: float) -> float | None:
+        return percentile(self.values(), q)
+
+    @property
+    def last_at(self) -> float | None:
+        return self.samples[-1][0] if self.samples else None
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+
+@dataclass
+class ChoiceStats:
+    """What was measured for one (provider, model)."""
+
+    ttfb_ms: Series = field(default_factory=Series)
+    tokens_per_s: Series = field(default_factory=Series)
+
+    @property
+    def measured(self) -> bool:
+        return len(self.ttfb_ms) > 0
+
+    def ttfb_estimate(self) -> float | None:
+        return self.ttfb_ms.recent()
+
+    def ttfb_p90(self) -> float | None:
+        return self.ttfb_ms.p(90)
+
+    def tps_estimate(self) -> float | None:
+        return self.tokens_per_s.recent()
+
+    def predict_ms(self, expected_tokens: int | None, default_tps: float) -> float | None:
+        """Time to first token + expected output tokens / tokens per second; None if unmeasured."""
+        ttfb = self.ttfb_estimate()
+        if ttfb is None:
+            return None
+        if not expected_tokens:
+            return ttfb
+        tps = self.tps_estimate() or default_tps
+        return ttfb + expected_tokens / tps * 1000
+
+    @property
+    def last_at(self) -> float | None:
+        stamps = [t for t in (self.ttfb_ms.last_at, self.tokens_per_s.last_at) if t is not None]
+        return max(stamps) if stamps else None
+
+
+class StatsStore:
+    """All choices' windows, loaded from and saved to one JSON file (``path=None``: memory only)."""
+
+    def __init__(self, path: Path | None = None, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self._clock = clock
+        self._choices: dict[Pair, ChoiceStats] = {}
+        self.dirty = False
+
+    # ---- construction -------------------------------------------------------------------------
+
+    @staticmethod
+    def default_path() -> Path:
+        from fastdesk.config.paths import data_dir
+
+        return data_dir() / STATS_FILE
+
+    @classmethod
+    def load(
+        cls, path: Path | None = None, *, clock: Callable[[], float] = time.time
+    ) -> StatsStore:
+        """Read the file (by default the one in the data dir); a bad file is ignored."""
+        store = cls(path or cls.default_path(), clock=clock)
+        assert store.path is not None
+        try:
+            raw = json.loads(store.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return store
+        except (OSError, ValueError) as exc:
+            log.warning("router stats %s unreadable, starting afresh: %s", store.path, exc)
+            return store
+        store._absorb(raw)
+        return store
+
+    @classmethod
+    def memory(cls) -> StatsStore:
+        """A store that is never written (tests, benchmarks that must not touch the user's data)."""
+        return cls(None)
+
+    def _absorb(self, raw: object) -> None:
+        if not isinstance(raw, dict) or raw.get("version") != FORMAT_VERSION:
+            return
+        choices = raw.get("choices")
+        if not isinstance(choices, dict):
+            return
+        oldest = self._clock() - MAX_AGE_S
+        for key, entry in choices.items():
+            pair = parse_pair_key(str(key))
+            if pair is None or not isinstance(entry, dict):
+                continue
+            stats = ChoiceStats()
+            for name, series in (("ttfb_ms", stats.ttfb_ms), ("tokens_per_s", stats.tokens_per_s)):
+                for sample in entry.get(name) or []:
+                    try:
+                        at, value = float(sample[0]), float(sample[1])
+                    except (TypeError, ValueError, IndexError):
+                        continue
+                    if at >= oldest and math.isfinite(value) and value > 0:
+                        series.add(value, at)
+            if stats.measured or len(stats.tokens_per_s):
+                self._choices[pair] = stats
+
+    # ---- measuring ----------------------------------------------------------------------------
+
+    def get(self, pair: Pair) -> ChoiceStats:
+        """The stats of a choice (an empty, unstored one if never measured)."""
+        return self._choices.get(pair) or ChoiceStats()
+
+    def observe(
+        self, pair: Pair, *, ttfb_ms: float | None = None, tokens_per_s: float | None = None
+    ) -> None:
+        """Add one request's measures (either may be missing)."""
+        now = self._clock()
+        stats = self._choices.setdefault(pair, ChoiceStats())
+        if ttfb_ms is not None and math.isfinite(ttfb_ms) and ttfb_ms >= 0:
+            stats.ttfb_ms.add(ttfb_ms, now)
+            self.dirty = True
+        if tokens_per_s is not None and math.isfinite(tokens_per_s) and tokens_per_s > 0:
+            stats.tokens_per_s.add(tokens_per_s, now)
+            self.dirty = True
+
+    def pairs(self) -> list[Pair]:
+        return list(self._choices)
+
+    # ---- persistence --------------------------------------------------------------------------
+
+    def snapshot(self) -> str:
+        """The file's content now (cheap: call it in the loop, write it elsewhere)."""
+        data: dict[str, object] = {
+            "version": FORMAT_VERSION,
+            "choices": {
+                pair_key(pair): {
+                    "ttfb_ms": [[round(t, 3), round(v, 2)] for t, v in s.ttfb_ms.samples],
+                    "tokens_per_s": [[round(t, 3), round(v, 2)] for t, v in s.tokens_per_s.samples],
+                }
+                for pair, s in sorted(self._choices.items())
+            },
+        }
+        return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
+
+    def save(self) -> None:
+        """Write atomically (never half a file); a memory-only store does nothing."""
+        if self.path is None:
+            self.dirty = False
+            return
+        text = self.snapshot()
+        self.dirty = False
+        write_snapshot(self.path, text)
+
+    def summary(self) -> Mapping[Pair, ChoiceStats]:
+        return dict(self._choices)
+
+
+def write_snapshot(path: Path, text: str) -> None:
+    """Write a snapshot; a failure is logged, never raised (stats are a cache, not user data)."""
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        log.warning("cannot save router stats to %s: %s", path, exc)

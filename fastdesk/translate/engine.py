@@ -1,0 +1,552 @@
+"""Plan, batch, route and stream the translation of a document's blocks.
+
+Data flows one way (DESIGN.md): blocks → memory answers what it can at once → the rest is grouped
+into requests sized to the provider's limits → the router streams each from the fastest healthy
+provider → answers are mapped back to their blocks, checked, stored, and emitted as events.
+A batch whose answer cannot be mapped back exactly is split and retried, never written wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+
+from fastdesk.document.blocks import Block, Document
+from fastdesk.providers.base import RateLimitInfo, TextDelta
+from fastdesk.routing.router import AllProvidersFailed, Attempt, AttemptDone, Restart, Router
+from fastdesk.translate.checks import check_block
+from fastdesk.translate.events import (
+    BlockDelta,
+    BlockDone,
+    BlockFailed,
+    BlockStarted,
+    EngineError,
+    EngineEvent,
+    Expansion,
+    Flag,
+    RequestDone,
+    RevisionDone,
+)
+from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.prompts import (
+    PROMPT_VERSION,
+    Context,
+    ThinkStripper,
+    batch_text,
+    build_messages,
+    expand_prompt,
+    partial_batch,
+    split_batch,
+    system_prompt,
+)
+
+Emit = Callable[[EngineEvent], None]
+
+CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
+# A streaming answer is handed on (BlockDelta, Expansion) at most this often: each hand-on
+# re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
+# was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
+PARTIAL_INTERVAL_S = 0.03
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What to produce: mode, language, where to send it, and whether memory may answer."""
+
+    mode: str = "translate"
+    target_lang: str = "fr"
+    provider: str = "auto"
+    model: str | None = None
+    use_memory: bool = True
+    glossary: Glossary | None = None
+
+    @property
+    def glossary_lang(self) -> str | None:
+        """Forced translations apply when translating; simplifying keeps only the kept terms."""
+        return self.target_lang if self.mode == "translate" else None
+
+    def glossary_for(self, text: str) -> Glossary | None:
+        """The glossary entries that occur in `text` (so an unrelated edit keeps memory valid)."""
+        if self.glossary is None:
+            return None
+        return self.glossary.for_text(text, self.glossary_lang)
+
+
+@dataclass
+class _Work:
+    """One unique block text to translate (identical blocks share one piece of work)."""
+
+    core: str
+    key: MemoryKey
+    blocks: list[Block]
+    context: Context = field(default_factory=Context)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.core) + 7  # and its marker line in a batch
+
+
+@dataclass
+class _Outcome:
+    text: str | None
+    flags: tuple[Flag, ...] = ()
+    error: str | None = None
+    provider: str = ""
+    model: str = ""
+
+
+def _noop(_event: EngineEvent) -> None:
+    return None
+
+
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral estimate (≈4 characters a token) for sizing batches."""
+    return len(text) // 4 + 1
+
+
+def section_text(doc: Document, block_id: str) -> str:
+    """A heading's whole section (up to the next heading of its level or higher), else the block."""
+    blocks = list(doc.blocks)
+    i = next(n for n, b in enumerate(blocks) if b.id == block_id)
+    head = blocks[i]
+    if head.kind != "heading" or not head.heading_level:
+        return head.split()[1]
+    end = i + 1
+    while end < len(blocks) and not (
+        blocks[end].kind == "heading" and 0 < blocks[end].heading_level <= head.heading_level
+    ):
+        end += 1
+    return "".join(b.text for b in blocks[i:end]).strip()
+
+
+def document_title(doc: Document) -> str:
+    for block in doc.blocks:
+        if block.kind == "heading":
+            return block.split()[1].lstrip("#").strip().splitlines()[0][:120]
+    return ""
+
+
+class Pacer:
+    """Slows requests down before a provider's rate limit is hit, following its headers."""
+
+    def __init__(self) -> None:
+        self._info: dict[str, tuple[RateLimitInfo, float]] = {}
+
+    def observe(self, provider: str, info: RateLimitInfo | None) -> None:
+        if info is not None:
+            self._info[provider] = (info, time.monotonic())
+
+    def delay(self, provider: str, tokens: int, in_flight: int) -> float:
+        """Seconds to wait before sending `tokens` more to `provider` (0: go now)."""
+        if provider not in self._info:
+            return 0.0
+        info, seen = self._info[provider]
+        elapsed = time.monotonic() - seen
+        wait = 0.0
+        if info.remaining_requests is not None and info.remaining_requests <= in_flight:
+            wait = max(wait, (info.reset_requests_s or 1.0) - elapsed)
+        if info.remaining_tokens is not None and info.remaining_tokens < tokens:
+            wait = max(wait, (info.reset_tokens_s or 1.0) - elapsed)
+        return min(max(wait, 0.0), 60.0)
+
+
+class Engine:
+    """Translates documents block by block; shared by the window and the command line."""
+
+    def __init__(
+        self,
+        router: Router,
+        memory: Memory | None = None,
+        *,
+        concurrency: int = 4,
+        batch_tokens: int = 1200,
+        max_batch_blocks: int = 16,
+        partial_interval: float = PARTIAL_INTERVAL_S,
+    ) -> None:
+        self.router = router
+        self.partial_interval = partial_interval
+        self.memory = memory
+        self.concurrency = max(1, concurrency)
+        self.batch_tokens = batch_tokens
+        self.max_batch_blocks = max_batch_blocks
+        self.pacer = Pacer()
+        self._in_flight = 0
+        self._sem: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """One limit on requests in flight for all runs of this engine (in the running loop)."""
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._sem_loop is not loop:
+            self._sem, self._sem_loop = asyncio.Semaphore(self.concurrency), loop
+        return self._sem
+
+    # ---- planning ---------------------------------------------------------------------------
+
+    def plan(
+        self,
+        doc: Document,
+        spec: JobSpec,
+        block_ids: Collection[str] | None = None,
+        force: Collection[str] = (),
+    ) -> tuple[dict[str, str], list[_Work], list[tuple[Block, str, tuple[Flag, ...]]]]:
+        """Split blocks into: copied as they are, answered by memory, and work to send."""
+        copied: dict[str, str] = {}
+        hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
+        work: dict[str, _Work] = {}
+        title = document_title(doc)
+        wanted = None if block_ids is None else set(block_ids)
+        previous = ""
+        for block in doc.blocks:
+            lead, core, trail = block.split()
+            if wanted is not None and block.id not in wanted:
+                previous = core if block.translatable else previous
+                continue
+            if not block.translatable or not core.strip():
+                copied[block.id] = block.text
+                continue
+            used = spec.glossary_for(core)
+            key = MemoryKey(
+                core, spec.mode, spec.target_lang, PROMPT_VERSION, used.version if used else ""
+            )
+            hit = None
+            if self.memory is not None and spec.use_memory and block.id not in force:
+                hit = self.memory.get(key, spec.model)
+            if hit is not None:
+                hits.append((block, lead + hit.answer + trail, hit.flags))
+            elif key.digest() in work:
+                work[key.digest()].blocks.append(block)
+            else:
+                ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
+                work[key.digest()] = _Work(core, key, [block], ctx)
+            previous = core
+        return copied, list(work.values()), hits
+
+    def batches(self, work: Sequence[_Work]) -> list[list[_Work]]:
+        """Consecutive blocks grouped up to the token and block budget of one request."""
+        out: list[list[_Work]] = []
+        current: list[_Work] = []
+        size = 0
+        for w in work:
+            if current and (
+                size + w.tokens > self.batch_tokens or len(current) >= self.max_batch_blocks
+            ):
+                out.append(current)
+                current, size = [], 0
+            current.append(w)
+            size += w.tokens
+        if current:
+            out.append(current)
+        return out
+
+    # ---- running ----------------------------------------------------------------------------
+
+    async def run(
+        self,
+        doc: Document,
+        spec: JobSpec,
+        *,
+        revision: int = 0,
+        emit: Emit = _noop,
+        block_ids: Collection[str] | None = None,
+        force: Collection[str] = (),
+    ) -> dict[str, str]:
+        """Translate the document (or the given blocks); returns block id → final text."""
+        copied, work, hits = self.plan(doc, spec, block_ids, force)
+        results: dict[str, str] = dict(copied)
+        for block_id, text in copied.items():
+            emit(BlockDone(revision, block_id, text, "copy"))
+        for block, text, flags in hits:
+            results[block.id] = text
+            emit(BlockDone(revision, block.id, text, "memory", flags))
+        failed: list[str] = []
+        flagged: list[str] = []
+        batches = self.batches(work)
+        sem = self._semaphore()
+        alone = len(work) == 1  # an edit: the block goes with its context
+
+        async def one(batch: list[_Work]) -> None:
+            async with sem:
+                outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
+            for w, outcome in zip(batch, outcomes, strict=True):
+                self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
+
+        await asyncio.gather(*(one(b) for b in batches))
+        emit(
+            RevisionDone(
+                revision,
+                blocks=len(results) + len(failed),
+                translated=sum(len(w.blocks) for w in work) - len(failed),
+                from_memory=len(hits),
+                failed=len(failed),
+                flagged=tuple(flagged),
+            )
+        )
+        return results
+
+    def _settle(
+        self,
+        w: _Work,
+        outcome: _Outcome,
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        results: dict[str, str],
+        failed: list[str],
+        flagged: list[str],
+    ) -> None:
+        for block in w.blocks:
+            if outcome.text is None:
+                failed.append(block.id)
+                emit(BlockFailed(revision, block.id, outcome.error or "no answer"))
+                continue
+            lead, _core, trail = block.split()
+            text = lead + outcome.text + trail
+            results[block.id] = text
+            if outcome.flags:
+                flagged.append(block.id)
+            emit(BlockDone(revision, block.id, text, "model", outcome.flags))
+        if outcome.text is not None and self.memory is not None and spec.use_memory:
+            self.memory.put(
+                w.key,
+                outcome.text,
+                provider=outcome.provider,
+                model=outcome.model,
+                flags=outcome.flags,
+            )
+
+    async def _translate(
+        self, batch: list[_Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
+    ) -> list[_Outcome]:
+        """Answers for a batch; a batch that cannot be mapped back is split in two and retried."""
+        answer = await self._request(batch, spec, revision, emit, with_context=with_context)
+        if isinstance(answer, _Outcome):  # every provider failed
+            return [answer] * len(batch)
+        text, finish, provider, model = answer
+        parts = split_batch(text, len(batch)) if finish != "length" else None
+        if parts is None or any(not p.strip() for p in parts):
+            if len(batch) > 1:
+                mid = len(batch) // 2
+                first = await self._translate(batch[:mid], spec, revision, emit, with_context=False)
+                second = await self._translate(
+                    batch[mid:], spec, revision, emit, with_context=False
+                )
+                return first + second
+            reason = "answer truncated" if finish == "length" else "empty answer"
+            return [_Outcome(None, error=f"{provider}/{model}: {reason}")]
+        outcomes = []
+        for w, part in zip(batch, parts, strict=True):
+            outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
+        return outcomes
+
+    async def _checked(
+        self,
+        w: _Work,
+        answer: str,
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        provider: str,
+        model: str,
+    ) -> _Outcome:
+        """Run the fidelity checks; one retry with a firmer instruction, then flag."""
+        flags = self._check(w, answer, spec)
+        if not flags:
+            return _Outcome(answer, (), provider=provider, model=model)
+        firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
+        retry = await self._request(
+            [w], spec, revision, emit, with_context=True, firmer=firmer, purpose="retry"
+        )
+        if isinstance(retry, _Outcome) or retry[1] == "length":
+            return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        parts = split_batch(retry[0], 1)
+        second = parts[0] if parts and parts[0].strip() else None
+        if second is None:
+            return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        second_flags = self._check(w, second, spec)
+        if len(second_flags) <= len(flags):
+            return _Outcome(second, tuple(second_flags), provider=retry[2], model=retry[3])
+        return _Outcome(answer, tuple(flags), provider=provider, model=model)
+
+    def _check(self, w: _Work, answer: str, spec: JobSpec) -> list[Flag]:
+        return check_block(
+            w.core, answer, target_lang=spec.target_lang, mode=spec.mode, glossary=spec.glossary
+        )
+
+    async def _request(
+        self,
+        batch: list[_Work],
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        *,
+        with_context: bool,
+        firmer: str = "",
+        purpose: str = "translate",
+    ) -> tuple[str, str | None, str, str] | _Outcome:
+        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
+        cores = [w.core for w in batch]
+        text = batch_text(cores)
+        used = spec.glossary_for(text)
+        glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
+        context = batch[0].context if with_context and len(batch) == 1 else None
+        if context is None and batch:
+            context = Context(title=batch[0].context.title)
+        expected = estimate_tokens(text)  # a translation is about as long as its source
+        candidates = self.router.candidates(
+            spec.provider, spec.model, expected_tokens=expected, lang=spec.target_lang
+        )
+        model_hint = candidates[0][1] if candidates else (spec.model or "")
+        messages = build_messages(
+            system_prompt(
+                spec.mode,
+                spec.target_lang,
+                model=model_hint,
+                glossary_lines=glossary_lines,
+                context=context,
+                firmer=firmer,
+            ),
+            text,
+        )
+        tokens = estimate_tokens(text) + estimate_tokens(messages[0]["content"])
+        if candidates:
+            delay = self.pacer.delay(candidates[0][0], tokens, self._in_flight)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        ids = [b.id for w in batch for b in w.blocks]
+        shown: dict[int, str] = {}
+
+        def started() -> None:
+            for block_id in ids:
+                emit(BlockStarted(revision, block_id))
+
+        self._in_flight += 1
+        try:
+            return await self._stream(
+                messages,
+                spec,
+                revision,
+                emit,
+                on_start=started,
+                on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
+                max_tokens=max(512, 3 * estimate_tokens(text) + 256),
+                purpose=purpose,
+                blocks=len(batch),
+                expected_tokens=expected,
+            )
+        finally:
+            self._in_flight -= 1
+
+    async def _stream(
+        self,
+        messages: list[dict[str, str]],
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        *,
+        on_text: Callable[[str], None],
+        on_start: Callable[[], None] = lambda: None,
+        **route: object,
+    ) -> tuple[str, str | None, str, str] | _Outcome:
+        """Stream one answer through the router, thinking stripped and fallbacks restarted:
+        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown."""
+        acc: list[str] = []
+        stripper = ThinkStripper()
+        finish: str | None = None
+        provider = model = ""
+        clock = asyncio.get_running_loop().time
+        shown_at = -math.inf  # when on_text last had the answer so far
+        try:
+            async for ev in self.router.stream(
+                messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
+            ):
+                if isinstance(ev, Attempt):
+                    provider, model = ev.provider, ev.model
+                    on_start()
+                elif isinstance(ev, TextDelta):
+                    visible = stripper.feed(ev.text)
+                    if visible:
+                        acc.append(visible)
+                        now = clock()
+                        if now - shown_at >= self.partial_interval:
+                            shown_at = now
+                            on_text("".join(acc))
+                elif isinstance(ev, Restart):  # the next choice starts the answer again
+                    acc.clear()
+                    stripper = ThinkStripper()
+                    shown_at = -math.inf
+                elif isinstance(ev, AttemptDone):
+                    self.pacer.observe(ev.stats.provider, ev.rate)
+                    finish = ev.finish_reason
+                    emit(RequestDone(revision, ev.stats))
+        except AllProvidersFailed as exc:
+            message = _failure_message(exc)
+            emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
+            return _Outcome(None, error=message)
+        acc.append(stripper.finish())
+        return "".join(acc), finish, provider, model
+
+    async def expand(
+        self, doc: Document, block_id: str, spec: JobSpec, *, revision: int = 0, emit: Emit = _noop
+    ) -> str | None:
+        """Elaborate the section of `block_id` in the target language; streams Expansion events."""
+        text = section_text(doc, block_id)
+        candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+        model_hint = candidates[0][1] if candidates else (spec.model or "")
+        system = expand_prompt(
+            spec.target_lang, model=model_hint, context=Context(title=document_title(doc))
+        )
+        answer = await self._stream(
+            build_messages(system, text),
+            spec,
+            revision,
+            emit,
+            on_text=lambda so_far: emit(Expansion(revision, block_id, so_far)),
+            max_tokens=1024,
+            purpose="expand",
+            blocks=1,
+        )
+        if isinstance(answer, _Outcome):
+            return None
+        result = answer[0].strip()
+        emit(Expansion(revision, block_id, result, done=True))
+        return result
+
+    @staticmethod
+    def _emit_partial(
+        batch: list[_Work], text: str, shown: dict[int, str], revision: int, emit: Emit
+    ) -> None:
+        for n, part in partial_batch(text, len(batch)).items():
+            if shown.get(n) != part:
+                shown[n] = part
+                for block in batch[n].blocks:
+                    lead, _core, trail = block.split()
+                    emit(BlockDelta(revision, block.id, lead + part + trail))
+
+
+def _failure_kind(exc: AllProvidersFailed) -> str:
+    return exc.last.kind if exc.last is not None else "not_configured"
+
+
+def _failure_message(exc: AllProvidersFailed) -> str:
+    """A short sentence for a status bar or a terminal line."""
+    last = exc.last
+    if last is None:
+        return "No provider is configured: add a Groq or Cerebras key, or a local server."
+    if last.kind == "authentication":
+        return (
+            f"{last.provider}: the API key was refused (check it in Settings or the environment)."
+        )
+    if last.kind == "rate_limited":
+        wait = getattr(last, "retry_after", None)
+        after = f"; try again in {wait:.0f} s" if wait else ""
+        return f"{last.provider}: rate limit reached{after}."
+    if last.kind == "timeout":
+        return f"{last.provider}: no answer in time."
+    if last.kind == "connection":
+        return f"{last.provider}: cannot reach the server ({last.message})."
+    return str(last)

@@ -1,0 +1,307 @@
+"""Glossaries: terms a translation must keep as they are, and terms it must translate one fixed way.
+
+A glossary is loaded from TOML files (a global one named by the settings, then the one found next to
+the document; later files win) and then cut down per block with :meth:`Glossary.for_text`, so the
+prompt only carries the entries that block needs and the translation memory key (the cut-down
+glossary's :attr:`Glossary.version`) only changes when an entry that matters to the block changes.
+
+File format::
+
+    [keep]
+    terms = ["fastdesk", "Groq", "Cerebras"]
+
+    [translate.fr]
+    "pull request" = "demande de fusion"
+
+``keep = ["fastdesk", ...]`` (a plain array) is accepted too. Language keys are BCP-47 codes; a
+lookup for ``fr-CA`` uses the ``fr`` table with the ``fr-CA`` entries on top. For one language a
+forced translation beats a kept term; a later file that keeps a term drops the earlier files'
+translations of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+from fastdesk.translate.events import Flag
+
+FOLDER_GLOSSARY = ".fastdesk-glossary.toml"
+
+_LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+# Inflections tolerated on a forced translation's words in the answer (demande → demandes,
+# solicitud → solicitudes, Anfrage → Anfragen): a glossary gives one form, a sentence needs another.
+_TARGET_SUFFIX = r"(?:s|x|es|e|n|en)?"
+# Plural tolerated on a source term (pull request → pull requests).
+_SOURCE_SUFFIX = r"(?:s|es)?"
+
+
+class GlossaryError(Exception):
+    """A glossary file that cannot be used; the message names the file and, when known, the line."""
+
+    def __init__(self, path: Path | str, line: int | None, reason: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.reason = reason
+        where = f"{self.path}" if line is None else f"{self.path}, line {line}"
+        super().__init__(f"{where}: {reason}")
+
+
+def normalize_lang(lang: str) -> str:
+    """BCP-47 tags are case-insensitive; ``pt_BR`` is a common misspelling of ``pt-BR``."""
+    return lang.strip().replace("_", "-").lower()
+
+
+def primary_subtag(lang: str) -> str:
+    """``fr-CA`` → ``fr``: the fallback table, and the key of per-language rules elsewhere."""
+    return normalize_lang(lang).split("-", 1)[0]
+
+
+@lru_cache(maxsize=4096)
+def _pattern(term: str, suffix: str = "", per_word: bool = False) -> re.Pattern[str]:
+    """Whole-word, case-insensitive match of ``term``; any run of whitespace matches a space.
+    ``suffix`` is allowed after the last word (or, with ``per_word``, after every word)."""
+    words = term.split()
+    parts = [re.escape(w) for w in words]
+    for i, word in enumerate(words):
+        if word[-1:].isalpha() and (per_word or i == len(words) - 1):
+            parts[i] += suffix
+    return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _verbatim(form: str) -> re.Pattern[str]:
+    """The exact spelling as a whole word (a German genitive s aside: Fastdesks)."""
+    return re.compile(r"(?<!\w)" + re.escape(form) + r"s?(?!\w)")
+
+
+def _occurs(term: str, text: str, folded: str, suffix: str = "") -> bool:
+    """Cheap substring test first: most terms are absent from most blocks."""
+    words = term.split()
+    return (
+        bool(words)
+        and words[0].casefold() in folded
+        and _pattern(term, suffix).search(text) is not None
+    )
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Kept terms (all languages) and forced translations (per target language)."""
+
+    keep: tuple[str, ...] = ()
+    translate: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Normalized language keys: lookups and the version ignore spelling (fr-ca, fr_CA, fr-CA).
+        tables: dict[str, dict[str, str]] = {}
+        for lang, table in self.translate.items():
+            tables.setdefault(normalize_lang(lang), {}).update(table)
+        object.__setattr__(self, "translate", {k: v for k, v in tables.items() if v})
+        object.__setattr__(self, "keep", tuple(self.keep))
+
+    def __hash__(self) -> int:
+        return hash(self.version)
+
+    def __bool__(self) -> bool:
+        return bool(self.keep or self.translate)
+
+    @cached_property
+    def version(self) -> str:
+        """A short hash of the content, stable across runs and file order of the same entries."""
+        content = {
+            "keep": sorted(self.keep),
+            "translate": {
+                lang: sorted(table.items()) for lang, table in sorted(self.translate.items())
+            },
+        }
+        blob = json.dumps(content, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+    def terms_for(self, lang: str | None) -> dict[str, str]:
+        """Forced translations for ``lang``: the primary subtag's table, the full tag's on top."""
+        if not lang:
+            return {}
+        full = normalize_lang(lang)
+        primary = primary_subtag(lang)
+        merged: dict[str, str] = {}
+        for key in dict.fromkeys((primary, full)):
+            for source, target in self.translate.get(key, {}).items():
+                for old in [s for s in merged if s.casefold() == source.casefold()]:
+                    del merged[old]
+                merged[source] = target
+        return merged
+
+    def keep_for(self, lang: str | None) -> tuple[str, ...]:
+        """Kept terms, less those that ``lang`` translates a fixed way (the more specific rule)."""
+        forced = {s.casefold() for s in self.terms_for(lang)}
+        return tuple(t for t in self.keep if t.casefold() not in forced)
+
+    def for_text(self, text: str, lang: str | None) -> Glossary:
+        """Only the entries that occur in ``text`` (whole words, any case), for ``lang``."""
+        folded = text.casefold()
+        keep = tuple(t for t in self.keep_for(lang) if _occurs(t, text, folded))
+        table = {
+            s: t
+            for s, t in self.terms_for(lang).items()
+            if _occurs(s, text, folded, _SOURCE_SUFFIX)
+        }
+        return Glossary(
+            keep=keep, translate={normalize_lang(lang): table} if lang and table else {}
+        )
+
+    def prompt_lines(self, lang: str | None) -> list[str]:
+        """One self-contained instruction per line (the prompt may bullet them); empty if none."""
+        lines: list[str] = []
+        keep = self.keep_for(lang)
+        if keep:
+            terms = ", ".join(f'"{t}"' for t in keep)
+            lines.append(f"Never translate these terms, write them exactly as given: {terms}.")
+        lines.extend(f'Translate "{s}" as "{t}".' for s, t in self.terms_for(lang).items())
+        return lines
+
+    def check(self, source: str, answer: str, lang: str | None) -> list[Flag]:
+        """Kept terms found in ``source`` must be in ``answer`` verbatim (the source's spelling or
+        the glossary's: a sentence start may capitalize a lower-case brand);
+        a forced translation's target must be in ``answer`` when its source term is in ``source``.
+        ``lang=None`` (simplify mode: no translation) checks kept terms only."""
+        flags: list[Flag] = []
+        folded = source.casefold()
+        for term in self.keep_for(lang):
+            if not _occurs(term, source, folded):
+                continue
+            forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(source))
+            flags.extend(
+                Flag("glossary", f'"{form}" must stay as is, not found in the answer')
+                for form in forms
+                if not (_verbatim(form).search(answer) or _verbatim(term).search(answer))
+            )
+        for src, dst in self.terms_for(lang).items():
+            if _occurs(src, source, folded, _SOURCE_SUFFIX) and not _pattern(
+                dst, _TARGET_SUFFIX, True
+            ).search(answer):
+                flags.append(Flag("glossary", f'"{src}" must be translated as "{dst}"'))
+        return flags
+
+
+EMPTY = Glossary()
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def find_folder_glossary(doc_path: Path) -> Path | None:
+    """The nearest ``.fastdesk-glossary.toml`` in the document's folder or a parent, stopping at
+    the top of a git work tree (a folder holding ``.git``) or the filesystem root."""
+    path = Path(doc_path).absolute()
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder, *folder.parents):
+        glossary = candidate / FOLDER_GLOSSARY
+        if glossary.is_file():
+            return glossary
+        if (candidate / ".git").exists():
+            return None
+    return None
+
+
+def load_glossary(paths: Iterable[Path]) -> Glossary:
+    """Merge glossary files in order; a later file wins over an earlier one."""
+    keep: dict[str, str] = {}  # casefold → spelling
+    tables: dict[str, dict[str, tuple[str, str]]] = {}  # lang → casefold source → (source, target)
+    for path in paths:
+        file_keep, file_tables = _read_file(Path(path))
+        for term in file_keep:
+            folded = term.casefold()
+            keep.pop(folded, None)
+            keep[folded] = term
+            for table in tables.values():
+                table.pop(folded, None)
+        for lang, entries in file_tables.items():
+            table = tables.setdefault(lang, {})
+            for source, target in entries.items():
+                table.pop(source.casefold(), None)
+                table[source.casefold()] = (source, target)
+    return Glossary(
+        keep=tuple(keep.values()),
+        translate={lang: dict(pairs.values()) for lang, pairs in tables.items()},
+    )
+
+
+def _read_file(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise GlossaryError(
+            path, None, f"cannot read the glossary ({exc.strerror or exc})"
+        ) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise GlossaryError(path, line, "not UTF-8 text") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
+        line = int(match.group(1)) if match else None
+        reason = message[: match.start()] if match else message
+        raise GlossaryError(path, line, f"invalid TOML: {reason}") from exc
+    return _validate(path, text, data)
+
+
+def _validate(
+    path: Path, text: str, data: dict[str, object]
+) -> tuple[list[str], dict[str, dict[str, str]]]:
+    def fail(reason: str, *keys: str) -> GlossaryError:
+        return GlossaryError(path, _line_of(text, keys), reason)
+
+    unknown = [k for k in data if k not in ("keep", "translate")]
+    if unknown:
+        raise fail(
+            f"unknown section {unknown[0]!r} (expected [keep] and [translate.LANG])", *unknown
+        )
+    keep_value = data.get("keep", [])
+    if isinstance(keep_value, dict):
+        extra = [k for k in keep_value if k != "terms"]
+        if extra:
+            raise fail(f"unknown key {extra[0]!r} in [keep] (expected terms = [...])", extra[0])
+        keep_value = keep_value.get("terms", [])
+    if not isinstance(keep_value, list):
+        raise fail("keep terms must be an array of strings", "terms", "keep")
+    for term in keep_value:
+        if not isinstance(term, str) or not term.strip():
+            raise fail(f"keep terms must be non-empty strings, not {term!r}", "terms", "keep")
+    translate = data.get("translate", {})
+    if not isinstance(translate, dict):
+        raise fail("translate must be tables such as [translate.fr]", "translate")
+    tables: dict[str, dict[str, str]] = {}
+    for lang, table in translate.items():
+        if not _LANG_RE.match(lang):
+            raise fail(f"{lang!r} is not a language code such as fr or pt-BR", lang)
+        if not isinstance(table, dict):
+            raise fail(f"[translate.{lang}] must be a table of term = translation", lang)
+        for source, target in table.items():
+            if not isinstance(target, str) or not target.strip() or not source.strip():
+                raise fail(f"[translate.{lang}] {source!r} must map to a non-empty string", source)
+        tables.setdefault(normalize_lang(lang), {}).update(
+            {s.strip(): t.strip() for s, t in table.items()}
+        )
+    return [t.strip() for t in keep_value], tables
+
+
+def _line_of(text: str, keys: Iterable[str]) -> int | None:
+    """Best-effort line of a key, for messages about well-formed TOML with the wrong content."""
+    lines = text.splitlines()
+    for key in keys:
+        pattern = re.compile(r"""(?:^|[\s.\["'])""" + re.escape(key) + r"""(?:$|[\s.\]"'=])""")
+        for number, line in enumerate(lines, 1):
+            if pattern.search(line):
+                return number
+    return None

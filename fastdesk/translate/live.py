@@ -1,0 +1,141 @@
+"""Keeping one document's translation current while it is edited (runs in the worker's loop).
+
+Block ids are content hashes, so an answer for a block is right for every revision that still
+holds that block: results are kept across revisions, and only work whose blocks all vanished is
+cancelled. Consumers keep any BlockDone whose id is in their current document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Collection
+
+from fastdesk.document.blocks import Document, parse, reparse
+from fastdesk.document.target import EMPTY, TargetView, compose
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, EngineEvent
+
+Emit = Callable[[EngineEvent], None]
+
+
+class LiveSession:
+    """Owns the engine runs for one open document; every method runs in the loop's thread."""
+
+    def __init__(self, engine: Engine, spec: JobSpec, emit: Emit) -> None:
+        self.engine = engine
+        self.spec = spec
+        self._emit = emit
+        self.doc: Document | None = None
+        self.revision = 0
+        self.done: dict[str, str] = {}
+        self._runs: dict[asyncio.Task[dict[str, str]], frozenset[str]] = {}
+        self._view: TargetView = EMPTY
+        self._view_stale = False  # answers arrived since _view was composed
+        self._ids: frozenset[str] = frozenset()
+
+    # ---- inputs -----------------------------------------------------------------------------
+
+    def update(self, source: str, revision: int) -> None:
+        """A new revision of the source: cancel what it made stale, start what it needs."""
+        self.revision = revision
+        previous = self.snapshot()  # composed for the document being left
+        self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
+        present = self._ids = frozenset(b.id for b in self.doc.blocks)
+        for task, ids in list(self._runs.items()):
+            if not ids & present:
+                task.cancel()
+        self.done = {bid: text for bid, text in self.done.items() if bid in present}
+        self._view = compose(self.doc, self.done, previous)
+        self._view_stale = False
+        self._start(force=())
+
+    def set_spec(self, spec: JobSpec) -> None:
+        """Mode, language or provider changed: every block is planned again."""
+        self.spec = spec
+        self._cancel_all()
+        self.done.clear()
+        if self.doc is not None:
+            self._start(force=())
+
+    def retranslate(self, block_ids: Collection[str]) -> None:
+        """Translate these blocks again, bypassing the memory."""
+        if self.doc is None:
+            return
+        ids = frozenset(block_ids)
+        for bid in ids:
+            self.done.pop(bid, None)
+        self._start(force=ids, only=ids)
+
+    def expand(self, block_id: str) -> None:
+        """Elaborate this block's section in the target language (Expansion events)."""
+        if self.doc is None or block_id not in self._ids:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self.engine.expand(
+                self.doc, block_id, self.spec, revision=self.revision, emit=self._emit
+            )
+        )
+        self._runs[task] = frozenset({block_id})
+        task.add_done_callback(self._finished)
+
+    # ---- outputs ----------------------------------------------------------------------------
+
+    def snapshot(self) -> TargetView:
+        """The current target (an immutable value: safe to hand to another thread).
+
+        Composed when asked for, not on every answer: a 500-block first translation brings 500
+        answers, and composing the whole target after each was quadratic.
+        """
+        if self._view_stale and self.doc is not None:
+            self._view = compose(self.doc, self.done, self._view)
+            self._view_stale = False
+        return self._view
+
+    @property
+    def busy(self) -> bool:
+        return any(not t.done() for t in self._runs)
+
+    async def aclose(self) -> None:
+        self._cancel_all()
+        tasks = list(self._runs)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ---- internals --------------------------------------------------------------------------
+
+    def _start(self, force: Collection[str], only: Collection[str] | None = None) -> None:
+        assert self.doc is not None
+        in_flight = set().union(*self._runs.values()) if self._runs else set()
+        if only is not None:
+            wanted = [b.id for b in self.doc.blocks if b.id in only]
+        else:
+            wanted = [
+                b.id for b in self.doc.blocks if b.id not in self.done and b.id not in in_flight
+            ]
+        if not wanted:
+            return
+        doc, revision, spec = self.doc, self.revision, self.spec
+        task = asyncio.get_running_loop().create_task(
+            self.engine.run(
+                doc, spec, revision=revision, emit=self._on_event, block_ids=wanted, force=force
+            )
+        )
+        self._runs[task] = frozenset(wanted)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[dict[str, str]]) -> None:
+        self._runs.pop(task, None)
+        if not task.cancelled():
+            with contextlib.suppress(Exception):
+                task.result()
+
+    def _on_event(self, event: EngineEvent) -> None:
+        if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
+            self.done[event.block_id] = event.text
+            self._view_stale = True
+        self._emit(event)
+
+    def _cancel_all(self) -> None:
+        for task in self._runs:
+            task.cancel()

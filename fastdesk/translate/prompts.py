@@ -1,0 +1,230 @@
+"""The messages sent to a model, and the streaming-safe stripper for "thinking aloud".
+
+Contract (CONTRACT.md): the text to translate is the whole content of the LAST user message;
+instructions, glossary and context live in the system message. So a provider that echoes the last
+user message gives back the source unchanged, and the engine can map answers back exactly.
+Several blocks may share one request: each is preceded by a marker line (see ``BATCH_MARKER``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fastdesk.document.languages import language_name, primary
+
+PROMPT_VERSION = "3"  # bump when the instructions change: it is part of the memory key
+
+MODES = ("translate", "simplify")
+
+BATCH_MARKER = "<!--fd:{n}-->"
+_MARKER_RE = re.compile(r"^[ \t]*<!--\s*fd:(\d+)\s*-->[ \t]*\r?$", re.MULTILINE)
+# The start of a marker line that has not fully arrived yet, at the very end of a stream so far:
+# "<", "<!", "<!-", … "<!--fd:12--"
+_MARKER_START_RE = re.compile(
+    r"(?:^|\n)[ \t]*<(?:!(?:-(?:-(?:\s*f(?:d(?::\d*\s*-{0,2})?)?)?)?)?)?\Z"
+)
+
+_TYPOGRAPHY = {
+    "fr": "French typography: a non-breaking space (U+00A0) before : ; ? ! and inside « ».",
+    "de": "German typography: „Anführungszeichen“ for quotes; nouns capitalised.",
+    "es": "Spanish typography: opening ¿ and ¡ where needed.",
+}
+
+_RULES = """Rules:
+- Answer with the {what} only: no preamble, no notes, no explanations, no code fences around it.
+- Keep the Markdown exactly: the same headings and levels, list markers, numbering, indentation,
+  tables, block quotes, emphasis, line breaks and blank lines.
+- Never change code spans (`like this`), fenced code, URLs, link and image targets, HTML tags and
+  attributes, or placeholders such as {{name}}, {{{{name}}}}, %s, %(name)s, ${{var}}.
+- Link text and image alt text are prose: {prose}.
+- Lines like <!--fd:N--> are markers: copy each unchanged, on its own line, in order."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """Read-only context sent with a block so that a short edit stays coherent with the rest."""
+
+    title: str = ""
+    previous: str = ""
+
+
+def _is_reasoning_model(model: str) -> bool:
+    name = model.lower()
+    return "qwen3" in name or "qwen-3" in name or "qwq" in name or "deepseek-r1" in name
+
+
+def system_prompt(
+    mode: str,
+    target_lang: str,
+    *,
+    model: str = "",
+    glossary_lines: Sequence[str] = (),
+    context: Context | None = None,
+    firmer: str = "",
+) -> str:
+    """The instructions for one request (everything except the text itself)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    if mode == "translate":
+        name = language_name(target_lang)
+        head = (
+            f"You are a professional translator. Translate the Markdown document fragment that the "
+            f"user sends into {name} ({target_lang}). Write natural, fluent {name} with correct "
+            f"spelling, every accent and diacritic, and the typography of the language."
+        )
+        rules = _RULES.format(what="translation", prose=f"translate it into {name}")
+        typo = _TYPOGRAPHY.get(primary(target_lang))
+        if typo:
+            rules += f"\n- {typo}"
+    else:
+        head = (
+            "You rewrite Markdown in plain language for a general audience: short sentences, "
+            "common words, active voice, jargon explained, in the SAME language as the text. "
+            "Keep every fact."
+        )
+        rules = _RULES.format(what="rewritten text", prose="simplify it like the rest")
+    parts = [head, rules]
+    if glossary_lines:
+        parts.append(
+            "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines)
+        )
+    if context and (context.title or context.previous):
+        ctx = ["Context, for coherence only (do not translate or repeat it):"]
+        if context.title:
+            ctx.append(f"Document title: {context.title}")
+        if context.previous:
+            ctx.append(f"Preceding text: {context.previous}")
+        parts.append("\n".join(ctx))
+    if firmer:
+        parts.append(f"IMPORTANT: your previous answer was rejected: {firmer}. Follow every rule.")
+    if _is_reasoning_model(model):
+        parts.append("/no_think")
+    return "\n\n".join(parts)
+
+
+def expand_prompt(target_lang: str, *, model: str = "", context: Context | None = None) -> str:
+    """Instructions to elaborate a section for a reader who wants more detail."""
+    name = language_name(target_lang)
+    parts = [
+        f"You expand a section of a Markdown document for a reader who asked for more detail. "
+        f"Write in {name} ({target_lang}), whatever the language of the section. Explain the "
+        f"ideas further, add a short example where it helps, and keep every fact consistent "
+        f"with the section. Answer with Markdown only, at most about three short paragraphs or "
+        f"a list; do not repeat the section itself; no preamble.",
+    ]
+    if context and context.title:
+        parts.append(f"Document title: {context.title}")
+    if _is_reasoning_model(model):
+        parts.append("/no_think")
+    return "\n\n".join(parts)
+
+
+def build_messages(system: str, text: str) -> list[dict[str, str]]:
+    """System instructions, then the text as the last user message (verbatim)."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def batch_text(cores: Sequence[str]) -> str:
+    """Several blocks in one message: a marker line before each. One block goes bare."""
+    if len(cores) == 1:
+        return cores[0]
+    return "\n\n".join(f"{BATCH_MARKER.format(n=i + 1)}\n{core}" for i, core in enumerate(cores))
+
+
+def split_batch(answer: str, count: int) -> list[str] | None:
+    """Map a batch answer back to its blocks; None when the markers are not exactly 1..count."""
+    if count == 1:
+        return [answer.strip("\r\n")] if not _MARKER_RE.search(answer) else None
+    markers = list(_MARKER_RE.finditer(answer))
+    if [int(m.group(1)) for m in markers] != list(range(1, count + 1)):
+        return None
+    if answer[: markers[0].start()].strip():
+        return None
+    parts = []
+    for i, m in enumerate(markers):
+        end = markers[i + 1].start() if i + 1 < len(markers) else len(answer)
+        body = answer[m.end() : end]
+        if body.startswith("\n"):
+            body = body[1:]
+        parts.append(body.strip("\r\n"))
+    return parts
+
+
+def partial_batch(answer: str, count: int) -> dict[int, str]:
+    """While streaming: the text so far of each block (0-based) whose marker has arrived."""
+    if count == 1:
+        return {0: answer.strip("\r\n")}
+    markers = list(_MARKER_RE.finditer(answer))
+    out: dict[int, str] = {}
+    for i, m in enumerate(markers):
+        n = int(m.group(1)) - 1
+        if not 0 <= n < count:
+            continue
+        if i + 1 < len(markers):
+            text = answer[m.end() : markers[i + 1].start()]
+        else:  # the block still streaming: not the first characters of the next marker
+            text = _MARKER_START_RE.sub("", answer[m.end() :])
+        out[n] = text.strip("\r\n")
+    return out
+
+
+class ThinkStripper:
+    """Removes a leading ``<think>…</think>`` from a stream of text chunks, even split mid-tag.
+
+    Feed chunks as they arrive; ``feed`` returns what may be shown now. Text is held back only
+    while it could still be the start of a think block, so ordinary answers stream untouched.
+    """
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._state = "start"  # start | thinking | passthrough
+
+    def feed(self, chunk: str) -> str:
+        if self._state == "passthrough":
+            return chunk
+        if self._state == "after":
+            return self._after(chunk)
+        self._buf += chunk
+        if self._state == "start":
+            stripped = self._buf.lstrip()
+            if not stripped or (len(stripped) < len(self.OPEN) and self.OPEN.startswith(stripped)):
+                return ""  # still undecided
+            if not stripped.startswith(self.OPEN):
+                self._state = "passthrough"
+                out, self._buf = self._buf, ""
+                return out
+            self._state = "thinking"
+            self._buf = stripped[len(self.OPEN) :]
+        end = self._buf.find(self.CLOSE)
+        if end < 0:
+            # keep only a tail that might be the start of the closing tag
+            self._buf = self._buf[-(len(self.CLOSE) - 1) :]
+            return ""
+        rest = self._buf[end + len(self.CLOSE) :]
+        self._buf = ""
+        self._state = "after"
+        return self._after(rest)
+
+    def _after(self, text: str) -> str:
+        """Drop the whitespace between </think> and the answer, then pass everything through."""
+        text = text.lstrip()
+        if text:
+            self._state = "passthrough"
+        return text
+
+    def finish(self) -> str:
+        """End of stream: text held back that turned out not to be a think block."""
+        if self._state == "start":
+            out, self._buf = self._buf, ""
+            return out
+        return ""
+
+
+def strip_thinking(text: str) -> str:
+    """Whole-text version of :class:`ThinkStripper`."""
+    s = ThinkStripper()
+    return s.feed(text) + s.finish()

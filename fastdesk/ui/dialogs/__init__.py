@@ -1,0 +1,1 @@
+"""Dialogs: Settings (keys, models, preferences) and Compare Providers."""

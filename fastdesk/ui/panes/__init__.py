@@ -1,0 +1,2 @@
+"""The editors: the Markdown source, the raw and rendered target, their highlighting and the
+scrolling that keeps them side by side."""

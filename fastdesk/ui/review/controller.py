@@ -1,0 +1,480 @@
+"""The open document's review, wired for the window (GUI thread; the rules are
+fastdesk.review.model's).
+
+One ``Review`` per review key: the target language when translating (``"fr"``), ``"simplify"``
+when simplifying (a plain-language rewrite is in the source's own language, whatever language is
+selected, so switching the language must not lose it). The key is also the language part of the
+export's file name: guide.fr.md, guide.simplify.md.
+
+What it does for the window, and why here:
+
+* realigns the active review on each new source revision — the Document comes parsed from the
+  worker thread (parsing 500 blocks takes ~12 ms, a frame), and only from revisions made after
+  the document was opened, so a late batch of the previous document cannot detach its edits;
+* feeds it the engine's events, except those from before the last mode/language change;
+* composes what the target panes show (reviewer's text > machine answer > the live session's
+  segment, streaming included, except over a reviewer's text);
+* attributes the user's edits of the raw target to blocks;
+* writes the review file next to the source, the exports, and the crash-safety copy (every few
+  seconds, only when something the user did is unsaved, written off the GUI thread).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from fastdesk.document.blocks import Document, parse
+from fastdesk.document.target import TargetView
+from fastdesk.review.autosave import Autosaver
+from fastdesk.review.export import export_bilingual, export_path, export_target, html_export_path
+from fastdesk.review.model import (
+    STATE_STYLES,
+    BlockInfo,
+    Review,
+    ReviewSummary,
+    diff_target_edit,
+    load_review,
+    review_path,
+    save_review,
+)
+from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.ui.bridge.segments import Segment, segment
+
+log = logging.getLogger("fastdesk.ui")
+
+AUTOSAVE_MS = 3000
+SIMPLIFY_KEY = "simplify"
+_untitled = itertools.count(1)  # autosave names of untitled documents, per process
+
+
+def review_key(mode: str, lang: str) -> str:
+    return SIMPLIFY_KEY if mode == "simplify" else lang
+
+
+class ReviewController(QObject):
+    """See the module docstring. ``source_text()`` is the editor's text; ``source_state()`` its
+    (revision counter, modified flag), cheap to ask on every autosave tick."""
+
+    changed = Signal()  # states, texts or counts may have changed
+    stale = Signal(list)  # block ids whose source just changed under a reviewer's text
+    autosaved = Signal(str)  # the autosave file written (from the writer thread, queued)
+
+    def __init__(
+        self,
+        source_text: Callable[[], str],
+        source_state: Callable[[], tuple[int, bool]],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._source_text = source_text
+        self._source_state = source_state
+        self.path: Path | None = None
+        self.key = "fr"
+        self.review = Review(None, self.key)
+        self.reviews: dict[str, Review] = {self.key: self.review}
+        self.doc: Document | None = None
+        self._doc_floor = 0  # batches of older revisions belong to the previous document
+        self._spec_floor = 0  # events of older revisions belong to the previous mode/language
+        self.user_generation = 0  # bumped by everything the reviewer does
+        self._saved_generation = 0
+        self._autosaved: tuple[Any, ...] | None = None
+        self._untitled = next(_untitled)
+        self.autosaver = Autosaver.for_document(None, self._untitled)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastdesk-autosave")
+        self._closed = False
+        self.timer = QTimer(self)
+        self.timer.setInterval(AUTOSAVE_MS)
+        self.timer.timeout.connect(self.autosave)
+        self.timer.start()
+
+    # ---- documents ---------------------------------------------------------------------------
+
+    def open(
+        self,
+        path: Path | None,
+        key: str,
+        *,
+        floor: int,
+        restored: Review | None = None,
+        autosave_key: str | None = None,
+    ) -> list[str]:
+        """A document was loaded (its first revision will be ``floor``); returns warnings
+        about its review file. ``restored``: the review from a crash-recovery copy."""
+        previous = self.review
+        self.path = path
+        self.key = key
+        self.doc = None
+        self._doc_floor = self._spec_floor = floor
+        warnings: list[str] = []
+        if restored is not None:
+            review = restored
+            review.source_path, review.lang = path, key
+        elif path is not None:
+            review, warnings = load_review(path, key)
+        else:
+            review = Review(None, key)
+        if previous.lang == key:
+            _carry_answers(previous, review)
+        self.review = review
+        self.reviews = {key: review}
+        self.user_generation = 1 if restored is not None else 0
+        self._saved_generation = 0
+        self._autosaved = None
+        if autosave_key is not None:
+            self.autosaver = Autosaver(autosave_key, path=path)
+        else:
+            self.autosaver = Autosaver.for_document(path, self._untitled)
+        self.changed.emit()
+        return warnings
+
+    def leave(self) -> list[str]:
+        """The document is being closed or replaced: its reviews go to the review file, its
+        crash-safety copy is removed. Returns problems to show (never raises)."""
+        problems = self.save_reviews()
+        self._discard_autosave()
+        return problems
+
+    def save_reviews(self, text: str | None = None) -> list[str]:
+        """Write every language's review with work into the source's review file (after the
+        source was saved: ``text`` is what was written). Untitled documents have none."""
+        if self.path is None:
+            return []
+        problems = []
+        current = text if text is not None else self._source_text()
+        doc: Document | None = None
+        for review in self.reviews.values():
+            review.source_path = self.path
+            if not (review.has_work() or review_path(self.path).exists()):
+                continue
+            if review.doc is None or review.doc.source != current:
+                doc = doc or parse(current)
+                self._realign(review, doc)
+            try:
+                save_review(review)
+            except OSError as exc:
+                problems.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+        if not problems:
+            self._saved_generation = self.user_generation
+        return problems
+
+    def saved(self, path: Path, text: str) -> list[str]:
+        """The source was saved (maybe under a new name): reviews follow, the copy goes."""
+        if path != self.path:
+            self._discard_autosave()
+            self.path = path
+            self.autosaver = Autosaver.for_document(path, self._untitled)
+        problems = self.save_reviews(text)
+        self._discard_autosave()
+        return problems
+
+    def switch(self, key: str, revision: int) -> list[str]:
+        """Mode or language changed (from ``revision`` on): that key's review becomes active."""
+        self._spec_floor = revision
+        if key == self.key:
+            return []
+        warnings: list[str] = []
+        leaving = self.review
+        if self.path is not None and leaving.has_work():
+            # the crash-safety copy holds the active review only: the one left goes to the
+            # review file now, so that a crash cannot lose it
+            try:
+                save_review(leaving)
+            except OSError as exc:
+                warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+        review = self.reviews.get(key)
+        if review is None:
+            if self.path is not None:
+                review, warnings = load_review(self.path, key)
+            else:
+                review = Review(None, key)
+            self.reviews[key] = review
+        if self.doc is not None:
+            self._realign(review, self.doc)
+        self.key, self.review = key, review
+        self.changed.emit()
+        return warnings
+
+    def set_doc(self, doc: Document, revision: int) -> None:
+        """The worker parsed a new revision of the source."""
+        if revision < self._doc_floor:
+            return
+        self.doc = doc
+        self._realign(self.review, doc)
+
+    def realign_now(self, text: str, floor: int) -> None:
+        """The source was replaced from disk: realign at once (the stale blocks show now), and
+        ignore the worker's documents from before ``floor``."""
+        self._doc_floor = max(self._doc_floor, floor)
+        self.doc = parse(text)
+        self._realign(self.review, self.doc)
+
+    def _realign(self, review: Review, doc: Document) -> None:
+        before = review.generation
+        stale = review.realign(doc)
+        if review is self.review:
+            if stale:
+                self.stale.emit(stale)
+            if review.generation != before:
+                self.changed.emit()
+
+    def _ensure_doc(self) -> None:
+        if self.review.doc is None:
+            self.realign_now(self._source_text(), self._doc_floor)
+
+    # ---- the engine ----------------------------------------------------------------------------
+
+    def apply_events(self, events: Sequence[EngineEvent]) -> bool:
+        """The engine's events; True when a block's state or text changed."""
+        review = self.review
+        changed = False
+        for event in events:
+            if getattr(event, "revision", 0) < self._spec_floor:
+                continue  # computed for the previous mode or language
+            if isinstance(event, BlockDone) and self._repeats(event):
+                continue
+            changed |= review.apply_event(event)
+        return changed
+
+    def _repeats(self, event: BlockDone) -> bool:
+        """The memory giving back the answer the review already has (a reopened document):
+        keep it as it was, so that reopening restores the review exactly."""
+        if event.origin != "memory":
+            return False
+        info = self.review.info(event.block_id)
+        return (
+            info.state != "in_flight" and info.machine == event.text and info.flags == event.flags
+        )
+
+    def idle(self) -> None:
+        self.review.clear_in_flight()
+
+    def compose(
+        self,
+        segments: tuple[Segment, ...],
+        streaming: Collection[str],
+        pending: Collection[str] | None = None,
+    ) -> tuple[Segment, ...]:
+        """What the target panes show: per block, the reviewer's text, else the streaming
+        answer, else the review's answer, else the session's segment (the same object when
+        nothing differs, so an unchanged target costs no diff).
+
+        ``pending``: the blocks whose segment is not the session's answer (None: all). The
+        others already show the answer the review has (the same BlockDone fed both), so only
+        the reviewer's texts and the pending blocks are looked at: a streaming batch costs
+        a dictionary look-up per block, not a review query."""
+        review = self.review
+        wanted = review.overlay()  # block id → reviewer's text (few)
+        keys = {s.key for s in segments} if pending is None else pending
+        for key in review.answered(keys):
+            if key in wanted or key in streaming:
+                continue
+            text = review.shown_text(key)
+            if text is not None:
+                wanted[key] = text
+        if not wanted:
+            return segments
+        # Only the wanted blocks are looked at (a first fill of 2,000 blocks went through all of
+        # them, in Python, for every batch).
+        where = {seg.key: i for i, seg in enumerate(segments)}
+        out: list[Segment] | None = None
+        for key, text in wanted.items():
+            i = where.get(key)
+            if i is None or text == segments[i].text:
+                continue
+            if out is None:
+                out = list(segments)
+            out[i] = segment(key, text)
+        return segments if out is None else tuple(out)
+
+    # ---- the reviewer ----------------------------------------------------------------------------
+
+    def user_edit(self, view: TargetView, new_text: str, at: int | None) -> list[tuple[str, str]]:
+        """The user changed the target pane from ``view`` to ``new_text``: the touched blocks
+        get the user's text. Returns the attribution (block id, new text) for the pane."""
+        self._ensure_doc()
+        changes = diff_target_edit(view, new_text, at=at)
+        for block_id, text in changes:
+            try:
+                self.review.edit(block_id, text)
+            except KeyError:  # a block the source lost while the pane caught up
+                log.warning("an edit of block %s could not be kept: not in the source", block_id)
+        if changes:
+            self._touched()
+        return changes
+
+    def approve(self, block_id: str) -> bool:
+        return self._did(self.review.approve(block_id))
+
+    def unapprove(self, block_id: str) -> bool:
+        return self._did(self.review.unapprove(block_id))
+
+    def approve_all(self) -> int:
+        count = self.review.approve_all()
+        self._did(count > 0)
+        return count
+
+    def revert(self, block_id: str) -> bool:
+        return self._did(self.review.revert(block_id))
+
+    def resolve(self, block_id: str, choice: str) -> bool:
+        """Answer "source changed since your edit"; True when a translation must be asked."""
+        was = self.review.state_of(block_id)
+        ask = self.review.resolve(block_id, choice)
+        self._did(was == "stale_edit")
+        return ask
+
+    def drop_detached(self) -> int:
+        count = self.review.drop_detached()
+        self._did(count > 0)
+        return count
+
+    def _did(self, done: bool) -> bool:
+        if done:
+            self._touched()
+        return done
+
+    def _touched(self) -> None:
+        self.user_generation += 1
+        self.changed.emit()
+
+    # ---- reading ---------------------------------------------------------------------------------
+
+    def state_of(self, block_id: str) -> str:
+        return self.review.state_of(block_id)
+
+    def info(self, block_id: str) -> BlockInfo:
+        return self.review.info(block_id)
+
+    def tooltip_of(self, block_id: str) -> str:
+        """The margin's hover text: the state, the reasons (failed checks, the source an edit
+        was made for) and what a click offers."""
+        info = self.review.info(block_id)
+        lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
+        if info.state == "flagged":
+            lines += [
+                f"• {_escape(f.check)}: {_escape(f.detail)}" if f.detail else f"• {f.check}"
+                for f in info.flags
+            ]
+        if info.state == "stale_edit" and info.base is not None:
+            lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
+            lines.append("<small>Click: re-translate, or keep yours.</small>")
+        elif info.edited and info.machine:
+            lines.append(f"Machine translation: <i>{_escape(_excerpt(info.machine))}</i>")
+        if info.state in ("machine", "memory", "flagged", "edited", "approved"):
+            lines.append("<small>Click: approve, revert, re-translate.</small>")
+        return "<br>".join(lines)
+
+    def summary(self) -> ReviewSummary:
+        return self.review.summary()
+
+    def stale_blocks(self) -> list[str]:
+        return self.review.stale_blocks()
+
+    @property
+    def dirty(self) -> bool:
+        """Reviewer's work not yet in the review file."""
+        return self.user_generation != self._saved_generation
+
+    # ---- exports -------------------------------------------------------------------------------
+
+    def synced(self) -> Review:
+        """The active review aligned with the editor's text (the worker may lag behind)."""
+        text = self._source_text()
+        if self.review.doc is None or self.review.doc.source != text:
+            self.doc = parse(text)
+            self._realign(self.review, self.doc)
+        return self.review
+
+    def target_text(self) -> str:
+        """The target as it would be exported (line ends "\\n")."""
+        return self.synced().target_text()
+
+    def export_target(self, path: str | Path, newline: str = "\n") -> Path:
+        return export_target(self.synced(), path, newline=newline)
+
+    def export_bilingual(self, path: str | Path) -> Path:
+        review = self.synced()
+        assert review.doc is not None
+        title = f"{self.path.name if self.path else 'Untitled'} — review ({self.key})"
+        return export_bilingual(review.doc, review, self.key, path, title=title)
+
+    def export_path(self) -> Path:
+        return export_path(self.path, self.key)
+
+    def html_export_path(self) -> Path:
+        return html_export_path(self.path, self.key)
+
+    # ---- crash safety ----------------------------------------------------------------------------
+
+    def autosave(self) -> bool:
+        """The timer's tick: copy the unsaved source and review aside when the user changed
+        something since the last copy (cheap otherwise: two integers compared). The JSON is
+        made here; hashing and writing happen on a writer thread."""
+        revision, modified = self._source_state()
+        if not (modified or self.dirty):
+            if self._autosaved is not None:  # saved meanwhile: nothing left to recover
+                self._discard_autosave()
+            return False
+        token = (revision, self.user_generation, self.key, self.autosaver.key)
+        if token == self._autosaved:
+            return False
+        if self._closed:
+            return False
+        self._autosaved = token
+        saver, text, data = self.autosaver, self._source_text(), self.review.to_dict()
+        self._pool.submit(self._write_autosave, saver, text, data)
+        return True
+
+    def _write_autosave(self, saver: Autosaver, text: str, data: dict[str, Any]) -> None:
+        try:
+            if saver.save(text, data):
+                self.autosaved.emit(str(saver.file))
+        except OSError as exc:
+            log.warning("autosave failed: %s", exc)
+
+    def _discard_autosave(self) -> None:
+        self._autosaved = None
+        if not self._closed:
+            self._pool.submit(self.autosaver.discard)
+
+    def flush(self) -> None:
+        """Wait for the writer thread (tests)."""
+        if not self._closed:
+            self._pool.submit(lambda: None).result()
+
+    def close(self) -> list[str]:
+        """The window closes: reviews written, the copy removed, the writer thread ended."""
+        if self._closed:
+            return []
+        self.timer.stop()
+        problems = self.leave()
+        self._closed = True
+        self._pool.shutdown(wait=True)
+        return problems
+
+
+def _carry_answers(old: Review, new: Review) -> None:
+    """Machine answers the live session already showed for blocks of the previous document:
+    it keeps them for a new document with the same blocks (ids are content hashes) and will
+    not announce them again, so the new review takes them from the old one."""
+    for block in old.doc.blocks if old.doc is not None else ():
+        info = old.info(block.id)
+        if info.origin is None or info.machine is None or new.info(block.id).origin is not None:
+            continue
+        new.apply_event(BlockDone(0, block.id, info.machine, info.origin, info.flags))
+
+
+def _excerpt(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,238 @@
+"""The review on screen: a coloured mark per block beside the target, and a bar under it with
+the summary and the "source changed since your edit" choice.
+
+Nothing here decides anything: the window gives the margin two lookups (block id → state, block
+id → tooltip) and connects its click to the Review menu; the colours are the core's
+(fastdesk.review.model.STATE_STYLES), the same as in the bilingual export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fastdesk.review.model import STATE_STYLES, ReviewSummary
+from fastdesk.ui.bridge.threads import gui_first
+
+MARGIN_WIDTH = 10
+BAR_WIDTH = 4
+QUIET_STATES = frozenset({"copy"})  # nothing to review: drawn faint
+
+
+class BlockPane(Protocol):
+    """A target pane that can say where its blocks are (TargetEditor, TargetPreview)."""
+
+    def visible_blocks(self) -> list[tuple[str, int, int]]: ...
+
+
+class ReviewMargin(QWidget):
+    """A narrow strip at the left of a target pane (like a line-number area): one bar per
+    block in its state's colour; hover for the state and reasons, click for the choices."""
+
+    clicked = Signal(str, QPoint)  # block id, global position (where a menu should open)
+
+    def __init__(
+        self,
+        pane: QAbstractScrollArea,
+        state_of: Callable[[str], str],
+        tooltip_of: Callable[[str], str],
+    ) -> None:
+        super().__init__(pane)
+        self.setObjectName("reviewMargin")
+        # It fills every pixel it is asked to paint: Qt then leaves the pane, the stack, the
+        # splitter and the window beneath it alone (~0.5 ms a repaint of theirs, while streaming).
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.pane = pane
+        self._state_of = state_of
+        self._tooltip_of = tooltip_of
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("")  # tooltips are per block: see event()
+        pane.setViewportMargins(MARGIN_WIDTH, 0, 0, 0)
+        pane.resized.connect(self._place)  # type: ignore[attr-defined]
+        pane.verticalScrollBar().valueChanged.connect(self._scrolled)
+        if isinstance(pane, QPlainTextEdit):
+            pane.updateRequest.connect(self._pane_updated)
+        self._colours: dict[str, QColor] = {}
+        self._place()
+
+    def blocks(self) -> list[tuple[str, int, int]]:
+        return self.pane.visible_blocks()  # type: ignore[attr-defined]
+
+    def block_at(self, y: int) -> str | None:
+        for key, top, bottom in self.blocks():
+            if top <= y <= bottom:
+                return key or None
+        return None
+
+    def colour_at(self, y: int) -> str | None:
+        """The colour drawn at height ``y`` (for tests: what the reader sees)."""
+        key = self.block_at(y)
+        return STATE_STYLES[self._state_of(key)].colour if key else None
+
+    # ---- Qt ----------------------------------------------------------------------------------
+
+    def _place(self) -> None:
+        rect = self.pane.contentsRect()
+        self.setGeometry(QRect(rect.left(), rect.top(), MARGIN_WIDTH, rect.height()))
+
+    def _pane_updated(self, _rect: QRect, dy: int) -> None:
+        self.update()
+
+    def _scrolled(self, _value: int) -> None:
+        # The reader scrolled: follow at once. The pane keeping the reader's place while a
+        # render slice edits above it: the window repaints after the slices (~15 a second).
+        if not getattr(self.pane, "editing", False):
+            self.update()
+
+    def _colour(self, state: str) -> QColor:
+        colour = self._colours.get(state)
+        if colour is None:
+            colour = self._colours[state] = QColor(STATE_STYLES[state].colour)
+            if state in QUIET_STATES:
+                colour.setAlpha(90)
+        return colour
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Plain bars, one fill each: drawn after render slices while the target streams,
+        where every Qt call from Python may wait for the GIL."""
+        with gui_first():
+            self._paint(event)
+
+    def _paint(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Base))
+        x = (MARGIN_WIDTH - BAR_WIDTH) // 2
+        for key, top, bottom in self.blocks():
+            if key:
+                height = max(3, bottom - top - 3)
+                painter.fillRect(x, top + 2, BAR_WIDTH, height, self._colour(self._state_of(key)))
+        painter.end()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            key = self.block_at(event.pos().y())
+            if key:
+                QToolTip.showText(event.globalPos(), self._tooltip_of(key), self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        key = self.block_at(round(event.position().y()))
+        if key:
+            self.clicked.emit(key, event.globalPosition().toPoint())
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+
+def summary_html(summary: ReviewSummary) -> str:
+    """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours."""
+
+    def dot(state: str, count: int, label: str) -> str:
+        colour = STATE_STYLES[state].colour
+        return f'<span style="color:{colour}">●</span>&nbsp;{count}&nbsp;{label}'
+
+    parts = [f"{summary.blocks}&nbsp;blocks"]
+    parts.append(dot("approved", summary.approved, "approved"))
+    parts.append(dot("edited", summary.edited, "edited"))
+    parts.append(dot("flagged", summary.flagged, "flagged"))
+    if summary.stale:
+        parts.append(dot("stale_edit", summary.stale, "source changed"))
+    if summary.in_flight or summary.pending:
+        parts.append(dot("in_flight", summary.in_flight + summary.pending, "to come"))
+    if summary.detached:
+        parts.append(f"{summary.detached}&nbsp;detached")
+    return " · ".join(parts)
+
+
+class ReviewBar(QFrame):
+    """Under the target: the review summary, and above it, only when blocks' sources changed
+    under the reviewer's edits, how many, with Show / Re-translate / Keep mine for the
+    current one."""
+
+    show_requested = Signal()
+    retranslate_requested = Signal()
+    keep_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("reviewBar")
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(8, 0, 4, 2)
+        rows.setSpacing(0)
+        self.notice = QWidget()
+        self.notice.setObjectName("staleBar")
+        layout = QHBoxLayout(self.notice)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        rows.addWidget(self.notice)
+        self.summary = QLabel()
+        self.summary.setObjectName("reviewSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setToolTip("Review summary (Ctrl+Shift+I for details)")
+        # never wider than the pane allows: the splitter, not this label, sets the width
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setMinimumWidth(0)
+        rows.addWidget(self.summary)
+        self.stale = QLabel()
+        self.stale.setObjectName("staleNotice")
+        colour = STATE_STYLES["stale_edit"].colour
+        self.stale.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: 600; }}")
+        self.stale.setToolTip(
+            "The source of a block you edited or approved changed since your edit: re-translate "
+            "it (your text is dropped) or keep yours. Nothing is discarded until you choose."
+        )
+        layout.addWidget(self.stale)
+        self.buttons: list[QToolButton] = []
+        for name, text, tip, signal in (
+            ("staleShow", "Show", "Go to the block", self.show_requested),
+            (
+                "staleRetranslate",
+                "Re-translate",
+                "Drop your edit: the translation of the new source shows",
+                self.retranslate_requested,
+            ),
+            (
+                "staleKeep",
+                "Keep mine",
+                "Keep your text as the translation of the new source",
+                self.keep_requested,
+            ),
+        ):
+            button = QToolButton()
+            button.setObjectName(name)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setAutoRaise(True)
+            button.clicked.connect(signal.emit)
+            layout.addWidget(button)
+            self.buttons.append(button)
+        layout.addStretch(1)
+        self.set_stale(0)
+
+    def set_summary(self, summary: ReviewSummary) -> None:
+        self.summary.setText(summary_html(summary))
+        self.summary.setAccessibleName(str(summary))
+
+    def set_stale(self, count: int) -> None:
+        blocks = f"{count} block{'s' if count != 1 else ''}"
+        self.stale.setText(f"⚠ Source changed since your edit ({blocks})")
+        self.notice.setVisible(count > 0)

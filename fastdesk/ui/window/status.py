@@ -1,0 +1,210 @@
+"""The status bar: who answered and how fast, what it cost, whether work is in flight, errors.
+
+Only formatting lives here: the numbers come from RequestStats (the router measured them, the
+price table priced them). A cost of None means "unknown price" and is never shown as $0.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
+
+from fastdesk.config.redact import redact
+from fastdesk.routing.costs import CostLedger
+from fastdesk.routing.pricing import format_cost
+from fastdesk.translate.events import RequestStats
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value / 1000:.2f} s" if value >= 10_000 else f"{value:.0f} ms"
+
+
+def latency_text(stats: RequestStats) -> str:
+    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
+    parts = [stats.provider, stats.model]
+    if stats.status != "ok":
+        parts.append(stats.status)
+    parts.append(f"first token {_ms(stats.ttfb_ms)}")
+    parts.append(f"total {_ms(stats.total_ms)}")
+    if stats.tokens_per_s:
+        parts.append(f"{stats.tokens_per_s:.0f} tok/s")
+    return " · ".join(parts)
+
+
+MEMORY_LATENCY = "memory · 0 ms"
+
+
+SPINNER = "◐◓◑◒"
+SPINNER_MS = 200
+
+
+class ActivityIndicator(QLabel):
+    """A small spinner while requests are in flight, turning five times a second.
+
+    Why not a busy QProgressBar: its animation repaints ~50 times a second, and each repaint
+    (with the status bar beneath it) took 0.6 ms on average and up to 7 ms while a document
+    streamed in (benchmarks/bench_ui.py, the GUI thread sharing the GIL with the engine's).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("activityIndicator")
+        self.setToolTip("Requests in flight")
+        self.setAccessibleName("Requests in flight")
+        self.setContentsMargins(0, 0, 6, 0)
+        self._step = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(SPINNER_MS)
+        self._timer.timeout.connect(self._turn)
+        self.setText(f"{SPINNER[0]} working")
+
+    @property
+    def turning(self) -> bool:
+        return self._timer.isActive()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._timer.start()
+        super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._timer.stop()
+        super().hideEvent(event)
+
+    def _turn(self) -> None:
+        self._step = (self._step + 1) % len(SPINNER)
+        self.setText(f"{SPINNER[self._step]} working")
+
+
+class StatusPanel(QObject):
+    """Owns the status bar's permanent widgets; the window feeds it stats, errors and activity."""
+
+    def __init__(
+        self, bar: QStatusBar, parent: QObject | None = None, *, ledger: CostLedger | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.bar = bar
+        # Records on the GUI thread without waiting for the disk (a writer thread persists).
+        self.ledger = ledger or CostLedger(background=True)
+        self.activity = ActivityIndicator()
+        self.activity.hide()
+        self.error_button = QToolButton()
+        self.error_button.setObjectName("errorButton")
+        self.error_button.setAutoRaise(True)
+        self.error_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.error_button.setStyleSheet("QToolButton { color: #d1242f; font-weight: 600; }")
+        self.error_button.setToolTip("Click for details")
+        self.error_button.clicked.connect(self.show_error_details)
+        self.error_button.hide()
+        self.latency = QLabel("No request yet")
+        self.latency.setObjectName("latencyLabel")
+        self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cost = QLabel("")
+        self.cost.setObjectName("costLabel")
+        for widget in (self.activity, self.error_button, self.latency, self.cost):
+            widget.setParent(bar)
+        # All permanent: QStatusBar hides its normal widgets while a temporary message shows.
+        bar.addPermanentWidget(self.error_button)
+        bar.addPermanentWidget(self.activity)
+        bar.addPermanentWidget(self.latency)
+        bar.addPermanentWidget(_separator(bar))
+        bar.addPermanentWidget(self.cost)
+        self.last_cost: float | None = None
+        self.has_last = False
+        self.last_from_memory = False
+        self.error_message = ""
+        self.error_detail = ""
+        self._refresh_cost()
+
+    # ---- inputs ------------------------------------------------------------------------------
+
+    def set_busy(self, busy: bool) -> None:
+        self.activity.setVisible(busy)
+
+    def request_done(self, stats: RequestStats) -> None:
+        """A request ended (ok, error or cancelled): the ledger counts it if it may be billed."""
+        self.ledger.record(stats)
+        if stats.status == "cancelled" and stats.completion_tokens is None:
+            self._refresh_cost()
+            return
+        self.last_cost = stats.cost_usd
+        self.has_last = True
+        self.last_from_memory = False
+        self.latency.setText(latency_text(stats))
+        self.latency.setToolTip(self._tooltip(stats))
+        if stats.status == "ok":
+            self.clear_error()
+        self._refresh_cost()
+
+    def from_memory(self, blocks: int) -> None:
+        """A revision answered entirely by the translation memory: 0 ms, $0."""
+        self.last_cost = 0.0
+        self.has_last = True
+        self.last_from_memory = True
+        self.latency.setText(MEMORY_LATENCY)
+        self.latency.setToolTip(f"{blocks} block(s) answered by the translation memory")
+        self._refresh_cost()
+
+    def show_error(self, message: str, detail: str = "") -> None:
+        self.error_message = redact(message)
+        self.error_detail = redact(detail)
+        short = (
+            self.error_message if len(self.error_message) <= 90 else self.error_message[:87] + "…"
+        )
+        self.error_button.setText(f"⚠ {short}")
+        self.error_button.show()
+
+    def clear_error(self) -> None:
+        self.error_message = self.error_detail = ""
+        self.error_button.hide()
+
+    def show_error_details(self) -> None:
+        box = QMessageBox(self.bar.window())
+        box.setObjectName("errorDetails")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Translation problem")
+        box.setText(self.error_message)
+        if self.error_detail:
+            box.setDetailedText(self.error_detail)
+        box.open()
+
+    # ---- formatting --------------------------------------------------------------------------
+
+    def _refresh_cost(self) -> None:
+        if not self.has_last:
+            last = "–"
+        elif self.last_from_memory:
+            last = "$0 (memory)"
+        else:
+            last = format_cost(self.last_cost)
+        parts = [
+            f"last {last}",
+            f"session {self.ledger.session.text()}",
+            f"today {self.ledger.today().text()}",
+        ]
+        self.cost.setText(" · ".join(parts))
+        self.cost.setToolTip(
+            "Cost of the last request, of this window's session, and of today (every fastdesk "
+            "process). Requests to models without a known price are counted apart, never as $0."
+        )
+
+    def close(self) -> None:
+        """Write what the ledger has not written yet (at most half a second)."""
+        self.ledger.close(timeout=0.5)
+
+    @staticmethod
+    def _tooltip(stats: RequestStats) -> str:
+        lines = [f"{stats.provider} · {stats.model} ({stats.purpose}, {stats.blocks} block(s))"]
+        if stats.prompt_tokens is not None:
+            lines.append(f"tokens: {stats.prompt_tokens} in, {stats.completion_tokens} out")
+        if stats.error:
+            lines.append(redact(stats.error))
+        return "\n".join(lines)
+
+
+def _separator(parent: QWidget) -> QLabel:
+    label = QLabel("|", parent)
+    label.setEnabled(False)
+    return label
