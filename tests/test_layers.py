@@ -2,37 +2,45 @@
 
 from __future__ import annotations
 
+import pkgutil
 import subprocess
 import sys
 
 import fastdesk
 
-CORE = [
-    "fastdesk.document.blocks",
-    "fastdesk.translate.engine",
-    "fastdesk.translate.live",
-    "fastdesk.document.target",
-    "fastdesk.cli.main",
-    "fastdesk.cli.translate",
-    "fastdesk.cli.keys",
-    "fastdesk.cli.bench",
-    "fastdesk.translate.wiring",
-    "fastdesk.providers.factory",
-    "fastdesk.routing.router",
-    "fastdesk.review.model",
-    "fastdesk.review.export",
-    "fastdesk.review.autosave",
-    "fastdesk.routing.costs",
-    "fastdesk.config.models",
-    "fastdesk.config.local_servers",
-]
+
+def core_modules() -> list[str]:
+    """Every module of fastdesk outside fastdesk.ui, found by walking the packages (a new module
+    is checked the day it is added, with no list to keep)."""
+    return sorted(
+        info.name
+        for info in pkgutil.walk_packages(fastdesk.__path__, "fastdesk.")
+        if info.name != "fastdesk.ui" and not info.name.startswith("fastdesk.ui.")
+    )
+
+
+def test_the_walk_finds_every_core_package() -> None:
+    found = core_modules()
+    for package in ("document", "translate", "providers", "routing", "review", "config", "cli"):
+        assert f"fastdesk.{package}" in found
+    assert "fastdesk.translate.engine" in found and "fastdesk.config.settings" in found
+    assert not any(name.startswith("fastdesk.ui") for name in found)
 
 
 def test_core_imports_no_qt_in_a_fresh_interpreter() -> None:
-    code = "import sys\n" + "".join(f"import {m}\n" for m in CORE)
+    code = "import sys\n" + "".join(f"import {m}\n" for m in core_modules())
     code += "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_a_qt_free_ui_helper_does_not_load_qt_widgets() -> None:
+    code = (
+        "import sys\nimport fastdesk.ui.bridge.segments\n"
+        "print('QtWidgets' if 'PySide6.QtWidgets' in sys.modules else 'none')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "none"
 
 
 def test_translate_help_does_not_load_qt() -> None:
