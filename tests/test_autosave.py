@@ -1,4 +1,4 @@
-"""Crash safety (issue 7): unsaved source and target edits are autosaved and offered back."""
+"""Crash safety : unsaved source and target edits are autosaved and offered back."""
 
 from __future__ import annotations
 

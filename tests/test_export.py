@@ -1,4 +1,4 @@
-"""Export (issue 7): target file names, the target Markdown, the bilingual review page."""
+"""Export : target file names, the target Markdown, the bilingual review page."""
 
 from __future__ import annotations
 

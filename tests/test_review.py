@@ -1,4 +1,4 @@
-"""The review model (issue 7): corrections kept, states, approval, stale edits, sidecar file."""
+"""The review model : corrections kept, states, approval, stale edits, sidecar file."""
 
 from __future__ import annotations
 

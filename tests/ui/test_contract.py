@@ -1,4 +1,4 @@
-"""The window as CONTRACT.md describes it, through the real wiring (settings, env, SDK)."""
+"""The window as users and scripts rely on it, through the real wiring (settings, env, SDK)."""
 
 from __future__ import annotations
 

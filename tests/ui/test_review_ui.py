@@ -1,4 +1,4 @@
-"""The review in the window (issue 7): corrections kept, states in the margin, approval, the
+"""The review in the window : corrections kept, states in the margin, approval, the
 review file, changes on disk, exports, crash recovery. Real engine and LiveSession in the
 worker thread, a fake provider; offscreen Qt, waits on conditions and signals only."""
 
