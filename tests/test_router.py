@@ -372,6 +372,14 @@ def test_timeouts_and_server_errors_cool_down_with_backoff_and_stay_last_resort(
     assert router.health_report() == []
 
 
+def test_the_backoff_stays_at_its_maximum_however_many_failures_in_a_row() -> None:
+    health = Health(clock=Clock(), base_backoff_s=1.0, max_backoff_s=60.0)
+    down = ServerError("groq", "HTTP 503", status=503)
+    for _ in range(1100):  # 2 ** 1024 does not fit in a float: the backoff must not compute it
+        entry = health.failure("groq", "m", down)
+    assert entry is not None and entry.retry_in_s == pytest.approx(60.0)
+
+
 def test_a_sole_provider_in_cooldown_is_still_tried() -> None:
     clock = Clock()
     groq = Scripted("groq", failures=[ProviderTimeoutError("groq", "no answer in time")])

@@ -11,6 +11,7 @@ import argparse
 import getpass
 import logging
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from fastdesk.config import keys
@@ -25,7 +26,7 @@ EXIT_OK, EXIT_KEYRING, EXIT_USAGE = 0, 1, 2
 _PROVIDERS = " | ".join(PROVIDER_NAMES)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``keys`` command (``func=run_keys``) to the main parser's subcommands."""
     parser = sub.add_parser(
         "keys",
@@ -154,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fastdesk")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    return args.func(args)
+    func: Callable[[argparse.Namespace], int] = args.func
+    return func(args)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 import httpx
 
@@ -31,7 +30,7 @@ def openai_base_url(base: str = OLLAMA_BASE) -> str:
     return base if base.endswith("/v1") else f"{base}/v1"
 
 
-def _names(payload: Any, list_key: str, name_keys: tuple[str, ...]) -> list[str] | None:
+def _names(payload: object, list_key: str, name_keys: tuple[str, ...]) -> list[str] | None:
     """Model names from ``payload[list_key]`` (None when the payload is not that shape)."""
     if not isinstance(payload, Mapping) or not isinstance(payload.get(list_key), list):
         return None
@@ -45,7 +44,7 @@ def _names(payload: Any, list_key: str, name_keys: tuple[str, ...]) -> list[str]
     return names
 
 
-async def _get_json(client: httpx.AsyncClient, url: str) -> Any:
+async def _get_json(client: httpx.AsyncClient, url: str) -> object:
     try:
         response = await client.get(url)
         if response.status_code != 200:

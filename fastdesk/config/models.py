@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from fastdesk.config import paths
 from fastdesk.config.fileio import atomic_write_text
@@ -110,7 +110,15 @@ def models_path() -> Path:
     return paths.cache_dir() / MODELS_FILE_NAME
 
 
-def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
+class _CacheEntry(TypedDict):
+    """One provider's list in ``models.json``."""
+
+    fetched: float  # epoch seconds
+    base_url: str | None  # the server it came from (an OpenAI-compatible one's URL matters)
+    models: list[str]
+
+
+def _read_cache(path: Path) -> dict[str, _CacheEntry]:
     """``{provider: {"fetched": epoch s, "base_url": str | None, "models": [ids]}}``; a broken
     or foreign file reads as empty (it is only a cache: the next refresh rewrites it)."""
     try:
@@ -123,7 +131,7 @@ def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("model list cache %s ignored: %s", path, exc)
         return {}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, _CacheEntry] = {}
     for name, entry in providers.items():
         if not isinstance(entry, dict):
             continue
@@ -163,7 +171,7 @@ def _base_url(provider: Provider) -> str | None:
 
 def _entry(
     provider_name: str, max_age: float | None, base_url: str | None, now: float | None
-) -> dict[str, Any] | None:
+) -> _CacheEntry | None:
     entry = _read_cache(models_path()).get(provider_name)
     if entry is None:
         return None

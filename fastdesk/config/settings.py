@@ -26,7 +26,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,8 @@ _SECRET_NAME = re.compile(
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
 
 Prices = dict[str, dict[str, dict[str, float]]]
+# A settings file as TOML reads it: what each value holds is checked by its reader (_READERS).
+Raw = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ class Settings:
     recent_files: tuple[str, ...] = ()
     window: dict[str, str] = field(default_factory=dict)  # opaque strings the UI stores
     theme: str = "system"  # system | light | dark
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # unknown keys, kept
+    extra: dict[str, object] = field(default_factory=dict, compare=False)  # unknown keys, kept
     file_version: int = field(default=SETTINGS_VERSION, compare=False)
 
     def model_for(self, provider: str, language: str | None = None) -> str:
@@ -191,7 +193,7 @@ def glossary_file(settings: Settings) -> Path:
 # ---- migrations ------------------------------------------------------------------------------
 
 
-def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
+def _v0_to_v1(raw: Raw) -> Raw:
     """Version 0 is the prototype's unversioned file: flat keys, debounce in seconds.
 
     ``language`` → ``target_language``; ``groq_model``/``cerebras_model``/``openai_model`` →
@@ -201,7 +203,8 @@ def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
     out = dict(raw)
     if "language" in out:
         out.setdefault("target_language", out.pop("language"))
-    models = dict(out.get("models") or {}) if isinstance(out.get("models"), dict) else {}
+    old_models = out.get("models")
+    models = dict(old_models) if isinstance(old_models, dict) else {}
     for provider in PROVIDER_NAMES:
         old = out.pop(f"{provider}_model", None)
         if old is not None:
@@ -214,7 +217,8 @@ def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
             out.setdefault("debounce_ms", round(seconds * 1000))
     if "budget" in out:
         out.setdefault("daily_budget_usd", out.pop("budget"))
-    window = dict(out.get("window") or {}) if isinstance(out.get("window"), dict) else {}
+    old_window = out.get("window")
+    window = dict(old_window) if isinstance(old_window, dict) else {}
     for name in ("geometry", "state"):
         if name in out:
             window.setdefault(name, out.pop(name))
@@ -224,10 +228,10 @@ def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 # version N → function returning the version N+1 dict
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Callable[[Raw], Raw]] = {0: _v0_to_v1}
 
 
-def file_version(raw: dict[str, Any]) -> int:
+def file_version(raw: Raw) -> int:
     """The ``version`` of a raw settings dict (0 when absent: the unversioned prototype file)."""
     version = raw.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
@@ -235,7 +239,7 @@ def file_version(raw: dict[str, Any]) -> int:
     return version
 
 
-def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+def migrate(raw: Raw) -> Raw:
     """Bring a raw settings dict up to SETTINGS_VERSION (a newer one is returned unchanged)."""
     version = file_version(raw)
     data = dict(raw)
@@ -253,23 +257,23 @@ class _Invalid(ValueError):
     """A value that cannot be used; the message says what was expected."""
 
 
-def _str_choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if value not in choices:
+def _str_choice(choices: tuple[str, ...]) -> Callable[[object], str]:
+    def check(value: object) -> str:
+        if not isinstance(value, str) or value not in choices:
             raise _Invalid(f"one of {', '.join(choices)}")
         return value
 
     return check
 
 
-def _language(value: Any) -> str:
+def _language(value: object) -> str:
     if not isinstance(value, str) or not _LANGUAGE.match(value):
         raise _Invalid("a language code such as fr, fr-CA or pt-BR")
     return value
 
 
-def _int_range(low: int, high: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
+def _int_range(low: int, high: int) -> Callable[[object], int]:
+    def check(value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise _Invalid(f"a whole number from {low} to {high}")
         return value
@@ -277,13 +281,13 @@ def _int_range(low: int, high: int) -> Callable[[Any], int]:
     return check
 
 
-def _bool(value: Any) -> bool:
+def _bool(value: object) -> bool:
     if not isinstance(value, bool):
         raise _Invalid("true or false")
     return value
 
 
-def _money(value: Any) -> float:
+def _money(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise _Invalid("an amount in USD (a number)")
     if value < 0:
@@ -291,13 +295,13 @@ def _money(value: Any) -> float:
     return float(value)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if not isinstance(value, str):
         raise _Invalid("text")
     return value
 
 
-def _str_table(value: Any) -> dict[str, str]:
+def _str_table(value: object) -> dict[str, str]:
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
@@ -305,13 +309,13 @@ def _str_table(value: Any) -> dict[str, str]:
     return dict(value)
 
 
-def _preferred(value: Any) -> dict[str, dict[str, str]]:
+def _preferred(value: object) -> dict[str, dict[str, str]]:
     if not isinstance(value, dict):
         raise _Invalid("a table: [preferred_models.LANG] provider = model")
     return {lang: _str_table(models) for lang, models in value.items()}
 
 
-def _excluded(value: Any) -> dict[str, list[str]]:
+def _excluded(value: object) -> dict[str, list[str]]:
     if not isinstance(value, dict) or not all(
         isinstance(v, list) and all(isinstance(m, str) for m in v) for v in value.values()
     ):
@@ -319,7 +323,7 @@ def _excluded(value: Any) -> dict[str, list[str]]:
     return {provider: list(models) for provider, models in value.items()}
 
 
-def _prices(value: Any) -> Prices:
+def _prices(value: object) -> Prices:
     if not isinstance(value, dict):
         raise _Invalid('a table: [price_overrides.PROVIDER."MODEL"] input = …, output = …')
     out: Prices = {}
@@ -333,13 +337,13 @@ def _prices(value: Any) -> Prices:
     return out
 
 
-def _recent(value: Any) -> tuple[str, ...]:
+def _recent(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise _Invalid("a list of file paths")
     return tuple(dict.fromkeys(value))[:RECENT_FILES_MAX]
 
 
-_READERS: dict[str, Callable[[Any], Any]] = {
+_READERS: dict[str, Callable[[object], object]] = {
     "target_language": _language,
     "mode": _str_choice(MODES),
     "provider": _str_choice(PROVIDER_CHOICES),
@@ -362,18 +366,18 @@ _READERS: dict[str, Callable[[Any], Any]] = {
 _INTERNAL = {"extra", "file_version"}  # Settings fields that are not settings
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = repr(value)
     if contains_secret(text):
         return "(a value that looks like a key; not shown)"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def from_dict(raw: dict[str, Any], where: str = SETTINGS_FILE_NAME) -> tuple[Settings, list[str]]:
+def from_dict(raw: Raw, where: str = SETTINGS_FILE_NAME) -> tuple[Settings, list[str]]:
     """Settings from a migrated dict: bad values fall back to their default with a warning."""
     warnings: list[str] = []
-    values: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
+    values: dict[str, Any] = {}  # field → its reader's value, of that field's type
+    extra: Raw = {}
     for key, value in raw.items():
         if key == "version":
             continue
@@ -393,9 +397,9 @@ def from_dict(raw: dict[str, Any], where: str = SETTINGS_FILE_NAME) -> tuple[Set
     return Settings(**values, extra=extra, file_version=version), warnings
 
 
-def to_dict(settings: Settings) -> dict[str, Any]:
+def to_dict(settings: Settings) -> Raw:
     """The TOML-ready dict: unknown keys kept, None omitted, models only where the user chose."""
-    out: dict[str, Any] = {"version": max(settings.file_version, SETTINGS_VERSION)}
+    out: Raw = {"version": max(settings.file_version, SETTINGS_VERSION)}
     for f in fields(Settings):
         if f.name in _INTERNAL:
             continue
@@ -411,22 +415,29 @@ def to_dict(settings: Settings) -> dict[str, Any]:
 # ---- secrets never reach the file ------------------------------------------------------------
 
 
-def _without_secrets(value: Any, path: str, dropped: list[str]) -> Any:
+def _table_without_secrets(
+    table: Mapping[str, object], path: str, dropped: list[str]
+) -> dict[str, object]:
+    """``table`` minus every entry named like a secret or holding a key-shaped string."""
+    out: dict[str, object] = {}
+    for key, item in table.items():
+        where = f"{path}.{key}" if path else str(key)
+        if contains_secret(str(key)):
+            dropped.append(f"{path}.<a key-shaped name>" if path else "<a key-shaped name>")
+            continue
+        if _SECRET_NAME.search(str(key)):
+            dropped.append(where)
+            continue
+        cleaned = _without_secrets(item, where, dropped)
+        if cleaned is not _DROP:
+            out[key] = cleaned
+    return out
+
+
+def _without_secrets(value: object, path: str, dropped: list[str]) -> object:
     """``value`` minus every entry named like a secret or holding a key-shaped string."""
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            where = f"{path}.{key}" if path else str(key)
-            if contains_secret(str(key)):
-                dropped.append(f"{path}.<a key-shaped name>" if path else "<a key-shaped name>")
-                continue
-            if _SECRET_NAME.search(str(key)):
-                dropped.append(where)
-                continue
-            cleaned = _without_secrets(item, where, dropped)
-            if cleaned is not _DROP:
-                out[key] = cleaned
-        return out
+        return _table_without_secrets(value, path, dropped)
     if isinstance(value, list):
         kept = [_without_secrets(item, f"{path}[]", dropped) for item in value]
         return [item for item in kept if item is not _DROP]
@@ -490,7 +501,7 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> tuple[Settings,
 def dumps(settings: Settings) -> str:
     """The file's text: a header comment, then TOML with every secret-looking entry removed."""
     dropped: list[str] = []
-    clean = _without_secrets(to_dict(settings), "", dropped)
+    clean = _table_without_secrets(to_dict(settings), "", dropped)
     for where in dropped:
         log.warning(
             "not saving settings entry %s: it looks like an API key (use `fastdesk keys`)", where

@@ -340,12 +340,19 @@ def _segments(source: str, line_count: int) -> list[_Segment]:
 
 
 def _add(
-    segments: list[_Segment], token: Token, kind: str, line_count: int, **extra: object
+    segments: list[_Segment],
+    token: Token,
+    kind: str,
+    line_count: int,
+    *,
+    heading_level: int = 0,
+    list_marker: str = "",
 ) -> None:
     if token.map is None:  # no known top-level token lacks one; its lines fall into a gap
         return
     begin, end = token.map
-    segments.append(_Segment(begin, max(begin, min(end, line_count)), kind, **extra))  # type: ignore[arg-type]
+    end = max(begin, min(end, line_count))
+    segments.append(_Segment(begin, end, kind, heading_level, list_marker))
 
 
 def _marker(token: Token) -> str:

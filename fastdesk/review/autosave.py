@@ -220,30 +220,37 @@ def _alive(pid: object) -> bool:
         return False
     if pid == os.getpid():
         return True
-    if sys.platform == "win32":
-        return _alive_windows(pid)
-    try:
-        os.kill(pid, 0)  # signal 0: existence check only
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return False
-    return True
+    return _process_exists(pid)
 
 
-def _alive_windows(pid: int) -> bool:  # pragma: no cover - exercised on Windows only
-    # os.kill on Windows terminates; ask the kernel instead.
-    import ctypes
+# One definition per system, chosen by sys.platform, which the type checker reads too (ctypes.windll
+# exists only on Windows).
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 
-    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
-    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-    if not handle:
-        return False
-    try:
-        code = ctypes.c_ulong()
-        ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        return bool(ok) and code.value == 259  # STILL_ACTIVE
-    finally:
-        kernel32.CloseHandle(handle)
+    def _process_exists(pid: int) -> bool:
+        # os.kill on Windows terminates; ask the kernel instead.
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        try:
+            code = ctypes.c_ulong()
+            ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+            return bool(ok) and code.value == 259  # STILL_ACTIVE
+        finally:
+            kernel32.CloseHandle(handle)
+
+else:
+
+    def _process_exists(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)  # signal 0: existence check only
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True  # exists, owned by someone else
+        except OSError:
+            return False
+        return True

@@ -33,10 +33,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from fastdesk.config.fileio import atomic_write_text, set_aside
-from fastdesk.document.blocks import Document, parse
+from fastdesk.document.blocks import Block, Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
@@ -46,9 +46,14 @@ __all__ = [
     "SIDECAR_VERSION",
     "STATES",
     "STATE_STYLES",
+    "BlockEntry",
     "BlockInfo",
+    "BlockRecord",
     "DetachedEdit",
+    "DetachedRecord",
+    "KeptRecord",
     "Review",
+    "ReviewData",
     "ReviewSummary",
     "StateStyle",
     "diff_target_edit",
@@ -121,6 +126,56 @@ class _Kept:
     edited: bool = False
     approved: bool = False
     stale: bool = False
+
+
+# ---- the review as JSON (Review.to_dict; the sidecar keeps one per language) -------------------
+
+
+class KeptRecord(TypedDict):
+    """A reviewer's text. ``base``, the source it was made against, is left out when that is the
+    block's source now; ``stale`` is there only when true."""
+
+    text: str
+    edited: bool
+    approved: bool
+    stale: NotRequired[bool]
+    base: NotRequired[str]
+
+
+class BlockEntry(TypedDict, total=False):
+    """What the review holds for one block: the machine answer, the reviewer's text, or both."""
+
+    machine: str | None  # the engine's answer (None: it failed), with its origin
+    origin: str
+    flags: list[list[str]]  # [check, detail] for each failed check, when any
+    text: str  # the reviewer's text, as in KeptRecord
+    edited: bool
+    approved: bool
+    stale: bool
+    base: str
+
+
+class BlockRecord(BlockEntry):
+    """One block's entry, with its position and id in the source it was saved with."""
+
+    i: int
+    id: str
+
+
+class DetachedRecord(KeptRecord):
+    """A reviewer's text whose block is no longer in the document (by its last block id)."""
+
+    id: str
+
+
+class ReviewData(TypedDict):
+    """The review of one document in one language, aligned to ``source`` (None: no document)."""
+
+    lang: str
+    source: str | None
+    count: int  # blocks in source: records are matched by position when the ids moved
+    blocks: list[BlockRecord]
+    detached: list[DetachedRecord]
 
 
 @dataclass(frozen=True)
@@ -501,10 +556,10 @@ class Review:
 
     # ---- persistence (see save_review / load_review for the file) ---------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReviewData:
         """A JSON-able snapshot: the source it is aligned to, and per-block records in order."""
         doc = self.doc
-        blocks = []
+        blocks: list[BlockRecord] = []
         for i, block in enumerate(doc.blocks if doc else ()):
             entry = self._entry(block.id, block.text)
             if entry:
@@ -527,8 +582,8 @@ class Review:
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed review data ({type(exc).__name__}: {exc})") from None
 
-    def _entry(self, block_id: str, source: str) -> dict[str, Any]:
-        entry: dict[str, Any] = {}
+    def _entry(self, block_id: str, source: str) -> BlockEntry:
+        entry: BlockEntry = {}
         answer = self._answers.get(block_id)
         if answer is not None:
             entry["machine"] = answer.text
@@ -537,12 +592,12 @@ class Review:
                 entry["flags"] = [[f.check, f.detail] for f in answer.flags]
         kept = self._kept.get(block_id)
         if kept is not None:
-            entry.update(_kept_dict(kept, source))
+            entry = {**entry, **_kept_dict(kept, source)}
         return entry
 
     # ---- helpers ----------------------------------------------------------------------------
 
-    def _blocks(self) -> tuple[Any, ...]:
+    def _blocks(self) -> tuple[Block, ...]:
         return self.doc.blocks if self.doc is not None else ()
 
     def _translatable(self) -> frozenset[str]:
@@ -558,8 +613,8 @@ class Review:
         return self.doc.by_id(block_id).text
 
 
-def _kept_dict(kept: _Kept, source: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"text": kept.text, "edited": kept.edited, "approved": kept.approved}
+def _kept_dict(kept: _Kept, source: str | None) -> KeptRecord:
+    out: KeptRecord = {"text": kept.text, "edited": kept.edited, "approved": kept.approved}
     if kept.stale:
         out["stale"] = True
     if kept.base != source:
@@ -570,6 +625,8 @@ def _kept_dict(kept: _Kept, source: str | None) -> dict[str, Any]:
 def _from_dict(
     cls: type[Review], data: Mapping[str, Any], source_path: str | os.PathLike[str] | None
 ) -> Review:
+    # ``data`` is JSON read from a file, of any shape (hence Any, not ReviewData): a value of
+    # the wrong type raises KeyError, TypeError or AttributeError, made a ValueError by from_dict.
     source = data.get("source")
     doc = parse(_str(source, "source")) if source is not None else None
     review = cls(source_path, _str(data["lang"], "lang"), doc)
@@ -637,8 +694,8 @@ def _carry(
     new_ids = [b.id for b in new.blocks]
     if old is None:
         present = set(new_ids)
-        moved = {bid: k for bid, k in kept.items() if bid in present}
-        return moved, {bid: k for bid, k in kept.items() if bid not in present}, []
+        on_new = {bid: k for bid, k in kept.items() if bid in present}
+        return on_new, {bid: k for bid, k in kept.items() if bid not in present}, []
     old_ids = [b.id for b in old.blocks]
     moved: dict[str, _Kept] = {}
     old_set = set(old_ids)

@@ -21,13 +21,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from fastdesk.config import paths
 from fastdesk.config.fileio import atomic_write_text, set_aside
@@ -83,11 +83,11 @@ class Totals:
         unknown = f"{self.unknown} {plural} of unknown cost"
         return f"{format_cost(self.usd)} + {unknown}" if self.requests else unknown
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, float | int]:
         return {"usd": self.usd, "requests": self.requests, "unknown": self.unknown}
 
 
-def _totals(raw: Any) -> Totals | None:
+def _totals(raw: object) -> Totals | None:
     """A day's entry from the file, or None when it is not the expected shape."""
     if not isinstance(raw, Mapping):
         return None
@@ -148,7 +148,7 @@ def _locked(path: Path) -> Iterator[None]:
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as fh:
-        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
             import msvcrt
 
             fh.seek(0)

@@ -35,6 +35,9 @@ OK, AUTH, RATE_LIMITED, UNAVAILABLE, COOLDOWN = (
 )
 _SKIP = (AUTH, RATE_LIMITED, UNAVAILABLE)
 _SEVERITY = {OK: 0, COOLDOWN: 1, UNAVAILABLE: 2, RATE_LIMITED: 3, AUTH: 4}
+# The backoff stops doubling here: any base has long passed any maximum, and 2.0 ** 1024 (a
+# provider down for a thousand requests in a row) would overflow a float.
+_MAX_DOUBLINGS = 64
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,8 @@ class Health:
             del self._records[key]
 
     def _backoff(self, rec: _Record) -> float:
-        return min(self.max_backoff_s, self.base_backoff_s * 2 ** max(0, rec.failures - 1))
+        doublings = min(max(0, rec.failures - 1), _MAX_DOUBLINGS)
+        return min(self.max_backoff_s, self.base_backoff_s * 2.0**doublings)
 
     def _notify(self, entry: HealthEntry) -> None:
         if self.listener is not None:

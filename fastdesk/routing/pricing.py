@@ -31,10 +31,11 @@ def _bundled() -> dict[str, dict[str, Price]]:
     return {prov: {m: _price(v) for m, v in models.items()} for prov, models in raw.items()}
 
 
-def _price(v: Mapping[str, object]) -> Price:
+def _price(v: Mapping[str, float | str]) -> Price:
+    """A ``[provider."model"]`` entry of pricing.toml, or a user override, as a Price."""
     return Price(
-        input=float(v["input"]),  # type: ignore[arg-type]
-        output=float(v["output"]),  # type: ignore[arg-type]
+        input=float(v["input"]),
+        output=float(v["output"]),
         read=str(v.get("read", "")),
         source=str(v.get("source", "")),
     )
@@ -43,7 +44,7 @@ def _price(v: Mapping[str, object]) -> Price:
 class PriceTable:
     """The bundled table with the user's overrides on top ({provider: {model: {input, output}}})."""
 
-    def __init__(self, overrides: Mapping[str, Mapping[str, Mapping[str, object]]] | None = None):
+    def __init__(self, overrides: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None):
         self._prices = {p: dict(m) for p, m in _bundled().items()}
         for prov, models in (overrides or {}).items():
             for model, v in models.items():

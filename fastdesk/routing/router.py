@@ -33,7 +33,7 @@ import math
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.config.redact import redact
@@ -522,7 +522,7 @@ class _Flight:
         self.live: list[_Run] = []
         self.errors: list[ProviderError] = []
 
-    async def events(self) -> AsyncIterator[RouterEvent]:
+    async def events(self) -> AsyncGenerator[RouterEvent, None]:
         primary = self._launch(self.pending.popleft())
         try:
             yield Attempt(*primary.pair)
@@ -538,9 +538,10 @@ class _Flight:
                     yield self._settle(run, "error", item)
                     if run is not primary:
                         continue  # a hedge failed: the primary carries on
-                    primary = self._next_primary()
-                    if primary is None:
+                    following = self._next_primary()
+                    if following is None:
                         raise AllProvidersFailed(self.errors)
+                    primary = following
                     yield Restart(str(item))
                     yield Attempt(*primary.pair)
                     continue

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.document.blocks import parse
+from fastdesk.document.blocks import Document, parse
 from fastdesk.providers.base import Provider
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.routing.router import Router
@@ -201,7 +201,7 @@ async def run_bench(
     return rows
 
 
-async def _one_run(engine: Engine, doc, spec: JobSpec) -> BenchRun:  # type: ignore[no-untyped-def]
+async def _one_run(engine: Engine, doc: Document, spec: JobSpec) -> BenchRun:
     run = BenchRun(wall_ms=0.0)
 
     def on_event(event: EngineEvent) -> None:

@@ -203,7 +203,8 @@ def _norm_placeholder(text: str) -> str:
 
 def _structure(tokens: list[Token], text: str) -> Structure:
     headings: list[int] = []
-    lists: list[list[object]] = []
+    lists: list[str] = []  # each list's description, in the order they open
+    items: list[int] = []  # and how many items it has
     open_lists: list[int] = []
     tables: list[list[int]] = []
     depth = max_depth = rules = paragraphs = 0
@@ -216,13 +217,15 @@ def _structure(tokens: list[Token], text: str) -> Structure:
             paragraphs += 1  # list items are counted as items
         elif kind == "bullet_list_open":
             open_lists.append(len(lists))
-            lists.append([f"bullet list ({token.markup})", 0])
+            lists.append(f"bullet list ({token.markup})")
+            items.append(0)
         elif kind == "ordered_list_open":
             open_lists.append(len(lists))
             start = token.attrs.get("start", 1)
-            lists.append([f"ordered list ({start}{token.markup})", 0])
+            lists.append(f"ordered list ({start}{token.markup})")
+            items.append(0)
         elif kind == "list_item_open" and open_lists:
-            lists[open_lists[-1]][1] += 1  # type: ignore[operator]
+            items[open_lists[-1]] += 1
         elif kind in ("bullet_list_close", "ordered_list_close") and open_lists:
             open_lists.pop()
         elif kind == "blockquote_open":
@@ -240,7 +243,7 @@ def _structure(tokens: list[Token], text: str) -> Structure:
             tables[-1].append(_cells(lines[token.map[0]] if token.map[0] < len(lines) else ""))
     return Structure(
         headings=tuple(headings),
-        lists=tuple((str(desc), int(items)) for desc, items in lists),  # type: ignore[call-overload]
+        lists=tuple(zip(lists, items, strict=True)),
         tables=tuple(tuple(rows) for rows in tables),
         quote_depth=max_depth,
         rules=rules,

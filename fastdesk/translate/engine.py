@@ -13,6 +13,7 @@ import math
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers.base import RateLimitInfo, TextDelta
@@ -88,6 +89,15 @@ class _Work:
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.core) + 7  # and its marker line in a batch
+
+
+class _Route(TypedDict, total=False):
+    """What Engine._stream passes on to Router.stream as it is (its keyword arguments)."""
+
+    max_tokens: int
+    purpose: str
+    blocks: int
+    expected_tokens: int | None
 
 
 @dataclass
@@ -450,7 +460,7 @@ class Engine:
         *,
         on_text: Callable[[str], None],
         on_start: Callable[[], None] = lambda: None,
-        **route: object,
+        **route: Unpack[_Route],
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one answer through the router, thinking stripped and fallbacks restarted:
         (answer, finish reason, provider, model), or a failed _Outcome once the error is shown."""

@@ -250,9 +250,9 @@ def _read_file(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
-        line = int(match.group(1)) if match else None
+        at_line = int(match.group(1)) if match else None
         reason = message[: match.start()] if match else message
-        raise GlossaryError(path, line, f"invalid TOML: {reason}") from exc
+        raise GlossaryError(path, at_line, f"invalid TOML: {reason}") from exc
     return _validate(path, text, data)
 
 

@@ -29,7 +29,7 @@ class LiveSession:
         self.doc: Document | None = None
         self.revision = 0
         self.done: dict[str, str] = {}
-        self._runs: dict[asyncio.Task[dict[str, str]], frozenset[str]] = {}
+        self._runs: dict[asyncio.Task[object], frozenset[str]] = {}  # runs and expansions
         self._view: TargetView = EMPTY
         self._view_stale = False  # answers arrived since _view was composed
         self._ids: frozenset[str] = frozenset()
@@ -124,7 +124,7 @@ class LiveSession:
         self._runs[task] = frozenset(wanted)
         task.add_done_callback(self._finished)
 
-    def _finished(self, task: asyncio.Task[dict[str, str]]) -> None:
+    def _finished(self, task: asyncio.Task[object]) -> None:
         self._runs.pop(task, None)
         if not task.cancelled():
             with contextlib.suppress(Exception):
