@@ -82,7 +82,7 @@ from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.review.controller import SIMPLIFY_KEY, ReviewController, review_key
 from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
 from fastdesk.ui.window.actions import Actions
-from fastdesk.ui.window.disk_watch import DiskWatcher
+from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.window.status import StatusPanel
 
 log = logging.getLogger("fastdesk.ui")
