@@ -8,7 +8,9 @@ from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextCursor
 
 from fastdesk.ui.bridge.segments import segment
-from fastdesk.ui.panes.editors import RenderScheduler, TargetEditor, TargetPreview
+from fastdesk.ui.panes.incremental import RenderScheduler
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.target_editor import TargetEditor
 from tests.ui.uifakes import translated
 
 
@@ -294,7 +296,7 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     window beneath them must not be repainted with them (measured ~0.5 ms each, each time)."""
     from PySide6.QtCore import QEvent, QObject
 
-    from fastdesk.ui.panes.editors import flat_scroll_bars
+    from fastdesk.ui.panes.common import flat_scroll_bars
     from fastdesk.ui.review.widgets import ReviewMargin
 
     preview = TargetPreview()

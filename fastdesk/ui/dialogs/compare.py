@@ -580,7 +580,7 @@ def open_compare_dialog(window: Any) -> CompareDialog:
         existing.raise_()
         existing.activateWindow()
         return existing
-    from fastdesk.ui.panes.editors import plain_text
+    from fastdesk.ui.panes.common import plain_text
 
     spec = window.spec()
     name = window.path.name if window.path else window.untitled_name

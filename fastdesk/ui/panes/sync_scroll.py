@@ -20,7 +20,9 @@ from PySide6.QtCore import QObject, QPoint
 from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge.segments import Segment
-from fastdesk.ui.panes.editors import SourceEditor, TargetEditor, TargetPreview
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
+from fastdesk.ui.panes.target_editor import TargetEditor
 
 
 def _clamp(value: int, low: int, high: int) -> int:

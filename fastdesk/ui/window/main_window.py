@@ -67,22 +67,17 @@ from fastdesk.ui.bridge.worker import (
     default_session_factory,
 )
 from fastdesk.ui.dialogs.compare import install_compare_action
-from fastdesk.ui.panes.editors import (
-    RenderScheduler,
-    SourceEditor,
-    TargetEditor,
-    TargetPreview,
-    dropped_files,
-    flat_scroll_bars,
-    is_dark,
-    plain_text,
-)
+from fastdesk.ui.document.disk_watch import DiskWatcher
+from fastdesk.ui.panes.common import dropped_files, flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
+from fastdesk.ui.panes.incremental import RenderScheduler
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
+from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.review.controller import SIMPLIFY_KEY, ReviewController, review_key
 from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
 from fastdesk.ui.window.actions import Actions
-from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.window.status import StatusPanel
 
 log = logging.getLogger("fastdesk.ui")
