@@ -185,7 +185,7 @@ def test_closing_cancels_the_requests_in_flight(make_dialog, emulators, qtbot) -
     assert not dialog.isVisible()
     assert groq.wait_for(lambda: groq.disconnects + cerebras.disconnects >= 1)
     sent = groq.request_count + cerebras.request_count
-    assert not dialog.runner._thread.is_alive()  # the loop thread ended: nothing more goes out
+    assert not dialog.runner._thread.running  # the loop thread ended: nothing more goes out
     assert groq.request_count + cerebras.request_count == sent
 
 

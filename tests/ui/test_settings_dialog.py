@@ -202,7 +202,7 @@ def test_a_hanging_server_never_freezes_the_dialog(
     started = time.perf_counter()
     dialog.reject()  # closing cancels the request at once
     assert time.perf_counter() - started < 1.5
-    assert not dialog.runner._thread.is_alive()
+    assert not dialog.runner._thread.running
     assert emulator.wait_for(lambda: emulator.disconnects >= 1)
 
 
