@@ -422,9 +422,6 @@ class MainWindow(QMainWindow):
             self._fill_providers(batch.providers, self.provider_selector.currentData() or "auto")
             self._show_first_run(not batch.providers)
             _freeze_startup_objects()
-        if batch.expansion is not None:
-            self.preview.set_expansion(*batch.expansion)
-            self.scheduler.kick()
         if batch.source is not None:
             self._source_blocks = batch.source
         if batch.target is not None:
