@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.providers.factory import not_configured
 from fastdesk.routing.costs import CostLedger
 from fastdesk.ui.dialogs.compare import (
-    NOTHING_CONFIGURED,
     SHORTCUT,
     SORT_ROLE,
     CompareDialog,
@@ -233,7 +233,7 @@ def test_the_sample_document_can_be_compared_instead(make_dialog, emulators, qtb
 def test_nothing_configured_says_so(make_dialog, qtbot) -> None:
     dialog = make_dialog()
     assert run(qtbot, dialog) == "failed"
-    assert dialog.status_label.text() == f"Comparison failed: {NOTHING_CONFIGURED}"
+    assert dialog.status_label.text() == f"Comparison failed: {not_configured()}"
     assert dialog.proxy.rowCount() == 0
 
 

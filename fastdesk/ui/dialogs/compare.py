@@ -66,9 +66,6 @@ MAX_RUNS = 20
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 ERROR_COLOUR = QColor("#d1242f")
-NOTHING_CONFIGURED = (
-    "No provider is configured: add a Groq or Cerebras key, or a local server, in Settings."
-)
 
 
 @dataclass(frozen=True)
@@ -123,17 +120,6 @@ def row_cells(row: BenchRow) -> list[tuple[str, object]]:
         (f"{row.flags:g}", row.flags),
         (str(row.errors), row.errors),
     ]
-
-
-def _configured_providers(settings: Settings) -> dict[str, Any]:
-    """The same providers ``fastdesk bench`` finds (keys: environment, then keyring)."""
-    from fastdesk.config.keys import get_key
-    from fastdesk.config.settings import providers_models
-    from fastdesk.providers.factory import configured_providers
-
-    return configured_providers(
-        keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
-    )
 
 
 class CompareDialog(QDialog):
@@ -376,12 +362,11 @@ class CompareDialog(QDialog):
         from fastdesk.routing.router import Router, options_from_settings
         from fastdesk.routing.stats import StatsStore
         from fastdesk.translate.bench import run_bench
+        from fastdesk.translate.wiring import build_providers
 
         settings = job.settings
-        providers = _configured_providers(settings)
+        providers = build_providers(settings)  # the providers `fastdesk bench` finds
         try:
-            if not providers:
-                raise LookupError(NOTHING_CONFIGURED)
             wanted: dict[str, list[str]] = options_from_settings(settings)["models"]  # type: ignore[assignment]
             models = {name: ms for name, ms in wanted.items() if name in providers}
             pairs = Router(providers, models=models, stats=StatsStore.memory()).pairs()
