@@ -250,7 +250,7 @@ def test_over_the_budget_it_asks_first(make_dialog, emulators, qtbot) -> None:
 
 def test_translate_menu_opens_it_on_the_window_document(make_window, qtbot) -> None:
     window = make_window()
-    window.source.setPlainText("Hello world, compare me.\n")
+    window.document_view.source.setPlainText("Hello world, compare me.\n")
     action = window.compare_action
     assert action.shortcut().toString() == SHORTCUT
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]

@@ -241,16 +241,26 @@ def test_scrolling_the_source_scrolls_the_target_by_block(make_window, qtbot) ->
     w.resize(1000, 500)
     w.toggle_target_view()  # raw view: lines are easy to check
     text = "".join(f"Hello paragraph {i}, the cat.\n\n" for i in range(80))
-    w.source.setPlainText(text)
-    qtbot.waitUntil(lambda: w.target_editor.toPlainText() == translated(text), timeout=5000)
-    qtbot.waitUntil(lambda: len(w.sync._starts) == 81)
-    w.source.verticalScrollBar().setValue(2 * 40)  # two lines per block: block 40 on top
-    assert w.target_editor.firstVisibleBlock().text() == "Bonjour paragraph 40, the chat."
-    w.target_editor.verticalScrollBar().setValue(2 * 60)
-    assert w.source.firstVisibleBlock().text() == "Hello paragraph 60, the cat."
+    w.document_view.source.setPlainText(text)
+    qtbot.waitUntil(
+        lambda: w.document_view.target_editor.toPlainText() == translated(text), timeout=5000
+    )
+    qtbot.waitUntil(lambda: len(w.document_view.sync._starts) == 81)
+    w.document_view.source.verticalScrollBar().setValue(
+        2 * 40
+    )  # two lines per block: block 40 on top
+    assert (
+        w.document_view.target_editor.firstVisibleBlock().text()
+        == "Bonjour paragraph 40, the chat."
+    )
+    w.document_view.target_editor.verticalScrollBar().setValue(2 * 60)
+    assert w.document_view.source.firstVisibleBlock().text() == "Hello paragraph 60, the cat."
     w.set_sync_scroll(False)
-    w.source.verticalScrollBar().setValue(0)
-    assert w.target_editor.firstVisibleBlock().text() == "Bonjour paragraph 60, the chat."
+    w.document_view.source.verticalScrollBar().setValue(0)
+    assert (
+        w.document_view.target_editor.firstVisibleBlock().text()
+        == "Bonjour paragraph 60, the chat."
+    )
 
 
 def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
@@ -330,7 +340,6 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     qtbot.waitUntil(lambda: bar in paints.seen and margin in paints.seen)
     qtbot.wait(20)
     assert preview not in paints.seen
-
 
 
 def test_filling_the_preview_selects_nothing(qtbot) -> None:

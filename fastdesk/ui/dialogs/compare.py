@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -55,6 +55,7 @@ from fastdesk.routing.pricing import format_cost
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
+    from fastdesk.ui.window.main_window import MainWindow
 
 __all__ = ["CompareDialog", "CompareJob", "install_compare_action", "open_compare_dialog"]
 
@@ -279,9 +280,9 @@ class CompareDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        columns.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(lambda _index: self.use_selected())
         return self.table
@@ -558,22 +559,20 @@ class CompareDialog(QDialog):
 # ---- the window's side ------------------------------------------------------------------------
 
 
-def open_compare_dialog(window: Any) -> CompareDialog:
+def open_compare_dialog(window: MainWindow) -> CompareDialog:
     """Open (or raise) the dialog on the window's document, mode and language."""
     existing = window.findChild(CompareDialog, "compareDialog")
     if existing is not None and existing.isVisible():
         existing.raise_()
         existing.activateWindow()
         return existing
-    from fastdesk.ui.panes.common import plain_text
-
-    spec = window.spec()
-    name = window.path.name if window.path else window.untitled_name
+    spec = window.selectors.spec()
+    view = window.document_view
     dialog = CompareDialog(
         window.settings,
         window,
-        document=plain_text(window.source.document()),
-        document_name=name,
+        document=view.text(),
+        document_name=view.name,
         mode=spec.mode,
         target_lang=spec.target_lang,
         ledger=window.status.ledger,
@@ -585,7 +584,7 @@ def open_compare_dialog(window: Any) -> CompareDialog:
 
 
 def install_compare_action(
-    window: QMainWindow, opener: Callable[[Any], object] = open_compare_dialog
+    window: MainWindow, opener: Callable[[MainWindow], object] = open_compare_dialog
 ) -> QAction:
     """Translate → Compare Providers… with its shortcut (also when the menu bar is hidden)."""
     action = QAction("&Compare Providers…", window)
@@ -599,7 +598,7 @@ def install_compare_action(
     window.addAction(action)
     for entry in window.menuBar().actions():
         menu = entry.menu()
-        if menu is not None and menu.title().replace("&", "") == "Translate":
+        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Translate":
             menu.addSeparator()
             menu.addAction(action)
             break

@@ -97,7 +97,7 @@ class SyncScroller(QObject):
         source: SourceEditor,
         editor: TargetEditor,
         preview: TargetPreview,
-        target_shown: Callable[[], object],
+        target_shown: Callable[[], TargetEditor | TargetPreview],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
