@@ -11,6 +11,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -65,7 +66,7 @@ class Incremental:
         ops = render.diff(self.shown, self.wanted)
         if not ops:
             return self._settle()
-        widget: QObject = self  # type: ignore[assignment]  (a QPlainTextEdit or QTextBrowser)
+        widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         cursor = self.textCursor().position()  # type: ignore[attr-defined]
         self.editing = True
         blocked = widget.blockSignals(True)
