@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -39,10 +39,10 @@ def plain_text(doc: QTextDocument) -> str:
     return doc.toRawText().replace("\u2029", "\n").replace("\u2028", "\n")
 
 
-def markdown_paths(urls: Sequence[object]) -> list[str]:
+def markdown_paths(urls: Sequence[QUrl]) -> list[str]:
     out = []
     for url in urls:
-        local = url.toLocalFile()  # type: ignore[attr-defined]
+        local = url.toLocalFile()
         if local and Path(local).suffix.lower() in MARKDOWN_SUFFIXES:
             out.append(local)
     return out

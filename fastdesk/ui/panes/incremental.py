@@ -67,6 +67,7 @@ class Incremental:
         if not ops:
             return self._settle()
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
+        # (textCursor: the editor this is mixed into has it)
         cursor = self.textCursor().position()  # type: ignore[attr-defined]
         self.editing = True
         blocked = widget.blockSignals(True)

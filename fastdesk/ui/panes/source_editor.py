@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QInputMethodEvent
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QInputMethodEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from fastdesk.ui.panes.common import dropped_files, fixed_font, flat_scroll_bars, range_selection
@@ -38,11 +38,11 @@ class SourceEditor(QPlainTextEdit):
         else:
             super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event: QEvent) -> None:
-        if dropped_files(event):  # type: ignore[arg-type]
-            event.acceptProposedAction()  # type: ignore[attr-defined]
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if dropped_files(event):
+            event.acceptProposedAction()
         else:
-            super().dragMoveEvent(event)  # type: ignore[arg-type]
+            super().dragMoveEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
         files = dropped_files(event)

@@ -10,8 +10,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFocusEvent, QResizeEvent, QTextCursor
+from PySide6.QtCore import Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFocusEvent,
+    QResizeEvent,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from fastdesk.document.target import TargetView
@@ -75,11 +82,11 @@ class TargetEditor(QPlainTextEdit, Incremental):
         else:
             super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event: QEvent) -> None:
-        if dropped_files(event):  # type: ignore[arg-type]
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if dropped_files(event):
             event.ignore()
         else:
-            super().dragMoveEvent(event)  # type: ignore[arg-type]
+            super().dragMoveEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
         if dropped_files(event):
