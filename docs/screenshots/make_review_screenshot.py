@@ -140,9 +140,8 @@ def main() -> int:
     source.insertPlainText("fastdesk ")
     wait_for(lambda: settled(window, held=1) and window.document_view.review.stale_blocks())
     window.document_view.show_raw(False)
-    window.review_commands.go_to_block(
-        block(window, "2. After")
-    )  # both panes' cursors in the same block
+    # both panes' cursors in the same block
+    window.review_commands.go_to_block(block(window, "2. After"))
     cursor.setPosition(source.toPlainText().index("After a short pause") + 5)
     source.setTextCursor(cursor)
     source.setFocus()

@@ -41,9 +41,8 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
             **kw,
         )
         window.files._ask_save = lambda: "discard"
-        window.document_view.scheduler.quiet = (
-            0.04  # the hidden pane catches up sooner, as debounce is shorter
-        )
+        # the hidden pane catches up sooner, as debounce is shorter
+        window.document_view.scheduler.quiet = 0.04
         qtbot.addWidget(window)
         window.show()
         windows.append(window)

@@ -103,9 +103,8 @@ def test_a_correction_survives_retranslation_and_other_edits(make_window, qtbot,
     w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
-    assert (
-        not w.document_view.review.has_work()
-    )  # the stream's own edits of the pane are not the user's
+    # the stream's own edits of the pane are not the user's
+    assert not w.document_view.review.has_work()
 
     type_in_target(w, qtbot, "Bonjour monde", " entier")
     hello, cat = block(w, "Hello"), block(w, "cat")
@@ -307,9 +306,8 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
     assert w.document_view.review.state_of(hello) == "approved"
-    assert (
-        w.document_view.review.state_of(link) == "flagged"
-    )  # bulk approval leaves failed checks alone
+    # bulk approval leaves failed checks alone
+    assert w.document_view.review.state_of(link) == "flagged"
     summary = w.document_view.review_ctl.summary()
     assert (summary.blocks, summary.approved, summary.flagged, summary.edited) == (3, 2, 1, 0)
 
@@ -429,9 +427,8 @@ def test_a_change_on_disk_reloads_and_realigns_the_review(
     type_keys(qtbot, w.document_view.source, "\nMine.")
     doc.write_text("Theirs.\n", encoding="utf-8")
     qtbot.waitUntil(lambda: asked == ["asked"], timeout=5000)
-    assert (
-        w.document_view.source.toPlainText() == changed + "\nMine."
-    )  # unsaved changes kept, as chosen
+    # unsaved changes kept, as chosen
+    assert w.document_view.source.toPlainText() == changed + "\nMine."
 
 
 # ---- 5. exports -----------------------------------------------------------------------------
@@ -562,9 +559,8 @@ def test_unsaved_work_is_autosaved_and_offered_back_after_a_crash(
     unsaved = w.document_view.source.toPlainText()
 
     with qtbot.waitSignal(w.document_view.review_ctl.autosaved, timeout=5000):
-        w.document_view.review_ctl.timer.setInterval(
-            10
-        )  # the timer does it (every few seconds in the app)
+        # the timer does it (every few seconds in the app)
+        w.document_view.review_ctl.timer.setInterval(10)
     w.document_view.review_ctl.timer.setInterval(60_000)
     assert not w.document_view.review_ctl.autosave()  # unchanged since: skipped
     file = w.document_view.review_ctl.autosaver.file

@@ -33,9 +33,8 @@ def test_shortcuts_work_while_typing_in_the_source(make_window, qtbot, provider)
     assert provider.requests == []
     qtbot.keyClick(w.document_view.source, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: w.document_view.target_editor.toPlainText() == "Bonjour monde")
-    assert (
-        w.document_view.source.toPlainText() == "Hello world"
-    )  # Ctrl+Return did not insert a line
+    # Ctrl+Return did not insert a line
+    assert w.document_view.source.toPlainText() == "Hello world"
     qtbot.keyClick(w.document_view.source, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     assert w.document_view.showing_raw
     qtbot.keyClick(w.document_view.source, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)

@@ -246,9 +246,8 @@ def test_scrolling_the_source_scrolls_the_target_by_block(make_window, qtbot) ->
         lambda: w.document_view.target_editor.toPlainText() == translated(text), timeout=5000
     )
     qtbot.waitUntil(lambda: len(w.document_view.sync._starts) == 81)
-    w.document_view.source.verticalScrollBar().setValue(
-        2 * 40
-    )  # two lines per block: block 40 on top
+    # two lines per block: block 40 on top
+    w.document_view.source.verticalScrollBar().setValue(2 * 40)
     assert (
         w.document_view.target_editor.firstVisibleBlock().text()
         == "Bonjour paragraph 40, the chat."

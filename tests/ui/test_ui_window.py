@@ -85,9 +85,8 @@ def test_stale_results_are_dropped(make_window, qtbot, provider) -> None:
     )
     w.document_view.source.setPlainText("Hello")
     qtbot.waitUntil(provider.started.is_set)
-    w.document_view.source.setPlainText(
-        "Hello world"
-    )  # a new revision before the first answer came
+    # a new revision before the first answer came
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: len(provider.requests) >= 2)  # the worker has the new revision
     provider.release()
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
