@@ -199,9 +199,11 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
         window = MainWindow()
         window.set_language("en")  # echo answers are then correct: no fidelity retries
         window.resize(1280, 800)
-        if (view == "raw") != window.showing_raw:
+        if (view == "raw") != window.document_view.showing_raw:
             window.toggle_target_view()
-        shown_pane = window.target_editor if view == "raw" else window.preview
+        shown_pane = (
+            window.document_view.target_editor if view == "raw" else window.document_view.preview
+        )
         window.show()
         path = Path(home) / "long.md"
         path.write_text(document(blocks), encoding="utf-8")
@@ -209,7 +211,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
 
         # 0. the machine's own jitter: the same heartbeat with the window idle (a gap here is
         # the process not running, not work of ours), once the engine is up and warmed
-        wait_until(lambda: window.provider_selector.count() > 1, 30)
+        wait_until(lambda: window.selectors.provider.count() > 1, 30)
         wait_until(lambda: False, 1.0)
         idle = Heartbeat()
         idle.start()
@@ -223,7 +225,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
         # timed on its own; the heartbeat then watches the translation stream in.
         QApplication.processEvents()
         open_ms = (time.perf_counter() - opened) * 1000
-        bar = window.source.verticalScrollBar()
+        bar = window.document_view.source.verticalScrollBar()
         bar.setValue(round(bar.maximum() * scroll))  # where the reader is (the target follows)
         beat = Heartbeat()
         cpu_before = cpu_now(emu.pid)
@@ -231,13 +233,13 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
 
         def all_shown() -> bool:
             return (
-                window.revision > 0
-                and not window._pending
+                window.document_view.revision > 0
+                and not window.document_view.pending
                 and not window.status.activity.isVisible()
-                and window.scheduler.idle
+                and window.document_view.scheduler.idle
             )
 
-        ok = wait_until(all_shown, 120, window.target_updated)
+        ok = wait_until(all_shown, 120, window.document_view.target_updated)
         beat.stop()
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
         first = {
@@ -253,7 +255,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
         }
 
         # 2. keystroke → translated block
-        source = window.source
+        source = window.document_view.source
         results: list[dict[str, float]] = []
         beat.start()
         for n in range(edits):
@@ -274,7 +276,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
             shown = wait_until(  # in the pane on screen (the hidden one catches up later)
                 lambda m=marker: any(m in seg.text for seg in shown_pane.shown),
                 10,
-                window.scheduler.rendered,
+                window.document_view.scheduler.rendered,
             )
             elapsed = (time.perf_counter() - typed) * 1000
             answer = next(
@@ -296,7 +298,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
             )
             wait_until(lambda: not window.status.activity.isVisible(), 5)
         beat.stop()
-        window.source.document().setModified(False)
+        window.document_view.source.document().setModified(False)
         window.close()
 
     return {

@@ -66,10 +66,10 @@ def engine_factory() -> object:
 def settled(window: object, held: int = 0) -> bool:
     w = window
     return (
-        len(w._pending) <= held  # type: ignore[attr-defined]
-        and w.scheduler.idle  # type: ignore[attr-defined]
-        and w.review.doc is not None  # type: ignore[attr-defined]
-        and w.review.doc.source == w.source.toPlainText()  # type: ignore[attr-defined]
+        len(w.document_view.pending) <= held  # type: ignore[attr-defined]
+        and w.document_view.scheduler.idle  # type: ignore[attr-defined]
+        and w.document_view.review.doc is not None  # type: ignore[attr-defined]
+        and w.document_view.review.doc.source == w.document_view.source.toPlainText()  # type: ignore[attr-defined]
     )
 
 
@@ -82,12 +82,12 @@ def wait_for(condition: object, limit_ms: int = 8000) -> None:
 
 
 def block(window: object, needle: str) -> str:
-    return next(b.id for b in window.review.doc.blocks if needle in b.text)  # type: ignore[attr-defined]
+    return next(b.id for b in window.document_view.review.doc.blocks if needle in b.text)  # type: ignore[attr-defined]
 
 
 def replace_in_target(window: object, old: str, new: str) -> None:
     """Select ``old`` in the raw target and type ``new`` over it, as a reviewer would."""
-    editor = window.target_editor  # type: ignore[attr-defined]
+    editor = window.document_view.target_editor  # type: ignore[attr-defined]
     start = editor.toPlainText().index(old)
     cursor = editor.textCursor()
     cursor.setPosition(start)
@@ -126,43 +126,44 @@ def main() -> int:
     shots.wait(200)
 
     for needle in ("# Welcome", "translates your", "1. You write"):
-        window.approve_block(block(window, needle))
-    window._show_raw(True)
+        window.review_commands.approve_block(block(window, needle))
+    window.document_view.show_raw(True)
     replace_in_target(window, "partent vers le fournisseur", "sont envoyés au fournisseur")
     replace_in_target(window, "## Comment ça marche", "## Comment cela fonctionne")
-    window.approve_block(block(window, "2. After"))
+    window.review_commands.approve_block(block(window, "2. After"))
     replace_in_target(window, "sans déplacer ce", "sans faire bouger ce")
     # the author renames the heading after it was corrected: "source changed since your edit"
-    source = window.source
+    source = window.document_view.source
     cursor = source.textCursor()
     cursor.setPosition(source.toPlainText().index("How it works") + len("How "))
     source.setTextCursor(cursor)
     source.insertPlainText("fastdesk ")
-    wait_for(lambda: settled(window, held=1) and window.review.stale_blocks())
-    window._show_raw(False)
-    window.go_to_block(block(window, "2. After"))  # both panes' cursors in the same block
+    wait_for(lambda: settled(window, held=1) and window.document_view.review.stale_blocks())
+    window.document_view.show_raw(False)
+    # both panes' cursors in the same block
+    window.review_commands.go_to_block(block(window, "2. After"))
     cursor.setPosition(source.toPlainText().index("After a short pause") + 5)
     source.setTextCursor(cursor)
     source.setFocus()
     shots.wait(400)
 
-    margin = window.margins[1]
+    margin = window.document_view.margins[1]
     link = block(window, "Links keep their targets")
-    window.preview.verticalScrollBar().setValue(0)
+    window.document_view.preview.verticalScrollBar().setValue(0)
     shots.wait(200)
     extents = {key: (top, bottom) for key, top, bottom in margin.blocks()}
     if link in extents:
         top, bottom = extents[link]
         where = margin.mapToGlobal(QPoint(MARGIN_X, (top + bottom) // 2))
-        QToolTip.showText(where, window.review_ctl.tooltip_of(link), margin)
+        QToolTip.showText(where, window.document_view.review_ctl.tooltip_of(link), margin)
     shots.wait(500)
     frame = window.frameGeometry()
     shot = app.primaryScreen().grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
     out = HERE / "review.png"
     shot.save(str(out))
     print(f"wrote {out}")
-    print("review:", window.review_ctl.summary())
-    window.source.document().setModified(False)
+    print("review:", window.document_view.review_ctl.summary())
+    window.document_view.source.document().setModified(False)
     window.close()
     return 0
 

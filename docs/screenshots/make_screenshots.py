@@ -150,20 +150,24 @@ def shoot(theme: str, out: Path) -> None:
     window = MainWindow(engine_factory=engine_factory)
     window.resize(1280, 800)
     window.show()
-    window.open_sample()
+    window.files.open_sample()
     for _ in range(100):
         wait(50)
-        if not window._pending and window.scheduler.idle and not window.status.activity.isVisible():
+        if (
+            not window.document_view.pending
+            and window.document_view.scheduler.idle
+            and not window.status.activity.isVisible()
+        ):
             break
     # put the cursor in the "How it works" list so the highlight shows on both sides
-    cursor = window.source.textCursor()
-    cursor.setPosition(window.source.toPlainText().find("After a short pause"))
+    cursor = window.document_view.source.textCursor()
+    cursor.setPosition(window.document_view.source.toPlainText().find("After a short pause"))
     cursor.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.MoveAnchor, 5)
-    window.source.setTextCursor(cursor)
-    window.source.setFocus()
+    window.document_view.source.setTextCursor(cursor)
+    window.document_view.source.setFocus()
     wait(300)
     window.grab().save(str(out))
-    window.source.document().setModified(False)
+    window.document_view.source.document().setModified(False)
     window.close()
     print(f"wrote {out}")
 

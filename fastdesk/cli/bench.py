@@ -1,4 +1,4 @@
-"""``fastdesk bench [FILE.md] [--runs N]``: time every configured provider and model (CONTRACT.md).
+"""``fastdesk bench [FILE.md] [--runs N]``: time every configured provider and model.
 
 Each (provider, model) translates the file (or the bundled sample) N times with the memory off;
 the table shows time to first token p50/p90, total p50, tokens/s, cost per run, fidelity flags and
@@ -17,9 +17,11 @@ from typing import TextIO
 
 from fastdesk.config.fileio import DocumentError, read_document
 from fastdesk.config.redact import redact
+from fastdesk.config.settings import Settings
 from fastdesk.providers.base import PROVIDER_NAMES
 from fastdesk.translate.bench import BenchRow, format_table, sample_text
 from fastdesk.translate.bench import run_bench as bench_rows
+from fastdesk.translate.wiring import NotConfigured, build_providers, load_user_settings
 
 __all__ = ["register", "run_bench"]
 
@@ -79,8 +81,8 @@ def run_bench(
             raise _Usage("--runs and --concurrency must be at least 1")
         text = read_document(args.file) if args.file else sample_text()
         settings = _settings()
-        lang = args.lang or getattr(settings, "target_language", None) or "fr"
-        mode = args.mode or getattr(settings, "mode", None) or "translate"
+        lang = args.lang or settings.target_language or "fr"
+        mode = args.mode or settings.mode or "translate"
     except (_Usage, DocumentError) as exc:
         print(f"fastdesk bench: {exc}", file=stderr)
         return EXIT_USAGE
@@ -89,7 +91,7 @@ def run_bench(
     except _Usage as exc:
         print(f"fastdesk bench: {redact(str(exc))}", file=stderr)
         return EXIT_USAGE
-    except _NothingConfigured as exc:
+    except NotConfigured as exc:
         print(f"fastdesk bench: {exc}", file=stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
@@ -113,49 +115,31 @@ def run_bench(
     return EXIT_OK if rows and all(r.ok_runs for r in rows) else EXIT_FAILED
 
 
-class _NothingConfigured(Exception):
-    pass
-
-
-def _settings() -> object | None:
+def _settings() -> Settings:
     try:
-        from fastdesk.config.settings import load_settings
-
-        settings, warnings = load_settings()
+        return load_user_settings()
     except Exception as exc:  # the benchmark works on built-in defaults too
         log.warning("settings not read: %s", type(exc).__name__)
-        return None
-    for warning in warnings:
-        log.warning("%s", warning)
-    return settings
+        return Settings()
 
 
 async def _bench(
     args: argparse.Namespace,
-    settings: object | None,
+    settings: Settings,
     text: str,
     lang: str,
     mode: str,
     stderr: TextIO,
 ) -> list[BenchRow]:
-    from fastdesk.providers.factory import configured_providers
     from fastdesk.routing.pricing import PriceTable
     from fastdesk.routing.router import options_from_settings
 
-    providers = configured_providers(**_factory_args(settings))
+    providers = build_providers(settings, only=args.provider or ())
     try:
-        if args.provider:
-            providers = {n: p for n, p in providers.items() if n in args.provider}
-        if not providers:
-            wanted = ", ".join(args.provider) if args.provider else "any provider"
-            raise _NothingConfigured(
-                f"{wanted}: not configured (set GROQ_API_KEY or CEREBRAS_API_KEY, run "
-                "`fastdesk keys set PROVIDER`, or set FASTDESK_OPENAI_BASE_URL)"
-            )
-        models = dict(options_from_settings(settings)["models"]) if settings else {}  # type: ignore[call-overload]
+        models: dict[str, list[str]] = dict(options_from_settings(settings)["models"])  # type: ignore[call-overload, unused-ignore]
         for name, model in _extra_models(args.model or [], list(providers)):
             models.setdefault(name, []).append(model)
-        pricing = PriceTable(getattr(settings, "price_overrides", None) or None)
+        pricing = PriceTable(settings.price_overrides or None)
 
         def progress(provider: str, model: str, n: int, runs: int) -> None:
             if stderr.isatty() or args.verbose:
@@ -176,18 +160,6 @@ async def _bench(
     finally:
         for provider in providers.values():
             await provider.aclose()
-
-
-def _factory_args(settings: object | None) -> dict[str, object]:
-    from fastdesk.config.keys import get_key
-
-    kwargs: dict[str, object] = {"keys": get_key}
-    if settings is not None:
-        from fastdesk.config.settings import providers_models
-
-        kwargs["models"] = providers_models(settings)  # type: ignore[arg-type]
-        kwargs["base_urls"] = getattr(settings, "base_urls", None) or {}
-    return kwargs
 
 
 def _extra_models(items: list[str], providers: list[str]) -> list[tuple[str, str]]:

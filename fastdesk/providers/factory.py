@@ -1,22 +1,19 @@
-"""Build the configured providers from the environment, stored keys and chosen models.
+"""Build the configured providers from the environment, stored keys and chosen models, and say
+in one wording how to configure a provider that is not.
 
-CONTRACT.md: a provider is configured when it has a key (the OpenAI-compatible one: a base URL);
+A provider is configured when it has a key (the OpenAI-compatible one: a base URL);
 ``GROQ_API_KEY`` / ``CEREBRAS_API_KEY`` win over keys stored in the keyring. The returned dict
 is in default preference order: Cerebras (fastest), Groq, then the OpenAI-compatible server.
+The adapters (and their SDKs) are imported when providers are built, not with this module.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
-from fastdesk.providers import cerebras as cerebras_mod
-from fastdesk.providers import groq as groq_mod
-from fastdesk.providers.base import Provider
-from fastdesk.providers.cerebras import CerebrasProvider
-from fastdesk.providers.groq import GroqProvider
-from fastdesk.providers.openai_compat import OpenAICompatProvider
+from fastdesk.providers.base import PROVIDER_NAMES, Provider
 
 KEY_ENV = {
     "groq": "GROQ_API_KEY",
@@ -29,8 +26,25 @@ BASE_URL_ENV = {
     "openai": "FASTDESK_OPENAI_BASE_URL",
 }
 ORDER = ("cerebras", "groq", "openai")
+HOW_TO_CONFIGURE = {
+    "groq": f"set {KEY_ENV['groq']} or run `fastdesk keys set groq`",
+    "cerebras": f"set {KEY_ENV['cerebras']} or run `fastdesk keys set cerebras`",
+    "openai": f"set {BASE_URL_ENV['openai']} (e.g. http://127.0.0.1:11434/v1 for Ollama)",
+}
 
 log = logging.getLogger(__name__)
+
+
+def not_configured(names: Sequence[str] = ()) -> str:
+    """The one sentence for "not configured": which provider (none named: any of them) and how
+    to configure each, e.g. "groq is not configured: set GROQ_API_KEY or run `fastdesk keys set
+    groq`"."""
+    names = tuple(dict.fromkeys(names))
+    if len(names) == 1:
+        return f"{names[0]} is not configured: {HOW_TO_CONFIGURE[names[0]]}"
+    who = f"none of {', '.join(names)}" if names else "no provider"
+    hints = "; or ".join(HOW_TO_CONFIGURE[name] for name in names or PROVIDER_NAMES)
+    return f"{who} is configured: {hints}"
 
 
 def _clean(value: str | None) -> str | None:
@@ -50,6 +64,10 @@ def configured_providers(
     model (empty or missing: the adapter's own default); ``base_urls`` are the settings' base
     URLs, which the environment overrides. A failing ``keys`` lookup counts as "no key".
     """
+    from fastdesk.providers import cerebras as cerebras_mod
+    from fastdesk.providers import groq as groq_mod
+    from fastdesk.providers.openai_compat import OpenAICompatProvider
+
     env = os.environ if env is None else env
     models = models or {}
     base_urls = base_urls or {}
@@ -83,8 +101,12 @@ def configured_providers(
             continue
         if name == "cerebras":
             model = _clean(models.get(name)) or cerebras_mod.DEFAULT_MODEL
-            built[name] = CerebrasProvider(api_key, base_url=base_url(name), default_model=model)
+            built[name] = cerebras_mod.CerebrasProvider(
+                api_key, base_url=base_url(name), default_model=model
+            )
         else:
             model = _clean(models.get(name)) or groq_mod.DEFAULT_MODEL
-            built[name] = GroqProvider(api_key, base_url=base_url(name), default_model=model)
+            built[name] = groq_mod.GroqProvider(
+                api_key, base_url=base_url(name), default_model=model
+            )
     return built

@@ -1,6 +1,6 @@
 """Plan, batch, route and stream the translation of a document's blocks.
 
-Data flows one way (DESIGN.md): blocks → memory answers what it can at once → the rest is grouped
+Data flows one way: blocks → memory answers what it can at once → the rest is grouped
 into requests sized to the provider's limits → the router streams each from the fastest healthy
 provider → answers are mapped back to their blocks, checked, stored, and emitted as events.
 A batch whose answer cannot be mapped back exactly is split and retried, never written wrong.
@@ -17,6 +17,7 @@ from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers.base import RateLimitInfo, TextDelta
+from fastdesk.providers.factory import not_configured
 from fastdesk.routing.router import AllProvidersFailed, Attempt, AttemptDone, Restart, Router
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
@@ -546,7 +547,7 @@ def _failure_message(exc: AllProvidersFailed) -> str:
     """A short sentence for a status bar or a terminal line."""
     last = exc.last
     if last is None:
-        return "No provider is configured: add a Groq or Cerebras key, or a local server."
+        return not_configured()
     if last.kind == "authentication":
         return (
             f"{last.provider}: the API key was refused (check it in Settings or the environment)."

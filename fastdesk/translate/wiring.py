@@ -1,11 +1,14 @@
-"""Putting the pieces together from settings and environment: one place for the window,
-the command line and the benchmarks to get a ready Engine."""
+"""Putting the pieces together from settings and environment: the one place where the window,
+the command line, ``fastdesk bench`` and the Compare dialog get their providers, a router or a
+ready Engine, and the one "not configured" error (its wording: providers.factory.not_configured).
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastdesk.config.settings import Settings, glossary_file, load_settings
 from fastdesk.routing.pricing import PriceTable
@@ -14,18 +17,14 @@ from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory
 
+if TYPE_CHECKING:
+    from fastdesk.providers.base import Provider
+
 log = logging.getLogger("fastdesk")
 
 
-class NotConfigured(Exception):
+class NotConfigured(LookupError):
     """The requested provider has no key (or base URL); the message says how to add one."""
-
-
-HOW_TO_CONFIGURE = {
-    "groq": "set GROQ_API_KEY or run `fastdesk keys set groq`",
-    "cerebras": "set CEREBRAS_API_KEY or run `fastdesk keys set cerebras`",
-    "openai": "set FASTDESK_OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)",
-}
 
 
 def load_user_settings() -> Settings:
@@ -52,6 +51,19 @@ def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | 
         return None
 
 
+def build_providers(
+    settings: Settings,
+    *,
+    only: Collection[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Provider]:
+    """The configured providers, best default first (keys: the environment, then the keyring;
+    models and base URLs: the settings); with ``only``, just those. NotConfigured when none is."""
+    providers = _configured(settings, env)
+    _require(providers, tuple(only))
+    return {name: p for name, p in providers.items() if not only or name in only}
+
+
 def build_router(
     settings: Settings | None = None,
     *,
@@ -59,24 +71,32 @@ def build_router(
     env: Mapping[str, str] | None = None,
 ) -> Router:
     """A router over the configured providers; NotConfigured when `provider` is not among them."""
+    settings = settings or load_settings()[0]
+    providers = _configured(settings, env)
+    if provider != "auto":
+        _require(providers, (provider,))
+    _require(providers, ())
+    options = options_from_settings(settings)  # (its values are typed as object: hence the ignore)
+    pricing = PriceTable(settings.price_overrides)
+    return Router(providers, pricing=pricing, **options)  # type: ignore[arg-type, unused-ignore]
+
+
+def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
     from fastdesk.config.keys import get_key
     from fastdesk.config.settings import providers_models
     from fastdesk.providers.factory import configured_providers
 
-    settings = settings or load_settings()[0]
-    providers = configured_providers(
+    return configured_providers(
         env=env, keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
     )
-    if provider != "auto" and provider not in providers:
-        raise NotConfigured(f"{provider} is not configured: {HOW_TO_CONFIGURE[provider]}")
-    if not providers:
-        raise NotConfigured(
-            "no provider is configured: "
-            + "; or ".join(HOW_TO_CONFIGURE[name] for name in ("groq", "cerebras", "openai"))
-        )
-    return Router(
-        providers, pricing=PriceTable(settings.price_overrides), **options_from_settings(settings)
-    )
+
+
+def _require(providers: Mapping[str, Provider], names: Sequence[str]) -> None:
+    """NotConfigured unless one of ``names`` (none: any provider) is among ``providers``."""
+    from fastdesk.providers.factory import not_configured
+
+    if not any(name in providers for name in names or providers):
+        raise NotConfigured(not_configured(names))
 
 
 def build_engine(

@@ -55,9 +55,9 @@ def palette(theme: str) -> QPalette:
     """Our light or dark palette (GitHub-like colours, readable disabled text)."""
     colours = _PALETTES[theme]
     p = QPalette()
-    for role, colour in colours.items():
-        if role != "disabled":
-            p.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
+    for name, colour in colours.items():
+        if name != "disabled":
+            p.setColor(getattr(QPalette.ColorRole, name), QColor(colour))
     for role in (
         QPalette.ColorRole.Text,
         QPalette.ColorRole.ButtonText,
@@ -122,7 +122,7 @@ def run_app(path: str | None) -> int:
     if path:
         window.open_file(path)
     elif first_start:
-        window.open_sample()
+        window.files.open_sample()
     window.show()
     if isinstance(app, FastdeskApp):  # macOS: a .md double-clicked in Finder comes as an event
         app.file_opened.connect(window.open_file)

@@ -40,8 +40,9 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
             settings=settings or Settings(debounce_ms=40),
             **kw,
         )
-        window._ask_save = lambda: "discard"
-        window.scheduler.quiet = 0.04  # the hidden pane catches up sooner, as debounce is shorter
+        window.files._ask_save = lambda: "discard"
+        # the hidden pane catches up sooner, as debounce is shorter
+        window.document_view.scheduler.quiet = 0.04
         qtbot.addWidget(window)
         window.show()
         windows.append(window)
@@ -50,6 +51,6 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
     yield make
     provider.release()
     for window in windows:
-        window._ask_save = lambda: "discard"
+        window.files._ask_save = lambda: "discard"
         window.close()
-        assert not window.worker.running
+        assert not window.document_view.worker.running

@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.providers.factory import not_configured
 from fastdesk.routing.costs import CostLedger
 from fastdesk.ui.dialogs.compare import (
-    NOTHING_CONFIGURED,
     SHORTCUT,
     SORT_ROLE,
     CompareDialog,
@@ -185,7 +185,7 @@ def test_closing_cancels_the_requests_in_flight(make_dialog, emulators, qtbot) -
     assert not dialog.isVisible()
     assert groq.wait_for(lambda: groq.disconnects + cerebras.disconnects >= 1)
     sent = groq.request_count + cerebras.request_count
-    assert not dialog.runner._thread.is_alive()  # the loop thread ended: nothing more goes out
+    assert not dialog.runner._thread.running  # the loop thread ended: nothing more goes out
     assert groq.request_count + cerebras.request_count == sent
 
 
@@ -233,7 +233,7 @@ def test_the_sample_document_can_be_compared_instead(make_dialog, emulators, qtb
 def test_nothing_configured_says_so(make_dialog, qtbot) -> None:
     dialog = make_dialog()
     assert run(qtbot, dialog) == "failed"
-    assert dialog.status_label.text() == f"Comparison failed: {NOTHING_CONFIGURED}"
+    assert dialog.status_label.text() == f"Comparison failed: {not_configured()}"
     assert dialog.proxy.rowCount() == 0
 
 
@@ -250,7 +250,7 @@ def test_over_the_budget_it_asks_first(make_dialog, emulators, qtbot) -> None:
 
 def test_translate_menu_opens_it_on_the_window_document(make_window, qtbot) -> None:
     window = make_window()
-    window.source.setPlainText("Hello world, compare me.\n")
+    window.document_view.source.setPlainText("Hello world, compare me.\n")
     action = window.compare_action
     assert action.shortcut().toString() == SHORTCUT
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]

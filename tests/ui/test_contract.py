@@ -38,7 +38,7 @@ def test_typing_is_enough_for_the_target_to_hold_the_translation(qtbot, emu: Emu
     from fastdesk.ui import MainWindow
 
     window = MainWindow()
-    window._ask_save = lambda: "discard"
+    window.files._ask_save = lambda: "discard"
     qtbot.addWidget(window)
     window.show()
     source = window.findChild(QPlainTextEdit, "sourceEditor")

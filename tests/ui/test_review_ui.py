@@ -28,7 +28,7 @@ LINKED = "See [the guide](https://example.com/a).\n"
 
 
 def target_text(w) -> str:
-    return w.target_editor.toPlainText()
+    return w.document_view.target_editor.toPlainText()
 
 
 def breaks_links(request) -> str:  # type: ignore[no-untyped-def]
@@ -37,19 +37,19 @@ def breaks_links(request) -> str:  # type: ignore[no-untyped-def]
 
 
 def raw(w) -> None:
-    if not w.showing_raw:
+    if not w.document_view.showing_raw:
         w.toggle_target_view()
 
 
 def settled(w) -> bool:
     return (
-        w.revision > 0
-        and not w._pending
-        and w.scheduler.idle
+        w.document_view.revision > 0
+        and not w.document_view.pending
+        and w.document_view.scheduler.idle
         and not w.status.activity.isVisible()
-        and w.review.doc is not None
-        and w.review.doc.source == w.source.toPlainText()
-        and w.review.summary().in_flight == 0
+        and w.document_view.review.doc is not None
+        and w.document_view.review.doc.source == w.document_view.source.toPlainText()
+        and w.document_view.review.summary().in_flight == 0
     )
 
 
@@ -59,7 +59,7 @@ def wait_settled(w, qtbot) -> None:
 
 def block(w, needle: str) -> str:
     """The id of the (current) source block containing ``needle``."""
-    return next(b.id for b in w.review.doc.blocks if needle in b.text)
+    return next(b.id for b in w.document_view.review.doc.blocks if needle in b.text)
 
 
 def type_keys(qtbot, widget, text: str) -> None:
@@ -73,7 +73,7 @@ def type_keys(qtbot, widget, text: str) -> None:
 
 def type_in_target(w, qtbot, after: str, text: str) -> None:
     """Put the target's cursor right after ``after`` and type ``text`` (key by key)."""
-    editor = w.target_editor
+    editor = w.document_view.target_editor
     cursor = editor.textCursor()
     cursor.setPosition(target_text(w).index(after) + len(after))
     editor.setTextCursor(cursor)
@@ -81,7 +81,9 @@ def type_in_target(w, qtbot, after: str, text: str) -> None:
 
 
 def margin_colour(w, block_id: str) -> str | None:
-    margin = w.margins[0] if w.showing_raw else w.margins[1]
+    margin = (
+        w.document_view.margins[0] if w.document_view.showing_raw else w.document_view.margins[1]
+    )
     for key, top, bottom in margin.blocks():
         if key == block_id:
             return margin.colour_at((top + bottom) // 2)
@@ -98,47 +100,50 @@ def colour(state: str) -> str:
 def test_a_correction_survives_retranslation_and_other_edits(make_window, qtbot, provider) -> None:
     w = make_window()
     raw(w)
-    w.source.setPlainText(TEXT)
+    w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
-    assert not w.review.has_work()  # the stream's own edits of the pane are not the user's
+    # the stream's own edits of the pane are not the user's
+    assert not w.document_view.review.has_work()
 
     type_in_target(w, qtbot, "Bonjour monde", " entier")
     hello, cat = block(w, "Hello"), block(w, "cat")
     assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n"
-    assert w.review.state_of(hello) == "edited"
-    assert w.review.state_of(cat) == "machine"
-    assert w.review.shown_text(hello) == "Bonjour monde entier.\n\n"
+    assert w.document_view.review.state_of(hello) == "edited"
+    assert w.document_view.review.state_of(cat) == "machine"
+    assert w.document_view.review.shown_text(hello) == "Bonjour monde entier.\n\n"
     assert margin_colour(w, hello) == colour("edited")
 
     sent = len(provider.requests)
-    w.review_menu(hello).actions()[-1].trigger()  # Re-translate: the machine answer comes again
+    w.review_commands.review_menu(hello).actions()[
+        -1
+    ].trigger()  # Re-translate: the machine answer comes again
     qtbot.waitUntil(lambda: len(provider.requests) > sent)
     wait_settled(w, qtbot)
     assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n"
-    assert w.review.info(hello).machine == "Bonjour monde.\n\n"  # kept aside
+    assert w.document_view.review.info(hello).machine == "Bonjour monde.\n\n"  # kept aside
 
-    cursor = w.source.textCursor()
+    cursor = w.document_view.source.textCursor()
     cursor.movePosition(cursor.MoveOperation.End)
-    w.source.setTextCursor(cursor)
-    type_keys(qtbot, w.source, "\nGoodbye.")
+    w.document_view.source.setTextCursor(cursor)
+    type_keys(qtbot, w.document_view.source, "\nGoodbye.")
     qtbot.waitUntil(lambda: target_text(w).endswith("Au revoir."))
     assert target_text(w) == "Bonjour monde entier.\n\nThe chat.\n\nAu revoir."
-    assert w.translation_text() == target_text(w)
+    assert w.document_view.translation_text() == target_text(w)
 
     for _ in " entier":  # typing the machine text back
-        qtbot.keyClick(w.target_editor, Qt.Key.Key_Backspace)
-    qtbot.waitUntil(lambda: w.review.state_of(hello) == "machine")
+        qtbot.keyClick(w.document_view.target_editor, Qt.Key.Key_Backspace)
+    qtbot.waitUntil(lambda: w.document_view.review.state_of(hello) == "machine")
     assert target_text(w).startswith("Bonjour monde.\n")
 
 
 def test_an_edit_spanning_blocks_is_shared_out(make_window, qtbot) -> None:
     w = make_window()
     raw(w)
-    w.source.setPlainText(TEXT)
+    w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
-    editor = w.target_editor
+    editor = w.document_view.target_editor
     cursor = editor.textCursor()
     cursor.setPosition(FR.index("monde"))
     cursor.setPosition(FR.index("chat"), cursor.MoveMode.KeepAnchor)
@@ -146,46 +151,50 @@ def test_an_edit_spanning_blocks_is_shared_out(make_window, qtbot) -> None:
     editor.insertPlainText("à tous.\n\nLe ")  # a paste (QTest types ASCII only)
     assert target_text(w) == "Bonjour à tous.\n\nLe chat.\n"
     hello, cat = block(w, "Hello"), block(w, "cat")
-    assert {w.review.state_of(hello), w.review.state_of(cat)} == {"edited"}
-    parts = (w.review.shown_text(hello) or "") + (w.review.shown_text(cat) or "")
+    assert {w.document_view.review.state_of(hello), w.document_view.review.state_of(cat)} == {
+        "edited"
+    }
+    parts = (w.document_view.review.shown_text(hello) or "") + (
+        w.document_view.review.shown_text(cat) or ""
+    )
     assert parts == target_text(w)  # each block got its part; nothing lost or doubled
-    assert w.translation_text() == "Bonjour à tous.\n\nLe chat.\n"
+    assert w.document_view.translation_text() == "Bonjour à tous.\n\nLe chat.\n"
 
 
 def test_source_change_under_an_edit_asks_retranslate_or_keep(make_window, qtbot) -> None:
     w = make_window()
     raw(w)
-    w.source.setPlainText(TEXT)
+    w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Bonjour monde", " entier")
     type_in_target(w, qtbot, "The chat", " noir")
 
-    w.source.setPlainText("Hello world, hello.\n\nThe cat sleeps.\n")
-    qtbot.waitUntil(lambda: len(w.review.stale_blocks()) == 2)
+    w.document_view.source.setPlainText("Hello world, hello.\n\nThe cat sleeps.\n")
+    qtbot.waitUntil(lambda: len(w.document_view.review.stale_blocks()) == 2)
     wait_settled(w, qtbot)
-    hello, cat = w.review.stale_blocks()
+    hello, cat = w.document_view.review.stale_blocks()
     # nothing discarded: both corrections still show, and the choice is offered
     assert target_text(w) == "Bonjour monde entier.\n\nThe chat noir.\n"
     assert margin_colour(w, hello) == colour("stale_edit")
-    qtbot.waitUntil(lambda: w.review_bar.stale.isVisible())
-    assert "Source changed since your edit (2 blocks)" in w.review_bar.stale.text()
-    tip = w.review_ctl.tooltip_of(hello)
+    qtbot.waitUntil(lambda: w.document_view.review_bar.stale.isVisible())
+    assert "Source changed since your edit (2 blocks)" in w.document_view.review_bar.stale.text()
+    tip = w.document_view.review_ctl.tooltip_of(hello)
     assert "source changed" in tip.lower() and "Your edit was made for" in tip
     assert "Hello world." in tip
-    texts = [a.text() for a in w.review_menu(hello).actions()]
+    texts = [a.text() for a in w.review_commands.review_menu(hello).actions()]
     assert "Re-translate (drop my edit)" in texts and "Keep Mine" in texts
-    assert not w.approve_block(hello)  # decide first
+    assert not w.review_commands.approve_block(hello)  # decide first
 
-    w.go_to_block(hello)
-    w.review_bar.keep_requested.emit()  # "Keep mine" on the block under the cursor
-    assert w.review.state_of(hello) == "edited"
-    assert w.review.info(hello).base == "Hello world, hello.\n\n"
-    menu = w.review_menu(cat)
+    w.review_commands.go_to_block(hello)
+    w.document_view.review_bar.keep_requested.emit()  # "Keep mine" on the block under the cursor
+    assert w.document_view.review.state_of(hello) == "edited"
+    assert w.document_view.review.info(hello).base == "Hello world, hello.\n\n"
+    menu = w.review_commands.review_menu(cat)
     next(a for a in menu.actions() if a.text().startswith("Re-translate")).trigger()
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde entier.\n\nThe chat sleeps.\n")
-    assert w.review.state_of(cat) == "machine"
-    qtbot.waitUntil(lambda: not w.review_bar.stale.isVisible())
+    assert w.document_view.review.state_of(cat) == "machine"
+    qtbot.waitUntil(lambda: not w.document_view.review_bar.stale.isVisible())
 
 
 # ---- 2. states in the margin ----------------------------------------------------------------
@@ -195,23 +204,23 @@ def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provi
     provider.answer = breaks_links
     w = make_window(memory=True)
     raw(w)
-    w.source.setPlainText(TEXT)
+    w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
-    w.source.setPlainText("Goodbye.\n")
+    w.document_view.source.setPlainText("Goodbye.\n")
     qtbot.waitUntil(lambda: target_text(w) == "Au revoir.\n")
     wait_settled(w, qtbot)
-    w.source.setPlainText(TEXT + "\n" + LINKED)  # two blocks from memory, one new
+    w.document_view.source.setPlainText(TEXT + "\n" + LINKED)  # two blocks from memory, one new
     qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
     wait_settled(w, qtbot)
     hello, cat, link = block(w, "Hello"), block(w, "cat"), block(w, "guide")
-    assert w.review.state_of(hello) == "memory"
-    assert w.review.state_of(link) == "flagged"
+    assert w.document_view.review.state_of(hello) == "memory"
+    assert w.document_view.review.state_of(link) == "flagged"
     assert margin_colour(w, hello) == colour("memory")
     assert margin_colour(w, link) == colour("flagged")
-    assert "links" in w.review_ctl.tooltip_of(link)
+    assert "links" in w.document_view.review_ctl.tooltip_of(link)
 
-    margin = w.margins[0]
+    margin = w.document_view.margins[0]
     top, bottom = next((t, b) for k, t, b in margin.blocks() if k == link)
     where = QPoint(3, (top + bottom) // 2)
     QApplication.sendEvent(
@@ -220,23 +229,26 @@ def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provi
     assert "links" in QToolTip.text()
     assert "Failed a check" in QToolTip.text()
 
-    w.approve_block(cat)
+    w.review_commands.approve_block(cat)
     type_in_target(w, qtbot, "Bonjour", "!")
     assert margin_colour(w, cat) == colour("approved")
     assert margin_colour(w, hello) == colour("edited")
 
     provider.hold_answers()
-    cursor = w.source.textCursor()
+    cursor = w.document_view.source.textCursor()
     cursor.movePosition(cursor.MoveOperation.End)
-    w.source.setTextCursor(cursor)
-    type_keys(qtbot, w.source, "\nThe world.")
+    w.document_view.source.setTextCursor(cursor)
+    type_keys(qtbot, w.document_view.source, "\nThe world.")
     qtbot.waitUntil(
-        lambda: any(w.review.state_of(b.id) == "in_flight" for b in w.review.doc.blocks)
+        lambda: any(
+            w.document_view.review.state_of(b.id) == "in_flight"
+            for b in w.document_view.review.doc.blocks
+        )
     )
     new = block(w, "The world")
     qtbot.waitUntil(lambda: margin_colour(w, new) == colour("in_flight"))
     provider.release()
-    qtbot.waitUntil(lambda: w.review.state_of(new) == "machine")
+    qtbot.waitUntil(lambda: w.document_view.review.state_of(new) == "machine")
     qtbot.waitUntil(lambda: margin_colour(w, new) == colour("machine"))
 
     link = block(w, "guide")
@@ -252,12 +264,12 @@ def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provi
 
 def test_the_rendered_view_has_the_margin_too(make_window, qtbot) -> None:
     w = make_window()
-    assert not w.showing_raw
-    w.source.setPlainText(TEXT)
-    qtbot.waitUntil(lambda: len(w.preview.lengths) == 2)
+    assert not w.document_view.showing_raw
+    w.document_view.source.setPlainText(TEXT)
+    qtbot.waitUntil(lambda: len(w.document_view.preview.lengths) == 2)
     wait_settled(w, qtbot)
     hello = block(w, "Hello")
-    w.approve_block(hello)
+    w.review_commands.approve_block(hello)
     qtbot.waitUntil(lambda: margin_colour(w, hello) == colour("approved"))
     assert margin_colour(w, block(w, "cat")) == colour("machine")
 
@@ -271,11 +283,11 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
     raw(w)
     with qtbot.waitActive(w):
         w.activateWindow()
-    w.source.setPlainText(TEXT + "\n" + LINKED)
+    w.document_view.source.setPlainText(TEXT + "\n" + LINKED)
     qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
     wait_settled(w, qtbot)
     hello, cat, link = block(w, "Hello"), block(w, "cat"), block(w, "guide")
-    editor = w.target_editor
+    editor = w.document_view.target_editor
     cursor = editor.textCursor()
     cursor.setPosition(target_text(w).index("chat"))
     editor.setTextCursor(cursor)
@@ -285,7 +297,7 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
         Qt.Key.Key_A,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    assert w.review.state_of(cat) == "approved"
+    assert w.document_view.review.state_of(cat) == "approved"
     assert target_text(w).count("A") == 0  # the shortcut typed nothing
 
     qtbot.keyClick(
@@ -293,9 +305,10 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
         Qt.Key.Key_K,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    assert w.review.state_of(hello) == "approved"
-    assert w.review.state_of(link) == "flagged"  # bulk approval leaves failed checks alone
-    summary = w.review_ctl.summary()
+    assert w.document_view.review.state_of(hello) == "approved"
+    # bulk approval leaves failed checks alone
+    assert w.document_view.review.state_of(link) == "flagged"
+    summary = w.document_view.review_ctl.summary()
     assert (summary.blocks, summary.approved, summary.flagged, summary.edited) == (3, 2, 1, 0)
 
     qtbot.keyClick(
@@ -309,18 +322,18 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
     box.close()
     with qtbot.waitActive(w):
         w.activateWindow()
-    qtbot.waitUntil(lambda: w.review_bar.summary.accessibleName() == str(summary))
+    qtbot.waitUntil(lambda: w.document_view.review_bar.summary.accessibleName() == str(summary))
 
-    assert w.next_issue() == link  # F8: to the flagged block
-    assert w.approve_block(link)  # explicitly, one by one
+    assert w.review_commands.next_issue() == link  # F8: to the flagged block
+    assert w.review_commands.approve_block(link)  # explicitly, one by one
     type_in_target(w, qtbot, "Bonjour monde", "!")  # editing withdraws the approval
-    assert w.review.state_of(hello) == "edited"
+    assert w.document_view.review.state_of(hello) == "edited"
     qtbot.keyClick(
         editor,
         Qt.Key.Key_Backspace,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    assert w.review.state_of(hello) == "machine"  # Revert My Edit
+    assert w.document_view.review.state_of(hello) == "machine"  # Revert My Edit
     qtbot.waitUntil(lambda: target_text(w).startswith("Bonjour monde.\n"))
 
 
@@ -339,8 +352,8 @@ def test_closing_and_reopening_restores_the_review_exactly(
     qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Bonjour monde", " entier")
-    w.approve_block(block(w, "cat"))
-    marks, shown = w.review.marks(), target_text(w)
+    w.review_commands.approve_block(block(w, "cat"))
+    marks, shown = w.document_view.review.marks(), target_text(w)
     assert [state for _id, state, _tip in marks] == ["edited", "approved", "flagged"]
     w.close()
     sidecar = tmp_path / "guide.md.fastdesk.json"
@@ -353,7 +366,7 @@ def test_closing_and_reopening_restores_the_review_exactly(
     assert again.open_file(doc)
     qtbot.waitUntil(lambda: target_text(again) == shown)
     wait_settled(again, qtbot)
-    assert again.review.marks() == marks
+    assert again.document_view.review.marks() == marks
     assert len(provider.requests) == requests  # the memory answered the rest
 
     again.close()  # and once more in the same window (the session has every answer already)
@@ -367,11 +380,14 @@ def test_closing_and_reopening_restores_the_review_exactly(
     assert third.open_file(doc)
     qtbot.waitUntil(lambda: target_text(third) == shown)
     wait_settled(third, qtbot)
-    assert third.review.marks() == marks
+    assert third.document_view.review.marks() == marks
     assert third.open_file(other)  # the blocks it shares are known, not "waiting"
     wait_settled(third, qtbot)
     # (the shared one carries what guide.md's review knew of it: the model's answer)
-    assert [state for _id, state, _tip in third.review.marks()] == ["machine", "memory"]
+    assert [state for _id, state, _tip in third.document_view.review.marks()] == [
+        "machine",
+        "memory",
+    ]
 
 
 def test_a_change_on_disk_reloads_and_realigns_the_review(
@@ -391,11 +407,11 @@ def test_a_change_on_disk_reloads_and_realigns_the_review(
     other = tmp_path / "other-editor.tmp"
     other.write_text(changed, encoding="utf-8")
     other.replace(doc)  # how editors save: a rename over the file
-    qtbot.waitUntil(lambda: w.source.toPlainText() == changed, timeout=5000)
-    assert not w.source.document().isModified()
+    qtbot.waitUntil(lambda: w.document_view.source.toPlainText() == changed, timeout=5000)
+    assert not w.document_view.source.document().isModified()
     cat = block(w, "sleeps")
-    assert w.review.stale_blocks() == [cat]  # changed under the edit: asks
-    assert w.review.state_of(block(w, "Hello")) == "edited"  # moved down, kept
+    assert w.document_view.review.stale_blocks() == [cat]  # changed under the edit: asks
+    assert w.document_view.review.state_of(block(w, "Hello")) == "edited"  # moved down, kept
     qtbot.waitUntil(lambda: target_text(w) == "Intro.\n\nBonjour monde entier.\n\nThe chat noir.\n")
 
     asked: list[str] = []
@@ -404,14 +420,15 @@ def test_a_change_on_disk_reloads_and_realigns_the_review(
         asked.append("asked")
         return "keep"
 
-    w._ask_reload = ask
-    cursor = w.source.textCursor()
+    w.files._ask_reload = ask
+    cursor = w.document_view.source.textCursor()
     cursor.movePosition(cursor.MoveOperation.End)
-    w.source.setTextCursor(cursor)
-    type_keys(qtbot, w.source, "\nMine.")
+    w.document_view.source.setTextCursor(cursor)
+    type_keys(qtbot, w.document_view.source, "\nMine.")
     doc.write_text("Theirs.\n", encoding="utf-8")
     qtbot.waitUntil(lambda: asked == ["asked"], timeout=5000)
-    assert w.source.toPlainText() == changed + "\nMine."  # unsaved changes kept, as chosen
+    # unsaved changes kept, as chosen
+    assert w.document_view.source.toPlainText() == changed + "\nMine."
 
 
 # ---- 5. exports -----------------------------------------------------------------------------
@@ -427,14 +444,14 @@ def test_exports_carry_the_corrections(make_window, qtbot, tmp_path: Path) -> No
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Bonjour monde", " entier")
 
-    target = w.review_ctl.export_path()
+    target = w.document_view.review_ctl.export_path()
     assert target == tmp_path / "guide.fr.md"
-    assert w.export_translation(target)
+    assert w.files.export_translation(target)
     assert target.read_bytes() == b"Bonjour monde entier.\r\n\r\nThe chat.\r\n"
 
-    page = w.review_ctl.html_export_path()
+    page = w.document_view.review_ctl.html_export_path()
     assert page == tmp_path / "guide.fr.review.html"
-    assert w.export_bilingual(page)
+    assert w.review_commands.export_bilingual(page)
     html = page.read_text(encoding="utf-8")
     assert "Bonjour monde entier." in html and "Hello world." in html
     assert ">edited<" in html and ">machine<" in html
@@ -444,21 +461,21 @@ def test_exports_carry_the_corrections(make_window, qtbot, tmp_path: Path) -> No
 def test_simplify_has_its_own_review_kept_across_languages(make_window, qtbot) -> None:
     w = make_window()
     raw(w)
-    w.source.setPlainText("Hello world.\n")
+    w.document_view.source.setPlainText("Hello world.\n")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde.\n")
     wait_settled(w, qtbot)
     w.set_mode("simplify")
     qtbot.waitUntil(lambda: target_text(w) == "Hi world.\n")
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Hi world", ", hi")
-    assert w.review.lang == "simplify"
+    assert w.document_view.review.lang == "simplify"
     w.set_language("de")  # simplifying does not depend on the target language
     wait_settled(w, qtbot)
     assert target_text(w) == "Hi world, hi.\n"
-    assert w.review_ctl.export_path().name == "untitled.simplify.md"
+    assert w.document_view.review_ctl.export_path().name == "untitled.simplify.md"
     w.set_mode("translate")
     qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt.\n")
-    assert w.review.lang == "de" and not w.review.has_work()
+    assert w.document_view.review.lang == "de" and not w.document_view.review.has_work()
 
 
 def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path) -> None:
@@ -477,18 +494,18 @@ def test_switching_language_keeps_each_review(make_window, qtbot, tmp_path: Path
     assert saved["blocks"][0]["text"] == "Bonjour monde entier.\n"
     w.set_language("fr")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde entier.\n")
-    assert w.review.state_of(block(w, "Hello")) == "edited"
+    assert w.document_view.review.state_of(block(w, "Hello")) == "edited"
 
 
 def test_the_review_starts_in_the_window_s_language(make_window, qtbot) -> None:
     from fastdesk.config.settings import Settings
 
     w = make_window(settings=Settings(target_language="de", debounce_ms=40))
-    w.source.setPlainText("Hello world.\n")
-    qtbot.waitUntil(lambda: w.review.summary().approved == 0 and settled(w))
-    assert w.review.lang == "de"
-    assert w.review.shown_text(block(w, "Hello")) == "Hallo Welt.\n"
-    assert w.review_ctl.export_path().name == "untitled.de.md"
+    w.document_view.source.setPlainText("Hello world.\n")
+    qtbot.waitUntil(lambda: w.document_view.review.summary().approved == 0 and settled(w))
+    assert w.document_view.review.lang == "de"
+    assert w.document_view.review.shown_text(block(w, "Hello")) == "Hallo Welt.\n"
+    assert w.document_view.review_ctl.export_path().name == "untitled.de.md"
 
 
 def test_settings_changing_the_language_switch_the_review(make_window, qtbot) -> None:
@@ -496,14 +513,17 @@ def test_settings_changing_the_language_switch_the_review(make_window, qtbot) ->
 
     w = make_window()
     raw(w)
-    w.source.setPlainText("Hello world.\n")
+    w.document_view.source.setPlainText("Hello world.\n")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde.\n")
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Bonjour monde", " entier")
     w.apply_settings(Settings(target_language="de", debounce_ms=40))
     qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt.\n")
-    assert w.review.lang == "de"
-    assert w.review_ctl.reviews["fr"].info(block(w, "Hello")).machine == "Bonjour monde.\n"
+    assert w.document_view.review.lang == "de"
+    assert (
+        w.document_view.review_ctl.reviews["fr"].info(block(w, "Hello")).machine
+        == "Bonjour monde.\n"
+    )
 
 
 # ---- 6. crash safety ------------------------------------------------------------------------
@@ -528,21 +548,22 @@ def test_unsaved_work_is_autosaved_and_offered_back_after_a_crash(
     assert w.open_file(doc)
     qtbot.waitUntil(lambda: target_text(w) == FR)
     wait_settled(w, qtbot)
-    assert not w.review_ctl.autosave()  # nothing unsaved: no copy
-    cursor = w.source.textCursor()
+    assert not w.document_view.review_ctl.autosave()  # nothing unsaved: no copy
+    cursor = w.document_view.source.textCursor()
     cursor.movePosition(cursor.MoveOperation.End)
-    w.source.setTextCursor(cursor)
-    type_keys(qtbot, w.source, "\nGoodbye.")
+    w.document_view.source.setTextCursor(cursor)
+    type_keys(qtbot, w.document_view.source, "\nGoodbye.")
     qtbot.waitUntil(lambda: target_text(w).endswith("Au revoir."))
     wait_settled(w, qtbot)
     type_in_target(w, qtbot, "Bonjour monde", " entier")
-    unsaved = w.source.toPlainText()
+    unsaved = w.document_view.source.toPlainText()
 
-    with qtbot.waitSignal(w.review_ctl.autosaved, timeout=5000):
-        w.review_ctl.timer.setInterval(10)  # the timer does it (every few seconds in the app)
-    w.review_ctl.timer.setInterval(60_000)
-    assert not w.review_ctl.autosave()  # unchanged since: skipped
-    file = w.review_ctl.autosaver.file
+    with qtbot.waitSignal(w.document_view.review_ctl.autosaved, timeout=5000):
+        # the timer does it (every few seconds in the app)
+        w.document_view.review_ctl.timer.setInterval(10)
+    w.document_view.review_ctl.timer.setInterval(60_000)
+    assert not w.document_view.review_ctl.autosave()  # unchanged since: skipped
+    file = w.document_view.review_ctl.autosaver.file
     left = file.read_text(encoding="utf-8")
     w.close()
     assert not file.exists()  # a clean close removes the copy
@@ -557,18 +578,18 @@ def test_unsaved_work_is_autosaved_and_offered_back_after_a_crash(
     if choice == "discard":
         dialog.discard_button.click()
         assert not file.exists()
-        assert again.source.toPlainText() == ""
+        assert again.document_view.source.toPlainText() == ""
         return
     dialog.restore_button.click()
-    assert again.path == doc
-    assert again.source.toPlainText() == unsaved
-    assert again.source.document().isModified()
+    assert again.document_view.path == doc
+    assert again.document_view.source.toPlainText() == unsaved
+    assert again.document_view.source.document().isModified()
     raw(again)
     qtbot.waitUntil(
         lambda: target_text(again) == "Bonjour monde entier.\n\nThe chat.\n\nAu revoir."
     )
-    assert again.review.state_of(block(again, "Hello")) == "edited"
-    assert again.review_ctl.autosaver.file == file  # the next copy replaces it
+    assert again.document_view.review.state_of(block(again, "Hello")) == "edited"
+    assert again.document_view.review_ctl.autosaver.file == file  # the next copy replaces it
     again.close()
     assert not file.exists()
     assert review_path(doc).exists()  # the corrections went to the review file
@@ -583,15 +604,15 @@ def test_a_markdown_file_dropped_on_the_target_opens(make_window, qtbot, tmp_pat
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(doc))])
     args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier(0))
-    viewport = w.target_editor.viewport()
+    viewport = w.document_view.target_editor.viewport()
     enter = QDragEnterEvent(QPoint(5, 5), *args)
     QApplication.sendEvent(viewport, enter)
     assert enter.isAccepted()  # by the window: the editor passed it on
     QApplication.sendEvent(viewport, QDropEvent(QPointF(5, 5), *args))
-    assert w.path == doc
+    assert w.document_view.path == doc
     assert str(doc) not in target_text(w)
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde\n")
-    assert not w.review.has_work()
+    assert not w.document_view.review.has_work()
 
 
 def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
@@ -626,8 +647,8 @@ def test_typing_into_an_empty_target_is_not_kept(make_window, qtbot) -> None:
     the right places)."""
     w = make_window()
     raw(w)
-    qtbot.keyClicks(w.target_editor, "stray")
+    qtbot.keyClicks(w.document_view.target_editor, "stray")
     assert target_text(w) == ""
-    w.source.setPlainText(TEXT)
+    w.document_view.source.setPlainText(TEXT)
     qtbot.waitUntil(lambda: target_text(w) == FR)
-    assert not w.review.has_work()
+    assert not w.document_view.review.has_work()

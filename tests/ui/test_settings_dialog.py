@@ -202,7 +202,7 @@ def test_a_hanging_server_never_freezes_the_dialog(
     started = time.perf_counter()
     dialog.reject()  # closing cancels the request at once
     assert time.perf_counter() - started < 1.5
-    assert not dialog.runner._thread.is_alive()
+    assert not dialog.runner._thread.running
     assert emulator.wait_for(lambda: emulator.disconnects >= 1)
 
 
@@ -415,7 +415,7 @@ def test_wiring_into_the_window(make_window, memory, qtbot) -> None:
     dialog.boxes["groq"].key_edit.setText(GROQ_KEY)
     save(dialog)
     assert window.settings.debounce_ms == 750
-    assert window._debounce.interval() == 750
+    assert window.document_view._debounce.interval() == 750
     assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
     assert not dialog.runner.busy
 

@@ -9,8 +9,10 @@ from PySide6.QtGui import QFocusEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from fastdesk.ui.bridge.segments import segment
-from fastdesk.ui.panes.editors import SourceEditor, TargetEditor, TargetPreview
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
+from fastdesk.ui.panes.target_editor import TargetEditor
 
 
 def blocks(count: int, first: str = "Paragraph 0.\n\n") -> list:

@@ -28,16 +28,17 @@ def test_shortcuts_work_while_typing_in_the_source(make_window, qtbot, provider)
     w.actions_.live.setChecked(False)
     with qtbot.waitActive(w):
         w.activateWindow()
-    w.source.setFocus()
-    qtbot.keyClicks(w.source, "Hello world")
+    w.document_view.source.setFocus()
+    qtbot.keyClicks(w.document_view.source, "Hello world")
     assert provider.requests == []
-    qtbot.keyClick(w.source, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: w.target_editor.toPlainText() == "Bonjour monde")
-    assert w.source.toPlainText() == "Hello world"  # Ctrl+Return did not insert a line
-    qtbot.keyClick(w.source, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert w.showing_raw
-    qtbot.keyClick(w.source, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    assert w.mode_selector.currentData() == "simplify"
+    qtbot.keyClick(w.document_view.source, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: w.document_view.target_editor.toPlainText() == "Bonjour monde")
+    # Ctrl+Return did not insert a line
+    assert w.document_view.source.toPlainText() == "Hello world"
+    qtbot.keyClick(w.document_view.source, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert w.document_view.showing_raw
+    qtbot.keyClick(w.document_view.source, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert w.selectors.mode.currentData() == "simplify"
 
 
 def test_dropping_a_markdown_file_opens_it(make_window, qtbot, tmp_path: Path) -> None:
@@ -53,7 +54,7 @@ def test_dropping_a_markdown_file_opens_it(make_window, qtbot, tmp_path: Path) -
         Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
     )
-    QApplication.sendEvent(w.source.viewport(), enter)
+    QApplication.sendEvent(w.document_view.source.viewport(), enter)
     assert enter.isAccepted()
     event = QDropEvent(
         QPoint(5, 5),
@@ -62,7 +63,7 @@ def test_dropping_a_markdown_file_opens_it(make_window, qtbot, tmp_path: Path) -
         Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier,
     )
-    QApplication.sendEvent(w.source.viewport(), event)
-    assert w.path == doc
-    assert w.source.toPlainText() == "Hello world\n"
-    qtbot.waitUntil(lambda: w.target_editor.toPlainText() == "Bonjour monde\n")
+    QApplication.sendEvent(w.document_view.source.viewport(), event)
+    assert w.document_view.path == doc
+    assert w.document_view.source.toPlainText() == "Hello world\n"
+    qtbot.waitUntil(lambda: w.document_view.target_editor.toPlainText() == "Bonjour monde\n")

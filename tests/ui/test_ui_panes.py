@@ -8,7 +8,9 @@ from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextCursor
 
 from fastdesk.ui.bridge.segments import segment
-from fastdesk.ui.panes.editors import RenderScheduler, TargetEditor, TargetPreview
+from fastdesk.ui.panes.incremental import RenderScheduler
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.target_editor import TargetEditor
 from tests.ui.uifakes import translated
 
 
@@ -239,16 +241,25 @@ def test_scrolling_the_source_scrolls_the_target_by_block(make_window, qtbot) ->
     w.resize(1000, 500)
     w.toggle_target_view()  # raw view: lines are easy to check
     text = "".join(f"Hello paragraph {i}, the cat.\n\n" for i in range(80))
-    w.source.setPlainText(text)
-    qtbot.waitUntil(lambda: w.target_editor.toPlainText() == translated(text), timeout=5000)
-    qtbot.waitUntil(lambda: len(w.sync._starts) == 81)
-    w.source.verticalScrollBar().setValue(2 * 40)  # two lines per block: block 40 on top
-    assert w.target_editor.firstVisibleBlock().text() == "Bonjour paragraph 40, the chat."
-    w.target_editor.verticalScrollBar().setValue(2 * 60)
-    assert w.source.firstVisibleBlock().text() == "Hello paragraph 60, the cat."
+    w.document_view.source.setPlainText(text)
+    qtbot.waitUntil(
+        lambda: w.document_view.target_editor.toPlainText() == translated(text), timeout=5000
+    )
+    qtbot.waitUntil(lambda: len(w.document_view.sync._starts) == 81)
+    # two lines per block: block 40 on top
+    w.document_view.source.verticalScrollBar().setValue(2 * 40)
+    assert (
+        w.document_view.target_editor.firstVisibleBlock().text()
+        == "Bonjour paragraph 40, the chat."
+    )
+    w.document_view.target_editor.verticalScrollBar().setValue(2 * 60)
+    assert w.document_view.source.firstVisibleBlock().text() == "Hello paragraph 60, the cat."
     w.set_sync_scroll(False)
-    w.source.verticalScrollBar().setValue(0)
-    assert w.target_editor.firstVisibleBlock().text() == "Bonjour paragraph 60, the chat."
+    w.document_view.source.verticalScrollBar().setValue(0)
+    assert (
+        w.document_view.target_editor.firstVisibleBlock().text()
+        == "Bonjour paragraph 60, the chat."
+    )
 
 
 def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
@@ -294,7 +305,7 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     window beneath them must not be repainted with them (measured ~0.5 ms each, each time)."""
     from PySide6.QtCore import QEvent, QObject
 
-    from fastdesk.ui.panes.editors import flat_scroll_bars
+    from fastdesk.ui.panes.common import flat_scroll_bars
     from fastdesk.ui.review.widgets import ReviewMargin
 
     preview = TargetPreview()
@@ -328,7 +339,6 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     qtbot.waitUntil(lambda: bar in paints.seen and margin in paints.seen)
     qtbot.wait(20)
     assert preview not in paints.seen
-
 
 
 def test_filling_the_preview_selects_nothing(qtbot) -> None:

@@ -56,21 +56,21 @@ def test_typing_updates_the_target(make_window, qtbot) -> None:
     expected = translated("# Hello\n\nHello world, the cat.")
     qtbot.waitUntil(lambda: target_text(w) == expected, timeout=5000)
     # the rendered view holds the same blocks
-    qtbot.waitUntil(lambda: len(w.preview.lengths) == 2)
-    assert "Bonjour monde" in w.preview.toPlainText()
+    qtbot.waitUntil(lambda: len(w.document_view.preview.lengths) == 2)
+    assert "Bonjour monde" in w.document_view.preview.toPlainText()
     qtbot.waitUntil(lambda: "first token" in w.status.latency.text())
     assert w.status.latency.text().startswith("groq · fake-model")
 
 
 def test_only_the_edited_block_is_sent_again(make_window, qtbot, provider) -> None:
     w = make_window()
-    w.source.setPlainText("Hello world.\n\nThe cat.\n")
+    w.document_view.source.setPlainText("Hello world.\n\nThe cat.\n")
     qtbot.waitUntil(lambda: target_text(w) == translated("Hello world.\n\nThe cat.\n"))
     sent = len(provider.requests)
-    cursor = w.source.textCursor()
+    cursor = w.document_view.source.textCursor()
     cursor.movePosition(cursor.MoveOperation.End)
-    w.source.setTextCursor(cursor)
-    qtbot.keyClicks(w.source, "Goodbye.")
+    w.document_view.source.setTextCursor(cursor)
+    qtbot.keyClicks(w.document_view.source, "Goodbye.")
     qtbot.waitUntil(lambda: target_text(w).endswith("chat.\nAu revoir."))
     new = provider.requests[sent:]
     assert new and all("Hello" not in r.messages[-1]["content"] for r in new)
@@ -80,10 +80,13 @@ def test_stale_results_are_dropped(make_window, qtbot, provider) -> None:
     provider.hold_answers()
     w = make_window()
     seen: list[str] = []
-    w.target_editor.document().contentsChanged.connect(lambda: seen.append(target_text(w)))
-    w.source.setPlainText("Hello")
+    w.document_view.target_editor.document().contentsChanged.connect(
+        lambda: seen.append(target_text(w))
+    )
+    w.document_view.source.setPlainText("Hello")
     qtbot.waitUntil(provider.started.is_set)
-    w.source.setPlainText("Hello world")  # a new revision before the first answer came
+    # a new revision before the first answer came
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: len(provider.requests) >= 2)  # the worker has the new revision
     provider.release()
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
@@ -92,20 +95,22 @@ def test_stale_results_are_dropped(make_window, qtbot, provider) -> None:
 
 def test_a_batch_for_an_older_revision_is_not_shown(make_window, qtbot) -> None:
     w = make_window()
-    w.source.setPlainText("Hello world")
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
-    w._on_batch(WorkerBatch(revision=w.revision - 1, target=(segment("x", "STALE"),)))
-    qtbot.waitUntil(lambda: w.scheduler.idle)
+    w.document_view._on_batch(
+        WorkerBatch(revision=w.document_view.revision - 1, target=(segment("x", "STALE"),))
+    )
+    qtbot.waitUntil(lambda: w.document_view.scheduler.idle)
     assert target_text(w) == "Bonjour monde"
 
 
 def test_mode_and_language_switches(make_window, qtbot) -> None:
     w = make_window()
-    w.source.setPlainText("Hello world, the cat.")
+    w.document_view.source.setPlainText("Hello world, the cat.")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde, the chat.")
-    w.findChild(QComboBox, "languageSelector").setCurrentIndex(w.language_selector.findData("de"))
+    w.findChild(QComboBox, "languageSelector").setCurrentIndex(w.selectors.language.findData("de"))
     qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt, the Katze.")
-    assert w.target_title.text() == "Translation — German"
+    assert w.document_view.target_title.text() == "Translation — German"
     w.set_mode("simplify")
     qtbot.waitUntil(lambda: target_text(w) == "Hi world, the cat.")
     saved = load_settings()[0]
@@ -114,7 +119,7 @@ def test_mode_and_language_switches(make_window, qtbot) -> None:
 
 def test_language_box_accepts_names_and_codes(make_window) -> None:
     w = make_window()
-    box = w.language_selector
+    box = w.selectors.language
     for typed, code in (("German", "de"), ("pt-BR", "pt-BR"), ("fr-BE", "fr-BE")):
         box.setEditText(typed)
         box.lineEdit().editingFinished.emit()
@@ -127,7 +132,7 @@ def test_language_box_accepts_names_and_codes(make_window) -> None:
 def test_error_is_shown_with_details_on_click(make_window, qtbot, provider) -> None:
     provider.fail_with = AuthenticationError("groq", "invalid API key", status=401)
     w = make_window()
-    w.source.setPlainText("Hello world")
+    w.document_view.source.setPlainText("Hello world")
     button = w.findChild(QToolButton, "errorButton")
     qtbot.waitUntil(button.isVisible)
     assert "key was refused" in button.text()
@@ -165,12 +170,12 @@ def test_reaching_the_daily_budget_pauses_live(make_window, qtbot) -> None:
 
 def test_memory_answers_show_as_such(make_window, qtbot, provider) -> None:
     w = make_window(memory=True)
-    w.source.setPlainText("Hello world")
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
-    w.source.setPlainText("Hello world, the cat")
+    w.document_view.source.setPlainText("Hello world, the cat")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde, the chat")
     requests = len(provider.requests)
-    w.source.setPlainText("Hello world")  # back to a text the memory knows
+    w.document_view.source.setPlainText("Hello world")  # back to a text the memory knows
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
     qtbot.waitUntil(lambda: w.status.latency.text() == "memory · 0 ms")
     assert w.status.cost.text().startswith("last $0 (memory)")
@@ -179,25 +184,25 @@ def test_memory_answers_show_as_such(make_window, qtbot, provider) -> None:
 
 def test_input_method_composition_does_not_translate(make_window, qtbot) -> None:
     w = make_window()
-    w.source.setFocus()
-    revision = w.revision
-    QApplication.sendEvent(w.source, QInputMethodEvent("ni", []))
-    assert w.source.composing
-    assert not w._debounce.isActive()
+    w.document_view.source.setFocus()
+    revision = w.document_view.revision
+    QApplication.sendEvent(w.document_view.source, QInputMethodEvent("ni", []))
+    assert w.document_view.source.composing
+    assert not w.document_view._debounce.isActive()
     commit = QInputMethodEvent("", [])
     commit.setCommitString("你")
-    QApplication.sendEvent(w.source, commit)
-    assert not w.source.composing
-    qtbot.waitUntil(lambda: w.revision > revision)
-    assert w.source.toPlainText() == "你"
+    QApplication.sendEvent(w.document_view.source, commit)
+    assert not w.document_view.source.composing
+    qtbot.waitUntil(lambda: w.document_view.revision > revision)
+    assert w.document_view.source.toPlainText() == "你"
 
 
 def test_live_off_waits_for_translate_now(make_window, qtbot, provider) -> None:
     w = make_window()
     w.actions_.live.setChecked(False)
-    revision = w.revision
-    w.source.setPlainText("Hello world")
-    assert not w._debounce.isActive() and w.revision == revision
+    revision = w.document_view.revision
+    w.document_view.source.setPlainText("Hello world")
+    assert not w.document_view._debounce.isActive() and w.document_view.revision == revision
     w.actions_.translate_now.trigger()
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
 
@@ -205,23 +210,23 @@ def test_live_off_waits_for_translate_now(make_window, qtbot, provider) -> None:
 def test_closing_while_streaming_cancels_within_a_second(make_window, qtbot, provider) -> None:
     provider.hold_answers()  # the answer never comes
     w = make_window()
-    w.source.setPlainText("Hello world")
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(provider.started.is_set)
     assert w.status.activity.isVisible()
     started = time.perf_counter()
     assert w.close()
     assert time.perf_counter() - started < 1.0
-    assert not w.worker.running
+    assert not w.document_view.worker.running
 
 
 def test_unsaved_edits_ask_before_closing(make_window, qtbot) -> None:
     w = make_window()
-    w.source.setPlainText("Hello")
-    w.source.document().setModified(True)
-    w._ask_save = lambda: "cancel"
+    w.document_view.source.setPlainText("Hello")
+    w.document_view.source.document().setModified(True)
+    w.files._ask_save = lambda: "cancel"
     assert not w.close()
-    assert w.isVisible() and w.worker.running
-    w._ask_save = lambda: "discard"
+    assert w.isVisible() and w.document_view.worker.running
+    w.files._ask_save = lambda: "discard"
     assert w.close()
 
 
@@ -232,12 +237,12 @@ def test_open_save_and_export_keep_bytes(make_window, qtbot, tmp_path: Path) -> 
     assert w.open_file(doc)
     assert w.windowTitle().startswith("guide.md")
     qtbot.waitUntil(lambda: target_text(w).startswith("# Bonjour"))
-    qtbot.waitUntil(lambda: not w._pending)
-    w.source.document().setModified(True)
-    assert w.save()
+    qtbot.waitUntil(lambda: not w.document_view.pending)
+    w.document_view.source.document().setModified(True)
+    assert w.files.save()
     assert doc.read_bytes() == "# Hello\r\n\r\nHello world \u00a0!\r\n".encode()
     out = tmp_path / "out" / "guide.fr.md"
-    assert w.export_translation(out)
+    assert w.files.export_translation(out)
     assert out.read_bytes() == "# Bonjour\r\n\r\nBonjour monde \u00a0!\r\n".encode()
     assert load_settings()[0].recent_files[0] == str(doc)
 
@@ -254,16 +259,16 @@ def test_opening_a_bad_file_says_why(make_window, tmp_path: Path) -> None:
 
 def test_layout_and_view_are_remembered(make_window, qtbot) -> None:
     w = make_window()
-    assert not w.showing_raw
+    assert not w.document_view.showing_raw
     w.actions_.toggle_view.trigger()
-    assert w.showing_raw and w.target_editor.isVisible()
-    w.splitter.setSizes([300, 900])
+    assert w.document_view.showing_raw and w.document_view.target_editor.isVisible()
+    w.document_view.splitter.setSizes([300, 900])
     w.close()
     window = load_settings()[0].window
     assert {"geometry", "state", "splitter"} <= set(window) and window["view"] == "raw"
     again = make_window(settings=load_settings()[0])
-    assert again.showing_raw
-    left, right = again.splitter.sizes()
+    assert again.document_view.showing_raw
+    left, right = again.document_view.splitter.sizes()
     assert left < right
 
 
@@ -279,9 +284,9 @@ def test_settings_action_calls_the_hook(make_window, monkeypatch) -> None:
 
 def test_sample_document_opens(make_window, qtbot) -> None:
     w = make_window()
-    w.open_sample()
-    assert w.source.toPlainText().startswith("# Welcome to fastdesk")
-    assert not w.source.document().isModified()
+    w.files.open_sample()
+    assert w.document_view.source.toPlainText().startswith("# Welcome to fastdesk")
+    assert not w.document_view.source.document().isModified()
     qtbot.waitUntil(lambda: target_text(w).startswith("# Welcome"), timeout=5000)
 
 
@@ -290,18 +295,18 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
     w = make_window()
     if raw:
         w.toggle_target_view()
-    w.source.setPlainText("Hello\n\nworld\n\nthe cat\n")
+    w.document_view.source.setPlainText("Hello\n\nworld\n\nthe cat\n")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour\n\nmonde\n\nthe chat\n")
-    qtbot.waitUntil(lambda: len(w.sync._starts) == 4)
-    cursor = w.source.textCursor()
+    qtbot.waitUntil(lambda: len(w.document_view.sync._starts) == 4)
+    cursor = w.document_view.source.textCursor()
     cursor.setPosition(len("Hello\n\nwor"))
-    w.source.setTextCursor(cursor)
-    selections = w.target_editor.extraSelections()
+    w.document_view.source.setTextCursor(cursor)
+    selections = w.document_view.target_editor.extraSelections()
     assert len(selections) == 1
     assert selections[0].cursor.selectedText().startswith("monde")
     if not raw:
-        assert w.preview.tinted_block == 1
-        tint = w.preview.extraSelections()
+        assert w.document_view.preview.tinted_block == 1
+        tint = w.document_view.preview.extraSelections()
         assert len(tint) == 1
         assert tint[0].cursor.selectedText().startswith("monde")
 
@@ -317,7 +322,7 @@ def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w.first_run is not None and w.first_run.isVisible())
-    w.source.setPlainText("Hello world")  # the target still mirrors the document
+    w.document_view.source.setPlainText("Hello world")  # the target still mirrors the document
     qtbot.waitUntil(lambda: target_text(w) == "Hello world")
     assert "no provider" in w.status.error_button.text()
     assert "GROQ_API_KEY" in w.status.error_detail
@@ -326,31 +331,31 @@ def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
 
 def test_saved_settings_are_followed(make_window, qtbot, provider) -> None:
     w = make_window()
-    w.source.setPlainText("Hello world")
+    w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
     w.open_settings()
     dialog = w.findChild(QDialog, "settingsDialog")
     assert dialog is not None and dialog.isVisible()
     dialog.settingsSaved.emit(Settings(target_language="de", debounce_ms=40))
     dialog.close()
-    assert w.language_selector.currentData() == "de"
+    assert w.selectors.language.currentData() == "de"
     qtbot.waitUntil(lambda: target_text(w) == "Hallo Welt")
 
 
 def test_expand_shows_generated_text_for_that_block_only(make_window, qtbot) -> None:
     w = make_window()
-    w.source.setPlainText("# Hello\n\nHello world, the cat.\n")
+    w.document_view.source.setPlainText("# Hello\n\nHello world, the cat.\n")
     qtbot.waitUntil(lambda: target_text(w) == "# Bonjour\n\nBonjour monde, the chat.\n")
-    qtbot.waitUntil(lambda: len(w.sync._starts) == 3)
-    cursor = w.source.textCursor()
+    qtbot.waitUntil(lambda: len(w.document_view.sync._starts) == 3)
+    cursor = w.document_view.source.textCursor()
     cursor.setPosition(len("# Hello\n\nHel"))
-    w.source.setTextCursor(cursor)
-    w.source.setFocus()
+    w.document_view.source.setTextCursor(cursor)
+    w.document_view.source.setFocus()
     w.actions_.expand.trigger()
-    qtbot.waitUntil(lambda: "Generated by the model" in w.preview.toPlainText())
+    qtbot.waitUntil(lambda: "Generated by the model" in w.document_view.preview.toPlainText())
     qtbot.waitUntil(lambda: not w.status.activity.isVisible())
-    key = w._source_blocks[1].key
-    assert "Bonjour" in w.preview.expansions[key]
-    assert list(w.preview.expansions) == [key]
+    key = w.document_view.source_blocks[1].key
+    assert "Bonjour" in w.document_view.preview.expansions[key]
+    assert list(w.document_view.preview.expansions) == [key]
     assert target_text(w) == "# Bonjour\n\nBonjour monde, the chat.\n"  # not in the translation
-    assert w.translation_text() == "# Bonjour\n\nBonjour monde, the chat.\n"
+    assert w.document_view.translation_text() == "# Bonjour\n\nBonjour monde, the chat.\n"

@@ -51,7 +51,7 @@ def real_window(qtbot) -> Iterator[Callable[..., object]]:
 
     def make(settings: Settings | None = None) -> MainWindow:
         window = MainWindow(settings=settings or Settings(debounce_ms=20))
-        window._ask_save = lambda: "discard"
+        window.files._ask_save = lambda: "discard"
         qtbot.addWidget(window)
         window.show()
         windows.append(window)
@@ -60,13 +60,15 @@ def real_window(qtbot) -> Iterator[Callable[..., object]]:
     yield make
     for window in windows:
         window.close()
-        assert not window.worker.running
+        assert not window.document_view.worker.running
 
 
 def translate(qtbot, window, text: str) -> None:
     """Set the source and wait for its "translation" (the emulators shout)."""
-    window.source.setPlainText(text)
-    qtbot.waitUntil(lambda: window.target_editor.toPlainText() == text.upper(), timeout=10_000)
+    window.document_view.source.setPlainText(text)
+    qtbot.waitUntil(
+        lambda: window.document_view.target_editor.toPlainText() == text.upper(), timeout=10_000
+    )
 
 
 def test_opening_the_window_warms_the_provider_up(qtbot, groq, real_window) -> None:
@@ -127,7 +129,7 @@ def test_the_refused_key_stays_shown_while_another_provider_answers(
     _groq, cerebras = refused_and_working
     window = real_window(Settings(debounce_ms=20, provider="groq"))
     qtbot.waitUntil(lambda: window.status.error_message == REFUSED, timeout=10_000)
-    window.provider_selector.setCurrentIndex(window.provider_selector.findData("cerebras"))
+    window.selectors.provider.setCurrentIndex(window.selectors.provider.findData("cerebras"))
     translate(qtbot, window, "Hello there.\n")
     assert cerebras.chat_requests
     assert window.status.latency.text().startswith("cerebras")
@@ -139,7 +141,7 @@ def test_a_second_warm_up_only_after_a_long_idle(make_window, provider, qtbot) -
         return sum(1 for r in provider.requests if r.max_tokens == 1)
 
     window = make_window(warmup=True)  # the fake provider; warm-ups are off by default there
-    worker = window.worker
+    worker = window.document_view.worker
     worker.warm_ask_interval_s = 0.0
     qtbot.waitUntil(lambda: warmups() == 1)
     assert provider.requests[0].messages == [{"role": "user", "content": "Hi"}]
@@ -147,8 +149,8 @@ def test_a_second_warm_up_only_after_a_long_idle(make_window, provider, qtbot) -
     with qtbot.waitActive(window):
         window.activateWindow()
     QApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
-    window.source.setPlainText("Hello world")
-    qtbot.waitUntil(lambda: window.target_editor.toPlainText() == "Bonjour monde")
+    window.document_view.source.setPlainText("Hello world")
+    qtbot.waitUntil(lambda: window.document_view.target_editor.toPlainText() == "Bonjour monde")
     assert warmups() == 1
     # coming back after the idle time: a new warm-up
     worker.warmup_idle_s = 0.0
@@ -159,6 +161,6 @@ def test_a_second_warm_up_only_after_a_long_idle(make_window, provider, qtbot) -
 def test_tests_and_benchmarks_get_no_warm_up_by_default(make_window, provider, qtbot) -> None:
     window = make_window()
     assert not window.warmup_enabled
-    window.source.setPlainText("Hello world")
-    qtbot.waitUntil(lambda: window.target_editor.toPlainText() == "Bonjour monde")
+    window.document_view.source.setPlainText("Hello world")
+    qtbot.waitUntil(lambda: window.document_view.target_editor.toPlainText() == "Bonjour monde")
     assert all(r.max_tokens != 1 for r in provider.requests)

@@ -8,7 +8,8 @@ from typing import Any
 
 from fastdesk.document.blocks import parse
 from fastdesk.document.target import EMPTY, TargetView
-from fastdesk.translate.engine import JobSpec
+from fastdesk.routing.router import Router
+from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.ui.bridge.worker import REQUEST_FIRST_S, EngineWorker
 
 
@@ -32,6 +33,15 @@ class RecordingSession:
             await asyncio.sleep(0)
         self.marks.append(("request", time.monotonic()))
 
+    def set_spec(self, spec: JobSpec) -> None:
+        pass
+
+    def retranslate(self, block_ids: object) -> None:
+        pass
+
+    def expand(self, block_id: str) -> None:
+        pass
+
     def snapshot(self) -> TargetView:
         self.marks.append(("collect", time.monotonic()))  # the worker gathers a batch for the GUI
         return self._view
@@ -44,7 +54,7 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
     marks: list[tuple[str, float]] = []
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
-        engine_factory=object,
+        engine_factory=lambda: Engine(Router({})),  # no provider: the session stands in
         session_factory=lambda _engine, _spec, _emit: RecordingSession(marks),
     )
     batches: list[Any] = []

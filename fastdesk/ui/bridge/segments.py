@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import markdown
+import markdown  # type: ignore[import-untyped, unused-ignore]  # stubs: types-Markdown, if installed
 
 from fastdesk.config.paths import resource
 
@@ -166,7 +166,8 @@ _md = markdown.Markdown(extensions=_EXTENSIONS, output_format="html")
 def block_html(text: str) -> str:
     """HTML for one block's Markdown (cached: a document re-renders only blocks that changed)."""
     _md.reset()
-    return _md.convert(text)
+    html: str = _md.convert(text)  # (typed Any without the stubs)
+    return html
 
 
 def generated_html(text: str, label: str) -> str:

@@ -27,6 +27,7 @@ from fastdesk.providers.base import ProviderError
 
 __all__ = [
     "AsyncRunner",
+    "LoopThread",
     "collect_due_garbage",
     "error_text",
     "gui_first",
@@ -144,7 +145,7 @@ def gui_first() -> Iterator[None]:
 PACE_S = 0.004
 
 
-class _PoliteSelector(selectors.DefaultSelector):  # type: ignore[misc, valid-type]
+class _PoliteSelector(selectors.DefaultSelector):
     """The loop's selector: it paces its wake-ups (PACE_S) and, after each wait for I/O, lets
     the GUI thread finish its work first (gui_first)."""
 
@@ -170,22 +171,86 @@ def polite_event_loop() -> asyncio.AbstractEventLoop:
     return asyncio.SelectorEventLoop(_PoliteSelector())
 
 
+class LoopThread:
+    """A paced asyncio loop (:func:`polite_event_loop`) in a daemon thread, with garbage
+    collected on the GUI thread while the thread lives. The one way this package starts a loop
+    thread: the engine's worker and :class:`AsyncRunner` both run on one.
+
+    ``call`` hands a callback to the loop from any thread (dropped once the loop is closed).
+    When the loop stops, what is still pending is cancelled and gets ``drain_s`` to finish;
+    ``close_generators`` then also closes the async generators left open.
+    """
+
+    def __init__(self, name: str, *, drain_s: float, close_generators: bool = False) -> None:
+        self.loop = polite_event_loop()
+        self.drain_s = drain_s
+        self.close_generators = close_generators
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._gc_held = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def start(self) -> None:
+        """On the GUI thread: hold garbage collection there, then start the loop's thread."""
+        self._gc_held = hold_gc_on_gui_thread()
+        self._thread.start()
+
+    def call(self, fn: Callable[..., object], *args: object) -> None:
+        with contextlib.suppress(RuntimeError):  # loop already closed: its owner is closing
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    def stop(self, timeout: float) -> bool:
+        """Stop the loop and wait up to ``timeout`` for the thread; True when it ended."""
+        self.call(self.loop.stop)
+        return self.join(timeout)
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the thread (the loop stops itself); True when it ended.
+        A thread still running keeps garbage collection held on the GUI thread."""
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                return False
+        if self._gc_held:
+            self._gc_held = False
+            release_gc_hold()
+        return True
+
+    def _run(self) -> None:
+        loop = self.loop
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:  # cancel leftovers and let them close their connections
+            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(asyncio.wait(tasks, timeout=self.drain_s))
+            if self.close_generators:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+
 class AsyncRunner(QObject):
-    """An asyncio loop in a daemon thread. ``submit`` returns at once; the callback runs later in
-    the GUI thread with ``(result, None)`` or ``(None, error)``. ``close`` cancels what is in
-    flight (the async HTTP clients stop at once) and ends the thread."""
+    """An asyncio loop in a daemon thread (a :class:`LoopThread`). ``submit`` returns at once;
+    the callback runs later in the GUI thread with ``(result, None)`` or ``(None, error)``.
+    ``close`` cancels what is in flight (the async HTTP clients stop at once) and ends the
+    thread."""
 
     _finished = Signal(int, object, object)  # token, result, error
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: LoopThread | None = None
         self._callbacks: dict[int, Callable[[Any, BaseException | None], None]] = {}
         self._futures: dict[int, concurrent.futures.Future[Any]] = {}
         self._next = 0
         self._closed = False
-        self._gc_held = False
         self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @property
@@ -232,41 +297,14 @@ class AsyncRunner(QObject):
         futures, self._futures = list(self._futures.values()), {}
         for future in futures:
             future.cancel()
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout)
-        if self._gc_held and not thread.is_alive():  # a thread still running keeps the hold
-            self._gc_held = False
-            release_gc_hold()
+        if self._thread is not None:
+            self._thread.stop(timeout)
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            self._gc_held = hold_gc_on_gui_thread()
-            self._loop = asyncio.new_event_loop()
-            self._thread = threading.Thread(
-                target=self._run, args=(self._loop,), name="fastdesk-settings-io", daemon=True
-            )
+        if self._thread is None:
+            self._thread = LoopThread("fastdesk-settings-io", drain_s=1.0, close_generators=True)
             self._thread.start()
-        return self._loop
-
-    @staticmethod
-    def _run(loop: asyncio.AbstractEventLoop) -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_forever()
-        finally:  # cancel leftovers and let them close their connections
-            tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                with contextlib.suppress(Exception):
-                    loop.run_until_complete(asyncio.wait(tasks, timeout=1.0))
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
+        return self._thread.loop
 
     def _report(self, token: int, result: Any, error: BaseException | None) -> None:
         """In the loop thread: hand the outcome to the GUI thread (a queued signal)."""

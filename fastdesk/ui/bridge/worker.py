@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import math
 import sys
-import threading
 import time
 import traceback
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from fastdesk.document.blocks import parse, reparse
+from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -35,14 +33,40 @@ from fastdesk.translate.events import (
     EngineError,
     EngineEvent,
     RequestDone,
+    RequestStats,
 )
 from fastdesk.ui.bridge.segments import Segment, segment, segments_of
-from fastdesk.ui.bridge.threads import hold_gc_on_gui_thread, polite_event_loop, release_gc_hold
+from fastdesk.ui.bridge.threads import LoopThread
+
+if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
+    from fastdesk.document.target import TargetView
+    from fastdesk.routing.health import HealthEntry
+    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.live import LiveSession
 
 log = logging.getLogger("fastdesk.ui")
 
-EngineFactory = Callable[[], Any]
-SessionFactory = Callable[[Any, Any, Callable[[EngineEvent], None]], Any]
+Emit = Callable[[EngineEvent], None]
+
+
+class Session(Protocol):
+    """What the worker asks of its live session: :class:`fastdesk.translate.live.LiveSession`,
+    or a stand-in that behaves as one (tests). Every call runs in the worker thread."""
+
+    @property
+    def doc(self) -> Document | None: ...
+    @property
+    def busy(self) -> bool: ...
+    def update(self, source: str, revision: int) -> None: ...
+    def set_spec(self, spec: JobSpec) -> None: ...
+    def retranslate(self, block_ids: Collection[str]) -> None: ...
+    def expand(self, block_id: str) -> None: ...
+    def snapshot(self) -> TargetView: ...
+    async def aclose(self) -> None: ...
+
+
+EngineFactory = Callable[[], "Engine"]
+SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
 
 
@@ -57,9 +81,8 @@ class WorkerBatch:
     pending: frozenset[str] = frozenset()
     busy: bool = False
     providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
-    expansion: tuple[str, str] | None = None  # (block id, generated text)
-    health: tuple[Any, ...] | None = None  # router.health_report() when it changed; None: same
-    doc: Any = None  # the parsed source (blocks.Document) when it changed; None: unchanged
+    health: tuple[HealthEntry, ...] | None = None  # router.health_report() when it changed
+    doc: Document | None = None  # the parsed source when it changed; None: unchanged
     streaming: frozenset[str] = frozenset()  # blocks whose target segment is a partial answer
 
 
@@ -69,12 +92,12 @@ class WorkerBatch:
 REQUEST_FIRST_S = 0.01
 
 
-def _segments(doc: Any) -> tuple[Segment, ...]:
+def _segments(doc: Document) -> tuple[Segment, ...]:
     """The document's blocks as render segments, one per block."""
     return tuple(segment(b.id, b.text) for b in doc.blocks)
 
 
-def default_engine_factory() -> Any:
+def default_engine_factory() -> Engine:
     """The app's engine, from the settings and the environment (built in the worker thread:
     importing the SDKs and constructing clients can take a while)."""
     from fastdesk.config.settings import load_settings
@@ -84,7 +107,7 @@ def default_engine_factory() -> Any:
     return build_engine(settings)
 
 
-def default_session_factory(engine: Any, spec: Any, emit: Callable[[EngineEvent], None]) -> Any:
+def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
     from fastdesk.translate.live import LiveSession
 
     return LiveSession(engine, spec, emit)
@@ -97,7 +120,7 @@ class EngineWorker(QObject):
 
     def __init__(
         self,
-        spec: Any,
+        spec: JobSpec,
         *,
         engine_factory: EngineFactory = default_engine_factory,
         session_factory: SessionFactory = default_session_factory,
@@ -109,11 +132,11 @@ class EngineWorker(QObject):
         self._engine_factory = engine_factory
         self._session_factory = session_factory
         self.flush_interval = flush_interval
-        self._loop = polite_event_loop()
-        self._thread = threading.Thread(target=self._main, name="fastdesk-engine", daemon=True)
+        self._thread = LoopThread("fastdesk-engine", drain_s=0.2)
+        self._loop = self._thread.loop
         # loop-thread state
-        self._engine: Any = None
-        self._session: Any = None
+        self._engine: Engine | None = None
+        self._session: Session | None = None
         self._revision = 0
         self._source = ""
         self._events: list[EngineEvent] = []
@@ -121,22 +144,21 @@ class EngineWorker(QObject):
         self._flush_handle: asyncio.Handle | None = None
         self._poll_handle: asyncio.Handle | None = None
         self._last_flush = 0.0
-        self._sent_view: Any = None
+        self._sent_view: TargetView | None = None
         self._sent_target: tuple[Segment, ...] = ()  # its unchanged segments go on as they are
         self._sent_overlay: dict[str, str] = {}
-        self._sent_doc: Any = None
+        self._sent_doc: Document | None = None
         self._sent_busy = False
         self._providers: tuple[str, ...] | None = None
-        self._expansion: tuple[str, str] | None = None
         self._stopping = False
         self._force = False
-        self._tasks: set[asyncio.Future[Any]] = set()
+        # warm-ups and the shutdown, held until done (the loop keeps only weak references)
+        self._tasks: set[asyncio.Future[list[RequestStats]] | asyncio.Future[None]] = set()
         self._health_changed = False
         self._last_activity: float | None = None  # monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
         self.warm_ask_interval_s = WARM_ASK_INTERVAL_S
-        self._gc_held = False
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -147,15 +169,14 @@ class EngineWorker(QObject):
         # a document streams: 5 ms -> 1 ms took p99 ~20 -> ~10 ms; 1 -> 0.5 ms, six paired
         # runs: 5 of 6 with no beat over 16 ms instead of 3 of 6; 0.2 ms was worse again).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
-        # the engine thread allocates a lot: garbage must be collected on the GUI thread only
-        self._gc_held = hold_gc_on_gui_thread()
+        # the engine thread allocates a lot: garbage is collected on the GUI thread only
         self._thread.start()
         self._call(self._boot)
 
     def update(self, source: str, revision: int) -> None:
         self._call(self._update, source, revision)
 
-    def set_spec(self, spec: Any, source: str, revision: int) -> None:
+    def set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         """Mode, language or provider changed: re-plan everything for the current source."""
         self._call(self._set_spec, spec, source, revision)
 
@@ -166,9 +187,8 @@ class EngineWorker(QObject):
         self._call(self._expand, block_id)
 
     def warm_up(self) -> None:
-        """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup); the
-        caller
-        has checked the user's switch and the budget. Cheap to call often (once a second)."""
+        """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
+        the caller has checked the user's switch and the budget. Cheap to call often."""
         now = time.monotonic()
         if now - self._warm_asked >= self.warm_ask_interval_s:
             self._warm_asked = now
@@ -176,46 +196,19 @@ class EngineWorker(QObject):
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        return self._thread.running
 
     def stop(self, timeout: float = 1.0) -> bool:
         """Cancel what is in flight and end the thread; True when it ended within `timeout`."""
-        if not self._thread.is_alive():
-            self._release_gc()
-            return True
-        self._stopping = True
-        self._call(self._shutdown_soon)
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            return False  # a thread still running keeps the hold
-        self._release_gc()
-        return True
+        if self._thread.running:
+            self._stopping = True
+            self._call(self._shutdown_soon)  # which stops the loop once the session is closed
+        return self._thread.join(timeout)
 
-    def _release_gc(self) -> None:
-        if self._gc_held:
-            self._gc_held = False
-            release_gc_hold()
-
-    def _call(self, fn: Callable[..., Any], *args: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # loop already closed: the window is closing
-            self._loop.call_soon_threadsafe(fn, *args)
+    def _call(self, fn: Callable[..., object], *args: object) -> None:
+        self._thread.call(fn, *args)
 
     # ---- the thread ------------------------------------------------------------------------------
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        try:
-            self._loop.run_forever()
-        finally:
-            tasks = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                with contextlib.suppress(Exception):
-                    self._loop.run_until_complete(
-                        asyncio.wait(tasks, timeout=0.2, return_when=asyncio.ALL_COMPLETED)
-                    )
-            self._loop.close()
 
     def _emit(self, batch: WorkerBatch) -> None:
         if not self._stopping:
@@ -233,11 +226,10 @@ class EngineWorker(QObject):
             )
             self._providers = ()
         else:
-            router = getattr(self._engine, "router", None)
-            self._providers = tuple(getattr(router, "providers", {}) or ())
-            health = getattr(router, "health", None)
-            if health is not None and health.listener is None:
-                health.listener = self._on_health  # called in this thread
+            router = self._engine.router
+            self._providers = tuple(router.providers)
+            if router.health.listener is None:
+                router.health.listener = self._on_health  # called in this thread
             self._health_changed = True  # a new engine: whatever the window showed is gone
         self._schedule_flush()
 
@@ -249,7 +241,7 @@ class EngineWorker(QObject):
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
         self._schedule_flush(at_least=REQUEST_FIRST_S)
 
-    def _set_spec(self, spec: Any, source: str, revision: int) -> None:
+    def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         self._spec = spec
         self._partial.clear()
         self._revision = revision
@@ -268,83 +260,49 @@ class EngineWorker(QObject):
         self._schedule_flush()
 
     def _expand(self, block_id: str) -> None:
-        expand = getattr(self._session, "expand", None)
-        if expand is None:
-            self._events.append(
-                EngineError(
-                    self._revision,
-                    "Expanding a section is not available yet in this version.",
-                    "The engine has no LiveSession.expand(block_id).",
-                    "unsupported",
-                )
-            )
-            self._schedule_flush()
+        """The session streams the expansion as Expansion events."""
+        if self._session is None:
             return
         try:
-            result = expand(block_id)
+            self._session.expand(block_id)
         except Exception as exc:
             self._failed("Could not expand the section", exc)
-            return
-        if inspect.isawaitable(result):
-            task = asyncio.ensure_future(result)
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-            task.add_done_callback(lambda t: self._expanded(block_id, t))
-        elif isinstance(result, str):
-            self._expansion = (block_id, result)
-            self._schedule_flush()
 
     def _warm_up(self) -> None:
         """Send the warm-up when nothing was asked for a while and nothing is in flight."""
         from fastdesk.translate.warmup import DEFAULT_IDLE_S, needs_warmup, warm_up
 
-        router = getattr(self._engine, "router", None)
-        if router is None or getattr(self._session, "busy", False):
+        if self._engine is None or (self._session is not None and self._session.busy):
             return
         idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
         if not needs_warmup(self._last_activity, time.monotonic(), idle):
             return
         self._last_activity = time.monotonic()  # one warm-up at a time, failed ones included
         spec = self._spec
-        coro = warm_up(
-            router,
-            provider=getattr(spec, "provider", "auto") or "auto",
-            lang=getattr(spec, "target_lang", None),
-        )
+        coro = warm_up(self._engine.router, provider=spec.provider or "auto", lang=spec.target_lang)
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(self._warmed)
 
-    def _warmed(self, task: asyncio.Future[Any]) -> None:
+    def _warmed(self, task: asyncio.Future[list[RequestStats]]) -> None:
         """Warm-ups are billed (a few prompt tokens): the window counts them like any request."""
         if task.cancelled():
             return
-        if task.exception() is not None:
-            log.warning("warm-up failed: %s", _detail(task.exception()))  # type: ignore[arg-type]
+        exc = task.exception()
+        if exc is not None:
+            log.warning("warm-up failed: %s", _detail(exc))
             return
         for stats in task.result():
             self._events.append(RequestDone(self._revision, stats))
         self._schedule_flush()
 
-    def _on_health(self, entry: Any) -> None:
+    def _on_health(self, entry: HealthEntry) -> None:
         """The router's health changed (loop thread): the next batch carries the report."""
         self._health_changed = True
         self._schedule_flush()
 
-    def _expanded(self, block_id: str, task: asyncio.Future[Any]) -> None:
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            self._failed("Could not expand the section", exc)
-            return
-        text = task.result()
-        if isinstance(text, str):
-            self._expansion = (block_id, text)
-            self._schedule_flush()
-
-    def _guarded(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _guarded(self, fn: Callable[..., object], *args: object) -> None:
         try:
             fn(*args)
         except Exception as exc:  # a bug in the core must not kill the worker thread
@@ -405,7 +363,7 @@ class EngineWorker(QObject):
         session = self._session
         if session is not None:
             view = session.snapshot()
-            doc = getattr(session, "doc", None)
+            doc = session.doc
             pending = view.pending
             overlay = {k: v for k, v in self._partial.items() if k in pending}
             streaming = frozenset(overlay)
@@ -416,8 +374,8 @@ class EngineWorker(QObject):
             if doc is not None and doc is not self._sent_doc:
                 source = _segments(doc)
                 self._sent_doc = new_doc = doc
-            busy = bool(getattr(session, "busy", False))
-        elif self._source != getattr(self._sent_doc, "source", None):
+            busy = session.busy
+        elif self._sent_doc is None or self._source != self._sent_doc.source:
             # No engine: show the source as it is, block by block, so the target pane still
             # mirrors the document (and scrolls with it).
             previous = self._sent_doc
@@ -425,11 +383,10 @@ class EngineWorker(QObject):
             target = source = _segments(doc)
             self._sent_doc = new_doc = doc
         providers, self._providers = self._providers, None
-        expansion, self._expansion = self._expansion, None
         health = self._health_report() if self._health_changed else None
         self._health_changed = False
         quiet = not events and target is None and source is None and busy == self._sent_busy
-        quiet = quiet and providers is None and expansion is None and health is None
+        quiet = quiet and providers is None and health is None
         if quiet and not self._force:
             return None
         self._force = False
@@ -437,21 +394,18 @@ class EngineWorker(QObject):
         return WorkerBatch(
             self._revision,
             events,
-            target,
-            source,
-            pending,
-            busy,
-            providers,
-            expansion,
-            health,
+            target=target,
+            source=source,
+            pending=pending,
+            busy=busy,
+            providers=providers,
+            health=health,
             doc=new_doc,
             streaming=streaming,
         )
 
-    def _health_report(self) -> tuple[Any, ...]:
-        router = getattr(self._engine, "router", None)
-        report = getattr(router, "health_report", None)
-        return tuple(report()) if report is not None else ()
+    def _health_report(self) -> tuple[HealthEntry, ...]:
+        return () if self._engine is None else tuple(self._engine.router.health_report())
 
     # ---- shutting down -----------------------------------------------------------------------
 
@@ -468,19 +422,14 @@ class EngineWorker(QObject):
         if session is not None:
             await _bounded(session.aclose(), 0.5)
         if engine is not None:
-            closer = getattr(engine, "aclose", None) or getattr(
-                getattr(engine, "router", None), "aclose", None
-            )
-            if closer is not None:
-                await _bounded(closer(), 0.3)
-            memory = getattr(engine, "memory", None)
-            if memory is not None:
+            await _bounded(engine.router.aclose(), 0.3)
+            if engine.memory is not None:
                 with contextlib.suppress(Exception):
-                    memory.close()
+                    engine.memory.close()
         self._loop.stop()
 
 
-async def _bounded(awaitable: Any, timeout: float) -> None:
+async def _bounded(awaitable: Awaitable[None], timeout: float) -> None:
     started = time.monotonic()
     try:
         await asyncio.wait_for(awaitable, timeout)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -55,6 +55,7 @@ from fastdesk.routing.pricing import format_cost
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
+    from fastdesk.ui.window.main_window import MainWindow
 
 __all__ = ["CompareDialog", "CompareJob", "install_compare_action", "open_compare_dialog"]
 
@@ -66,9 +67,6 @@ MAX_RUNS = 20
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 ERROR_COLOUR = QColor("#d1242f")
-NOTHING_CONFIGURED = (
-    "No provider is configured: add a Groq or Cerebras key, or a local server, in Settings."
-)
 
 
 @dataclass(frozen=True)
@@ -123,17 +121,6 @@ def row_cells(row: BenchRow) -> list[tuple[str, object]]:
         (f"{row.flags:g}", row.flags),
         (str(row.errors), row.errors),
     ]
-
-
-def _configured_providers(settings: Settings) -> dict[str, Any]:
-    """The same providers ``fastdesk bench`` finds (keys: environment, then keyring)."""
-    from fastdesk.config.keys import get_key
-    from fastdesk.config.settings import providers_models
-    from fastdesk.providers.factory import configured_providers
-
-    return configured_providers(
-        keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
-    )
 
 
 class CompareDialog(QDialog):
@@ -293,9 +280,9 @@ class CompareDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        columns.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(lambda _index: self.use_selected())
         return self.table
@@ -376,12 +363,12 @@ class CompareDialog(QDialog):
         from fastdesk.routing.router import Router, options_from_settings
         from fastdesk.routing.stats import StatsStore
         from fastdesk.translate.bench import run_bench
+        from fastdesk.translate.wiring import build_providers
 
         settings = job.settings
-        providers = _configured_providers(settings)
+        providers = build_providers(settings)  # the providers `fastdesk bench` finds
         try:
-            if not providers:
-                raise LookupError(NOTHING_CONFIGURED)
+            # (options_from_settings types its values as object)
             wanted: dict[str, list[str]] = options_from_settings(settings)["models"]  # type: ignore[assignment]
             models = {name: ms for name, ms in wanted.items() if name in providers}
             pairs = Router(providers, models=models, stats=StatsStore.memory()).pairs()
@@ -573,22 +560,20 @@ class CompareDialog(QDialog):
 # ---- the window's side ------------------------------------------------------------------------
 
 
-def open_compare_dialog(window: Any) -> CompareDialog:
+def open_compare_dialog(window: MainWindow) -> CompareDialog:
     """Open (or raise) the dialog on the window's document, mode and language."""
     existing = window.findChild(CompareDialog, "compareDialog")
     if existing is not None and existing.isVisible():
         existing.raise_()
         existing.activateWindow()
         return existing
-    from fastdesk.ui.panes.editors import plain_text
-
-    spec = window.spec()
-    name = window.path.name if window.path else window.untitled_name
+    spec = window.selectors.spec()
+    view = window.document_view
     dialog = CompareDialog(
         window.settings,
         window,
-        document=plain_text(window.source.document()),
-        document_name=name,
+        document=view.text(),
+        document_name=view.name,
         mode=spec.mode,
         target_lang=spec.target_lang,
         ledger=window.status.ledger,
@@ -600,7 +585,7 @@ def open_compare_dialog(window: Any) -> CompareDialog:
 
 
 def install_compare_action(
-    window: QMainWindow, opener: Callable[[Any], object] = open_compare_dialog
+    window: MainWindow, opener: Callable[[MainWindow], object] = open_compare_dialog
 ) -> QAction:
     """Translate → Compare Providers… with its shortcut (also when the menu bar is hidden)."""
     action = QAction("&Compare Providers…", window)
@@ -614,7 +599,7 @@ def install_compare_action(
     window.addAction(action)
     for entry in window.menuBar().actions():
         menu = entry.menu()
-        if menu is not None and menu.title().replace("&", "") == "Translate":
+        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Translate":
             menu.addSeparator()
             menu.addAction(action)
             break

@@ -286,8 +286,9 @@ class _ProviderBox(QGroupBox):
                 combo.addItem(model_id)
                 combo.setItemData(combo.count() - 1, row.price_text(), Qt.ItemDataRole.ToolTipRole)
         combo.setEditText(current)
-        if not current and self.name == "openai":
-            combo.lineEdit().setPlaceholderText("the server's first model")
+        edit = combo.lineEdit()
+        if not current and self.name == "openai" and edit is not None:
+            edit.setPlaceholderText("the server's first model")
         combo.blockSignals(False)
         self._show_price(current)
 

@@ -20,7 +20,9 @@ from PySide6.QtCore import QObject, QPoint
 from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge.segments import Segment
-from fastdesk.ui.panes.editors import SourceEditor, TargetEditor, TargetPreview
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
+from fastdesk.ui.panes.target_editor import TargetEditor
 
 
 def _clamp(value: int, low: int, high: int) -> int:
@@ -95,7 +97,7 @@ class SyncScroller(QObject):
         source: SourceEditor,
         editor: TargetEditor,
         preview: TargetPreview,
-        target_shown: Callable[[], object],
+        target_shown: Callable[[], TargetEditor | TargetPreview],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -104,7 +106,7 @@ class SyncScroller(QObject):
         self.enabled = True
         self._starts: list[int] = [0]
         self._guard = False
-        self._leader: object = source
+        self._leader: SourceEditor | TargetEditor | TargetPreview = source
         self._source_index: int | None = None
         self._target_index: int | None = None
         # Target panes whose view moved while they applied streamed edits: handled once after
@@ -147,7 +149,9 @@ class SyncScroller(QObject):
                 self._from_source()
             finally:
                 target.editing = False
-        elif id(self._leader) in scrolled:
+        elif (
+            isinstance(self._leader, TargetEditor | TargetPreview) and id(self._leader) in scrolled
+        ):
             self._from_target(self._leader)
         self._source_cursor()
         for pane in (self.editor, self.preview):
@@ -184,16 +188,16 @@ class SyncScroller(QObject):
             else:
                 plain_scroll(self.editor, self.editor.starts(), *anchor)
 
-    def _from_target(self, pane: object) -> None:
+    def _from_target(self, pane: TargetEditor | TargetPreview) -> None:
         if self._guard:  # our own scroll (also the catch-up in target_rendered)
             return
-        if getattr(pane, "editing", False):  # the stream moved it: see target_rendered
+        if pane.editing:  # the stream moved it: see target_rendered
             self._scrolled.add(id(pane))
             return
         if not self.enabled or pane is not self._target_shown():
             return
         self._leader = pane
-        bar = pane.verticalScrollBar()  # type: ignore[attr-defined]
+        bar = pane.verticalScrollBar()
         with self._guarded():
             if bar.maximum() > 0 and bar.value() >= bar.maximum():
                 src = self.source.verticalScrollBar()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -432,7 +432,7 @@ class ReviewController(QObject):
         self._pool.submit(self._write_autosave, saver, text, data)
         return True
 
-    def _write_autosave(self, saver: Autosaver, text: str, data: dict[str, Any]) -> None:
+    def _write_autosave(self, saver: Autosaver, text: str, data: Mapping[str, Any]) -> None:
         try:
             if saver.save(text, data):
                 self.autosaved.emit(str(saver.file))

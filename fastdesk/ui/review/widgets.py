@@ -9,12 +9,10 @@ id → tooltip) and connects its click to the Review menu; the colours are the c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
-    QAbstractScrollArea,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -28,16 +26,12 @@ from PySide6.QtWidgets import (
 
 from fastdesk.review.model import STATE_STYLES, ReviewSummary
 from fastdesk.ui.bridge.threads import gui_first
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.target_editor import TargetEditor
 
 MARGIN_WIDTH = 10
 BAR_WIDTH = 4
 QUIET_STATES = frozenset({"copy"})  # nothing to review: drawn faint
-
-
-class BlockPane(Protocol):
-    """A target pane that can say where its blocks are (TargetEditor, TargetPreview)."""
-
-    def visible_blocks(self) -> list[tuple[str, int, int]]: ...
 
 
 class ReviewMargin(QWidget):
@@ -48,7 +42,7 @@ class ReviewMargin(QWidget):
 
     def __init__(
         self,
-        pane: QAbstractScrollArea,
+        pane: TargetEditor | TargetPreview,
         state_of: Callable[[str], str],
         tooltip_of: Callable[[str], str],
     ) -> None:
@@ -63,7 +57,7 @@ class ReviewMargin(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("")  # tooltips are per block: see event()
         pane.setViewportMargins(MARGIN_WIDTH, 0, 0, 0)
-        pane.resized.connect(self._place)  # type: ignore[attr-defined]
+        pane.resized.connect(self._place)
         pane.verticalScrollBar().valueChanged.connect(self._scrolled)
         if isinstance(pane, QPlainTextEdit):
             pane.updateRequest.connect(self._pane_updated)
@@ -71,7 +65,7 @@ class ReviewMargin(QWidget):
         self._place()
 
     def blocks(self) -> list[tuple[str, int, int]]:
-        return self.pane.visible_blocks()  # type: ignore[attr-defined]
+        return self.pane.visible_blocks()
 
     def block_at(self, y: int) -> str | None:
         for key, top, bottom in self.blocks():
@@ -96,7 +90,7 @@ class ReviewMargin(QWidget):
     def _scrolled(self, _value: int) -> None:
         # The reader scrolled: follow at once. The pane keeping the reader's place while a
         # render slice edits above it: the window repaints after the slices (~15 a second).
-        if not getattr(self.pane, "editing", False):
+        if not self.pane.editing:
             self.update()
 
     def _colour(self, state: str) -> QColor:

@@ -1,2 +1,2 @@
-"""The main window's frame: menus and actions, the status bar, the first-run panel, crash
-recovery and watching the open file on disk."""
+"""The main window's frame: menus and actions, the selectors, the status bar, the first-run panel
+and the crash-recovery dialog."""

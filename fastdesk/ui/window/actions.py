@@ -1,22 +1,64 @@
 """Every command of the window as a QAction with a shortcut, and the menus and toolbar built
-from them. The window supplies the slots; nothing here decides anything."""
+from them. What each action does is a named command the window supplies (:class:`Commands`);
+nothing here decides anything."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolBar
-
-if TYPE_CHECKING:
-    from fastdesk.ui.window.main_window import MainWindow
+from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 Key = QKeySequence.StandardKey
+Command = Callable[[], object]
+Toggle = Callable[[bool], object]
+
+
+@dataclass(frozen=True)
+class Commands:
+    """What the actions do, by name: each a callable without arguments (a switch gets its new
+    state), so that an action never reaches into the window."""
+
+    new: Command
+    open: Command
+    open_recent: Callable[[QMenu], object]  # fill the Open Recent menu as it opens
+    save: Command
+    save_as: Command
+    export: Command
+    export_bilingual: Command
+    settings: Command
+    quit: Command
+    undo: Command
+    redo: Command
+    cut: Command
+    copy: Command
+    paste: Command
+    select_all: Command
+    live: Toggle
+    translate_now: Command
+    retranslate: Command
+    expand: Command
+    mode_translate: Command
+    mode_simplify: Command
+    choose_language: Command
+    choose_provider: Command
+    toggle_view: Command
+    sync_scroll: Toggle
+    focus_source: Command
+    focus_target: Command
+    show_error: Command
+    approve: Command
+    approve_all: Command
+    revert: Command
+    next_issue: Command
+    summary: Command
+    sample: Command
+    about: Command
 
 
 def _action(
-    window: MainWindow,
+    owner: QWidget,
     name: str,
     text: str,
     slot: Callable[..., object] | None,
@@ -25,7 +67,7 @@ def _action(
     *,
     checkable: bool = False,
 ) -> QAction:
-    action = QAction(text, window)
+    action = QAction(text, owner)
     action.setObjectName(name)
     if shortcut is not None:
         action.setShortcut(QKeySequence(shortcut))
@@ -34,52 +76,51 @@ def _action(
         action.setToolTip(f"{tip} ({hint})" if hint else tip)
         action.setStatusTip(tip)
     action.setCheckable(checkable)
-    if slot is not None:
-        (action.toggled if checkable else action.triggered).connect(slot)
-    window.addAction(action)  # shortcuts work even when the menu bar is hidden
+    if checkable and slot is not None:
+        action.toggled.connect(slot)
+    elif slot is not None:
+        command = slot
+        action.triggered.connect(lambda _checked=False: command())
+    owner.addAction(action)  # shortcuts work even when the menu bar is hidden
     return action
 
 
 class Actions:
-    """The window's actions, by attribute name."""
+    """The window's actions, by attribute name; ``owner`` is the window (shortcuts live there)."""
 
-    def __init__(self, w: MainWindow) -> None:
+    def __init__(self, w: QWidget, c: Commands) -> None:
         a = _action
-        self.new = a(w, "actionNew", "&New", w.new_document, Key.New, "Start an empty document")
-        self.open = a(w, "actionOpen", "&Open…", w.open_dialog, Key.Open, "Open a Markdown file")
-        self.save = a(w, "actionSave", "&Save", w.save, Key.Save, "Save the source")
+        self.new = a(w, "actionNew", "&New", c.new, Key.New, "Start an empty document")
+        self.open = a(w, "actionOpen", "&Open…", c.open, Key.Open, "Open a Markdown file")
+        self.save = a(w, "actionSave", "&Save", c.save, Key.Save, "Save the source")
         self.save_as = a(
-            w, "actionSaveAs", "Save &As…", w.save_as, "Ctrl+Shift+S", "Save the source as"
+            w, "actionSaveAs", "Save &As…", c.save_as, "Ctrl+Shift+S", "Save the source as"
         )
         self.export = a(
             w,
             "actionExport",
             "&Export Translation…",
-            w.export_dialog,
+            c.export,
             "Ctrl+E",
             "Write the translation to a file",
         )
         self.settings = a(
-            w, "actionSettings", "Se&ttings…", w.open_settings, "Ctrl+,", "Providers, keys, models"
+            w, "actionSettings", "Se&ttings…", c.settings, "Ctrl+,", "Providers, keys, models"
         )
-        self.quit = a(w, "actionQuit", "&Quit", w.close, "Ctrl+Q", "Close the window")
-        self.undo = a(w, "actionUndo", "&Undo", w.source.undo, Key.Undo, "Undo the last edit")
-        self.redo = a(w, "actionRedo", "&Redo", w.source.redo, Key.Redo, "Redo")
-        self.undo.setEnabled(False)
+        self.quit = a(w, "actionQuit", "&Quit", c.quit, "Ctrl+Q", "Close the window")
+        self.undo = a(w, "actionUndo", "&Undo", c.undo, Key.Undo, "Undo the last edit")
+        self.redo = a(w, "actionRedo", "&Redo", c.redo, Key.Redo, "Redo")
+        self.undo.setEnabled(False)  # until the source says it has something to undo
         self.redo.setEnabled(False)
-        w.source.undoAvailable.connect(self.undo.setEnabled)
-        w.source.redoAvailable.connect(self.redo.setEnabled)
-        self.cut = a(w, "actionCut", "Cu&t", w.source.cut, Key.Cut)
-        self.copy = a(w, "actionCopy", "&Copy", w.copy_focused, Key.Copy)
-        self.paste = a(w, "actionPaste", "&Paste", w.source.paste, Key.Paste)
-        self.select_all = a(
-            w, "actionSelectAll", "Select &All", w.select_all_focused, Key.SelectAll
-        )
+        self.cut = a(w, "actionCut", "Cu&t", c.cut, Key.Cut)
+        self.copy = a(w, "actionCopy", "&Copy", c.copy, Key.Copy)
+        self.paste = a(w, "actionPaste", "&Paste", c.paste, Key.Paste)
+        self.select_all = a(w, "actionSelectAll", "Select &All", c.select_all, Key.SelectAll)
         self.live = a(
             w,
             "actionLive",
             "&Live",
-            w.set_live,
+            c.live,
             "Ctrl+Shift+L",
             "Translate while you type",
             checkable=True,
@@ -88,7 +129,7 @@ class Actions:
             w,
             "actionTranslateNow",
             "Translate &Now",
-            w.translate_now,
+            c.translate_now,
             "Ctrl+Return",
             "Translate the document now",
         )
@@ -96,7 +137,7 @@ class Actions:
             w,
             "actionRetranslate",
             "&Retranslate Section",
-            w.retranslate_section,
+            c.retranslate,
             "Ctrl+Shift+Return",
             "Translate the section under the cursor again, bypassing memory",
         )
@@ -104,7 +145,7 @@ class Actions:
             w,
             "actionExpand",
             "E&xpand Section",
-            w.expand_section,
+            c.expand,
             "Ctrl+Shift+E",
             "Have the model elaborate the section under the cursor (marked as generated)",
         )
@@ -112,7 +153,7 @@ class Actions:
             w,
             "actionModeTranslate",
             "&Translate",
-            lambda: w.set_mode("translate"),
+            c.mode_translate,
             "Ctrl+1",
             "Mode: translate",
         )
@@ -120,7 +161,7 @@ class Actions:
             w,
             "actionModeSimplify",
             "&Simplify",
-            lambda: w.set_mode("simplify"),
+            c.mode_simplify,
             "Ctrl+2",
             "Mode: rewrite in plain language",
         )
@@ -128,7 +169,7 @@ class Actions:
             w,
             "actionLanguage",
             "Target &Language…",
-            w.focus_language,
+            c.choose_language,
             "Ctrl+L",
             "Choose the target language",
         )
@@ -136,7 +177,7 @@ class Actions:
             w,
             "actionProvider",
             "&Provider…",
-            w.focus_provider,
+            c.choose_provider,
             "Ctrl+Shift+P",
             "Choose the provider",
         )
@@ -144,7 +185,7 @@ class Actions:
             w,
             "actionToggleView",
             "Show &Markdown",
-            w.toggle_target_view,
+            c.toggle_view,
             "Ctrl+R",
             "Switch the translation between rendered and raw Markdown",
         )
@@ -152,23 +193,23 @@ class Actions:
             w,
             "actionSyncScroll",
             "S&ynchronised Scrolling",
-            w.set_sync_scroll,
+            c.sync_scroll,
             "Ctrl+Shift+Y",
             "Scroll both panes together",
             checkable=True,
         )
-        self.focus_source = a(w, "actionFocusSource", "Focus &Source", w.focus_source, "Ctrl+[")
+        self.focus_source = a(w, "actionFocusSource", "Focus &Source", c.focus_source, "Ctrl+[")
         self.focus_target = a(
-            w, "actionFocusTarget", "Focus T&ranslation", w.focus_target, "Ctrl+]"
+            w, "actionFocusTarget", "Focus T&ranslation", c.focus_target, "Ctrl+]"
         )
         self.show_error = a(
-            w, "actionShowError", "Last &Error Details", w.status.show_error_details, "Ctrl+Shift+D"
+            w, "actionShowError", "Last &Error Details", c.show_error, "Ctrl+Shift+D"
         )
         self.approve = a(
             w,
             "actionApprove",
             "&Approve Block",
-            w.approve_block,
+            c.approve,
             "Ctrl+Shift+A",
             "Mark the translation of the block under the cursor as checked",
         )
@@ -176,7 +217,7 @@ class Actions:
             w,
             "actionApproveAll",
             "Approve A&ll",
-            w.approve_all,
+            c.approve_all,
             "Ctrl+Shift+K",
             "Approve every translated block (not flagged ones, nor blocks whose source changed)",
         )
@@ -184,7 +225,7 @@ class Actions:
             w,
             "actionRevertEdit",
             "Re&vert My Edit",
-            w.revert_block,
+            c.revert,
             "Ctrl+Shift+Backspace",
             "Drop your correction of the block under the cursor: the machine translation shows",
         )
@@ -192,7 +233,7 @@ class Actions:
             w,
             "actionNextIssue",
             "&Next Block to Check",
-            w.next_issue,
+            c.next_issue,
             "F8",
             "Go to the next flagged block or block whose source changed",
         )
@@ -200,7 +241,7 @@ class Actions:
             w,
             "actionReviewSummary",
             "Review &Summary…",
-            w.show_review_summary,
+            c.summary,
             "Ctrl+Shift+I",
             "How many blocks are approved, edited, flagged",
         )
@@ -208,18 +249,17 @@ class Actions:
             w,
             "actionExportBilingual",
             "Export &Bilingual Review…",
-            w.export_bilingual_dialog,
+            c.export_bilingual,
             "Ctrl+Shift+H",
             "Write a standalone HTML page: source and translation side by side, with states",
         )
-        self.sample = a(w, "actionSample", "Open &Sample Document", w.open_sample, None)
-        self.about = a(w, "actionAbout", "&About fastdesk", w.about, Key.HelpContents)
+        self.sample = a(w, "actionSample", "Open &Sample Document", c.sample, None)
+        self.about = a(w, "actionAbout", "&About fastdesk", c.about, Key.HelpContents)
         self.recent_menu = QMenu("Open &Recent", w)
         self.recent_menu.setObjectName("recentMenu")
-        self.recent_menu.aboutToShow.connect(lambda: w.fill_recent_menu(self.recent_menu))
+        self.recent_menu.aboutToShow.connect(lambda: c.open_recent(self.recent_menu))
 
-    def build_menus(self, w: MainWindow) -> None:
-        bar = w.menuBar()
+    def build_menus(self, bar: QMenuBar) -> None:
         file = bar.addMenu("&File")
         file.addActions([self.new, self.open])
         file.addMenu(self.recent_menu)
@@ -255,15 +295,14 @@ class Actions:
         help_.addSeparator()
         help_.addAction(self.about)
 
-    def build_toolbar(self, w: MainWindow) -> QToolBar:
-        tb = QToolBar("Main", w)
+    def build_toolbar(self, owner: QWidget, selectors: Sequence[QWidget]) -> QToolBar:
+        tb = QToolBar("Main", owner)
         tb.setObjectName("mainToolBar")
         tb.setMovable(False)
         tb.addActions([self.open, self.save, self.export])
         tb.addSeparator()
-        tb.addWidget(w.mode_selector)
-        tb.addWidget(w.language_selector)
-        tb.addWidget(w.provider_selector)
+        for widget in selectors:
+            tb.addWidget(widget)
         tb.addSeparator()
         tb.addActions([self.live, self.translate_now, self.expand])
         return tb

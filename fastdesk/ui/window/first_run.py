@@ -4,12 +4,10 @@ for on 127.0.0.1:11434, off the GUI thread, and offered with a "Use it" button).
 
 Wiring (the window)::
 
-    if needs_first_run(self.settings):
-        self.open_sample()
-        panel = FirstRunPanel(self)
-        panel.openSettingsRequested.connect(self.open_settings)
-        panel.localServerChosen.connect(lambda url, model: self.apply_settings(load_settings()[0]))
-        # show it above / instead of the target pane; remove it once a provider is configured
+    panel = FirstRunPanel(self)
+    panel.openSettingsRequested.connect(self.open_settings)
+    panel.localServerChosen.connect(lambda url, model: self.apply_settings(load_settings()[0]))
+    self.document_view.insert_notice(panel)  # above the target pane; hidden once configured
 
 "Use it" has already saved ``base_urls["openai"]`` and ``models["openai"]`` when
 ``localServerChosen(url, model)`` is emitted.

@@ -1,0 +1,582 @@
+"""One open document: the source on the left, its live translation on the right, and what
+belongs to it alone (its file, line ends, review, file watcher and the engine thread that
+translates it). The window around it keeps the menus, selectors and status bar.
+
+Data flow: an edit → debounce (IME composition respected) → the worker thread's LiveSession →
+throttled batches of target segments and events → the panes apply only what changed.
+
+Revisions: every source sent to the worker gets a new number; a batch computed for an older one
+is not shown (its target is kept, and shown once the worker has caught up).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fastdesk.document.languages import language_name
+from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.review.model import Review
+from fastdesk.translate.events import Expansion
+from fastdesk.ui.bridge import segments as render
+from fastdesk.ui.bridge.threads import gui_first
+from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
+from fastdesk.ui.document.disk_watch import DiskWatcher
+from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
+from fastdesk.ui.panes.highlighter import MarkdownHighlighter
+from fastdesk.ui.panes.incremental import RenderScheduler
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
+from fastdesk.ui.panes.sync_scroll import SyncScroller
+from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.review.controller import ReviewController, review_key
+from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
+
+if TYPE_CHECKING:
+    from fastdesk.translate.engine import JobSpec
+
+UNTITLED = "Untitled"
+
+
+class DocumentView(QWidget):
+    """The two panes of one document and its state. ``spec()`` and ``live()`` are the window's
+    current job spec and Live switch; what the view has to say goes out through its signals."""
+
+    message = Signal(str, int)  # a passing status-bar message (text, milliseconds)
+    problem = Signal(str, str)  # an error for the status bar (message, detail)
+    busy = Signal(bool)  # work for this document is in flight, or not any more
+    engine_news = Signal(object)  # each WorkerBatch: what it says of providers and requests
+    renamed = Signal()  # the document's name (or path) changed
+    modified_changed = Signal(bool)
+    raw_changed = Signal(bool)  # the target shows raw Markdown (True) or the rendered view
+    toggle_view_requested = Signal()  # the pane's Show Markdown / Show rendered button
+    files_dropped = Signal(list)  # Markdown files dropped on the source
+    target_updated = Signal()  # the target panes finished applying what the worker sent
+
+    def __init__(
+        self,
+        *,
+        spec: Callable[[], JobSpec],
+        live: Callable[[], bool],
+        debounce_ms: int,
+        engine_factory: EngineFactory,
+        session_factory: SessionFactory,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("documentView")
+        self._spec = spec
+        self._live = live
+        self._engine_factory = engine_factory
+        self._session_factory = session_factory
+        self._worker: EngineWorker | None = None
+        self.path: Path | None = None
+        self.untitled_name = UNTITLED
+        self.newline = "\n"
+        self.revision = 0
+        self._sent_source: str | None = None
+        self._target: tuple[render.Segment, ...] = ()
+        self._source_blocks: tuple[render.Segment, ...] = ()
+        self._pending: frozenset[str] = frozenset()
+        self._shown_source: tuple[render.Segment, ...] = ()
+        self._shown_target: tuple[render.Segment, ...] = ()
+        self._live_target: tuple[render.Segment, ...] = ()  # the last target of a current batch
+        self._streaming: frozenset[str] = frozenset()  # its blocks showing a partial answer
+        self._target_streaming: frozenset[str] = frozenset()
+        self.review_ctl = ReviewController(
+            lambda: plain_text(self.source.document()),
+            lambda: (self.source.document().revision(), self.source.document().isModified()),
+            self,
+        )
+        self._build_panes()
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        # Precise: a coarse timer may fire up to 5% late (15 ms of 300) on every edit.
+        self._debounce.setTimerType(Qt.TimerType.PreciseTimer)
+        self._debounce.setInterval(debounce_ms)
+        self._debounce.timeout.connect(self._debounced)
+        doc = self.source.document()
+        doc.contentsChanged.connect(self._source_changed)
+        doc.modificationChanged.connect(self.modified_changed)
+        self.source.composition_changed.connect(self._composition_changed)
+        self.source.files_dropped.connect(self.files_dropped)
+        self.scheduler.settled.connect(self.target_updated)
+        self._wire_review()
+
+    # ---- construction --------------------------------------------------------------------------
+
+    def _build_panes(self) -> None:
+        dark = is_dark(self.palette())
+        self.source = SourceEditor()
+        self.source_highlighter = MarkdownHighlighter(self.source.document(), dark=dark)
+        self.target_editor = TargetEditor()
+        self.target_highlighter = MarkdownHighlighter(self.target_editor.document(), dark=dark)
+        self.preview = TargetPreview()
+        self.target_stack = QStackedWidget()
+        self.target_stack.setObjectName("targetStack")
+        self.target_stack.addWidget(self.preview)
+        self.target_stack.addWidget(self.target_editor)
+        self.source_title = QLabel()
+        self.source_title.setObjectName("sourceTitle")
+        self.target_title = QLabel()
+        self.target_title.setObjectName("targetTitle")
+        self.view_toggle = QToolButton()
+        self.view_toggle.setObjectName("viewToggle")
+        self.view_toggle.setAutoRaise(True)
+        self.view_toggle.clicked.connect(self.toggle_view_requested)
+        left, _ = _pane(self.source_title, self.source)
+        right, self.target_layout = _pane(self.target_title, self.target_stack, self.view_toggle)
+        self.review_bar = ReviewBar()
+        self.target_layout.addWidget(self.review_bar)
+        ctl = self.review_ctl
+        self.margins = [
+            ReviewMargin(pane, ctl.state_of, ctl.tooltip_of)
+            for pane in (self.target_editor, self.preview)
+        ]
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("paneSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([600, 600])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self.scheduler = RenderScheduler(self)
+        self.scheduler.add(self.target_editor, lambda: self.showing_raw)
+        self.scheduler.add(self.preview, lambda: self.target_stack.currentWidget() is self.preview)
+        self.sync = SyncScroller(
+            self.source, self.target_editor, self.preview, self.target_pane, self
+        )
+        self.scheduler.rendered.connect(self.sync.target_rendered)
+
+    def _wire_review(self) -> None:
+        ctl = self.review_ctl
+        ctl.changed.connect(self._review_changed)
+        ctl.stale.connect(self._went_stale)
+        self.target_editor.user_edited.connect(self._target_edited)
+        self._margin_timer = QTimer(self)  # while the target re-renders: ~15 repaints a second
+        self._margin_timer.setSingleShot(True)
+        self._margin_timer.setInterval(60)
+        self._margin_timer.timeout.connect(self.repaint_margins)
+        self.scheduler.rendered.connect(self._repaint_margins_soon)
+        self.scheduler.settled.connect(self.repaint_margins)
+        self._review_timer = QTimer(self)  # the summary counts every block: at most ~8 a second
+        self._review_timer.setSingleShot(True)
+        self._review_timer.setInterval(120)
+        self._review_timer.timeout.connect(self._update_review_bar)
+        self.disk = DiskWatcher(self)
+        ctl.switch(self.review_key(), 0)  # the language the window starts in
+        self._update_review_bar()
+
+    def insert_notice(self, widget: QWidget) -> None:
+        """Show ``widget`` above the target pane (the first-run panel)."""
+        self.target_layout.insertWidget(1, widget)
+
+    # ---- what it is ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path else self.untitled_name
+
+    @property
+    def pending(self) -> frozenset[str]:
+        """Blocks not translated yet (as of the newest batch for the current revision)."""
+        return self._pending
+
+    @property
+    def source_blocks(self) -> tuple[render.Segment, ...]:
+        return self._source_blocks
+
+    @property
+    def review(self) -> Review:
+        """The active review (of this document, in the current mode and language)."""
+        return self.review_ctl.review
+
+    def review_key(self) -> str:
+        """Which review the target belongs to: the language, or "simplify"."""
+        spec = self._spec()
+        return review_key(spec.mode, spec.target_lang)
+
+    def text(self) -> str:
+        return plain_text(self.source.document())
+
+    def translation_text(self) -> str:
+        """The whole target as exported: the reviewer's corrections, else the translation,
+        else (not translated yet) the source; line ends as in the source file."""
+        text = self.review_ctl.target_text()
+        return text.replace("\n", self.newline) if self.newline != "\n" else text
+
+    def update_titles(self) -> None:
+        self.source_title.setText(f"Source — {self.name}")
+        spec = self._spec()
+        if spec.mode == "simplify":
+            self.target_title.setText("Plain-language version")
+        else:
+            self.target_title.setText(f"Translation — {language_name(spec.target_lang)}")
+
+    # ---- the engine thread ---------------------------------------------------------------------
+
+    @property
+    def worker(self) -> EngineWorker:
+        if self._worker is None:
+            raise RuntimeError("the engine is not started")
+        return self._worker
+
+    @property
+    def engine_started(self) -> bool:
+        return self._worker is not None
+
+    def start_engine(self) -> None:
+        worker = EngineWorker(
+            self._spec(), engine_factory=self._engine_factory, session_factory=self._session_factory
+        )
+        # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
+        worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
+        worker.start()
+        self._worker = worker
+
+    def stop_engine(self, timeout: float) -> bool:
+        """Nothing the engine still sends reaches the view; True when its thread ended."""
+        with contextlib.suppress(RuntimeError):
+            self.worker.batch.disconnect(self._on_batch)
+        return self.worker.stop(timeout=timeout)
+
+    def resend(self) -> None:
+        """A new engine: the source goes to it again (when Live)."""
+        self._sent_source = None
+        if self._live():
+            self.send_update()
+
+    def send_update(self, *, force: bool = False) -> None:
+        source = self.text()
+        if source == self._sent_source and not force:
+            return
+        self._sent_source = source
+        self.revision += 1
+        self.worker.update(source, self.revision)
+        self.busy.emit(True)
+
+    def respec(self) -> None:
+        """Mode, language or provider changed: everything is translated again for them."""
+        self.preview.expansions.clear()  # they were written for the previous mode or language
+        self._sent_source = self.text()
+        self.revision += 1
+        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision))
+        self.refresh_target()
+        self.worker.set_spec(self._spec(), self._sent_source, self.revision)
+        self.busy.emit(True)
+
+    def switch_review(self) -> None:
+        """The spec changed with a new engine: its events start at the next revision."""
+        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision + 1))
+
+    def retranslate(self, block_ids: list[str]) -> None:
+        self.worker.retranslate(block_ids)
+        self.busy.emit(True)
+
+    def retranslate_section(self) -> None:
+        block_id = self.block_under_cursor()
+        if block_id:
+            self.retranslate([block_id])
+
+    def expand_section(self) -> None:
+        """Ask the model to elaborate the section under the cursor (shown marked as generated)."""
+        block_id = self.block_under_cursor()
+        if not block_id:
+            return
+        self.show_raw(False)
+        self.worker.expand(block_id)
+        self.message.emit("Expanding the section…", 3000)
+
+    @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
+    def _on_batch(self, batch: WorkerBatch) -> None:
+        with gui_first():
+            self._apply_batch(batch)
+
+    def _apply_batch(self, batch: WorkerBatch) -> None:
+        if batch.doc is not None:
+            self.review_ctl.set_doc(batch.doc, batch.revision)
+        review_changed = self.review_ctl.apply_events(batch.events)
+        if not batch.busy:
+            self.review_ctl.idle()
+        if review_changed:
+            self._review_changed()
+        self.engine_news.emit(batch)
+        for event in batch.events:
+            if isinstance(event, Expansion):
+                self.preview.set_expansion(event.block_id, event.text)
+                self.scheduler.kick()
+                if event.done:
+                    self.message.emit("Section expanded (marked as generated)", 4000)
+        if batch.source is not None:
+            self._source_blocks = batch.source
+        if batch.target is not None:
+            self._target = batch.target
+            self._target_streaming = batch.streaming
+        if batch.revision < self.revision:
+            return  # computed for a source we no longer show: wait for the worker to catch up
+        self._pending = batch.pending
+        self.busy.emit(batch.busy)
+        if batch.source is not None or self._shown_source is not self._source_blocks:
+            self._shown_source = self._source_blocks
+            self.sync.set_source_blocks(self._source_blocks)
+        self._live_target, self._streaming = self._target, self._target_streaming
+        self.refresh_target()
+
+    def refresh_target(self) -> None:
+        """Show the live target with the review on top (reviewer's text never streamed over)."""
+        wanted = self.review_ctl.compose(self._live_target, self._streaming, self._pending)
+        if wanted is not self._shown_target and wanted != self._shown_target:
+            self._shown_target = wanted
+            self.target_editor.want(wanted)
+            self.preview.want(wanted)
+            self.scheduler.kick()
+
+    # ---- editing -------------------------------------------------------------------------------
+
+    def set_debounce(self, ms: int) -> None:
+        self._debounce.setInterval(ms)
+
+    def stop_debounce(self) -> None:
+        self._debounce.stop()
+
+    def _source_changed(self) -> None:
+        if self._live() and not self.source.composing:
+            self._debounce.start()
+
+    def _composition_changed(self, composing: bool) -> None:
+        if composing:
+            self._debounce.stop()
+        elif self._live():
+            self._debounce.start()
+
+    def _debounced(self) -> None:
+        if not self.source.composing and self._live():
+            self.send_update()
+
+    def block_under_cursor(self) -> str | None:
+        pane = self.focused_target_pane()
+        if pane is not None:
+            index: int | None = pane.index_at(pane.textCursor().position())
+        else:
+            index = self.sync.source_block_index(self.source.textCursor().position())
+        if index is None or not 0 <= index < len(self._source_blocks):
+            return None
+        return self._source_blocks[index].key
+
+    def focused_target_pane(self) -> TargetEditor | TargetPreview | None:
+        """The target pane that has the window's focus, if one has."""
+        widget = self.window().focusWidget()
+        for pane in (self.target_editor, self.preview):
+            if widget is pane:
+                return pane
+        return None
+
+    def _target_edited(self, position: int, _removed: int, _added: int) -> None:
+        """The user typed in the raw target: the touched blocks become "edited"."""
+        editor = self.target_editor
+        view = editor.shown_view()
+        text = plain_text(editor.document())
+        changes = self.review_ctl.user_edit(view, text, py_index(text, position))
+        if not changes and text != view.text:
+            editor.undo_user_edit()  # typed into an empty pane: no block to keep it
+            return
+        editor.take_user_edit(view, changes)
+        self.refresh_target()
+        editor.want(self._shown_target)  # even when equal: what it wanted before is outdated
+
+    # ---- loading, saving, reloading ------------------------------------------------------------
+
+    def load(
+        self,
+        text: str,
+        path: Path | None,
+        *,
+        name: str = UNTITLED,
+        restored: Review | None = None,
+        autosave_key: str | None = None,
+        modified: bool = False,
+    ) -> None:
+        """Show ``text`` as the source. The previous document's review is saved first; this
+        one's is read from its review file (or ``restored`` from a crash-recovery copy)."""
+        self._review_problems(self.review_ctl.leave())
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self.path = path
+        self.untitled_name = name
+        self.preview.expansions.clear()
+        warnings = self.review_ctl.open(
+            path,
+            self.review_key(),
+            floor=self.revision + 1,
+            restored=restored,
+            autosave_key=autosave_key,
+        )
+        self._review_warnings(warnings)
+        self.disk.watch(path, text if path is not None else None)
+        self.source.setPlainText(render.normalize(text))
+        self.source.document().setModified(modified)
+        self.source.moveCursor(QTextCursor.MoveOperation.Start)
+        self.renamed.emit()
+        self._debounce.stop()
+        if self._live():
+            self.send_update()
+
+    def saved(self, path: Path, text: str) -> None:
+        """``text`` was written to ``path``: the document is that file now, unmodified."""
+        if path != self.path:
+            self.disk.watch(path, text)
+        else:
+            self.disk.known(text)
+        self.path = path
+        self.source.document().setModified(False)
+        self._review_problems(self.review_ctl.saved(path, text))
+        self.renamed.emit()
+
+    def reload(self, text: str) -> None:
+        """The file changed on disk: take its text (one undoable edit), re-align the review."""
+        new = render.normalize(text)
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self._replace_source(new)
+        self.source.document().setModified(False)
+        self.review_ctl.realign_now(new, self.revision + 1)
+        self.refresh_target()
+        self._debounce.stop()
+        if self._live():
+            self.send_update()
+
+    def _replace_source(self, new: str) -> None:
+        """Replace only what differs (one undoable edit): the view and cursor stay put."""
+        doc = self.source.document()
+        old = plain_text(doc)
+        head = common_prefix(old, new)
+        tail = common_suffix(old, new, min(len(old), len(new)) - head)
+        start = render.qt_len(old[:head])
+        end = start + render.qt_len(old[head : len(old) - tail])
+        cursor = QTextCursor(doc)
+        cursor.beginEditBlock()
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(new[head : len(new) - tail])
+        cursor.endEditBlock()
+
+    def close_document(self) -> None:
+        """The window closes: no more edits go out, the review file is written."""
+        self._debounce.stop()
+        self.disk.watch(None, None)
+        self._review_problems(self.review_ctl.close())  # review file written, copy removed
+
+    # ---- the review's presentation -------------------------------------------------------------
+
+    def _review_changed(self) -> None:
+        self._repaint_margins_soon()
+        if not self._review_timer.isActive():
+            self._review_timer.start()
+
+    def _repaint_margins_soon(self) -> None:
+        if not self._margin_timer.isActive():
+            self._margin_timer.start()
+
+    def repaint_margins(self) -> None:
+        for margin in self.margins:
+            margin.update()
+
+    def _update_review_bar(self) -> None:
+        self.review_bar.set_summary(self.review_ctl.summary())
+        self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
+
+    def _review_warnings(self, warnings: list[str]) -> None:
+        for warning in warnings:
+            self.problem.emit("Review file problem", warning)
+
+    def _review_problems(self, problems: list[str]) -> None:
+        for problem in problems:
+            self.problem.emit("The review file could not be written", problem)
+
+    def _went_stale(self, block_ids: list[str]) -> None:
+        count = len(block_ids)
+        self.message.emit(
+            f"Source changed under {count} edit{'s' if count != 1 else ''}: "
+            "re-translate or keep yours",
+            8000,
+        )
+
+    # ---- target view, focus and palette --------------------------------------------------------
+
+    @property
+    def showing_raw(self) -> bool:
+        return self.target_stack.currentWidget() is self.target_editor
+
+    def show_raw(self, raw: bool) -> None:
+        self.target_stack.setCurrentWidget(self.target_editor if raw else self.preview)
+        label = "Show rendered" if raw else "Show Markdown"
+        self.view_toggle.setText(label)
+        self.view_toggle.setToolTip(f"{label} (Ctrl+R)")
+        self.raw_changed.emit(raw)
+        self.scheduler.kick()
+        self.sync.target_rendered()
+
+    def target_pane(self) -> TargetEditor | TargetPreview:
+        """The target pane on show."""
+        return self.target_editor if self.showing_raw else self.preview
+
+    def focus_source(self) -> None:
+        self.source.setFocus()
+
+    def focus_target(self) -> None:
+        self.target_pane().setFocus()
+
+    def apply_palette(self) -> None:
+        """The palette changed (light or dark): highlighting, scroll bars and HTML follow."""
+        dark = is_dark(self.palette())
+        self.source_highlighter.set_dark(dark)
+        self.target_highlighter.set_dark(dark)
+        for pane in (self.source, self.target_editor):
+            flat_scroll_bars(pane)
+        self.preview.apply_palette()
+        self.scheduler.kick()
+
+
+def _pane(
+    title: QLabel, body: QWidget, corner: QWidget | None = None
+) -> tuple[QWidget, QVBoxLayout]:
+    """A pane: a small header line (title, optional button on the right) above the body."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    head = QWidget()
+    head.setFixedHeight(max(28, title.sizeHint().height() + 8))
+    header = QHBoxLayout(head)
+    header.setContentsMargins(6, 0, 2, 0)
+    font = title.font()
+    font.setBold(True)
+    title.setFont(font)
+    header.addWidget(title, 1)
+    if corner is not None:
+        corner.setMaximumHeight(head.height() - 2)
+        header.addWidget(corner)
+    layout.addWidget(head)
+    layout.addWidget(body, 1)
+    return box, layout
+
+
+def py_index(text: str, position: int) -> int:
+    """A Qt (UTF-16) position in ``text`` as a Python index."""
+    if text.isascii():
+        return position
+    return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", "ignore"))

@@ -1,0 +1,197 @@
+"""Target panes that converge to the wanted segments a slice at a time.
+
+The target panes never get their whole text replaced while a translation streams in: each holds
+the segments it shows, diffs them against the wanted ones (render.diff) and edits only the blocks
+that changed, a slice at a time (RenderScheduler), keeping the reader's scroll position.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from fastdesk.ui.bridge import segments as render
+from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.bridge.threads import gui_first
+
+Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
+
+
+class Incremental:
+    """A pane that shows a list of segments and converges to the wanted list in slices.
+
+    Subclasses edit their widget in ``_replace``/``_insert``/``_remove`` for one segment at a
+    time; ``step`` stops at a deadline and resumes from a fresh diff on the next turn.
+    """
+
+    def __init__(self) -> None:
+        self.shown: list[Segment] = []
+        self.wanted: tuple[Segment, ...] = ()
+        self._settled = True
+        self._mark = 0.0  # when the last edit of the current step ended
+        # True while ``step`` edits the widget, or SyncScroller catches up after a step: its
+        # scroll signals then come from the stream, not the reader (SyncScroller ignores them
+        # and catches up once per slice; the review margin repaints with the next render).
+        self.editing = False
+        # The last step moved the text cursor. The pane's own signals are held back while a
+        # step edits: each would be a call into Python, and every call into Python from Qt
+        # waits for the GIL, which the engine thread holds much of the time while it streams.
+        self.cursor_moved = False
+        # The reader put the text cursor somewhere (a cursor signal outside a step) or came into
+        # the pane: until then it is only where the stream pushed it (a first fill takes it
+        # along to the end), and the source does not highlight the block it happens to be in.
+        self.cursor_placed = False
+
+    def want(self, segments: Sequence[Segment]) -> None:
+        self.wanted = tuple(segments)
+        self._settled = False
+
+    @property
+    def settled(self) -> bool:
+        return self._settled
+
+    def starts(self) -> list[int]:
+        """Start positions (UTF-16) of the shown segments, plus the end."""
+        return [0, *itertools.accumulate(s.qlen for s in self.shown)]
+
+    def step(self, deadline: float) -> bool:
+        """Apply edits until done (True) or the deadline passes (False: call again)."""
+        if self._settled:
+            return True
+        ops = render.diff(self.shown, self.wanted)
+        if not ops:
+            return self._settle()
+        widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
+        # (textCursor: the editor this is mixed into has it)
+        cursor = self.textCursor().position()  # type: ignore[attr-defined]
+        self.editing = True
+        blocked = widget.blockSignals(True)
+        try:
+            self._begin()
+            self._mark = time.perf_counter()
+            try:
+                for op in reversed(ops):
+                    if not self._apply(op, deadline):
+                        return False
+            finally:
+                self._end()
+        finally:
+            widget.blockSignals(blocked)
+            self.editing = False
+            if self.textCursor().position() != cursor:  # type: ignore[attr-defined]
+                self.cursor_moved = True
+        return render.same_texts(self.shown, self.wanted) and self._settle()
+
+    def _settle(self) -> bool:
+        """Same texts: take the wanted segments as shown, so that their block ids are current
+        too (a block whose source changed may keep its text; the margin and the reviewer's
+        edits go by id)."""
+        self.shown = list(self.wanted)
+        self._settled = True
+        return True
+
+    def _apply(self, op: tuple[int, int, int, int], deadline: float) -> bool:
+        i1, i2, j1, j2 = op
+        common = min(i2 - i1, j2 - j1)
+        for k in range(common):
+            self._replace(i1 + k, self.wanted[j1 + k])
+            self.shown[i1 + k] = self.wanted[j1 + k]
+            if self._out_of_time(deadline):
+                return False
+        for k in range(common, j2 - j1):  # more new segments: insert them
+            self._insert(i1 + k, self.wanted[j1 + k])
+            self.shown.insert(i1 + k, self.wanted[j1 + k])
+            if self._out_of_time(deadline):
+                return False
+        for _ in range(common, i2 - i1):  # fewer: remove the rest
+            self._remove(i1 + common)
+            del self.shown[i1 + common]
+            if self._out_of_time(deadline):
+                return False
+        return True
+
+    def _out_of_time(self, deadline: float) -> bool:
+        """True when another edit costing as much as the last one would end past the deadline.
+
+        Checking only for a deadline already passed let one slow edit (a long block's HTML:
+        2–3 ms) overrun the slice, and the repaint that follows then made a stalled frame."""
+        now = time.perf_counter()
+        cost = now - self._mark
+        self._mark = now
+        return now + cost > deadline
+
+    def _begin(self) -> None: ...
+    def _end(self) -> None: ...
+    def _replace(self, index: int, seg: Segment) -> None: ...
+    def _insert(self, index: int, seg: Segment) -> None: ...
+    def _remove(self, index: int) -> None: ...
+
+
+class RenderScheduler(QObject):
+    """Runs the target panes' incremental updates in slices of at most `budget_ms` per turn.
+
+    One timer for both panes, so together they never hold the event loop longer than one slice.
+    A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
+    the same turn (benchmarks/bench_ui.py, three paired runs: a 3 ms budget gave a worst stall
+    of 9.5-11.4 ms against 13.7-19.4 ms with 4 ms, and the stream ended no later).
+
+    The pane on screen goes first. A hidden one (the raw editor behind the rendered view, or
+    the other way round) is brought up to date once the wanted texts have stayed the same for
+    `quiet_ms`: while a document streams in it would redo every growing block for nobody;
+    afterwards it takes the final texts once, in the same slices, and is ready when shown.
+    """
+
+    rendered = Signal()  # a slice was applied (views may have moved)
+    settled = Signal()  # everything wanted is shown, hidden panes included
+
+    def __init__(
+        self, parent: QObject | None = None, *, budget_ms: float = 3.0, quiet_ms: float = 250.0
+    ) -> None:
+        super().__init__(parent)
+        self.budget = budget_ms / 1000.0
+        self.quiet = quiet_ms / 1000.0
+        self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
+        self._kicked = -math.inf  # when the wanted texts last changed
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._tick)
+
+    def add(self, pane: Incremental, shown: Callable[[], bool] = lambda: True) -> None:
+        self._panes.append((pane, shown))
+
+    def kick(self) -> None:
+        """The wanted texts changed (or a pane was shown): work starts on the next turn."""
+        self._kicked = time.perf_counter()
+        self._timer.start(0)
+
+    @property
+    def idle(self) -> bool:
+        return all(pane.settled for pane, _shown in self._panes)
+
+    def _tick(self) -> None:
+        with gui_first():
+            self._slice()
+
+    def _slice(self) -> None:
+        now = time.perf_counter()
+        deadline = now + self.budget
+        visible = [p for p, shown in self._panes if shown() and not p.settled]
+        hidden = [p for p, shown in self._panes if not shown() and not p.settled]
+        if not visible and hidden and now < self._kicked + self.quiet:
+            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+            return
+        for pane in visible or hidden:
+            if not pane.step(deadline):
+                self.rendered.emit()
+                self._timer.start(0)
+                return
+        self.rendered.emit()
+        if self.idle:
+            self.settled.emit()
+        else:
+            self._timer.start(0)

@@ -1,0 +1,205 @@
+"""The raw target pane: the translated Markdown, where the reviewer corrects it.
+
+Its own (programmatic) edits run under a guard, so only what the user typed comes out of
+``user_edited``; the window attributes it to blocks (fastdesk.review.model.diff_target_edit) and
+hands the result back with ``take_user_edit`` so that the shown segments match the document again.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFocusEvent,
+    QResizeEvent,
+    QTextCursor,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from fastdesk.document.target import TargetView
+from fastdesk.ui.bridge import segments as render
+from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.panes.common import dropped_files, fixed_font, flat_scroll_bars, range_selection
+from fastdesk.ui.panes.incremental import Extent, Incremental
+
+
+class TargetEditor(QPlainTextEdit, Incremental):
+    """The raw translated Markdown, where the reviewer corrects it. Updated block by block; the
+    view never jumps. ``user_edited(position, removed, added)`` (UTF-16 units) reports edits the
+    user made, never the pane's own."""
+
+    user_edited = Signal(int, int, int)
+    resized = Signal()  # (the review margin follows; an event filter would see every event)
+    entered = Signal()  # the reader came into the pane: its cursor is theirs (see cursor_placed)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.entered.emit()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        QPlainTextEdit.__init__(self, parent)
+        Incremental.__init__(self)
+        self.setObjectName("targetEditor")
+        self.setFont(fixed_font())
+        # No undo stack: it would interleave the stream's edits with the user's, and undoing
+        # would then rewrite machine text. A correction is reverted per block (Review menu).
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setReadOnly(False)
+        self._starts: list[int] = [0]
+        self._anchor = 0
+        self._anchor_lines = 0
+        self._at_top = True
+        self._applying = False
+        self.document().contentsChange.connect(self._contents_change)
+        flat_scroll_bars(self)
+        self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
+
+    def step(self, deadline: float) -> bool:
+        self._applying = True  # our edits are not the user's
+        try:
+            return Incremental.step(self, deadline)
+        finally:
+            self._applying = False
+
+    def _contents_change(self, position: int, removed: int, added: int) -> None:
+        if not self._applying and (removed or added):
+            self.user_edited.emit(position, removed, added)
+
+    # A Markdown file dropped here opens (the window takes it), not its path typed in.
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_files(event):
+            event.ignore()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if dropped_files(event):
+            event.ignore()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if dropped_files(event):
+            event.ignore()
+        else:
+            super().dropEvent(event)
+
+    def shown_view(self) -> TargetView:
+        """What the pane showed before the user's edit, as a TargetView (Python indices)."""
+        spans = []
+        pos = 0
+        for seg in self.shown:
+            spans.append((seg.key, pos, pos + len(seg.text)))
+            pos += len(seg.text)
+        return TargetView(render.join(self.shown), tuple(spans), frozenset())
+
+    def take_user_edit(self, view: TargetView, changes: Sequence[tuple[str, str]]) -> None:
+        """The user's edit, attributed to blocks (``diff_target_edit(view, …)``): the shown
+        segments follow it, so the next update diffs against what is really on screen."""
+        if not changes:
+            return
+        first = next(i for i, (key, _s, _e) in enumerate(view.spans) if key == changes[0][0])
+        self.shown[first : first + len(changes)] = [render.segment(k, t) for k, t in changes]
+
+    def undo_user_edit(self) -> None:
+        """An edit no block can take (the pane showed nothing): show what it showed."""
+        self._applying = True
+        try:
+            self.setPlainText(render.join(self.shown))
+        finally:
+            self._applying = False
+
+    def visible_blocks(self) -> list[Extent]:
+        """Blocks on screen with their extent (trailing blank lines left out), for the margin."""
+        if not self.shown:
+            return []
+        starts = self.starts()
+        doc = self.document()
+        last = doc.characterCount() - 1
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        index = max(0, bisect.bisect_right(starts, self.firstVisibleBlock().position()) - 1)
+        out: list[Extent] = []
+        for i in range(index, len(self.shown)):
+            seg = self.shown[i]
+            body = seg.qlen - (len(seg.text) - len(seg.text.rstrip("\n")))
+            if body <= 0:
+                continue
+            first = doc.findBlock(min(starts[i], last))
+            final = doc.findBlock(min(starts[i] + body - 1, last))
+            top = self.blockBoundingGeometry(first).translated(offset).top()
+            if top > height:
+                break
+            bottom = self.blockBoundingGeometry(final).translated(offset).bottom()
+            out.append((seg.key, round(top), round(bottom)))
+        return out
+
+    # Incremental hooks: positions come from the shown segments, kept in step with each edit.
+    def _begin(self) -> None:
+        self._starts = self.starts()
+        top = self.firstVisibleBlock()
+        self._anchor = top.position()
+        self._anchor_lines = max(0, self.verticalScrollBar().value() - top.firstLineNumber())
+        self._at_top = self.verticalScrollBar().value() == 0
+
+    def _end(self) -> None:
+        if self._at_top and self._anchor == 0:
+            self.verticalScrollBar().setValue(0)
+            return
+        block = self.document().findBlock(min(self._anchor, self.document().characterCount() - 1))
+        lines = min(self._anchor_lines, max(0, block.lineCount() - 1))
+        self.verticalScrollBar().setValue(block.firstLineNumber() + lines)
+
+    def _edit(self, index: int, old_len: int, text: str, new_len: int) -> None:
+        start = self._starts[index]
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(start)
+        cursor.setPosition(start + old_len, QTextCursor.MoveMode.KeepAnchor)
+        if text:
+            cursor.insertText(text)
+        else:
+            cursor.removeSelectedText()
+        delta = new_len - old_len
+        if start + old_len <= self._anchor and start < self._anchor:
+            self._anchor += delta
+        elif start < self._anchor < start + old_len:
+            self._anchor = start
+        self._starts[index + 1 :] = [p + delta for p in self._starts[index + 1 :]]
+
+    def _replace(self, index: int, seg: Segment) -> None:
+        self._edit(index, self.shown[index].qlen, seg.text, seg.qlen)
+
+    def _insert(self, index: int, seg: Segment) -> None:
+        self._starts.insert(index + 1, self._starts[index])
+        self._edit(index, 0, seg.text, seg.qlen)
+
+    def _remove(self, index: int) -> None:
+        self._edit(index, self.shown[index].qlen, "", 0)
+        del self._starts[index + 1]
+
+    # mapping for sync-scroll and highlighting
+    def block_range(self, index: int) -> tuple[int, int]:
+        starts = self.starts()
+        if not 0 <= index < len(self.shown):
+            return (0, 0)
+        return starts[index], starts[index + 1]
+
+    def index_at(self, position: int) -> int:
+        starts = self.starts()
+        return max(0, min(len(self.shown) - 1, bisect.bisect_right(starts, position) - 1))
+
+    def show_block(self, index: int | None) -> None:
+        if index is None:
+            self.setExtraSelections([])
+            return
+        self.setExtraSelections(range_selection(self, *self.block_range(index)))
