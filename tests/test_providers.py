@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from fastdesk.config.redact import redact
 from fastdesk.providers import _common
 from fastdesk.providers.base import (
     AuthenticationError,
@@ -807,11 +808,12 @@ def test_retry_after_http_date() -> None:
 
 
 def test_redact_removes_keys_and_key_shapes() -> None:
-    text = _common.redact(
+    text = redact(
         "key gsk_abcdefgh12345 and Bearer sk-zzzzzzzz and mine=MYSECRETVALUE", ["MYSECRETVALUE"]
     )
     assert "abcdefgh12345" not in text and "zzzzzzzz" not in text and "MYSECRET" not in text
-    assert len(_common.redact("x" * 5000)) <= _common.MAX_MESSAGE_CHARS
+    assert _common.safe_text(text + " gsk_abcdefgh12345", ["MYSECRETVALUE"]) == text + " gsk_…2345"
+    assert len(_common.safe_text("x" * 5000)) <= _common.MAX_MESSAGE_CHARS
 
 
 def test_parse_rate_limits_absent() -> None:

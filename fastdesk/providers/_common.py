@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 import httpx
 
+from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
     AuthenticationError,
     BadRequestError,
@@ -76,15 +77,11 @@ def make_http_client(timeout: httpx.Timeout, **kwargs: Any) -> httpx.AsyncClient
 
 # ---- secrets -----------------------------------------------------------------------------------
 
-_KEY_LIKE = re.compile(r"\b(gsk_|csk-|sk-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}", re.IGNORECASE)
 
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` without any of ``secrets`` nor anything shaped like an API key, and short."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    text = _KEY_LIKE.sub(lambda m: m.group(1) + "***", text)
+def safe_text(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """Server-sent ``text`` fit for an error message: without any key (:func:`redact`, given the
+    provider's own key too) and short."""
+    text = redact(text, secrets)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 1] + "…"
     return text
@@ -240,7 +237,7 @@ def from_status(
     label: str | None = None,
 ) -> ProviderError:
     """The error class an HTTP status means (``label`` prefixes the message; default "HTTP n")."""
-    text = redact(message or f"HTTP {status}", secrets)
+    text = safe_text(message or f"HTTP {status}", secrets)
     shown = f"{label or f'HTTP {status}'}: {text}"
     if status in (401, 403):
         return AuthenticationError(provider, shown, status=status)
@@ -274,7 +271,7 @@ def from_error_body(
         elif any(k in lowered for k in ("invalid_request", "not_found", "context_length")):
             status = 400
         else:
-            return ServerError(provider, f"{label}: {redact(message, secrets)}")
+            return ServerError(provider, f"{label}: {safe_text(message, secrets)}")
     else:
         label = f"{label} ({status})"
     return from_status(provider, status, message, headers, secrets, label=label)
