@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import httpx_aiohttp
 import pytest
 
 from fastdesk.config.redact import redact
@@ -33,7 +34,6 @@ from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.factory import configured_providers
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
-from fastdesk.providers.transport import StreamingTransport
 from tests.emulator import Emulator, RateLimits, count_prompt_tokens, tokenize
 
 KINDS = ("groq", "cerebras", "openai")
@@ -684,8 +684,9 @@ def test_sdk_uses_the_one_shared_http1_client(emu: Emulator, kind: str) -> None:
     async def go(p: Any) -> None:
         await collect(p, request("x"))
         assert p._client._client is p._http  # the SDK sends through our client
-        # ours: HTTP/1.1 only (Cerebras' SDK would otherwise ask for HTTP/2)
-        assert isinstance(p._http._transport, StreamingTransport)
+        # the SDK's aiohttp client: HTTP/1.1 only (Cerebras' SDK would otherwise ask for HTTP/2)
+        assert isinstance(p._http, httpx_aiohttp.HttpxAiohttpClient)
+        assert isinstance(p._http._transport, httpx_aiohttp.AiohttpTransport)
 
     run(use(kind, emu, go))
 

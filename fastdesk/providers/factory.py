@@ -1,6 +1,6 @@
 """Build the configured providers from the environment, stored keys and chosen models.
 
-CONTRACT.md: a provider is configured when it has a key (the OpenAI-compatible one: a base URL);
+A provider is configured when it has a key (the OpenAI-compatible one: a base URL);
 ``GROQ_API_KEY`` / ``CEREBRAS_API_KEY`` win over keys stored in the keyring. The returned dict
 is in default preference order: Cerebras (fastest), Groq, then the OpenAI-compatible server.
 """
