@@ -5,9 +5,10 @@
 Streams REQUESTS answers (CONCURRENCY at a time, 400 tokens each) through the router and the
 Groq adapter from tests/emulator.py in a child process (50 ms to first token, 2,000 tokens/s,
 one SSE event per token, as the providers send them), and prints the loop thread's CPU time
-for four set-ups: httpx's default transport (httpcore over h11) or fastdesk's
-(fastdesk.providers.transport), each in a plain asyncio loop or in the window's paced loop
-(fastdesk.ui.bridge.threads.polite_event_loop, PACE_S between waits for I/O).
+for four set-ups: httpx over its own transport (httpcore, h11: what the SDKs use by default) or
+over aiohttp (httpx_aiohttp, what fastdesk.providers._common.make_http_client builds), each in a
+plain asyncio loop or in the window's paced loop (fastdesk.ui.bridge.threads.polite_event_loop,
+PACE_S between waits for I/O).
 
 Why it matters: in the window, this thread shares the GIL and the machine's cores with the GUI
 thread (docs/performance.md).
@@ -39,8 +40,11 @@ SENTENCE = "Paragraph explains one idea in plain words, links to the guide, ment
 TEXT = (SENTENCE * 20)[: TOKENS * CHUNK_CHARS]
 
 
-def httpx_default_client(timeout: httpx.Timeout, **kwargs: Any) -> httpx.AsyncClient:
-    """What make_http_client built before fastdesk's transport: httpx's own (httpcore, h11)."""
+def httpx_default_client(
+    timeout: httpx.Timeout, *, client_class: Any = None, **kwargs: Any
+) -> httpx.AsyncClient:
+    """make_http_client's client over httpx's own transport (httpcore, h11) instead of aiohttp:
+    what the SDKs use without their aiohttp extra."""
     limits = httpx.Limits(
         max_connections=64, max_keepalive_connections=16, keepalive_expiry=_common.KEEPALIVE_EXPIRY
     )
@@ -98,7 +102,7 @@ def main() -> None:
         " 2,000 tokens/s each, through the router:"
     )
     with EmulatorProcess(ttfb=0.05, tokens_per_second=2000.0, chunk_chars=CHUNK_CHARS) as emu:
-        for transport, client in (("httpx default", httpx_default_client), ("fastdesk", ours)):
+        for transport, client in (("httpcore,", httpx_default_client), ("aiohttp,", ours)):
             for paced in (False, True):
                 _common.make_http_client = client
                 threads.PACE_S = pace if paced else 0.0
@@ -106,7 +110,7 @@ def main() -> None:
                 r = measure(emu.groq_base_url, args.requests, args.concurrency, loop)
                 kind = f"paced {pace * 1000:.0f} ms" if paced else "unpaced"
                 print(
-                    f"  {transport:13s} transport, {kind:12s}: loop thread CPU {r['cpu_s']:.2f} s"
+                    f"  httpx over {transport:9s} {kind:12s}: loop thread CPU {r['cpu_s']:.2f} s"
                     f" in {r['wall_s']:.2f} s ({r['us_per_token']:.0f} µs a token),"
                     f" {r['events']} router events"
                 )

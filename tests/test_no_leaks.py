@@ -107,6 +107,13 @@ def test_redact_masks_registered_and_key_shaped_secrets() -> None:
         redact.clear_secrets()
 
 
+def test_redact_masks_the_secrets_a_caller_names_without_registering_them() -> None:
+    text = redact.redact(f"key={OPAQUE_CANARY} short=abcd", [OPAQUE_CANARY, "abcd", None, ""])
+    assert_no_secret_in(text)
+    assert "key=…3a91" in text and "short=…" in text and "abcd" not in text
+    assert redact.redact(OPAQUE_CANARY) == OPAQUE_CANARY  # nothing was registered
+
+
 @pytest.mark.parametrize(
     "harmless",
     [

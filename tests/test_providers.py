@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import httpx_aiohttp
 import pytest
 
+from fastdesk.config.redact import redact
 from fastdesk.providers import _common
 from fastdesk.providers.base import (
     AuthenticationError,
@@ -32,7 +34,6 @@ from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.factory import configured_providers
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
-from fastdesk.providers.transport import StreamingTransport
 from tests.emulator import Emulator, RateLimits, count_prompt_tokens, tokenize
 
 KINDS = ("groq", "cerebras", "openai")
@@ -683,8 +684,9 @@ def test_sdk_uses_the_one_shared_http1_client(emu: Emulator, kind: str) -> None:
     async def go(p: Any) -> None:
         await collect(p, request("x"))
         assert p._client._client is p._http  # the SDK sends through our client
-        # ours: HTTP/1.1 only (Cerebras' SDK would otherwise ask for HTTP/2)
-        assert isinstance(p._http._transport, StreamingTransport)
+        # the SDK's aiohttp client: HTTP/1.1 only (Cerebras' SDK would otherwise ask for HTTP/2)
+        assert isinstance(p._http, httpx_aiohttp.HttpxAiohttpClient)
+        assert isinstance(p._http._transport, httpx_aiohttp.AiohttpTransport)
 
     run(use(kind, emu, go))
 
@@ -807,11 +809,12 @@ def test_retry_after_http_date() -> None:
 
 
 def test_redact_removes_keys_and_key_shapes() -> None:
-    text = _common.redact(
+    text = redact(
         "key gsk_abcdefgh12345 and Bearer sk-zzzzzzzz and mine=MYSECRETVALUE", ["MYSECRETVALUE"]
     )
     assert "abcdefgh12345" not in text and "zzzzzzzz" not in text and "MYSECRET" not in text
-    assert len(_common.redact("x" * 5000)) <= _common.MAX_MESSAGE_CHARS
+    assert _common.safe_text(text + " gsk_abcdefgh12345", ["MYSECRETVALUE"]) == text + " gsk_…2345"
+    assert len(_common.safe_text("x" * 5000)) <= _common.MAX_MESSAGE_CHARS
 
 
 def test_parse_rate_limits_absent() -> None:

@@ -24,7 +24,7 @@ LOG_FILE_NAME = "fastdesk.log"
 MAX_LOG_BYTES = 1_000_000
 LOG_BACKUPS = 3
 # SDK loggers worth seeing when debugging a provider (-vvv); their records are redacted too.
-THIRD_PARTY_LOGGERS = ("httpx", "httpcore", "groq", "cerebras")
+THIRD_PARTY_LOGGERS = ("httpx", "aiohttp", "groq", "cerebras")
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _STDERR_FORMAT = "fastdesk: %(levelname)s %(name)s: %(message)s"

@@ -2,10 +2,13 @@
 
 Two nets, because either alone has holes:
 
-- a process-wide registry of the secrets actually in use (:func:`register_secret`; ``keys.get_key``
-  registers every key it hands out), replaced wherever they appear, whatever their shape;
+- the secrets actually in use, replaced wherever they appear, whatever their shape: a
+  process-wide registry (:func:`register_secret`; ``keys.get_key`` registers every key it hands
+  out), and the ones a caller holds and names (a provider its own key: ``redact(text, secrets)``);
 - patterns for key-shaped strings (``gsk_…`` Groq, ``csk-…`` Cerebras, ``sk-…`` OpenAI style,
   ``Bearer …`` headers), so a key that never went through the registry is masked too.
+
+The providers build their error messages with it too: one set of rules for every text.
 
 A masked key keeps its well-known prefix and its last four characters (``gsk_…abcd``): enough to
 tell two keys apart, not enough to use one.
@@ -15,14 +18,17 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 
 __all__ = ["clear_secrets", "contains_secret", "mask", "redact", "register_secret"]
 
 MIN_SECRET_LENGTH = 8  # shorter strings would redact ordinary words; real keys are far longer
+MIN_NAMED_SECRET_LENGTH = 4  # a secret the caller names is one, however short
 _KNOWN_PREFIXES = ("sk-proj-", "gsk_", "csk-", "sk-")
 
-# A key-shaped token: a known prefix at a token start, then 20+ key characters.
-_KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])(?:gsk_|csk-|sk-)[A-Za-z0-9_-]{20,}")
+# A key-shaped token: a known prefix at a token start, then 8+ key characters (mixing letters and
+# digits, see _looks_random): also a key cut short in a server's message.
+_KEY_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])(?:gsk_|csk-|sk-)[A-Za-z0-9_-]{8,}")
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/-]{8,}=*)")
 
 _lock = threading.Lock()
@@ -78,10 +84,14 @@ def _mask_shape(match: re.Match[str]) -> str:
     return mask(token) if _looks_random(body) else token
 
 
-def redact(text: str) -> str:
-    """``text`` with every registered secret and every key-shaped token masked."""
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every registered secret, each of ``secrets`` (from 4 characters) and every
+    key-shaped token masked."""
     if not text:
         return text
+    named = {s.strip() for s in secrets if s and len(s.strip()) >= MIN_NAMED_SECRET_LENGTH}
+    for secret in sorted(named, key=len, reverse=True):  # longest first: no partial overlaps
+        text = text.replace(secret, mask(secret))
     pattern = _registry_re
     if pattern is not None:
         text = pattern.sub(lambda m: mask(m.group(0)), text)

@@ -8,8 +8,11 @@ Choices made here, once for all providers:
   provider at once and knows ``retry_after`` from :class:`RateLimitedError`.
 - **Short timeouts**: connect 5 s, and 20 s per socket read (no next chunk in 20 s = timeout).
   Interactive work prefers a fast failure and a fallback to a long wait.
-- **HTTP/1.1 and one shared keep-alive client** per provider: no TLS handshake per request, and an
-  early close (cancel) really closes the connection (HTTP/2 streams leak, see PROVIDERS.md).
+- **One HTTP stack, the one both SDKs document for async streaming**: httpx's API over aiohttp
+  (``httpx_aiohttp``, the SDKs' ``aiohttp`` extra), HTTP/1.1, one shared keep-alive client per
+  provider: no TLS handshake per request, an early close (cancel) really closes the connection
+  (HTTP/2 streams would stay open), and aiohttp's C parser hands a streamed body up one socket
+  read at a time, not one token at a time.
 - **Safe messages**: every message is built from the server's error text with anything that looks
   like a key removed, and SDK exceptions are not chained (their text holds raw bodies).
 """
@@ -19,15 +22,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import functools
 import json
 import math
+import os
 import re
+import ssl
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any, NoReturn
 
+import aiohttp
 import httpx
+from httpx_aiohttp import HttpxAiohttpClient
 
+from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
     AuthenticationError,
     BadRequestError,
@@ -44,7 +53,6 @@ from fastdesk.providers.base import (
     TextDelta,
     Usage,
 )
-from fastdesk.providers.transport import StreamingTransport, proxy_mounts
 
 DEFAULT_CONNECT_TIMEOUT = 5.0
 DEFAULT_READ_TIMEOUT = 20.0
@@ -59,32 +67,56 @@ MAX_MESSAGE_CHARS = 300
 def make_timeout(
     read: float = DEFAULT_READ_TIMEOUT, connect: float = DEFAULT_CONNECT_TIMEOUT
 ) -> httpx.Timeout:
-    """Connect timeout apart; ``read`` bounds each socket read (and write, and pool waits)."""
+    """Connect timeout apart; ``read`` bounds each wait for the next bytes (and for a free
+    connection of the pool)."""
     return httpx.Timeout(read, connect=connect)
 
 
-def make_http_client(timeout: httpx.Timeout, **kwargs: Any) -> httpx.AsyncClient:
-    """One HTTP/1.1 keep-alive client per provider instance, over :mod:`.transport` (a streamed
-    answer comes up one socket read at a time, not one token at a time)."""
+def make_http_client(
+    timeout: httpx.Timeout,
+    *,
+    client_class: type[httpx.AsyncClient] = HttpxAiohttpClient,
+    **kwargs: Any,
+) -> httpx.AsyncClient:
+    """One keep-alive client per provider instance, over aiohttp.
+
+    ``client_class`` is ``httpx_aiohttp.HttpxAiohttpClient`` or an SDK's ``DefaultAioHttpClient``
+    (the same class with the SDK's defaults, all overridden here). Being an ``httpx.AsyncClient``,
+    it reads proxies from the environment as httpx does (``HTTP_PROXY``, ``HTTPS_PROXY``,
+    ``ALL_PROXY``, ``NO_PROXY``), each through its own aiohttp transport.
+    """
     limits = httpx.Limits(
         max_connections=64, max_keepalive_connections=16, keepalive_expiry=KEEPALIVE_EXPIRY
     )
-    if "transport" not in kwargs:
-        kwargs.update(transport=StreamingTransport(limits=limits), mounts=proxy_mounts(limits))
-    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=True, **kwargs)
+    kwargs.setdefault("verify", tls_context())
+    return client_class(timeout=timeout, limits=limits, follow_redirects=True, **kwargs)
+
+
+def tls_context() -> ssl.SSLContext:
+    """The certificate authorities httpx would trust: ``SSL_CERT_FILE``, else ``SSL_CERT_DIR``,
+    else certifi's. Loaded once a process for each setting (~30 ms a load), not once for every
+    client and proxy transport."""
+    return _tls_context(
+        os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None
+    )
+
+
+@functools.cache
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    if cert_file:
+        return ssl.create_default_context(cafile=cert_file)
+    if cert_dir:
+        return ssl.create_default_context(capath=cert_dir)
+    return httpx.create_ssl_context(trust_env=False)
 
 
 # ---- secrets -----------------------------------------------------------------------------------
 
-_KEY_LIKE = re.compile(r"\b(gsk_|csk-|sk-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}", re.IGNORECASE)
 
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` without any of ``secrets`` nor anything shaped like an API key, and short."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    text = _KEY_LIKE.sub(lambda m: m.group(1) + "***", text)
+def safe_text(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """Server-sent ``text`` fit for an error message: without any key (:func:`redact`, given the
+    provider's own key too) and short."""
+    text = redact(text, secrets)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 1] + "…"
     return text
@@ -240,7 +272,7 @@ def from_status(
     label: str | None = None,
 ) -> ProviderError:
     """The error class an HTTP status means (``label`` prefixes the message; default "HTTP n")."""
-    text = redact(message or f"HTTP {status}", secrets)
+    text = safe_text(message or f"HTTP {status}", secrets)
     shown = f"{label or f'HTTP {status}'}: {text}"
     if status in (401, 403):
         return AuthenticationError(provider, shown, status=status)
@@ -274,7 +306,7 @@ def from_error_body(
         elif any(k in lowered for k in ("invalid_request", "not_found", "context_length")):
             status = 400
         else:
-            return ServerError(provider, f"{label}: {redact(message, secrets)}")
+            return ServerError(provider, f"{label}: {safe_text(message, secrets)}")
     else:
         label = f"{label} ({status})"
     return from_status(provider, status, message, headers, secrets, label=label)
@@ -287,11 +319,15 @@ def map_exception(
     secrets: Iterable[str | None] = (),
     read_timeout: float | None = None,
 ) -> ProviderError:
-    """Any SDK, httpx or decoding failure as one of base.py's errors (never raises)."""
+    """Any SDK, httpx, aiohttp or decoding failure as one of base.py's errors (never raises)."""
     if isinstance(exc, ProviderError):
         return exc
     names = {cls.__name__ for cls in type(exc).__mro__}
     timeout_text = f" after {read_timeout:g} s" if read_timeout else ""
+    if "APIConnectionError" in names or isinstance(exc, httpx.TransportError | aiohttp.ClientError):
+        underlying = _aiohttp_cause(exc)
+        if underlying is not None:
+            return _from_aiohttp(provider, underlying, timeout_text)
     if "APITimeoutError" in names or isinstance(exc, httpx.TimeoutException):
         return ProviderTimeoutError(provider, f"no answer{timeout_text} ({type(exc).__name__})")
     if "APIConnectionError" in names:
@@ -315,6 +351,41 @@ def map_exception(
     if isinstance(exc, ValueError):  # json.JSONDecodeError, pydantic validation
         return ConnectionFailedError(provider, f"malformed answer ({type(exc).__name__})")
     return ConnectionFailedError(provider, f"unexpected failure ({type(exc).__name__})")
+
+
+def _aiohttp_cause(exc: BaseException) -> aiohttp.ClientError | None:
+    """The aiohttp error under an httpx one (httpx_aiohttp chains it) or an SDK one (which
+    chains the httpx one), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, aiohttp.ClientError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or (
+            None if current.__suppress_context__ else current.__context__
+        )
+    return None
+
+
+def _from_aiohttp(provider: str, cause: aiohttp.ClientError, timeout_text: str) -> ProviderError:
+    """The error an aiohttp failure means, from aiohttp's own class: httpx_aiohttp turns any
+    ``ClientConnectionError`` (a refused connection, a server that hung up) into
+    ``httpx.ConnectTimeout``, which the SDKs report as a timeout."""
+    name = type(cause).__name__
+    if isinstance(cause, aiohttp.ConnectionTimeoutError):
+        return ProviderTimeoutError(provider, f"could not connect in time ({name})")
+    if isinstance(cause, aiohttp.ServerTimeoutError):
+        return ProviderTimeoutError(provider, f"no answer{timeout_text} ({name})")
+    if isinstance(cause, aiohttp.ClientConnectorError):  # refused, DNS, TLS, an unreachable proxy
+        return ConnectionFailedError(
+            provider, f"could not reach the server ({type(cause.os_error).__name__})"
+        )
+    if isinstance(cause, aiohttp.ClientPayloadError):
+        return ConnectionFailedError(provider, f"connection cut mid-answer ({name})")
+    if isinstance(cause, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError):
+        return ConnectionFailedError(provider, f"the server closed the connection ({name})")
+    return ConnectionFailedError(provider, f"connection failed ({name})")
 
 
 def _from_sdk_status(
@@ -444,7 +515,7 @@ DRAIN_TIMEOUT = 1.0  # after [DONE], how long to wait for the body's end so the 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-async def sse_data(response: httpx.Response) -> AsyncIterator[list[str]]:
+async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
     """The ``data`` of the Server-Sent Events of ``response`` (``[DONE]`` included), one list
     for each piece of the body that arrives.
 
@@ -555,7 +626,7 @@ def _chunk(provider: str, data: str, secrets: Iterable[str | None]) -> Any:
 
 
 async def _drain(events: AsyncIterator[Any]) -> None:
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+    with contextlib.suppress(TimeoutError, httpx.HTTPError, aiohttp.ClientError):
         async with asyncio.timeout(DRAIN_TIMEOUT):
             async for _ in events:
                 pass
@@ -572,14 +643,16 @@ class SdkProvider:
     closes the response right after ``[DONE]`` without reading the end of the chunked body, so
     its connection is never reused (measured: one new connection per request).
 
-    Subclasses name their SDK client (:meth:`_make_client`, given the options both SDKs take),
-    their default host and model, and turn a request into keyword arguments
-    (:meth:`_create_kwargs`): that is where the providers really differ.
+    Subclasses name their SDK client (:meth:`_make_client`, given the options both SDKs take) and
+    its ``DefaultAioHttpClient`` (``http_client_class``), their default host and model, and turn a
+    request into keyword arguments (:meth:`_create_kwargs`): that is where the providers really
+    differ.
     """
 
     name = "sdk"
     default_base_url = ""
     default_model = ""
+    http_client_class: type[httpx.AsyncClient] = HttpxAiohttpClient
 
     def __init__(
         self,
@@ -593,7 +666,7 @@ class SdkProvider:
         """``base_url`` is the bare host; ``default_model`` None means the class's default."""
         limits = make_timeout(timeout, connect_timeout)
         self._secrets = (api_key,)
-        self._http = make_http_client(limits)
+        self._http = make_http_client(limits, client_class=self.http_client_class)
         self._client = self._make_client(
             api_key=api_key,
             base_url=base_url or self.default_base_url,

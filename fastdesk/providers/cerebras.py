@@ -1,17 +1,17 @@
 """Cerebras through the official ``cerebras-cloud-sdk`` (AsyncCerebras).
 
 The SDK is built with ``warm_tcp_connection=False`` (its warm-up is a blocking GET inside the
-event loop) and an HTTP/1.1 client (its default HTTP/2 leaks streams on early close). Usage and
-``time_info`` come in the last chunk, which may have ``choices: []`` (the shared SSE reader in
-``_common`` guards that); ``max_completion_tokens`` is always set because Cerebras books it
-against the token quota up front.
+event loop) and its ``DefaultAioHttpClient``, HTTP/1.1 (its default HTTP/2 leaks streams on early
+close). Usage and ``time_info`` come in the last chunk, which may have ``choices: []`` (the
+shared SSE reader in ``_common`` guards that); ``max_completion_tokens`` is always set because
+Cerebras books it against the token quota up front.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cerebras.cloud.sdk import AsyncCerebras
+from cerebras.cloud.sdk import AsyncCerebras, DefaultAioHttpClient
 
 from fastdesk.providers._common import SdkProvider, default_max_tokens, reasoning_family
 from fastdesk.providers.base import ChatRequest
@@ -26,6 +26,7 @@ class CerebrasProvider(SdkProvider):
     name = "cerebras"
     default_base_url = DEFAULT_BASE_URL
     default_model = DEFAULT_MODEL
+    http_client_class = DefaultAioHttpClient
 
     def _make_client(self, **options: Any) -> AsyncCerebras:
         # Its TCP warm-up is a blocking GET run inside the event loop (up to 4 s): skip it.

@@ -23,6 +23,7 @@ class GroqProvider(SdkProvider):
     name = "groq"
     default_base_url = DEFAULT_BASE_URL
     default_model = DEFAULT_MODEL
+    http_client_class = groq.DefaultAioHttpClient
 
     def _make_client(self, **options: Any) -> groq.AsyncGroq:
         return groq.AsyncGroq(**options)

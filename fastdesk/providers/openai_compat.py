@@ -1,8 +1,9 @@
-"""Any OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) over plain httpx.
+"""Any OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio), without an SDK.
 
-No SDK: one ``POST {base_url}/chat/completions`` with ``stream: true`` and
-``stream_options.include_usage``, and Server-Sent Events parsed here. ``base_url`` ends in
-``/v1``; the API key is optional (local servers rarely want one).
+One ``POST {base_url}/chat/completions`` with ``stream: true`` and
+``stream_options.include_usage``, sent through the same aiohttp-backed httpx client as the SDK
+adapters (``_common.make_http_client``), and Server-Sent Events parsed here. ``base_url`` ends
+in ``/v1``; the API key is optional (local servers rarely want one).
 
 When no model is configured, the first one ``GET {base_url}/models`` lists is used (a local
 server usually serves exactly one).
