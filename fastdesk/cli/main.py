@@ -38,7 +38,7 @@ def _window_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    """Dispatch; returns the exit status (CONTRACT.md: 0 ok, 1 some document failed, 2 usage)."""
+    """Dispatch; returns the exit status (0 ok, 1 some document failed, 2 bad usage or input)."""
     if argv and argv[0] in SUBCOMMANDS:
         args = _subcommand_parser(argv[0]).parse_args(argv)
         func: Callable[[argparse.Namespace], int] = args.func

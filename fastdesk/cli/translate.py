@@ -1,4 +1,4 @@
-"""`fastdesk translate`: translate or simplify files without a window (CONTRACT.md)."""
+"""`fastdesk translate`: translate or simplify files without a window (README: Command line)."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ async def _translate_one(
         sys.stdout.flush()
     else:
         atomic_write_text(output, target)
-    report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value]
+    report.flags.sort(key=lambda f: (f["block"], f["check"]))
     return report
 
 

@@ -572,7 +572,8 @@ def _is_latin(ch: str) -> bool:
 
 
 def check_accents(pair: Pair) -> str | None:
-    """Answers that lost the diacritics their language needs (small models do, see seed 003)."""
+    """Answers that lost the diacritics their language needs (small models such as Llama 3.1 8B
+    do)."""
     lang = primary_subtag(pair.target_lang or "")
     letters = ACCENT_LETTERS.get(lang)
     if pair.simplify:

@@ -111,7 +111,7 @@ class RevisionDone:
 
 @dataclass(frozen=True)
 class Expansion:
-    """Generated elaboration of one block's section (seed 003's "sections expanded on demand").
+    """Generated elaboration of one block's section ("sections expanded on demand").
 
     Shown for that block only and marked as generated; never written into the translation.
     """

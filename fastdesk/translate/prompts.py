@@ -1,9 +1,10 @@
 """The messages sent to a model, and the streaming-safe stripper for "thinking aloud".
 
-Contract (CONTRACT.md): the text to translate is the whole content of the LAST user message;
-instructions, glossary and context live in the system message. So a provider that echoes the last
-user message gives back the source unchanged, and the engine can map answers back exactly.
-Several blocks may share one request: each is preceded by a marker line (see ``BATCH_MARKER``).
+Contract (README, tests/test_prompts.py): the text to translate is the whole content of the LAST
+user message; instructions, glossary and context live in the system message. So a provider that
+echoes the last user message gives back the source unchanged, and the engine can map answers back
+exactly. Several blocks may share one request: each is preceded by a marker line (see
+``BATCH_MARKER``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Warm start: a tiny request to the top choice(s) so the user's first edit does not pay the cold
-start (seed 003: 7.5 s to first byte cold, 0.6 s warm) nor a TLS handshake.
+start (Groq's free tier measured 7.5 s to first byte cold, 0.6 s warm) nor a TLS handshake.
 
 Qt-free; the window calls :func:`needs_warmup` when the app starts or comes back from a long idle,
 and then :func:`warm_up` in its worker loop. A warm-up asks for one token ("Hi", ``max_tokens=1``),

@@ -137,7 +137,7 @@ def gui_first() -> Iterator[None]:
 
 
 # While answers stream in, data arrives a token or so at a time, and every turn of the loop costs
-# the same Python however little it reads (asyncio's callbacks, the transport, the SSE parser, the
+# the same Python however little it reads (asyncio's callbacks, the HTTP client, the SSE parser, the
 # router: ~100 µs on our 2-core machine). So a turn that would wait for I/O starts no sooner than
 # PACE_S after the last one, and reads at once what came meanwhile: for the bench document's
 # stream, ~3 times fewer turns and engine-thread CPU 1.6 -> 0.9 s (docs/performance.md). It

@@ -1,4 +1,4 @@
-"""Compare Providers (issue 5.5): ``fastdesk bench`` in the window.
+"""Compare Providers: ``fastdesk bench`` in the window.
 
 Every configured provider and model translates the current document (or the bundled sample) N
 times through the real engine, memory off, one choice after the other
