@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 
+from fastdesk.config.keys import checked_key
 from fastdesk.providers import cerebras as cerebras_mod
 from fastdesk.providers import groq as groq_mod
 from fastdesk.providers.base import Provider
@@ -55,7 +56,7 @@ def configured_providers(
     base_urls = base_urls or {}
 
     def key(name: str) -> str | None:
-        found = _clean(env.get(KEY_ENV[name]))
+        found = checked_key(name, env.get(KEY_ENV[name]), KEY_ENV[name])  # CR/LF: InvalidKey
         if found is None and keys is not None:
             try:
                 found = _clean(keys(name))
