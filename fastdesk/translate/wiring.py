@@ -4,6 +4,7 @@ the command line and the benchmarks to get a ready Engine."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def load_user_settings() -> Settings:
 
 def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
     """The global glossary merged with the document folder's one (folder wins)."""
-    paths = [p for p in (glossary_file(settings),) if p.is_file()]
+    paths = [p for p in (glossary_file(settings),) if os.path.isfile(p)]  # never raises
     if document is not None:
         folder = find_folder_glossary(Path(document))
         if folder is not None:
