@@ -317,6 +317,16 @@ def test_an_out_dir_that_cannot_be_one_exits_2(
     assert blocker.read_text(encoding="utf-8") == "mine\n" and emu.request_count == requests
 
 
+def test_an_output_that_is_the_input_through_a_symlinked_folder_exits_2(
+    src: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (src.parent / "alias").symlink_to(src)
+    out = src.parent / "alias" / "guide.md"
+    code, err = cli(capsys, str(src / "guide.md"), "-o", str(out))
+    assert code == 2 and err == [f"fastdesk translate: {out}: output would overwrite its input"]
+    assert (src / "guide.md").read_text(encoding="utf-8") == DOC
+
+
 def test_a_report_that_cannot_be_written_is_refused_before_any_request(
     src: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
