@@ -197,6 +197,46 @@ def test_a_locked_memory_means_this_run_without_memory(
     assert "this run goes without memory" in err[0]
 
 
+def test_fastdesk_memory_on_a_broken_or_locked_memory_is_one_line(
+    src: Path,
+    isolated_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fastdesk.translate import memory as memory_module
+
+    memory = _memory(isolated_home)
+    memory.parent.mkdir(parents=True)
+    memory.write_bytes(b"not a database at all" * 100)
+    assert run(["memory", "stats"]) == 0
+    reset_logging()
+    err, out = capsys.readouterr()[::-1]
+    assert len(err.splitlines()) == 1 and "was broken" in err
+    assert out.startswith("0 translations in ")
+    monkeypatch.setattr(memory_module, "LOCK_TIMEOUT_S", 0.3)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, time\n"
+            f"db = sqlite3.connect({str(memory)!r}, isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert run(["memory", "clear"]) == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    reset_logging()
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "locked by another program" in err
+    assert "Traceback" not in err
+
+
 def test_a_read_only_memory_means_this_run_without_memory(
     src: Path, emu: Emulator, tmp_path: Path
 ) -> None:
@@ -493,6 +533,7 @@ def test_a_crafted_state_file_is_set_aside_and_the_run_goes_on(
     if relative.endswith(("settings.toml", "glossary.toml")):
         assert any("nested more than" in line for line in err), err
     assert all(line.startswith("fastdesk: WARNING") for line in err), err
+    assert len(err) == (0 if relative.startswith("cache/") else 1), err  # said once
 
 
 def test_crafted_sidecars_and_autosaves_are_set_aside_never_the_document(tmp_path: Path) -> None:

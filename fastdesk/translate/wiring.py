@@ -30,11 +30,9 @@ HOW_TO_CONFIGURE = {
 
 
 def load_user_settings() -> Settings:
-    """The user's settings; what was wrong with the file goes to the log as warnings."""
-    settings, warnings = load_settings()
-    for warning in warnings:
-        log.warning("%s", warning)
-    return settings
+    """The user's settings; what was wrong with the file goes to the log as warnings (by
+    load_settings itself: logging them again here printed each one twice)."""
+    return load_settings()[0]
 
 
 def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
