@@ -382,6 +382,7 @@ class Emulator:
         self._requests: list[RecordedRequest] = []
         self._connections = 0
         self._disconnects = 0
+        self._answered = 0
         self._handlers: set[_Handler] = set()
         self._threads: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -530,6 +531,12 @@ class Emulator:
         with self._lock:
             return self._disconnects
 
+    @property
+    def answered(self) -> int:
+        """Streamed chat answers sent to their end (what a client was billed for)."""
+        with self._lock:
+            return self._answered
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         """Block until ``predicate()`` holds (re-checked on every request and disconnect)."""
         deadline = time.monotonic() + timeout
@@ -559,6 +566,11 @@ class Emulator:
         with self._lock:
             self._handlers.discard(handler)
             self._threads.discard(threading.current_thread())
+            self._lock.notify_all()
+
+    def _note_answered(self) -> None:
+        with self._lock:
+            self._answered += 1
             self._lock.notify_all()
 
     def _note_disconnect(self) -> None:
@@ -894,6 +906,7 @@ def _finish_stream(
     if cfg.send_done:
         ex.event("[DONE]")
     ex.end()
+    ex.emu._note_answered()
 
 
 def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) -> bool:

@@ -173,28 +173,29 @@ def test_broken_file_is_set_aside(tmp_path: Path, content: bytes, caplog) -> Non
     assert "counting from zero" in caplog.text
 
 
-def test_malformed_days_are_ignored(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "days",
+    [
+        {"2026-07-15": {"usd": "lots", "requests": 1}},
+        {"2026-07-14": {"usd": 0.5, "requests": -1, "unknown": 0}},
+        {"not a day": {"usd": 0.5, "requests": 2, "unknown": 0}},
+        {"2026-07-14": {"usd": 0.5, "requests": 1e400, "unknown": 0}},
+        {"2026-07-14": [0.5, 2, 0]},
+    ],
+)
+def test_a_malformed_day_sets_the_whole_file_aside(tmp_path: Path, days, caplog) -> None:
+    """Money: the file is kept whole for the user, not silently trimmed of the bad day."""
     path = tmp_path / "costs.json"
-    path.write_text(
-        json.dumps(
-            {
-                "version": 1,
-                "days": {
-                    "2026-07-15": {"usd": "lots", "requests": 1},
-                    "2026-07-14": {"usd": 0.5, "requests": -1, "unknown": 0},
-                    "2026-07-13": {"usd": 0.5, "requests": 2, "unknown": 0},
-                },
-            }
-        ),
-        encoding="utf-8",
-    )
+    days = {"2026-07-13": {"usd": 0.5, "requests": 2, "unknown": 0}, **days}
+    content = json.dumps({"version": 1, "days": days})
+    path.write_text(content, encoding="utf-8")
     ledger = CostLedger(path, now=Clock())
     assert ledger.today() == Totals()
     ledger.record(ok(0.1))
-    assert file_days(path) == {
-        "2026-07-13": {"usd": 0.5, "requests": 2, "unknown": 0},
-        "2026-07-15": {"usd": 0.1, "requests": 1, "unknown": 0},
-    }
+    assert file_days(path) == {"2026-07-15": {"usd": 0.1, "requests": 1, "unknown": 0}}
+    aside = list(tmp_path.glob("costs.json.broken-*"))
+    assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == content
+    assert "malformed" in caplog.text and aside[0].name in caplog.text
 
 
 def test_unwritable_file_keeps_counting(tmp_path: Path, caplog) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,214 @@ def test_a_new_file_gets_the_usual_permissions_not_mkstemps_private_ones(tmp_pat
     target = tmp_path / "guide.fr.md"
     atomic_write_text(target, "Bonjour\n")
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~old
+
+
+# ---- hostile paths: only regular files are read, at once --------------------------------------
+
+
+def _special(kind: str, tmp_path: Path) -> Path:
+    """A special file made on the fly (a .md name, as a user would pass it)."""
+    import socket
+
+    path = tmp_path / f"{kind}.md"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero-link":
+        path.symlink_to("/dev/zero")
+    elif kind == "dev-null":
+        path = Path("/dev/null")
+    elif kind == "socket":
+        path = tmp_path / "s.md"  # AF_UNIX paths are short
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    elif kind == "loop":
+        path.symlink_to(tmp_path / "loop-b.md")
+        (tmp_path / "loop-b.md").symlink_to(path)
+    return path
+
+
+def at_once(call: Callable[[], object], seconds: float = 5.0) -> object:
+    """``call()``'s result or exception, failing the test (not hanging it) if it blocks."""
+    import threading
+
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"blocked for over {seconds} s"
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("fifo", "is a named pipe, not a regular file"),
+        ("dev-zero-link", "is a device, not a regular file"),
+        ("dev-null", "is a device, not a regular file"),
+        ("socket", "is a socket, not a regular file"),
+        ("loop", "symlink loop"),
+    ],
+)
+def test_special_files_are_refused_at_once_with_their_reason(
+    kind: str, reason: str, tmp_path: Path
+) -> None:
+    """/dev/zero once grew to 11.7 GB in 20 s and a FIFO hung forever: now neither is opened."""
+    path = _special(kind, tmp_path)
+    with pytest.raises(DocumentError) as info:
+        at_once(lambda: read_document(path))
+    assert info.value.reason == reason and str(path) in str(info.value)
+    assert at_once(lambda: fileio.regular_file_problem(path, 1000)) == reason
+
+
+def test_a_fifo_slipped_in_after_the_check_does_not_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open file is checked again (fstat) and opened without blocking: no race hangs."""
+    fifo = tmp_path / "late.md"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(fileio, "_stat", lambda path, max_bytes: None)  # the check "passed"
+    with pytest.raises(fileio.FileError, match="named pipe"):
+        at_once(lambda: fileio.read_file_bytes(fifo, 1000))
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_cut_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing.md"
+    path.write_bytes(b"x" * 5000)
+    real_check = fileio._check
+    monkeypatch.setattr(fileio, "_stat", lambda path, max_bytes: None)
+    monkeypatch.setattr(fileio, "_check", lambda path, st, max_bytes: None)
+    with pytest.raises(fileio.BrokenFile, match="too large"):
+        fileio.read_file_bytes(path, 1000)
+    monkeypatch.setattr(fileio, "_check", real_check)
+
+
+def test_a_folder_in_the_path_that_cannot_be_searched_is_permission_denied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root the kernel never refuses, so the refusal itself is simulated (the subprocess
+    tests in test_faults.py make the real one without root's override)."""
+    import errno
+
+    def refuse(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "stat", refuse)
+    with pytest.raises(DocumentError) as info:
+        read_document(tmp_path / "locked" / "a.md")
+    assert info.value.reason == "permission denied"
+
+
+def test_regular_file_problem_accepts_a_small_regular_file_and_measures_the_limit(
+    tmp_path: Path,
+) -> None:
+    image = tmp_path / "pic.png"
+    image.write_bytes(b"\x89PNG" + b"\x00" * 2000)
+    assert fileio.regular_file_problem(image, 4000) is None
+    assert fileio.regular_file_problem(image, 1000) == "too large (2 kB; the limit is 1 kB)"
+    assert fileio.regular_file_problem(tmp_path / "none.png", 1000) == "no such file"
+    assert fileio.regular_file_problem(tmp_path, 1000) == "is a folder, not a file"
+    assert fileio.regular_file_problem(str(tmp_path) + "/a\x00b", 1000) == "not a valid file name"
+    link = tmp_path / "link.png"
+    link.symlink_to(image)  # a symlink to a regular file is fine
+    assert fileio.regular_file_problem(link, 4000) is None
+
+
+# ---- state files: bounded nesting -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("loader", "text"),
+    [
+        (fileio.load_json, "[" * 3000 + "]" * 3000),
+        (fileio.load_json, '{"a":' * 3000 + "1" + "}" * 3000),
+        (fileio.load_json, "[" * 150 + "]" * 150),  # parses, but deeper than any file of ours
+        (fileio.load_toml, "a = " + "[" * 3000 + "]" * 3000),
+        (fileio.load_toml, "a = " + "{b = " * 3000 + "1" + "}" * 3000),
+    ],
+)
+def test_deeply_nested_state_files_are_broken_not_a_recursion_error(
+    tmp_path: Path, loader: object, text: str
+) -> None:
+    path = tmp_path / "state"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(fileio.BrokenFile) as info:
+        loader(path)  # type: ignore[operator]
+    assert info.value.reason == f"nested more than {fileio.MAX_NESTING} levels deep"
+
+
+def test_state_loaders_say_what_and_where(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text('{"a": 1,\n "b": }', encoding="utf-8")
+    with pytest.raises(fileio.BrokenFile) as info:
+        fileio.load_json(path)
+    assert info.value.line == 2 and info.value.reason.startswith("not valid JSON: ")
+    assert str(info.value).startswith(f"{path}, line 2: not valid JSON")
+    path.write_text('a = 1\nb = "open\n', encoding="utf-8")
+    with pytest.raises(fileio.BrokenFile) as info:
+        fileio.load_toml(path)
+    assert info.value.line == 2 and info.value.reason.startswith("invalid TOML: ")
+    path.write_bytes(b'a = "caf\xe9"\n')
+    with pytest.raises(fileio.BrokenFile, match="not UTF-8"):
+        fileio.load_toml(path)
+    assert fileio.load_toml(_write(tmp_path / "bom.toml", b"\xef\xbb\xbfa = 1\n")) == {"a": 1}
+    with pytest.raises(FileNotFoundError):
+        fileio.load_json(tmp_path / "absent.json")
+    with pytest.raises(fileio.FileError, match="is a folder") as folder:
+        fileio.load_json(tmp_path)
+    assert not isinstance(folder.value, fileio.BrokenFile)  # not ours to move
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+# ---- writable_problem: refused before any work ------------------------------------------------
+
+
+def test_writable_problem_names_the_file_and_the_reason(tmp_path: Path) -> None:
+    afile = _write(tmp_path / "afile", b"x")
+    assert fileio.writable_problem(tmp_path / "new" / "deeper" / "out.md") is None
+    assert fileio.writable_problem(afile) is None  # replacing a file is fine
+    assert fileio.writable_problem(tmp_path) == f"{tmp_path}: is a folder, not a file"
+    assert fileio.writable_problem(afile / "out.md") == (
+        f"{afile}: is a file, not a folder, so {afile / 'out.md'} cannot be written"
+    )
+    assert fileio.writable_problem(Path("/dev/null")) == (
+        "/dev/null: is a device, not a regular file"
+    )
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    assert fileio.writable_problem(loop / "out.md") == (
+        f"{loop / 'out.md'}: cannot be written: symlink loop"
+    )
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".fastdesk-probe")] == []
+
+
+def test_writable_problem_reports_a_folder_that_refuses_new_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert fileio.writable_problem(tmp_path / "out.md") == (
+        f"{tmp_path}: cannot write there: read-only file system"
+    )
+    assert fileio.writable_problem(tmp_path / "sub" / "out.md") == (
+        f"{tmp_path}: cannot create {tmp_path / 'sub'}: read-only file system"
+    )

@@ -392,3 +392,101 @@ def test_secret_service_cli(secret_service: KeyringBackend, monkeypatch) -> None
     code, out, err = run(["keys", "delete", "cerebras"])
     assert code == 0 and "deleted" in out
     assert secret_service.get_password(keys.SERVICE, "cerebras") is None
+
+
+# ---- keys that cannot be sent, and keys sent where anyone can read them ------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("gsk_abc\r\nX-Injected-Header: yes", "contains a line break"),
+        ("gsk_abc\ndef", "contains a line break"),
+        ("gsk_abc def", "contains spaces"),
+        ("gsk_abc\x07", "contains control characters"),
+        ("gsk_abcé", "contains characters that are not ASCII"),
+    ],
+)
+def test_an_environment_key_that_cannot_be_sent_is_refused_by_name(
+    monkeypatch, value: str, problem: str
+) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", value)
+    with pytest.raises(keys.InvalidKey) as caught:
+        keys.env_key("groq")
+    assert str(caught.value) == (
+        f"the groq key in GROQ_API_KEY {problem}, so it was not used; "
+        "set it again with only the key"
+    )
+    assert "gsk_abc" not in str(caught.value)
+    assert redact.redact(value.strip()) != value.strip()  # registered: no log can show it
+
+
+def test_a_pasted_trailing_newline_is_only_whitespace(monkeypatch) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", GROQ + "\r\n")
+    assert keys.env_key("groq") == GROQ
+
+
+def test_the_factory_refuses_such_a_key_instead_of_sending_it() -> None:
+    from fastdesk.providers.factory import configured_providers
+
+    env = {"GROQ_API_KEY": "gsk_abc\r\nX-Injected-Header: yes"}
+    with pytest.raises(keys.InvalidKey, match="GROQ_API_KEY contains a line break"):
+        configured_providers(env=env)
+    assert set(configured_providers(env={"GROQ_API_KEY": GROQ})) == {"groq"}
+
+
+def test_cli_list_names_a_bad_environment_key_in_one_line(
+    memory: MemoryKeyring, monkeypatch
+) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", "gsk_abc\ndef")
+    code, out, err = run(["keys", "list"])
+    assert code == 2 and "gsk_abc" not in out + err
+    assert err.splitlines() == [
+        "fastdesk keys: the groq key in GROQ_API_KEY contains a line break, so it was not used; "
+        "set it again with only the key"
+    ]
+    code, out, err = run(["keys", "set", "groq"], stdin=GROQ)  # storing still works
+    assert code == 0 and "GROQ_API_KEY is set and wins" in out
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        None,
+        "",
+        "https://api.example.com/v1",
+        "http://127.0.0.1:11434/v1",
+        "http://localhost:8000/v1",
+        "http://[::1]:8080/v1",
+        "http://192.168.1.20:8000/v1",
+        "http://10.0.0.7/v1",
+        "http://172.16.3.4/v1",
+        "http://169.254.1.1/v1",
+        "http://[fe80::1]/v1",
+        "http://[fd00::5]/v1",
+        "http://100.64.0.9/v1",  # shared address space (carrier NAT, VPNs)
+        "http://gpu-box:8000/v1",  # a single-label name: a machine on the LAN
+        "http://ollama.local/v1",
+        "http://server.home.arpa/v1",
+    ],
+)
+def test_no_warning_for_https_or_this_computer_or_the_local_network(url: str | None) -> None:
+    assert keys.plain_http_warning("openai", url) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("http://api.example.com/v1", "api.example.com"),
+        ("HTTP://API.EXAMPLE.COM/v1", "api.example.com"),
+        ("http://8.8.8.8:8000/v1", "8.8.8.8"),
+        ("http://[2001:4860:4860::8888]/v1", "2001:4860:4860::8888"),
+        ("http://[::ffff:8.8.8.8]/v1", "::ffff:8.8.8.8"),
+        ("http://user@llm.example.org/v1", "llm.example.org"),
+    ],
+)
+def test_a_key_over_plain_http_to_a_remote_host_is_warned(url: str, host: str) -> None:
+    assert keys.plain_http_warning("groq", url) == (
+        f"the groq key will be sent unencrypted to {host} (plain http:// in its base URL); "
+        "anyone on the network path can read it: use https://"
+    )

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from fastdesk.translate.events import Flag
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -82,3 +85,199 @@ def test_thread_safe_puts(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert m.count() == 200
+
+
+# ---- a broken, locked or read-only memory never stops a translation -------------------------
+
+
+def answer_of(m: Memory) -> str | None:
+    hit = m.get(key())
+    return None if hit is None else hit.answer
+
+
+def _filled(path: Path, n: int = 400) -> Path:
+    m = Memory(path)
+    for i in range(n):
+        m.put(key(f"paragraph {i} " * 10), "réponse " * 20, provider="groq", model="m")
+    m.close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the main file
+    db.close()
+    return path
+
+
+def _half(path: Path) -> None:
+    _filled(path)
+    with path.open("r+b") as fh:
+        fh.truncate(path.stat().st_size // 2)
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 64)
+
+
+def _folder(path: Path) -> None:
+    path.mkdir()
+    (path / "inside").write_text("the user's", encoding="utf-8")
+
+
+def _wrong_schema(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE entries (id INTEGER PRIMARY KEY, text TEXT)")
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("damage", [_half, _garbage, _folder, _wrong_schema])
+def test_a_broken_memory_is_set_aside_and_a_fresh_one_made(
+    tmp_path: Path, damage: Callable[[Path], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "memory.sqlite3"
+    damage(path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    m = Memory(path)
+    assert m.available
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("memory.sqlite3.broken-")]
+    assert len(kept) == 1
+    assert m.notice is not None and "was broken" in m.notice and kept[0].name in m.notice
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [m.notice]
+    assert m.put(key(), "Bonjour", provider="groq", model="a")
+    assert answer_of(m) == "Bonjour"
+    m.close()
+    assert Memory(path).notice is None  # the next run is clean
+    assert "memory.sqlite3" in before
+
+
+def test_damage_met_while_running_renews_the_memory(tmp_path: Path) -> None:
+    """A damaged page may only show when it is read: then too it is set aside, not raised."""
+    path = tmp_path / "memory.sqlite3"
+    m = Memory(path)
+
+    class Damaged:
+        def execute(self, *args: object) -> object:
+            error = sqlite3.DatabaseError("database disk image is malformed")
+            error.sqlite_errorname = "SQLITE_CORRUPT"
+            raise error
+
+        def close(self) -> None:
+            pass
+
+    m._db = Damaged()  # type: ignore[assignment]
+    assert m.get(key()) is None
+    assert m.available and m.notice is not None and "was broken" in m.notice
+    assert m.put(key(), "Bonjour", provider="groq", model="a")
+    assert answer_of(m) == "Bonjour"
+
+
+def test_a_memory_locked_by_another_process_means_this_run_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from fastdesk.translate import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "LOCK_TIMEOUT_S", 0.3)
+    path = _filled(tmp_path / "memory.sqlite3", 5)
+    content = path.read_bytes()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"db = sqlite3.connect({str(path)!r}, isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(30)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        m = Memory(path)
+        started = time.monotonic()
+        assert m.put(key("new"), "Nouveau", provider="groq", model="a") is False
+        assert not m.available
+        assert m.notice is not None and "locked by another program" in m.notice
+        assert "this run goes without memory" in m.notice
+        assert m.get(key("paragraph 1 " * 10)) is None  # no second wait
+        assert m.count() == 0 and m.clear() is False
+        assert time.monotonic() - started < 2
+        m.close()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_bytes() == content  # left as it was, not set aside
+    assert not list(tmp_path.glob("*.broken-*"))
+
+
+def test_a_full_disk_while_storing_means_the_rest_of_the_run_without_memory(
+    tmp_path: Path,
+) -> None:
+    m = Memory(tmp_path / "memory.sqlite3")
+
+    class Full:
+        def execute(self, *args: object) -> object:
+            error = sqlite3.OperationalError("database or disk is full")
+            error.sqlite_errorname = "SQLITE_FULL"
+            raise error
+
+        def close(self) -> None:
+            pass
+
+    m._db = Full()  # type: ignore[assignment]
+    assert m.put(key(), "Bonjour", provider="groq", model="a") is False
+    assert not m.available and "the disk is full" in (m.notice or "")
+    assert not list(tmp_path.glob("*.broken-*"))
+
+
+def test_a_read_only_memory_means_this_run_without_it(tmp_path: Path) -> None:
+    """Made for real: a child without root's override of file permissions."""
+    import subprocess
+    import sys
+
+    from tests.hostile import REPO, powerless, read_only
+
+    prefix = powerless()
+    path = _filled(tmp_path / "memory.sqlite3", 5)
+    script = (
+        "from pathlib import Path\n"
+        "from fastdesk.translate.memory import Memory, MemoryKey\n"
+        f"m = Memory(Path({str(path)!r}))\n"
+        "k = MemoryKey('x', 'translate', 'fr', '1', '')\n"
+        "print(m.put(k, 'y', provider='p', model='m'), m.available)\n"
+        "print(m.notice)\n"
+    )
+    with read_only(path, tmp_path):
+        before = path.read_bytes()
+        child = subprocess.run(
+            [*prefix, sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=60,
+            check=False,
+        )
+        assert path.read_bytes() == before
+    assert child.returncode == 0, child.stderr
+    first, notice = child.stdout.splitlines()
+    assert first == "False False"
+    assert "cannot be used" in notice and "this run goes without memory" in notice
+    assert "Traceback" not in child.stderr
+    assert not list(tmp_path.glob("*.broken-*"))
+
+
+def test_rows_not_of_our_making_are_misses_not_crashes(tmp_path: Path) -> None:
+    path = tmp_path / "memory.sqlite3"
+    m = Memory(path)
+    m.put(key("a"), "A", provider="groq", model="x")
+    m.put(key("b"), "B", provider="groq", model="x")
+    m.put(key("c"), "C", provider="groq", model="x")
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET flags = ? WHERE key = ?", ("[" * 5000, key("a").digest()))
+    db.execute("UPDATE entries SET flags = '[{\"nope\": 1}]' WHERE key = ?", (key("b").digest(),))
+    db.execute("UPDATE entries SET answer = X'00ff' WHERE key = ?", (key("c").digest(),))
+    db.commit()
+    db.close()
+    assert m.get(key("a")) is None and m.get(key("b")) is None and m.get(key("c")) is None
+    assert m.available and m.notice is None

@@ -598,10 +598,8 @@ def test_windows_survive_a_restart_in_the_data_dir() -> None:
     assert not list(path.parent.glob(".*.tmp"))  # atomic writes leave nothing behind
 
 
-def test_stats_file_is_forgiving_and_forgets_old_samples(tmp_path) -> None:
+def test_stats_file_forgets_old_and_meaningless_samples(tmp_path) -> None:
     path = tmp_path / "s.json"
-    path.write_text("{not json", encoding="utf-8")
-    assert StatsStore.load(path).pairs() == []
     clock = Clock()
     clock.now = 1_000_000.0
     old = clock.now - 4 * 24 * 3600
@@ -611,8 +609,7 @@ def test_stats_file_is_forgiving_and_forgets_old_samples(tmp_path) -> None:
                 "version": 1,
                 "choices": {
                     "groq/openai/gpt-oss-20b": {"ttfb_ms": [[clock.now, 120.0], [old, 5.0]]},
-                    "broken": {"ttfb_ms": [[1, 2]]},
-                    "cerebras/x": {"ttfb_ms": [["a", "b"], [clock.now, -1]]},
+                    "cerebras/x": {"ttfb_ms": [[clock.now, -1], [clock.now, 0]]},
                 },
             }
         ),
@@ -621,6 +618,37 @@ def test_stats_file_is_forgiving_and_forgets_old_samples(tmp_path) -> None:
     store = StatsStore.load(path, clock=clock)
     assert store.pairs() == [("groq", "openai/gpt-oss-20b")]
     assert store.get(("groq", "openai/gpt-oss-20b")).ttfb_ms.values() == [120.0]
+    assert path.exists()  # dropping stale samples is normal, not a broken file
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[" * 3000 + "]" * 3000,
+        '{"version": 1, "choices": []}',
+        '{"version": 1, "choices": {"broken": {"ttfb_ms": [[1, 2]]}}}',
+        '{"version": 1, "choices": {"groq/m": {"ttfb_ms": 5}}}',
+        '{"version": 1, "choices": {"groq/m": {"ttfb_ms": [["a", "b"]]}}}',
+        '{"version": 1, "choices": {"groq/m": {"ttfb_ms": [[1e999, 1, 2]]}}}',
+        '{"version": 1, "choices": {"groq/m": {"tokens_per_s": [[1' + "0" * 400 + ", 1]]}}}",
+        '{"version": 1, "choices": {"groq/m": {"ttfb_ms": [[true, 5]]}}}',
+    ],
+)
+def test_a_stats_file_that_is_not_ours_is_set_aside_and_measuring_starts_afresh(
+    tmp_path, caplog, content: str
+) -> None:
+    path = tmp_path / "router-stats.json"
+    path.write_text(content, encoding="utf-8")
+    store = StatsStore.load(path)
+    assert store.pairs() == []
+    kept = list(tmp_path.glob("router-stats.json.broken-*"))
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == content
+    assert not path.exists()
+    assert "router stats" in caplog.text and kept[0].name in caplog.text
+    store.observe(("groq", "m"), ttfb_ms=100.0)
+    store.save()
+    assert StatsStore.load(path).pairs() == [("groq", "m")]
 
 
 # ---- against two emulators (real SDKs, real sockets) -----------------------------------------

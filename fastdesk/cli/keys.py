@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import logging
+import os
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -81,6 +82,9 @@ def run_keys(
     except keys.KeyringUnavailable as exc:
         _say(stderr, str(exc))
         return EXIT_KEYRING
+    except keys.InvalidKey as exc:  # an environment variable holding a newline, say
+        _say(stderr, str(exc))
+        return EXIT_USAGE
     _say(stderr, f"unknown keys action {action!r}")
     return EXIT_USAGE
 
@@ -108,7 +112,7 @@ def _set(provider: str, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         return EXIT_USAGE
     keys.set_key(provider, key)
     print(f"{provider}: key {mask(key)} stored in the OS keyring", file=stdout)
-    if keys.env_key(provider):
+    if _env_set(provider):
         var = keys.ENV_VARS[provider]
         print(f"{provider}: note: {var} is set and wins over the stored key", file=stdout)
     return EXIT_OK
@@ -145,9 +149,14 @@ def _delete(provider: str, stdout: TextIO) -> int:
         print(f"{provider}: stored key deleted", file=stdout)
     else:
         print(f"{provider}: no stored key (nothing to delete)", file=stdout)
-    if keys.env_key(provider):
+    if _env_set(provider):
         print(f"{provider}: note: {keys.ENV_VARS[provider]} is still set", file=stdout)
     return EXIT_OK
+
+
+def _env_set(provider: str) -> bool:
+    """Whether the provider's variable is set (a note only: its value is not checked here)."""
+    return bool(os.environ.get(keys.ENV_VARS[provider], "").strip())
 
 
 def main(argv: list[str] | None = None) -> int:

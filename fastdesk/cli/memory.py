@@ -14,11 +14,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_memory(args: argparse.Namespace) -> int:
+    """0 when done; 1 when the memory cannot be used (its one-line warning says why)."""
+    from fastdesk.config.logs import setup_logging
+
+    setup_logging(0, to_file=False)
     memory = Memory()
     try:
+        if not memory.available:
+            return 1
         if args.action == "clear":
             n = memory.count()
-            memory.clear()
+            if not memory.clear():
+                return 1
             print(f"cleared {n} translations from {memory.path}")
         else:
             print(f"{memory.count()} translations in {memory.path}")

@@ -12,7 +12,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.fileio import (
+    DocumentError,
+    atomic_write_text,
+    os_reason,
+    read_document,
+    writable_problem,
+)
+from fastdesk.config.redact import redact
 from fastdesk.document.blocks import Document, parse
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
@@ -73,11 +80,19 @@ class DocReport:
 
 
 def run_translate(args: argparse.Namespace) -> int:
+    """0 all written; 1 a document (or the report) could not be written, the others were;
+    2 bad usage or an unreadable input, before any request. Every failure is one line."""
     from fastdesk.config.logs import setup_logging
+    from fastdesk.config.paths import home_problem
 
+    problem = home_problem()
+    if problem is not None:  # before logging, which would try to make its folder there
+        print(f"fastdesk translate: {problem}", file=sys.stderr)
+        return 2
     setup_logging(args.verbose, to_file=True)
     try:
         docs, outputs = _read_inputs(args)
+        _check_writable([*(o for o in outputs if o), *_report_file(args)])
         engine, spec = _build(args)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
@@ -87,8 +102,9 @@ def run_translate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
         return 130
-    _write_report(args.report, reports, requests, wall_ms)
-    return 1 if any(r.status == "failed" for r in reports) else 0
+    failed = any(r.status == "failed" for r in reports)
+    written = _write_report(args.report, reports, requests, wall_ms)
+    return 1 if failed or not written else 0
 
 
 def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str | None]]:
@@ -114,12 +130,35 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[
         [str(Path(args.out_dir) / name) for name in names] if args.out_dir else [args.output]
     )
     for inp, out in zip(args.inputs, outputs, strict=True):
-        if out and os.path.abspath(out) == os.path.abspath(inp):
+        if out and _same_file(out, inp):
             raise UsageError(f"{out}: output would overwrite its input")
+    for report in _report_file(args):
+        if any(_same_file(report, p) for p in [*args.inputs, *(o for o in outputs if o)]):
+            raise UsageError(f"{report}: the report would overwrite an input or an output")
     return docs, outputs
 
 
+def _report_file(args: argparse.Namespace) -> list[str]:
+    return [args.report] if args.report and args.report != "-" else []
+
+
+def _same_file(a: str, b: str) -> bool:
+    """The same file, also through a symlink or another spelling of its folder."""
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_writable(targets: list[str]) -> None:
+    """Refuse at once (exit 2, before any request) an output or report that cannot be written:
+    a folder or a device in its place, a file where a folder must be, a folder that refuses
+    new files. A real write still can fail later (a full disk): then that document fails."""
+    for target in targets:
+        problem = writable_problem(target)
+        if problem is not None:
+            raise UsageError(problem)
+
+
 def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
+    from fastdesk.config.keys import InvalidKey, get_key, plain_http_warning
     from fastdesk.translate.wiring import (
         NotConfigured,
         build_engine,
@@ -143,8 +182,12 @@ def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
         )
-    except NotConfigured as exc:
+    except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None
+    for name in engine.router.providers:  # once per run
+        warning = plain_http_warning(name, settings.base_url_for(name))
+        if warning is not None and get_key(name):
+            log.warning("%s", warning)
     return engine, spec
 
 
@@ -157,15 +200,18 @@ async def _translate_all(
 ) -> tuple[list[DocReport], list[dict[str, object]], float]:
     started = time.perf_counter()
     requests: list[dict[str, object]] = []
-    progress = Progress(sum(1 for _p, text in docs for _b in parse(text).blocks))
-    ledger = CostLedger(background=True)  # today's spend, shared with the window's status bar
+    parsed = [_parse(path, text) for path, text in docs]
+    progress = Progress(sum(len(doc.blocks) for doc in parsed if doc is not None))
+    # Today's spend, shared with the window's status bar. Written as each request completes
+    # (no writer thread): a run killed at any moment has counted every answered request.
+    ledger = CostLedger(background=False)
     try:
         reports = await asyncio.gather(
             *(
                 _translate_one(
-                    engine, spec, path, text, out, requests, progress, args.verbose, ledger
+                    engine, spec, path, doc, out, requests, progress, args.verbose, ledger
                 )
-                for (path, text), out in zip(docs, outputs, strict=True)
+                for (path, _text), doc, out in zip(docs, parsed, outputs, strict=True)
             )
         )
     finally:
@@ -177,19 +223,53 @@ async def _translate_all(
     return list(reports), requests, (time.perf_counter() - started) * 1000
 
 
+def _parse(path: str, text: str) -> Document | None:
+    """The document's blocks; None (that document fails, the others go on) on a parser bug."""
+    try:
+        return parse(text)
+    except Exception:
+        log.info("%s: could not be split into blocks", path, exc_info=True)
+        return None
+
+
 async def _translate_one(
     engine: Engine,
     spec: JobSpec,
     path: str,
-    text: str,
+    doc: Document | None,
     output: str | None,
     requests: list[dict[str, object]],
     progress: Progress,
     verbose: int,
     ledger: CostLedger,
 ) -> DocReport:
-    doc = parse(text)
+    """One document, start to finish; whatever goes wrong is this document's one line."""
+    if doc is None:
+        return _failed(DocReport(path, output, parse("")), "internal error while parsing it")
     report = DocReport(input=path, output=output, doc=doc)
+    try:
+        return await _run_one(engine, spec, report, requests, progress, verbose, ledger)
+    except Exception as exc:  # a bug met by this input: the other documents go on
+        log.info("%s: internal error", path, exc_info=True)
+        return _failed(report, redact(f"internal error ({type(exc).__name__}: {exc})")[:300])
+
+
+def _failed(report: DocReport, reason: str) -> DocReport:
+    report.status = "failed"
+    print(f"fastdesk translate: {report.input}: not translated: {reason}", file=sys.stderr)
+    return report
+
+
+async def _run_one(
+    engine: Engine,
+    spec: JobSpec,
+    report: DocReport,
+    requests: list[dict[str, object]],
+    progress: Progress,
+    verbose: int,
+    ledger: CostLedger,
+) -> DocReport:
+    doc, path, output = report.doc, report.input, report.output
     index = {b.id: i for i, b in enumerate(doc.blocks)}
 
     def on_event(event: EngineEvent) -> None:
@@ -222,16 +302,21 @@ async def _translate_one(
 
     results = await engine.run(doc, spec, emit=on_event)
     if len(results) != len(doc.blocks) or report.errors:
-        report.status = "failed"
-        reason = report.errors[0] if report.errors else "some blocks have no translation"
-        print(f"fastdesk translate: {path}: not translated: {reason}", file=sys.stderr)
-        return report
+        return _failed(
+            report, report.errors[0] if report.errors else "some blocks have no translation"
+        )
     target = "".join(results[b.id] for b in doc.blocks)
-    if output is None:
-        sys.stdout.buffer.write(target.encode("utf-8"))
-        sys.stdout.flush()
-    else:
-        atomic_write_text(output, target)
+    try:
+        if output is None:
+            sys.stdout.buffer.write(target.encode("utf-8"))
+            sys.stdout.flush()
+        else:
+            atomic_write_text(output, target)  # the old output stays whole if this fails
+    except OSError as exc:  # a full disk, a closed pipe
+        report.status = "failed"
+        where = output or "standard output"
+        print(f"fastdesk translate: {where}: not written: {os_reason(exc)}", file=sys.stderr)
+        return report
     report.flags.sort(key=lambda f: (f["block"], f["check"]))
     return report
 
@@ -255,9 +340,10 @@ def describe_request(event: RequestDone) -> str:
 
 def _write_report(
     target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
-) -> None:
+) -> bool:
+    """Write the report; False (after one line) when it could not be (the outputs stay)."""
     if not target:
-        return
+        return True
     costs = [r["cost_usd"] for r in requests]
     known = [float(c) for c in costs if isinstance(c, int | float)]
     totals = {
@@ -271,8 +357,14 @@ def _write_report(
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     if target == "-":
         sys.stderr.write(text)
-    else:
+        return True
+    try:
         atomic_write_text(target, text)
+    except OSError as exc:
+        reason = os_reason(exc)
+        print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
+        return False
+    return True
 
 
 class Progress:

@@ -12,9 +12,11 @@ built here contains a key: backend errors are re-raised ``from None`` with their
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 from fastdesk.config.redact import mask, redact, register_secret
 from fastdesk.providers.base import PROVIDER_NAMES
@@ -25,15 +27,19 @@ if TYPE_CHECKING:
 __all__ = [
     "ENV_VARS",
     "SERVICE",
+    "InvalidKey",
     "KeyringUnavailable",
     "KeysError",
+    "checked_key",
     "delete_key",
     "env_key",
     "get_key",
+    "key_problem",
     "key_source",
     "keyring_available",
     "mask",
     "normalise_key",
+    "plain_http_warning",
     "set_key",
     "stored_key",
     "unavailable_error",
@@ -59,6 +65,44 @@ class KeysError(Exception):
 
 class KeyringUnavailable(KeysError):
     """No usable OS keyring (none installed, locked, refused): keys can only come from env vars."""
+
+
+class InvalidKey(KeysError, ValueError):
+    """A key that cannot be sent: a line break, a space, a control or non-ASCII character.
+
+    A CR or LF in a header value would end the header there, and the rest of the "key" would
+    reach the server as headers of its own; such a key is refused where it is read, by name of
+    its provider and variable, never echoed.
+    """
+
+
+def key_problem(key: str) -> str | None:
+    """What makes a (stripped) key unsendable as an HTTP header value, or None."""
+    if "\r" in key or "\n" in key:
+        return "contains a line break"
+    if any(c.isspace() for c in key):
+        return "contains spaces"
+    if not key.isprintable():
+        return "contains control characters"
+    if not key.isascii():
+        return "contains characters that are not ASCII"
+    return None
+
+
+def checked_key(provider: str, value: str | None, where: str) -> str | None:
+    """``value`` stripped (None when blank), registered for redaction; :class:`InvalidKey` when
+    it could not be sent. ``where`` names its source in the message (``GROQ_API_KEY``)."""
+    key = (value or "").strip()
+    if not key:
+        return None
+    register_secret(key)  # even a refused key must never appear in a log
+    problem = key_problem(key)
+    if problem is not None:
+        raise InvalidKey(
+            f"the {provider} key in {where} {problem}, so it was not used; "
+            "set it again with only the key"
+        )
+    return key
 
 
 def _check_provider(provider: str) -> str:
@@ -138,12 +182,10 @@ def _backend_failure(action: str, exc: BaseException) -> KeyringUnavailable:
 
 
 def env_key(provider: str) -> str | None:
-    """The key from the provider's environment variable, if set and not blank."""
-    value = os.environ.get(ENV_VARS[_check_provider(provider)], "").strip()
-    if value:
-        register_secret(value)
-        return value
-    return None
+    """The key from the provider's environment variable, if set and not blank (InvalidKey when
+    it holds what a key cannot, such as the newline of a paste)."""
+    var = ENV_VARS[_check_provider(provider)]
+    return checked_key(provider, os.environ.get(var), var)
 
 
 def stored_key(provider: str) -> str | None:
@@ -158,11 +200,11 @@ def stored_key(provider: str) -> str | None:
     except Exception as exc:  # locked, D-Bus gone, backend bug: the caller just has no key
         log.warning("could not read the %s key from the OS keyring: %s", provider, _exc_text(exc))
         return None
-    value = (value or "").strip()
-    if not value:
+    try:
+        return checked_key(provider, value, "the OS keyring")
+    except InvalidKey as exc:  # stored by another tool: `keys set` refuses such keys
+        log.warning("%s (`fastdesk keys set %s`)", exc, provider)
         return None
-    register_secret(value)
-    return value
 
 
 def _exc_text(exc: BaseException) -> str:
@@ -189,10 +231,9 @@ def normalise_key(key: str) -> str:
     key = key.strip()
     if not key:
         raise ValueError("the key is empty")
-    if any(c.isspace() for c in key):
-        raise ValueError("the key contains spaces or line breaks (paste only the key)")
-    if not key.isprintable():
-        raise ValueError("the key contains control characters")
+    problem = key_problem(key)
+    if problem is not None:
+        raise InvalidKey(f"the key {problem} (paste only the key)")
     return key
 
 
@@ -229,3 +270,48 @@ def delete_key(provider: str) -> bool:
         raise _backend_failure("deleting the key", exc) from None
     log.info("deleted the %s key from the OS keyring", provider)
     return True
+
+
+# ---- where a key goes ------------------------------------------------------------------------
+
+_LOCAL_SUFFIXES = (".localhost", ".local", ".lan", ".home.arpa", ".internal")
+
+
+def _local_host(host: str) -> bool:
+    """This computer or the local network: loopback, private, link-local or shared addresses,
+    ``localhost``, mDNS and home names, and single-label names (a machine on the LAN)."""
+    host = host.lower().rstrip(".")
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host and ":" not in host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return not address.is_global
+
+
+def plain_http_warning(provider: str, base_url: str | None) -> str | None:
+    """One sentence when ``provider``'s key would travel unencrypted (plain ``http://``) to a
+    host outside this computer and its local network, else None.
+
+    Call it only for a provider that has a key, once per run (the command line) or per engine
+    start (the window): a local model server over http is normal, a remote one over http lets
+    anyone on the way read the key.
+    """
+    if not base_url:
+        return None
+    try:
+        parts = urlsplit(base_url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "http" or _local_host(host):
+        return None
+    return (
+        f"the {provider} key will be sent unencrypted to {host} (plain http:// in its base URL); "
+        "anyone on the network path can read it: use https://"
+    )

@@ -8,6 +8,7 @@ text and the stack text, so that no handler can format the raw key later.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import sys
@@ -15,6 +16,7 @@ import traceback
 from pathlib import Path
 
 from fastdesk.config import paths
+from fastdesk.config.fileio import os_reason
 from fastdesk.config.redact import redact
 
 __all__ = ["LOG_FILE_NAME", "RedactingFilter", "log_file", "reset_logging", "setup_logging"]
@@ -50,6 +52,32 @@ class RedactingFilter(logging.Filter):
         if record.stack_info:
             record.stack_info = redact(record.stack_info)
         return True
+
+
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The rotating log file; when it cannot be written (a folder in its place, a full disk, a
+    read-only folder) it says so once on standard error and is quiet from then on, where
+    logging's default would print a traceback for every record."""
+
+    failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if self.failed:
+            return
+        self.failed = True
+        reason = os_reason(exc) if isinstance(exc, OSError) else type(exc).__name__
+        with contextlib.suppress(Exception):  # flushing what is buffered fails the same way
+            self.close()
+        with contextlib.suppress(Exception):
+            sys.stderr.write(
+                f"fastdesk: WARNING {LOGGER_NAME}: the log file {self.baseFilename} cannot be "
+                f"written ({reason}); logging to standard error only\n"
+            )
 
 
 def log_file() -> Path:
@@ -102,7 +130,7 @@ def setup_logging(verbose: int = 0, to_file: bool = True) -> None:
 
     if to_file:
         path = log_file()
-        rotating = logging.handlers.RotatingFileHandler(
+        rotating = _LogFile(
             path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
         )
         rotating.setLevel(logging.DEBUG if verbose >= 2 else logging.INFO)

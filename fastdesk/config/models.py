@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from fastdesk.config import paths
-from fastdesk.config.fileio import atomic_write_text
+from fastdesk.config.fileio import FileError, atomic_write_text, load_json
 from fastdesk.providers.base import ModelInfo, Provider
 from fastdesk.routing.pricing import PriceTable
 
@@ -122,13 +122,16 @@ def _read_cache(path: Path) -> dict[str, _CacheEntry]:
     """``{provider: {"fetched": epoch s, "base_url": str | None, "models": [ids]}}``; a broken
     or foreign file reads as empty (it is only a cache: the next refresh rewrites it)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json(path)
         providers = raw["providers"]
         if not isinstance(providers, dict):
             raise TypeError("'providers' is not a table")
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except FileError as exc:
+        log.warning("model list cache %s ignored: %s", path, exc.detail)
+        return {}
+    except (KeyError, TypeError) as exc:
         log.warning("model list cache %s ignored: %s", path, exc)
         return {}
     out: dict[str, _CacheEntry] = {}

@@ -1,12 +1,22 @@
-"""Where fastdesk keeps its files: platformdirs locations, or all under FASTDESK_HOME."""
+"""Where fastdesk keeps its files: platformdirs locations, or all under FASTDESK_HOME.
+
+The folders are created on first use, but a folder that cannot be made (read-only, full, a
+file in the way) is not an error here: each reader and writer meets it and says what it goes
+without (memory, log file, statistics), so a translation still runs. Only FASTDESK_HOME naming
+something that is not a folder stops the command line (:func:`home_problem`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from importlib import resources
 from pathlib import Path
 
 import platformdirs
+
+from fastdesk.config.fileio import os_reason
 
 APP = "fastdesk"
 
@@ -17,8 +27,27 @@ def _home() -> Path | None:
 
 
 def _ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def home_problem() -> str | None:
+    """One line when FASTDESK_HOME is set to something that is not a folder, else None."""
+    home = _home()
+    if home is None:
+        return None
+    try:
+        st = home.stat()
+    except FileNotFoundError:
+        return None  # made on first use
+    except OSError as exc:
+        return f"FASTDESK_HOME ({home}) cannot be used: {os_reason(exc)}"
+    if stat.S_ISREG(st.st_mode):
+        return f"FASTDESK_HOME ({home}) is a file, not a folder"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"FASTDESK_HOME ({home}) is not a folder"
+    return None
 
 
 def config_dir() -> Path:

@@ -26,7 +26,6 @@ import logging
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import Any
 import tomli_w
 
 from fastdesk.config import paths
-from fastdesk.config.fileio import atomic_write_text, set_aside
+from fastdesk.config.fileio import BrokenFile, FileError, atomic_write_text, load_toml, set_aside
 from fastdesk.config.redact import contains_secret
 from fastdesk.providers.base import PROVIDER_NAMES
 
@@ -469,19 +468,15 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> tuple[Settings,
     """
     target = Path(path) if path is not None else settings_path()
     try:
-        data = target.read_bytes()
+        raw = load_toml(target)
     except FileNotFoundError:
         return Settings(), []
-    except OSError as exc:  # unreadable (permissions, a folder): leave it where it is
-        message = f"{target} could not be read ({exc.strerror or exc}); using the default settings"
+    except BrokenFile as exc:
+        return _broken(target, exc.detail)
+    except FileError as exc:  # unreadable (permissions, a folder): leave it where it is
+        message = f"{target} could not be read ({exc.reason}); using the default settings"
         log.warning("%s", message)
         return Settings(), [message]
-    try:
-        raw = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        return _broken(target, f"not UTF-8 text: invalid byte at offset {exc.start}")
-    except tomllib.TOMLDecodeError as exc:
-        return _broken(target, f"not valid TOML: {exc}")
     try:
         migrated = migrate(raw)
     except Exception as exc:  # a malformed version or a migration that met odd data

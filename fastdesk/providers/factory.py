@@ -13,6 +13,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 
+from fastdesk.config.keys import checked_key
 from fastdesk.providers.base import PROVIDER_NAMES, Provider
 
 KEY_ENV = {
@@ -73,7 +74,7 @@ def configured_providers(
     base_urls = base_urls or {}
 
     def key(name: str) -> str | None:
-        found = _clean(env.get(KEY_ENV[name]))
+        found = checked_key(name, env.get(KEY_ENV[name]), KEY_ENV[name])  # CR/LF: InvalidKey
         if found is None and keys is not None:
             try:
                 found = _clean(keys(name))

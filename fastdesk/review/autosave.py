@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastdesk.config.fileio import atomic_write_text, set_aside
+from fastdesk.config.fileio import (
+    MAX_DOCUMENT_STATE_BYTES,
+    BrokenFile,
+    FileError,
+    atomic_write_text,
+    load_json,
+    set_aside,
+)
 from fastdesk.config.paths import data_dir
 
 __all__ = [
@@ -173,33 +180,57 @@ def discard(recovery: Recovery) -> None:
         recovery.file.unlink()
 
 
+_MAX_PID = 2**31 - 1  # pid_t: anything larger is not a process this machine ever had
+
+
 def _read(file: Path) -> dict[str, Any] | None:
+    """The autosave's data, checked field by field; one that is not ours is set aside."""
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = load_json(file, MAX_DOCUMENT_STATE_BYTES)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        log.warning("autosave %s is unreadable (%s); set aside", file.name, exc)
-        set_aside(file)
+    except BrokenFile as exc:
+        _set_aside_not_ours(file, exc.detail)
         return None
-    if (
-        not isinstance(data, dict)
-        or data.get("version") != AUTOSAVE_VERSION
-        or not isinstance(data.get("source"), str)
-    ):
-        log.warning("autosave %s is not one this fastdesk reads; set aside", file.name)
-        set_aside(file)
+    except FileError as exc:
+        log.warning("autosave %s is unreadable (%s); left as it is", file.name, exc.reason)
         return None
-    return data
+    problem = _problem(data)
+    if problem is not None:
+        _set_aside_not_ours(file, problem)
+        return None
+    return dict(data)
+
+
+def _set_aside_not_ours(file: Path, problem: str) -> None:
+    """An autosave this fastdesk cannot read is set aside (never deleted: it may hold text)."""
+    kept = set_aside(file)
+    where = f"kept as {kept.name}" if kept else "it could not be moved aside"
+    log.warning("autosave %s is not one this fastdesk reads (%s); %s", file.name, problem, where)
+
+
+def _problem(data: Any) -> str | None:
+    """What is wrong with an autosave's fields, or None."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if data.get("version") != AUTOSAVE_VERSION:
+        return f"version {data.get('version')!r:.20}"
+    if not isinstance(data.get("source"), str):
+        return "no source text"
+    if not isinstance(data.get("path"), str | None):
+        return "a path that is not text"
+    if not isinstance(data.get("review"), dict | None):
+        return "a review that is not an object"
+    if not isinstance(data.get("saved", ""), str):
+        return "a time that is not text"
+    pid = data.get("pid")
+    if isinstance(pid, bool) or not isinstance(pid, int | None):
+        return "a process id that is not a number"
+    return None  # a number that is no process (0, huge) just means "not running": offered back
 
 
 def _recovery(file: Path, data: Mapping[str, Any]) -> Recovery:
-    try:
-        saved = dt.datetime.fromisoformat(str(data.get("saved")))
-    except ValueError:
-        saved = dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
-    if saved.tzinfo is None:
-        saved = saved.replace(tzinfo=dt.UTC)
+    saved = _saved_at(file, data.get("saved"))
     source: str = data["source"]
     first = next((line.strip() for line in source.splitlines() if line.strip()), "")
     preview = first if len(first) <= _PREVIEW_CHARS else first[: _PREVIEW_CHARS - 1] + "…"
@@ -214,9 +245,22 @@ def _recovery(file: Path, data: Mapping[str, Any]) -> Recovery:
     )
 
 
+def _saved_at(file: Path, value: object) -> dt.datetime:
+    """When it was saved (aware); a time that does not parse, or that no local clock can show
+    (a crafted year 1 or 9999), is the file's own time."""
+    try:
+        saved = dt.datetime.fromisoformat(str(value))
+        if saved.tzinfo is None:
+            saved = saved.replace(tzinfo=dt.UTC)
+        saved.astimezone()  # what the label does
+        return saved
+    except (ValueError, OverflowError, OSError):
+        return dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
+
+
 def _alive(pid: object) -> bool:
     """Whether the process that wrote an autosave still runs (then it is not a crash's)."""
-    if not isinstance(pid, int) or pid <= 0:
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= _MAX_PID:
         return False
     if pid == os.getpid():
         return True
@@ -251,6 +295,6 @@ else:
             return False
         except PermissionError:
             return True  # exists, owned by someone else
-        except OSError:
+        except (OSError, OverflowError):  # OverflowError: a pid too large for the system's pid_t
             return False
         return True

@@ -35,7 +35,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
-from fastdesk.config.fileio import atomic_write_text, set_aside
+from fastdesk.config.fileio import (
+    MAX_DOCUMENT_STATE_BYTES,
+    BrokenFile,
+    FileError,
+    atomic_write_text,
+    load_json,
+    set_aside,
+)
 from fastdesk.document.blocks import Block, Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
@@ -871,17 +878,15 @@ def load_review(
 def _read_sidecar(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     """The sidecar's data (None when absent or set aside) and a warning when it was broken."""
     try:
-        raw = path.read_bytes()
+        data = load_json(path, MAX_DOCUMENT_STATE_BYTES)
     except FileNotFoundError:
         return None, None
-    except OSError as exc:
-        message = f"{path} could not be read ({exc.strerror or exc})"
+    except BrokenFile as exc:
+        return None, _broken(path, exc.detail)
+    except FileError as exc:  # unreadable: left where it is
+        message = f"{path} could not be read ({exc.reason})"
         log.warning("%s", message)
         return None, message
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, _broken(path, f"not valid JSON: {exc}")
     if not isinstance(data, dict) or not isinstance(data.get("languages", {}), dict):
         return None, _broken(path, "not a fastdesk review file")
     version = data.get("version")

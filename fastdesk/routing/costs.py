@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Literal
 
 from fastdesk.config import paths
-from fastdesk.config.fileio import atomic_write_text, set_aside
+from fastdesk.config.fileio import (
+    BrokenFile,
+    FileError,
+    atomic_write_text,
+    load_json,
+    os_reason,
+    set_aside,
+)
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import RequestStats
 
@@ -174,36 +181,46 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _read_days(path: Path, *, repair: bool) -> dict[str, Totals]:
-    """Every day in the file; a file that is not ours is set aside when ``repair`` (under lock)."""
+    """Every day in the file; a file that is not ours is set aside when ``repair`` (under lock).
+
+    Not ours: not JSON, nested too deeply, or any entry of the wrong shape (the whole file is
+    kept aside, not just the bad day dropped: what it held is money the user may want back).
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        return _days(path, load_json(path))
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        log.warning("cost totals in %s could not be read (%s); counting from zero", path, exc)
-        if repair and isinstance(exc, UnicodeDecodeError):
-            set_aside(path)
-        return {}
-    try:
-        raw = json.loads(text)
-        days = raw["days"]
-        if not isinstance(days, dict):
-            raise TypeError("'days' is not a table")
-    except (ValueError, KeyError, TypeError) as exc:
+    except BrokenFile as exc:
         if repair:
             kept = set_aside(path)
             where = f"kept as {kept.name}" if kept else "it could not be moved aside"
             log.warning(
-                "cost totals in %s were broken (%s); counting from zero (%s)", path, exc, where
+                "cost totals in %s were broken (%s); counting from zero (%s)",
+                path,
+                exc.detail,
+                where,
             )
         return {}
+    except FileError as exc:
+        log.warning(
+            "cost totals in %s could not be read (%s); counting from zero", path, exc.detail
+        )
+        return {}
+
+
+def _days(path: Path, raw: object) -> dict[str, Totals]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("days"), dict):
+        raise BrokenFile(path, "not a table of days")
     out: dict[str, Totals] = {}
-    for day, entry in days.items():
+    for day, entry in raw["days"].items():
         totals = _totals(entry)
-        if isinstance(day, str) and totals is not None:
-            out[day] = totals
-        else:
-            log.warning("ignoring a malformed day in %s: %r", path, day)
+        try:
+            date.fromisoformat(day)
+        except ValueError:
+            totals = None
+        if totals is None:
+            raise BrokenFile(path, f"the entry for {day!r:.40} is malformed")
+        out[day] = totals
     return out
 
 
@@ -258,6 +275,7 @@ class CostLedger:
         self._writes = 0  # writes started: a read that overlapped one is stale
         self._loaded = False
         self._closed = False
+        self._save_failed = False
         self._wake = threading.Event()
         self._idle = threading.Condition(self._lock)
         self._writer: threading.Thread | None = None
@@ -298,13 +316,20 @@ class CostLedger:
             try:
                 days = _add_to_file(self.path, delta, _day(self._now()))
             except OSError as exc:
-                log.warning("cost totals could not be saved to %s: %s", self.path, exc)
+                if not self._save_failed:  # once, not on every request while it lasts
+                    log.warning(
+                        "cost totals could not be saved to %s (%s); still counting this session",
+                        self.path,
+                        os_reason(exc),
+                    )
+                self._save_failed = True
                 with self._lock:  # keep them pending: the next write tries again
                     for day, extra in delta.items():
                         self._pending[day] = self._pending.get(day, Totals()) + extra
                     self._inflight = {}
                     self._idle.notify_all()
                 return
+            self._save_failed = False
             with self._lock:
                 self._disk, self._inflight, self._loaded = days, {}, True
                 self._idle.notify_all()

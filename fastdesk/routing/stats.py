@@ -21,7 +21,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fastdesk.config.fileio import atomic_write_text
+from fastdesk.config.fileio import (
+    BrokenFile,
+    FileError,
+    atomic_write_text,
+    load_json,
+    os_reason,
+    set_aside,
+)
 
 log = logging.getLogger(__name__)
 
@@ -144,46 +151,32 @@ class StatsStore:
     def load(
         cls, path: Path | None = None, *, clock: Callable[[], float] = time.time
     ) -> StatsStore:
-        """Read the file (by default the one in the data dir); a bad file is ignored."""
+        """Read the file (by default the one in the data dir). Never raises: a file that is not
+        ours (not JSON, nested too deeply, wrong types) is set aside with a warning and the
+        measuring starts afresh; an unreadable one is left where it is."""
         store = cls(path or cls.default_path(), clock=clock)
         assert store.path is not None
         try:
-            raw = json.loads(store.path.read_text(encoding="utf-8"))
+            store._choices = _choices(store.path, load_json(store.path), clock() - MAX_AGE_S)
         except FileNotFoundError:
-            return store
-        except (OSError, ValueError) as exc:
-            log.warning("router stats %s unreadable, starting afresh: %s", store.path, exc)
-            return store
-        store._absorb(raw)
+            pass
+        except BrokenFile as exc:
+            kept = set_aside(store.path)
+            where = f"kept as {kept.name}" if kept else "it could not be moved aside"
+            log.warning(
+                "router stats %s were broken (%s); measuring afresh (%s)",
+                store.path,
+                exc.detail,
+                where,
+            )
+        except FileError as exc:
+            log.warning("router stats %s unreadable, starting afresh: %s", store.path, exc.reason)
         return store
 
     @classmethod
     def memory(cls) -> StatsStore:
         """A store that is never written (tests, benchmarks that must not touch the user's data)."""
         return cls(None)
-
-    def _absorb(self, raw: object) -> None:
-        if not isinstance(raw, dict) or raw.get("version") != FORMAT_VERSION:
-            return
-        choices = raw.get("choices")
-        if not isinstance(choices, dict):
-            return
-        oldest = self._clock() - MAX_AGE_S
-        for key, entry in choices.items():
-            pair = parse_pair_key(str(key))
-            if pair is None or not isinstance(entry, dict):
-                continue
-            stats = ChoiceStats()
-            for name, series in (("ttfb_ms", stats.ttfb_ms), ("tokens_per_s", stats.tokens_per_s)):
-                for sample in entry.get(name) or []:
-                    try:
-                        at, value = float(sample[0]), float(sample[1])
-                    except (TypeError, ValueError, IndexError):
-                        continue
-                    if at >= oldest and math.isfinite(value) and value > 0:
-                        series.add(value, at)
-            if stats.measured or len(stats.tokens_per_s):
-                self._choices[pair] = stats
 
     # ---- measuring ----------------------------------------------------------------------------
 
@@ -241,4 +234,44 @@ def write_snapshot(path: Path, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as exc:
-        log.warning("cannot save router stats to %s: %s", path, exc)
+        log.warning("cannot save router stats to %s: %s", path, os_reason(exc))
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError
+    return float(value)
+
+
+def _choices(path: Path, raw: object, oldest: float) -> dict[Pair, ChoiceStats]:
+    """The file's windows, checked: a wrong shape or type anywhere is a BrokenFile. Samples too
+    old, not finite or not positive are dropped (the network changed; they mean nothing)."""
+    if not isinstance(raw, dict):
+        raise BrokenFile(path, "not a JSON object")
+    if raw.get("version") != FORMAT_VERSION:
+        return {}  # another version's file: ours starts afresh and replaces it
+    choices = raw.get("choices")
+    if not isinstance(choices, dict):
+        raise BrokenFile(path, "'choices' is not an object")
+    out: dict[Pair, ChoiceStats] = {}
+    for key, entry in choices.items():
+        pair = parse_pair_key(key)
+        if pair is None or not isinstance(entry, dict):
+            raise BrokenFile(path, f"{key!r:.60} is not provider/model with its measures")
+        stats = ChoiceStats()
+        for name, series in (("ttfb_ms", stats.ttfb_ms), ("tokens_per_s", stats.tokens_per_s)):
+            samples = entry.get(name, [])
+            if not isinstance(samples, list):
+                raise BrokenFile(path, f"{key:.60} {name} is not a list")
+            for sample in samples:
+                try:
+                    if not isinstance(sample, list) or len(sample) != 2:
+                        raise TypeError
+                    at, value = _number(sample[0]), _number(sample[1])
+                except (TypeError, OverflowError):
+                    raise BrokenFile(path, f"{key:.60} {name} holds {sample!r:.40}") from None
+                if at >= oldest and math.isfinite(value) and value > 0:
+                    series.add(value, at)
+        if stats.measured or len(stats.tokens_per_s):
+            out[pair] = stats
+    return out

@@ -135,9 +135,13 @@ def section_text(doc: Document, block_id: str) -> str:
 
 
 def document_title(doc: Document) -> str:
+    """The first heading's text, for context; an empty one (``## `` as an editor types it) is
+    skipped, not an IndexError."""
     for block in doc.blocks:
         if block.kind == "heading":
-            return block.split()[1].lstrip("#").strip().splitlines()[0][:120]
+            lines = block.split()[1].lstrip("#").strip().splitlines()
+            if lines and lines[0].strip():
+                return lines[0].strip()[:120]
     return ""
 
 

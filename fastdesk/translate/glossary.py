@@ -24,12 +24,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from fastdesk.config.fileio import BrokenFile, FileError, parse_toml, read_state_text
 from fastdesk.translate.events import Flag
 
 FOLDER_GLOSSARY = ".fastdesk-glossary.toml"
@@ -234,25 +234,17 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
 
 
 def _read_file(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """One glossary file, strictly read (regular files only, size and nesting bounded). A bad
+    one is the user's file: it is reported, never moved or changed."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise GlossaryError(
-            path, None, f"cannot read the glossary ({exc.strerror or exc})"
-        ) from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise GlossaryError(path, line, "not UTF-8 text") from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        match = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
-        at_line = int(match.group(1)) if match else None
-        reason = message[: match.start()] if match else message
-        raise GlossaryError(path, at_line, f"invalid TOML: {reason}") from exc
+        text = read_state_text(path)
+        data = parse_toml(text, path)
+    except FileNotFoundError as exc:
+        raise GlossaryError(path, None, "cannot read the glossary (no such file)") from exc
+    except BrokenFile as exc:
+        raise GlossaryError(path, exc.line, exc.reason) from exc
+    except FileError as exc:
+        raise GlossaryError(path, None, f"cannot read the glossary ({exc.reason})") from exc
     return _validate(path, text, data)
 
 

@@ -5,6 +5,12 @@ without a model takes the most recently used answer of any model. WAL mode lets 
 the command line use it at once. Size is bounded: least recently used entries go first.
 Empty or failed answers are never stored (the engine only offers complete ones; ``put`` refuses
 blank text as a last guard).
+
+The memory is a cache, so it never stops a translation. A broken one (not a database, damaged,
+a folder in its place, a schema not ours) is set aside as ``memory.sqlite3.broken-<time>`` and
+a fresh one made; one that is locked by another program for LOCK_TIMEOUT_S, read-only or on a
+full disk makes the rest of the run go without memory. Either way one warning is logged and
+:attr:`Memory.notice` holds the same line for the window's status bar.
 """
 
 from __future__ import annotations
@@ -12,16 +18,27 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
+import os
 import sqlite3
+import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from fastdesk.config.fileio import os_reason, set_aside
 from fastdesk.config.paths import cache_dir
 from fastdesk.translate.events import Flag
 
+log = logging.getLogger(__name__)
+
 DEFAULT_MAX_ENTRIES = 200_000
+LOCK_TIMEOUT_S = 10.0  # how long a write waits for another program's lock, once per run
+_COLUMNS = ("key", "model", "provider", "answer", "flags", "created", "used")
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -59,20 +76,146 @@ class Hit:
     flags: tuple[Flag, ...]
 
 
+class _Broken(Exception):
+    """The file is not a usable memory: set it aside and start a new one."""
+
+
+class _Unavailable(Exception):
+    """The memory cannot be used now (locked, read-only, disk full): go without it."""
+
+
+def _classify(exc: sqlite3.Error) -> Exception:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return _Broken(f"damaged or not a database: {exc}")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return _Unavailable(f"locked by another program for over {LOCK_TIMEOUT_S:g} s")
+    if name.startswith("SQLITE_READONLY"):
+        return _Unavailable("read-only")
+    if name.startswith("SQLITE_FULL"):
+        return _Unavailable("the disk is full")
+    return _Unavailable(str(exc) or type(exc).__name__)
+
+
 class Memory:
-    """Thread-safe (one connection, one lock); every call is a short transaction."""
+    """Thread-safe (one connection, one lock); every call is a short transaction.
+
+    Never raises for the state of its file: an unusable memory answers nothing and stores
+    nothing (see the module docstring); :attr:`available` says whether it is in use.
+    """
 
     def __init__(self, path: Path | None = None, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         self.path = path or cache_dir() / "memory.sqlite3"
         self.max_entries = max_entries
+        self.notice: str | None = None  # the one line the user was told, if any
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            self._db.commit()
+        self._db: sqlite3.Connection | None = None
         self._puts = 0
+        with self._lock:
+            self._start()
+
+    @property
+    def available(self) -> bool:
+        return self._db is not None
+
+    # ---- opening and failing -------------------------------------------------------------------
+
+    def _start(self) -> None:
+        try:
+            self._db = self._open()
+        except _Broken as exc:
+            self._replace(str(exc))
+        except _Unavailable as exc:
+            self._without(str(exc))
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _Unavailable(os_reason(exc)) from None
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                what = "a folder" if stat.S_ISDIR(st.st_mode) else "a special file"
+                raise _Broken(f"{what}, not a database")
+        try:
+            db = sqlite3.connect(self.path, check_same_thread=False, timeout=LOCK_TIMEOUT_S)
+        except sqlite3.Error as exc:
+            raise _classify(exc) from None
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            columns = tuple(row[1] for row in db.execute("PRAGMA table_info(entries)"))
+            if columns and columns != _COLUMNS:
+                raise _Broken(f"not a fastdesk memory: its entries are {', '.join(columns)}")
+            db.executescript(_SCHEMA)
+            db.commit()
+            db.execute("SELECT COUNT(*) FROM entries").fetchone()  # walks an index: cheap
+        except sqlite3.Error as exc:
+            db.close()
+            raise _classify(exc) from None
+        except _Broken:
+            db.close()
+            raise
+        return db
+
+    def _replace(self, reason: str) -> None:
+        """Set the broken file (and its journal) aside and start a new memory."""
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        kept = set_aside(self.path)
+        if kept is None:
+            self._without(f"broken ({reason}) and it could not be moved aside")
+            return
+        wal = self.path.with_name(self.path.name + "-wal")  # the broken one's journal, kept too
+        if wal.exists() and set_aside(wal) is None:
+            with contextlib.suppress(OSError):
+                wal.unlink()
+        with contextlib.suppress(OSError):  # an index SQLite rebuilds
+            self.path.with_name(self.path.name + "-shm").unlink()
+        try:
+            self._db = self._open()
+        except (_Broken, _Unavailable) as exc:
+            self._without(f"a new one could not be made: {exc}")
+            return
+        self._tell(
+            f"translation memory {self.path} was broken ({reason}); it was kept as {kept.name} "
+            "and a new one started"
+        )
+
+    def _without(self, reason: str) -> None:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        self._tell(
+            f"translation memory {self.path} cannot be used ({reason}); "
+            "this run goes without memory"
+        )
+
+    def _tell(self, message: str) -> None:
+        self.notice = message
+        log.warning("%s", message)
+
+    def _do(self, work: Callable[[sqlite3.Connection], _T], default: _T) -> _T:
+        """Run ``work`` under the lock; a failure stops (or renews) the memory, never raises."""
+        with self._lock:
+            if self._db is None:
+                return default
+            try:
+                return work(self._db)
+            except sqlite3.Error as exc:
+                problem = _classify(exc)
+                if isinstance(problem, _Broken):
+                    self._replace(str(problem))
+                else:
+                    self._without(str(problem))
+                return default
+
+    # ---- use ---------------------------------------------------------------------------------
 
     def get(self, key: MemoryKey, model: str | None = None) -> Hit | None:
         digest = key.digest()
@@ -82,17 +225,19 @@ class Memory:
             sql += " AND model = ?"
             args += (model,)
         sql += " ORDER BY used DESC LIMIT 1"
-        with self._lock:
-            row = self._db.execute(sql, args).fetchone()
+
+        def work(db: sqlite3.Connection) -> Hit | None:
+            row = db.execute(sql, args).fetchone()
             if row is None:
                 return None
-            self._db.execute(
+            db.execute(
                 "UPDATE entries SET used = ? WHERE key = ? AND model = ?",
                 (time.time(), digest, row[2]),
             )
-            self._db.commit()
-        flags = tuple(Flag(**f) for f in json.loads(row[3]))
-        return Hit(answer=row[0], provider=row[1], model=row[2], flags=flags)
+            db.commit()
+            return _hit(row)
+
+        return self._do(work, None)
 
     def put(
         self,
@@ -103,57 +248,81 @@ class Memory:
         model: str,
         flags: tuple[Flag, ...] = (),
     ) -> bool:
-        """Store a complete answer; returns False (and stores nothing) for a blank one."""
+        """Store a complete answer; returns False (and stores nothing) for a blank one, or when
+        the memory is not in use."""
         if not answer.strip() and key.text.strip():
             return False
         now = time.time()
         payload = json.dumps([{"check": f.check, "detail": f.detail} for f in flags])
-        with self._lock:
-            self._db.execute(
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute(
                 "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key.digest(), model, provider, answer, payload, now, now),
             )
-            self._db.commit()
+            db.commit()
             self._puts += 1
             if self._puts % max(1, min(500, self.max_entries // 10)) == 0:
-                self._prune_locked()
-        return True
+                self._prune(db)
+            return True
+
+        return self._do(work, False)
 
     def forget(self, key: MemoryKey) -> int:
         """Drop every model's answer for this block, so the next run translates it afresh."""
-        with self._lock:
-            cur = self._db.execute("DELETE FROM entries WHERE key = ?", (key.digest(),))
-            self._db.commit()
+
+        def work(db: sqlite3.Connection) -> int:
+            cur = db.execute("DELETE FROM entries WHERE key = ?", (key.digest(),))
+            db.commit()
             return cur.rowcount
 
-    def clear(self) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM entries")
-            self._db.commit()
-            self._db.execute("VACUUM")
+        return self._do(work, 0)
+
+    def clear(self) -> bool:
+        """Forget everything; False when the memory is not in use (:attr:`notice` says why)."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM entries")
+            db.commit()
+            db.execute("VACUUM")
+            return True
+
+        return self._do(work, False)
 
     def count(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+        return self._do(lambda db: int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]), 0)
 
     def prune(self) -> int:
-        with self._lock:
-            return self._prune_locked()
+        return self._do(self._prune, 0)
 
-    def _prune_locked(self) -> int:
-        excess = (
-            int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
-        )
+    def _prune(self, db: sqlite3.Connection) -> int:
+        excess = int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
         if excess <= 0:
             return 0
-        self._db.execute(
+        db.execute(
             "DELETE FROM entries WHERE rowid IN "
             "(SELECT rowid FROM entries ORDER BY used ASC LIMIT ?)",
             (excess,),
         )
-        self._db.commit()
+        db.commit()
         return excess
 
     def close(self) -> None:
-        with self._lock, contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        with self._lock:
+            if self._db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.close()
+                self._db = None
+
+
+def _hit(row: tuple[object, ...]) -> Hit | None:
+    """A stored row as a hit; a row not of our making (wrong types, bad flags) is a miss."""
+    answer, provider, model, raw_flags = row
+    if not all(isinstance(v, str) for v in (answer, provider, model, raw_flags)):
+        return None
+    try:
+        items = json.loads(str(raw_flags))
+        flags = tuple(Flag(str(f["check"]), str(f["detail"])) for f in items if isinstance(f, dict))
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
+    return Hit(answer=str(answer), provider=str(provider), model=str(model), flags=flags)

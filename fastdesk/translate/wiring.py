@@ -6,6 +6,7 @@ ready Engine, and the one "not configured" error (its wording: providers.factory
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,16 +29,14 @@ class NotConfigured(LookupError):
 
 
 def load_user_settings() -> Settings:
-    """The user's settings; what was wrong with the file goes to the log as warnings."""
-    settings, warnings = load_settings()
-    for warning in warnings:
-        log.warning("%s", warning)
-    return settings
+    """The user's settings; what was wrong with the file goes to the log as warnings (by
+    load_settings itself: logging them again here printed each one twice)."""
+    return load_settings()[0]
 
 
 def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
     """The global glossary merged with the document folder's one (folder wins)."""
-    paths = [p for p in (glossary_file(settings),) if p.is_file()]
+    paths = [p for p in (glossary_file(settings),) if os.path.isfile(p)]  # never raises
     if document is not None:
         folder = find_folder_glossary(Path(document))
         if folder is not None:
