@@ -1,0 +1,75 @@
+"""Translating a project: the stale or missing blocks of every (file, language), all at once.
+
+Every pair runs concurrently on one engine, so its one limit on requests in flight and its
+pacer (the providers' rate-limit headers) hold across files and languages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from fastdesk.project.sync import Pair
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
+
+__all__ = ["PairOutcome", "translate_pairs"]
+
+
+@dataclass
+class PairOutcome:
+    """What one pair's run did (the report and the exit status read it)."""
+
+    pair: Pair
+    requested: int = 0  # blocks that needed a translation
+    translated: int = 0
+    from_memory: int = 0
+    errors: list[str] = field(default_factory=list)
+    flags: list[dict[str, object]] = field(default_factory=list)
+
+
+async def translate_pairs(
+    engine: Engine,
+    pairs: Sequence[Pair],
+    specs: Mapping[str, JobSpec],
+    *,
+    on_request: Callable[[RequestDone], None] = lambda _e: None,
+) -> list[PairOutcome]:
+    """Send what each pair needs; its review takes every answer in (the record of the run)."""
+
+    async def one(pair: Pair) -> PairOutcome:
+        outcome = PairOutcome(pair)
+        need = pair.needed()
+        outcome.requested = len(need)
+        if not need:
+            return outcome
+        spec = specs[pair.lang]
+        index = {b.id: b for b in pair.doc.blocks}
+        keys = []
+        if engine.memory is not None and spec.use_memory:
+            keys = [w.key for w in engine.plan(pair.doc, spec, need)[1]]
+
+        def on_event(event: EngineEvent) -> None:
+            pair.review.apply_event(event)
+            if isinstance(event, BlockDone):
+                if event.origin == "model":
+                    outcome.translated += 1
+                elif event.origin == "memory":
+                    outcome.from_memory += 1
+                block = index[event.block_id]
+                outcome.flags += [
+                    {"line": block.line, "check": f.check, "detail": f.detail} for f in event.flags
+                ]
+            elif isinstance(event, BlockFailed):
+                outcome.errors.append(event.error)
+            elif isinstance(event, RequestDone):
+                on_request(event)
+
+        await engine.run(pair.doc, spec, emit=on_event, block_ids=need)
+        pair.review.clear_in_flight()
+        if keys and engine.memory is not None:
+            engine.memory.remember(keys, pair.project.source_lang)
+        return outcome
+
+    return list(await asyncio.gather(*(one(p) for p in pairs)))

@@ -1,0 +1,225 @@
+"""One source file in one language: what its record says, what is stale, and the target to write.
+
+The record is the source's review sidecar (machine answers and the editor's texts, per block),
+what fastdesk last wrote to the target (``record.WrittenRecord``) and the target file on disk.
+A target edited by hand is compared block by block with what was written: the blocks that
+differ become the editor's corrections, so they are never overwritten. A target fastdesk never
+wrote (a translation that existed before) is paired with the source block by block.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.document.blocks import Document, parse
+from fastdesk.document.target import TargetView
+from fastdesk.project.layout import Project
+from fastdesk.project.links import rebase_links
+from fastdesk.project.record import WrittenRecord
+from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
+
+__all__ = ["Pair", "open_pair"]
+
+
+@dataclass
+class Pair:
+    """A source file and its target in one language, brought up to date with the disk."""
+
+    project: Project
+    source: PurePosixPath
+    lang: str
+    target: PurePosixPath
+    doc: Document
+    review: Review
+    target_exists: bool
+    hand_edits: int = 0
+    conflict: str | None = None  # why the target must not be written over
+    warnings: list[str] = field(default_factory=list)
+    _saved: object = None  # the review as its sidecar holds it (saved again only when changed)
+
+    # ---- what is stale --------------------------------------------------------------------
+
+    def needed(self) -> list[str]:
+        """Blocks to translate: no translation at all, or a source-changed edit with no machine
+        answer for the new source (kept aside for the editor's choice)."""
+        out = []
+        for block in self.doc.blocks:
+            if not block.translatable or not block.split()[1].strip():
+                continue
+            state = self.review.state_of(block.id)
+            if self.review.shown_text(block.id) is None or (
+                state == "stale_edit" and self.review.info(block.id).machine is None
+            ):
+                out.append(block.id)
+        return out
+
+    def missing(self) -> list[int]:
+        """Lines of the translatable blocks that have no translation to write."""
+        return [
+            b.line
+            for b in self.doc.blocks
+            if b.translatable and b.split()[1].strip() and self.review.shown_text(b.id) is None
+        ]
+
+    def status(self) -> dict[str, object]:
+        summary = self.review.summary()
+        stale = set(self.needed()) | set(self.review.stale_blocks())
+        state = "missing" if not self.target_exists else "stale" if stale else "up_to_date"
+        if self.conflict:
+            state = "conflict"
+        return {
+            "source": self.source.as_posix(),
+            "lang": self.lang,
+            "target": self.target.as_posix(),
+            "state": state,
+            "blocks": summary.blocks,
+            "stale": len(stale),
+            "flagged": summary.flagged,
+            "edited": summary.edited,
+            "approved": summary.approved,
+            "approved_percent": round(100 * summary.approved / summary.blocks)
+            if summary.blocks
+            else 100,
+            "hand_edits": self.hand_edits,
+            **({"conflict": self.conflict} if self.conflict else {}),
+        }
+
+    # ---- writing --------------------------------------------------------------------------
+
+    def view(self) -> TargetView:
+        """The target as it would be written (links rebased for the target's folder)."""
+        parts, spans, pos = [], [], 0
+        for block in self.doc.blocks:
+            text = self.review.shown_text(block.id)
+            text = block.text if text is None else self._to_target(text)
+            parts.append(text)
+            spans.append((block.id, pos, pos + len(text)))
+            pos += len(text)
+        return TargetView("".join(parts), tuple(spans), frozenset())
+
+    def write(self, record: WrittenRecord) -> bool:
+        """Write the target (when it changed) and the sidecar (when the review changed);
+        True when the target file was written."""
+        if self.conflict:
+            raise RuntimeError(f"{self.target}: {self.conflict}")
+        self.save_review()
+        view = self.view()
+        path = self.project.root / self.target
+        current = _read(path)
+        record.put(self.target.as_posix(), view)
+        if current == view.text:
+            return False
+        atomic_write_text(path, view.text)
+        self.target_exists = True
+        return True
+
+    def save_review(self) -> None:
+        if self.review.to_dict() != self._saved or not _sidecar_exists(self):
+            save_review(self.review)
+            self._saved = self.review.to_dict()
+
+    # ---- links ----------------------------------------------------------------------------
+
+    def _to_target(self, text: str) -> str:
+        pages = self._pages()
+        return rebase_links(text, self.source, self.target, pages.get)
+
+    def _to_source(self, text: str) -> str:
+        back = {t: s for s, t in self._pages().items()}
+        return rebase_links(text, self.target, self.source, back.get)
+
+    def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
+        return self.project.pages(self.lang)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return read_document(path)
+    except DocumentError:
+        return None
+
+
+def _sidecar_exists(pair: Pair) -> bool:
+    from fastdesk.review.model import review_path
+
+    return review_path(pair.project.root / pair.source).is_file()
+
+
+def open_pair(project: Project, source: PurePosixPath, lang: str, record: WrittenRecord) -> Pair:
+    """Read the source, its review and its target; take in what was changed on the target by
+    hand; realign onto the source as it is now. Raises DocumentError for an unreadable source."""
+    path = project.root / source
+    doc = parse(read_document(path))
+    review, warnings = load_review(path, lang)  # aligned to the source it was saved with
+    target = project.target(source, lang)
+    disk = _read(project.root / target)
+    pair = Pair(project, source, lang, target, doc, review, disk is not None, warnings=warnings)
+    pair._saved = review.to_dict()
+    if disk is None:
+        review.realign(doc)
+        return pair
+    written = record.get(target.as_posix())
+    before = review.doc
+    if before is not None and _shown(pair, before) == disk:
+        review.realign(doc)
+    elif written is not None and written.view.text == disk:
+        review.realign(doc)  # the review moved on since (an import): the file is as written
+    elif written is not None:
+        _take_in(pair, written.view, disk)
+    else:
+        review.realign(doc)
+        _pair_blocks(pair, disk)
+    return pair
+
+
+def _shown(pair: Pair, doc: Document) -> str:
+    review = pair.review
+    return "".join(
+        b.text if (t := review.shown_text(b.id)) is None else pair._to_target(t) for b in doc.blocks
+    )
+
+
+def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
+    """Blocks of the written target that differ on disk become the editor's corrections."""
+    review = pair.review
+    old_texts = {bid: written.text[s:e] for bid, s, e in written.spans}
+    changes = [
+        (bid, text) for bid, text in diff_target_edit(written, disk) if text != old_texts[bid]
+    ]
+    later = []
+    for bid, text in changes:
+        if review.doc is not None and bid in {b.id for b in review.doc.blocks}:
+            review.edit(bid, pair._to_source(text))
+            pair.hand_edits += 1
+        else:
+            later.append((bid, text))
+    review.realign(pair.doc)
+    for bid, text in later:
+        if bid in {b.id for b in pair.doc.blocks}:
+            review.edit(bid, pair._to_source(text))
+            pair.hand_edits += 1
+        else:
+            pair.conflict = (
+                "edited by hand where the source changed too; fastdesk will not write over it "
+                "(take the edit into the source's review, or revert it)"
+            )
+
+
+def _pair_blocks(pair: Pair, disk: str) -> None:
+    """A target fastdesk did not write: its blocks are the translator's, paired with the
+    source's by their sequence of kinds."""
+    src, tgt = pair.doc.blocks, parse(disk).blocks
+    matcher = difflib.SequenceMatcher(
+        None, [b.kind for b in src], [b.kind for b in tgt], autojunk=False
+    )
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            continue
+        for k in range(i2 - i1):
+            block, theirs = src[i1 + k], tgt[j1 + k]
+            if block.translatable and pair.review.shown_text(block.id) is None:
+                pair.review.edit(block.id, pair._to_source(theirs.text))
+                pair.hand_edits += 1
