@@ -13,6 +13,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 
@@ -113,3 +114,12 @@ def set_aside(path: Path) -> Path | None:
                 return None
             return target
     return None
+
+
+def xml_text(root: ElementTree.Element) -> str:
+    """An XML document (XLIFF, TMX) as text: indented between elements only (a segment keeps
+    its text), and a carriage return as ``&#13;``: XML readers turn a raw CRLF into LF, and a
+    CRLF document's blocks must come back byte for byte (raw CRs occur only in text)."""
+    ElementTree.indent(root, space=" ")
+    text = ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+    return text.replace("\r", "&#13;") + "\n"

@@ -33,7 +33,15 @@ from pathlib import Path, PurePosixPath
 from fastdesk.document.languages import LANGUAGES, primary
 from fastdesk.review.export import is_language_suffix
 
-__all__ = ["CONFIG_NAME", "LAYOUTS", "Project", "ProjectError", "Root", "find_project"]
+__all__ = [
+    "CONFIG_NAME",
+    "LAYOUTS",
+    "Project",
+    "ProjectError",
+    "Root",
+    "enclosing_project",
+    "find_project",
+]
 
 CONFIG_NAME = ".fastdesk.toml"
 MARKDOWN = frozenset({".md", ".markdown"})
@@ -363,3 +371,32 @@ def _mkdocs(root: Path, config: str) -> Project:
     return _project(
         root, layout, source, tuple(langs), _layout_roots(layout, docs, source), "mkdocs"
     )
+
+
+_MARKERS = (
+    CONFIG_NAME,
+    "mkdocs.yml",
+    "mkdocs.yaml",
+    "docusaurus.config.js",
+    "docusaurus.config.ts",
+    "docusaurus.config.mjs",
+    "hugo.toml",
+)
+
+
+def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixPath] | None:
+    """The project a source file belongs to, and its path in it (None: a lone file). Looks up
+    from the file's folder for a .fastdesk.toml or a site generator's configuration, stopping
+    at the top of a git work tree."""
+    file = Path(path).resolve()
+    for folder in file.parents:
+        if any((folder / m).is_file() for m in _MARKERS):
+            try:
+                project = find_project(folder)
+            except ProjectError:
+                return None
+            rel = PurePosixPath(file.relative_to(folder).as_posix())
+            return (project, rel) if rel in project.sources() else None
+        if (folder / ".git").exists():
+            return None
+    return None
