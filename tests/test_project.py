@@ -222,3 +222,18 @@ def test_fastdesk_toml_names_the_layout_and_bad_ones_are_one_line(
     assert run(["status", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert run(["status", str(tmp_path / "absent")]) == 2
+
+
+def test_a_hand_edit_survives_without_the_written_record(tmp_path: Path, emu: Emulator) -> None:
+    """A target the window exported (a sidecar, no record of the write): the review's text is
+    the base, so a hand-edited machine block is still taken in, not written over."""
+    root = make_project(tmp_path, "hugo-folder")
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    (root / ".fastdesk/written.json").unlink()
+    target = root / "content/fr/_index.md"
+    text = target.read_text(encoding="utf-8").replace("Étape 1 of Home", "Étape un, à la main")
+    target.write_text(text, encoding="utf-8")
+    count = emu.request_count
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    assert emu.request_count == count
+    assert target.read_text(encoding="utf-8") == text

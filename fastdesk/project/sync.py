@@ -91,14 +91,7 @@ class Pair:
 
     def view(self) -> TargetView:
         """The target as it would be written (links rebased for the target's folder)."""
-        parts, spans, pos = [], [], 0
-        for block in self.doc.blocks:
-            text = self.review.shown_text(block.id)
-            text = block.text if text is None else self._to_target(text)
-            parts.append(text)
-            spans.append((block.id, pos, pos + len(text)))
-            pos += len(text)
-        return TargetView("".join(parts), tuple(spans), frozenset())
+        return _shown(self, self.doc)
 
     def write(self, record: WrittenRecord) -> bool:
         """Write the target (when it changed) and the sidecar (when the review changed);
@@ -162,24 +155,32 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
         review.realign(doc)
         return pair
     written = record.get(target.as_posix())
-    before = review.doc
-    if before is not None and _shown(pair, before) == disk:
+    shown = _shown(pair, review.doc) if review.doc is not None else None
+    if shown is not None and shown.text == disk:
         review.realign(doc)
     elif written is not None and written.view.text == disk:
         review.realign(doc)  # the review moved on since (an import): the file is as written
     elif written is not None:
         _take_in(pair, written.view, disk)
+    elif shown is not None:  # no record (the window exported it): what the review shows
+        _take_in(pair, shown, disk)
     else:
         review.realign(doc)
         _pair_blocks(pair, disk)
     return pair
 
 
-def _shown(pair: Pair, doc: Document) -> str:
+def _shown(pair: Pair, doc: Document) -> TargetView:
+    """What the review shows for ``doc``, links rebased: the target it would write."""
     review = pair.review
-    return "".join(
-        b.text if (t := review.shown_text(b.id)) is None else pair._to_target(t) for b in doc.blocks
-    )
+    parts, spans, pos = [], [], 0
+    for block in doc.blocks:
+        text = review.shown_text(block.id)
+        text = block.text if text is None else pair._to_target(text)
+        parts.append(text)
+        spans.append((block.id, pos, pos + len(text)))
+        pos += len(text)
+    return TargetView("".join(parts), tuple(spans), frozenset())
 
 
 def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
