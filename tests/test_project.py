@@ -237,3 +237,52 @@ def test_a_hand_edit_survives_without_the_written_record(tmp_path: Path, emu: Em
     assert run(["translate", str(root), "--to", "fr"]) == 0
     assert emu.request_count == count
     assert target.read_text(encoding="utf-8") == text
+
+
+DIALECT_PAGES = {
+    "mkdocs-suffix": (
+        "docs/index.md",
+        '# Step\n\n--8<-- "Step.md"\n\n!!! note "Step"\n\n    Indented Step body.\n\n'
+        'Step text.\n\n{: #Step }\n\n=== "Step"\n\n    Tab Step.\n',
+        ['--8<-- "Step.md"', '!!! note "Step"', "{: #Step }", '=== "Step"'],
+    ),
+    "docusaurus": (
+        "docs/intro.mdx",
+        "import Step from './Step';\nexport const Step2 = 1;\n\n# Step\n\n<Tabs>\n\n"
+        '<TabItem value="Step">\n\nStep in a tab.\n\n</TabItem>\n\n</Tabs>\n\n:::note\n\n'
+        "Step note.\n\n:::\n",
+        [
+            "import Step from './Step';",
+            "export const Step2 = 1;",
+            '<TabItem value="Step">',
+            ":::note",
+        ],
+    ),
+    "hugo-folder": (
+        "content/en/_index.md",
+        '# Step\n\n{{< figure src="Step.png" >}}\n\n{{% notice Step %}}\n\nStep text.\n',
+        ['{{< figure src="Step.png" >}}', "{{% notice Step %}}"],
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(DIALECT_PAGES))
+def test_the_dialects_syntax_is_kept_byte_for_byte(
+    layout: str, tmp_path: Path, emu: Emulator
+) -> None:
+    root = make_project(tmp_path, layout)
+    name, text, kept = DIALECT_PAGES[layout]
+    write(root / name, text)
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    project = find_project(root)
+    target = (root / project.target(PurePosixPath(name), "fr")).read_text(encoding="utf-8")
+    assert "# Étape" in target  # the prose is translated…
+    sent = "\n".join(r.body["messages"][-1]["content"] for r in emu.chat_requests)
+    for line in kept:  # …the syntax is neither sent nor changed
+        assert line in target and line not in sent
+    # indented bodies are code to CommonMark: kept (not translated) too
+    expected = "".join(
+        line if line.strip() in kept or line.startswith("    ") else line.replace("Step", "Étape")
+        for line in text.splitlines(keepends=True)
+    )
+    assert target == expected

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
+from fastdesk.project.dialect import apply_dialect
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
@@ -145,7 +146,7 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     """Read the source, its review and its target; take in what was changed on the target by
     hand; realign onto the source as it is now. Raises DocumentError for an unreadable source."""
     path = project.root / source
-    doc = parse(read_document(path))
+    doc = apply_dialect(parse(read_document(path)), project.dialect)
     review, warnings = load_review(path, lang)  # aligned to the source it was saved with
     target = project.target(source, lang)
     disk = _read(project.root / target)
