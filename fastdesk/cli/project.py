@@ -10,7 +10,7 @@ import asyncio
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from fastdesk.cli.translate import DocReport, UsageError, _write_report
@@ -131,36 +131,14 @@ def run_project(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
-    from fastdesk.translate.wiring import (
-        NotConfigured,
-        build_engine,
-        glossary_for,
-        load_user_settings,
-    )
+    """The single-file command's engine and job (settings, provider, glossary of the folder),
+    one job per language."""
+    from fastdesk.cli.translate import _build as build_one
 
-    settings = load_user_settings()
-    glossary = glossary_for(settings, project.root / CONFIG_NAME)
-    specs = {
-        lang: JobSpec(
-            mode="translate",
-            target_lang=lang,
-            provider=args.provider,
-            model=args.model or None,
-            use_memory=not args.no_memory,
-            glossary=glossary,
-        )
-        for lang in project.languages
+    engine, spec = build_one(args)
+    return engine, {
+        lang: replace(spec, mode="translate", target_lang=lang) for lang in project.languages
     }
-    try:
-        engine = build_engine(
-            settings,
-            provider=args.provider,
-            use_memory=not args.no_memory,
-            concurrency=args.concurrency,
-        )
-    except NotConfigured as exc:
-        raise UsageError(str(exc)) from None
-    return engine, specs
 
 
 async def _run(
