@@ -280,9 +280,31 @@ def test_the_dialects_syntax_is_kept_byte_for_byte(
     sent = "\n".join(r.body["messages"][-1]["content"] for r in emu.chat_requests)
     for line in kept:  # …the syntax is neither sent nor changed
         assert line in target and line not in sent
-    # indented bodies are code to CommonMark: kept (not translated) too
     expected = "".join(
-        line if line.strip() in kept or line.startswith("    ") else line.replace("Step", "Étape")
+        line if line.strip() in kept else line.replace("Step", "Étape")
         for line in text.splitlines(keepends=True)
     )
     assert target == expected
+
+
+def test_mkdocs_admonition_and_tab_bodies_are_translated_as_markdown(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    root = make_project(tmp_path, "mkdocs-suffix")
+    text = (
+        '!!! warning "Careful"\n\n    Step one body.\n\n    - Step item\n\n'
+        "    ```sh\n    Step --code\n    ```\n\n"
+        "??? tip\n    Step lazy body,\n    second line.\n\n"
+        '=== "Tab"\n\n\tStep in a tab.\n\nStep after.\n'
+    )
+    write(root / "docs/index.md", text)
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    target = (root / "docs/index.fr.md").read_text(encoding="utf-8")
+    assert target == text.replace("Step", "Étape").replace("Étape --code", "Step --code")
+    sent = [r.body["messages"][-1]["content"] for r in emu.chat_requests]
+    bodies = [s for s in sent if "Step one body." in s or "Step lazy body" in s]
+    assert bodies and all(not s.startswith((" ", "!!!", "???")) for s in bodies)
+    assert not any("Step --code" in s or "    Step" in s for s in sent)  # dedented; code kept
+    count = emu.request_count
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    assert emu.request_count == count

@@ -7,18 +7,24 @@ Read as plain CommonMark, a line such as ``--8<-- "snippet.md"`` (MkDocs snippet
 that may "translate" it. In a project of that dialect such blocks are not translatable: they
 are copied as they are, like code.
 
-Not done here: translating admonition and tab bodies (CommonMark reads the indented body as a
-code block; sending it needs the engine to dedent and re-indent it).
+MkDocs admonition and content-tab bodies (``!!! note`` / ``=== "Tab"`` followed by a
+4-space-indented body) are, to CommonMark, an indented code block or a paragraph's lazy
+continuation. In a MkDocs project they are translatable *containers*: :func:`container` splits
+one into its opening line and its body, the body is translated as Markdown of its own
+(dedented, block by block, through the memory like any block) and indented back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from fastdesk.document.blocks import Document
+from fastdesk.document.blocks import Block, Document
+from fastdesk.document.text_ends import common_prefix
 
-__all__ = ["DIALECTS", "apply_dialect"]
+__all__ = ["DIALECTS", "Container", "apply_dialect", "container", "dedent", "indent"]
 
 _MKDOCS = (
     re.compile(r"-{2,}8<-{2,}.*"),  # snippets
@@ -41,13 +47,27 @@ DIALECTS: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
+_OPENER = re.compile(r"(?:!!!|\?\?\?\+?)\s+[\w-]+.*|===\+?\s+\".*\"")
+
+
+@dataclass(frozen=True)
+class Container:
+    """An admonition or tab block: ``head`` (its opening line, or "" when the opening line is a
+    block of its own above) kept as it is, and ``body``, indented by ``prefix``."""
+
+    head: str
+    body: str
+    prefix: str
+
+
 def apply_dialect(doc: Document, dialect: str) -> Document:
-    """``doc`` with the blocks made only of ``dialect``'s syntax lines marked not translatable
-    (same ids, same text: the round trip and the echo identity hold)."""
+    """``doc`` with the blocks made only of ``dialect``'s syntax lines marked not translatable,
+    and (MkDocs) admonition and tab bodies marked translatable (same ids, same text: the round
+    trip and the echo identity hold)."""
     patterns = DIALECTS.get(dialect, ())
     if not patterns:
         return doc
-    blocks = []
+    blocks: list[Block] = []
     changed = False
     for block in doc.blocks:
         core = block.split()[1]
@@ -59,5 +79,55 @@ def apply_dialect(doc: Document, dialect: str) -> Document:
         ):
             block = dataclasses.replace(block, translatable=False)
             changed = True
+        elif dialect == "mkdocs" and not block.translatable and _body_of(blocks, block):
+            block = dataclasses.replace(block, translatable=True)
+            changed = True
         blocks.append(block)
     return Document(doc.source, tuple(blocks)) if changed else doc
+
+
+def container(doc: Document, block: Block) -> Container | None:
+    """``block`` as an admonition or tab (MkDocs): its opening line and indented body."""
+    if block.kind == "code":
+        i = doc.index_of(block.id)
+        if block.translatable and _body_of(doc.blocks[:i], block):
+            return Container("", block.text, _prefix(block.text))
+        return None
+    first, newline, rest = block.text.partition("\n")
+    if _OPENER.fullmatch(first.strip()) and rest.strip() and rest[:1] in (" ", "\t"):
+        return Container(first + newline, rest, _prefix(rest))
+    return None
+
+
+def _body_of(above: Sequence[Block], block: Block) -> bool:
+    """An indented code block right below an opening line (``!!! note``, ``=== "Tab"``)."""
+    if block.kind != "code" or block.text[:1] not in (" ", "\t") or not above:
+        return False
+    lines = [line for line in above[-1].text.splitlines() if line.strip()]
+    return bool(lines) and _OPENER.fullmatch(lines[-1].strip()) is not None
+
+
+def _prefix(text: str) -> str:
+    """The indentation all non-blank lines share."""
+    found = [
+        line[: len(line) - len(line.lstrip(" \t"))] for line in text.splitlines() if line.strip()
+    ]
+    if not found:
+        return ""
+    low, high = min(found), max(found)  # what they all share, the extremes share
+    return low[: common_prefix(low, high)]
+
+
+def dedent(body: str, prefix: str) -> str:
+    """The body without its indentation (blank lines as they are)."""
+    return "".join(
+        line[len(prefix) :] if line.strip() and line.startswith(prefix) else line
+        for line in body.splitlines(keepends=True)
+    )
+
+
+def indent(text: str, prefix: str) -> str:
+    """The inverse of :func:`dedent`: every non-blank line indented by ``prefix``."""
+    return "".join(
+        prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )

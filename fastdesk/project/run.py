@@ -10,9 +10,12 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.document.blocks import join, parse
+from fastdesk.project.dialect import Container, container, dedent, indent
 from fastdesk.project.sync import Pair
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.memory import MemoryKey
 
 __all__ = ["PairOutcome", "translate_pairs"]
 
@@ -46,9 +49,11 @@ async def translate_pairs(
             return outcome
         spec = specs[pair.lang]
         index = {b.id: b for b in pair.doc.blocks}
-        keys = []
-        if engine.memory is not None and spec.use_memory:
-            keys = [w.key for w in engine.plan(pair.doc, spec, need)[1]]
+        keys: list[MemoryKey] = []
+        boxes = {bid: box for bid in need if (box := container(pair.doc, index[bid])) is not None}
+        plain = [bid for bid in need if bid not in boxes]
+        if plain and engine.memory is not None and spec.use_memory:
+            keys = [w.key for w in engine.plan(pair.doc, spec, plain)[1]]
 
         def on_event(event: EngineEvent) -> None:
             pair.review.apply_event(event)
@@ -66,10 +71,46 @@ async def translate_pairs(
             elif isinstance(event, RequestDone):
                 on_request(event)
 
-        await engine.run(pair.doc, spec, emit=on_event, block_ids=need)
+        if plain:
+            await engine.run(pair.doc, spec, emit=on_event, block_ids=plain)
+        for bid, box in boxes.items():
+            on_event(await _container(engine, spec, bid, box, on_request, keys))
         pair.review.clear_in_flight()
         if keys and engine.memory is not None:
             engine.memory.remember(keys, pair.project.source_lang)
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+
+async def _container(
+    engine: Engine,
+    spec: JobSpec,
+    block_id: str,
+    box: Container,
+    on_request: Callable[[RequestDone], None],
+    keys: list[MemoryKey],
+) -> BlockDone | BlockFailed:
+    """An admonition's or tab's body translated as a document of its own (dedented, block by
+    block, memory first), then indented back under its opening line."""
+    body = parse(dedent(box.body, box.prefix))
+    flags: list[Flag] = []
+    origins: set[str] = set()
+    failed: list[str] = []
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            origins.add(event.origin)
+            flags.extend(event.flags)
+        elif isinstance(event, BlockFailed):
+            failed.append(event.error)
+        elif isinstance(event, RequestDone):
+            on_request(event)
+
+    if engine.memory is not None and spec.use_memory:
+        keys += [w.key for w in engine.plan(body, spec)[1]]
+    results = await engine.run(body, spec, emit=on_event)
+    if failed or len(results) != len(body.blocks):
+        return BlockFailed(0, block_id, failed[0] if failed else "no answer")
+    text = box.head + indent(join(results[b.id] for b in body.blocks), box.prefix)
+    return BlockDone(0, block_id, text, "model" if "model" in origins else "memory", tuple(flags))
