@@ -6,7 +6,9 @@ A 50-file MkDocs project (suffix layout, ~12 blocks a page) in three languages:
 1. requests for the first `fastdesk translate DIR --to fr,de,es`;
 2. requests for a second run with nothing changed;
 3. requests after a one-paragraph edit of one page;
-4. the time of `fastdesk status DIR` (in-process median, and as a fresh process).
+4. the time of `fastdesk status DIR` (in-process median, and as a fresh process);
+5. the languages run at once: a first run at a simulated 200 ms time to first token, its wall
+   time against what the same requests would take one after another.
 """
 
 from __future__ import annotations
@@ -44,10 +46,10 @@ def make_site(root: Path, files: int) -> None:
         )
 
 
-def translate(root: Path, langs: str) -> int:
+def translate(root: Path, langs: str, *extra: str) -> int:
     quiet = io.StringIO()
     with contextlib.redirect_stderr(quiet):
-        return run(["translate", str(root), "--to", langs])
+        return run(["translate", str(root), "--to", langs, *extra])
 
 
 def main() -> None:
@@ -96,6 +98,14 @@ def main() -> None:
         )
         fresh = time.perf_counter() - start
 
+        slow = Path(tmp) / "slow"
+        make_site(slow, args.files)
+        emu.configure(ttfb=0.2)
+        before = emu.request_count
+        start = time.perf_counter()
+        assert translate(slow, args.langs, "--no-memory") == 0
+        slow_s, slow_n = time.perf_counter() - start, emu.request_count - before
+
     print(f"project: {args.files} files × {len(langs)} languages ({args.langs}) = {pairs} targets")
     print(f"1. first run:            {first} requests ({first_s:.1f} s against the emulator)")
     print(f"2. second run unchanged: {second} requests")
@@ -103,6 +113,10 @@ def main() -> None:
     print(
         f"4. fastdesk status:      {statistics.median(times) * 1000:.0f} ms in-process "
         f"(median of 5), {fresh * 1000:.0f} ms as a fresh process"
+    )
+    print(
+        f"5. at 200 ms to first token: {slow_n} requests in {slow_s:.1f} s "
+        f"(one after another: ≥ {slow_n * 0.2:.0f} s; 4 in flight, the default)"
     )
 
 
