@@ -258,13 +258,13 @@ DIALECT_PAGES = {
         "docs/index.md",
         '# Step\n\n--8<-- "Step.md"\n\n!!! note "Step"\n\n    Indented Step body.\n\n'
         'Step text.\n\n{: #Step }\n\n=== "Step"\n\n    Tab Step.\n',
-        ['--8<-- "Step.md"', '!!! note "Step"', "{: #Step }", '=== "Step"'],
+        ['--8<-- "Step.md"', "{: #Step }"],
     ),
     "docusaurus": (
         "docs/intro.mdx",
         "import Step from './Step';\nexport const Step2 = 1;\n\n# Step\n\n<Tabs>\n\n"
         '<TabItem value="Step">\n\nStep in a tab.\n\n</TabItem>\n\n</Tabs>\n\n:::note\n\n'
-        "Step note.\n\n:::\n",
+        "Step note.\n\n:::\n\n:::tip[Step title]\n\nStep tip.\n\n:::\n",
         [
             "import Step from './Step';",
             "export const Step2 = 1;",
@@ -306,7 +306,7 @@ def test_mkdocs_admonition_and_tab_bodies_are_translated_as_markdown(
 ) -> None:
     root = make_project(tmp_path, "mkdocs-suffix")
     text = (
-        '!!! warning "Careful"\n\n    Step one body.\n\n    - Step item\n\n'
+        '!!! warning "Careful Step"\n\n    Step one body.\n\n    - Step item\n\n'
         "    ```sh\n    Step --code\n    ```\n\n"
         "??? tip\n    Step lazy body,\n    second line.\n\n"
         '=== "Tab"\n\n\tStep in a tab.\n\nStep after.\n'
@@ -316,6 +316,7 @@ def test_mkdocs_admonition_and_tab_bodies_are_translated_as_markdown(
     target = (root / "docs/index.fr.md").read_text(encoding="utf-8")
     assert target == text.replace("Step", "Étape").replace("Étape --code", "Step --code")
     sent = [r.body["messages"][-1]["content"] for r in emu.chat_requests]
+    assert "Careful Step" in sent  # the title, alone
     bodies = [s for s in sent if "Step one body." in s or "Step lazy body" in s]
     assert bodies and all(not s.startswith((" ", "!!!", "???")) for s in bodies)
     assert not any("Step --code" in s or "    Step" in s for s in sent)  # dedented; code kept

@@ -9,9 +9,10 @@ are copied as they are, like code.
 
 MkDocs admonition and content-tab bodies (``!!! note`` / ``=== "Tab"`` followed by a
 4-space-indented body) are, to CommonMark, an indented code block or a paragraph's lazy
-continuation. In a MkDocs project they are translatable *containers*: :func:`container` splits
-one into its opening line and its body, the body is translated as Markdown of its own
-(dedented, block by block, through the memory like any block) and indented back.
+continuation. In a MkDocs project they are translatable *containers*: :func:`container` cuts
+one into pieces kept as they are (the opening line's syntax) and pieces translated on their own
+(through the memory like any block): the title, and the body as Markdown (dedented, block by
+block, indented back). Docusaurus ``:::tip Title`` / ``:::tip[Title]`` titles likewise.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Block, Document
 from fastdesk.document.text_ends import common_prefix
 
-__all__ = ["DIALECTS", "Container", "apply_dialect", "container", "dedent", "indent"]
+__all__ = ["DIALECTS", "Container", "Piece", "apply_dialect", "container", "dedent", "indent"]
 
 _MKDOCS = (
     re.compile(r"-{2,}8<-{2,}.*"),  # snippets
@@ -48,35 +49,46 @@ DIALECTS: dict[str, tuple[re.Pattern[str], ...]] = {
 
 
 _OPENER = re.compile(r"(?:!!!|\?\?\?\+?)\s+[\w-]+.*|===\+?\s+\".*\"")
+# an opening line's title: !!! note "Title", === "Tab", :::tip Title, :::tip[Title]
+_TITLE = {
+    "mkdocs": re.compile(
+        r"(?P<head>\s*(?:(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+\")"
+        r"(?P<title>[^\"]*\S[^\"]*)(?P<tail>\"\s*)"
+    ),
+    "docusaurus": re.compile(
+        r"(?P<head>\s*:::\w+(?:\[|[ \t]+))(?P<title>[^\]\r\n]*?\S[^\]\r\n]*?)(?P<tail>\]?[ \t]*)"
+    ),
+}
 
 
 @dataclass(frozen=True)
-class Container:
-    """An admonition or tab block: ``head`` (its opening line, or "" when the opening line is a
-    block of its own above) kept as it is, and ``body``, indented by ``prefix``."""
+class Piece:
+    """Part of a container: ``kind`` keep (as it is), title (one line of prose) or body
+    (Markdown indented by ``prefix``)."""
 
-    head: str
-    body: str
-    prefix: str
+    kind: str
+    text: str
+    prefix: str = ""
+
+
+Container = tuple[Piece, ...]
 
 
 def apply_dialect(doc: Document, dialect: str) -> Document:
-    """``doc`` with the blocks made only of ``dialect``'s syntax lines marked not translatable,
-    and (MkDocs) admonition and tab bodies marked translatable (same ids, same text: the round
-    trip and the echo identity hold)."""
+    """``doc`` with the blocks made only of ``dialect``'s syntax lines marked not translatable
+    (a titled opening line excepted: its title is translated), and (MkDocs) admonition and tab
+    bodies marked translatable (same ids, same text: the round trip and echo identity hold)."""
     patterns = DIALECTS.get(dialect, ())
     if not patterns:
         return doc
+    titled = _TITLE.get(dialect)
     blocks: list[Block] = []
     changed = False
     for block in doc.blocks:
         core = block.split()[1]
         lines = [line.strip() for line in core.splitlines() if line.strip()]
-        if (
-            block.translatable
-            and lines
-            and all(any(p.fullmatch(line) for p in patterns) for line in lines)
-        ):
+        syntax = lines and all(any(p.fullmatch(line) for p in patterns) for line in lines)
+        if block.translatable and syntax and not (titled and titled.fullmatch(core)):
             block = dataclasses.replace(block, translatable=False)
             changed = True
         elif dialect == "mkdocs" and not block.translatable and _body_of(blocks, block):
@@ -86,17 +98,33 @@ def apply_dialect(doc: Document, dialect: str) -> Document:
     return Document(doc.source, tuple(blocks)) if changed else doc
 
 
-def container(doc: Document, block: Block) -> Container | None:
-    """``block`` as an admonition or tab (MkDocs): its opening line and indented body."""
-    if block.kind == "code":
+def container(doc: Document, block: Block, dialect: str) -> Container | None:
+    """``block`` as an admonition or tab: the pieces to keep and to translate (None: it is not
+    one, the engine takes it as any block)."""
+    if dialect == "mkdocs" and block.kind == "code":
         i = doc.index_of(block.id)
         if block.translatable and _body_of(doc.blocks[:i], block):
-            return Container("", block.text, _prefix(block.text))
+            return (Piece("body", block.text, _prefix(block.text)),)
         return None
+    titled = _TITLE.get(dialect)
     first, newline, rest = block.text.partition("\n")
-    if _OPENER.fullmatch(first.strip()) and rest.strip() and rest[:1] in (" ", "\t"):
-        return Container(first + newline, rest, _prefix(rest))
-    return None
+    line, _cr, _ = first.partition("\r")
+    opener = titled.fullmatch(line) if titled else None
+    pieces: list[Piece] = []
+    if opener:
+        pieces += [Piece("keep", opener["head"]), Piece("title", opener["title"])]
+        pieces.append(Piece("keep", opener["tail"] + first[len(line) :] + newline))
+    elif dialect == "mkdocs" and _OPENER.fullmatch(first.strip()):
+        pieces.append(Piece("keep", first + newline))
+    else:
+        return None
+    if dialect == "mkdocs" and rest.strip() and rest[:1] in (" ", "\t"):
+        pieces.append(Piece("body", rest, _prefix(rest)))
+    elif rest:
+        if rest.strip():
+            return None  # something else follows the opening line: an ordinary block
+        pieces.append(Piece("keep", rest))
+    return tuple(pieces) if any(p.kind != "keep" for p in pieces) else None
 
 
 def _body_of(above: Sequence[Block], block: Block) -> bool:

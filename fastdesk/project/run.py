@@ -50,7 +50,11 @@ async def translate_pairs(
         spec = specs[pair.lang]
         index = {b.id: b for b in pair.doc.blocks}
         keys: list[MemoryKey] = []
-        boxes = {bid: box for bid in need if (box := container(pair.doc, index[bid])) is not None}
+        boxes = {
+            bid: box
+            for bid in need
+            if (box := container(pair.doc, index[bid], pair.project.dialect)) is not None
+        }
         plain = [bid for bid in need if bid not in boxes]
         if plain and engine.memory is not None and spec.use_memory:
             keys = [w.key for w in engine.plan(pair.doc, spec, plain)[1]]
@@ -91,9 +95,8 @@ async def _container(
     on_request: Callable[[RequestDone], None],
     keys: list[MemoryKey],
 ) -> BlockDone | BlockFailed:
-    """An admonition's or tab's body translated as a document of its own (dedented, block by
-    block, memory first), then indented back under its opening line."""
-    body = parse(dedent(box.body, box.prefix))
+    """An admonition or tab: its title and its body (dedented) translated as documents of
+    their own, block by block and memory first; the syntax around them kept as it is."""
     flags: list[Flag] = []
     origins: set[str] = set()
     failed: list[str] = []
@@ -107,10 +110,20 @@ async def _container(
         elif isinstance(event, RequestDone):
             on_request(event)
 
-    if engine.memory is not None and spec.use_memory:
-        keys += [w.key for w in engine.plan(body, spec)[1]]
-    results = await engine.run(body, spec, emit=on_event)
-    if failed or len(results) != len(body.blocks):
-        return BlockFailed(0, block_id, failed[0] if failed else "no answer")
-    text = box.head + indent(join(results[b.id] for b in body.blocks), box.prefix)
-    return BlockDone(0, block_id, text, "model" if "model" in origins else "memory", tuple(flags))
+    parts = []
+    for piece in box:
+        if piece.kind == "keep":
+            parts.append(piece.text)
+            continue
+        doc = parse(dedent(piece.text, piece.prefix))
+        if engine.memory is not None and spec.use_memory:
+            keys += [w.key for w in engine.plan(doc, spec)[1]]
+        results = await engine.run(doc, spec, emit=on_event)
+        if failed or len(results) != len(doc.blocks):
+            return BlockFailed(0, block_id, failed[0] if failed else "no answer")
+        text = join(results[b.id] for b in doc.blocks)
+        if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
+            text = piece.text  # a title must stay one quoted line: keep the source's
+        parts.append(indent(text, piece.prefix))
+    origin = "model" if "model" in origins else "memory"
+    return BlockDone(0, block_id, "".join(parts), origin, tuple(flags))
