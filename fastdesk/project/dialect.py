@@ -19,13 +19,24 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.document.text_ends import common_prefix
+from fastdesk.translate.events import Flag
 
-__all__ = ["DIALECTS", "Container", "Piece", "apply_dialect", "container", "dedent", "indent"]
+__all__ = [
+    "DIALECTS",
+    "Container",
+    "Piece",
+    "apply_dialect",
+    "check_dialect",
+    "container",
+    "dedent",
+    "indent",
+]
 
 _MKDOCS = (
     re.compile(r"-{2,}8<-{2,}.*"),  # snippets
@@ -159,3 +170,22 @@ def indent(text: str, prefix: str) -> str:
     return "".join(
         prefix + line if line.strip() else line for line in text.splitlines(keepends=True)
     )
+
+
+# ---- checked like code ------------------------------------------------------------------------
+
+# Hugo shortcodes and JSX tags inside a block are already checked by translate.checks
+# (placeholders, html); MkDocs' attribute lists and snippets are not.
+_TOKENS = {
+    "mkdocs": re.compile(r"\{:?\s*[#.][^{}\n]*\}|-{2,}8<-{2,}[^\n]*"),
+}
+
+
+def check_dialect(source: str, answer: str, dialect: str) -> tuple[Flag, ...]:
+    """The dialect's syntax inside a block (an attribute list after a sentence) must come back
+    byte for byte, like code: a flag for each that did not."""
+    pattern = _TOKENS.get(dialect)
+    if pattern is None:
+        return ()
+    missing = Counter(pattern.findall(source)) - Counter(pattern.findall(answer))
+    return tuple(Flag("dialect", f"{token} changed or missing") for token in missing)

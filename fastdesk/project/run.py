@@ -7,11 +7,12 @@ pacer (the providers' rate-limit headers) hold across files and languages.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import join, parse
-from fastdesk.project.dialect import Container, container, dedent, indent
+from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
 from fastdesk.project.sync import Pair
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
@@ -60,6 +61,11 @@ async def translate_pairs(
             keys = [w.key for w in engine.plan(pair.doc, spec, plain)[1]]
 
         def on_event(event: EngineEvent) -> None:
+            if isinstance(event, BlockDone) and event.origin != "copy":
+                source = index[event.block_id].text
+                extra = check_dialect(source, event.text, pair.project.dialect)
+                if extra:
+                    event = dataclasses.replace(event, flags=(*event.flags, *extra))
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
                 if event.origin == "model":
