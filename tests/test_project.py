@@ -336,3 +336,16 @@ def test_an_attribute_list_inside_a_block_is_checked_like_code(
     sidecar = json.loads((root / "docs/index.md.fastdesk.json").read_text("utf-8"))
     flags = [b["flags"] for b in sidecar["languages"]["fr"]["blocks"] if "flags" in b]
     assert flags == [[["dialect", "{: .Step } changed or missing"]]]
+
+
+def test_a_folder_without_languages_or_with_file_options_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "en/index.md", page("Home"))
+    for extra in ([], ["--to", "fr", "-o", "x.md"], ["--to", "fr", "--mode", "simplify"]):
+        capsys.readouterr()
+        assert run(["translate", str(tmp_path), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("fastdesk translate: ")
+    assert not list(tmp_path.rglob("*.fastdesk.json"))
+    assert run(["translate", str(tmp_path / "en/index.md"), "--changed-since", "HEAD"]) == 2

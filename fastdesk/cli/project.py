@@ -94,6 +94,12 @@ def changed_since(project: Project, ref: str) -> list[PurePosixPath]:
 
 def run_project(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    if args.mode == "simplify":
+        print(
+            "fastdesk translate: a folder is translated; --mode simplify takes files",
+            file=sys.stderr,
+        )
+        return 2
     if args.output or args.out_dir:
         print(
             "fastdesk translate: a folder is written into its own layout; drop -o/--out-dir",
