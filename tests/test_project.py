@@ -349,3 +349,24 @@ def test_a_folder_without_languages_or_with_file_options_is_one_line(
         assert err.count("\n") == 1 and err.startswith("fastdesk translate: ")
     assert not list(tmp_path.rglob("*.fastdesk.json"))
     assert run(["translate", str(tmp_path / "en/index.md"), "--changed-since", "HEAD"]) == 2
+
+
+def test_separate_hand_edits_stay_with_their_own_blocks(tmp_path: Path, emu: Emulator) -> None:
+    root = make_project(tmp_path, "mirror")
+    write(root / "en/index.md", page("Home", 6))
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    target = root / "fr/index.md"
+    text = target.read_text(encoding="utf-8")
+    text = text.replace("Étape 1 of Home", "Première étape").replace("number 4.", "numéro 4.")
+    text = text.replace("Étape 5 of Home: do the thing number 5.\n\n", "")  # deleted
+    target.write_text(text, encoding="utf-8")
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    assert target.read_text(encoding="utf-8") == text
+    sidecar = json.loads((root / "en/index.md.fastdesk.json").read_text("utf-8"))
+    edited = [(b["i"], b["text"]) for b in sidecar["languages"]["fr"]["blocks"] if b.get("edited")]
+    # paragraphs 1 and 4 (blocks 2 and 5) and the deleted one (6); where a blank line between
+    # two changed blocks goes is the diff's choice: the written file is exact either way
+    assert [i for i, _t in edited] == [2, 5, 6]
+    assert edited[0][1] == "Première étape: do the thing number 1.\n\n"
+    assert edited[1][1].startswith("Étape 4 of Home: do the thing numéro 4.\n")
+    assert "Étape 5" not in "".join(t for _i, t in edited)

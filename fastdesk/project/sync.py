@@ -10,6 +10,7 @@ wrote (a translation that existed before) is paired with the source block by blo
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -187,10 +188,7 @@ def _shown(pair: Pair, doc: Document) -> TargetView:
 def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
     """Blocks of the written target that differ on disk become the editor's corrections."""
     review = pair.review
-    old_texts = {bid: written.text[s:e] for bid, s, e in written.spans}
-    changes = [
-        (bid, text) for bid, text in diff_target_edit(written, disk) if text != old_texts[bid]
-    ]
+    changes = _changed_blocks(written, disk)
     later = []
     for bid, text in changes:
         if review.doc is not None and bid in {b.id for b in review.doc.blocks}:
@@ -225,3 +223,34 @@ def _pair_blocks(pair: Pair, disk: str) -> None:
             if block.translatable and pair.review.shown_text(block.id) is None:
                 pair.review.edit(block.id, pair._to_source(theirs.text))
                 pair.hand_edits += 1
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _changed_blocks(written: TargetView, disk: str) -> list[tuple[str, str]]:
+    """(block id, its text on disk) for the written blocks that differ there, by a line diff:
+    separate edits stay with their own blocks; lines replaced one for one stay with theirs;
+    other new lines go to the block they replace (or, inserted, the block above)."""
+    owners: list[int] = []  # the block of each written line (a block is whole lines)
+    for k, (_bid, start, end) in enumerate(written.spans):
+        owners += [k] * len(_LINE.findall(written.text, start, end))
+    old_lines = _LINE.findall(written.text)
+    if len(owners) != len(old_lines):  # a block that does not end a line: by text ends
+        old = {bid: written.text[s:e] for bid, s, e in written.spans}
+        return [(b, t) for b, t in diff_target_edit(written, disk) if t != old[b]]
+    new_lines = _LINE.findall(disk)
+    texts: list[list[str]] = [[] for _ in written.spans]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (i2 - i1 == j2 - j1):
+            for k in range(j2 - j1):
+                texts[owners[i1 + k]].append(new_lines[j1 + k])
+        elif j2 > j1:
+            owner = owners[i1] if i1 < i2 else owners[i1 - 1] if i1 > 0 else 0
+            texts[owner].extend(new_lines[j1:j2])
+    return [
+        (bid, "".join(texts[k]))
+        for k, (bid, start, end) in enumerate(written.spans)
+        if "".join(texts[k]) != written.text[start:end]
+    ]
