@@ -370,3 +370,18 @@ def test_separate_hand_edits_stay_with_their_own_blocks(tmp_path: Path, emu: Emu
     assert edited[0][1] == "Première étape: do the thing number 1.\n\n"
     assert edited[1][1].startswith("Étape 4 of Home: do the thing numéro 4.\n")
     assert "Étape 5" not in "".join(t for _i, t in edited)
+
+
+def test_an_unreadable_target_is_never_written_over(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path, "mirror")
+    bad = root / "fr/index.md"
+    bad.parent.mkdir(parents=True, exist_ok=True)
+    bad.write_bytes(b"\xff\xfe not UTF-8")
+    assert run(["translate", str(root), "--to", "fr"]) == 1
+    assert bad.read_bytes() == b"\xff\xfe not UTF-8"
+    assert "cannot be read (not UTF-8" in capsys.readouterr().err
+    assert (root / "fr/deep/page.md").is_file()  # the others are written
+    entry = next(f for f in status(capsys, root)["files"] if f["source"] == "en/index.md")
+    assert entry["state"] == "conflict"

@@ -103,7 +103,7 @@ class Pair:
         self.save_review()
         view = self.view()
         path = self.project.root / self.target
-        current = _read(path)
+        current = _read(path)[0]
         record.put(self.target.as_posix(), view)
         if current == view.text:
             return False
@@ -130,11 +130,14 @@ class Pair:
         return self.project.pages(self.lang)
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or None and why not (None, None: there is no such file)."""
+    if not path.exists():
+        return None, None
     try:
-        return read_document(path)
-    except DocumentError:
-        return None
+        return read_document(path), None
+    except DocumentError as exc:
+        return None, exc.reason
 
 
 def _sidecar_exists(pair: Pair) -> bool:
@@ -150,9 +153,12 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     doc = apply_dialect(parse(read_document(path)), project.dialect)
     review, warnings = load_review(path, lang)  # aligned to the source it was saved with
     target = project.target(source, lang)
-    disk = _read(project.root / target)
-    pair = Pair(project, source, lang, target, doc, review, disk is not None, warnings=warnings)
-    pair._saved = review.to_dict()
+    target_path = project.root / target
+    disk, why = _read(target_path)
+    unreadable = f"the target cannot be read ({why}); fastdesk will not write over it"
+    exists = disk is not None or why is not None
+    pair = Pair(project, source, lang, target, doc, review, exists, conflict=why and unreadable)
+    pair.warnings, pair._saved = warnings, review.to_dict()
     if disk is None:
         review.realign(doc)
         return pair
