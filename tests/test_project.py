@@ -329,13 +329,19 @@ def test_an_attribute_list_inside_a_block_is_checked_like_code(
     tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path, "mkdocs-suffix")
-    write(root / "docs/index.md", "# Home\n\nStep one, with a class.\n{: .Step }\n")
+    write(
+        root / "docs/index.md",
+        "# Home\n\nStep one, with a class.\n{: .Step }\n\n*[Step]: kept as it is\n",
+    )
     assert run(["translate", str(root), "--to", "fr"]) == 0  # written, and flagged
     entry = next(f for f in status(capsys, root)["files"] if f["source"] == "docs/index.md")
-    assert entry["flagged"] == 1
+    assert entry["flagged"] == 2
     sidecar = json.loads((root / "docs/index.md.fastdesk.json").read_text("utf-8"))
     flags = [b["flags"] for b in sidecar["languages"]["fr"]["blocks"] if "flags" in b]
-    assert flags == [[["dialect", "{: .Step } changed or missing"]]]
+    assert flags == [
+        [["dialect", "{: .Step } changed or missing"]],
+        [["dialect", "*[Step]: changed or missing"]],
+    ]
 
 
 def test_a_folder_without_languages_or_with_file_options_is_one_line(

@@ -177,7 +177,8 @@ def indent(text: str, prefix: str) -> str:
 # Hugo shortcodes and JSX tags inside a block are already checked by translate.checks
 # (placeholders, html); MkDocs' attribute lists and snippets are not.
 _TOKENS = {
-    "mkdocs": re.compile(r"\{:?\s*[#.][^{}\n]*\}|-{2,}8<-{2,}[^\n]*"),
+    # attribute lists, snippets, the abbreviation an abbreviation definition defines
+    "mkdocs": re.compile(r"\{:?\s*[#.][^{}\n]*\}|-{2,}8<-{2,}[^\n]*|^\*\[[^\]\n]+\]:", re.M),
 }
 
 
