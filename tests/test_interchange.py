@@ -217,3 +217,32 @@ def test_export_md_and_html_from_memory_with_no_request(
     assert emu.request_count == count
     assert run(["import", str(tmp_path / "nope.txt")]) == 2
     assert run(["memory", "import", str(page)]) == 2
+
+
+def test_a_changed_block_offers_its_former_translation_as_fuzzy(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    root, source = translated_file(tmp_path, emu)
+    edited = TRICKY.replace("Step one:", "Step one (new):")
+    source.write_bytes(edited.encode())
+    pofile = tmp_path / "tricky.fr.po"
+    assert run(["export", str(source), "--to", "fr", "--format", "po", "-o", str(pofile)]) == 0
+    store = tt_po.pofile(pofile.read_bytes())
+    unit = toolkit_units(store)[1]
+    assert unit.isfuzzy() and unit.target.startswith("Étape one: **bold**")
+    assert unit.prev_source.startswith("Step one: **bold**")
+    new_doc = parse(edited)
+    para = [b for b in new_doc.blocks if b.translatable][1]
+    assert run(["import", str(pofile)]) == 0  # as offered: nothing taken in
+    review, _ = load_review(source, "fr", new_doc)
+    assert review.shown_text(para.id) is None
+    unit.target = unit.target.replace("Étape one:", "Étape un (nouveau) :")
+    unit.markfuzzy(False)
+    pofile.write_bytes(bytes(store))
+    assert run(["import", str(pofile)]) == 0
+    review, _ = load_review(source, "fr", new_doc)
+    assert review.state_of(para.id) == "edited"
+    assert review.shown_text(para.id).startswith("Étape un (nouveau) : **bold**")
+    count = emu.request_count
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    assert emu.request_count == count  # the translator's text is used, nothing sent

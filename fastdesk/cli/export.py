@@ -120,7 +120,7 @@ def run_export(args: argparse.Namespace) -> int:
         if b.translatable and b.split()[1].strip() and review.shown_text(b.id) is None
     ]
     if args.format in ("xliff", "po"):
-        units = units_of(doc, review)
+        units = units_of(doc, review, opened.pair.previous if opened.pair else None)
         original = Path(_relative(opened.path, out.parent)).as_posix()
         if args.format == "xliff":
             from fastdesk.review.interchange.xliff import write_xliff as write

@@ -47,7 +47,8 @@ def _run(path: Path) -> int:
     if not source.is_file():
         raise UsageError(f"{path}: its source {original} is not at {source}")
     opened = open_review(str(source), lang)
-    result = apply_units(opened.doc, opened.review, units)
+    previous = opened.pair.previous if opened.pair else None
+    result = apply_units(opened.doc, opened.review, units, previous)
     if opened.pair is not None:
         opened.pair.save_review()
     else:

@@ -41,6 +41,8 @@ class Pair:
     conflict: str | None = None  # why the target must not be written over
     warnings: list[str] = field(default_factory=list)
     _saved: object = None  # the review as its sidecar holds it (saved again only when changed)
+    # changed blocks with no translation now: (former source, former translation)
+    previous: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     # ---- what is stale --------------------------------------------------------------------
 
@@ -159,9 +161,20 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     exists = disk is not None or why is not None
     pair = Pair(project, source, lang, target, doc, review, exists, conflict=why and unreadable)
     pair.warnings, pair._saved = warnings, review.to_dict()
+    before = review.doc
+    old = {b.id: t for b in before.blocks if (t := review.shown_text(b.id))} if before else {}
+    _bring_up_to_date(pair, disk, record)
+    if before is not None:
+        pair.previous = _previous(before, old, pair)
+    return pair
+
+
+def _bring_up_to_date(pair: Pair, disk: str | None, record: WrittenRecord) -> None:
+    """Take the target's hand edits in and realign the review onto the source as it is now."""
+    review, doc, target = pair.review, pair.doc, pair.target
     if disk is None:
         review.realign(doc)
-        return pair
+        return
     written = record.get(target.as_posix())
     shown = _shown(pair, review.doc) if review.doc is not None else None
     if shown is not None and shown.text == disk:
@@ -175,7 +188,24 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     else:
         review.realign(doc)
         _pair_blocks(pair, disk)
-    return pair
+
+
+def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tuple[str, str]]:
+    """Block id → (its former source, its former translation) for the blocks whose source
+    changed and that have no translation now: a fuzzy suggestion for a translator (XLIFF, PO).
+    Changed blocks are paired by position within each changed stretch of the same length."""
+    new_ids = [b.id for b in pair.doc.blocks]
+    old_ids = [b.id for b in before.blocks]
+    out: dict[str, tuple[str, str]] = {}
+    matcher = difflib.SequenceMatcher(None, old_ids, new_ids, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for k in range(i2 - i1):
+            was, now = before.blocks[i1 + k], pair.doc.blocks[j1 + k]
+            if was.id in old and now.translatable and pair.review.shown_text(now.id) is None:
+                out[now.id] = (was.text, old[was.id])
+    return out
 
 
 def _shown(pair: Pair, doc: Document) -> TargetView:

@@ -1,7 +1,8 @@
 """PO (gettext) files through polib: one entry per block, ``msgctxt`` the block id, ``msgid``
 its source, ``msgstr`` the translation (empty: none yet).
 
-A source-changed edit and a flagged answer are ``fuzzy`` (they need a translator's look);
+A source-changed edit, a translation of a block's former source and a flagged answer are
+``fuzzy`` (they need a translator's look);
 reading back, a fuzzy entry is a draft (taken in only when its text changed), any other
 translated entry a correction. PO has no "approved": approvals stay in the review.
 """
@@ -33,7 +34,7 @@ def write_po(units: list[Unit], *, original: str, source_lang: str, target_lang:
         "X-Source-Language": source_lang,
     }
     for unit in units:
-        flags = ["fuzzy"] if unit.state in ("stale_edit", "flagged") else []
+        flags = ["fuzzy"] if unit.state in ("stale_edit", "stale", "flagged") else []
         notes = [f"fastdesk state: {unit.state}"]
         notes += [f"check {f.check}: {f.detail}".rstrip(": ") for f in unit.flags]
         po.append(

@@ -6,7 +6,7 @@ final an approval; a unit still marked as needing review changes nothing unless 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Document
@@ -26,7 +26,7 @@ class Unit:
     line: int
     source: str
     target: str | None  # None: no translation yet
-    state: str  # the review's state (machine, memory, edited, approved, flagged, stale_edit…)
+    state: str  # the review's (machine, memory, edited, approved, flagged, stale_edit…) or stale
     flags: tuple[Flag, ...] = ()
     base: str | None = None  # stale_edit: the source the edit was made for
 
@@ -56,23 +56,31 @@ def _core(text: str) -> tuple[str, str, str]:
     return lead, core, text[len(lead) + len(core) :]
 
 
-def units_of(doc: Document, review: Review) -> list[Unit]:
-    """The document's translatable blocks, in order, with what the review shows for each."""
+Previous = Mapping[str, tuple[str, str]]  # block id → (former source, former translation)
+
+
+def units_of(doc: Document, review: Review, previous: Previous | None = None) -> list[Unit]:
+    """The document's translatable blocks, in order, with what the review shows for each; a
+    block with none but a translation of its former source (``previous``) offers that one, in
+    state ``stale`` (a fuzzy match)."""
     out = []
     for block in doc.blocks:
         source = block.split()[1]
         if not block.translatable or not source.strip():
             continue
         info = review.info(block.id)
-        shown = info.shown
-        base = info.base if info.state == "stale_edit" and info.base is not None else None
+        shown, state = info.shown, info.state
+        base = info.base if state == "stale_edit" and info.base is not None else None
+        if shown is None and previous and block.id in previous:
+            base, shown = previous[block.id]
+            state = "stale"
         out.append(
             Unit(
                 id=block.id,
                 line=block.line,
                 source=source,
                 target=None if shown is None else _core(shown)[1],
-                state=info.state,
+                state=state,
                 flags=info.flags if not info.edited else (),
                 base=_core(base)[1] if base is not None else None,
             )
@@ -80,10 +88,13 @@ def units_of(doc: Document, review: Review) -> list[Unit]:
     return out
 
 
-def apply_units(doc: Document, review: Review, units: Iterable[Incoming]) -> ImportResult:
+def apply_units(
+    doc: Document, review: Review, units: Iterable[Incoming], previous: Previous | None = None
+) -> ImportResult:
     """Take a translator's units into ``review`` (aligned to ``doc``). A unit is matched by its
     block id, else by its source text (the block moved); a unit whose source is no longer in
-    the document is skipped and said so."""
+    the document is skipped and said so; a fuzzy match (``previous``) still fuzzy and as
+    offered changes nothing."""
     result = ImportResult()
     by_source: dict[str, list[str]] = {}
     for block in doc.blocks:
@@ -97,6 +108,10 @@ def apply_units(doc: Document, review: Review, units: Iterable[Incoming]) -> Imp
             result.skipped.append(f"{unit.id}: its source is no longer in the document")
             continue
         if unit.target is None or not unit.target.strip() or unit.state == "new":
+            result.unchanged += 1
+            continue
+        offered = previous.get(bid) if previous else None
+        if unit.state == "fuzzy" and offered and _lf(_core(offered[1])[1]) == _lf(unit.target):
             result.unchanged += 1
             continue
         lead, core, trail = doc.by_id(bid).split()

@@ -28,6 +28,7 @@ _STATE = {
     "memory": "needs-review-translation",
     "flagged": "needs-review-translation",
     "stale_edit": "needs-review-translation",
+    "stale": "needs-review-translation",  # a translation of the block's former source
 }
 _READ = {
     "final": "approved",
