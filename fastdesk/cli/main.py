@@ -15,6 +15,9 @@ SUBCOMMANDS = {
     "keys": "fastdesk.cli.keys",
     "bench": "fastdesk.cli.bench",
     "memory": "fastdesk.cli.memory",
+    "status": "fastdesk.cli.status",
+    "export": "fastdesk.cli.export",
+    "import": "fastdesk.cli.importing",
 }
 
 
@@ -30,7 +33,10 @@ def _window_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fastdesk",
         description="Live Markdown translation. Without a command, opens the window.",
-        epilog="commands: translate, keys, bench, memory (fastdesk COMMAND --help)",
+        epilog=(
+            "commands: translate, status, export, import, keys, bench, memory"
+            " (fastdesk COMMAND --help)"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"fastdesk {__version__}")
     parser.add_argument("file", nargs="?", help="a Markdown file to open")

@@ -1,22 +1,35 @@
-"""`fastdesk memory`: see or clear the translation memory (the window has the same actions)."""
+"""`fastdesk memory`: see or clear the translation memory (the window has the same actions),
+and exchange it with translation tools as TMX 1.4b."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from fastdesk.translate.memory import Memory
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("memory", help="show or clear the translation memory")
-    p.add_argument("action", choices=("stats", "clear"))
+    p = sub.add_parser("memory", help="show, clear, export or import the translation memory")
+    p.add_argument("action", choices=("stats", "clear", "export", "import"))
+    p.add_argument("file", nargs="?", metavar="FILE.tmx", help="import: the TMX file to read")
+    p.add_argument("--tmx", metavar="FILE", help="export: the TMX file to write")
+    p.add_argument("--to", dest="lang", metavar="LANG", help="export: only this language")
     p.set_defaults(func=run_memory)
 
 
 def run_memory(args: argparse.Namespace) -> int:
-    """0 when done; 1 when the memory cannot be used (its one-line warning says why)."""
+    """0 when done; 1 when the memory cannot be used (its one-line warning says why); 2 bad
+    usage."""
     from fastdesk.config.logs import setup_logging
 
+    if args.action == "export" and not args.tmx:
+        print("fastdesk memory: export needs --tmx FILE", file=sys.stderr)
+        return 2
+    if args.action == "import" and not args.file:
+        print("fastdesk memory: import needs a FILE.tmx", file=sys.stderr)
+        return 2
     setup_logging(0, to_file=False)
     memory = Memory()
     try:
@@ -27,8 +40,40 @@ def run_memory(args: argparse.Namespace) -> int:
             if not memory.clear():
                 return 1
             print(f"cleared {n} translations from {memory.path}")
+        elif args.action == "export":
+            return _export(memory, Path(args.tmx), args.lang)
+        elif args.action == "import":
+            return _import(memory, Path(args.file))
         else:
             print(f"{memory.count()} translations in {memory.path}")
     finally:
         memory.close()
+    return 0
+
+
+def _export(memory: Memory, path: Path, lang: str | None) -> int:
+    from fastdesk.config.fileio import atomic_write_text
+    from fastdesk.translate.tmx import export_tmx, write_tmx
+
+    units = export_tmx(memory, lang)
+    atomic_write_text(path, write_tmx(units))
+    pairs = sum(len(u.targets) for u in units)
+    unknown = memory.unknown_sources()
+    note = f"; {unknown} answers without a recorded source text left out" if unknown else ""
+    print(f"wrote {len(units)} units ({pairs} translations) to {path}{note}")
+    return 0
+
+
+def _import(memory: Memory, path: Path) -> int:
+    from fastdesk.translate.tmx import TmxError, import_tmx, read_tmx
+    from fastdesk.translate.wiring import glossary_for, load_user_settings
+
+    try:
+        units = read_tmx(path)
+    except TmxError as exc:
+        print(f"fastdesk memory: {exc}", file=sys.stderr)
+        return 2
+    glossary = glossary_for(load_user_settings(), Path.cwd() / path.name)
+    stored = import_tmx(memory, units, glossary)
+    print(f"imported {stored} translations from {path} into {memory.path}")
     return 0

@@ -38,9 +38,12 @@ class UsageError(Exception):
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("translate", help="translate or simplify Markdown files, no window")
-    p.add_argument("inputs", nargs="+", metavar="INPUT.md")
+    p.add_argument("inputs", nargs="+", metavar="INPUT.md|DIR")
     p.add_argument(
-        "--to", dest="lang", metavar="LANG", help="BCP-47 code (default: settings, else fr)"
+        "--to",
+        dest="lang",
+        metavar="LANG",
+        help="BCP-47 code (default: settings, else fr); a folder takes several: fr,de,es",
     )
     p.add_argument("--mode", choices=MODES, help="translate | simplify (default translate)")
     p.add_argument("--provider", choices=PROVIDER_CHOICES, default="auto")
@@ -51,6 +54,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-memory", action="store_true", help="neither read nor write the memory")
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log each request")
+    # a docs project (a folder): fastdesk/cli/project.py
+    p.add_argument("--changed-since", metavar="GIT_REF", help="a folder: only files changed since")
+    p.add_argument(
+        "--allow-partial", action="store_true", help="a folder: write targets with gaps too"
+    )
     p.set_defaults(func=run_translate)
 
 
@@ -90,6 +98,15 @@ def run_translate(args: argparse.Namespace) -> int:
         print(f"fastdesk translate: {problem}", file=sys.stderr)
         return 2
     setup_logging(args.verbose, to_file=True)
+    if len(args.inputs) == 1 and os.path.isdir(args.inputs[0]):
+        from fastdesk.cli.project import run_project
+
+        return run_project(args)
+    if args.changed_since or args.allow_partial:
+        print(
+            "fastdesk translate: --changed-since and --allow-partial take a folder", file=sys.stderr
+        )
+        return 2
     try:
         docs, outputs = _read_inputs(args)
         _check_writable([*(o for o in outputs if o), *_report_file(args)])

@@ -21,6 +21,7 @@ import time
 import tomllib
 from pathlib import Path
 from typing import Any, TypeVar
+from xml.etree import ElementTree
 
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 # Settings, glossaries, statistics, costs, model lists: kilobytes in practice.
@@ -390,3 +391,12 @@ def set_aside(path: Path) -> Path | None:
                 return None
             return target
     return None
+
+
+def xml_text(root: ElementTree.Element) -> str:
+    """An XML document (XLIFF, TMX) as text: indented between elements only (a segment keeps
+    its text), and a carriage return as ``&#13;``: XML readers turn a raw CRLF into LF, and a
+    CRLF document's blocks must come back byte for byte (raw CRs occur only in text)."""
+    ElementTree.indent(root, space=" ")
+    text = ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+    return text.replace("\r", "&#13;") + "\n"

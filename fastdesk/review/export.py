@@ -36,6 +36,7 @@ __all__ = [
     "export_path",
     "export_target",
     "html_export_path",
+    "is_language_suffix",
     "text_direction",
 ]
 
@@ -45,7 +46,7 @@ _KNOWN = frozenset(code.lower() for code in LANGUAGES) | {primary(c) for c in LA
 _TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 
 
-def _is_language_suffix(part: str) -> bool:
+def is_language_suffix(part: str) -> bool:
     """'en', 'fr-CA', 'pt_BR' are; 'v2', 'old', 'draft' are not (only codes we know)."""
     return bool(_TAG.fullmatch(part)) and (
         part.lower() in _KNOWN or (primary(part) in _KNOWN and ("-" in part or "_" in part))
@@ -64,7 +65,7 @@ def export_path(source: str | os.PathLike[str] | None, lang: str) -> Path:
     suffix = path.suffix or ".md"
     stem = path.stem if path.suffix else path.name
     base, dot, last = stem.rpartition(".")
-    if dot and base and _is_language_suffix(last):
+    if dot and base and is_language_suffix(last):
         candidate = path.with_name(f"{base}.{lang}{suffix}")
         if candidate.name != path.name:
             return candidate

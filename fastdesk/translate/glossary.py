@@ -1,6 +1,7 @@
 """Glossaries: terms a translation must keep as they are, and terms it must translate one fixed way.
 
-A glossary is loaded from TOML files (a global one named by the settings, then the one found next to
+A glossary is loaded from TOML files (or TBX, CSV and TSV files from translation tools:
+``glossary_formats``) (a global one named by the settings, then the one found next to
 the document; later files win) and then cut down per block with :meth:`Glossary.for_text`, so the
 prompt only carries the entries that block needs and the translation memory key (the cut-down
 glossary's :attr:`Glossary.version`) only changes when an entry that matters to the block changes.
@@ -31,8 +32,14 @@ from pathlib import Path
 
 from fastdesk.config.fileio import BrokenFile, FileError, parse_toml, read_state_text
 from fastdesk.translate.events import Flag
+from fastdesk.translate.glossary_formats import EXCHANGE_SUFFIXES, read_exchange
 
 FOLDER_GLOSSARY = ".fastdesk-glossary.toml"
+# the same from a translation tool (first found wins): see glossary_formats
+FOLDER_GLOSSARIES = (
+    FOLDER_GLOSSARY,
+    *(f".fastdesk-glossary{s}" for s in (".tbx", ".tsv", ".csv")),
+)
 
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 # Inflections tolerated on a forced translation's words in the answer (demande → demandes,
@@ -202,9 +209,10 @@ def find_folder_glossary(doc_path: Path) -> Path | None:
     path = Path(doc_path).absolute()
     folder = path if path.is_dir() else path.parent
     for candidate in (folder, *folder.parents):
-        glossary = candidate / FOLDER_GLOSSARY
-        if glossary.is_file():
-            return glossary
+        for name in FOLDER_GLOSSARIES:
+            glossary = candidate / name
+            if glossary.is_file():
+                return glossary
         if (candidate / ".git").exists():
             return None
     return None
@@ -238,6 +246,8 @@ def _read_file(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
     one is the user's file: it is reported, never moved or changed."""
     try:
         text = read_state_text(path)
+        if path.suffix.lower() in EXCHANGE_SUFFIXES:  # TBX, CSV, TSV: from translation tools
+            return read_exchange(path, text)
         data = parse_toml(text, path)
     except FileNotFoundError as exc:
         raise GlossaryError(path, None, "cannot read the glossary (no such file)") from exc

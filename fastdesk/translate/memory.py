@@ -24,7 +24,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -306,6 +306,76 @@ class Memory:
         )
         db.commit()
         return excess
+
+    # ---- the source side, for exchange with translation tools (TMX) -------------------------
+    # The entries table keys answers by a digest only; what a TMX file needs (the source text
+    # and its languages) is kept beside it, for the answers fastdesk was told about.
+
+    _SOURCES_SCHEMA = """
+    CREATE TABLE IF NOT EXISTS sources (
+        key TEXT PRIMARY KEY,
+        text TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        lang TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        glossary_version TEXT NOT NULL,
+        source_lang TEXT NOT NULL
+    );
+    """
+
+    def remember(self, keys: Iterable[MemoryKey], source_lang: str) -> None:
+        """Record what these keys stand for, so their answers can be exported (TMX)."""
+        rows = [
+            (k.digest(), k.text, k.mode, k.lang, k.prompt_version, k.glossary_version, source_lang)
+            for k in keys
+        ]
+
+        def work(db: sqlite3.Connection) -> None:
+            db.executescript(self._SOURCES_SCHEMA)
+            db.executemany("INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            db.commit()
+
+        self._do(work, None)
+
+    def translations(self, lang: str | None = None) -> list[tuple[MemoryKey, str, str]]:
+        """(key, answer, source language) for every translation whose source is known, the
+        most recently used answer per key; only ``lang``'s when given."""
+        sql = (
+            "SELECT s.text, s.mode, s.lang, s.prompt_version, s.glossary_version, s.source_lang,"
+            " e.answer FROM sources s JOIN entries e ON e.key = s.key"
+            " WHERE s.mode = 'translate'"
+        )
+        args: tuple[str, ...] = ()
+        if lang:
+            sql += " AND lower(s.lang) = lower(?)"
+            args = (lang,)
+        sql += " ORDER BY s.text, s.lang, e.used DESC"
+
+        Row = tuple[str, str, str, str, str, str, str]
+
+        def work(db: sqlite3.Connection) -> list[Row]:
+            db.executescript(self._SOURCES_SCHEMA)
+            return db.execute(sql, args).fetchall()
+
+        none: list[Row] = []
+        rows = self._do(work, none)
+        out: dict[str, tuple[MemoryKey, str, str]] = {}
+        for text, mode, tlang, pv, gv, slang, answer in rows:
+            key = MemoryKey(text, mode, tlang, pv, gv)
+            out.setdefault(key.digest(), (key, answer, slang))
+        return list(out.values())
+
+    def unknown_sources(self) -> int:
+        """How many stored answers have no recorded source text (not exportable)."""
+
+        def work(db: sqlite3.Connection) -> int:
+            db.executescript(self._SOURCES_SCHEMA)
+            row = db.execute(
+                "SELECT COUNT(DISTINCT key) FROM entries WHERE key NOT IN (SELECT key FROM sources)"
+            ).fetchone()
+            return int(row[0])
+
+        return self._do(work, 0)
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,124 @@
+"""Docs-project figures against the loopback emulator (prints numbers; not a test).
+
+    .venv/bin/python benchmarks/bench_project.py [--files 50] [--langs fr,de,es]
+
+A 50-file MkDocs project (suffix layout, ~12 blocks a page) in three languages:
+1. requests for the first `fastdesk translate DIR --to fr,de,es`;
+2. requests for a second run with nothing changed;
+3. requests after a one-paragraph edit of one page;
+4. the time of `fastdesk status DIR` (in-process median, and as a fresh process);
+5. the languages run at once: a first run at a simulated 200 ms time to first token, its wall
+   time against what the same requests would take one after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fastdesk.cli.main import run
+from tests.emulator import Emulator
+from tests.project_kit import translator, write
+
+
+def make_site(root: Path, files: int) -> None:
+    write(root / "mkdocs.yml", "site_name: bench\ndocs_dir: docs\n")
+    for n in range(files):
+        paras = "".join(
+            f"Step {i} of page {n}: this paragraph explains one idea, with `code` and a "
+            f"[link](page{(n + 1) % files}.md).\n\n"
+            for i in range(8)
+        )
+        items = "".join(f"- Step item {i} on page {n}\n" for i in range(2))
+        write(
+            root / f"docs/page{n}.md",
+            f"# Page {n}\n\n{paras}{items}\n```sh\nfastdesk page{n}.md\n```\n",
+        )
+
+
+def translate(root: Path, langs: str, *extra: str) -> int:
+    quiet = io.StringIO()
+    with contextlib.redirect_stderr(quiet):
+        return run(["translate", str(root), "--to", langs, *extra])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=50)
+    parser.add_argument("--langs", default="fr,de,es")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, Emulator(answer=translator) as emu:
+        root = Path(tmp) / "site"
+        os.environ.update(
+            FASTDESK_HOME=str(Path(tmp) / "home"),
+            GROQ_API_KEY="gsk_bench",
+            GROQ_BASE_URL=emu.groq_base_url,
+            PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        )
+        make_site(root, args.files)
+        langs = args.langs.split(",")
+        pairs = args.files * len(langs)
+        start = time.perf_counter()
+        assert translate(root, args.langs) == 0
+        first, first_s = emu.request_count, time.perf_counter() - start
+        assert translate(root, args.langs) == 0
+        second = emu.request_count - first
+        page = root / "docs/page7.md"
+        page.write_text(page.read_text().replace("Step 3 of page 7:", "Step 3 (edited) of page 7:"))
+        assert translate(root, args.langs) == 0
+        edit = emu.request_count - first - second
+        blocks = sum(
+            b["messages"][-1]["content"].count("<!--fd:") or 1
+            for b in (r.body for r in emu.chat_requests[first + second :])
+        )
+
+        times = []
+        for _ in range(5):
+            out = io.StringIO()
+            start = time.perf_counter()
+            with contextlib.redirect_stdout(out):
+                assert run(["status", str(root), "--json"]) == 0
+            times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "fastdesk", "status", str(root), "--json"],
+            check=True,
+            capture_output=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        fresh = time.perf_counter() - start
+
+        slow = Path(tmp) / "slow"
+        make_site(slow, args.files)
+        emu.configure(ttfb=0.2)
+        before = emu.request_count
+        start = time.perf_counter()
+        assert translate(slow, args.langs, "--no-memory") == 0
+        slow_s, slow_n = time.perf_counter() - start, emu.request_count - before
+
+    print(f"project: {args.files} files × {len(langs)} languages ({args.langs}) = {pairs} targets")
+    print(f"1. first run:            {first} requests ({first_s:.1f} s against the emulator)")
+    print(f"2. second run unchanged: {second} requests")
+    print(f"3. one-paragraph edit:   {edit} requests ({blocks} blocks sent)")
+    print(
+        f"4. fastdesk status:      {statistics.median(times) * 1000:.0f} ms in-process "
+        f"(median of 5), {fresh * 1000:.0f} ms as a fresh process"
+    )
+    print(
+        f"5. at 200 ms to first token: {slow_n} requests in {slow_s:.1f} s "
+        f"(one after another: ≥ {slow_n * 0.2:.0f} s; 4 in flight, the default)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""`fastdesk status [DIR] [--to LANGS] [--json]`: per source file and language, what is stale.
+
+Reads only (the sidecars, the written record, the targets on disk): no request, nothing
+written; exit 0 whatever the state, so CI can read the JSON and decide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fastdesk.cli.project import load_pairs, open_project
+from fastdesk.cli.translate import UsageError
+from fastdesk.project.record import WrittenRecord
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("status", help="a docs project: what is stale, per file and language")
+    p.add_argument("folder", nargs="?", default=".", metavar="DIR")
+    p.add_argument("--to", dest="lang", metavar="LANGS", help="languages, e.g. fr,de")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=run_status)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    try:
+        project = open_project(args.folder, args.lang)
+        pairs = load_pairs(project, WrittenRecord(project.root))
+    except UsageError as exc:
+        print(f"fastdesk status: {exc}", file=sys.stderr)
+        return 2
+    files = [p.status() for p in pairs]
+    states = [str(f["state"]) for f in files]
+    totals = {
+        "pairs": len(files),
+        **{s: states.count(s) for s in ("up_to_date", "stale", "missing", "conflict")},
+        "stale_blocks": sum(int(f["stale"]) for f in files),  # type: ignore[call-overload]
+        "flagged_blocks": sum(int(f["flagged"]) for f in files),  # type: ignore[call-overload]
+    }
+    if args.json:
+        payload = {
+            "project": {
+                "root": str(project.root),
+                "layout": project.layout,
+                "dialect": project.dialect,
+                "source": project.source_lang,
+                "languages": list(project.languages),
+            },
+            "files": files,
+            "totals": totals,
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return 0
+    langs = ", ".join(project.languages)
+    print(f"{project.root.name}: {project.layout}, {project.source_lang} → {langs}")
+    width = max((len(str(f["source"])) for f in files), default=0)
+    for f in files:
+        print(f"  {f['source']!s:<{width}}  {f['lang']:<5}  {describe(f)}")
+    print(
+        f"{totals['up_to_date']} up to date, {totals['stale']} stale, {totals['missing']} "
+        f"missing, {totals['conflict']} in conflict ({totals['stale_blocks']} stale blocks)"
+    )
+    return 0
+
+
+def describe(entry: dict[str, object]) -> str:
+    """up to date / 3 stale blocks / missing · 1 flagged · 40% approved"""
+    state = entry["state"]
+    if state == "missing":
+        head = "missing"
+    elif state == "conflict":
+        head = f"conflict: {entry.get('conflict')}"
+    elif state == "stale":
+        n = entry["stale"]
+        head = f"{n} stale block{'s' if n != 1 else ''}"
+    else:
+        head = "up to date"
+    parts = [head]
+    if entry["flagged"]:
+        parts.append(f"{entry['flagged']} flagged")
+    if entry["hand_edits"]:
+        parts.append(f"{entry['hand_edits']} edited on disk")
+    parts.append(f"{entry['approved_percent']}% approved")
+    return " · ".join(parts)

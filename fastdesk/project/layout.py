@@ -1,0 +1,402 @@
+"""Where a docs project keeps its sources and each language's targets.
+
+A layout is a list of roots, each a source folder and a target template; every i18n scheme the
+common site generators use reduces to one:
+
+===================  =========================  ===================================================
+layout               source folder              target template
+===================  =========================  ===================================================
+mkdocs-suffix        docs                       ``docs/{dir}{stem}.{lang}{ext}`` (page.fr.md)
+mkdocs-folder        docs/<src>                 ``docs/{lang}/{path}``
+docusaurus           docs, blog                 ``i18n/{lang}/docusaurus-plugin-content-docs/
+                                                current/{path}`` (blog: ``…-content-blog/{path}``)
+hugo-folder          content/<src>              ``content/{lang}/{path}``
+hugo-suffix          content                    ``content/{dir}{stem}.{lang}{ext}``
+mirror               <src>                      ``{lang}/{path}``
+===================  =========================  ===================================================
+
+The layout comes from ``.fastdesk.toml`` at the project root or is detected from the generator's
+configuration file and the folders present. Only Markdown files are sources; the rest is left
+alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from fastdesk.document.languages import LANGUAGES, primary
+from fastdesk.review.export import is_language_suffix
+
+__all__ = [
+    "CONFIG_NAME",
+    "LAYOUTS",
+    "Project",
+    "ProjectError",
+    "Root",
+    "enclosing_project",
+    "find_project",
+]
+
+CONFIG_NAME = ".fastdesk.toml"
+MARKDOWN = frozenset({".md", ".markdown"})
+_MDX = frozenset({".mdx"})
+_SKIP_DIRS = frozenset({".git", ".fastdesk", "node_modules", "site", "public", "build", ".venv"})
+_DOCUSAURUS = "i18n/{lang}/docusaurus-plugin-content-"
+
+LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "mkdocs-suffix": (("{docs}", "{docs}/{dir}{stem}.{lang}{ext}"),),
+    "mkdocs-folder": (("{docs}/{src}", "{docs}/{lang}/{path}"),),
+    "docusaurus": (
+        ("docs", _DOCUSAURUS + "docs/current/{path}"),
+        ("blog", _DOCUSAURUS + "blog/{path}"),
+    ),
+    "hugo-folder": (("content/{src}", "content/{lang}/{path}"),),
+    "hugo-suffix": (("content", "content/{dir}{stem}.{lang}{ext}"),),
+    "mirror": (("{src}", "{lang}/{path}"),),
+}
+_DIALECT = {"mkdocs": "mkdocs", "docusaurus": "docusaurus", "hugo": "hugo", "mirror": "commonmark"}
+_CONFIG_KEYS = frozenset({"source", "languages", "layout", "dialect", "docs_dir", "roots"})
+
+
+class ProjectError(Exception):
+    """No usable layout, or a bad .fastdesk.toml: one line for the user (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Root:
+    """Sources under ``source`` (relative to the project root); targets by ``target``."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    layout: str
+    source_lang: str
+    languages: tuple[str, ...]
+    roots: tuple[Root, ...]
+    dialect: str = "commonmark"
+    extensions: frozenset[str] = field(default=MARKDOWN)
+
+    def sources(self) -> list[PurePosixPath]:
+        """Every source file, relative to the root, in a stable order (read once)."""
+        return list(self._sources)
+
+    def pages(self, lang: str) -> dict[PurePosixPath, PurePosixPath]:
+        """Source → its target in ``lang``, for every source (links between pages)."""
+        if lang not in self._pages:
+            self._pages[lang] = {s: self.target(s, lang) for s in self._sources}
+        return self._pages[lang]
+
+    @cached_property
+    def _pages(self) -> dict[str, dict[PurePosixPath, PurePosixPath]]:
+        return {}
+
+    @cached_property
+    def _sources(self) -> tuple[PurePosixPath, ...]:
+        out: set[PurePosixPath] = set()
+        targets = self._target_dirs()
+        for root in self.roots:
+            base = self.root / root.source
+            for path in _walk(base, self.extensions):
+                rel = PurePosixPath(path.relative_to(self.root).as_posix())
+                if any(_under(rel, t) for t in targets) or self._is_suffixed_target(root, rel):
+                    continue
+                out.add(rel)
+        return tuple(sorted(out))
+
+    def target(self, source: PurePosixPath, lang: str) -> PurePosixPath:
+        """The target of ``source`` (relative to the root) in ``lang``."""
+        root = self._root_of(source)
+        path = PurePosixPath(source).relative_to(root.source) if root.source else source
+        stem, ext = path.stem, path.suffix
+        base, dot, last = stem.rpartition(".")
+        if dot and base and last.lower() == self.source_lang.lower():
+            stem = base  # page.en.md → page.fr.md
+        parent = path.parent.as_posix()
+        fields = {
+            "lang": lang,
+            "path": path.as_posix(),
+            "dir": "" if parent == "." else parent + "/",
+            "stem": stem,
+            "ext": ext,
+        }
+        return PurePosixPath(root.target.format(**fields))
+
+    def source_of(self, target: PurePosixPath, lang: str) -> PurePosixPath | None:
+        """The source whose target in ``lang`` is ``target`` (None: not a target)."""
+        for source in self.sources():
+            if self.target(source, lang) == target:
+                return source
+        return None
+
+    def _root_of(self, source: PurePosixPath) -> Root:
+        for root in sorted(self.roots, key=lambda r: -len(r.source)):
+            if not root.source or _under(source, PurePosixPath(root.source)):
+                return root
+        raise ProjectError(f"{source}: not under a source folder of this project")
+
+    def _target_dirs(self) -> list[PurePosixPath]:
+        """Folders that hold only targets (folder layouts): never walked for sources."""
+        dirs = []
+        for root in self.roots:
+            head = root.target.split("{lang}")[0]
+            if "{path}" in root.target and "/" in root.target.split("{lang}", 1)[1]:
+                for lang in self.languages:
+                    tail = root.target.split("{lang}", 1)[1].split("{path}")[0]
+                    dirs.append(PurePosixPath(f"{head}{lang}{tail}".rstrip("/")))
+        return [d for d in dirs if d.as_posix() not in ("", ".")]
+
+    def _is_suffixed_target(self, root: Root, rel: PurePosixPath) -> bool:
+        """page.fr.md next to page.md (suffix layouts): a target, unless fr is the source."""
+        if "{stem}" not in root.target:
+            return False
+        base, dot, last = rel.stem.rpartition(".")
+        return bool(dot and base) and is_language_suffix(last) and last != self.source_lang
+
+
+def _under(path: PurePosixPath, folder: PurePosixPath) -> bool:
+    return folder.as_posix() in ("", ".") or path.is_relative_to(folder)
+
+
+def _walk(base: Path, extensions: frozenset[str]) -> Iterator[Path]:
+    if not base.is_dir():
+        return
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if Path(name).suffix.lower() in extensions:
+                yield Path(folder) / name
+
+
+# ---- finding the layout -----------------------------------------------------------------------
+
+
+def find_project(folder: str | os.PathLike[str], languages: tuple[str, ...] = ()) -> Project:
+    """The project at ``folder``: from its .fastdesk.toml, else detected. ``languages`` (from
+    ``--to``) replaces the languages it names."""
+    root = Path(folder).resolve()
+    if not root.is_dir():
+        raise ProjectError(f"{folder}: not a folder")
+    config = root / CONFIG_NAME
+    project = _from_config(root, config) if config.is_file() else _detect(root)
+    if languages:
+        project = replace(
+            project, languages=tuple(x for x in languages if x != project.source_lang)
+        )
+    return project
+
+
+def _from_config(root: Path, path: Path) -> Project:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ProjectError(f"{path}: cannot be read ({exc})") from None
+    unknown = set(data) - _CONFIG_KEYS
+    if unknown:
+        keys = ", ".join(sorted(unknown))
+        raise ProjectError(
+            f"{path}: unknown key(s) {keys} (known: {', '.join(sorted(_CONFIG_KEYS))})"
+        )
+    detected = _sniff(root)
+    source = _text(data.get("source", detected.source_lang if detected else "en"), path, "source")
+    layout = _text(data.get("layout", detected.layout if detected else "custom"), path, "layout")
+    docs = _text(data.get("docs_dir", "docs"), path, "docs_dir")
+    if "roots" in data:
+        roots = _roots(data["roots"], path)
+    elif layout in LAYOUTS:
+        roots = _layout_roots(layout, docs, source)
+    else:
+        known = ", ".join(LAYOUTS)
+        raise ProjectError(f"{path}: layout {layout!r} is not one of {known} (or give [[roots]])")
+    langs = data.get("languages", list(detected.languages) if detected else [])
+    if not isinstance(langs, list) or not all(isinstance(x, str) for x in langs):
+        raise ProjectError(f'{path}: languages should be a list of codes, e.g. ["fr", "de"]')
+    family = layout.split("-")[0]
+    dialect = _text(data.get("dialect", _DIALECT.get(family, "commonmark")), path, "dialect")
+    return _project(root, layout, source, tuple(langs), roots, dialect)
+
+
+def _text(value: object, path: Path, key: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ProjectError(f"{path}: {key} should be text")
+    return value
+
+
+def _roots(value: object, path: Path) -> tuple[Root, ...]:
+    if not isinstance(value, list) or not value:
+        raise ProjectError(f"{path}: roots should be a list of {{source, target}} tables")
+    roots = []
+    for item in value:
+        if not (isinstance(item, dict) and isinstance(item.get("source"), str)):
+            raise ProjectError(f'{path}: each of roots needs source = "folder"')
+        target = item.get("target")
+        if not isinstance(target, str) or "{lang}" not in target:
+            raise ProjectError(f"{path}: each of roots needs a target with {{lang}} in it")
+        roots.append(Root(item["source"].strip("/"), target))
+    return tuple(roots)
+
+
+def _layout_roots(layout: str, docs: str, source: str) -> tuple[Root, ...]:
+    return tuple(
+        Root(s.format(docs=docs, src=source).strip("/"), t.replace("{docs}", docs))
+        for s, t in LAYOUTS[layout]
+    )
+
+
+def _project(
+    root: Path,
+    layout: str,
+    source: str,
+    langs: tuple[str, ...],
+    roots: tuple[Root, ...],
+    dialect: str,
+) -> Project:
+    exts = MARKDOWN | _MDX if dialect == "docusaurus" else MARKDOWN
+    langs = tuple(lang for lang in dict.fromkeys(langs) if lang != source)
+    return Project(root, layout, source, langs, roots, dialect, exts)
+
+
+def _known(code: str) -> bool:
+    return code in LANGUAGES or primary(code) in {primary(c) for c in LANGUAGES}
+
+
+def _lang_dirs(folder: Path) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and _known(p.name))
+
+
+def _suffix_langs(folder: Path) -> list[str]:
+    found: set[str] = set()
+    for path in _walk(folder, MARKDOWN):
+        base, dot, last = path.stem.rpartition(".")
+        if dot and base and is_language_suffix(last):
+            found.add(last)
+    return sorted(found)
+
+
+def _detect(root: Path) -> Project:
+    project = _sniff(root)
+    if project is None:
+        raise ProjectError(
+            f"{root}: no docs layout found (MkDocs, Docusaurus, Hugo, or <lang>/ folders); "
+            f"describe it in {CONFIG_NAME}"
+        )
+    return project
+
+
+def _sniff(root: Path) -> Project | None:
+    """The generator's configuration file first, then the folders present."""
+    for name in ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs"):
+        if (root / name).is_file():
+            return _docusaurus(root, (root / name).read_text(encoding="utf-8", errors="replace"))
+    for name in ("hugo.toml", "config.toml", "hugo.yaml", "config.yaml"):
+        if (root / name).is_file() and (root / "content").is_dir():
+            return _hugo(root, root / name)
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        if (root / name).is_file():
+            return _mkdocs(root, (root / name).read_text(encoding="utf-8", errors="replace"))
+    dirs = _lang_dirs(root)
+    if dirs:
+        source = (
+            "en" if "en" in dirs else max(dirs, key=lambda d: len(list(_walk(root / d, MARKDOWN))))
+        )
+        return _project(
+            root, "mirror", source, tuple(dirs), _layout_roots("mirror", "", source), "commonmark"
+        )
+    return None
+
+
+_DEFAULT_LOCALE = re.compile(r"defaultLocale\s*:\s*['\"]([^'\"]+)")
+_LOCALES = re.compile(r"locales\s*:\s*\[([^\]]*)\]")
+_QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
+
+
+def _docusaurus(root: Path, config: str) -> Project:
+    m = _DEFAULT_LOCALE.search(config)
+    source = m.group(1) if m else "en"
+    listed = _LOCALES.search(config)
+    langs = _QUOTED.findall(listed.group(1)) if listed else _lang_dirs(root / "i18n")
+    return _project(
+        root,
+        "docusaurus",
+        source,
+        tuple(langs),
+        _layout_roots("docusaurus", "", source),
+        "docusaurus",
+    )
+
+
+def _hugo(root: Path, config: Path) -> Project:
+    source, langs = "en", list(_lang_dirs(root / "content"))
+    if config.suffix == ".toml":
+        try:
+            data = tomllib.loads(config.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = {}
+        source = str(data.get("defaultContentLanguage", source))
+        languages = data.get("languages")
+        if isinstance(languages, dict):
+            langs = list(languages)
+    folder = (root / "content" / source).is_dir()
+    layout = "hugo-folder" if folder else "hugo-suffix"
+    if not folder and not langs:
+        langs = _suffix_langs(root / "content")
+    return _project(root, layout, source, tuple(langs), _layout_roots(layout, "", source), "hugo")
+
+
+_DOCS_DIR = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"#\s]+)", re.MULTILINE)
+_LOCALE = re.compile(r"^\s*-?\s*locale\s*:\s*['\"]?([A-Za-z_-]+)", re.MULTILINE)
+_DEFAULT = re.compile(r"locale\s*:\s*['\"]?([A-Za-z_-]+)['\"]?\s*\n\s*default\s*:\s*true")
+
+
+def _mkdocs(root: Path, config: str) -> Project:
+    m = _DOCS_DIR.search(config)
+    docs = m.group(1).strip("/") if m else "docs"
+    default = _DEFAULT.search(config)
+    listed = _LOCALE.findall(config)
+    source = default.group(1) if default else (listed[0] if listed else "en")
+    folder = (root / docs / source).is_dir()
+    layout = "mkdocs-folder" if folder else "mkdocs-suffix"
+    langs = listed or (_lang_dirs(root / docs) if folder else _suffix_langs(root / docs))
+    return _project(
+        root, layout, source, tuple(langs), _layout_roots(layout, docs, source), "mkdocs"
+    )
+
+
+_MARKERS = (
+    CONFIG_NAME,
+    "mkdocs.yml",
+    "mkdocs.yaml",
+    "docusaurus.config.js",
+    "docusaurus.config.ts",
+    "docusaurus.config.mjs",
+    "hugo.toml",
+)
+
+
+def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixPath] | None:
+    """The project a source file belongs to, and its path in it (None: a lone file). Looks up
+    from the file's folder for a .fastdesk.toml or a site generator's configuration, stopping
+    at the top of a git work tree."""
+    file = Path(path).resolve()
+    for folder in file.parents:
+        if any((folder / m).is_file() for m in _MARKERS):
+            try:
+                project = find_project(folder)
+            except ProjectError:
+                return None
+            rel = PurePosixPath(file.relative_to(folder).as_posix())
+            return (project, rel) if rel in project.sources() else None
+        if (folder / ".git").exists():
+            return None
+    return None

@@ -1,0 +1,63 @@
+"""Relative links and images that keep working from the target's folder.
+
+A target in another folder (docs/fr/…, i18n/fr/…) would break ``![](img/a.png)`` and
+``[see](other.md)``. A link to another source page is pointed at that page's target in the same
+language; a link to anything else (an image, a download) at the same file, from the target's
+folder. Links that already resolve the same way (suffix layouts: the same folder) are untouched,
+and so are absolute URLs, ``#fragments`` and anything inside code.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+__all__ = ["rebase_links"]
+
+# [text](url "title"), ![alt](url), and reference definitions [ref]: url
+_INLINE = re.compile(r"(!?\[(?:[^\]\\`]|\\.)*\]\(\s*<?)([^)\s>]+)")
+_REFDEF = re.compile(r"^( {0,3}\[[^\]]+\]:\s*<?)(\S+?)(>?(?:\s|$))", re.MULTILINE)
+_CODE = re.compile(r"(`+)(?:(?!\1).)*?\1|^(?:```|~~~).*?^(?:```|~~~)", re.DOTALL | re.MULTILINE)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//|^#|^/")
+
+PageMap = Callable[[PurePosixPath], PurePosixPath | None]
+
+
+def rebase_links(
+    text: str, source: PurePosixPath, target: PurePosixPath, page_target: PageMap
+) -> str:
+    """``text`` (written for ``source``) with its relative URLs rewritten for ``target``.
+
+    ``page_target(path)`` gives the target (in this language) of the source page at ``path``
+    (relative to the project root), or None when ``path`` is not a source page."""
+    src_dir, tgt_dir = source.parent, target.parent
+    if src_dir == tgt_dir:
+        return text
+
+    def fix(url: str) -> str:
+        if _SCHEME.match(url):
+            return url
+        path, sep, frag = url.partition("#")
+        if not path:
+            return url
+        resolved = PurePosixPath(posixpath.normpath((src_dir / path).as_posix()))
+        page = page_target(resolved)
+        dest = page if page is not None else resolved
+        new = posixpath.relpath(dest.as_posix(), tgt_dir.as_posix() or ".")
+        return new + sep + frag
+
+    def inline(m: re.Match[str]) -> str:
+        return m.group(1) + fix(m.group(2))
+
+    def refdef(m: re.Match[str]) -> str:
+        return m.group(1) + fix(m.group(2)) + m.group(3)
+
+    parts, last = [], 0
+    for code in _CODE.finditer(text):  # code spans and fences are kept as they are
+        parts.append(_REFDEF.sub(refdef, _INLINE.sub(inline, text[last : code.start()])))
+        parts.append(code.group(0))
+        last = code.end()
+    parts.append(_REFDEF.sub(refdef, _INLINE.sub(inline, text[last:])))
+    return "".join(parts)

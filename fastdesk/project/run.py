@@ -1,0 +1,135 @@
+"""Translating a project: the stale or missing blocks of every (file, language), all at once.
+
+Every pair runs concurrently on one engine, so its one limit on requests in flight and its
+pacer (the providers' rate-limit headers) hold across files and languages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from fastdesk.document.blocks import join, parse
+from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
+from fastdesk.project.sync import Pair
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.memory import MemoryKey
+
+__all__ = ["PairOutcome", "translate_pairs"]
+
+
+@dataclass
+class PairOutcome:
+    """What one pair's run did (the report and the exit status read it)."""
+
+    pair: Pair
+    requested: int = 0  # blocks that needed a translation
+    translated: int = 0
+    from_memory: int = 0
+    errors: list[str] = field(default_factory=list)
+    flags: list[dict[str, object]] = field(default_factory=list)
+
+
+async def translate_pairs(
+    engine: Engine,
+    pairs: Sequence[Pair],
+    specs: Mapping[str, JobSpec],
+    *,
+    on_request: Callable[[RequestDone], None] = lambda _e: None,
+) -> list[PairOutcome]:
+    """Send what each pair needs; its review takes every answer in (the record of the run)."""
+
+    async def one(pair: Pair) -> PairOutcome:
+        outcome = PairOutcome(pair)
+        need = pair.needed()
+        outcome.requested = len(need)
+        if not need:
+            return outcome
+        spec = specs[pair.lang]
+        index = {b.id: b for b in pair.doc.blocks}
+        keys: list[MemoryKey] = []
+        boxes = {
+            bid: box
+            for bid in need
+            if (box := container(pair.doc, index[bid], pair.project.dialect)) is not None
+        }
+        plain = [bid for bid in need if bid not in boxes]
+        if plain and engine.memory is not None and spec.use_memory:
+            keys = [w.key for w in engine.plan(pair.doc, spec, plain)[1]]
+
+        def on_event(event: EngineEvent) -> None:
+            if isinstance(event, BlockDone) and event.origin != "copy":
+                source = index[event.block_id].text
+                extra = check_dialect(source, event.text, pair.project.dialect)
+                if extra:
+                    event = dataclasses.replace(event, flags=(*event.flags, *extra))
+            pair.review.apply_event(event)
+            if isinstance(event, BlockDone):
+                if event.origin == "model":
+                    outcome.translated += 1
+                elif event.origin == "memory":
+                    outcome.from_memory += 1
+                block = index[event.block_id]
+                outcome.flags += [
+                    {"line": block.line, "check": f.check, "detail": f.detail} for f in event.flags
+                ]
+            elif isinstance(event, BlockFailed):
+                outcome.errors.append(event.error)
+            elif isinstance(event, RequestDone):
+                on_request(event)
+
+        if plain:
+            await engine.run(pair.doc, spec, emit=on_event, block_ids=plain)
+        for bid, box in boxes.items():
+            on_event(await _container(engine, spec, bid, box, on_request, keys))
+        pair.review.clear_in_flight()
+        if keys and engine.memory is not None:
+            engine.memory.remember(keys, pair.project.source_lang)
+        return outcome
+
+    return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+
+async def _container(
+    engine: Engine,
+    spec: JobSpec,
+    block_id: str,
+    box: Container,
+    on_request: Callable[[RequestDone], None],
+    keys: list[MemoryKey],
+) -> BlockDone | BlockFailed:
+    """An admonition or tab: its title and its body (dedented) translated as documents of
+    their own, block by block and memory first; the syntax around them kept as it is."""
+    flags: list[Flag] = []
+    origins: set[str] = set()
+    failed: list[str] = []
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            origins.add(event.origin)
+            flags.extend(event.flags)
+        elif isinstance(event, BlockFailed):
+            failed.append(event.error)
+        elif isinstance(event, RequestDone):
+            on_request(event)
+
+    parts = []
+    for piece in box:
+        if piece.kind == "keep":
+            parts.append(piece.text)
+            continue
+        doc = parse(dedent(piece.text, piece.prefix))
+        if engine.memory is not None and spec.use_memory:
+            keys += [w.key for w in engine.plan(doc, spec)[1]]
+        results = await engine.run(doc, spec, emit=on_event)
+        if failed or len(results) != len(doc.blocks):
+            return BlockFailed(0, block_id, failed[0] if failed else "no answer")
+        text = join(results[b.id] for b in doc.blocks)
+        if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
+            text = piece.text  # a title must stay one quoted line: keep the source's
+        parts.append(indent(text, piece.prefix))
+    origin = "model" if "model" in origins else "memory"
+    return BlockDone(0, block_id, "".join(parts), origin, tuple(flags))

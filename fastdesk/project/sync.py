@@ -1,0 +1,292 @@
+"""One source file in one language: what its record says, what is stale, and the target to write.
+
+The record is the source's review sidecar (machine answers and the editor's texts, per block),
+what fastdesk last wrote to the target (``record.WrittenRecord``) and the target file on disk.
+A target edited by hand is compared block by block with what was written: the blocks that
+differ become the editor's corrections, so they are never overwritten. A target fastdesk never
+wrote (a translation that existed before) is paired with the source block by block.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.document.blocks import Document, parse
+from fastdesk.document.target import TargetView
+from fastdesk.project.dialect import apply_dialect
+from fastdesk.project.layout import Project
+from fastdesk.project.links import rebase_links
+from fastdesk.project.record import WrittenRecord
+from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
+
+__all__ = ["Pair", "open_pair"]
+
+
+@dataclass
+class Pair:
+    """A source file and its target in one language, brought up to date with the disk."""
+
+    project: Project
+    source: PurePosixPath
+    lang: str
+    target: PurePosixPath
+    doc: Document
+    review: Review
+    target_exists: bool
+    hand_edits: int = 0
+    conflict: str | None = None  # why the target must not be written over
+    warnings: list[str] = field(default_factory=list)
+    _saved: object = None  # the review as its sidecar holds it (saved again only when changed)
+    # changed blocks with no translation now: (former source, former translation)
+    previous: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    # ---- what is stale --------------------------------------------------------------------
+
+    def needed(self) -> list[str]:
+        """Blocks to translate: no translation at all, or a source-changed edit with no machine
+        answer for the new source (kept aside for the editor's choice)."""
+        out = []
+        for block in self.doc.blocks:
+            if not block.translatable or not block.split()[1].strip():
+                continue
+            state = self.review.state_of(block.id)
+            if self.review.shown_text(block.id) is None or (
+                state == "stale_edit" and self.review.info(block.id).machine is None
+            ):
+                out.append(block.id)
+        return out
+
+    def missing(self) -> list[int]:
+        """Lines of the translatable blocks that have no translation to write."""
+        return [
+            b.line
+            for b in self.doc.blocks
+            if b.translatable and b.split()[1].strip() and self.review.shown_text(b.id) is None
+        ]
+
+    def status(self) -> dict[str, object]:
+        summary = self.review.summary()
+        stale = set(self.needed()) | set(self.review.stale_blocks())
+        state = "missing" if not self.target_exists else "stale" if stale else "up_to_date"
+        if self.conflict:
+            state = "conflict"
+        return {
+            "source": self.source.as_posix(),
+            "lang": self.lang,
+            "target": self.target.as_posix(),
+            "state": state,
+            "blocks": summary.blocks,
+            "stale": len(stale),
+            "flagged": summary.flagged,
+            "edited": summary.edited,
+            "approved": summary.approved,
+            "approved_percent": round(100 * summary.approved / summary.blocks)
+            if summary.blocks
+            else 100,
+            "hand_edits": self.hand_edits,
+            **({"conflict": self.conflict} if self.conflict else {}),
+        }
+
+    # ---- writing --------------------------------------------------------------------------
+
+    def view(self) -> TargetView:
+        """The target as it would be written (links rebased for the target's folder)."""
+        return _shown(self, self.doc)
+
+    def write(self, record: WrittenRecord) -> bool:
+        """Write the target (when it changed) and the sidecar (when the review changed);
+        True when the target file was written."""
+        if self.conflict:
+            raise RuntimeError(f"{self.target}: {self.conflict}")
+        self.save_review()
+        view = self.view()
+        path = self.project.root / self.target
+        current = _read(path)[0]
+        record.put(self.target.as_posix(), view)
+        if current == view.text:
+            return False
+        atomic_write_text(path, view.text)
+        self.target_exists = True
+        return True
+
+    def save_review(self) -> None:
+        if self.review.to_dict() != self._saved or not _sidecar_exists(self):
+            save_review(self.review)
+            self._saved = self.review.to_dict()
+
+    # ---- links ----------------------------------------------------------------------------
+
+    def _to_target(self, text: str) -> str:
+        pages = self._pages()
+        return rebase_links(text, self.source, self.target, pages.get)
+
+    def _to_source(self, text: str) -> str:
+        back = {t: s for s, t in self._pages().items()}
+        return rebase_links(text, self.target, self.source, back.get)
+
+    def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
+        return self.project.pages(self.lang)
+
+
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or None and why not (None, None: there is no such file)."""
+    if not path.exists():
+        return None, None
+    try:
+        return read_document(path), None
+    except DocumentError as exc:
+        return None, exc.reason
+
+
+def _sidecar_exists(pair: Pair) -> bool:
+    from fastdesk.review.model import review_path
+
+    return review_path(pair.project.root / pair.source).is_file()
+
+
+def open_pair(project: Project, source: PurePosixPath, lang: str, record: WrittenRecord) -> Pair:
+    """Read the source, its review and its target; take in what was changed on the target by
+    hand; realign onto the source as it is now. Raises DocumentError for an unreadable source."""
+    path = project.root / source
+    doc = apply_dialect(parse(read_document(path)), project.dialect)
+    review, warnings = load_review(path, lang)  # aligned to the source it was saved with
+    target = project.target(source, lang)
+    target_path = project.root / target
+    disk, why = _read(target_path)
+    unreadable = f"the target cannot be read ({why}); fastdesk will not write over it"
+    exists = disk is not None or why is not None
+    pair = Pair(project, source, lang, target, doc, review, exists, conflict=why and unreadable)
+    pair.warnings, pair._saved = warnings, review.to_dict()
+    before = review.doc
+    old = {b.id: t for b in before.blocks if (t := review.shown_text(b.id))} if before else {}
+    _bring_up_to_date(pair, disk, record)
+    if before is not None:
+        pair.previous = _previous(before, old, pair)
+    return pair
+
+
+def _bring_up_to_date(pair: Pair, disk: str | None, record: WrittenRecord) -> None:
+    """Take the target's hand edits in and realign the review onto the source as it is now."""
+    review, doc, target = pair.review, pair.doc, pair.target
+    if disk is None:
+        review.realign(doc)
+        return
+    written = record.get(target.as_posix())
+    shown = _shown(pair, review.doc) if review.doc is not None else None
+    if shown is not None and shown.text == disk:
+        review.realign(doc)
+    elif written is not None and written.view.text == disk:
+        review.realign(doc)  # the review moved on since (an import): the file is as written
+    elif written is not None:
+        _take_in(pair, written.view, disk)
+    elif shown is not None:  # no record (the window exported it): what the review shows
+        _take_in(pair, shown, disk)
+    else:
+        review.realign(doc)
+        _pair_blocks(pair, disk)
+
+
+def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tuple[str, str]]:
+    """Block id → (its former source, its former translation) for the blocks whose source
+    changed and that have no translation now: a fuzzy suggestion for a translator (XLIFF, PO).
+    Changed blocks are paired by position within each changed stretch of the same length."""
+    new_ids = [b.id for b in pair.doc.blocks]
+    old_ids = [b.id for b in before.blocks]
+    out: dict[str, tuple[str, str]] = {}
+    matcher = difflib.SequenceMatcher(None, old_ids, new_ids, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for k in range(i2 - i1):
+            was, now = before.blocks[i1 + k], pair.doc.blocks[j1 + k]
+            if was.id in old and now.translatable and pair.review.shown_text(now.id) is None:
+                out[now.id] = (was.text, old[was.id])
+    return out
+
+
+def _shown(pair: Pair, doc: Document) -> TargetView:
+    """What the review shows for ``doc``, links rebased: the target it would write."""
+    review = pair.review
+    parts, spans, pos = [], [], 0
+    for block in doc.blocks:
+        text = review.shown_text(block.id)
+        text = block.text if text is None else pair._to_target(text)
+        parts.append(text)
+        spans.append((block.id, pos, pos + len(text)))
+        pos += len(text)
+    return TargetView("".join(parts), tuple(spans), frozenset())
+
+
+def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
+    """Blocks of the written target that differ on disk become the editor's corrections."""
+    review = pair.review
+    changes = _changed_blocks(written, disk)
+    later = []
+    for bid, text in changes:
+        if review.doc is not None and bid in {b.id for b in review.doc.blocks}:
+            review.edit(bid, pair._to_source(text))
+            pair.hand_edits += 1
+        else:
+            later.append((bid, text))
+    review.realign(pair.doc)
+    for bid, text in later:
+        if bid in {b.id for b in pair.doc.blocks}:
+            review.edit(bid, pair._to_source(text))
+            pair.hand_edits += 1
+        else:
+            pair.conflict = (
+                "edited by hand where the source changed too; fastdesk will not write over it "
+                "(take the edit into the source's review, or revert it)"
+            )
+
+
+def _pair_blocks(pair: Pair, disk: str) -> None:
+    """A target fastdesk did not write: its blocks are the translator's, paired with the
+    source's by their sequence of kinds."""
+    src, tgt = pair.doc.blocks, parse(disk).blocks
+    matcher = difflib.SequenceMatcher(
+        None, [b.kind for b in src], [b.kind for b in tgt], autojunk=False
+    )
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            continue
+        for k in range(i2 - i1):
+            block, theirs = src[i1 + k], tgt[j1 + k]
+            if block.translatable and pair.review.shown_text(block.id) is None:
+                pair.review.edit(block.id, pair._to_source(theirs.text))
+                pair.hand_edits += 1
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _changed_blocks(written: TargetView, disk: str) -> list[tuple[str, str]]:
+    """(block id, its text on disk) for the written blocks that differ there, by a line diff:
+    separate edits stay with their own blocks; lines replaced one for one stay with theirs;
+    other new lines go to the block they replace (or, inserted, the block above)."""
+    owners: list[int] = []  # the block of each written line (a block is whole lines)
+    for k, (_bid, start, end) in enumerate(written.spans):
+        owners += [k] * len(_LINE.findall(written.text, start, end))
+    old_lines = _LINE.findall(written.text)
+    if len(owners) != len(old_lines):  # a block that does not end a line: by text ends
+        old = {bid: written.text[s:e] for bid, s, e in written.spans}
+        return [(b, t) for b, t in diff_target_edit(written, disk) if t != old[b]]
+    new_lines = _LINE.findall(disk)
+    texts: list[list[str]] = [[] for _ in written.spans]
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (i2 - i1 == j2 - j1):
+            for k in range(j2 - j1):
+                texts[owners[i1 + k]].append(new_lines[j1 + k])
+        elif j2 > j1:
+            owner = owners[i1] if i1 < i2 else owners[i1 - 1] if i1 > 0 else 0
+            texts[owner].extend(new_lines[j1:j2])
+    return [
+        (bid, "".join(texts[k]))
+        for k, (bid, start, end) in enumerate(written.spans)
+        if "".join(texts[k]) != written.text[start:end]
+    ]

@@ -1,0 +1,6 @@
+"""A document's review in the formats translation tools read and write: XLIFF 1.2 and PO.
+
+Both go through the same units (``units``): one per translatable block, its id the block id,
+its source and target the block's text without the surrounding blank lines, Markdown and all,
+byte for byte.
+"""
