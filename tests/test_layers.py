@@ -61,3 +61,18 @@ def test_python_dash_m_prints_the_version() -> None:
     )
     assert out.stdout.strip() == f"fastdesk {fastdesk.__version__}"
     assert fastdesk.__version__ != "0.0.0+unknown"
+
+
+def test_every_package_is_listed_for_the_wheel_and_the_frozen_app() -> None:
+    """pyproject lists the packages by hand (resources/ is mapped in as fastdesk.resources), and
+    the PyInstaller spec stages exactly those: a package left out would be missing from both."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(fastdesk.__file__).resolve().parent
+    pyproject = tomllib.loads((root.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(pyproject["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(root.parent).parts) for init in root.rglob("__init__.py")
+    }
+    assert found - listed == set()
