@@ -2,7 +2,8 @@
 
 Block ids are content hashes, so an answer for a block is right for every revision that still
 holds that block: results are kept across revisions, and only work whose blocks all vanished is
-cancelled. Consumers keep any BlockDone whose id is in their current document.
+cancelled. Consumers keep any BlockDone whose id is in their current document (the window's
+fastdesk.review.target_model.TargetModel composes what the target shows from these events).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import contextlib
 from collections.abc import Callable, Collection
 
 from fastdesk.document.blocks import Document, parse, reparse
-from fastdesk.document.target import EMPTY, TargetView, compose
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 
@@ -30,8 +30,6 @@ class LiveSession:
         self.revision = 0
         self.done: dict[str, str] = {}
         self._runs: dict[asyncio.Task[object], frozenset[str]] = {}  # runs and expansions
-        self._view: TargetView = EMPTY
-        self._view_stale = False  # answers arrived since _view was composed
         self._ids: frozenset[str] = frozenset()
 
     # ---- inputs -----------------------------------------------------------------------------
@@ -39,15 +37,12 @@ class LiveSession:
     def update(self, source: str, revision: int) -> None:
         """A new revision of the source: cancel what it made stale, start what it needs."""
         self.revision = revision
-        previous = self.snapshot()  # composed for the document being left
         self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
         for task, ids in list(self._runs.items()):
             if not ids & present:
                 task.cancel()
         self.done = {bid: text for bid, text in self.done.items() if bid in present}
-        self._view = compose(self.doc, self.done, previous)
-        self._view_stale = False
         self._start(force=())
 
     def set_spec(self, spec: JobSpec) -> None:
@@ -80,17 +75,6 @@ class LiveSession:
         task.add_done_callback(self._finished)
 
     # ---- outputs ----------------------------------------------------------------------------
-
-    def snapshot(self) -> TargetView:
-        """The current target (an immutable value: safe to hand to another thread).
-
-        Composed when asked for, not on every answer: a 500-block first translation brings 500
-        answers, and composing the whole target after each was quadratic.
-        """
-        if self._view_stale and self.doc is not None:
-            self._view = compose(self.doc, self.done, self._view)
-            self._view_stale = False
-        return self._view
 
     @property
     def busy(self) -> bool:
@@ -133,7 +117,6 @@ class LiveSession:
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
             self.done[event.block_id] = event.text
-            self._view_stale = True
         self._emit(event)
 
     def _cancel_all(self) -> None:
