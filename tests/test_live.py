@@ -23,7 +23,7 @@ def _target(session: LiveSession) -> str:
 
 
 async def _settle(session: LiveSession) -> None:
-    for _ in range(200):
+    for _ in range(600):
         await asyncio.sleep(0.005)
         if not session.busy:
             return
@@ -88,6 +88,47 @@ def test_retranslate_forces_a_request_for_one_block(tmp_path) -> None:
         session.retranslate([block.id])
         await _settle(session)
         assert [last_user(r) for r in fake.requests] == ["First paragraph."]
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_an_edit_during_a_backlog_is_sent_before_the_backlogs_remaining_batches() -> None:
+    text = "".join(f"Paragraph number {i} of the backlog.\n\n" for i in range(40))
+
+    async def scenario() -> None:
+        fake = FakeProvider(delay=0.02)  # echo: batches map back
+        engine = Engine(Router({"groq": fake}), concurrency=2, max_batch_blocks=2)
+        session = LiveSession(engine, JobSpec(), lambda e: None)
+        session.update(text, 1)  # 20 batches, 2 at a time
+        while len(fake.requests) < 4:
+            await asyncio.sleep(0.005)
+        sent_before = len(fake.requests)
+        session.update(text.replace("number 37 ", "number 37 edited "), 2)
+        await _settle(session)
+        order = [last_user(r) for r in fake.requests]
+        edit = next(i for i, u in enumerate(order) if "edited" in u)
+        # within one request slot: at most the two in flight left before it
+        assert edit <= sent_before + 1, order
+        assert len(order) > edit + 5  # and the backlog's remaining batches came after it
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_blocks_on_screen_go_before_the_rest() -> None:
+    text = "".join(f"Paragraph number {i} of the backlog.\n\n" for i in range(40))
+
+    async def scenario() -> None:
+        fake = FakeProvider(delay=0.02)
+        engine = Engine(Router({"groq": fake}), concurrency=1, max_batch_blocks=2)
+        session = LiveSession(engine, JobSpec(), lambda e: None)
+        session.update(text, 1)
+        assert session.doc is not None
+        session.set_visible([b.id for b in session.doc.blocks[30:32]])  # the reader is down there
+        await _settle(session)
+        order = [last_user(r) for r in fake.requests]
+        assert "number 30 " in order[1], order[:3]  # after the one that was sent at once
         await session.aclose()
 
     asyncio.run(scenario())

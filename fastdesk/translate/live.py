@@ -2,15 +2,17 @@
 
 Block ids are content hashes, so an answer for a block is right for every revision that still
 holds that block: results are kept across revisions, and only work whose blocks all vanished is
-cancelled. Consumers keep any BlockDone whose id is in their current document (the window's
-fastdesk.review.target_model.TargetModel composes what the target shows from these events).
+cancelled. Work is ordered (fastdesk.translate.slots): the blocks just edited first, then those
+on screen (``set_visible``), then the rest in document order. Consumers keep any BlockDone whose
+id is in their current document (the window's fastdesk.review.target_model.TargetModel composes
+what the target shows from these events).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.translate.engine import Engine, JobSpec
@@ -31,19 +33,41 @@ class LiveSession:
         self.done: dict[str, str] = {}
         self._runs: dict[asyncio.Task[object], frozenset[str]] = {}  # runs and expansions
         self._ids: frozenset[str] = frozenset()
+        self._edited: frozenset[str] = frozenset()  # blocks of the latest edit: they go first
+        self._visible: frozenset[str] = frozenset()  # blocks on screen: they go next
 
     # ---- inputs -----------------------------------------------------------------------------
 
     def update(self, source: str, revision: int) -> None:
         """A new revision of the source: cancel what it made stale, start what it needs."""
         self.revision = revision
+        first = self.doc is None
+        before = self._ids
         self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
+        if not first:
+            self._edited = present - before
         for task, ids in list(self._runs.items()):
             if not ids & present:
                 task.cancel()
         self.done = {bid: text for bid, text in self.done.items() if bid in present}
         self._start(force=())
+
+    def set_visible(self, block_ids: Collection[str]) -> None:
+        """The blocks on screen now: waiting work for them goes next (after the edited ones)."""
+        self._visible = frozenset(block_ids)
+
+    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
+        """Which batch gets the next free request slot (lowest first): edited, on screen, rest;
+        in document order within each."""
+        tier = 2
+        if not self._edited.isdisjoint(block_ids):
+            tier = 0
+        elif not self._visible.isdisjoint(block_ids):
+            tier = 1
+        doc = self.doc
+        where = doc.index_of(block_ids[0]) if doc is not None and block_ids[0] in self._ids else 0
+        return tier, where
 
     def set_spec(self, spec: JobSpec) -> None:
         """Mode, language or provider changed: every block is planned again."""
@@ -57,7 +81,7 @@ class LiveSession:
         """Translate these blocks again, bypassing the memory."""
         if self.doc is None:
             return
-        ids = frozenset(block_ids)
+        ids = self._edited = frozenset(block_ids)  # asked for by the user: first
         for bid in ids:
             self.done.pop(bid, None)
         self._start(force=ids, only=ids)
@@ -102,7 +126,13 @@ class LiveSession:
         doc, revision, spec = self.doc, self.revision, self.spec
         task = asyncio.get_running_loop().create_task(
             self.engine.run(
-                doc, spec, revision=revision, emit=self._on_event, block_ids=wanted, force=force
+                doc,
+                spec,
+                revision=revision,
+                emit=self._on_event,
+                block_ids=wanted,
+                force=force,
+                rank=self.rank,
             )
         )
         self._runs[task] = frozenset(wanted)

@@ -45,6 +45,9 @@ class RecordingSession:
     def expand(self, block_id: str) -> None:
         pass
 
+    def set_visible(self, block_ids: object) -> None:
+        pass
+
     async def aclose(self) -> None:
         pass
 

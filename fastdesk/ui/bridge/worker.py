@@ -59,6 +59,7 @@ class Session(Protocol):
     def update(self, source: str, revision: int) -> None: ...
     def set_spec(self, spec: JobSpec) -> None: ...
     def retranslate(self, block_ids: Collection[str]) -> None: ...
+    def set_visible(self, block_ids: Collection[str]) -> None: ...
     def expand(self, block_id: str) -> None: ...
     async def aclose(self) -> None: ...
 
@@ -179,6 +180,10 @@ class EngineWorker(QObject):
     def expand(self, block_id: str) -> None:
         self._call(self._expand, block_id)
 
+    def set_visible(self, block_ids: Collection[str]) -> None:
+        """The blocks on screen: their waiting work goes next (after an edit's)."""
+        self._call(self._set_visible, frozenset(block_ids))
+
     def warm_up(self) -> None:
         """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
         the caller has checked the user's switch and the budget. Cheap to call often."""
@@ -252,6 +257,10 @@ class EngineWorker(QObject):
         if self._session is not None:
             self._guarded(self._session.retranslate, block_ids)
         self._schedule_flush()
+
+    def _set_visible(self, block_ids: frozenset[str]) -> None:
+        if self._session is not None:
+            self._guarded(self._session.set_visible, block_ids)
 
     def _expand(self, block_id: str) -> None:
         """The session streams the expansion as Expansion events."""

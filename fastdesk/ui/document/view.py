@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -110,6 +110,12 @@ class DocumentView(QWidget):
         self.source.composition_changed.connect(self._composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
+        self._visible_timer = QTimer(self)  # the reader's place, for the order of work
+        self._visible_timer.setSingleShot(True)
+        self._visible_timer.setInterval(150)
+        self._visible_timer.timeout.connect(self._send_visible)
+        self._sent_visible: frozenset[str] = frozenset()
+        self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
         self._wire_review()
 
     # ---- construction --------------------------------------------------------------------------
@@ -321,6 +327,7 @@ class DocumentView(QWidget):
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
+            self._visible_timer.start()
         if batch.revision >= self.revision:
             self.busy.emit(batch.busy)
         self.refresh_target()
@@ -333,6 +340,24 @@ class DocumentView(QWidget):
             self.target_editor.want(wanted)
             self.preview.want(wanted)
             self.scheduler.kick()
+
+    def visible_source_blocks(self) -> frozenset[str]:
+        """Ids of the source blocks on screen."""
+        view = self.source.viewport()
+        top = self.source.cursorForPosition(QPoint(0, 0)).position()
+        bottom = self.source.cursorForPosition(QPoint(view.width(), view.height())).position()
+        first = self.sync.source_block_index(top)
+        last = self.sync.source_block_index(bottom)
+        if first is None or last is None:
+            return frozenset()
+        return frozenset(s.key for s in self._source_blocks[first : last + 1])
+
+    def _send_visible(self) -> None:
+        """What is on screen is translated before the rest (after an edit)."""
+        visible = self.visible_source_blocks()
+        if self._worker is not None and visible != self._sent_visible:
+            self._sent_visible = visible
+            self._worker.set_visible(visible)
 
     # ---- editing -------------------------------------------------------------------------------
 
