@@ -16,6 +16,14 @@ would otherwise take the GIL from the GUI thread. It measures:
    press until the target pane shows that block's translation. Reported raw, and minus the
    debounce (the app waits for a pause in typing on purpose) and the emulator's own delay
    (time to first token + tokens / rate), which leaves what the app itself adds.
+3. An edit made during the backlog (once a tenth of the blocks are translated, a paragraph on
+   screen is typed into): from the last key press to its translated block in the pane on screen,
+   and that minus the debounce and the emulator's own time for it (the app's share: how long the
+   request waited for a slot, plus the app's work).
+4. CPU seconds of the whole process in the 5 s after the last answer was shown (idle: ~0).
+5. Consistency: block by block, the rendered view's Markdown, the Markdown view's own text and
+   the export compared (disagreements: should be 0); and whether the last block is in view after
+   Ctrl+End in each pane.
 """
 
 from __future__ import annotations
@@ -161,6 +169,76 @@ def wait_until(done, timeout: float, *signals) -> bool:
     return done()
 
 
+def edit_during_backlog(window, pane, emu, debounce_ms: int) -> dict[str, object]:
+    """Type into a paragraph on screen while the backlog runs; time it to its translated block."""
+    view = window.document_view
+    source = view.source
+    text = source.toPlainText()
+    top = source.cursorForPosition(source.viewport().rect().center()).position()
+    anchor = text.find("Paragraph", top)
+    cursor = source.textCursor()
+    cursor.setPosition(anchor + len("Paragraph"))
+    source.setTextCursor(cursor)
+    word = " backlogx"
+    pending_before = len(view.pending)
+    QTest.keyClicks(source, word)
+    typed = time.perf_counter()
+    end = text.find("\n", anchor)
+    marker = "Paragraph" + word + text[anchor + len("Paragraph") : end]
+    shown = wait_until(
+        lambda: any(marker in seg.text for seg in pane.shown), 120, view.scheduler.rendered
+    )
+    elapsed = (time.perf_counter() - typed) * 1000
+    tokens = len(text[anchor:end]) / CHUNK_CHARS
+    emulator_ms = (TTFB + tokens / RATE) * 1000
+    return {
+        "shown": shown,
+        "pending_when_typed": pending_before,
+        "pending_when_shown": len(view.pending),
+        "total_ms": round(elapsed, 1),
+        "beyond_debounce_and_provider_ms": round(elapsed - debounce_ms - emulator_ms, 1),
+    }
+
+
+def consistency(window, screenshot: str | None = None) -> dict[str, object]:
+    """Block by block: rendered view, Markdown view, export; and Ctrl+End in each pane."""
+    view = window.document_view
+    segs = view.review_ctl.segments()
+    export = view.translation_text().replace("\r\n", "\n")
+    editor_text = view.target_editor.toPlainText()
+    editor_starts = view.target_editor.starts()
+    pos = 0
+    disagreements = 0
+    for i, seg in enumerate(segs):
+        exported = export[pos : pos + len(seg.text)]
+        pos += len(seg.text)
+        rendered = view.preview.shown[i].text if i < len(view.preview.shown) else None
+        raw = (
+            editor_text[editor_starts[i] : editor_starts[i + 1]]
+            if i + 1 < len(editor_starts)
+            else None
+        )
+        if not (rendered == seg.text == exported == raw):
+            disagreements += 1
+    disagreements += pos != len(export)
+    end_in_view = {}
+    for name, pane in (("markdown", view.target_editor), ("rendered", view.preview)):
+        view.show_raw(pane is view.target_editor)
+        pane.setFocus()
+        QTest.keyClick(pane, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        wait_until(lambda: False, 0.3)
+        bar = pane.verticalScrollBar()
+        end_in_view[name] = {
+            "bar_at_end": bar.value() == bar.maximum(),
+            "cursor_at_end": pane.textCursor().atEnd(),
+        }
+    view.show_raw(False)
+    if screenshot:
+        wait_until(lambda: False, 0.5)
+        window.grab().save(screenshot)
+    return {"blocks": len(segs), "disagreements": disagreements, "end_in_view": end_in_view}
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return round(values[min(len(values) - 1, int(len(values) * q))], 1)
@@ -185,7 +263,13 @@ def keystroke_summary(results: list[dict[str, float]], edits: int, debounce_ms: 
     }
 
 
-def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) -> dict[str, object]:
+def run(
+    blocks: int,
+    edits: int,
+    view: str = "rendered",
+    scroll: float = 0.0,
+    screenshot: str | None = None,
+) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
@@ -239,10 +323,25 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
                 and window.document_view.scheduler.idle
             )
 
-        ok = wait_until(all_shown, 120, window.document_view.target_updated)
+        doc_view = window.document_view
+        backlog: dict[str, object] = {}
+
+        def a_tenth_done() -> bool:
+            total = len(doc_view.source_blocks)
+            return total > 0 and len(doc_view.pending) < total * 0.9
+
+        if wait_until(a_tenth_done, 120, doc_view.target_updated) and doc_view.pending:
+            backlog = edit_during_backlog(window, shown_pane, emu, debounce_ms)
+        ok = wait_until(all_shown, 600, window.document_view.target_updated)
         beat.stop()
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
+        process_before = time.process_time()
+        wait_until(lambda: False, 5.0)
+        idle_cpu = round(time.process_time() - process_before, 2)
         first = {
+            "idle_cpu_s_5s_after": idle_cpu,
+            "backlog_edit": backlog,
+            "consistency": consistency(window, screenshot),
             "blocks": blocks,
             "view": view,
             "scroll": scroll,
@@ -318,8 +417,9 @@ def main() -> int:
         "--scroll", type=float, default=0.0, help="the reader's place in the source, 0 to 1"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--screenshot", help="save the window here after the stream (PNG)")
     args = parser.parse_args()
-    result = run(args.blocks, args.edits, args.view, args.scroll)
+    result = run(args.blocks, args.edits, args.view, args.scroll, args.screenshot)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -335,6 +435,19 @@ def main() -> int:
     print(
         f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
         f" beats over 16 ms: {s['over_16ms']} of {s['beats']}"
+    )
+    b = s["backlog_edit"]
+    if b:
+        print(
+            f"  an edit during the backlog ({b['pending_when_typed']} blocks to come): shown"
+            f" {b['shown']} after {b['total_ms']} ms, {b['beyond_debounce_and_provider_ms']} ms"
+            f" beyond the debounce and the provider's own time"
+        )
+    c = s["consistency"]
+    print(
+        f"  after it: CPU {s['idle_cpu_s_5s_after']} s in the next 5 s; views and export"
+        f" disagree on {c['disagreements']} of {c['blocks']} blocks; end in view after Ctrl+End:"
+        f" {c['end_in_view']}"
     )
     cpu = s["cpu_s"]
     if any(v is not None for v in cpu.values()):
