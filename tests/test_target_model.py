@@ -56,6 +56,9 @@ def test_streaming_shows_until_final_and_never_over_a_reviewers_text() -> None:
     assert model.export_text() == joined(model.segments())
     model.apply([BlockFailed(2, second, "boom")])
     assert model.status_of(second) == "failed"
+    model.apply([BlockStarted(3, second)])
+    assert model.status_of(second) == "retrying"
+    assert model.status_of(first) == "done"
 
 
 def test_stale_events_are_dropped_in_one_place() -> None:

@@ -80,6 +80,8 @@ class TargetModel:
         self._seen = review.generation  # the review's generation the segments were made for
         self._frozen: tuple[Segment, ...] = ()
         self._frozen_ok = True
+        self._pending: frozenset[str] = frozenset()
+        self._pending_of: tuple[object, ...] = ()
 
     # ---- inputs -----------------------------------------------------------------------------
 
@@ -233,26 +235,31 @@ class TargetModel:
 
     @property
     def pending(self) -> frozenset[str]:
-        """Blocks with no answer yet (waiting or in flight)."""
+        """Blocks with no answer yet (waiting or in flight); worked out again only when the
+        review or the document changed (~1.4 ms at 7,000 blocks, and the window asks often)."""
         if self.doc is None:
             return frozenset()
-        return frozenset(self._index.keys() - self.review.answered(self._index.keys()))
+        token = (self.review.generation, id(self.review), self.doc)
+        if token != self._pending_of:
+            keys = self._index.keys()
+            self._pending = frozenset(keys - self.review.answered(keys))
+            self._pending_of = token
+        return self._pending
 
     @property
     def streaming(self) -> frozenset[str]:
         return frozenset(self._streaming)
 
     def status_of(self, block_id: str) -> str:
-        """waiting | in_flight | failed | done (the engine's side of a block)."""
-        if block_id in self._streaming:
-            return "in_flight"
+        """waiting | in_flight | retrying (in flight again after a failure) | failed | done:
+        the engine's side of a block (its review state is the review's)."""
+        failed = any(f.check == "failed" for f in self.review.info(block_id).flags)
         state = self.review.state_of(block_id)
-        if state in ("pending", "in_flight"):
-            return "waiting" if state == "pending" else "in_flight"
-        info = self.review.info(block_id)
-        if any(f.check == "failed" for f in info.flags):
+        if block_id in self._streaming or state == "in_flight":
+            return "retrying" if failed else "in_flight"
+        if failed:
             return "failed"
-        return "done"
+        return "waiting" if state == "pending" else "done"
 
     def index_of(self, block_id: str) -> int | None:
         return self._index.get(block_id)

@@ -116,3 +116,21 @@ def test_same_texts_is_an_empty_diff() -> None:
         old = [segment(f"k{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
         new = [segment(f"j{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
         assert same_texts(old, new) == (diff(old, new) == [])
+
+
+def test_a_step_starts_at_the_top_of_the_view_and_ends_with_the_same_texts() -> None:
+    from fastdesk.ui.panes.incremental import _nearest_first
+
+    rng = random.Random(3)
+    for _ in range(200):
+        old = segs(*(rng.choice("abcde") for _ in range(rng.randrange(0, 30))))
+        new = segs(*(rng.choice("abcdef") for _ in range(rng.randrange(0, 30))))
+        ops = diff(old, new)
+        top = rng.randrange(0, len(old) + 1)
+        out = list(old)
+        order = list(_nearest_first(ops, top))
+        for i1, i2, j1, j2 in order:
+            out[i1:i2] = new[j1:j2]
+        assert [s.text for s in out] == [s.text for s in new]
+        below = [op for op in ops if op[1] > top]
+        assert [op[2:] for op in order[: len(below)]] == [op[2:] for op in below]  # view first
