@@ -70,13 +70,14 @@ class Incremental:
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         # (textCursor: the editor this is mixed into has it)
         cursor = self.textCursor().position()  # type: ignore[attr-defined]
+        top = self.top_index() if self.shown else 0  # one look-up a step, before it edits
         self.editing = True
         blocked = widget.blockSignals(True)
         try:
             self._begin()
             self._mark = time.perf_counter()
             try:
-                for op in _nearest_first(ops, self.top_index() if self.shown else 0):
+                for op in _nearest_first(ops, top):
                     if not self._apply(op, deadline):
                         return False
             finally:
