@@ -105,3 +105,18 @@ def test_a_few_thousand_blocks_agree_with_the_export_after_a_fill() -> None:
     assert [s.text for s in segs] == [b.text.upper() for b in doc.blocks]
     assert model.export_text() == joined(segs) == text.upper()
     assert not model.pending and not model.streaming
+
+
+def test_an_edit_keeps_the_other_blocks_segments_and_the_edited_ones_last_good_text() -> None:
+    text = "".join(f"Paragraph {i}.\n\n" for i in range(50))
+    model, doc = model_of(text)
+    answer_all(model, doc)
+    first = model.segments()
+    edited = parse(text.replace("Paragraph 20.", "Paragraph 20, edited."))
+    model.set_doc(edited, 2)
+    again = model.segments()
+    assert all(again[i] is first[i] for i in range(50) if i != 20)
+    assert again[20].key == edited.blocks[20].id and again[20].text == first[20].text
+    shorter = parse(edited.source.replace("Paragraph 30.\n\n", ""))
+    model.set_doc(shorter, 3)  # a block deleted: the others, the edited one too, stay as shown
+    assert joined(model.segments()) == text.upper().replace("PARAGRAPH 30.\n\n", "")
