@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
+from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
 from fastdesk.translate.events import (
     BlockDelta,
@@ -122,8 +123,8 @@ class TargetModel:
         # 7,000 blocks remaking every one cost the GUI thread ~20 ms an edit).
         old_ids = [seg.key for seg in before]
         new_ids = list(present)
-        head = _common(old_ids, new_ids)
-        tail = _common(old_ids[head:][::-1], new_ids[head:][::-1])
+        head = common_prefix(old_ids, new_ids)
+        tail = common_suffix(old_ids, new_ids, min(len(old_ids), len(new_ids)) - head)
         middle = range(head, len(new_ids) - tail)
         old = {seg.key: seg for seg in before[head : len(before) - tail]}
         fallback = self._fallback = {
@@ -300,11 +301,6 @@ class TargetModel:
         return (
             info.state != "in_flight" and info.machine == event.text and info.flags == event.flags
         )
-
-
-def _common(a: Sequence[str], b: Sequence[str]) -> int:
-    """How many items ``a`` and ``b`` share at the start."""
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def joined(parts: Sequence[Segment]) -> str:
