@@ -61,3 +61,20 @@ def test_the_last_block_is_in_view_after_ctrl_end_in_either_pane(make_window, qt
     view.source.setFocus()
     QTest.keyClick(view.source, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: last in [k for k, _t, _b in view.preview.visible_blocks()])
+
+
+def test_the_blocks_on_screen_are_told_to_the_worker_when_the_reader_scrolls(make_window, qtbot):
+    w = make_window()
+    view = w.document_view
+    view.source.setPlainText(long_text(600))
+    qtbot.waitUntil(lambda: len(view.source_blocks) == 600, timeout=20000)
+    told: list[frozenset[str]] = []
+    view.worker.set_visible = told.append  # type: ignore[method-assign]
+    bar = view.source.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    qtbot.waitUntil(lambda: bool(told))
+    on_screen = view.visible_source_blocks()
+    assert told[-1] == on_screen
+    keys = [s.key for s in view.source_blocks]
+    where = sorted(keys.index(k) for k in on_screen)
+    assert 250 < where[0] and where[-1] < 350  # the middle of the document, not its top
