@@ -132,3 +132,22 @@ def test_blocks_on_screen_go_before_the_rest() -> None:
         await session.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_whole_new_text_is_a_first_fill_not_an_edit() -> None:
+    async def scenario() -> None:
+        session = LiveSession(Engine(Router({"groq": FakeProvider()})), JobSpec(), lambda e: None)
+        session.update(TEXT, 1)
+        session.update(TEXT.replace("First", "Edited first"), 2)
+        assert session.doc is not None
+        edited = session.doc.blocks[1].id
+        assert session.rank([edited]) < session.rank([session.doc.blocks[0].id])
+        other = "".join(f"Another file, paragraph {i}.\n\n" for i in range(100))
+        session.update(other, 3)  # another file opened: ordered by the screen, then the text
+        assert session.doc is not None
+        assert session.rank([session.doc.blocks[0].id]) < session.rank([session.doc.blocks[50].id])
+        session.set_visible([session.doc.blocks[50].id])
+        assert session.rank([session.doc.blocks[50].id]) < session.rank([session.doc.blocks[0].id])
+        await session.aclose()
+
+    asyncio.run(scenario())

@@ -19,6 +19,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 
 Emit = Callable[[EngineEvent], None]
+EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not an edit
 
 
 class LiveSession:
@@ -45,8 +46,13 @@ class LiveSession:
         before = self._ids
         self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
-        if not first:
-            self._edited = present - before
+        edited = frozenset() if first else present - before
+        # A few new blocks are an edit and go first; a whole new text (another file opened in
+        # the window) is a first fill, ordered by what is on screen like the first one.
+        if len(edited) > EDIT_BLOCKS:
+            self._edited = frozenset()
+        else:  # the edits before it that still wait keep their place
+            self._edited = (self._edited & present) | edited
         for task, ids in list(self._runs.items()):
             if not ids & present:
                 task.cancel()
@@ -81,7 +87,8 @@ class LiveSession:
         """Translate these blocks again, bypassing the memory."""
         if self.doc is None:
             return
-        ids = self._edited = frozenset(block_ids)  # asked for by the user: first
+        ids = frozenset(block_ids)
+        self._edited |= ids  # asked for by the user: first
         for bid in ids:
             self.done.pop(bid, None)
         self._start(force=ids, only=ids)
