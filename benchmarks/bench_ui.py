@@ -434,9 +434,14 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--screenshot", help="save the window here after the stream (PNG)")
     parser.add_argument(
+        "--ttfb", type=float, default=TTFB, help="the emulator's time to first token, seconds"
+    )
+    parser.add_argument(
         "--no-backlog-edit", action="store_true", help="no edit while the document streams in"
     )
     args = parser.parse_args()
+    global TTFB
+    TTFB = args.ttfb
     result = run(
         args.blocks, args.edits, args.view, args.scroll, args.screenshot, not args.no_backlog_edit
     )

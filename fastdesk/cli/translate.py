@@ -232,16 +232,8 @@ async def _translate_one(
         sys.stdout.flush()
     else:
         atomic_write_text(output, target)
-    report.flags.sort(key=_flag_order)
+    report.flags.sort(key=lambda f: (f["block"], f["check"]))
     return report
-
-
-def _flag_order(flag: dict[str, object]) -> tuple[int, str]:
-    """Flags by block, then check (typed: whether mypy saw the lambda's ``object`` tuple as
-    comparable changed with the order it checked modules in)."""
-    block, check = flag["block"], flag["check"]
-    assert isinstance(block, int) and isinstance(check, str)
-    return block, check
 
 
 def describe_request(event: RequestDone) -> str:
