@@ -232,7 +232,7 @@ async def _translate_one(
         sys.stdout.flush()
     else:
         atomic_write_text(output, target)
-    report.flags.sort(key=lambda f: (f["block"], f["check"]))
+    report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value]
     return report
 
 
