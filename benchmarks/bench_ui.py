@@ -424,6 +424,7 @@ def run(
 
 
 def main() -> int:
+    global TTFB  # the emulator's and the figures' time to first token, from --ttfb
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=500)
     parser.add_argument("--edits", type=int, default=10)
@@ -440,7 +441,6 @@ def main() -> int:
         "--no-backlog-edit", action="store_true", help="no edit while the document streams in"
     )
     args = parser.parse_args()
-    global TTFB
     TTFB = args.ttfb
     result = run(
         args.blocks, args.edits, args.view, args.scroll, args.screenshot, not args.no_backlog_edit
