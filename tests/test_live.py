@@ -19,7 +19,9 @@ def upper(request) -> str:
 def _target(session: LiveSession) -> str:
     """The session's answers joined in document order (what a fully translated target is)."""
     assert session.doc is not None
-    return "".join(session.done[b.id] for b in session.doc.blocks)
+    view = session.snapshot()
+    assert not view.pending
+    return view.text
 
 
 async def _settle(session: LiveSession) -> None:

@@ -15,6 +15,7 @@ import contextlib
 from collections.abc import Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, parse, reparse
+from fastdesk.document.target import TargetView
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 
@@ -106,6 +107,24 @@ class LiveSession:
         task.add_done_callback(self._finished)
 
     # ---- outputs ----------------------------------------------------------------------------
+
+    def snapshot(self) -> TargetView:
+        """The answers so far in document order, a block without one showing its source: for
+        consumers without a window (scripts, tests). The window composes what it shows with
+        fastdesk.review.target_model.TargetModel, from the events."""
+        parts: list[str] = []
+        spans: list[tuple[str, int, int]] = []
+        pending: set[str] = set()
+        pos = 0
+        for block in self.doc.blocks if self.doc is not None else ():
+            text = self.done.get(block.id)
+            if text is None:
+                pending.add(block.id)
+                text = block.text
+            parts.append(text)
+            spans.append((block.id, pos, pos + len(text)))
+            pos += len(text)
+        return TargetView("".join(parts), tuple(spans), frozenset(pending))
 
     @property
     def busy(self) -> bool:
