@@ -16,6 +16,14 @@ would otherwise take the GIL from the GUI thread. It measures:
    press until the target pane shows that block's translation. Reported raw, and minus the
    debounce (the app waits for a pause in typing on purpose) and the emulator's own delay
    (time to first token + tokens / rate), which leaves what the app itself adds.
+3. An edit made during the backlog (once a tenth of the blocks are translated, a paragraph on
+   screen is typed into): from the last key press to its translated block in the pane on screen,
+   and that minus the debounce and the emulator's own time for it (the app's share: how long the
+   request waited for a slot, plus the app's work).
+4. CPU seconds of the whole process in the 5 s after the last answer was shown (idle: ~0).
+5. Consistency: block by block, the rendered view's Markdown, the Markdown view's own text and
+   the export compared (disagreements: should be 0); and whether the last block is in view after
+   Ctrl+End in each pane.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from fastdesk.translate.events import BlockDone
 from tests.emulator import EmulatorProcess
 
 TTFB = 0.05  # the emulator's time to first token, seconds
@@ -161,6 +170,75 @@ def wait_until(done, timeout: float, *signals) -> bool:
     return done()
 
 
+def edit_during_backlog(window, pane, emu, debounce_ms: int) -> dict[str, object]:
+    """Type into a paragraph on screen while the backlog runs; time it to its translated block."""
+    view = window.document_view
+    source = view.source
+    text = source.toPlainText()
+    top = source.cursorForPosition(source.viewport().rect().center()).position()
+    anchor = text.find("Paragraph", top)
+    cursor = source.textCursor()
+    cursor.setPosition(anchor + len("Paragraph"))
+    source.setTextCursor(cursor)
+    word = " backlogx"
+    pending_before = len(view.pending)
+    QTest.keyClicks(source, word)
+    typed = time.perf_counter()
+    end = text.find("\n", anchor)
+    marker = "Paragraph" + word + text[anchor + len("Paragraph") : end]
+    shown = wait_until(
+        lambda: any(marker in seg.text for seg in pane.shown), 120, view.scheduler.rendered
+    )
+    elapsed = (time.perf_counter() - typed) * 1000
+    tokens = len(text[anchor:end]) / CHUNK_CHARS
+    emulator_ms = (TTFB + tokens / RATE) * 1000
+    return {
+        "shown": shown,
+        "pending_when_typed": pending_before,
+        "pending_when_shown": len(view.pending),
+        "total_ms": round(elapsed, 1),
+        "beyond_debounce_and_provider_ms": round(elapsed - debounce_ms - emulator_ms, 1),
+    }
+
+
+def consistency(window, screenshot: str | None = None) -> dict[str, object]:
+    """Block by block: rendered view, Markdown view, export; and Ctrl+End in each pane."""
+    view = window.document_view
+    segs = view.review_ctl.segments()
+    export = view.translation_text().replace("\r\n", "\n")
+    editor_text = view.target_editor.toPlainText()
+    editor_starts = view.target_editor.starts()
+    pos = 0
+    disagreements = 0
+    for i, seg in enumerate(segs):
+        exported = export[pos : pos + len(seg.text)]
+        pos += len(seg.text)
+        rendered = view.preview.shown[i].text if i < len(view.preview.shown) else None
+        raw = (
+            editor_text[editor_starts[i] : editor_starts[i + 1]]
+            if i + 1 < len(editor_starts)
+            else None
+        )
+        if not (rendered == seg.text == exported == raw):
+            disagreements += 1
+    disagreements += pos != len(export)
+    end_in_view = {}
+    for name, pane in (("markdown", view.target_editor), ("rendered", view.preview)):
+        view.show_raw(pane is view.target_editor)
+        pane.setFocus()
+        QTest.keyClick(pane, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        wait_until(lambda: False, 0.3)
+        last = segs[-1].key if segs else None
+        end_in_view[name] = pane.textCursor().atEnd() and any(
+            key == last for key, _top, _bottom in pane.visible_blocks()
+        )
+    view.show_raw(False)
+    if screenshot:
+        wait_until(lambda: False, 0.5)
+        window.grab().save(screenshot)
+    return {"blocks": len(segs), "disagreements": disagreements, "end_in_view": end_in_view}
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return round(values[min(len(values) - 1, int(len(values) * q))], 1)
@@ -185,7 +263,14 @@ def keystroke_summary(results: list[dict[str, float]], edits: int, debounce_ms: 
     }
 
 
-def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) -> dict[str, object]:
+def run(
+    blocks: int,
+    edits: int,
+    view: str = "rendered",
+    scroll: float = 0.0,
+    screenshot: str | None = None,
+    backlog_edit: bool = True,
+) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
@@ -230,6 +315,13 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
         beat = Heartbeat()
         cpu_before = cpu_now(emu.pid)
         beat.start()
+        last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
+
+        def answered(batch) -> None:  # a batch that brings answers: the last one so far
+            if any(isinstance(e, BlockDone) for e in batch.events):
+                last_answer[:] = [time.perf_counter(), time.process_time()]
+
+        window.document_view.engine_news.connect(answered)
 
         def all_shown() -> bool:
             return (
@@ -239,10 +331,32 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
                 and window.document_view.scheduler.idle
             )
 
-        ok = wait_until(all_shown, 120, window.document_view.target_updated)
+        doc_view = window.document_view
+        backlog: dict[str, object] = {}
+
+        def a_tenth_done() -> bool:
+            total = len(doc_view.source_blocks)
+            return total > 0 and len(doc_view.pending) < total * 0.9
+
+        if backlog_edit and wait_until(a_tenth_done, 120, doc_view.target_updated):
+            backlog = edit_during_backlog(window, shown_pane, emu, debounce_ms)
+        ok = wait_until(all_shown, 600, window.document_view.target_updated)
         beat.stop()
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
+        window.document_view.engine_news.disconnect(answered)
+        when, cpu_then = last_answer
+        settled_s = time.perf_counter() - when
+        at_2s = None
+        if settled_s < 2.0:
+            wait_until(lambda: time.perf_counter() >= when + 2.0, 3.0)
+            at_2s = time.process_time()
+        wait_until(lambda: time.perf_counter() >= when + 5.0, 6.0)
         first = {
+            "shown_s_after_last_answer": round(settled_s, 2),
+            "cpu_s_5s_after_last_answer": round(time.process_time() - cpu_then, 2),
+            "cpu_s_2_to_5s_after": None if at_2s is None else round(time.process_time() - at_2s, 2),
+            "backlog_edit": backlog,
+            "consistency": consistency(window, screenshot),
             "blocks": blocks,
             "view": view,
             "scroll": scroll,
@@ -310,6 +424,7 @@ def run(blocks: int, edits: int, view: str = "rendered", scroll: float = 0.0) ->
 
 
 def main() -> int:
+    global TTFB  # the emulator's and the figures' time to first token, from --ttfb
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=500)
     parser.add_argument("--edits", type=int, default=10)
@@ -318,8 +433,18 @@ def main() -> int:
         "--scroll", type=float, default=0.0, help="the reader's place in the source, 0 to 1"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--screenshot", help="save the window here after the stream (PNG)")
+    parser.add_argument(
+        "--ttfb", type=float, default=TTFB, help="the emulator's time to first token, seconds"
+    )
+    parser.add_argument(
+        "--no-backlog-edit", action="store_true", help="no edit while the document streams in"
+    )
     args = parser.parse_args()
-    result = run(args.blocks, args.edits, args.view, args.scroll)
+    TTFB = args.ttfb
+    result = run(
+        args.blocks, args.edits, args.view, args.scroll, args.screenshot, not args.no_backlog_edit
+    )
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -335,6 +460,21 @@ def main() -> int:
     print(
         f"  event-loop stall: worst {s['worst_ms']} ms, p99 {s['p99_ms']} ms,"
         f" beats over 16 ms: {s['over_16ms']} of {s['beats']}"
+    )
+    b = s["backlog_edit"]
+    if b:
+        print(
+            f"  an edit during the backlog ({b['pending_when_typed']} blocks to come): shown"
+            f" {b['shown']} after {b['total_ms']} ms, {b['beyond_debounce_and_provider_ms']} ms"
+            f" beyond the debounce and the provider's own time"
+        )
+    c = s["consistency"]
+    print(
+        f"  after the last answer: all shown {s['shown_s_after_last_answer']} s later; process"
+        f" CPU {s['cpu_s_5s_after_last_answer']} s in the 5 s after it"
+        f" ({s['cpu_s_2_to_5s_after']} s from 2 s to 5 s); views and export"
+        f" disagree on {c['disagreements']} of {c['blocks']} blocks; end in view after Ctrl+End:"
+        f" {c['end_in_view']}"
     )
     cpu = s["cpu_s"]
     if any(v is not None for v in cpu.values()):

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from fastdesk.document.blocks import parse
-from fastdesk.document.target import compose
 from fastdesk.review.export import (
     bilingual_html,
     export_bilingual,
@@ -20,6 +19,7 @@ from fastdesk.review.export import (
     text_direction,
 )
 from fastdesk.review.model import Review
+from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.events import BlockDone, Flag
 
 SOURCE = """# Guide
@@ -267,8 +267,10 @@ def test_right_to_left_targets_are_marked_rtl_and_code_stays_ltr() -> None:
 
 def test_bilingual_page_from_a_target_view_and_export_file(tmp_path: Path) -> None:
     doc = parse(SOURCE)
-    done = {b.id: translate(b.text) for b in doc.blocks[:2]}
-    view = compose(doc, done)
+    model = TargetModel(Review(None, "fr"))
+    model.set_doc(doc, 0)
+    model.apply(BlockDone(0, b.id, translate(b.text), "model") for b in doc.blocks[:2])
+    view = model.view()
     rows = Page(bilingual_html(doc, view, "fr", "Guide")).rows
     assert "Le guide" in rows[0]["tgt"]
     assert "state-pending" in rows[2]["class"] and "longer one" in rows[2]["tgt"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 import asyncio
 
 from fastdesk.document.blocks import parse
-from fastdesk.document.target import compose
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, RevisionDone
@@ -17,29 +16,16 @@ def upper(request) -> str:
     return last_user(request).upper()
 
 
-def test_compose_keeps_last_good_translation_while_block_is_in_flight() -> None:
-    doc = parse(TEXT)
-    done = {b.id: b.text.upper() for b in doc.blocks}
-    view = compose(doc, done)
-    assert view.text == TEXT.upper() and not view.pending
-    edited = parse(TEXT.replace("First", "Edited first"))
-    view2 = compose(edited, {k: v for k, v in done.items()}, view)
-    assert view2.text == TEXT.upper()  # the old translation stays at that position
-    changed = edited.blocks[1].id
-    assert view2.pending == {changed}
-    assert view2.span_of(changed) == (view.spans[1][1], view.spans[1][2])
-
-
-def test_compose_shows_source_for_a_new_block() -> None:
-    doc = parse(TEXT)
-    view = compose(doc, {b.id: b.text.upper() for b in doc.blocks})
-    grown = parse(TEXT + "\nThird.\n")
-    view2 = compose(grown, {b.id: b.text.upper() for b in doc.blocks}, view)
-    assert view2.text.endswith("Third.\n")
+def _target(session: LiveSession) -> str:
+    """The session's answers joined in document order (what a fully translated target is)."""
+    assert session.doc is not None
+    view = session.snapshot()
+    assert not view.pending
+    return view.text
 
 
 async def _settle(session: LiveSession) -> None:
-    for _ in range(200):
+    for _ in range(600):
         await asyncio.sleep(0.005)
         if not session.busy:
             return
@@ -53,14 +39,14 @@ def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> 
         session = LiveSession(Engine(Router({"groq": fake})), JobSpec(), events.append)
         session.update(TEXT, 1)
         await _settle(session)
-        assert session.snapshot().text == TEXT.upper()
+        assert _target(session) == TEXT.upper()
         fake.requests.clear()
         # two quick edits of the same paragraph: the first one's request is cancelled
         session.update(TEXT.replace("Second", "Second edited"), 2)
         await asyncio.sleep(0.01)
         session.update(TEXT.replace("Second", "Second edited twice"), 3)
         await _settle(session)
-        assert session.snapshot().text == TEXT.replace("Second", "Second edited twice").upper()
+        assert _target(session) == TEXT.replace("Second", "Second edited twice").upper()
         assert [last_user(r) for r in fake.requests] == [
             "Second edited paragraph.",
             "Second edited twice paragraph.",
@@ -104,6 +90,66 @@ def test_retranslate_forces_a_request_for_one_block(tmp_path) -> None:
         session.retranslate([block.id])
         await _settle(session)
         assert [last_user(r) for r in fake.requests] == ["First paragraph."]
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_an_edit_during_a_backlog_is_sent_before_the_backlogs_remaining_batches() -> None:
+    text = "".join(f"Paragraph number {i} of the backlog.\n\n" for i in range(40))
+
+    async def scenario() -> None:
+        fake = FakeProvider(delay=0.02)  # echo: batches map back
+        engine = Engine(Router({"groq": fake}), concurrency=2, max_batch_blocks=2)
+        session = LiveSession(engine, JobSpec(), lambda e: None)
+        session.update(text, 1)  # 20 batches, 2 at a time
+        while len(fake.requests) < 4:
+            await asyncio.sleep(0.005)
+        sent_before = len(fake.requests)
+        session.update(text.replace("number 37 ", "number 37 edited "), 2)
+        await _settle(session)
+        order = [last_user(r) for r in fake.requests]
+        edit = next(i for i, u in enumerate(order) if "edited" in u)
+        # within one request slot: at most the two in flight left before it
+        assert edit <= sent_before + 1, order
+        assert len(order) > edit + 5  # and the backlog's remaining batches came after it
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_blocks_on_screen_go_before_the_rest() -> None:
+    text = "".join(f"Paragraph number {i} of the backlog.\n\n" for i in range(40))
+
+    async def scenario() -> None:
+        fake = FakeProvider(delay=0.02)
+        engine = Engine(Router({"groq": fake}), concurrency=1, max_batch_blocks=2)
+        session = LiveSession(engine, JobSpec(), lambda e: None)
+        session.update(text, 1)
+        assert session.doc is not None
+        session.set_visible([b.id for b in session.doc.blocks[30:32]])  # the reader is down there
+        await _settle(session)
+        order = [last_user(r) for r in fake.requests]
+        assert "number 30 " in order[1], order[:3]  # after the one that was sent at once
+        await session.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_whole_new_text_is_a_first_fill_not_an_edit() -> None:
+    async def scenario() -> None:
+        session = LiveSession(Engine(Router({"groq": FakeProvider()})), JobSpec(), lambda e: None)
+        session.update(TEXT, 1)
+        session.update(TEXT.replace("First", "Edited first"), 2)
+        assert session.doc is not None
+        edited = session.doc.blocks[1].id
+        assert session.rank([edited]) < session.rank([session.doc.blocks[0].id])
+        other = "".join(f"Another file, paragraph {i}.\n\n" for i in range(100))
+        session.update(other, 3)  # another file opened: ordered by the screen, then the text
+        assert session.doc is not None
+        assert session.rank([session.doc.blocks[0].id]) < session.rank([session.doc.blocks[50].id])
+        session.set_visible([session.doc.blocks[50].id])
+        assert session.rank([session.doc.blocks[50].id]) < session.rank([session.doc.blocks[0].id])
         await session.aclose()
 
     asyncio.run(scenario())

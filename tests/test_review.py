@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fastdesk.document.blocks import Document, parse
-from fastdesk.document.target import compose
+from fastdesk.document.target import TargetView
 from fastdesk.review.model import (
     Review,
     diff_target_edit,
@@ -19,6 +19,7 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
+from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.events import BlockDelta, BlockDone, BlockFailed, BlockStarted, Flag
 
 TEXT = "# Title\n\nFirst paragraph about cats.\n\nSecond paragraph about dogs.\n\n```\ncode\n```\n"
@@ -391,29 +392,21 @@ def test_realigning_a_rewritten_document_stays_fast() -> None:
 # ---- what the target pane shows -----------------------------------------------------------------
 
 
-def test_view_puts_the_reviewers_text_over_the_live_target() -> None:
-    doc = parse(TEXT)
-    review = Review(None, "fr", doc)
-    live = compose(doc, {b.id: fr(b.text) for b in doc.blocks[:2]})
-    review.apply_event(BlockDone(0, doc.blocks[0].id, fr(doc.blocks[0].text), "model"))
-    review.edit(doc.blocks[0].id, "# Titre\n\n")
-    view = review.view(doc, live)
-    assert view.text.startswith("# Titre\n\n" + fr(doc.blocks[1].text))  # live fallback
-    assert view.pending == {doc.blocks[1].id, doc.blocks[2].id, doc.blocks[3].id}
-    for bid, start, end in view.spans:
-        assert view.text[start:end] == (
-            review.shown_text(bid) or live.text[slice(*_span(live, bid))]
-        )
-    assert review.overlay() == {doc.blocks[0].id: "# Titre\n\n"}
-
-
 def _span(view, bid):  # type: ignore[no-untyped-def]
     return view.span_of(bid)
 
 
+def shown_view(review: Review) -> TargetView:
+    """What the target panes show for the review's document (the window's one model of it)."""
+    assert review.doc is not None
+    model = TargetModel(review)
+    model.set_doc(review.doc, 0)
+    return model.view()
+
+
 def test_diff_target_edit_within_one_block() -> None:
     doc, review = fresh()
-    view = review.view()
+    view = shown_view(review)
     cats = block(doc, "cats")
     new_text = view.text.replace("CATS", "CHATS")
     assert diff_target_edit(view, new_text) == [(cats, "FIRST PARAGRAPH ABOUT CHATS.\n\n")]
@@ -421,7 +414,7 @@ def test_diff_target_edit_within_one_block() -> None:
 
 def test_diff_target_edit_across_blocks_and_at_the_end() -> None:
     doc, review = fresh()
-    view = review.view()
+    view = shown_view(review)
     cut = view.text.replace("ABOUT CATS.\n\nSECOND PARAGRAPH", "X")
     changes = diff_target_edit(view, cut)
     assert [bid for bid, _t in changes] == [block(doc, "cats"), block(doc, "dogs")]
@@ -435,7 +428,7 @@ def test_diff_target_edit_hint_settles_ambiguous_insertions() -> None:
     doc = parse("Aa\n\nBb\n")
     review = Review(None, "fr", doc)
     translated(doc, review)
-    view = review.view()  # "AA\n\nBB\n": typing a newline after "AA\n" is ambiguous
+    view = shown_view(review)  # "AA\n\nBB\n": typing a newline after "AA\n" is ambiguous
     new_text = "AA\n\n\nBB\n"
     assert diff_target_edit(view, new_text)[0][0] == doc.blocks[1].id  # prefix rule: later
     assert diff_target_edit(view, new_text, at=3) == [(doc.blocks[0].id, "AA\n\n\n")]
@@ -444,7 +437,7 @@ def test_diff_target_edit_hint_settles_ambiguous_insertions() -> None:
 def test_diff_target_edit_always_rebuilds_the_new_text() -> None:
     rng = random.Random(7)
     _doc, review = fresh(TEXT + "\n- one\n- two\n\nLast words here.\n")
-    view = review.view()
+    view = shown_view(review)
     alphabet = "ab \nÉ😀#"
     for _ in range(400):
         old = view.text
@@ -635,7 +628,9 @@ def test_a_live_session_never_overwrites_a_correction() -> None:
         assert doc is not None
         cats = block(doc, "cats")
         # the reviewer corrects the first paragraph in the target pane
-        shown = review.view(doc, session.snapshot())
+        model = TargetModel(review)
+        model.set_doc(doc, 1)
+        shown = model.view()
         machine = review.shown_text(cats)
         assert machine is not None
         changes = diff_target_edit(shown, shown.text.replace(machine.strip(), "Les chats."))

@@ -4,14 +4,17 @@ One place for it: the live parse finds the edited blocks with it (``blocks.repar
 finds which blocks a reviewer's keystroke touched, and the window replaces only what a file
 changed on disk. Texts are compared a chunk at a time (C-speed slice comparisons), then
 character by character inside the chunk that differs: one pass, also over a 5 MB document.
+Any sequence will do (the target model compares lists of block ids with them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _CHUNK = 4096  # characters compared at once
 
 
-def common_prefix(a: str, b: str, limit: int | None = None) -> int:
+def common_prefix(a: Sequence[object], b: Sequence[object], limit: int | None = None) -> int:
     """How many characters ``a`` and ``b`` share at the start (``limit`` at most)."""
     limit = min(len(a), len(b)) if limit is None else limit
     i = 0
@@ -23,7 +26,7 @@ def common_prefix(a: str, b: str, limit: int | None = None) -> int:
     return i
 
 
-def common_suffix(a: str, b: str, limit: int | None = None) -> int:
+def common_suffix(a: Sequence[object], b: Sequence[object], limit: int | None = None) -> int:
     """How many characters ``a`` and ``b`` share at the end (``limit`` at most)."""
     limit = min(len(a), len(b)) if limit is None else limit
     n = 0

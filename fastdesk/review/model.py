@@ -465,27 +465,6 @@ class Review:
             parts.append(block.text if text is None else text)
         return "".join(parts)
 
-    def view(self, doc: Document | None = None, live: TargetView | None = None) -> TargetView:
-        """The target as the window shows it: like :meth:`target_text`, except that a block with
-        nothing yet shows what ``live`` (the session's snapshot) shows for it, when it has it."""
-        blocks = doc.blocks if doc is not None else self._blocks()
-        live_text: dict[str, str] = {}
-        if live is not None:
-            live_text = {bid: live.text[s:e] for bid, s, e in live.spans}
-        parts: list[str] = []
-        spans: list[tuple[str, int, int]] = []
-        pending: set[str] = set()
-        pos = 0
-        for block in blocks:
-            text = self.shown_text(block.id)
-            if text is None:
-                pending.add(block.id)
-                text = live_text.get(block.id, block.text)
-            parts.append(text)
-            spans.append((block.id, pos, pos + len(text)))
-            pos += len(text)
-        return TargetView("".join(parts), tuple(spans), frozenset(pending))
-
     def summary(self) -> ReviewSummary:
         """How many translatable blocks are in each state. Counted from the review's own
         records, not block by block (the window asks several times a second while a document

@@ -45,6 +45,7 @@ from fastdesk.translate.prompts import (
     split_batch,
     system_prompt,
 )
+from fastdesk.translate.slots import Slots
 
 Emit = Callable[[EngineEvent], None]
 
@@ -190,14 +191,15 @@ class Engine:
         self.max_batch_blocks = max_batch_blocks
         self.pacer = Pacer()
         self._in_flight = 0
-        self._sem: asyncio.Semaphore | None = None
+        self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        """One limit on requests in flight for all runs of this engine (in the running loop)."""
+    def _semaphore(self) -> Slots:
+        """One limit on requests in flight for all runs of this engine (in the running loop),
+        served by rank (see ``run``'s ``rank``)."""
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem_loop is not loop:
-            self._sem, self._sem_loop = asyncio.Semaphore(self.concurrency), loop
+            self._sem, self._sem_loop = Slots(self.concurrency), loop
         return self._sem
 
     # ---- planning ---------------------------------------------------------------------------
@@ -269,8 +271,12 @@ class Engine:
         emit: Emit = _noop,
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
+        rank: Callable[[Sequence[str]], object] | None = None,
     ) -> dict[str, str]:
-        """Translate the document (or the given blocks); returns block id → final text."""
+        """Translate the document (or the given blocks); returns block id → final text.
+
+        ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
+        (lowest first, asked when a slot frees; None: first come, first served)."""
         copied, work, hits = self.plan(doc, spec, block_ids, force)
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -285,7 +291,8 @@ class Engine:
         alone = len(work) == 1  # an edit: the block goes with its context
 
         async def one(batch: list[_Work]) -> None:
-            async with sem:
+            ids = [b.id for w in batch for b in w.blocks]
+            async with sem.take((lambda: rank(ids)) if rank is not None else (lambda: 0)):
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)

@@ -2,21 +2,25 @@
 
 Block ids are content hashes, so an answer for a block is right for every revision that still
 holds that block: results are kept across revisions, and only work whose blocks all vanished is
-cancelled. Consumers keep any BlockDone whose id is in their current document.
+cancelled. Work is ordered (fastdesk.translate.slots): the blocks just edited first, then those
+on screen (``set_visible``), then the rest in document order. Consumers keep any BlockDone whose
+id is in their current document (the window's fastdesk.review.target_model.TargetModel composes
+what the target shows from these events).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, parse, reparse
-from fastdesk.document.target import EMPTY, TargetView, compose
+from fastdesk.document.target import TargetView
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 
 Emit = Callable[[EngineEvent], None]
+EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not an edit
 
 
 class LiveSession:
@@ -30,25 +34,47 @@ class LiveSession:
         self.revision = 0
         self.done: dict[str, str] = {}
         self._runs: dict[asyncio.Task[object], frozenset[str]] = {}  # runs and expansions
-        self._view: TargetView = EMPTY
-        self._view_stale = False  # answers arrived since _view was composed
         self._ids: frozenset[str] = frozenset()
+        self._edited: frozenset[str] = frozenset()  # blocks of the latest edit: they go first
+        self._visible: frozenset[str] = frozenset()  # blocks on screen: they go next
 
     # ---- inputs -----------------------------------------------------------------------------
 
     def update(self, source: str, revision: int) -> None:
         """A new revision of the source: cancel what it made stale, start what it needs."""
         self.revision = revision
-        previous = self.snapshot()  # composed for the document being left
+        first = self.doc is None
+        before = self._ids
         self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
+        edited = frozenset() if first else present - before
+        # A few new blocks are an edit and go first; a whole new text (another file opened in
+        # the window) is a first fill, ordered by what is on screen like the first one.
+        if len(edited) > EDIT_BLOCKS:
+            self._edited = frozenset()
+        else:  # the edits before it that still wait keep their place
+            self._edited = (self._edited & present) | edited
         for task, ids in list(self._runs.items()):
             if not ids & present:
                 task.cancel()
         self.done = {bid: text for bid, text in self.done.items() if bid in present}
-        self._view = compose(self.doc, self.done, previous)
-        self._view_stale = False
         self._start(force=())
+
+    def set_visible(self, block_ids: Collection[str]) -> None:
+        """The blocks on screen now: waiting work for them goes next (after the edited ones)."""
+        self._visible = frozenset(block_ids)
+
+    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
+        """Which batch gets the next free request slot (lowest first): edited, on screen, rest;
+        in document order within each."""
+        tier = 2
+        if not self._edited.isdisjoint(block_ids):
+            tier = 0
+        elif not self._visible.isdisjoint(block_ids):
+            tier = 1
+        doc = self.doc
+        where = doc.index_of(block_ids[0]) if doc is not None and block_ids[0] in self._ids else 0
+        return tier, where
 
     def set_spec(self, spec: JobSpec) -> None:
         """Mode, language or provider changed: every block is planned again."""
@@ -63,6 +89,7 @@ class LiveSession:
         if self.doc is None:
             return
         ids = frozenset(block_ids)
+        self._edited |= ids  # asked for by the user: first
         for bid in ids:
             self.done.pop(bid, None)
         self._start(force=ids, only=ids)
@@ -82,15 +109,22 @@ class LiveSession:
     # ---- outputs ----------------------------------------------------------------------------
 
     def snapshot(self) -> TargetView:
-        """The current target (an immutable value: safe to hand to another thread).
-
-        Composed when asked for, not on every answer: a 500-block first translation brings 500
-        answers, and composing the whole target after each was quadratic.
-        """
-        if self._view_stale and self.doc is not None:
-            self._view = compose(self.doc, self.done, self._view)
-            self._view_stale = False
-        return self._view
+        """The answers so far in document order, a block without one showing its source: for
+        consumers without a window (scripts, tests). The window composes what it shows with
+        fastdesk.review.target_model.TargetModel, from the events."""
+        parts: list[str] = []
+        spans: list[tuple[str, int, int]] = []
+        pending: set[str] = set()
+        pos = 0
+        for block in self.doc.blocks if self.doc is not None else ():
+            text = self.done.get(block.id)
+            if text is None:
+                pending.add(block.id)
+                text = block.text
+            parts.append(text)
+            spans.append((block.id, pos, pos + len(text)))
+            pos += len(text)
+        return TargetView("".join(parts), tuple(spans), frozenset(pending))
 
     @property
     def busy(self) -> bool:
@@ -118,7 +152,13 @@ class LiveSession:
         doc, revision, spec = self.doc, self.revision, self.spec
         task = asyncio.get_running_loop().create_task(
             self.engine.run(
-                doc, spec, revision=revision, emit=self._on_event, block_ids=wanted, force=force
+                doc,
+                spec,
+                revision=revision,
+                emit=self._on_event,
+                block_ids=wanted,
+                force=force,
+                rank=self.rank,
             )
         )
         self._runs[task] = frozenset(wanted)
@@ -133,7 +173,6 @@ class LiveSession:
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
             self.done[event.block_id] = event.text
-            self._view_stale = True
         self._emit(event)
 
     def _cancel_all(self) -> None:

@@ -619,8 +619,7 @@ def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
     """Per block: the reviewer's text (never streamed over), else the partial answer, else
     the review's answer (e.g. restored from the review file while the session has none)."""
     from fastdesk.document.blocks import parse
-    from fastdesk.translate.events import BlockDone
-    from fastdesk.ui.bridge.segments import segment
+    from fastdesk.translate.events import BlockDelta, BlockDone
     from fastdesk.ui.review.controller import ReviewController
 
     ctl = ReviewController(lambda: TEXT + "\nGoodbye.\n", lambda: (0, False))
@@ -630,15 +629,15 @@ def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
     for bid, text in ((hello, "Bonjour monde.\n\n"), (cat, "Le chat.\n\n"), (bye, "Au revoir.\n")):
         ctl.apply_events([BlockDone(1, bid, text, "model")])
     ctl.review.edit(hello, "Salut le monde.\n\n")
-    live = (
-        segment(hello, "Bonj"),  # streaming a forced re-translation
-        segment(cat, "Le ch"),  # streaming
-        segment(bye, "Goodbye.\n"),  # pending, not streaming: the session has no answer yet
+    ctl.apply_events(
+        [
+            BlockDelta(1, hello, "Bonj"),  # streaming a forced re-translation
+            BlockDelta(1, cat, "Le ch"),  # streaming
+        ]
     )
-    shown = ctl.compose(live, streaming={hello, cat}, pending={hello, cat, bye})
+    shown = ctl.segments()
     assert [s.text for s in shown] == ["Salut le monde.\n\n", "Le ch", "Au revoir.\n"]
-    same = (segment(hello, "Salut le monde.\n\n"), segment(cat, "Le chat.\n\n"))
-    assert ctl.compose(same, streaming=set(), pending=set()) is same  # nothing to change
+    assert ctl.segments() is shown  # nothing changed: the same tuple, no diff for the panes
     ctl.close()
 
 

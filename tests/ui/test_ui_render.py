@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.segments import Segment, diff, same_texts, segment, segments_of
+from fastdesk.ui.bridge.segments import Segment, diff, same_texts, segment
 
 
 def segs(*texts: str) -> list[Segment]:
@@ -17,34 +17,6 @@ def apply(old: list[Segment], new: list[Segment]) -> list[Segment]:
     for i1, i2, j1, j2 in reversed(diff(old, new)):
         out[i1:i2] = new[j1:j2]
     return out
-
-
-def test_segments_cover_the_text_and_normalise_line_ends() -> None:
-    text = "# T\r\n\r\nPara one.\r\n"
-    spans = (("a", 0, 7), ("b", 7, len(text)))
-    out = segments_of(text, spans)
-    assert [s.key for s in out] == ["a", "b"]
-    assert render.join(out) == "# T\n\nPara one.\n"
-    assert out[0].qlen == len("# T\n\n")
-
-
-def test_unchanged_blocks_are_handed_on_as_the_same_objects() -> None:
-    text = "A\n\nB\n\nC\n"
-    spans = (("a", 0, 3), ("b", 3, 6), ("c", 6, 8))
-    first = segments_of(text, spans)
-    again = segments_of(
-        text.replace("B", "Bis"), (("a", 0, 3), ("b", 3, 8), ("c", 8, 10)), None, first
-    )
-    assert again[0] is first[0] and again[2] is first[2]  # same key, same text
-    assert again[1] is not first[1] and again[1].text == "Bis\n\n"
-    renamed = segments_of(text, (("a2", 0, 3), ("b", 3, 6), ("c", 6, 8)), None, first)
-    assert renamed[0] is not first[0] and renamed[0].key == "a2"
-
-
-def test_overlay_replaces_a_block_still_streaming() -> None:
-    text = "A\n\nB\n"
-    out = segments_of(text, (("a", 0, 3), ("b", 3, 5)), {"b": "Bé partial"})
-    assert render.join(out) == "A\n\nBé partial"
 
 
 def test_utf16_lengths_count_emoji_twice() -> None:
@@ -144,3 +116,21 @@ def test_same_texts_is_an_empty_diff() -> None:
         old = [segment(f"k{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
         new = [segment(f"j{i}", rng.choice(words)) for i in range(rng.randint(0, 4))]
         assert same_texts(old, new) == (diff(old, new) == [])
+
+
+def test_a_step_starts_at_the_top_of_the_view_and_ends_with_the_same_texts() -> None:
+    from fastdesk.ui.panes.incremental import _nearest_first
+
+    rng = random.Random(3)
+    for _ in range(200):
+        old = segs(*(rng.choice("abcde") for _ in range(rng.randrange(0, 30))))
+        new = segs(*(rng.choice("abcdef") for _ in range(rng.randrange(0, 30))))
+        ops = diff(old, new)
+        top = rng.randrange(0, len(old) + 1)
+        out = list(old)
+        order = list(_nearest_first(ops, top))
+        for i1, i2, j1, j2 in order:
+            out[i1:i2] = new[j1:j2]
+        assert [s.text for s in out] == [s.text for s in new]
+        below = [op for op in ops if op[1] > top]
+        assert [op[2:] for op in order[: len(below)]] == [op[2:] for op in below]  # view first

@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError
-from fastdesk.translate.events import RequestStats
-from fastdesk.ui.bridge.segments import segment
+from fastdesk.translate.events import BlockDone, RequestStats
 from fastdesk.ui.bridge.worker import WorkerBatch
 from tests.ui.uifakes import translated
 
@@ -93,12 +92,13 @@ def test_stale_results_are_dropped(make_window, qtbot, provider) -> None:
     assert "Bonjour" not in seen  # the answer for the stale "Hello" never showed
 
 
-def test_a_batch_for_an_older_revision_is_not_shown(make_window, qtbot) -> None:
+def test_an_answer_for_a_block_the_document_lost_is_not_shown(make_window, qtbot) -> None:
     w = make_window()
     w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
+    old = w.document_view.revision - 1
     w.document_view._on_batch(
-        WorkerBatch(revision=w.document_view.revision - 1, target=(segment("x", "STALE"),))
+        WorkerBatch(revision=old, events=(BlockDone(old, "gone", "STALE", "model"),))
     )
     qtbot.waitUntil(lambda: w.document_view.scheduler.idle)
     assert target_text(w) == "Bonjour monde"

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from fastdesk.document.blocks import parse
-from fastdesk.document.target import EMPTY, TargetView
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.ui.bridge.worker import REQUEST_FIRST_S, EngineWorker
@@ -19,12 +18,16 @@ class RecordingSession:
 
     def __init__(self, marks: list[tuple[str, float]]) -> None:
         self.marks = marks
-        self.doc: Any = None
+        self._doc: Any = None
         self.busy = False
-        self._view: TargetView = EMPTY
+
+    @property
+    def doc(self) -> Any:
+        self.marks.append(("collect", time.monotonic()))  # the worker gathers a batch for the GUI
+        return self._doc
 
     def update(self, source: str, revision: int) -> None:
-        self.doc = parse(source)
+        self._doc = parse(source)
         self.marks.append(("update", time.monotonic()))
         asyncio.get_running_loop().create_task(self._request())
 
@@ -42,9 +45,8 @@ class RecordingSession:
     def expand(self, block_id: str) -> None:
         pass
 
-    def snapshot(self) -> TargetView:
-        self.marks.append(("collect", time.monotonic()))  # the worker gathers a batch for the GUI
-        return self._view
+    def set_visible(self, block_ids: object) -> None:
+        pass
 
     async def aclose(self) -> None:
         pass

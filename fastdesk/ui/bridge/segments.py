@@ -1,7 +1,7 @@
 """What the target panes show, computed without Qt: block segments, their diff, Markdown → HTML.
 
-Why Qt-free: the worker thread prepares segments (so the GUI thread only applies edits), and the
-diff is the heart of "update only what changed", which deserves plain unit tests.
+Why Qt-free: the diff is the heart of "update only what changed", which deserves plain unit
+tests. The segments themselves come from fastdesk.review.target_model.TargetModel.
 
 A *segment* is one source block's piece of the target text, normalised to ``\\n`` line ends (what
 a QTextDocument holds) and measured in UTF-16 code units (what QTextCursor positions count).
@@ -15,68 +15,20 @@ import html
 import itertools
 import operator
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import markdown  # type: ignore[import-untyped, unused-ignore]  # stubs: types-Markdown, if installed
 
 from fastdesk.config.paths import resource
 
+# What a pane shows is the target model's (re-exported for the panes):
+from fastdesk.review.target_model import Segment as Segment
+from fastdesk.review.target_model import normalize as normalize
+from fastdesk.review.target_model import qt_len as qt_len
+from fastdesk.review.target_model import segment as segment
+
 Op = tuple[int, int, int, int]  # old[i1:i2] becomes new[j1:j2]
-
-
-@dataclass(frozen=True)
-class Segment:
-    key: str  # the source block's id ("" for text outside any span)
-    text: str  # with "\n" line ends
-    qlen: int  # length in UTF-16 code units
-
-
-def normalize(text: str) -> str:
-    """Line ends as a QTextDocument stores them (it turns CRLF and CR into one block break)."""
-    if "\r" not in text:
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def qt_len(text: str) -> int:
-    """Length in UTF-16 code units: characters outside the BMP (emoji) count two."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le")) // 2
-
-
-def segment(key: str, text: str) -> Segment:
-    text = normalize(text)
-    return Segment(key, text, qt_len(text))
-
-
-def segments_of(
-    text: str,
-    spans: Sequence[tuple[str, int, int]],
-    overlay: Mapping[str, str] | None = None,
-    previous: Iterable[Segment] = (),
-) -> tuple[Segment, ...]:
-    """One segment per span (text before the first span joins it; each runs to the next start).
-
-    ``overlay`` replaces a block's text (the streaming answer of a block still in flight).
-    A block whose key and text are those of a segment in ``previous`` gets that very object:
-    the GUI thread's diff then skips unchanged blocks by identity, without reading their texts.
-    """
-    if not spans:
-        return (segment("", text),) if text else ()
-    before = {seg.key: seg for seg in previous}
-    out: list[Segment] = []
-    last = len(spans) - 1
-    for i, (key, start, _end) in enumerate(spans):
-        begin = 0 if i == 0 else start
-        stop = len(text) if i == last else spans[i + 1][1]
-        piece = overlay.get(key) if overlay else None
-        piece = normalize(piece if piece is not None else text[begin:stop])
-        old = before.get(key)
-        out.append(old if old is not None and old.text == piece else segment(key, piece))
-    return tuple(out)
 
 
 def diff(old: Sequence[Segment], new: Sequence[Segment]) -> list[Op]:
@@ -113,7 +65,7 @@ def diff(old: Sequence[Segment], new: Sequence[Segment]) -> list[Op]:
 
 
 # The scans below run over every shown block on every render slice. Pairs that are the same
-# object (segments_of hands unchanged blocks on as the objects shown before) are skipped in C;
+# object (the target model hands unchanged blocks on as the objects shown before) are skipped in C;
 # only the others reach Python. (A first fill of 2,000 blocks spent 2.4 s of the GUI thread in
 # these scans as generator expressions over every pair.)
 

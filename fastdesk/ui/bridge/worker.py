@@ -3,11 +3,11 @@
 GUI → worker: plain method calls that hand a closure to ``loop.call_soon_threadsafe`` (never a
 lock the worker could hold). Worker → GUI: the ``batch`` signal, emitted from the worker thread;
 Qt queues it into the GUI thread. Batches are throttled (one per ``flush_interval`` at most while
-a translation streams, the first at once) and carry ready-to-apply segments, so the GUI thread
-does no parsing, composing or diffing of whole documents.
+a translation streams, the first at once) and carry the parsed document when it changed and the
+engine's events, so the GUI thread does no parsing. What the target shows is composed from them
+by the window's one model of it (fastdesk.review.target_model.TargetModel), not here.
 
-Streaming: the session's snapshot only holds finished blocks; the partial answers of blocks still
-in flight (BlockDelta) are overlaid here, so the target fills in as tokens arrive.
+Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes.
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ from fastdesk.translate.events import (
     RequestDone,
     RequestStats,
 )
-from fastdesk.ui.bridge.segments import Segment, segment, segments_of
+from fastdesk.ui.bridge.segments import Segment, segment
 from fastdesk.ui.bridge.threads import LoopThread
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
-    from fastdesk.document.target import TargetView
     from fastdesk.routing.health import HealthEntry
     from fastdesk.translate.engine import Engine, JobSpec
     from fastdesk.translate.live import LiveSession
@@ -60,8 +59,8 @@ class Session(Protocol):
     def update(self, source: str, revision: int) -> None: ...
     def set_spec(self, spec: JobSpec) -> None: ...
     def retranslate(self, block_ids: Collection[str]) -> None: ...
+    def set_visible(self, block_ids: Collection[str]) -> None: ...
     def expand(self, block_id: str) -> None: ...
-    def snapshot(self) -> TargetView: ...
     async def aclose(self) -> None: ...
 
 
@@ -76,14 +75,11 @@ class WorkerBatch:
 
     revision: int
     events: tuple[EngineEvent, ...] = ()
-    target: tuple[Segment, ...] | None = None  # None: unchanged
     source: tuple[Segment, ...] | None = None  # the source's blocks (for mapping); None: unchanged
-    pending: frozenset[str] = frozenset()
     busy: bool = False
     providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
     health: tuple[HealthEntry, ...] | None = None  # router.health_report() when it changed
     doc: Document | None = None  # the parsed source when it changed; None: unchanged
-    streaming: frozenset[str] = frozenset()  # blocks whose target segment is a partial answer
 
 
 # After an edit, the batch that tells the window of the new document waits this long, so that
@@ -140,13 +136,11 @@ class EngineWorker(QObject):
         self._revision = 0
         self._source = ""
         self._events: list[EngineEvent] = []
-        self._partial: dict[str, str] = {}
+        self._partial: dict[str, BlockDelta] = {}  # the newest partial answers not sent yet
+        self._streaming: set[str] = set()  # blocks with a partial answer and no final one yet
         self._flush_handle: asyncio.Handle | None = None
         self._poll_handle: asyncio.Handle | None = None
         self._last_flush = 0.0
-        self._sent_view: TargetView | None = None
-        self._sent_target: tuple[Segment, ...] = ()  # its unchanged segments go on as they are
-        self._sent_overlay: dict[str, str] = {}
         self._sent_doc: Document | None = None
         self._sent_busy = False
         self._providers: tuple[str, ...] | None = None
@@ -185,6 +179,10 @@ class EngineWorker(QObject):
 
     def expand(self, block_id: str) -> None:
         self._call(self._expand, block_id)
+
+    def set_visible(self, block_ids: Collection[str]) -> None:
+        """The blocks on screen: their waiting work goes next (after an edit's)."""
+        self._call(self._set_visible, frozenset(block_ids))
 
     def warm_up(self) -> None:
         """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
@@ -244,6 +242,7 @@ class EngineWorker(QObject):
     def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         self._spec = spec
         self._partial.clear()
+        self._streaming.clear()
         self._revision = revision
         self._source = source
         if self._session is not None:
@@ -258,6 +257,10 @@ class EngineWorker(QObject):
         if self._session is not None:
             self._guarded(self._session.retranslate, block_ids)
         self._schedule_flush()
+
+    def _set_visible(self, block_ids: frozenset[str]) -> None:
+        if self._session is not None:
+            self._guarded(self._session.set_visible, block_ids)
 
     def _expand(self, block_id: str) -> None:
         """The session streams the expansion as Expansion events."""
@@ -318,13 +321,16 @@ class EngineWorker(QObject):
         if isinstance(event, RequestDone):
             self._last_activity = time.monotonic()
         if isinstance(event, BlockDelta):
-            self._partial[event.block_id] = event.text
-        elif isinstance(event, BlockDone | BlockFailed):
-            self._partial.pop(event.block_id, None)
-        self._events.append(event)
+            self._partial[event.block_id] = event
+            self._streaming.add(event.block_id)
+        else:
+            if isinstance(event, BlockDone | BlockFailed):
+                self._partial.pop(event.block_id, None)
+                self._streaming.discard(event.block_id)
+            self._events.append(event)
         # A finished block with nothing else streaming (the usual edit) goes out at once: the
         # throttle is for coalescing many streams, not for delaying a single answer.
-        self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._partial)
+        self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._streaming)
 
     # ---- throttled flushing ------------------------------------------------------------------
 
@@ -354,23 +360,14 @@ class EngineWorker(QObject):
         self._schedule_flush()
 
     def _collect(self) -> WorkerBatch | None:
-        events = tuple(self._events)
+        events = (*self._events, *self._partial.values())  # partial answers after final ones
         self._events.clear()
-        target = source = new_doc = None
-        pending: frozenset[str] = frozenset()
-        streaming: frozenset[str] = frozenset()
+        self._partial.clear()
+        source = new_doc = None
         busy = False
         session = self._session
         if session is not None:
-            view = session.snapshot()
             doc = session.doc
-            pending = view.pending
-            overlay = {k: v for k, v in self._partial.items() if k in pending}
-            streaming = frozenset(overlay)
-            if view is not self._sent_view or overlay != self._sent_overlay:
-                target = segments_of(view.text, view.spans, overlay, self._sent_target)
-                self._sent_target = target
-                self._sent_view, self._sent_overlay = view, overlay
             if doc is not None and doc is not self._sent_doc:
                 source = _segments(doc)
                 self._sent_doc = new_doc = doc
@@ -380,12 +377,12 @@ class EngineWorker(QObject):
             # mirrors the document (and scrolls with it).
             previous = self._sent_doc
             doc = parse(self._source) if previous is None else reparse(previous, self._source)
-            target = source = _segments(doc)
+            source = _segments(doc)
             self._sent_doc = new_doc = doc
         providers, self._providers = self._providers, None
         health = self._health_report() if self._health_changed else None
         self._health_changed = False
-        quiet = not events and target is None and source is None and busy == self._sent_busy
+        quiet = not events and source is None and busy == self._sent_busy
         quiet = quiet and providers is None and health is None
         if quiet and not self._force:
             return None
@@ -394,14 +391,11 @@ class EngineWorker(QObject):
         return WorkerBatch(
             self._revision,
             events,
-            target=target,
             source=source,
-            pending=pending,
             busy=busy,
             providers=providers,
             health=health,
             doc=new_doc,
-            streaming=streaming,
         )
 
     def _health_report(self) -> tuple[HealthEntry, ...]:

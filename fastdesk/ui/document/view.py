@@ -5,8 +5,9 @@ translates it). The window around it keeps the menus, selectors and status bar.
 Data flow: an edit → debounce (IME composition respected) → the worker thread's LiveSession →
 throttled batches of target segments and events → the panes apply only what changed.
 
-Revisions: every source sent to the worker gets a new number; a batch computed for an older one
-is not shown (its target is kept, and shown once the worker has caught up).
+What the target shows has one owner, the review controller's TargetModel: the panes are told
+its segments and converge to them; they keep no target of their own. Revisions: every source
+sent to the worker gets a new number; the model drops what is stale.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -89,14 +90,8 @@ class DocumentView(QWidget):
         self.newline = "\n"
         self.revision = 0
         self._sent_source: str | None = None
-        self._target: tuple[render.Segment, ...] = ()
         self._source_blocks: tuple[render.Segment, ...] = ()
-        self._pending: frozenset[str] = frozenset()
-        self._shown_source: tuple[render.Segment, ...] = ()
-        self._shown_target: tuple[render.Segment, ...] = ()
-        self._live_target: tuple[render.Segment, ...] = ()  # the last target of a current batch
-        self._streaming: frozenset[str] = frozenset()  # its blocks showing a partial answer
-        self._target_streaming: frozenset[str] = frozenset()
+        self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self.review_ctl = ReviewController(
             lambda: plain_text(self.source.document()),
             lambda: (self.source.document().revision(), self.source.document().isModified()),
@@ -115,6 +110,12 @@ class DocumentView(QWidget):
         self.source.composition_changed.connect(self._composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
+        self._visible_timer = QTimer(self)  # the reader's place, for the order of work
+        self._visible_timer.setSingleShot(True)
+        self._visible_timer.setInterval(150)
+        self._visible_timer.timeout.connect(self._send_visible)
+        self._sent_visible: frozenset[str] = frozenset()
+        self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
         self._wire_review()
 
     # ---- construction --------------------------------------------------------------------------
@@ -195,8 +196,8 @@ class DocumentView(QWidget):
 
     @property
     def pending(self) -> frozenset[str]:
-        """Blocks not translated yet (as of the newest batch for the current revision)."""
-        return self._pending
+        """Blocks not translated yet (the target model's)."""
+        return self.review_ctl.model.pending
 
     @property
     def source_blocks(self) -> tuple[render.Segment, ...]:
@@ -325,27 +326,38 @@ class DocumentView(QWidget):
                     self.message.emit("Section expanded (marked as generated)", 4000)
         if batch.source is not None:
             self._source_blocks = batch.source
-        if batch.target is not None:
-            self._target = batch.target
-            self._target_streaming = batch.streaming
-        if batch.revision < self.revision:
-            return  # computed for a source we no longer show: wait for the worker to catch up
-        self._pending = batch.pending
-        self.busy.emit(batch.busy)
-        if batch.source is not None or self._shown_source is not self._source_blocks:
-            self._shown_source = self._source_blocks
-            self.sync.set_source_blocks(self._source_blocks)
-        self._live_target, self._streaming = self._target, self._target_streaming
+            self.sync.set_source_blocks(batch.source)
+            self._visible_timer.start()
+        if batch.revision >= self.revision:
+            self.busy.emit(batch.busy)
         self.refresh_target()
 
     def refresh_target(self) -> None:
-        """Show the live target with the review on top (reviewer's text never streamed over)."""
-        wanted = self.review_ctl.compose(self._live_target, self._streaming, self._pending)
-        if wanted is not self._shown_target and wanted != self._shown_target:
-            self._shown_target = wanted
+        """The panes converge to the model's segments (the same tuple while nothing changed)."""
+        wanted = self.review_ctl.segments()
+        if wanted is not self._told:
+            self._told = wanted
             self.target_editor.want(wanted)
             self.preview.want(wanted)
             self.scheduler.kick()
+
+    def visible_source_blocks(self) -> frozenset[str]:
+        """Ids of the source blocks on screen."""
+        view = self.source.viewport()
+        top = self.source.cursorForPosition(QPoint(0, 0)).position()
+        bottom = self.source.cursorForPosition(QPoint(view.width(), view.height())).position()
+        first = self.sync.source_block_index(top)
+        last = self.sync.source_block_index(bottom)
+        if first is None or last is None:
+            return frozenset()
+        return frozenset(s.key for s in self._source_blocks[first : last + 1])
+
+    def _send_visible(self) -> None:
+        """What is on screen is translated before the rest (after an edit)."""
+        visible = self.visible_source_blocks()
+        if self._worker is not None and visible != self._sent_visible:
+            self._sent_visible = visible
+            self._worker.set_visible(visible)
 
     # ---- editing -------------------------------------------------------------------------------
 
@@ -397,8 +409,9 @@ class DocumentView(QWidget):
             editor.undo_user_edit()  # typed into an empty pane: no block to keep it
             return
         editor.take_user_edit(view, changes)
+        self.review_ctl.model.touch(bid for bid, _text in changes)
         self.refresh_target()
-        editor.want(self._shown_target)  # even when equal: what it wanted before is outdated
+        editor.want(self._told)  # even when equal: what it wanted before is outdated
 
     # ---- loading, saving, reloading ------------------------------------------------------------
 

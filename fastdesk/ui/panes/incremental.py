@@ -10,10 +10,11 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, QTimer, Signal
+from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.segments import Segment
@@ -69,13 +70,14 @@ class Incremental:
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         # (textCursor: the editor this is mixed into has it)
         cursor = self.textCursor().position()  # type: ignore[attr-defined]
+        top = self.top_index() if self.shown else 0  # one look-up a step, before it edits
         self.editing = True
         blocked = widget.blockSignals(True)
         try:
             self._begin()
             self._mark = time.perf_counter()
             try:
-                for op in reversed(ops):
+                for op in _nearest_first(ops, top):
                     if not self._apply(op, deadline):
                         return False
             finally:
@@ -125,11 +127,40 @@ class Incremental:
         self._mark = now
         return now + cost > deadline
 
+    def top_index(self) -> int:
+        """The shown block at the top of the view (where a step starts its edits)."""
+        widget = cast(QPlainTextEdit, self)
+        if widget.verticalScrollBar().value() == 0:
+            return 0  # (a hit test walks the layout: none needed at the top)
+        return self.index_at(widget.cursorForPosition(QPoint(0, 0)).position())
+
+    def index_at(self, position: int) -> int:
+        raise NotImplementedError
+
     def _begin(self) -> None: ...
     def _end(self) -> None: ...
     def _replace(self, index: int, seg: Segment) -> None: ...
     def _insert(self, index: int, seg: Segment) -> None: ...
     def _remove(self, index: int) -> None: ...
+
+
+def _nearest_first(ops: list[render.Op], top: int) -> Iterator[render.Op]:
+    """The diff's replacements, those from the top of the view down first, then those above it
+    upwards; each shifted by what the ones applied before it inserted or removed above it.
+
+    Why: applied bottom-up, a step that ran out of time left the top of the document for the
+    next one, and the next diff again started at the bottom: while a long document streamed,
+    the blocks on screen could wait for minutes (the top of the rendered view stayed English).
+    """
+    below = [op for op in ops if op[1] > top]
+    above = [op for op in ops if op[1] <= top]
+    moved: list[tuple[int, int]] = []  # (old start, change in count) of applied ops
+    for op in itertools.chain(below, reversed(above)):
+        i1, i2, j1, j2 = op
+        shift = sum(d for start, d in moved if start < i1)
+        yield (i1 + shift, i2 + shift, j1, j2)
+        if (j2 - j1) != (i2 - i1):
+            moved.append((i1, (j2 - j1) - (i2 - i1)))
 
 
 class RenderScheduler(QObject):

@@ -6,9 +6,10 @@ import bisect
 import itertools
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPoint, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import (
     QFocusEvent,
+    QKeyEvent,
     QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
@@ -50,6 +51,18 @@ class TargetPreview(QTextBrowser, Incremental):
     def focusInEvent(self, event: QFocusEvent) -> None:
         super().focusInEvent(event)
         self.entered.emit()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Ctrl+End and Ctrl+Home move the cursor and the view: a read-only QTextBrowser moved
+        only its cursor, and the end of the document stayed out of view."""
+        super().keyPressEvent(event)
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            bar = self.verticalScrollBar()
+            if event.key() == Qt.Key.Key_End:
+                self.ensureCursorVisible()
+                bar.setValue(bar.maximum())
+            elif event.key() == Qt.Key.Key_Home:
+                bar.setValue(0)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QTextBrowser.__init__(self, parent)

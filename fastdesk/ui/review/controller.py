@@ -11,9 +11,9 @@ What it does for the window, and why here:
 * realigns the active review on each new source revision — the Document comes parsed from the
   worker thread (parsing 500 blocks takes ~12 ms, a frame), and only from revisions made after
   the document was opened, so a late batch of the previous document cannot detach its edits;
-* feeds it the engine's events, except those from before the last mode/language change;
-* composes what the target panes show (reviewer's text > machine answer > the live session's
-  segment, streaming included, except over a reviewer's text);
+* holds the target model (fastdesk.review.target_model.TargetModel) of the active review: the
+  one place that takes the engine's events (stale ones dropped there) and composes what the
+  target panes, the margin and the export show;
 * attributes the user's edits of the raw target to blocks;
 * writes the review file next to the source, the exports, and the crash-safety copy (every few
   seconds, only when something the user did is unsaved, written off the GUI thread).
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,8 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
+from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
-from fastdesk.ui.bridge.segments import Segment, segment
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -79,9 +79,7 @@ class ReviewController(QObject):
         self.key = "fr"
         self.review = Review(None, self.key)
         self.reviews: dict[str, Review] = {self.key: self.review}
-        self.doc: Document | None = None
-        self._doc_floor = 0  # batches of older revisions belong to the previous document
-        self._spec_floor = 0  # events of older revisions belong to the previous mode/language
+        self.model = TargetModel(self.review)  # what the target shows: its one owner
         self.user_generation = 0  # bumped by everything the reviewer does
         self._saved_generation = 0
         self._autosaved: tuple[Any, ...] | None = None
@@ -110,8 +108,6 @@ class ReviewController(QObject):
         previous = self.review
         self.path = path
         self.key = key
-        self.doc = None
-        self._doc_floor = self._spec_floor = floor
         warnings: list[str] = []
         if restored is not None:
             review = restored
@@ -124,6 +120,7 @@ class ReviewController(QObject):
             _carry_answers(previous, review)
         self.review = review
         self.reviews = {key: review}
+        self.model.reset(review, floor)
         self.user_generation = 1 if restored is not None else 0
         self._saved_generation = 0
         self._autosaved = None
@@ -176,8 +173,8 @@ class ReviewController(QObject):
 
     def switch(self, key: str, revision: int) -> list[str]:
         """Mode or language changed (from ``revision`` on): that key's review becomes active."""
-        self._spec_floor = revision
         if key == self.key:
+            self.model.set_review(self.review, revision)
             return []
         warnings: list[str] = []
         leaving = self.review
@@ -195,25 +192,32 @@ class ReviewController(QObject):
             else:
                 review = Review(None, key)
             self.reviews[key] = review
-        if self.doc is not None:
-            self._realign(review, self.doc)
         self.key, self.review = key, review
+        self.model.set_review(review, revision)
         self.changed.emit()
         return warnings
 
     def set_doc(self, doc: Document, revision: int) -> None:
         """The worker parsed a new revision of the source."""
-        if revision < self._doc_floor:
-            return
-        self.doc = doc
-        self._realign(self.review, doc)
+        self._model_doc(doc, revision)
 
     def realign_now(self, text: str, floor: int) -> None:
         """The source was replaced from disk: realign at once (the stale blocks show now), and
         ignore the worker's documents from before ``floor``."""
-        self._doc_floor = max(self._doc_floor, floor)
-        self.doc = parse(text)
-        self._realign(self.review, self.doc)
+        self.model.doc_floor = max(self.model.doc_floor, floor)
+        self._model_doc(parse(text), self.model.doc_floor)
+
+    @property
+    def doc(self) -> Document | None:
+        return self.model.doc
+
+    def _model_doc(self, doc: Document, revision: int) -> None:
+        before = self.review.generation
+        stale = self.model.set_doc(doc, revision)
+        if stale:
+            self.stale.emit(stale)
+        if self.review.generation != before:
+            self.changed.emit()
 
     def _realign(self, review: Review, doc: Document) -> None:
         before = review.generation
@@ -225,73 +229,21 @@ class ReviewController(QObject):
                 self.changed.emit()
 
     def _ensure_doc(self) -> None:
-        if self.review.doc is None:
-            self.realign_now(self._source_text(), self._doc_floor)
+        if self.model.doc is None:
+            self.realign_now(self._source_text(), self.model.doc_floor)
 
     # ---- the engine ----------------------------------------------------------------------------
 
     def apply_events(self, events: Sequence[EngineEvent]) -> bool:
         """The engine's events; True when a block's state or text changed."""
-        review = self.review
-        changed = False
-        for event in events:
-            if getattr(event, "revision", 0) < self._spec_floor:
-                continue  # computed for the previous mode or language
-            if isinstance(event, BlockDone) and self._repeats(event):
-                continue
-            changed |= review.apply_event(event)
-        return changed
-
-    def _repeats(self, event: BlockDone) -> bool:
-        """The memory giving back the answer the review already has (a reopened document):
-        keep it as it was, so that reopening restores the review exactly."""
-        if event.origin != "memory":
-            return False
-        info = self.review.info(event.block_id)
-        return (
-            info.state != "in_flight" and info.machine == event.text and info.flags == event.flags
-        )
+        return self.model.apply(events)
 
     def idle(self) -> None:
-        self.review.clear_in_flight()
+        self.model.idle()
 
-    def compose(
-        self,
-        segments: tuple[Segment, ...],
-        streaming: Collection[str],
-        pending: Collection[str] | None = None,
-    ) -> tuple[Segment, ...]:
-        """What the target panes show: per block, the reviewer's text, else the streaming
-        answer, else the review's answer, else the session's segment (the same object when
-        nothing differs, so an unchanged target costs no diff).
-
-        ``pending``: the blocks whose segment is not the session's answer (None: all). The
-        others already show the answer the review has (the same BlockDone fed both), so only
-        the reviewer's texts and the pending blocks are looked at: a streaming batch costs
-        a dictionary look-up per block, not a review query."""
-        review = self.review
-        wanted = review.overlay()  # block id → reviewer's text (few)
-        keys = {s.key for s in segments} if pending is None else pending
-        for key in review.answered(keys):
-            if key in wanted or key in streaming:
-                continue
-            text = review.shown_text(key)
-            if text is not None:
-                wanted[key] = text
-        if not wanted:
-            return segments
-        # Only the wanted blocks are looked at (a first fill of 2,000 blocks went through all of
-        # them, in Python, for every batch).
-        where = {seg.key: i for i, seg in enumerate(segments)}
-        out: list[Segment] | None = None
-        for key, text in wanted.items():
-            i = where.get(key)
-            if i is None or text == segments[i].text:
-                continue
-            if out is None:
-                out = list(segments)
-            out[i] = segment(key, text)
-        return segments if out is None else tuple(out)
+    def segments(self) -> tuple[Segment, ...]:
+        """What the target panes show (see TargetModel.segments)."""
+        return self.model.segments()
 
     # ---- the reviewer ----------------------------------------------------------------------------
 
@@ -387,17 +339,17 @@ class ReviewController(QObject):
     def synced(self) -> Review:
         """The active review aligned with the editor's text (the worker may lag behind)."""
         text = self._source_text()
-        if self.review.doc is None or self.review.doc.source != text:
-            self.doc = parse(text)
-            self._realign(self.review, self.doc)
+        if self.model.doc is None or self.model.doc.source != text:
+            self._model_doc(parse(text), self.model.doc_floor)
         return self.review
 
     def target_text(self) -> str:
-        """The target as it would be exported (line ends "\\n")."""
-        return self.synced().target_text()
+        """The target as it would be exported (line ends "\\n"): what the panes show."""
+        self.synced()
+        return self.model.export_text()
 
     def export_target(self, path: str | Path, newline: str = "\n") -> Path:
-        return export_target(self.synced(), path, newline=newline)
+        return export_target(self.target_text(), path, newline=newline)
 
     def export_bilingual(self, path: str | Path) -> Path:
         review = self.synced()

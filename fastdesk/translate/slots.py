@@ -1,0 +1,64 @@
+"""Request slots served by rank: the engine's limit on requests in flight.
+
+An ``asyncio.Semaphore`` serves its waiters first come, first served, so the request of an edit
+made while a long document's backlog runs waited behind every queued batch (73 s on a 7,000-block
+document). Here a freed slot goes to the waiter whose ``rank()`` is lowest *when the slot frees*
+(so a rank can follow what the reader does meanwhile), first come first served among equals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+Rank = Callable[[], Any]  # a sortable value; lower goes first
+
+
+def _first(_rank: Any = None) -> int:
+    return 0
+
+
+class Slots:
+    """At most ``size`` holders at once; see the module docstring."""
+
+    def __init__(self, size: int) -> None:
+        self._free = max(1, size)
+        self._waiters: list[tuple[int, Rank, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    @asynccontextmanager
+    async def take(self, rank: Rank = _first) -> AsyncIterator[None]:
+        if self._free > 0 and not self._waiters:
+            self._free -= 1
+        else:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            entry = (next(self._order), rank, future)
+            self._waiters.append(entry)
+            try:
+                await future
+            except asyncio.CancelledError:
+                if entry in self._waiters:
+                    self._waiters.remove(entry)
+                elif future.done() and not future.cancelled():
+                    self._release()  # granted, then cancelled before it ran: pass it on
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+    def _release(self) -> None:
+        while self._waiters:
+            entry = min(self._waiters, key=lambda e: (e[1](), e[0]))
+            self._waiters.remove(entry)
+            if not entry[2].done():
+                entry[2].set_result(None)
+                return
+        self._free += 1
