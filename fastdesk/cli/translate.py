@@ -175,12 +175,13 @@ def _check_writable(targets: list[str]) -> None:
 
 
 def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
-    from fastdesk.config.keys import InvalidKey, get_key, plain_http_warning
+    from fastdesk.config.keys import InvalidKey
     from fastdesk.translate.wiring import (
         NotConfigured,
         build_engine,
         glossary_for,
         load_user_settings,
+        plain_http_warnings,
     )
 
     settings = load_user_settings()
@@ -201,10 +202,8 @@ def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None
-    for name in engine.router.providers:  # once per run
-        warning = plain_http_warning(name, settings.base_url_for(name))
-        if warning is not None and get_key(name):
-            log.warning("%s", warning)
+    for warning in plain_http_warnings(engine.router.providers, settings):  # once per run
+        log.warning("%s", warning)
     return engine, spec
 
 

@@ -110,3 +110,18 @@ def build_engine(
     router = build_router(settings, provider=provider, env=env)
     memory = Memory() if use_memory else None
     return Engine(router, memory, concurrency=concurrency or settings.concurrency)
+
+
+def plain_http_warnings(providers: Collection[str], settings: Settings | None = None) -> list[str]:
+    """One line per provider whose key would travel unencrypted to a host outside this computer
+    and its network (plain ``http://`` base URL): said once when an engine starts, by the
+    command line and by the window."""
+    from fastdesk.config.keys import get_key, plain_http_warning
+
+    settings = settings or load_settings()[0]
+    warnings = []
+    for name in providers:
+        warning = plain_http_warning(name, settings.base_url_for(name))
+        if warning is not None and get_key(name):
+            warnings.append(warning)
+    return warnings

@@ -75,3 +75,35 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
     update_at = dict(marks)["update"]
     collected_at = next(t for name, t in marks if name == "collect" and t > update_at)
     assert collected_at - update_at >= REQUEST_FIRST_S
+
+
+def test_a_memory_not_in_use_is_told_to_the_window_once(qtbot, tmp_path) -> None:
+    """The memory's one line (here: a folder where its file should be) reaches the window in a
+    batch's notices, once, however many batches follow."""
+    from fastdesk.translate.memory import Memory
+
+    (tmp_path / "memory.sqlite3").mkdir()
+    memory = Memory(tmp_path / "memory.sqlite3")
+    assert memory.notice  # the core's own words
+    worker = EngineWorker(
+        JobSpec(target_lang="fr"),
+        engine_factory=lambda: Engine(Router({}), memory),
+        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+    )
+    notices: list[str] = []
+    revisions: list[int] = []
+
+    def heard(batch: Any) -> None:
+        notices.extend(batch.notices)
+        revisions.append(batch.revision)
+
+    worker.batch.connect(heard)
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: bool(notices), timeout=5000)
+        for revision in (1, 2, 3):
+            worker.update(f"Paragraph {revision}.\n", revision)
+        qtbot.waitUntil(lambda: 3 in revisions, timeout=5000)
+    finally:
+        assert worker.stop()
+    assert notices == [memory.notice]

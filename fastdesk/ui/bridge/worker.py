@@ -80,6 +80,8 @@ class WorkerBatch:
     providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
     health: tuple[HealthEntry, ...] | None = None  # router.health_report() when it changed
     doc: Document | None = None  # the parsed source when it changed; None: unchanged
+    # one-line warnings to show once: a key going over plain http, the memory not in use
+    notices: tuple[str, ...] = ()
 
 
 # After an edit, the batch that tells the window of the new document waits this long, so that
@@ -149,6 +151,8 @@ class EngineWorker(QObject):
         # warm-ups and the shutdown, held until done (the loop keeps only weak references)
         self._tasks: set[asyncio.Future[list[RequestStats]] | asyncio.Future[None]] = set()
         self._health_changed = False
+        self._notices: list[str] = []  # to tell the window (WorkerBatch.notices)
+        self._told: set[str] = set()  # told already: each notice is shown once
         self._last_activity: float | None = None  # monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
@@ -229,6 +233,7 @@ class EngineWorker(QObject):
             if router.health.listener is None:
                 router.health.listener = self._on_health  # called in this thread
             self._health_changed = True  # a new engine: whatever the window showed is gone
+            self._notice_plain_http(tuple(router.providers))
         self._schedule_flush()
 
     def _update(self, source: str, revision: int) -> None:
@@ -382,8 +387,9 @@ class EngineWorker(QObject):
         providers, self._providers = self._providers, None
         health = self._health_report() if self._health_changed else None
         self._health_changed = False
+        notices = self._new_notices()
         quiet = not events and source is None and busy == self._sent_busy
-        quiet = quiet and providers is None and health is None
+        quiet = quiet and providers is None and health is None and not notices
         if quiet and not self._force:
             return None
         self._force = False
@@ -396,7 +402,26 @@ class EngineWorker(QObject):
             providers=providers,
             health=health,
             doc=new_doc,
+            notices=notices,
         )
+
+    def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
+        from fastdesk.translate.wiring import plain_http_warnings
+
+        try:
+            self._notices.extend(plain_http_warnings(providers))
+        except Exception as exc:  # a warning that cannot be worked out must not stop the engine
+            log.warning("could not check the providers' base URLs: %s", exc)
+
+    def _new_notices(self) -> tuple[str, ...]:
+        """Notices not told yet; the memory's is looked at on every batch (it can break later)."""
+        memory = self._engine.memory if self._engine is not None else None
+        if memory is not None and memory.notice:
+            self._notices.append(memory.notice)
+        new = tuple(dict.fromkeys(n for n in self._notices if n not in self._told))
+        self._notices.clear()
+        self._told.update(new)
+        return new
 
     def _health_report(self) -> tuple[HealthEntry, ...]:
         return () if self._engine is None else tuple(self._engine.router.health_report())

@@ -429,7 +429,7 @@ class DocumentView(QWidget):
         one's is read from its review file (or ``restored`` from a crash-recovery copy)."""
         self._review_problems(self.review_ctl.leave())
         self.newline = "\r\n" if "\r\n" in text else "\n"
-        self.path = path
+        self._set_path(path)
         self.untitled_name = name
         self.preview.expansions.clear()
         warnings = self.review_ctl.open(
@@ -455,10 +455,14 @@ class DocumentView(QWidget):
             self.disk.watch(path, text)
         else:
             self.disk.known(text)
-        self.path = path
+        self._set_path(path)
         self.source.document().setModified(False)
         self._review_problems(self.review_ctl.saved(path, text))
         self.renamed.emit()
+
+    def _set_path(self, path: Path | None) -> None:
+        self.path = path
+        self.preview.image_folder = path.parent if path is not None else None
 
     def reload(self, text: str) -> None:
         """The file changed on disk: take its text (one undoable edit), re-align the review."""

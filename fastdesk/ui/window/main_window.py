@@ -248,6 +248,8 @@ class MainWindow(QMainWindow):
             self._on_event(event)
         if batch.health is not None:
             self._set_health(batch.health)
+        for notice in batch.notices:  # each once: the memory not in use, a key over plain http
+            self.status.show_error(notice)
         if batch.providers is not None:
             self.selectors.fill_providers(
                 batch.providers, self.selectors.provider.currentData() or "auto"
