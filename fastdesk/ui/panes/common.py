@@ -1,26 +1,52 @@
 """What the panes share: the palette's darkness and tint, a fixed font, flat scroll bars, the
-exact text of a QTextDocument, and Markdown files dragged onto a pane."""
+exact text of a QTextDocument, Markdown files dragged onto a pane, and the target panes' signals."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
     QDropEvent,
+    QFocusEvent,
     QFont,
     QFontDatabase,
     QPalette,
+    QResizeEvent,
     QTextCursor,
     QTextDocument,
     QTextFormat,
 )
-from PySide6.QtWidgets import QAbstractScrollArea, QPlainTextEdit, QTextEdit
+from PySide6.QtWidgets import QAbstractScrollArea, QPlainTextEdit, QTextEdit, QWidget
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".txt")
+
+
+if TYPE_CHECKING:  # to the type checker the mixin is the widget it is mixed into
+    _PaneBase = QWidget
+else:
+    _PaneBase = object
+
+
+class TargetPaneSignals(_PaneBase):
+    """Put first among a target pane's bases (the raw and the rendered one): it tells when the
+    pane was resized (the review margin follows; an event filter would see every event) and
+    when the reader came into it (its cursor is theirs from then on: see cursor_placed)."""
+
+    resized = Signal()
+    entered = Signal()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # the Qt widget after it in the MRO
+        self.resized.emit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.entered.emit()
 
 
 def is_dark(palette: QPalette) -> bool:

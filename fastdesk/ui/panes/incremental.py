@@ -11,9 +11,10 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, QPoint, QTimer, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge import segments as render
@@ -29,6 +30,10 @@ class Incremental:
     Subclasses edit their widget in ``_replace``/``_insert``/``_remove`` for one segment at a
     time; ``step`` stops at a deadline and resumes from a fresh diff on the next turn.
     """
+
+    if TYPE_CHECKING:  # what the widget it is mixed into (a QTextEdit or QPlainTextEdit) has
+
+        def textCursor(self) -> QTextCursor: ...
 
     def __init__(self) -> None:
         self.shown: list[Segment] = []
@@ -69,7 +74,7 @@ class Incremental:
             return self._settle()
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         # (textCursor: the editor this is mixed into has it)
-        cursor = self.textCursor().position()  # type: ignore[attr-defined]
+        cursor = self.textCursor().position()
         top = self.top_index() if self.shown else 0  # one look-up a step, before it edits
         self.editing = True
         blocked = widget.blockSignals(True)
@@ -85,7 +90,7 @@ class Incremental:
         finally:
             widget.blockSignals(blocked)
             self.editing = False
-            if self.textCursor().position() != cursor:  # type: ignore[attr-defined]
+            if self.textCursor().position() != cursor:
                 self.cursor_moved = True
         return render.same_texts(self.shown, self.wanted) and self._settle()
 

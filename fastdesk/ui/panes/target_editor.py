@@ -15,8 +15,6 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
-    QFocusEvent,
-    QResizeEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -24,26 +22,22 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 from fastdesk.document.target import TargetView
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.segments import Segment
-from fastdesk.ui.panes.common import dropped_files, fixed_font, flat_scroll_bars, range_selection
+from fastdesk.ui.panes.common import (
+    TargetPaneSignals,
+    dropped_files,
+    fixed_font,
+    flat_scroll_bars,
+    range_selection,
+)
 from fastdesk.ui.panes.incremental import Extent, Incremental
 
 
-class TargetEditor(QPlainTextEdit, Incremental):
+class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
     """The raw translated Markdown, where the reviewer corrects it. Updated block by block; the
     view never jumps. ``user_edited(position, removed, added)`` (UTF-16 units) reports edits the
     user made, never the pane's own."""
 
     user_edited = Signal(int, int, int)
-    resized = Signal()  # (the review margin follows; an event filter would see every event)
-    entered = Signal()  # the reader came into the pane: its cursor is theirs (see cursor_placed)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.resized.emit()
-
-    def focusInEvent(self, event: QFocusEvent) -> None:
-        super().focusInEvent(event)
-        self.entered.emit()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QPlainTextEdit.__init__(self, parent)
