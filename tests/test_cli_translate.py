@@ -55,6 +55,13 @@ def use(monkeypatch: pytest.MonkeyPatch, emu: Emulator, provider: str = "groq") 
         monkeypatch.setenv(name, value)
 
 
+def budget(**requests: float) -> None:
+    """The user's [requests] settings (retry budget, deadlines) for this test."""
+    from fastdesk.config.settings import Settings, save_settings
+
+    save_settings(Settings(requests=dict(requests)))
+
+
 def write(path: Path, text: str) -> Path:
     path.write_bytes(text.encode("utf-8"))
     return path
@@ -220,6 +227,7 @@ def test_unreachable_provider_exits_1_and_keeps_existing_output(
         url = dead.groq_base_url
     monkeypatch.setenv("GROQ_API_KEY", "gsk_test")
     monkeypatch.setenv("GROQ_BASE_URL", url)  # nothing listens there any more
+    budget(retry_attempts=2)
     src = write(tmp_path / "a.md", DOC)
     out = write(tmp_path / "a.fr.md", "previous translation\n")
     report = tmp_path / "r.json"
@@ -237,10 +245,12 @@ def test_rate_limited_everywhere_exits_1_with_retry_hint(
 ) -> None:
     use(monkeypatch, emu)
     emu.fail_status(429, times=None, retry_after=7)
+    budget(retry_seconds=2)  # 7 s is more than this request may wait: it fails at once
     src = write(tmp_path / "a.md", "One paragraph.\n")
     assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 1
     err = capsys.readouterr().err
-    assert "rate limit" in err and not (tmp_path / "o.md").exists()
+    assert "rate limit reached; try again in 7 s" in err and not (tmp_path / "o.md").exists()
+    assert len(emu.chat_requests) == 1
 
 
 def test_unconfigured_provider_is_a_usage_error(tmp_path, capsys) -> None:
@@ -359,3 +369,68 @@ def test_command_line_spend_counts_in_todays_total(emu, tmp_path, monkeypatch) -
     spent = json.loads(report.read_text())["totals"]["cost_usd"]
     today = CostLedger().today()
     assert today.requests == 1 and today.usd == pytest.approx(spent)
+
+
+# ---- one transient fault with a single provider loses nothing ---------------------------------
+
+FAULTS = {
+    "429 retry-after seconds": lambda emu: emu.fail_status(429, retry_after=0.2),
+    "429 try again in …s": lambda emu: emu.fail_status(429, retry_in="0.3s"),
+    "503": lambda emu: emu.fail_status(503),
+    "cut stream": lambda emu: emu.fail_cut(after_chunks=3),
+    "malformed stream": lambda emu: emu.fail_malformed(after_chunks=3),
+    "error event mid-stream": lambda emu: emu.fail_midstream(after_chunks=2, status=500),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_one_transient_fault_is_retried_on_the_only_provider(
+    fault, emu, tmp_path, monkeypatch
+) -> None:
+    use(monkeypatch, emu)
+    FAULTS[fault](emu)
+    src = write(tmp_path / "guide.md", DOC)
+    out, report = tmp_path / "guide.fr.md", tmp_path / "r.json"
+    code = run(["translate", str(src), "-o", str(out), "--report", str(report), "--no-memory"])
+    assert code == 0
+    assert out.read_text() == DOC
+    statuses = [r["status"] for r in json.loads(report.read_text())["requests"]]
+    assert statuses == ["error", "ok"]
+
+
+def test_sigterm_stops_cleanly_and_writes_the_report_of_what_was_done(emu, tmp_path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    done = write(tmp_path / "a.md", "First document.\n")
+    stuck = write(tmp_path / "b.md", "Second document.\n")
+    release = threading.Event()
+
+    def answer(messages) -> str:
+        if "Second" in str(messages):
+            release.wait(20)  # the second request hangs until the test ends
+        return "Premier."
+
+    emu.configure(answer=answer)
+    report, out_dir = tmp_path / "r.json", tmp_path / "out"
+    env = dict(os.environ, GROQ_API_KEY="gsk_test", GROQ_BASE_URL=emu.groq_base_url)
+    command = [sys.executable, "-m", "fastdesk", "translate", str(done), str(stuck)]
+    command += ["--out-dir", str(out_dir), "--report", str(report), "--no-memory"]
+    command += ["--concurrency", "1"]
+    proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emu.wait_for(lambda: len(emu.chat_requests) >= 2, timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        release.set()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert "interrupted; 1 of 2 documents written" in err
+    data = json.loads(report.read_text())
+    assert [d["status"] for d in data["documents"]] == ["ok", "interrupted"]
+    assert (out_dir / "a.md").read_text() == "Premier.\n"
+    assert not (out_dir / "b.md").exists()

@@ -8,6 +8,7 @@ import pytest
 
 from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ConnectionFailedError, RateLimitedError
+from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -64,8 +65,12 @@ def assemble(doc, results) -> str:
     return "".join(results[b.id] for b in doc.blocks)
 
 
-def engine_with(*providers: FakeProvider, memory: Memory | None = None, **kw) -> Engine:
-    return Engine(Router({p.name: p for p in providers}), memory, **kw)
+def engine_with(
+    *providers: FakeProvider, memory: Memory | None = None, retry: RetryPolicy | None = None, **kw
+) -> Engine:
+    """An engine over fakes; unless told, a failed request fails at once (no retry)."""
+    router = Router({p.name: p for p in providers}, retry=retry or RetryPolicy.none())
+    return Engine(router, memory, **kw)
 
 
 @pytest.mark.parametrize("text", [DOC, DOC.replace("\n", "\r\n"), DOC.rstrip("\n"), big_doc(60)])
@@ -190,7 +195,8 @@ def test_every_provider_failing_fails_the_blocks_with_a_clear_message() -> None:
     failed = [e for e in events if isinstance(e, BlockFailed)]
     errors = [e for e in events if isinstance(e, EngineError)]
     assert failed and errors
-    assert "rate limit" in errors[0].message and "5 s" in errors[0].message
+    # 5.3 s, rounded up
+    assert "rate limit" in errors[0].message and "try again in 6 s" in errors[0].message
     assert len(results) < len(doc.blocks)
     stats = [e.stats for e in events if isinstance(e, RequestDone)]
     assert stats and all(s.status == "error" for s in stats)

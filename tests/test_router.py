@@ -29,6 +29,7 @@ from fastdesk.providers.base import (
     Usage,
 )
 from fastdesk.routing.health import Health
+from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
     AllProvidersFailed,
     Attempt,
@@ -120,8 +121,9 @@ async def consume(
 
 
 def router_of(*providers: Scripted, **kw) -> Router:
-    """A router that keeps nothing on disk and, unless told, never explores."""
+    """A router that keeps nothing on disk and, unless told, never explores nor retries."""
     kw.setdefault("stats", StatsStore.memory())
+    kw.setdefault("retry", RetryPolicy.none())
     kw.setdefault("explore_share", 0.0)
     return Router({p.name: p for p in providers}, **kw)
 

@@ -44,7 +44,7 @@ def cut_everywhere(body: bytes) -> list[list[bytes]]:
 BODY = (
     ": keep-alive comment\r\n"
     "event: message\r\n"
-    "data: {\"a\": 1}\r\n"
+    'data: {"a": 1}\r\n'
     "\r\n"
     "data: two\r\n"
     "data: lines\r\n"

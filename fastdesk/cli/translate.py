@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -17,7 +19,14 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
+from fastdesk.translate.events import (
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+    Waiting,
+)
 from fastdesk.translate.prompts import MODES
 
 log = logging.getLogger("fastdesk.translate")
@@ -54,7 +63,7 @@ class DocReport:
     input: str
     output: str | None
     doc: Document
-    status: str = "ok"
+    status: str = "pending"  # then ok | partial | failed | interrupted
     translated: int = 0
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
@@ -82,12 +91,30 @@ def run_translate(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
         return 2
+    reports = [
+        DocReport(input=path, output=out, doc=parse(text))
+        for (path, text), out in zip(docs, outputs, strict=True)
+    ]
+    requests: list[dict[str, object]] = []
+    stopped: list[int] = []  # the signal that stopped the run, if one did
+    started = time.perf_counter()
     try:
-        reports, requests, wall_ms = asyncio.run(_translate_all(engine, spec, docs, outputs, args))
-    except KeyboardInterrupt:
-        print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
-        return 130
+        asyncio.run(_translate_all(engine, spec, reports, docs, requests, args, stopped))
+    except KeyboardInterrupt:  # a second Ctrl+C, or one before the loop ran
+        stopped.append(signal.SIGINT)
+    wall_ms = (time.perf_counter() - started) * 1000
+    if stopped:
+        for report in reports:
+            if report.status == "pending":
+                report.status = "interrupted"
     _write_report(args.report, reports, requests, wall_ms)
+    if stopped:
+        written = sum(r.status in ("ok", "partial") for r in reports)
+        print(
+            f"fastdesk translate: interrupted; {written} of {len(reports)} documents written",
+            file=sys.stderr,
+        )
+        return 128 + int(stopped[0])
     return 1 if any(r.status == "failed" for r in reports) else 0
 
 
@@ -151,45 +178,60 @@ def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
 async def _translate_all(
     engine: Engine,
     spec: JobSpec,
+    reports: list[DocReport],
     docs: list[tuple[str, str]],
-    outputs: list[str | None],
+    requests: list[dict[str, object]],
     args: argparse.Namespace,
-) -> tuple[list[DocReport], list[dict[str, object]], float]:
-    started = time.perf_counter()
-    requests: list[dict[str, object]] = []
-    progress = Progress(sum(1 for _p, text in docs for _b in parse(text).blocks))
+    stopped: list[int],
+) -> None:
+    """Translate every document; Ctrl+C or SIGTERM cancels what runs, and what is done stays."""
+    _stop_on_signals(stopped)
+    progress = Progress(sum(len(r.doc.blocks) for r in reports))
     ledger = CostLedger(background=True)  # today's spend, shared with the window's status bar
     try:
-        reports = await asyncio.gather(
+        await asyncio.gather(
             *(
-                _translate_one(
-                    engine, spec, path, text, out, requests, progress, args.verbose, ledger
-                )
-                for (path, text), out in zip(docs, outputs, strict=True)
+                _translate_one(engine, spec, report, text, requests, progress, args.verbose, ledger)
+                for report, (_path, text) in zip(reports, docs, strict=True)
             )
         )
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
     finally:
         progress.close()
         ledger.close()
         await engine.router.aclose()
         if engine.memory is not None:
             engine.memory.close()
-    return list(reports), requests, (time.perf_counter() - started) * 1000
+
+
+def _stop_on_signals(stopped: list[int]) -> None:
+    """SIGINT and SIGTERM cancel the run (where the loop can catch them: not on Windows)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def stop(signum: int) -> None:
+        stopped.append(signum)
+        if task is not None:
+            task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
 
 
 async def _translate_one(
     engine: Engine,
     spec: JobSpec,
-    path: str,
+    report: DocReport,
     text: str,
-    output: str | None,
     requests: list[dict[str, object]],
     progress: Progress,
     verbose: int,
     ledger: CostLedger,
-) -> DocReport:
-    doc = parse(text)
-    report = DocReport(input=path, output=output, doc=doc)
+) -> None:
+    doc, path, output = report.doc, report.input, report.output
     index = {b.id: i for i, b in enumerate(doc.blocks)}
 
     def on_event(event: EngineEvent) -> None:
@@ -217,6 +259,8 @@ async def _translate_one(
             ledger.record(event.stats)
             if verbose:
                 log.info("%s", describe_request(event))
+        elif isinstance(event, Waiting):
+            log.info("%s", event.message)
         elif isinstance(event, EngineError) and verbose:
             log.warning("%s", event.message)
 
@@ -225,15 +269,15 @@ async def _translate_one(
         report.status = "failed"
         reason = report.errors[0] if report.errors else "some blocks have no translation"
         print(f"fastdesk translate: {path}: not translated: {reason}", file=sys.stderr)
-        return report
+        return
     target = "".join(results[b.id] for b in doc.blocks)
     if output is None:
         sys.stdout.buffer.write(target.encode("utf-8"))
         sys.stdout.flush()
     else:
         atomic_write_text(output, target)
-    report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value]
-    return report
+    report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value, unused-ignore]
+    report.status = "ok"
 
 
 def describe_request(event: RequestDone) -> str:

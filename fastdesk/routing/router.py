@@ -54,6 +54,7 @@ from fastdesk.providers.base import (
 from fastdesk.providers.base import Provider as ProviderProto
 from fastdesk.routing.health import Health, HealthEntry
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retry import RetryBudget, RetryPolicy
 from fastdesk.routing.stats import ChoiceStats, Pair, StatsStore, write_snapshot
 from fastdesk.translate.events import RequestStats
 
@@ -86,7 +87,17 @@ class AttemptDone:
     finish_reason: str | None = None
 
 
-RouterEvent = Attempt | TextDelta | Restart | AttemptDone
+@dataclass(frozen=True)
+class Backoff:
+    """Every choice failed; the same request is tried again in ``seconds`` (``reason`` says why,
+    in words for a status bar: "rate limit reached", "server error" …)."""
+
+    provider: str
+    seconds: float
+    reason: str
+
+
+RouterEvent = Attempt | TextDelta | Restart | AttemptDone | Backoff
 
 
 class AllProvidersFailed(Exception):
@@ -156,6 +167,7 @@ class Router:
         default_tps: float = 300.0,
         save_interval_s: float = 10.0,
         on_health: Callable[[HealthEntry], None] | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
@@ -170,7 +182,8 @@ class Router:
             lang.lower(): self._matcher(_flatten_pref(v)) for lang, v in (preferred or {}).items()
         }
         self.stats = stats if stats is not None else StatsStore.load()
-        self.health = health or Health()
+        self.retry = retry or RetryPolicy()
+        self.health = health or Health(max_retry_after_s=self.retry.retry_after_cap_s)
         if on_health is not None:
             self.health.listener = on_health
         self.rng = rng or random.Random()
@@ -371,19 +384,38 @@ class Router:
         time to first token). ``lang``: the target language (per-language preferences).
         ``hedge``: override the router's hedging setting for this request.
         """
-        order, skipped, preferred = self._rank(provider, model, expected_tokens, lang)
-        if not order:
-            raise AllProvidersFailed(skipped)
-        order = self._explore(order, preferred, purpose)
-        hedging = self.hedge if hedge is None else hedge
-        if hedging and len(order) > 1:
-            self.hedging.requests += 1
-        else:
-            hedging = False
-        flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
-        async with contextlib.aclosing(flight.events()) as events:  # closing us stops attempts
-            async for event in events:
-                yield event
+        budget = RetryBudget(self.retry, self.rng)
+        streamed = False  # something was yielded that a retry must take back (Restart)
+        while True:
+            order, errors, preferred = self._rank(provider, model, expected_tokens, lang)
+            if order:
+                order = self._explore(order, preferred, purpose)
+                hedging = self.hedge if hedge is None else hedge
+                if hedging and len(order) > 1:
+                    self.hedging.requests += 1
+                else:
+                    hedging = False
+                flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
+                try:
+                    # closing us stops the attempts
+                    async with contextlib.aclosing(flight.events()) as events:
+                        async for event in events:
+                            streamed = True
+                            yield event
+                    return
+                except AllProvidersFailed as exc:
+                    errors = exc.errors
+            step = budget.next_wait(errors)
+            if step is None:
+                raise AllProvidersFailed(errors)
+            wait, cause = step
+            log.info("retrying in %.1f s after: %s", wait, cause)
+            yield Backoff(cause.provider, wait, _why(cause))
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if streamed:
+                yield Restart(str(cause))
+                streamed = False
 
     # ---- measuring ----------------------------------------------------------------------------
 
@@ -740,6 +772,18 @@ def options_from_settings(settings: object) -> dict[str, object]:
         "preferred": {lang: dict(v) for lang, v in preferred.items()},
         "hedge": bool(getattr(settings, "hedging", False)),
     }
+
+
+_REASONS = {
+    "rate_limited": "rate limit reached",
+    "timeout": "no answer in time",
+    "connection": "connection failed",
+    "server": "server error",
+}
+
+
+def _why(error: ProviderError) -> str:
+    return _REASONS.get(error.kind, "request failed")
 
 
 def _skip_error(entry: HealthEntry, pair: Pair) -> ProviderError:

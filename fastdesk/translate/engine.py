@@ -18,7 +18,15 @@ from typing import TypedDict, Unpack
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers.base import RateLimitInfo, TextDelta
 from fastdesk.providers.factory import not_configured
-from fastdesk.routing.router import AllProvidersFailed, Attempt, AttemptDone, Restart, Router
+from fastdesk.routing.retry import RetryPolicy
+from fastdesk.routing.router import (
+    AllProvidersFailed,
+    Attempt,
+    AttemptDone,
+    Backoff,
+    Restart,
+    Router,
+)
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
     BlockDelta,
@@ -31,6 +39,7 @@ from fastdesk.translate.events import (
     Flag,
     RequestDone,
     RevisionDone,
+    Waiting,
 )
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -494,8 +503,10 @@ class Engine:
                     self.pacer.observe(ev.stats.provider, ev.rate)
                     finish = ev.finish_reason
                     emit(RequestDone(revision, ev.stats))
+                elif isinstance(ev, Backoff):
+                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason))
         except AllProvidersFailed as exc:
-            message = _failure_message(exc)
+            message = _failure_message(exc, self.router.retry)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
             return _Outcome(None, error=message)
         acc.append(stripper.finish())
@@ -543,8 +554,8 @@ def _failure_kind(exc: AllProvidersFailed) -> str:
     return exc.last.kind if exc.last is not None else "not_configured"
 
 
-def _failure_message(exc: AllProvidersFailed) -> str:
-    """A short sentence for a status bar or a terminal line."""
+def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
+    """A short sentence for a status bar or a terminal line (a retry-after as capped)."""
     last = exc.last
     if last is None:
         return not_configured()
@@ -553,8 +564,8 @@ def _failure_message(exc: AllProvidersFailed) -> str:
             f"{last.provider}: the API key was refused (check it in Settings or the environment)."
         )
     if last.kind == "rate_limited":
-        wait = getattr(last, "retry_after", None)
-        after = f"; try again in {wait:.0f} s" if wait else ""
+        wait = retry.cap(getattr(last, "retry_after", None))
+        after = f"; try again in {math.ceil(wait)} s" if wait else ""
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."

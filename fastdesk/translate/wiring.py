@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from fastdesk.config.settings import Settings, glossary_file, load_settings
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
@@ -78,7 +79,8 @@ def build_router(
     _require(providers, ())
     options = options_from_settings(settings)  # (its values are typed as object: hence the ignore)
     pricing = PriceTable(settings.price_overrides)
-    return Router(providers, pricing=pricing, **options)  # type: ignore[arg-type, unused-ignore]
+    retry = RetryPolicy.from_settings(settings.requests)
+    return Router(providers, pricing=pricing, retry=retry, **options)  # type: ignore[arg-type, unused-ignore]
 
 
 def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
