@@ -104,6 +104,10 @@ class Config:
     split_writes: bool = False  # send every event in two writes, cut inside a UTF-8 character
     finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
     send_done: bool = True  # end with data: [DONE]
+    # a provider's requests/minute limit: past it, chat requests get a 429 with retry-after
+    # (Groq: no header warns before); ``limit_window_s`` shortens the minute for benchmarks
+    limit_rpm: int | None = None
+    limit_window_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -382,6 +386,8 @@ class Emulator:
         self._requests: list[RecordedRequest] = []
         self._connections = 0
         self._disconnects = 0
+        self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
+        self._refused = 0
         self._handlers: set[_Handler] = set()
         self._threads: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -525,6 +531,12 @@ class Emulator:
             return self._connections
 
     @property
+    def refused(self) -> int:
+        """Chat requests answered 429 because they were over ``limit_rpm``."""
+        with self._lock:
+            return self._refused
+
+    @property
     def disconnects(self) -> int:
         """Clients seen leaving in the middle of an answer."""
         with self._lock:
@@ -545,6 +557,7 @@ class Emulator:
         with self._lock:
             self._requests.clear()
             self._disconnects = 0
+            self._refused = 0
 
     # -- internals: bookkeeping -------------------------------------------------------------
 
@@ -611,6 +624,20 @@ class Emulator:
         except _Disconnected:
             h.close_connection = True
 
+    def _over_limit(self, cfg: Config) -> float | None:
+        """Seconds until a slot frees when this chat request is over ``limit_rpm`` (else None:
+        it is counted)."""
+        if cfg.limit_rpm is None:
+            return None
+        now = time.monotonic()
+        with self._lock:
+            self._accepted = [t for t in self._accepted if t > now - cfg.limit_window_s]
+            if len(self._accepted) >= cfg.limit_rpm:
+                self._refused += 1
+                return self._accepted[0] + cfg.limit_window_s - now
+            self._accepted.append(now)
+        return None
+
     def _read_body(self, h: _Handler) -> Any:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
@@ -638,8 +665,22 @@ class Emulator:
             return _send_error(ex, flavour, Fault("status", status=401), cfg, model=None)
         if endpoint not in ("chat/completions", "models"):
             return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
-        fault = self._take_fault(endpoint)
         model = body.get("model") if isinstance(body, dict) else None
+        wait = self._over_limit(cfg) if endpoint == "chat/completions" else None
+        if wait is not None:
+            message = (
+                f"Rate limit reached for model `{model}` on requests per minute (RPM): "
+                f"Limit {cfg.limit_rpm}, Used {cfg.limit_rpm}, Requested 1."
+            )
+            limited = Fault(
+                "status",
+                status=429,
+                message=message,
+                retry_after=math.ceil(wait),
+                retry_in=f"{wait:.3f}s",
+            )
+            return _send_error(ex, flavour, limited, cfg, model=model)
+        fault = self._take_fault(endpoint)
         if fault is not None and fault.kind == "status":
             return _send_error(ex, flavour, fault, cfg, model=model)
         if fault is not None and fault.kind == "hang" and fault.after_chunks is None:

@@ -273,6 +273,8 @@ def test_bad_usage_exits_2(args, tmp_path, capsys) -> None:
 
 def test_five_megabyte_document_goes_through_whole(emu, tmp_path, monkeypatch) -> None:
     use(monkeypatch, emu, "openai")
+    # no rate-limit headers: the emulator's default ones (60,000 tokens/min) would be honoured
+    emu.configure(rate_limits=None)
     para = "A sentence of a long document, with `code` and [a link](https://example.com). " * 12
     text = "".join(f"## Heading {i}\n\n{para}\n\n" for i in range(5_000_000 // (len(para) + 20)))
     assert len(text.encode()) >= 4_900_000

@@ -307,22 +307,6 @@ def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
     assert any(isinstance(e, RequestDone) and e.stats.purpose == "expand" for e in events)
 
 
-def test_pacer_waits_for_the_reset_when_the_budget_is_spent() -> None:
-    from fastdesk.providers.base import RateLimitInfo
-    from fastdesk.translate.engine import Pacer
-
-    pacer = Pacer()
-    assert pacer.delay("groq", 500, 0) == 0.0  # nothing known yet
-    pacer.observe("groq", RateLimitInfo(remaining_tokens=10_000, reset_tokens_s=2.0))
-    assert pacer.delay("groq", 500, 0) == 0.0
-    pacer.observe("groq", RateLimitInfo(remaining_tokens=100, reset_tokens_s=2.0))
-    assert 1.5 < pacer.delay("groq", 500, 0) <= 2.0
-    pacer.observe("groq", RateLimitInfo(remaining_requests=2, reset_requests_s=3.0))
-    assert pacer.delay("groq", 1, 1) == 0.0
-    assert 2.5 < pacer.delay("groq", 1, 2) <= 3.0
-    assert pacer.delay("cerebras", 10**6, 99) == 0.0
-
-
 def test_rate_limit_headers_slow_requests_down_before_a_429() -> None:
     import time
 

@@ -112,6 +112,8 @@ class Settings:
     concurrency: int = 4
     # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)
     requests: dict[str, float] = field(default_factory=dict)
+    # provider → model (or "*") → {requests_per_minute, …}: overrides resources/rate_limits.toml
+    rate_limits: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     recent_files: tuple[str, ...] = ()
     window: dict[str, str] = field(default_factory=dict)  # opaque strings the UI stores
     theme: str = "system"  # system | light | dark
@@ -370,6 +372,32 @@ def _requests(value: object) -> dict[str, float]:
     return out
 
 
+RATE_LIMIT_FIELDS = (
+    "requests_per_minute",
+    "requests_per_day",
+    "tokens_per_minute",
+    "tokens_per_day",
+)
+
+
+def _rate_limits(value: object) -> dict[str, dict[str, dict[str, int]]]:
+    shape = '[rate_limits.PROVIDER."MODEL"] requests_per_minute = … (0 = no limit)'
+    if not isinstance(value, dict):
+        raise _Invalid(f"a table: {shape}")
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for provider, models in value.items():
+        if not isinstance(models, dict):
+            raise _Invalid(f"a table: {shape}")
+        for model, entry in models.items():
+            if not isinstance(entry, dict) or not all(
+                k in RATE_LIMIT_FIELDS and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for k, v in entry.items()
+            ):
+                raise _Invalid(f"whole numbers for {', '.join(RATE_LIMIT_FIELDS)} ({shape})")
+            out.setdefault(provider, {})[model] = dict(entry)
+    return out
+
+
 def _recent(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise _Invalid("a list of file paths")
@@ -393,6 +421,7 @@ _READERS: dict[str, Callable[[object], object]] = {
     "daily_budget_usd": _money,
     "concurrency": _int_range(1, 64),
     "requests": _requests,
+    "rate_limits": _rate_limits,
     "recent_files": _recent,
     "window": _str_table,
     "theme": _str_choice(THEMES),

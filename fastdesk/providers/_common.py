@@ -202,28 +202,44 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _first(headers: Mapping[str, str], kind: str, what: str) -> str | None:
-    """``x-ratelimit-<kind>-<what>`` with Groq/OpenAI or Cerebras (-day/-minute) suffixes."""
-    for suffix in ("", "-minute", "-day", "-hour"):
-        value = _get(headers, f"x-ratelimit-{kind}-{what}{suffix}")
-        if value is not None:
-            return value
-    return None
+_WINDOWS = {"-minute": "minute", "-day": "day", "-hour": "hour"}
 
 
-def parse_rate_limits(headers: Mapping[str, str] | None) -> RateLimitInfo | None:
-    """The rate-limit headers of a response, or None when it sent none."""
+def _window(headers: Mapping[str, str], what: str, bare: str) -> tuple[str, str]:
+    """(the header suffix in use, the window it counts over) for ``requests`` or ``tokens``."""
+    for suffix, window in _WINDOWS.items():
+        if _get(headers, f"x-ratelimit-limit-{what}{suffix}") is not None:
+            return suffix, window
+        if _get(headers, f"x-ratelimit-remaining-{what}{suffix}") is not None:
+            return suffix, window
+    return "", bare
+
+
+def parse_rate_limits(
+    headers: Mapping[str, str] | None, *, bare_requests_per: str = "day"
+) -> RateLimitInfo | None:
+    """The rate-limit headers of a response, or None when it sent none.
+
+    Bare ``-requests`` headers count per day at Groq (``bare_requests_per="day"``) and per
+    minute at OpenAI-style servers; bare ``-tokens`` per minute at both. Cerebras' names carry
+    their window (``-requests-day``, ``-tokens-minute``).
+    """
     if not headers:
         return None
+    req, requests_per = _window(headers, "requests", bare_requests_per)
+    tok, tokens_per = _window(headers, "tokens", "minute")
     info = RateLimitInfo(
-        limit_requests=_int(_first(headers, "limit", "requests")),
-        remaining_requests=_int(_first(headers, "remaining", "requests")),
-        reset_requests_s=parse_duration(_first(headers, "reset", "requests")),
-        limit_tokens=_int(_first(headers, "limit", "tokens")),
-        remaining_tokens=_int(_first(headers, "remaining", "tokens")),
-        reset_tokens_s=parse_duration(_first(headers, "reset", "tokens")),
+        limit_requests=_int(_get(headers, f"x-ratelimit-limit-requests{req}")),
+        remaining_requests=_int(_get(headers, f"x-ratelimit-remaining-requests{req}")),
+        reset_requests_s=parse_duration(_get(headers, f"x-ratelimit-reset-requests{req}")),
+        limit_tokens=_int(_get(headers, f"x-ratelimit-limit-tokens{tok}")),
+        remaining_tokens=_int(_get(headers, f"x-ratelimit-remaining-tokens{tok}")),
+        reset_tokens_s=parse_duration(_get(headers, f"x-ratelimit-reset-tokens{tok}")),
+        requests_per=requests_per,
+        tokens_per=tokens_per,
     )
-    return None if info == RateLimitInfo() else info
+    empty = RateLimitInfo(requests_per=requests_per, tokens_per=tokens_per)
+    return None if info == empty else info
 
 
 # ---- errors ------------------------------------------------------------------------------------

@@ -60,7 +60,13 @@ class Usage:
 
 @dataclass(frozen=True)
 class RateLimitInfo:
-    """What the rate-limit headers said; None where a header was absent."""
+    """What the rate-limit headers said; None where a header was absent.
+
+    The headers do not all count over the same window: Groq's ``x-ratelimit-*-requests`` count
+    per DAY and its ``-tokens`` per MINUTE; Cerebras says so in the name (``-requests-day``,
+    ``-tokens-minute``); OpenAI-style servers count both per minute. ``requests_per`` and
+    ``tokens_per`` ("minute" or "day") say which window these figures are for.
+    """
 
     limit_requests: int | None = None
     remaining_requests: int | None = None
@@ -68,6 +74,8 @@ class RateLimitInfo:
     limit_tokens: int | None = None
     remaining_tokens: int | None = None
     reset_tokens_s: float | None = None
+    requests_per: str = "day"
+    tokens_per: str = "minute"
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ class OpenAICompatProvider:
             async with self._http.stream("POST", url, json=body) as response:
                 if response.status_code >= 400:
                     raise await self._status_error(response)
-                limits = parse_rate_limits(response.headers)
+                limits = parse_rate_limits(response.headers, bare_requests_per="minute")
                 if limits is not None:
                     yield limits
                 async for event in stream_events(self.name, response, self._secrets):

@@ -53,6 +53,7 @@ from fastdesk.providers.base import (
 )
 from fastdesk.providers.base import Provider as ProviderProto
 from fastdesk.routing.health import Health, HealthEntry
+from fastdesk.routing.limiter import Booking, Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retry import RetryBudget, RetryPolicy
 from fastdesk.routing.stats import ChoiceStats, Pair, StatsStore, write_snapshot
@@ -168,6 +169,7 @@ class Router:
         save_interval_s: float = 10.0,
         on_health: Callable[[HealthEntry], None] | None = None,
         retry: RetryPolicy | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
@@ -183,6 +185,8 @@ class Router:
         }
         self.stats = stats if stats is not None else StatsStore.load()
         self.retry = retry or RetryPolicy()
+        # no limits unless given (wiring seeds one from the published free tiers and settings)
+        self.limiter = limiter or Limiter(table={})
         self.health = health or Health(max_retry_after_s=self.retry.retry_after_cap_s)
         if on_health is not None:
             self.health.listener = on_health
@@ -386,8 +390,28 @@ class Router:
         """
         budget = RetryBudget(self.retry, self.rng)
         streamed = False  # something was yielded that a retry must take back (Restart)
+        prompt = sum(len(m.get("content", "")) for m in messages) // 4 + 1
+
+        def booked(pair: Pair) -> int:
+            """Tokens a request books: the prompt and its completion budget (Cerebras counts
+            all of max_completion_tokens up front; the others about what is expected)."""
+            budget = max_tokens if pair[0] == "cerebras" else expected_tokens or max_tokens
+            return prompt + (budget or 0)
+
         while True:
             order, errors, preferred = self._rank(provider, model, expected_tokens, lang)
+            ready = [p for p in order if self.limiter.wait_s(p, booked(p)) <= 0]
+            if order and not ready:  # every choice is at its limit: wait for the first free one
+                pair = min(order, key=lambda p: self.limiter.wait_s(p, booked(p)))
+                wait = self.limiter.wait_s(pair, booked(pair))
+                why = self.limiter.why(pair, booked(pair))
+                if wait > budget.remaining_s():
+                    limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)
+                    raise AllProvidersFailed([*errors, limited])
+                yield Backoff(pair[0], wait, why)
+                await asyncio.sleep(wait)
+                continue
+            order = ready
             if order:
                 order = self._explore(order, preferred, purpose)
                 hedging = self.hedge if hedge is None else hedge
@@ -396,6 +420,7 @@ class Router:
                 else:
                     hedging = False
                 flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
+                flight.booked = booked
                 try:
                     # closing us stops the attempts
                     async with contextlib.aclosing(flight.events()) as events:
@@ -448,8 +473,10 @@ class Router:
         )
 
     def record(self, stats: RequestStats, rate: RateLimitInfo | None = None) -> None:
-        """Every attempt ends here: successes feed the latency windows and clear ill health."""
+        """Every attempt ends here: successes feed the latency windows and clear ill health;
+        rate-limit headers tighten the limiter."""
         pair = (stats.provider, stats.model)
+        self.limiter.observe(pair, rate)
         if stats.status == "ok":
             self.health.success(*pair)
             if stats.purpose not in UNMEASURED_PURPOSES:
@@ -524,6 +551,7 @@ class _Run:
     chars: int = 0
     hedge: bool = False
     settled: bool = False
+    booking: Booking | None = None
 
     @property
     def first(self) -> bool:
@@ -553,6 +581,7 @@ class _Flight:
         self.queue: asyncio.Queue[tuple[_Run, object]] = asyncio.Queue()
         self.live: list[_Run] = []
         self.errors: list[ProviderError] = []
+        self.booked: Callable[[Pair], int] = lambda _pair: 0  # tokens a request books
 
     async def events(self) -> AsyncGenerator[RouterEvent, None]:
         primary = self._launch(self.pending.popleft())
@@ -596,6 +625,7 @@ class _Flight:
 
     def _launch(self, pair: Pair, *, hedge: bool = False) -> _Run:
         run = _Run(pair, hedge=hedge)
+        run.booking = self.router.limiter.book(pair, self.booked(pair))
         request = ChatRequest(model=pair[1], messages=self.messages, max_tokens=self.max_tokens)
         run.task = asyncio.get_running_loop().create_task(self._pump(run, request))
         self.live.append(run)
@@ -604,8 +634,12 @@ class _Flight:
     def _pop_next(self, avoid: str | None = None) -> Pair | None:
         """The next choice to try, re-checking health: an earlier attempt of this request may
         have shown a key refused or a provider down (the order was computed before)."""
-        health = self.router.health
-        self.pending = deque(p for p in self.pending if not health.entry(*p).skipped)
+        health, limiter = self.router.health, self.router.limiter
+        self.pending = deque(
+            p
+            for p in self.pending
+            if not health.entry(*p).skipped and limiter.wait_s(p, self.booked(p)) <= 0
+        )
         if not self.pending:
             return None
         healthy = [p for p in self.pending if not health.entry(*p).demoted]
@@ -699,7 +733,13 @@ class _Flight:
         if exc is not None:
             self.errors.append(exc)
             self.router.health.failure(*run.pair, exc)
+            if isinstance(exc, RateLimitedError):
+                after = self.router.retry.cap(exc.retry_after)
+                self.router.limiter.rate_limited(run.pair, after, run.rate)
             error = str(exc)
+        elif run.booking is not None and run.usage is not None:
+            used = run.usage.prompt_tokens + run.usage.completion_tokens
+            self.router.limiter.settle(run.booking, used)
         stats = self.router._stats(
             *run.pair, run.timing, run.usage, status, error, self.purpose, self.blocks
         )

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
-from fastdesk.providers.base import RateLimitInfo, TextDelta
+from fastdesk.providers.base import TextDelta
 from fastdesk.providers.factory import not_configured
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
@@ -150,30 +149,6 @@ def document_title(doc: Document) -> str:
     return ""
 
 
-class Pacer:
-    """Slows requests down before a provider's rate limit is hit, following its headers."""
-
-    def __init__(self) -> None:
-        self._info: dict[str, tuple[RateLimitInfo, float]] = {}
-
-    def observe(self, provider: str, info: RateLimitInfo | None) -> None:
-        if info is not None:
-            self._info[provider] = (info, time.monotonic())
-
-    def delay(self, provider: str, tokens: int, in_flight: int) -> float:
-        """Seconds to wait before sending `tokens` more to `provider` (0: go now)."""
-        if provider not in self._info:
-            return 0.0
-        info, seen = self._info[provider]
-        elapsed = time.monotonic() - seen
-        wait = 0.0
-        if info.remaining_requests is not None and info.remaining_requests <= in_flight:
-            wait = max(wait, (info.reset_requests_s or 1.0) - elapsed)
-        if info.remaining_tokens is not None and info.remaining_tokens < tokens:
-            wait = max(wait, (info.reset_tokens_s or 1.0) - elapsed)
-        return min(max(wait, 0.0), 60.0)
-
-
 class Engine:
     """Translates documents block by block; shared by the window and the command line."""
 
@@ -193,8 +168,6 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.batch_tokens = batch_tokens
         self.max_batch_blocks = max_batch_blocks
-        self.pacer = Pacer()
-        self._in_flight = 0
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -432,11 +405,6 @@ class Engine:
             ),
             text,
         )
-        tokens = estimate_tokens(text) + estimate_tokens(messages[0]["content"])
-        if candidates:
-            delay = self.pacer.delay(candidates[0][0], tokens, self._in_flight)
-            if delay > 0:
-                await asyncio.sleep(delay)
         ids = [b.id for w in batch for b in w.blocks]
         shown: dict[int, str] = {}
 
@@ -444,22 +412,18 @@ class Engine:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
 
-        self._in_flight += 1
-        try:
-            return await self._stream(
-                messages,
-                spec,
-                revision,
-                emit,
-                on_start=started,
-                on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
-                max_tokens=max(512, 3 * estimate_tokens(text) + 256),
-                purpose=purpose,
-                blocks=len(batch),
-                expected_tokens=expected,
-            )
-        finally:
-            self._in_flight -= 1
+        return await self._stream(
+            messages,
+            spec,
+            revision,
+            emit,
+            on_start=started,
+            on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
+            max_tokens=max(512, 3 * estimate_tokens(text) + 256),
+            purpose=purpose,
+            blocks=len(batch),
+            expected_tokens=expected,
+        )
 
     async def _stream(
         self,
@@ -500,7 +464,6 @@ class Engine:
                     stripper = ThinkStripper()
                     shown_at = -math.inf
                 elif isinstance(ev, AttemptDone):
-                    self.pacer.observe(ev.stats.provider, ev.rate)
                     finish = ev.finish_reason
                     emit(RequestDone(revision, ev.stats))
                 elif isinstance(ev, Backoff):

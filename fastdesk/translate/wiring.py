@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastdesk.config.settings import Settings, glossary_file, load_settings
+from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
@@ -80,7 +81,8 @@ def build_router(
     options = options_from_settings(settings)  # (its values are typed as object: hence the ignore)
     pricing = PriceTable(settings.price_overrides)
     retry = RetryPolicy.from_settings(settings.requests)
-    return Router(providers, pricing=pricing, retry=retry, **options)  # type: ignore[arg-type, unused-ignore]
+    limiter = Limiter(settings.rate_limits)  # the published free tiers, the settings on top
+    return Router(providers, pricing=pricing, retry=retry, limiter=limiter, **options)  # type: ignore[arg-type, unused-ignore]
 
 
 def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
