@@ -48,7 +48,17 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 FLAVOURS = ("groq", "cerebras", "openai")
-FAULT_KINDS = ("status", "midstream_error", "cut", "malformed", "hang")
+FAULT_KINDS = (
+    "status",
+    "midstream_error",
+    "cut",
+    "malformed",
+    "hang",
+    "drip",
+    "endless",
+    "giant_chunk",
+    "bad_utf8",
+)
 
 _PREFIXES = (
     ("/openai/v1/", "groq"),
@@ -117,7 +127,10 @@ class Fault:
     kinds: ``status`` (an HTTP error answer), ``midstream_error`` (an ``{"error": …}`` event after
     some chunks), ``cut`` (the connection is closed mid-body), ``malformed`` (an event that is not
     JSON), ``hang`` (silence until the client leaves or the server stops; ``after_chunks=None``
-    hangs before the response headers).
+    hangs before the response headers), ``drip`` (one more token every ``interval`` seconds,
+    for ever), ``endless`` (tokens as fast as the socket takes them, for ever), ``giant_chunk``
+    (a chunk header of 4 GiB, then a ``data:`` line that never ends), ``bad_utf8`` (an event
+    with bytes that are not UTF-8).
     """
 
     kind: str
@@ -133,6 +146,7 @@ class Fault:
     reset: bool = False  # cut: send a TCP reset instead of a clean FIN
     body: Any = None  # status / midstream_error: send exactly this JSON instead
     on: str = "chat"  # which requests it hits: "chat", "models" or "any"
+    interval: float = 0.2  # drip: seconds between tokens
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -957,6 +971,27 @@ def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) 
     if fault.kind == "hang":
         ex.hang()
         raise _Disconnected
+    if fault.kind in ("drip", "endless"):
+        pause = fault.interval if fault.kind == "drip" else 0.0
+        delta = _delta({"content": "la la "})
+        event = f"data: {json.dumps(_chunk(plan, 'chatcmpl-x', 0, flavour, delta))}\n\n".encode()
+        while True:  # until the client leaves (write or pause raises _Disconnected)
+            ex.write(event * (1 if pause else 64))
+            ex.pause(pause)
+    if fault.kind == "giant_chunk":
+        ex.h.wfile.write(b"100000000\r\ndata: ")  # a 4 GiB chunk, its line never ends
+        block = b"x" * 65536
+        while True:
+            try:
+                ex.h.wfile.write(block)
+                ex.h.wfile.flush()
+            except OSError as exc:
+                raise _Disconnected from exc
+            if ex.emu._stopping.is_set():
+                raise _Disconnected
+    if fault.kind == "bad_utf8":
+        ex.write(b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xc3\x28"}}]}\n\n')
+        return False
     return False
 
 

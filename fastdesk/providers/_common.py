@@ -20,6 +20,7 @@ Choices made here, once for all providers:
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import email.utils
 import functools
@@ -42,6 +43,7 @@ from fastdesk.providers.base import (
     BadRequestError,
     ChatRequest,
     ConnectionFailedError,
+    MalformedStreamError,
     ModelInfo,
     ProviderError,
     ProviderTimeoutError,
@@ -365,7 +367,9 @@ def map_exception(
     if isinstance(exc, httpx.HTTPError | httpx.StreamError | OSError):
         return ConnectionFailedError(provider, f"connection failed ({type(exc).__name__})")
     if isinstance(exc, ValueError):  # json.JSONDecodeError, pydantic validation
-        return ConnectionFailedError(provider, f"malformed answer ({type(exc).__name__})")
+        return MalformedStreamError(
+            provider, f"the server answered but its answer was malformed ({type(exc).__name__})"
+        )
     return ConnectionFailedError(provider, f"unexpected failure ({type(exc).__name__})")
 
 
@@ -531,6 +535,13 @@ DRAIN_TIMEOUT = 1.0  # after [DONE], how long to wait for the body's end so the 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+MAX_EVENT_CHARS = 1 << 20  # one event of an answer is a few tokens: 1 MiB is not an event
+
+
+class _Malformed(ValueError):
+    """What made a body not a stream of events (turned into MalformedStreamError above)."""
+
+
 async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
     """The ``data`` of the Server-Sent Events of ``response`` (``[DONE]`` included), one list
     for each piece of the body that arrives.
@@ -541,29 +552,47 @@ async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
 
     Fields other than ``data`` (``event``, ``id``, ``retry``) and ``:`` comments (keep-alives)
     are skipped; several ``data:`` lines in one event are joined with newlines. Lines end with
-    LF, CRLF or CR, also when a CRLF is split between two pieces.
+    LF, CRLF or CR, also when a CRLF is split between two pieces. The body is UTF-8 (as the
+    format says) and decoded strictly: invalid UTF-8, or an event past ``MAX_EVENT_CHARS`` (a
+    chunk header of gigabytes, a line that never ends), raises ``_Malformed`` and memory stays
+    bounded.
     """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
     pending = ""  # the start of a line whose end has not arrived
     lines: list[str] = []  # the data lines of the event being read
-    async for piece in response.aiter_text():
+    size = 0  # characters in ``lines``
+    async for raw in response.aiter_bytes():
+        try:
+            piece = decoder.decode(raw)
+        except UnicodeDecodeError:
+            raise _Malformed("invalid UTF-8") from None
         text = pending + piece
         carry = ""
         if text.endswith("\r"):  # maybe the first half of a CRLF
             text, carry = text[:-1], "\r"
         parts = _LINE_END.split(text)
         pending = parts.pop() + carry
+        if len(pending) + size > MAX_EVENT_CHARS:
+            raise _Malformed("an event of over 1 MiB")
         batch: list[str] = []
         for line in parts:
             if line == "":
                 if lines:
                     batch.append("\n".join(lines))
-                    lines = []
+                    lines, size = [], 0
             elif not line.startswith(":"):
                 name, _, value = line.partition(":")
                 if name == "data":
                     lines.append(value[1:] if value.startswith(" ") else value)
+                    size += len(value)
+                    if size > MAX_EVENT_CHARS:
+                        raise _Malformed("an event of over 1 MiB")
         if batch:
             yield batch
+    try:
+        pending += decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise _Malformed("invalid UTF-8 at its end") from None
     pending = pending.rstrip("\r")
     if pending.startswith("data:"):
         value = pending[5:]
@@ -591,7 +620,7 @@ async def stream_events(
     finish: str | None = None
     usage: Usage | None = None
     done = False
-    async with contextlib.aclosing(sse_data(response)) as batches:
+    async with contextlib.aclosing(_checked(provider, sse_data(response))) as batches:
         async for batch in batches:
             text: list[str] = []  # the deltas of one batch go out as one
             for data in batch:
@@ -625,12 +654,28 @@ async def stream_events(
     yield StreamEnd(finish)
 
 
+async def _checked(
+    provider: str, batches: AsyncGenerator[list[str], None]
+) -> AsyncGenerator[list[str], None]:
+    """``batches``, with what made the body malformed raised as MalformedStreamError."""
+    async with contextlib.aclosing(batches):
+        try:
+            async for batch in batches:
+                yield batch
+        except _Malformed as exc:
+            raise MalformedStreamError(
+                provider, f"the server answered but its stream was malformed ({exc})"
+            ) from None
+
+
 def _chunk(provider: str, data: str, secrets: Iterable[str | None]) -> Any:
     """One event's JSON; an error event or a malformed one raises ProviderError."""
     try:
         chunk = json.loads(data)
     except ValueError:
-        raise ConnectionFailedError(provider, "malformed event in the stream") from None
+        raise MalformedStreamError(
+            provider, "the server answered but its stream was malformed (an event is not JSON)"
+        ) from None
     if '"error"' not in data:  # the usual event: no error to look for
         return chunk
     if isinstance(chunk, Mapping) and chunk.get("error"):

@@ -6,9 +6,11 @@ Error tree (every error's ``str()`` is safe to show: it never contains an API ke
      ├── AuthenticationError      401/403: wrong or missing key; retrying will not help
      ├── RateLimitedError         429 or a rate-limit error inside the stream; has ``retry_after``
      ├── ProviderTimeoutError     no answer (or no next chunk) in time
-     ├── ConnectionFailedError    refused, reset, DNS, cut mid-stream, malformed stream
+     ├── ConnectionFailedError    refused, reset, DNS, cut mid-stream
+     │    └── MalformedStreamError  the server answered, but not a well-formed stream
      ├── ServerError              5xx, or a server error event inside the stream
-     └── BadRequestError          400/404/422: bad model id, prompt too long …
+     ├── BadRequestError          400/404/422: bad model id, prompt too long …
+     └── AnswerTooLongError       the answer went past its max_tokens (and a margin): stopped
 
 A provider adapts its SDK to this and nothing more: no retries across providers, no timing (the
 router and :func:`measure` do that), no prompt text.
@@ -128,12 +130,26 @@ class ConnectionFailedError(ProviderError):
     kind = "connection"
 
 
+class MalformedStreamError(ConnectionFailedError):
+    """The server was reached and answered, but its stream was not one: an event that is not
+    JSON, invalid UTF-8, an event too big to be an answer's piece."""
+
+    kind = "malformed"
+
+
 class ServerError(ProviderError):
     kind = "server"
 
 
 class BadRequestError(ProviderError):
     kind = "bad_request"
+
+
+class AnswerTooLongError(ProviderError):
+    """A stream that does not stop (or a model that ignores max_tokens): cut off, memory bounded.
+    Not worth retrying on the same choice; another one may do better."""
+
+    kind = "too_long"
 
 
 # ---- the protocol --------------------------------------------------------------------------

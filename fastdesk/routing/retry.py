@@ -1,4 +1,5 @@
-"""How long one request may keep trying the same providers, and how long it waits between tries.
+"""How long one request may keep trying the same providers, how long it waits between tries, and
+how long one attempt may take (:class:`Deadlines`).
 
 The router falls back across choices first (another provider answers at once); only when every
 choice of a round has failed does it wait and try the round again, while the request's budget
@@ -21,7 +22,9 @@ from dataclasses import dataclass, field
 
 from fastdesk.providers.base import ProviderError
 
-RETRYABLE_KINDS = frozenset({"rate_limited", "timeout", "connection", "server", "error"})
+RETRYABLE_KINDS = frozenset(
+    {"rate_limited", "timeout", "connection", "malformed", "server", "error"}
+)
 RETRY_AFTER_CAP_S = 60.0
 
 
@@ -96,3 +99,42 @@ class RetryBudget:
         if wait > self.remaining_s():
             return None
         return wait, retryable[-1]
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """How long one attempt may take, each limit apart (``[requests]`` in the settings).
+
+    ``first_token_s`` is long by default: a cold model took 7.5 s to its first token in a
+    published test of Groq, a reasoning model thinks before it answers, and a local server on a
+    CPU needs minutes (raise it there). ``gap_s`` bounds the silence between two pieces of an
+    answer once it has started (a server that drips a byte every few seconds is cut off by
+    ``total_s``), and ``chars_per_token`` × ``max_tokens`` (plus a margin) bounds its length.
+    """
+
+    first_token_s: float = 60.0
+    gap_s: float = 20.0
+    total_s: float = 300.0
+    chars_per_token: float = 6.0  # a generous margin over the ≈4 of European text
+    margin_chars: int = 1024
+
+    @classmethod
+    def from_settings(cls, values: Mapping[str, float]) -> Deadlines:
+        default = cls()
+        return cls(
+            first_token_s=float(values.get("first_token_s", default.first_token_s)),
+            gap_s=float(values.get("gap_s", default.gap_s)),
+            total_s=float(values.get("total_s", default.total_s)),
+        )
+
+    @property
+    def read_timeout(self) -> float:
+        """The HTTP read timeout to give the providers: past every deadline here, so that the
+        deadlines (and their clearer words) fire first."""
+        return max(self.first_token_s, self.gap_s) + 1.0
+
+    def max_chars(self, max_tokens: int | None) -> int | None:
+        """The longest answer a request of ``max_tokens`` may stream (None: no budget given)."""
+        if not max_tokens:
+            return None
+        return int(max_tokens * self.chars_per_token) + self.margin_chars

@@ -39,10 +39,12 @@ from dataclasses import dataclass, field
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
     PROVIDER_NAMES,
+    AnswerTooLongError,
     AuthenticationError,
     BadRequestError,
     ChatRequest,
     ProviderError,
+    ProviderTimeoutError,
     RateLimitedError,
     RateLimitInfo,
     ServerError,
@@ -55,7 +57,7 @@ from fastdesk.providers.base import Provider as ProviderProto
 from fastdesk.routing.health import Health, HealthEntry
 from fastdesk.routing.limiter import Booking, Limiter
 from fastdesk.routing.pricing import PriceTable
-from fastdesk.routing.retry import RetryBudget, RetryPolicy
+from fastdesk.routing.retry import Deadlines, RetryBudget, RetryPolicy
 from fastdesk.routing.stats import ChoiceStats, Pair, StatsStore, write_snapshot
 from fastdesk.translate.events import RequestStats
 
@@ -170,6 +172,7 @@ class Router:
         on_health: Callable[[HealthEntry], None] | None = None,
         retry: RetryPolicy | None = None,
         limiter: Limiter | None = None,
+        deadlines: Deadlines | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
@@ -185,6 +188,7 @@ class Router:
         }
         self.stats = stats if stats is not None else StatsStore.load()
         self.retry = retry or RetryPolicy()
+        self.deadlines = deadlines or Deadlines()
         # no limits unless given (wiring seeds one from the published free tiers and settings)
         self.limiter = limiter or Limiter(table={})
         self.health = health or Health(max_retry_after_s=self.retry.retry_after_cap_s)
@@ -668,21 +672,37 @@ class _Flight:
         """Move one provider's events into the queue; ends with _END or a ProviderError."""
         name = run.pair[0]
         events = self.router.providers[name].stream(request)
+        limits = self.router.deadlines
+        max_chars = limits.max_chars(request.max_tokens)
+        clock = asyncio.get_running_loop().time
+        end = clock() + limits.total_s
         try:
-            async for ev in events:
-                if isinstance(ev, TextDelta):
-                    if ev.text:
-                        run.timing.first_token()
-                        run.chars += len(ev.text)
-                        self.queue.put_nowait((run, ev))
-                elif isinstance(ev, Usage):
-                    run.usage = ev
-                elif isinstance(ev, RateLimitInfo):
-                    run.rate = ev
-                elif isinstance(ev, StreamEnd):
-                    run.finish = ev.finish_reason
+            async with asyncio.timeout_at(min(end, clock() + limits.first_token_s)) as deadline:
+                async for ev in events:
+                    if isinstance(ev, TextDelta):
+                        if ev.text:
+                            run.timing.first_token()
+                            run.chars += len(ev.text)
+                            if max_chars is not None and run.chars > max_chars:
+                                raise AnswerTooLongError(
+                                    name,
+                                    f"the answer went past its {request.max_tokens} tokens: "
+                                    "stopped",
+                                )
+                            self.queue.put_nowait((run, ev))
+                    elif isinstance(ev, Usage):
+                        run.usage = ev
+                    elif isinstance(ev, RateLimitInfo):
+                        run.rate = ev
+                    elif isinstance(ev, StreamEnd):
+                        run.finish = ev.finish_reason
+                    if run.first:
+                        deadline.reschedule(min(end, clock() + limits.gap_s))
             run.timing.finish()
             self.queue.put_nowait((run, _END))
+        except TimeoutError:
+            run.timing.finish()
+            self.queue.put_nowait((run, self._late(run, clock() >= end)))
         except ProviderError as exc:
             run.timing.finish()
             self.queue.put_nowait((run, exc))
@@ -699,6 +719,16 @@ class _Flight:
             if aclose is not None:
                 with contextlib.suppress(Exception):
                     await aclose()
+
+    def _late(self, run: _Run, whole: bool) -> ProviderTimeoutError:
+        limits = self.router.deadlines
+        if whole:
+            what = f"the answer took longer than {limits.total_s:g} s"
+        elif run.first:
+            what = f"the answer stopped for {limits.gap_s:g} s"
+        else:
+            what = f"no first token in {limits.first_token_s:g} s"
+        return ProviderTimeoutError(run.pair[0], f"{what} (deadline in [requests])")
 
     async def _next(self, primary: _Run) -> tuple[_Run, object] | None:
         """The next queued item, or None when it is time to hedge."""
@@ -818,6 +848,7 @@ _REASONS = {
     "rate_limited": "rate limit reached",
     "timeout": "no answer in time",
     "connection": "connection failed",
+    "malformed": "stream malformed",
     "server": "server error",
 }
 

@@ -320,7 +320,8 @@ class Engine:
         if isinstance(answer, _Outcome):  # every provider failed
             return [answer] * len(batch)
         text, finish, provider, model = answer
-        parts = split_batch(text, len(batch)) if finish != "length" else None
+        # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
+        parts = split_batch(text, len(batch)) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
             if len(batch) > 1:
                 mid = len(batch) // 2
@@ -329,8 +330,7 @@ class Engine:
                     batch[mid:], spec, revision, emit, with_context=False
                 )
                 return first + second
-            reason = "answer truncated" if finish == "length" else "empty answer"
-            return [_Outcome(None, error=f"{provider}/{model}: {reason}")]
+            return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
         for w, part in zip(batch, parts, strict=True):
             outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
@@ -354,7 +354,7 @@ class Engine:
         retry = await self._request(
             [w], spec, revision, emit, with_context=True, firmer=firmer, purpose="retry"
         )
-        if isinstance(retry, _Outcome) or retry[1] == "length":
+        if isinstance(retry, _Outcome) or retry[1] != "stop":
             return _Outcome(answer, tuple(flags), provider=provider, model=model)
         parts = split_batch(retry[0], 1)
         second = parts[0] if parts and parts[0].strip() else None
@@ -513,6 +513,17 @@ class Engine:
                     emit(BlockDelta(revision, block.id, lead + part + trail))
 
 
+def _incomplete(finish: str | None) -> str:
+    """Why an answer that streamed to its end is still not an answer."""
+    if finish == "length":
+        return "answer truncated (max_tokens reached)"
+    if finish == "stop":
+        return "empty answer, or its batch markers were lost"
+    if finish is None:
+        return "the answer ended without saying it was complete"
+    return f"the answer is not complete (finish_reason {finish})"
+
+
 def _failure_kind(exc: AllProvidersFailed) -> str:
     return exc.last.kind if exc.last is not None else "not_configured"
 
@@ -532,6 +543,8 @@ def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."
+    if last.kind == "malformed":
+        return f"{last.provider}: {last.message}."
     if last.kind == "connection":
         return f"{last.provider}: cannot reach the server ({last.message})."
     return str(last)

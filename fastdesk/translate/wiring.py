@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from fastdesk.config.settings import Settings, glossary_file, load_settings
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
-from fastdesk.routing.retry import RetryPolicy
+from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
@@ -82,7 +82,15 @@ def build_router(
     pricing = PriceTable(settings.price_overrides)
     retry = RetryPolicy.from_settings(settings.requests)
     limiter = Limiter(settings.rate_limits)  # the published free tiers, the settings on top
-    return Router(providers, pricing=pricing, retry=retry, limiter=limiter, **options)  # type: ignore[arg-type, unused-ignore]
+    deadlines = Deadlines.from_settings(settings.requests)
+    return Router(
+        providers,
+        pricing=pricing,
+        retry=retry,
+        limiter=limiter,
+        deadlines=deadlines,
+        **options,  # type: ignore[arg-type, unused-ignore]
+    )
 
 
 def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
@@ -91,7 +99,11 @@ def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, 
     from fastdesk.providers.factory import configured_providers
 
     return configured_providers(
-        env=env, keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
+        env=env,
+        keys=get_key,
+        models=providers_models(settings),
+        base_urls=settings.base_urls,
+        read_timeout=Deadlines.from_settings(settings.requests).read_timeout,
     )
 
 
