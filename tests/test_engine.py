@@ -101,7 +101,7 @@ def test_a_batch_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None
     def sloppy(request):
         text = last_user(request)
         # drops the markers whenever more than two blocks share a request
-        return re.sub(r"<!--fd:\d+-->\n", "", text) if text.count("<!--fd:") > 2 else text
+        return re.sub(r"<!--fd-\w+:\d+-->\n", "", text) if text.count("<!--fd-") > 2 else text
 
     fake = FakeProvider(answer=sloppy)
     doc, results, _ = run(engine_with(fake), big_doc(20))
@@ -327,3 +327,22 @@ def test_rate_limit_headers_slow_requests_down_before_a_429() -> None:
         elapsed = asyncio.run(go())
         assert len(emu.chat_requests) == 2
     assert elapsed >= 0.3  # the second request waited for the token budget to reset
+
+
+def test_a_source_that_starts_with_think_keeps_it_and_the_models_own_is_stripped() -> None:
+    source = "<think>A note the author wrote.</think> Then the paragraph.\n"
+
+    def thinks_aloud(request) -> str:  # a reasoning model: its own thinking, then the answer
+        return "<think>\nHmm, markers.\n</think>\n" + last_user(request)
+
+    for answer in (last_user, thinks_aloud):
+        doc, results, events = run(engine_with(FakeProvider(answer=answer)), source)
+        assert assemble(doc, results) == source  # the source's own <think> is kept
+        assert not [e for e in events if isinstance(e, BlockFailed)]
+
+
+def test_a_source_showing_batch_markers_translates_whole() -> None:
+    text = "# Markers\n\n- a list item that shows <!--fd:1-->\n- and <!--fd:2-->\n\nEnd.\n"
+    doc, results, events = run(engine_with(FakeProvider()), text)
+    assert assemble(doc, results) == text
+    assert not [e for e in events if isinstance(e, BlockFailed)]

@@ -45,10 +45,12 @@ from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import (
     PROMPT_VERSION,
     Context,
+    Markers,
     ThinkStripper,
     batch_text,
     build_messages,
     expand_prompt,
+    needs_markers,
     partial_batch,
     split_batch,
     system_prompt,
@@ -316,12 +318,15 @@ class Engine:
         self, batch: list[_Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
         """Answers for a batch; a batch that cannot be mapped back is split in two and retried."""
-        answer = await self._request(batch, spec, revision, emit, with_context=with_context)
+        markers = _markers(batch)
+        answer = await self._request(
+            batch, spec, revision, emit, with_context=with_context, markers=markers
+        )
         if isinstance(answer, _Outcome):  # every provider failed
             return [answer] * len(batch)
         text, finish, provider, model = answer
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
-        parts = split_batch(text, len(batch)) if finish == "stop" else None
+        parts = split_batch(text, len(batch), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
             if len(batch) > 1:
                 mid = len(batch) // 2
@@ -351,12 +356,20 @@ class Engine:
         if not flags:
             return _Outcome(answer, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
+        markers = _markers([w])
         retry = await self._request(
-            [w], spec, revision, emit, with_context=True, firmer=firmer, purpose="retry"
+            [w],
+            spec,
+            revision,
+            emit,
+            with_context=True,
+            firmer=firmer,
+            purpose="retry",
+            markers=markers,
         )
         if isinstance(retry, _Outcome) or retry[1] != "stop":
             return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        parts = split_batch(retry[0], 1)
+        parts = split_batch(retry[0], 1, markers)
         second = parts[0] if parts and parts[0].strip() else None
         if second is None:
             return _Outcome(answer, tuple(flags), provider=provider, model=model)
@@ -380,10 +393,11 @@ class Engine:
         with_context: bool,
         firmer: str = "",
         purpose: str = "translate",
+        markers: Markers | None,
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
-        text = batch_text(cores)
+        text = batch_text(cores, markers)
         used = spec.glossary_for(text)
         glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
         context = batch[0].context if with_context and len(batch) == 1 else None
@@ -418,7 +432,9 @@ class Engine:
             revision,
             emit,
             on_start=started,
-            on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
+            on_text=lambda so_far: self._emit_partial(
+                batch, so_far, shown, revision, emit, markers
+            ),
             max_tokens=max(512, 3 * estimate_tokens(text) + 256),
             purpose=purpose,
             blocks=len(batch),
@@ -503,14 +519,25 @@ class Engine:
 
     @staticmethod
     def _emit_partial(
-        batch: list[_Work], text: str, shown: dict[int, str], revision: int, emit: Emit
+        batch: list[_Work],
+        text: str,
+        shown: dict[int, str],
+        revision: int,
+        emit: Emit,
+        markers: Markers | None,
     ) -> None:
-        for n, part in partial_batch(text, len(batch)).items():
+        for n, part in partial_batch(text, len(batch), markers).items():
             if shown.get(n) != part:
                 shown[n] = part
                 for block in batch[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + part + trail))
+
+
+def _markers(batch: Sequence[_Work]) -> Markers | None:
+    """Fresh markers for a request that needs them (several blocks, or a ``<think>`` block)."""
+    cores = [w.core for w in batch]
+    return Markers.fresh("".join(cores)) if needs_markers(cores) else None
 
 
 def _incomplete(finish: str | None) -> str:
