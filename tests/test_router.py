@@ -451,7 +451,7 @@ def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() ->
         router = router_of(groq)
         recorded = []
         original = router.record
-        router.record = lambda s, r=None: (recorded.append(s), original(s, r))  # type: ignore[method-assign]
+        router.record = lambda s, r=None, p=None: (recorded.append(s), original(s, r, p))  # type: ignore[method-assign]
         task = asyncio.ensure_future(consume(router))
         while not groq.calls:
             await asyncio.sleep(0)

@@ -115,10 +115,19 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
 # ---- secrets -----------------------------------------------------------------------------------
 
 
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+
+
 def safe_text(text: str, secrets: Iterable[str | None] = ()) -> str:
     """Server-sent ``text`` fit for an error message: without any key (:func:`redact`, given the
-    provider's own key too) and short."""
+    provider's own key too), on one line, and short. Of a server's Python traceback only its
+    last line (the exception) is kept."""
     text = redact(text, secrets)
+    traceback = _TRACEBACK.search(text)
+    if traceback is not None:
+        lines = [line for line in text[traceback.end() :].splitlines() if line.strip()]
+        text = text[: traceback.start()] + " " + (lines[-1] if lines else "")
+    text = " ".join(text.split())
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 1] + "…"
     return text

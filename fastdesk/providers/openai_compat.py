@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -107,9 +108,20 @@ class OpenAICompatProvider:
         raise_provider_error(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def _auto_model(self) -> str:
+        """The server's first model, when none is configured (a local server serves one)."""
         async with self._model_lock:
             if not self.default_model:
-                models = await self.list_models()
+                try:
+                    models = await self.list_models()
+                except ProviderError as exc:
+                    if exc.kind in ("authentication", "rate_limited", "timeout", "connection"):
+                        raise
+                    raise BadRequestError(
+                        self.name,
+                        f"no model is configured and the server's model list failed "
+                        f"({exc.message}): set FASTDESK_OPENAI_MODEL",
+                        status=exc.status,
+                    ) from None
                 if not models:
                     raise BadRequestError(
                         self.name, "the server lists no model: set FASTDESK_OPENAI_MODEL"
@@ -139,6 +151,16 @@ class OpenAICompatProvider:
         except ValueError:
             payload = response.text.strip() or None
         message, _, _ = error_fields(payload)
-        return from_status(
+        error = from_status(
             self.name, response.status_code, message, response.headers, self._secrets
         )
+        if response.status_code == 404 and not urlsplit(self.base_url).path.rstrip("/").endswith(
+            "/v1"
+        ):
+            error = BadRequestError(
+                self.name,
+                f"{error.message} (the base URL {self.base_url} does not end in /v1: "
+                "set FASTDESK_OPENAI_BASE_URL to e.g. http://127.0.0.1:11434/v1)",
+                status=404,
+            )
+        return error

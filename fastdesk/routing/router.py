@@ -461,6 +461,8 @@ class Router:
     ) -> RequestStats:
         pt = usage.prompt_tokens if usage else None
         ct = usage.completion_tokens if usage else None
+        if not model:  # no model configured: name the one the server chose (its first)
+            model = getattr(self.providers.get(name), "default_model", "") or ""
         return RequestStats(
             provider=name,
             model=model,
@@ -476,10 +478,13 @@ class Router:
             purpose=purpose,
         )
 
-    def record(self, stats: RequestStats, rate: RateLimitInfo | None = None) -> None:
+    def record(
+        self, stats: RequestStats, rate: RateLimitInfo | None = None, pair: Pair | None = None
+    ) -> None:
         """Every attempt ends here: successes feed the latency windows and clear ill health;
-        rate-limit headers tighten the limiter."""
-        pair = (stats.provider, stats.model)
+        rate-limit headers tighten the limiter. ``pair``: the choice as routed (its model may
+        be "" where the stats name the model the server chose)."""
+        pair = pair or (stats.provider, stats.model)
         self.limiter.observe(pair, rate)
         if stats.status == "ok":
             self.health.success(*pair)
@@ -773,7 +778,7 @@ class _Flight:
         stats = self.router._stats(
             *run.pair, run.timing, run.usage, status, error, self.purpose, self.blocks
         )
-        self.router.record(stats, run.rate)
+        self.router.record(stats, run.rate, run.pair)
         return AttemptDone(stats, run.rate, run.finish)
 
     async def _cancel(self, run: _Run, *, lost_to_hedge: bool) -> AttemptDone:
@@ -803,7 +808,7 @@ class _Flight:
         stats = self.router._stats(
             *run.pair, run.timing, run.usage, "cancelled", None, self.purpose, self.blocks
         )
-        self.router.record(stats, run.rate)
+        self.router.record(stats, run.rate, run.pair)
         return stats
 
     async def _abandon(self) -> None:
