@@ -40,7 +40,12 @@ PROVIDER_ENV = {
 
 @pytest.fixture(autouse=True)
 def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastdesk.config.settings import Settings, save_settings
+
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    # The emulator echoes: an echo of English prose is a translation into English only (into
+    # French it is not_translated: tests/test_not_translated.py).
+    save_settings(Settings(target_language="en"))
     yield
     reset_logging()
 
@@ -58,9 +63,11 @@ def use(monkeypatch: pytest.MonkeyPatch, emu: Emulator, provider: str = "groq") 
 
 def budget(**requests: float) -> None:
     """The user's [requests] settings (retry budget, deadlines) for this test."""
-    from fastdesk.config.settings import Settings, save_settings
+    from dataclasses import replace
 
-    save_settings(Settings(requests=dict(requests)))
+    from fastdesk.config.settings import load_settings, save_settings
+
+    save_settings(replace(load_settings()[0], requests=dict(requests)))
 
 
 def write(path: Path, text: str) -> Path:
@@ -75,9 +82,9 @@ def test_echo_leaves_document_identical_for_every_provider_kind(
     use(monkeypatch, emu, provider)
     src = write(tmp_path / "guide.md", DOC.replace("\n", "\r\n"))
     out, report = tmp_path / "guide.fr.md", tmp_path / "report.json"
-    code = run(
-        ["translate", str(src), "-o", str(out), "--provider", provider, "--report", str(report)]
-    )
+    # an echo is a translation into the source's own language only (else: not_translated)
+    args = ["--provider", provider, "--report", str(report), "--to", "en"]
+    code = run(["translate", str(src), "-o", str(out), *args])
     assert code == 0
     assert out.read_bytes() == src.read_bytes()
     data = json.loads(report.read_text())
@@ -146,7 +153,7 @@ def test_second_run_makes_no_request_and_an_edit_one_small_request(
 
 def test_to_and_mode_reach_the_prompt(emu, tmp_path, monkeypatch) -> None:
     use(monkeypatch, emu)
-    src = write(tmp_path / "a.md", DOC)
+    src = write(tmp_path / "a.md", "# Guide\n\nShort.\n")  # too short to judge its language
     assert (
         run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "pt-BR", "--no-memory"])
         == 0
@@ -339,12 +346,12 @@ def test_memory_clear_makes_the_next_run_translate_again(
 ) -> None:
     use(monkeypatch, emu)
     src = write(tmp_path / "a.md", DOC)
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en"]) == 0
     n = emu.request_count
     assert run(["memory", "stats"]) == 0
     assert capsys.readouterr().out.startswith("4 translations")
     assert run(["memory", "clear"]) == 0
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en"]) == 0
     assert emu.request_count == 2 * n
 
 
@@ -369,7 +376,7 @@ def test_command_line_spend_counts_in_todays_total(emu, tmp_path, monkeypatch) -
     src = write(tmp_path / "a.md", DOC)
     report = tmp_path / "r.json"
     args = ["--provider", "groq", "--model", "llama-3.1-8b-instant", "--report", str(report)]
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), *args]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en", *args]) == 0
     spent = json.loads(report.read_text())["totals"]["cost_usd"]
     today = CostLedger().today()
     assert today.requests == 1 and today.usd == pytest.approx(spent)
@@ -395,7 +402,8 @@ def test_one_transient_fault_is_retried_on_the_only_provider(
     FAULTS[fault](emu)
     src = write(tmp_path / "guide.md", DOC)
     out, report = tmp_path / "guide.fr.md", tmp_path / "r.json"
-    code = run(["translate", str(src), "-o", str(out), "--report", str(report), "--no-memory"])
+    args = ["--report", str(report), "--no-memory", "--to", "en"]  # an echo is English
+    code = run(["translate", str(src), "-o", str(out), *args])
     assert code == 0
     assert out.read_text() == DOC
     statuses = [r["status"] for r in json.loads(report.read_text())["requests"]]

@@ -48,6 +48,9 @@ print("code is never sent")
 """
 
 
+ENGLISH = JobSpec(target_lang="en")  # an echo of English prose is a translation into English only
+
+
 def big_doc(n: int) -> str:
     return "".join(
         f"## Section {i}\n\nParagraph number {i} says something useful.\n\n" for i in range(n)
@@ -112,10 +115,10 @@ def test_a_batch_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None
 def test_memory_answers_a_second_run_with_zero_requests(tmp_path: Path) -> None:
     memory = Memory(tmp_path / "m.sqlite3")
     fake = FakeProvider(answer=lambda r: last_user(r).upper())
-    _doc, first, _ = run(engine_with(fake, memory=memory), DOC)
+    _doc, first, _ = run(engine_with(fake, memory=memory), DOC, ENGLISH)
     sent = len(fake.requests)
     assert sent > 0
-    _doc, second, events = run(engine_with(fake, memory=memory), DOC)
+    _doc, second, events = run(engine_with(fake, memory=memory), DOC, ENGLISH)
     assert len(fake.requests) == sent
     assert second == first
     origins = {e.origin for e in events if isinstance(e, BlockDone)}
@@ -179,7 +182,7 @@ def test_a_fast_stream_is_handed_on_at_most_once_per_interval_starting_at_once()
     not be split 2,000 times, and the first words still show at the first token."""
     fake = FakeProvider(chunk=2)
     text = "A paragraph that streams in, " * 40 + "\n"
-    doc, results, events = run(engine_with(fake, partial_interval=10.0), text)
+    doc, results, events = run(engine_with(fake, partial_interval=10.0), text, ENGLISH)
     para = doc.blocks[0]
     deltas = [e.text for e in events if isinstance(e, BlockDelta) and e.block_id == para.id]
     # the first chunk, then nothing until the interval is over (or the answer is done)

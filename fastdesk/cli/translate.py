@@ -51,6 +51,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out-dir", metavar="DIR", help="several inputs: DIR/<same file name>")
     p.add_argument("--report", metavar="FILE", help='write a JSON report ("-" = standard error)')
     p.add_argument("--no-memory", action="store_true", help="neither read nor write the memory")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="write a document even when some blocks were not translated (they keep the source)",
+    )
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log each request")
     p.set_defaults(func=run_translate)
@@ -68,6 +73,7 @@ class DocReport:
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    not_translated: list[int] = field(default_factory=list)  # blocks whose answers were not
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -78,6 +84,7 @@ class DocReport:
             "translated_blocks": self.translated,
             "from_memory": self.from_memory,
             "flags": self.flags,
+            "not_translated": sorted(self.not_translated),
         }
 
 
@@ -115,7 +122,7 @@ def run_translate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 128 + int(stopped[0])
-    return 1 if any(r.status == "failed" for r in reports) else 0
+    return 1 if any(r.status in ("failed", "partial") for r in reports) else 0
 
 
 def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str | None]]:
@@ -191,7 +198,7 @@ async def _translate_all(
     try:
         await asyncio.gather(
             *(
-                _translate_one(engine, spec, report, text, requests, progress, args.verbose, ledger)
+                _translate_one(engine, spec, report, text, requests, progress, args, ledger)
                 for report, (_path, text) in zip(reports, docs, strict=True)
             )
         )
@@ -228,10 +235,11 @@ async def _translate_one(
     text: str,
     requests: list[dict[str, object]],
     progress: Progress,
-    verbose: int,
+    args: argparse.Namespace,
     ledger: CostLedger,
 ) -> None:
     doc, path, output = report.doc, report.input, report.output
+    verbose, allow_partial = args.verbose, args.allow_partial
     index = {b.id: i for i, b in enumerate(doc.blocks)}
 
     def on_event(event: EngineEvent) -> None:
@@ -243,6 +251,8 @@ async def _translate_one(
                 report.from_memory += 1
             for flag in event.flags:
                 i = index[event.block_id]
+                if flag.check == "not_translated":
+                    report.not_translated.append(i)
                 report.flags.append(
                     {
                         "block": i,
@@ -270,6 +280,20 @@ async def _translate_one(
         reason = report.errors[0] if report.errors else "some blocks have no translation"
         print(f"fastdesk translate: {path}: not translated: {reason}", file=sys.stderr)
         return
+    if report.not_translated:
+        report.status = "partial"
+        first = next(f for f in report.flags if f["check"] == "not_translated")
+        what = (
+            f"{len(report.not_translated)} block(s) not translated (line {first['line']}: "
+            f"{first['detail']})"
+        )
+        if not allow_partial:
+            print(
+                f"fastdesk translate: {path}: {what}; not written (--allow-partial writes it)",
+                file=sys.stderr,
+            )
+            return
+        print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
     if output is None:
         sys.stdout.buffer.write(target.encode("utf-8"))
@@ -277,7 +301,8 @@ async def _translate_one(
     else:
         atomic_write_text(output, target)
     report.flags.sort(key=lambda f: (f["block"], f["check"]))  # type: ignore[arg-type, return-value, unused-ignore]
-    report.status = "ok"
+    if report.status == "pending":
+        report.status = "ok"
 
 
 def describe_request(event: RequestDone) -> str:

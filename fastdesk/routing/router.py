@@ -385,12 +385,14 @@ class Router:
         expected_tokens: int | None = None,
         lang: str | None = None,
         hedge: bool | None = None,
+        avoid: Pair | None = None,
     ) -> AsyncIterator[RouterEvent]:
         """Stream one answer, falling back across candidates. Raises AllProvidersFailed.
 
         ``expected_tokens``: the estimated answer length (ranks on completion time, not only on
         time to first token). ``lang``: the target language (per-language preferences).
-        ``hedge``: override the router's hedging setting for this request.
+        ``hedge``: override the router's hedging setting for this request. ``avoid``: a choice
+        to try last (its answer was not a translation: the next model gets the retry).
         """
         budget = RetryBudget(self.retry, self.rng)
         streamed = False  # something was yielded that a retry must take back (Restart)
@@ -404,6 +406,8 @@ class Router:
 
         while True:
             order, errors, preferred = self._rank(provider, model, expected_tokens, lang)
+            if avoid in order and len(order) > 1:
+                order = [p for p in order if p != avoid] + [avoid]
             ready = [p for p in order if self.limiter.wait_s(p, booked(p)) <= 0]
             if order and not ready:  # every choice is at its limit: wait for the first free one
                 pair = min(order, key=lambda p: self.limiter.wait_s(p, booked(p)))

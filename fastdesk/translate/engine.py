@@ -41,6 +41,7 @@ from fastdesk.translate.events import (
     Waiting,
 )
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.language import RUNAWAY_RATIO, not_translated
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import (
     PROMPT_VERSION,
@@ -109,6 +110,7 @@ class _Route(TypedDict, total=False):
     purpose: str
     blocks: int
     expected_tokens: int | None
+    avoid: tuple[str, str] | None
 
 
 @dataclass
@@ -118,6 +120,7 @@ class _Outcome:
     error: str | None = None
     provider: str = ""
     model: str = ""
+    not_translated: str = ""  # why the answers were not translations (the block keeps its source)
 
 
 def _noop(_event: EngineEvent) -> None:
@@ -295,6 +298,12 @@ class Engine:
         flagged: list[str],
     ) -> None:
         for block in w.blocks:
+            if outcome.not_translated:  # flagged, and the source stays: never written as one
+                results[block.id] = block.text
+                flagged.append(block.id)
+                flag = Flag("not_translated", outcome.not_translated)
+                emit(BlockDone(revision, block.id, block.text, "copy", (flag,)))
+                continue
             if outcome.text is None:
                 failed.append(block.id)
                 emit(BlockFailed(revision, block.id, outcome.error or "no answer"))
@@ -305,7 +314,12 @@ class Engine:
             if outcome.flags:
                 flagged.append(block.id)
             emit(BlockDone(revision, block.id, text, "model", outcome.flags))
-        if outcome.text is not None and self.memory is not None and spec.use_memory:
+        if (
+            outcome.text is not None
+            and not outcome.not_translated
+            and self.memory is not None
+            and spec.use_memory
+        ):
             self.memory.put(
                 w.key,
                 outcome.text,
@@ -351,11 +365,42 @@ class Engine:
         provider: str,
         model: str,
     ) -> _Outcome:
-        """Run the fidelity checks; one retry with a firmer instruction, then flag."""
+        """Is it a translation at all (else once more on the next model, then flagged
+        not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
+        flag."""
+        why = not_translated(w.core, answer, spec.target_lang) if spec.mode == "translate" else None
+        if why:
+            again = await self._single(w, spec, revision, emit, avoid=(provider, model))
+            if again is None or not_translated(w.core, again[0], spec.target_lang):
+                return _Outcome(None, provider=provider, model=model, not_translated=why)
+            answer, provider, model = again
         flags = self._check(w, answer, spec)
         if not flags:
             return _Outcome(answer, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
+        retry = await self._single(w, spec, revision, emit, firmer=firmer)
+        if retry is None:
+            return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        second = retry[0]
+        second_flags = self._check(w, second, spec)
+        if len(second_flags) <= len(flags) and not (
+            spec.mode == "translate" and not_translated(w.core, second, spec.target_lang)
+        ):
+            return _Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
+        return _Outcome(answer, tuple(flags), provider=provider, model=model)
+
+    async def _single(
+        self,
+        w: _Work,
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        *,
+        firmer: str = "",
+        avoid: tuple[str, str] | None = None,
+    ) -> tuple[str, str, str] | None:
+        """One block asked again (a retry): (answer, provider, model), or None when no complete
+        answer came."""
         markers = _markers([w])
         retry = await self._request(
             [w],
@@ -366,17 +411,14 @@ class Engine:
             firmer=firmer,
             purpose="retry",
             markers=markers,
+            avoid=avoid,
         )
         if isinstance(retry, _Outcome) or retry[1] != "stop":
-            return _Outcome(answer, tuple(flags), provider=provider, model=model)
+            return None
         parts = split_batch(retry[0], 1, markers)
-        second = parts[0] if parts and parts[0].strip() else None
-        if second is None:
-            return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        second_flags = self._check(w, second, spec)
-        if len(second_flags) <= len(flags):
-            return _Outcome(second, tuple(second_flags), provider=retry[2], model=retry[3])
-        return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        if not parts or not parts[0].strip():
+            return None
+        return parts[0], retry[2], retry[3]
 
     def _check(self, w: _Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
@@ -394,6 +436,7 @@ class Engine:
         firmer: str = "",
         purpose: str = "translate",
         markers: Markers | None,
+        avoid: tuple[str, str] | None = None,
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
@@ -439,6 +482,8 @@ class Engine:
             purpose=purpose,
             blocks=len(batch),
             expected_tokens=expected,
+            avoid=avoid,
+            runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )
 
     async def _stream(
@@ -450,20 +495,24 @@ class Engine:
         *,
         on_text: Callable[[str], None],
         on_start: Callable[[], None] = lambda: None,
+        runaway_chars: int | None = None,
         **route: Unpack[_Route],
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one answer through the router, thinking stripped and fallbacks restarted:
-        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown."""
+        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown.
+        An answer past ``runaway_chars`` is stopped there, with the finish reason "runaway"."""
         acc: list[str] = []
+        size = 0
         stripper = ThinkStripper()
         finish: str | None = None
         provider = model = ""
         clock = asyncio.get_running_loop().time
         shown_at = -math.inf  # when on_text last had the answer so far
+        stream = self.router.stream(
+            messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
+        )
         try:
-            async for ev in self.router.stream(
-                messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
-            ):
+            async for ev in stream:
                 if isinstance(ev, Attempt):
                     provider, model = ev.provider, ev.model
                     on_start()
@@ -471,12 +520,17 @@ class Engine:
                     visible = stripper.feed(ev.text)
                     if visible:
                         acc.append(visible)
+                        size += len(visible)
+                        if runaway_chars is not None and size > runaway_chars:
+                            finish = "runaway"
+                            break
                         now = clock()
                         if now - shown_at >= self.partial_interval:
                             shown_at = now
                             on_text("".join(acc))
                 elif isinstance(ev, Restart):  # the next choice starts the answer again
                     acc.clear()
+                    size = 0
                     stripper = ThinkStripper()
                     shown_at = -math.inf
                 elif isinstance(ev, AttemptDone):
@@ -488,6 +542,8 @@ class Engine:
             message = _failure_message(exc, self.router.retry)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
             return _Outcome(None, error=message)
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]  # a runaway: stop its attempt
         acc.append(stripper.finish())
         return "".join(acc), finish, provider, model
 
@@ -548,6 +604,8 @@ def _incomplete(finish: str | None) -> str:
         return "empty answer, or its batch markers were lost"
     if finish is None:
         return "the answer ended without saying it was complete"
+    if finish == "runaway":
+        return f"the answer ran past {RUNAWAY_RATIO:g}× the length of its source: stopped"
     return f"the answer is not complete (finish_reason {finish})"
 
 
