@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -349,3 +350,26 @@ def test_a_source_showing_batch_markers_translates_whole() -> None:
     doc, results, events = run(engine_with(FakeProvider()), text)
     assert assemble(doc, results) == text
     assert not [e for e in events if isinstance(e, BlockFailed)]
+
+
+def test_a_model_that_drops_the_markers_gets_one_block_per_request_and_it_is_remembered() -> None:
+    from fastdesk.routing.stats import StatsStore
+
+    def drops_markers(request) -> str:
+        return re.sub(r"<!--fd-\w+:\d+-->\n", "", last_user(request))
+
+    fake = FakeProvider(answer=drops_markers)
+    stats = StatsStore.memory()
+    engine = Engine(Router({"groq": fake}, stats=stats, retry=RetryPolicy.none()), None)
+    text = big_doc(66)  # 132 blocks
+    doc, results, _ = run(engine, text, ENGLISH)
+    assert assemble(doc, results) == text
+    first = len(fake.requests)
+    assert first <= 132 + 8  # not 189: after a few lost batches, one block per request
+    assert stats.get(("groq", "fake-model")).single_block
+    fake.requests.clear()
+    run(engine, text, ENGLISH)  # the next run starts right
+    assert len(fake.requests) == 132
+    restored = StatsStore(None)
+    restored._absorb(json.loads(stats.snapshot()))
+    assert restored.get(("groq", "fake-model")).single_block  # and it survives a restart

@@ -264,6 +264,8 @@ class Engine:
         failed: list[str] = []
         flagged: list[str] = []
         batches = self.batches(work)
+        if self._single_block(spec):  # a model known to lose batch markers: one block each
+            batches = [[w] for w in work]
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
@@ -331,7 +333,14 @@ class Engine:
     async def _translate(
         self, batch: list[_Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
-        """Answers for a batch; a batch that cannot be mapped back is split in two and retried."""
+        """Answers for a batch; a batch that cannot be mapped back is split in two and retried,
+        and a model that keeps losing the markers gets one block per request (router stats)."""
+        if len(batch) > 1 and self._single_block(spec):
+            return [
+                outcome
+                for w in batch
+                for outcome in await self._translate([w], spec, revision, emit, with_context=False)
+            ]
         markers = _markers(batch)
         answer = await self._request(
             batch, spec, revision, emit, with_context=with_context, markers=markers
@@ -342,6 +351,8 @@ class Engine:
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
         parts = split_batch(text, len(batch), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
+            if len(batch) > 1 and finish == "stop" and parts is None:
+                self.router.stats.lost_markers((provider, model))
             if len(batch) > 1:
                 mid = len(batch) // 2
                 first = await self._translate(batch[:mid], spec, revision, emit, with_context=False)
@@ -419,6 +430,11 @@ class Engine:
         if not parts or not parts[0].strip():
             return None
         return parts[0], retry[2], retry[3]
+
+    def _single_block(self, spec: JobSpec) -> bool:
+        """Whether the choice this request would go to is known to lose batch markers."""
+        candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+        return bool(candidates) and self.router.stats.get(candidates[0]).single_block
 
     def _check(self, w: _Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
