@@ -118,6 +118,7 @@ class Config:
     # (Groq: no header warns before); ``limit_window_s`` shortens the minute for benchmarks
     limit_rpm: int | None = None
     limit_window_s: float = 60.0
+    fail_every: int | None = None  # every Nth chat request answers 503 (a flaky provider)
 
 
 @dataclass(frozen=True)
@@ -652,6 +653,14 @@ class Emulator:
             self._accepted.append(now)
         return None
 
+    def _flaky(self, cfg: Config) -> bool:
+        """Whether this chat request is the Nth of ``fail_every``."""
+        if not cfg.fail_every:
+            return False
+        with self._lock:
+            self._chats = getattr(self, "_chats", 0) + 1
+            return self._chats % cfg.fail_every == 0
+
     def _read_body(self, h: _Handler) -> Any:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
@@ -695,6 +704,8 @@ class Emulator:
             )
             return _send_error(ex, flavour, limited, cfg, model=model)
         fault = self._take_fault(endpoint)
+        if fault is None and endpoint == "chat/completions" and self._flaky(cfg):
+            fault = Fault("status", status=503)
         if fault is not None and fault.kind == "status":
             return _send_error(ex, flavour, fault, cfg, model=model)
         if fault is not None and fault.kind == "hang" and fault.after_chunks is None:

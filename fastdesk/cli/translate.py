@@ -331,8 +331,8 @@ def _write_report(
     known = [float(c) for c in costs if isinstance(c, int | float)]
     totals = {
         "requests": len(requests),
-        "prompt_tokens": sum(int(r["prompt_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
-        "completion_tokens": sum(int(r["completion_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
+        "prompt_tokens": _total(requests, "prompt_tokens"),
+        "completion_tokens": _total(requests, "completion_tokens"),
         "cost_usd": sum(known) if len(known) == len(costs) else None,
         "wall_ms": round(wall_ms, 1),
     }
@@ -342,6 +342,12 @@ def _write_report(
         sys.stderr.write(text)
     else:
         atomic_write_text(target, text)
+
+
+def _total(requests: list[dict[str, object]], name: str) -> int | None:
+    """The sum of what the servers reported; None (not 0) when none reported any."""
+    known = [value for r in requests if isinstance(value := r[name], int)]
+    return sum(known) if known else None
 
 
 class Progress:

@@ -24,6 +24,7 @@ import codecs
 import contextlib
 import email.utils
 import functools
+import ipaddress
 import json
 import math
 import os
@@ -32,6 +33,7 @@ import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
@@ -110,6 +112,17 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     if cert_dir:
         return ssl.create_default_context(capath=cert_dir)
     return httpx.create_ssl_context(trust_env=False)
+
+
+def is_local_url(url: str) -> bool:
+    """A server on this machine or the LAN (loopback, private or link-local address, a bare or
+    ``.local``/``.lan`` host name): a local model server, which bills nothing."""
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return bool(host) and ("." not in host or host.endswith((".local", ".lan", ".localhost")))
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 # ---- secrets -----------------------------------------------------------------------------------
@@ -525,6 +538,7 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
         return None
     source = timings if timings is not None else usage
     cached = pluck(usage, "prompt_tokens_details", "cached_tokens")
+    cost = _float(pluck(usage, "cost"))
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
@@ -533,6 +547,7 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
         completion_time=_float(pluck(source, "completion_time")),
         total_time=_float(pluck(source, "total_time")),
         cached_tokens=cached if isinstance(cached, int) else None,
+        cost_usd=cost if cost is not None and cost >= 0 else None,
     )
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 PROVIDER_NAMES = ("groq", "cerebras", "openai")
+MIN_STREAMING_S = 0.05  # shorter than this between first and last token: no tokens/s figure
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Usage:
     completion_time: float | None = None
     total_time: float | None = None
     cached_tokens: int | None = None
+    cost_usd: float | None = None  # the server's own figure (LiteLLM's usage.cost)
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,6 @@ class Timing:
         if not completion_tokens or self.total_ms is None or self.ttfb_ms is None:
             return None
         streaming_s = (self.total_ms - self.ttfb_ms) / 1000
-        if streaming_s <= 0.001:
+        if streaming_s <= MIN_STREAMING_S:  # it all came in one read: that says nothing of speed
             return None
         return completion_tokens / streaming_s

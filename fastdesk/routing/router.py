@@ -465,8 +465,16 @@ class Router:
     ) -> RequestStats:
         pt = usage.prompt_tokens if usage else None
         ct = usage.completion_tokens if usage else None
+        adapter = self.providers.get(name)
         if not model:  # no model configured: name the one the server chose (its first)
-            model = getattr(self.providers.get(name), "default_model", "") or ""
+            model = getattr(adapter, "default_model", "") or ""
+        cost = usage.cost_usd if usage is not None else None
+        if cost is None:  # the server's own figure wins over the price table
+            local = bool(getattr(adapter, "local", True))
+            cost = self.pricing.cost(name, model, pt, ct, local=local)
+        tps = timing.tokens_per_second(ct)
+        if usage is not None and ct and usage.completion_time:  # the provider's own timing
+            tps = ct / usage.completion_time
         return RequestStats(
             provider=name,
             model=model,
@@ -475,9 +483,9 @@ class Router:
             total_ms=timing.total_ms,
             prompt_tokens=pt,
             completion_tokens=ct,
-            cost_usd=self.pricing.cost(name, model, pt, ct),
+            cost_usd=cost,
             error=error,
-            tokens_per_s=timing.tokens_per_second(ct),
+            tokens_per_s=tps,
             blocks=blocks,
             purpose=purpose,
         )
