@@ -353,7 +353,8 @@ class Router:
         self.decisions += 1
         budget = self.explore_share * self.decisions  # requests that may explore so far
         others = healthy[1:]
-        unmeasured = [p for p in others if not self.stats.get(p).measured]
+        # never measured, or measured so long ago that it may have changed: probed first
+        unmeasured = [p for p in others if not self.stats.get(p).measured or self.stats.stale(p)]
         if unmeasured and not self.stats.get(healthy[0]).measured:
             unmeasured = []  # nothing measured yet: configuration order decides, for now
         if unmeasured:  # a new choice: measured at the first chance (the budget plus one)

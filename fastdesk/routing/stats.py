@@ -6,8 +6,11 @@ to the right place. Samples are raw wall-clock measurements as the user experien
 first token is not divided by prompt size, because for a live edit the wait is the wait.
 
 Estimates use the median of the most recent few samples (robust to one cold start, yet quick to
-follow a provider that slowed down or sped up); the 90th percentile, used for hedging, uses the
-whole window.
+follow a provider that slowed down or sped up), and they age: samples taken more than
+``FRESH_S`` before a choice's newest one no longer count. A choice that is only probed now and
+then (because another one was faster) is therefore judged by its probe, not by a median of old
+samples that one fresh result could never move; so routing follows two providers whose speeds
+swap. The 90th percentile, used for hedging, uses the whole window.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ FORMAT_VERSION = 1
 STATS_FILE = "router-stats.json"
 WINDOW = 20  # samples kept per series
 RECENT = 5  # samples the central estimate looks at
+FRESH_S = 120.0  # samples this much older than a choice's newest one are stale
 MAX_AGE_S = 3 * 24 * 3600.0  # older samples are dropped on load: networks and providers change
 # batches whose markers a model lost before it is sent one block per request (for good: a model
 # that ignores the markers costs 189 requests instead of 7 on a 132-block document otherwise)
@@ -77,7 +81,12 @@ class Series:
         return [v for _, v in self.samples]
 
     def recent(self, n: int = RECENT) -> float | None:
-        return median(v for _, v in list(self.samples)[-n:])
+        """The median of the last ``n`` samples, leaving out those gone stale (``FRESH_S``)."""
+        last = list(self.samples)[-n:]
+        if not last:
+            return None
+        newest = last[-1][0]
+        return median(v for at, v in last if at >= newest - FRESH_S)
 
     def p(self, q: float) -> float | None:
         return percentile(self.values(), q)
@@ -215,6 +224,11 @@ class StatsStore:
         if tokens_per_s is not None and math.isfinite(tokens_per_s) and tokens_per_s > 0:
             stats.tokens_per_s.add(tokens_per_s, now)
             self.dirty = True
+
+    def stale(self, pair: Pair) -> bool:
+        """Measured, but not within ``FRESH_S``: worth a probe at the first chance."""
+        last = self.get(pair).last_at
+        return last is not None and last < self._clock() - FRESH_S
 
     def lost_markers(self, pair: Pair) -> None:
         """A batch answer of ``pair`` could not be mapped back to its blocks."""
