@@ -51,7 +51,7 @@ def test_a_429_on_the_only_provider_waits_its_retry_after_then_answers() -> None
     assert time.monotonic() - start >= 0.05
     [wait] = backoffs(events)
     assert wait.provider == "groq" and wait.seconds == pytest.approx(0.05)
-    assert wait.reason == "rate limit reached"
+    assert wait.reason == "groq rate limit reached"
     assert dones(events) == [("groq", "error"), ("groq", "ok")]
 
 

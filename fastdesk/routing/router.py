@@ -92,8 +92,9 @@ class AttemptDone:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Every choice failed; the same request is tried again in ``seconds`` (``reason`` says why,
-    in words for a status bar: "rate limit reached", "server error" …)."""
+    """Every choice failed or is at its limit; the same request is tried again in ``seconds``
+    (``reason`` says why, in words for a status bar: "groq rate limit reached", "Groq free
+    tier, 30 requests/min" …)."""
 
     provider: str
     seconds: float
@@ -872,7 +873,8 @@ _REASONS = {
 
 
 def _why(error: ProviderError) -> str:
-    return _REASONS.get(error.kind, "request failed")
+    """ "groq rate limit reached": why a request waits, for the status bar."""
+    return f"{error.provider} {_REASONS.get(error.kind, 'request failed')}"
 
 
 def _skip_error(entry: HealthEntry, pair: Pair) -> ProviderError:

@@ -101,7 +101,7 @@ class EngineError:
 @dataclass(frozen=True)
 class Waiting:
     """Requests wait before going out (a retry after a failure, or the rate limiter): the window
-    shows it as "waiting 4 s: groq rate limit reached"."""
+    shows it as "waiting 4 s: Groq free tier, 30 requests/min". ``reason`` names the provider."""
 
     revision: int
     provider: str
@@ -110,7 +110,7 @@ class Waiting:
 
     @property
     def message(self) -> str:
-        return f"waiting {math.ceil(self.seconds)} s: {self.provider} {self.reason}"
+        return f"waiting {math.ceil(self.seconds)} s: {self.reason}"
 
 
 @dataclass(frozen=True)
