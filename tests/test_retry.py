@@ -154,3 +154,13 @@ def test_requests_settings_are_read_and_a_bad_entry_falls_back(tmp_path) -> None
     path.write_text("version = 1\n[requests]\nretry_attempts = 0.5\n")
     settings, warnings = load_settings(path)
     assert settings.requests == {} and "retry_attempts" in warnings[0]
+
+
+def test_groq_413_over_tokens_per_minute_is_a_rate_limit() -> None:
+    message = (
+        "Rate limit reached for model `llama-3.1-8b-instant` on tokens per minute (TPM): "
+        "Limit 6000, Used 5000, Requested 1500. Please try again in 2.5s."
+    )
+    error = _common.from_status("groq", 413, message)
+    assert isinstance(error, RateLimitedError) and error.retry_after == pytest.approx(2.5)
+    assert not isinstance(_common.from_status("groq", 413, "Payload too large"), RateLimitedError)

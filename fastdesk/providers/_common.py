@@ -302,6 +302,9 @@ def error_fields(body: Any) -> tuple[str | None, str, int | None]:
     return (message if isinstance(message, str) else None), kinds, status
 
 
+_RATE_WORDS = re.compile(r"rate.?limit|tokens per minute|\bTPM\b", re.IGNORECASE)
+
+
 def from_status(
     provider: str,
     status: int,
@@ -316,7 +319,8 @@ def from_status(
     shown = f"{label or f'HTTP {status}'}: {text}"
     if status in (401, 403):
         return AuthenticationError(provider, shown, status=status)
-    if status == 429:
+    if status == 429 or (status == 413 and _RATE_WORDS.search(message or "")):
+        # Groq answers 413 rather than 429 when the tokens/minute budget is spent
         retry = parse_retry_after(headers, message)
         return RateLimitedError(provider, shown, retry_after=retry, status=status)
     if status == 408:
