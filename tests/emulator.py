@@ -48,7 +48,17 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 FLAVOURS = ("groq", "cerebras", "openai")
-FAULT_KINDS = ("status", "midstream_error", "cut", "malformed", "hang")
+FAULT_KINDS = (
+    "status",
+    "midstream_error",
+    "cut",
+    "malformed",
+    "hang",
+    "drip",
+    "endless",
+    "giant_chunk",
+    "bad_utf8",
+)
 
 _PREFIXES = (
     ("/openai/v1/", "groq"),
@@ -104,6 +114,11 @@ class Config:
     split_writes: bool = False  # send every event in two writes, cut inside a UTF-8 character
     finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
     send_done: bool = True  # end with data: [DONE]
+    # a provider's requests/minute limit: past it, chat requests get a 429 with retry-after
+    # (Groq: no header warns before); ``limit_window_s`` shortens the minute for benchmarks
+    limit_rpm: int | None = None
+    limit_window_s: float = 60.0
+    fail_every: int | None = None  # every Nth chat request answers 503 (a flaky provider)
 
 
 @dataclass(frozen=True)
@@ -113,7 +128,10 @@ class Fault:
     kinds: ``status`` (an HTTP error answer), ``midstream_error`` (an ``{"error": …}`` event after
     some chunks), ``cut`` (the connection is closed mid-body), ``malformed`` (an event that is not
     JSON), ``hang`` (silence until the client leaves or the server stops; ``after_chunks=None``
-    hangs before the response headers).
+    hangs before the response headers), ``drip`` (one more token every ``interval`` seconds,
+    for ever), ``endless`` (tokens as fast as the socket takes them, for ever), ``giant_chunk``
+    (a chunk header of 4 GiB, then a ``data:`` line that never ends), ``bad_utf8`` (an event
+    with bytes that are not UTF-8).
     """
 
     kind: str
@@ -129,6 +147,7 @@ class Fault:
     reset: bool = False  # cut: send a TCP reset instead of a clean FIN
     body: Any = None  # status / midstream_error: send exactly this JSON instead
     on: str = "chat"  # which requests it hits: "chat", "models" or "any"
+    interval: float = 0.2  # drip: seconds between tokens
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -383,6 +402,8 @@ class Emulator:
         self._connections = 0
         self._disconnects = 0
         self._answered = 0
+        self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
+        self._refused = 0
         self._handlers: set[_Handler] = set()
         self._threads: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -526,6 +547,12 @@ class Emulator:
             return self._connections
 
     @property
+    def refused(self) -> int:
+        """Chat requests answered 429 because they were over ``limit_rpm``."""
+        with self._lock:
+            return self._refused
+
+    @property
     def disconnects(self) -> int:
         """Clients seen leaving in the middle of an answer."""
         with self._lock:
@@ -552,6 +579,7 @@ class Emulator:
         with self._lock:
             self._requests.clear()
             self._disconnects = 0
+            self._refused = 0
 
     # -- internals: bookkeeping -------------------------------------------------------------
 
@@ -623,6 +651,28 @@ class Emulator:
         except _Disconnected:
             h.close_connection = True
 
+    def _over_limit(self, cfg: Config) -> float | None:
+        """Seconds until a slot frees when this chat request is over ``limit_rpm`` (else None:
+        it is counted)."""
+        if cfg.limit_rpm is None:
+            return None
+        now = time.monotonic()
+        with self._lock:
+            self._accepted = [t for t in self._accepted if t > now - cfg.limit_window_s]
+            if len(self._accepted) >= cfg.limit_rpm:
+                self._refused += 1
+                return self._accepted[0] + cfg.limit_window_s - now
+            self._accepted.append(now)
+        return None
+
+    def _flaky(self, cfg: Config) -> bool:
+        """Whether this chat request is the Nth of ``fail_every``."""
+        if not cfg.fail_every:
+            return False
+        with self._lock:
+            self._chats = getattr(self, "_chats", 0) + 1
+            return self._chats % cfg.fail_every == 0
+
     def _read_body(self, h: _Handler) -> Any:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
@@ -650,8 +700,24 @@ class Emulator:
             return _send_error(ex, flavour, Fault("status", status=401), cfg, model=None)
         if endpoint not in ("chat/completions", "models"):
             return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
-        fault = self._take_fault(endpoint)
         model = body.get("model") if isinstance(body, dict) else None
+        wait = self._over_limit(cfg) if endpoint == "chat/completions" else None
+        if wait is not None:
+            message = (
+                f"Rate limit reached for model `{model}` on requests per minute (RPM): "
+                f"Limit {cfg.limit_rpm}, Used {cfg.limit_rpm}, Requested 1."
+            )
+            limited = Fault(
+                "status",
+                status=429,
+                message=message,
+                retry_after=math.ceil(wait),
+                retry_in=f"{wait:.3f}s",
+            )
+            return _send_error(ex, flavour, limited, cfg, model=model)
+        fault = self._take_fault(endpoint)
+        if fault is None and endpoint == "chat/completions" and self._flaky(cfg):
+            fault = Fault("status", status=503)
         if fault is not None and fault.kind == "status":
             return _send_error(ex, flavour, fault, cfg, model=model)
         if fault is not None and fault.kind == "hang" and fault.after_chunks is None:
@@ -929,6 +995,27 @@ def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) 
     if fault.kind == "hang":
         ex.hang()
         raise _Disconnected
+    if fault.kind in ("drip", "endless"):
+        pause = fault.interval if fault.kind == "drip" else 0.0
+        delta = _delta({"content": "la la "})
+        event = f"data: {json.dumps(_chunk(plan, 'chatcmpl-x', 0, flavour, delta))}\n\n".encode()
+        while True:  # until the client leaves (write or pause raises _Disconnected)
+            ex.write(event * (1 if pause else 64))
+            ex.pause(pause)
+    if fault.kind == "giant_chunk":
+        ex.h.wfile.write(b"100000000\r\ndata: ")  # a 4 GiB chunk, its line never ends
+        block = b"x" * 65536
+        while True:
+            try:
+                ex.h.wfile.write(block)
+                ex.h.wfile.flush()
+            except OSError as exc:
+                raise _Disconnected from exc
+            if ex.emu._stopping.is_set():
+                raise _Disconnected
+    if fault.kind == "bad_utf8":
+        ex.write(b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xc3\x28"}}]}\n\n')
+        return False
     return False
 
 

@@ -56,7 +56,9 @@ def doc(tmp_path: Path) -> Path:
 
 def test_bench_prints_a_row_per_provider_and_model(emulators, doc, capsys) -> None:
     groq, cerebras = emulators
-    code = cli_run(["bench", str(doc), "--runs", "2", "--model", "groq/llama-3.1-8b-instant"])
+    # --to en: the emulators echo, and an echo of English is a translation into English only
+    args = ["--runs", "2", "--model", "groq/llama-3.1-8b-instant", "--to", "en"]
+    code = cli_run(["bench", str(doc), *args])
     out = capsys.readouterr().out
     assert code == 0, out
     lines = out.splitlines()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,12 @@ PROVIDER_ENV = {
 
 @pytest.fixture(autouse=True)
 def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastdesk.config.settings import Settings, save_settings
+
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    # The emulator echoes: an echo of English prose is a translation into English only (into
+    # French it is not_translated: tests/test_not_translated.py).
+    save_settings(Settings(target_language="en"))
     yield
     reset_logging()
 
@@ -55,6 +61,15 @@ def use(monkeypatch: pytest.MonkeyPatch, emu: Emulator, provider: str = "groq") 
         monkeypatch.setenv(name, value)
 
 
+def budget(**requests: float) -> None:
+    """The user's [requests] settings (retry budget, deadlines) for this test."""
+    from dataclasses import replace
+
+    from fastdesk.config.settings import load_settings, save_settings
+
+    save_settings(replace(load_settings()[0], requests=dict(requests)))
+
+
 def write(path: Path, text: str) -> Path:
     path.write_bytes(text.encode("utf-8"))
     return path
@@ -67,9 +82,9 @@ def test_echo_leaves_document_identical_for_every_provider_kind(
     use(monkeypatch, emu, provider)
     src = write(tmp_path / "guide.md", DOC.replace("\n", "\r\n"))
     out, report = tmp_path / "guide.fr.md", tmp_path / "report.json"
-    code = run(
-        ["translate", str(src), "-o", str(out), "--provider", provider, "--report", str(report)]
-    )
+    # an echo is a translation into the source's own language only (else: not_translated)
+    args = ["--provider", provider, "--report", str(report), "--to", "en"]
+    code = run(["translate", str(src), "-o", str(out), *args])
     assert code == 0
     assert out.read_bytes() == src.read_bytes()
     data = json.loads(report.read_text())
@@ -84,7 +99,8 @@ def test_echo_leaves_document_identical_for_every_provider_kind(
     if provider == "openai":
         assert req["cost_usd"] == 0
     sent = emu.chat_requests[0].body
-    assert sent["stream"] is True and sent["messages"][-1]["content"].startswith("<!--fd:1-->")
+    assert sent["stream"] is True
+    assert re.match(r"<!--fd-[0-9a-f]{6}:1-->\n", sent["messages"][-1]["content"])
     assert "fastdesk guide.md" not in json.dumps(sent)  # code is never sent
 
 
@@ -137,7 +153,7 @@ def test_second_run_makes_no_request_and_an_edit_one_small_request(
 
 def test_to_and_mode_reach_the_prompt(emu, tmp_path, monkeypatch) -> None:
     use(monkeypatch, emu)
-    src = write(tmp_path / "a.md", DOC)
+    src = write(tmp_path / "a.md", "# Guide\n\nShort.\n")  # too short to judge its language
     assert (
         run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "pt-BR", "--no-memory"])
         == 0
@@ -220,6 +236,7 @@ def test_unreachable_provider_exits_1_and_keeps_existing_output(
         url = dead.groq_base_url
     monkeypatch.setenv("GROQ_API_KEY", "gsk_test")
     monkeypatch.setenv("GROQ_BASE_URL", url)  # nothing listens there any more
+    budget(retry_attempts=2)
     src = write(tmp_path / "a.md", DOC)
     out = write(tmp_path / "a.fr.md", "previous translation\n")
     report = tmp_path / "r.json"
@@ -237,10 +254,12 @@ def test_rate_limited_everywhere_exits_1_with_retry_hint(
 ) -> None:
     use(monkeypatch, emu)
     emu.fail_status(429, times=None, retry_after=7)
+    budget(retry_seconds=2)  # 7 s is more than this request may wait: it fails at once
     src = write(tmp_path / "a.md", "One paragraph.\n")
     assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 1
     err = capsys.readouterr().err
-    assert "rate limit" in err and not (tmp_path / "o.md").exists()
+    assert "rate limit reached; try again in 7 s" in err and not (tmp_path / "o.md").exists()
+    assert len(emu.chat_requests) == 1
 
 
 def test_unconfigured_provider_is_a_usage_error(tmp_path, capsys) -> None:
@@ -263,6 +282,8 @@ def test_bad_usage_exits_2(args, tmp_path, capsys) -> None:
 
 def test_five_megabyte_document_goes_through_whole(emu, tmp_path, monkeypatch) -> None:
     use(monkeypatch, emu, "openai")
+    # no rate-limit headers: the emulator's default ones (60,000 tokens/min) would be honoured
+    emu.configure(rate_limits=None)
     para = "A sentence of a long document, with `code` and [a link](https://example.com). " * 12
     text = "".join(f"## Heading {i}\n\n{para}\n\n" for i in range(5_000_000 // (len(para) + 20)))
     assert len(text.encode()) >= 4_900_000
@@ -325,12 +346,12 @@ def test_memory_clear_makes_the_next_run_translate_again(
 ) -> None:
     use(monkeypatch, emu)
     src = write(tmp_path / "a.md", DOC)
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en"]) == 0
     n = emu.request_count
     assert run(["memory", "stats"]) == 0
     assert capsys.readouterr().out.startswith("4 translations")
     assert run(["memory", "clear"]) == 0
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en"]) == 0
     assert emu.request_count == 2 * n
 
 
@@ -355,7 +376,88 @@ def test_command_line_spend_counts_in_todays_total(emu, tmp_path, monkeypatch) -
     src = write(tmp_path / "a.md", DOC)
     report = tmp_path / "r.json"
     args = ["--provider", "groq", "--model", "llama-3.1-8b-instant", "--report", str(report)]
-    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), *args]) == 0
+    assert run(["translate", str(src), "-o", str(tmp_path / "o.md"), "--to", "en", *args]) == 0
     spent = json.loads(report.read_text())["totals"]["cost_usd"]
     today = CostLedger().today()
     assert today.requests == 1 and today.usd == pytest.approx(spent)
+
+
+# ---- one transient fault with a single provider loses nothing ---------------------------------
+
+FAULTS = {
+    "429 retry-after seconds": lambda emu: emu.fail_status(429, retry_after=0.2),
+    "429 try again in …s": lambda emu: emu.fail_status(429, retry_in="0.3s"),
+    "503": lambda emu: emu.fail_status(503),
+    "cut stream": lambda emu: emu.fail_cut(after_chunks=3),
+    "malformed stream": lambda emu: emu.fail_malformed(after_chunks=3),
+    "error event mid-stream": lambda emu: emu.fail_midstream(after_chunks=2, status=500),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_one_transient_fault_is_retried_on_the_only_provider(
+    fault, emu, tmp_path, monkeypatch
+) -> None:
+    use(monkeypatch, emu)
+    FAULTS[fault](emu)
+    src = write(tmp_path / "guide.md", DOC)
+    out, report = tmp_path / "guide.fr.md", tmp_path / "r.json"
+    args = ["--report", str(report), "--no-memory", "--to", "en"]  # an echo is English
+    code = run(["translate", str(src), "-o", str(out), *args])
+    assert code == 0
+    assert out.read_text() == DOC
+    statuses = [r["status"] for r in json.loads(report.read_text())["requests"]]
+    assert statuses == ["error", "ok"]
+
+
+def test_sigterm_stops_cleanly_and_writes_the_report_of_what_was_done(emu, tmp_path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    done = write(tmp_path / "a.md", "First document.\n")
+    stuck = write(tmp_path / "b.md", "Second document.\n")
+    release = threading.Event()
+
+    def answer(messages) -> str:
+        if "Second" in str(messages):
+            release.wait(20)  # the second request hangs until the test ends
+        return "Premier."
+
+    emu.configure(answer=answer)
+    report, out_dir = tmp_path / "r.json", tmp_path / "out"
+    env = dict(os.environ, GROQ_API_KEY="gsk_test", GROQ_BASE_URL=emu.groq_base_url)
+    command = [sys.executable, "-m", "fastdesk", "translate", str(done), str(stuck)]
+    command += ["--out-dir", str(out_dir), "--report", str(report), "--no-memory"]
+    command += ["--concurrency", "1"]
+    proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emu.wait_for(lambda: len(emu.chat_requests) >= 2, timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        release.set()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert "interrupted; 1 of 2 documents written" in err
+    data = json.loads(report.read_text())
+    assert [d["status"] for d in data["documents"]] == ["ok", "interrupted"]
+    assert (out_dir / "a.md").read_text() == "Premier.\n"
+    assert not (out_dir / "b.md").exists()
+
+
+def test_a_300_block_document_through_a_provider_failing_one_request_in_five(
+    emu, tmp_path, monkeypatch
+) -> None:
+    use(monkeypatch, emu)
+    emu.configure(fail_every=5)
+    text = "".join(f"## Part {i}\n\nParagraph {i} of the long document.\n\n" for i in range(150))
+    src = write(tmp_path / "long.md", text)
+    out, report = tmp_path / "long.out.md", tmp_path / "r.json"
+    args = ["--report", str(report), "--no-memory", "--concurrency", "2"]
+    assert run(["translate", str(src), "-o", str(out), *args]) == 0
+    assert out.read_text() == text
+    statuses = [r["status"] for r in json.loads(report.read_text())["requests"]]
+    assert statuses.count("error") >= 2 and statuses.count("ok") >= 10

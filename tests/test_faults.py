@@ -659,8 +659,15 @@ def test_each_request_is_in_the_ledger_before_the_next_event(
 def test_a_run_killed_with_sigkill_has_counted_every_answered_request(tmp_path: Path) -> None:
     """Killed runs once lost 12 % of answered requests (365 of 415) from the ledger."""
     concurrency = 4
-    with Emulator(ttfb=0.01, tokens_per_second=3000) as slow:
+    # no rate-limit headers: the limiter would keep to what they say (60,000 tokens a minute)
+    with Emulator(ttfb=0.01, tokens_per_second=3000, rate_limits=None) as slow:
         home = tmp_path / "home"
+        # 300 requests in a few seconds: past the free tier's 30 a minute the limiter would wait
+        (home / "config").mkdir(parents=True)
+        (home / "config" / "settings.toml").write_text(
+            '[rate_limits.groq."llama-3.1-8b-instant"]\nrequests_per_minute = 0\n',
+            encoding="utf-8",
+        )
         files = []
         for n in range(300):
             path = tmp_path / f"d{n}.md"
@@ -697,8 +704,8 @@ def test_a_run_killed_with_sigkill_has_counted_every_answered_request(tmp_path: 
         )
         try:
             assert slow.wait_for(lambda: slow.answered >= 40, timeout=60)
-            child.send_signal(signal.SIGKILL)
         finally:
+            child.send_signal(signal.SIGKILL)  # also when the assertion failed: never a hang
             child.wait()
         time.sleep(0.3)  # streams the server was still sending when the client died end now
         answered = slow.answered

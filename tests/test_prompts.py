@@ -3,9 +3,11 @@ from __future__ import annotations
 import pytest
 
 from fastdesk.translate.prompts import (
+    Markers,
     ThinkStripper,
     batch_text,
     build_messages,
+    needs_markers,
     partial_batch,
     split_batch,
     strip_thinking,
@@ -77,39 +79,55 @@ def test_glossary_and_context_go_in_the_system_message() -> None:
 CORES = ["# Title", "Para with `code`\r\nand CRLF", "- a\n- b", "| a | b |\n|---|---|\n| 1 | 2 |"]
 
 
+M = Markers("a1b2c3")
+
+
 def test_batch_round_trip_by_echo() -> None:
-    assert split_batch(batch_text(CORES), len(CORES)) == CORES
-    assert split_batch(batch_text(CORES[:1]), 1) == CORES[:1]
+    assert split_batch(batch_text(CORES, M), len(CORES), M) == CORES
+    assert split_batch(batch_text(CORES[:1], None), 1, None) == CORES[:1]
 
 
 def test_batch_with_missing_or_reordered_marker_is_rejected() -> None:
-    text = batch_text(CORES)
-    assert split_batch(text.replace("<!--fd:2-->\n", ""), len(CORES)) is None
-    swapped = text.replace("<!--fd:2-->", "<!--fd:X-->").replace("<!--fd:3-->", "<!--fd:2-->")
-    assert split_batch(swapped.replace("<!--fd:X-->", "<!--fd:3-->"), len(CORES)) is None
-    assert split_batch("Preamble.\n" + text, len(CORES)) is None
+    text = batch_text(CORES, M)
+    assert split_batch(text.replace(M.line(2) + "\n", ""), len(CORES), M) is None
+    swapped = text.replace(M.line(2), "<X>").replace(M.line(3), M.line(2))
+    assert split_batch(swapped.replace("<X>", M.line(3)), len(CORES), M) is None
+    assert split_batch("Preamble.\n" + text, len(CORES), M) is None
+
+
+def test_markers_in_the_source_cannot_collide_with_the_real_ones() -> None:
+    cores = ["- a list item that shows <!--fd:1-->\n\n<!--fd:2-->", "Second."]
+    for _ in range(20):
+        markers = Markers.fresh("".join(cores))
+        assert markers.nonce not in "".join(cores)
+        assert split_batch(batch_text(cores, markers), 2, markers) == cores
+
+
+def test_a_block_that_starts_with_think_is_sent_with_a_marker() -> None:
+    assert needs_markers(["<think>the source's own</think> text"])
+    assert not needs_markers(["plain"]) and needs_markers(["a", "b"])
 
 
 def test_partial_batch_shows_blocks_as_their_markers_arrive() -> None:
-    text = batch_text(CORES)
-    cut = text.index("<!--fd:3-->") + 15
-    parts = partial_batch(text[:cut], len(CORES))
+    text = batch_text(CORES, M)
+    cut = text.index(M.line(3)) + len(M.line(3)) + 2
+    parts = partial_batch(text[:cut], len(CORES), M)
     assert parts[0] == CORES[0] and parts[1] == CORES[1]
     assert set(parts) == {0, 1, 2}
 
 
 def test_partial_batch_never_shows_a_marker_still_arriving() -> None:
-    text = batch_text(CORES)
+    text = batch_text(CORES, M)
     for cut in range(len(text) + 1):
-        parts = partial_batch(text[:cut], len(CORES))
+        parts = partial_batch(text[:cut], len(CORES), M)
         assert not any("<" in part for part in parts.values()), (cut, parts)
         for n, part in parts.items():
             assert CORES[n].startswith(part)
 
 
 def test_a_line_that_only_starts_like_a_marker_shows_once_it_is_not_one() -> None:
-    text = batch_text(CORES[:2]) + "\n\n<b>bold</b>"
-    held = partial_batch(text[: text.index("<b>") + 1], 2)[1]  # "<": maybe a marker
+    text = batch_text(CORES[:2], M) + "\n\n<b>bold</b>"
+    held = partial_batch(text[: text.index("<b>") + 1], 2, M)[1]  # "<": maybe a marker
     assert held == CORES[1]
-    assert partial_batch(text[: text.index("<b>") + 2], 2)[1] == CORES[1] + "\n\n<b"
-    assert partial_batch(text, 2)[1] == CORES[1] + "\n\n<b>bold</b>"
+    assert partial_batch(text[: text.index("<b>") + 2], 2, M)[1] == CORES[1] + "\n\n<b"
+    assert partial_batch(text, 2, M)[1] == CORES[1] + "\n\n<b>bold</b>"

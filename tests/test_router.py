@@ -29,6 +29,7 @@ from fastdesk.providers.base import (
     Usage,
 )
 from fastdesk.routing.health import Health
+from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
     AllProvidersFailed,
     Attempt,
@@ -120,8 +121,9 @@ async def consume(
 
 
 def router_of(*providers: Scripted, **kw) -> Router:
-    """A router that keeps nothing on disk and, unless told, never explores."""
+    """A router that keeps nothing on disk and, unless told, never explores nor retries."""
     kw.setdefault("stats", StatsStore.memory())
+    kw.setdefault("retry", RetryPolicy.none())
     kw.setdefault("explore_share", 0.0)
     return Router({p.name: p for p in providers}, **kw)
 
@@ -449,7 +451,7 @@ def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() ->
         router = router_of(groq)
         recorded = []
         original = router.record
-        router.record = lambda s, r=None: (recorded.append(s), original(s, r))  # type: ignore[method-assign]
+        router.record = lambda s, r=None, p=None: (recorded.append(s), original(s, r, p))  # type: ignore[method-assign]
         task = asyncio.ensure_future(consume(router))
         while not groq.calls:
             await asyncio.sleep(0)
@@ -813,3 +815,31 @@ def test_emulators_hedging_takes_the_first_streamer_and_cancels_the_other(
     assert hedging.hedged == 1 and hedging.cancelled == 1
     # the loser's request was really cancelled: its server saw the client leave
     assert loser.wait_for(lambda: loser.disconnects >= 1, timeout=5)
+
+
+def test_routing_follows_two_providers_whose_speeds_swap() -> None:
+    """The faster one slows down, the slower one speeds up: auto follows within ~30 requests,
+    because a probe's fresh result counts more than old samples (docs/routing.md §4)."""
+    now = [1_000_000.0]
+    store = StatsStore(None, clock=lambda: now[0])
+    a, b = ("groq", "m"), ("cerebras", "m")
+    for _ in range(20):  # yesterday: a fast, b slow
+        store.observe(a, ttfb_ms=50)
+        store.observe(b, ttfb_ms=400)
+        now[0] += 30
+    router = router_of(
+        Scripted("groq"),
+        Scripted("cerebras"),
+        stats=store,
+        explore_share=0.05,
+        rng=random.Random(5),
+    )
+    now[0] += 3600  # today they swapped: a is slow, b is fast
+    chosen = []
+    for _ in range(120):
+        [first] = router._explore(router.candidates(), set(), "translate")[:1]
+        chosen.append(first)
+        store.observe(first, ttfb_ms=400 if first == a else 50)
+        now[0] += 2
+    switched = next(i for i, p in enumerate(chosen) if all(q == b for q in chosen[i : i + 20]))
+    assert switched <= 30

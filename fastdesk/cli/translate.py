@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -24,7 +26,14 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
+from fastdesk.translate.events import (
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+    Waiting,
+)
 from fastdesk.translate.prompts import MODES
 
 log = logging.getLogger("fastdesk.translate")
@@ -57,7 +66,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # a docs project (a folder): fastdesk/cli/project.py
     p.add_argument("--changed-since", metavar="GIT_REF", help="a folder: only files changed since")
     p.add_argument(
-        "--allow-partial", action="store_true", help="a folder: write targets with gaps too"
+        "--allow-partial",
+        action="store_true",
+        help="write a document (or a folder's targets) even when some blocks were not translated",
     )
     p.set_defaults(func=run_translate)
 
@@ -69,7 +80,8 @@ class DocReport:
     input: str
     output: str | None
     doc: Document
-    status: str = "ok"
+    status: str = "pending"  # then ok | partial | failed | interrupted
+    not_translated: list[int] = field(default_factory=list)  # blocks whose answers were not
     translated: int = 0
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
@@ -84,6 +96,7 @@ class DocReport:
             "translated_blocks": self.translated,
             "from_memory": self.from_memory,
             "flags": self.flags,
+            "not_translated": sorted(self.not_translated),
         }
 
 
@@ -102,10 +115,8 @@ def run_translate(args: argparse.Namespace) -> int:
         from fastdesk.cli.project import run_project
 
         return run_project(args)
-    if args.changed_since or args.allow_partial:
-        print(
-            "fastdesk translate: --changed-since and --allow-partial take a folder", file=sys.stderr
-        )
+    if args.changed_since:
+        print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
         return 2
     try:
         docs, outputs = _read_inputs(args)
@@ -114,13 +125,28 @@ def run_translate(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
         return 2
+    reports = [_report(path, text, out) for (path, text), out in zip(docs, outputs, strict=True)]
+    requests: list[dict[str, object]] = []
+    stopped: list[int] = []  # the signal that stopped the run, if one did
+    started = time.perf_counter()
     try:
-        reports, requests, wall_ms = asyncio.run(_translate_all(engine, spec, docs, outputs, args))
-    except KeyboardInterrupt:
-        print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
-        return 130
-    failed = any(r.status == "failed" for r in reports)
+        asyncio.run(_translate_all(engine, spec, reports, requests, args, stopped))
+    except KeyboardInterrupt:  # a second Ctrl+C, or one before the loop ran
+        stopped.append(signal.SIGINT)
+    wall_ms = (time.perf_counter() - started) * 1000
+    if stopped:
+        for report in reports:
+            if report.status == "pending":
+                report.status = "interrupted"
     written = _write_report(args.report, reports, requests, wall_ms)
+    if stopped:
+        done = sum(r.status in ("ok", "partial") for r in reports)
+        print(
+            f"fastdesk translate: interrupted; {done} of {len(reports)} documents written",
+            file=sys.stderr,
+        )
+        return 128 + int(stopped[0])
+    failed = any(r.status in ("failed", "partial") for r in reports)
     return 1 if failed or not written else 0
 
 
@@ -210,33 +236,57 @@ def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
 async def _translate_all(
     engine: Engine,
     spec: JobSpec,
-    docs: list[tuple[str, str]],
-    outputs: list[str | None],
+    reports: list[DocReport],
+    requests: list[dict[str, object]],
     args: argparse.Namespace,
-) -> tuple[list[DocReport], list[dict[str, object]], float]:
-    started = time.perf_counter()
-    requests: list[dict[str, object]] = []
-    parsed = [_parse(path, text) for path, text in docs]
-    progress = Progress(sum(len(doc.blocks) for doc in parsed if doc is not None))
+    stopped: list[int],
+) -> None:
+    """Translate every document; Ctrl+C or SIGTERM cancels what runs, and what is done stays."""
+    _stop_on_signals(stopped)
+    progress = Progress(sum(len(r.doc.blocks) for r in reports))
     # Today's spend, shared with the window's status bar. Written as each request completes
     # (no writer thread): a run killed at any moment has counted every answered request.
     ledger = CostLedger(background=False)
     try:
-        reports = await asyncio.gather(
+        await asyncio.gather(
             *(
-                _translate_one(
-                    engine, spec, path, doc, out, requests, progress, args.verbose, ledger
-                )
-                for (path, _text), doc, out in zip(docs, parsed, outputs, strict=True)
+                _translate_one(engine, spec, report, requests, progress, args, ledger)
+                for report in reports
+                if report.status == "pending"
             )
         )
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
     finally:
         progress.close()
         ledger.close()
         await engine.router.aclose()
         if engine.memory is not None:
             engine.memory.close()
-    return list(reports), requests, (time.perf_counter() - started) * 1000
+
+
+def _stop_on_signals(stopped: list[int]) -> None:
+    """SIGINT and SIGTERM cancel the run (where the loop can catch them: not on Windows)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def stop(signum: int) -> None:
+        stopped.append(signum)
+        if task is not None:
+            task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
+
+
+def _report(path: str, text: str, output: str | None) -> DocReport:
+    """A document's report, pending; failed at once (its one line said) on a parser bug."""
+    doc = _parse(path, text)
+    if doc is None:
+        return _failed(DocReport(path, output, parse("")), "internal error while parsing it")
+    return DocReport(input=path, output=output, doc=doc)
 
 
 def _parse(path: str, text: str) -> Document | None:
@@ -251,23 +301,18 @@ def _parse(path: str, text: str) -> Document | None:
 async def _translate_one(
     engine: Engine,
     spec: JobSpec,
-    path: str,
-    doc: Document | None,
-    output: str | None,
+    report: DocReport,
     requests: list[dict[str, object]],
     progress: Progress,
-    verbose: int,
+    args: argparse.Namespace,
     ledger: CostLedger,
-) -> DocReport:
+) -> None:
     """One document, start to finish; whatever goes wrong is this document's one line."""
-    if doc is None:
-        return _failed(DocReport(path, output, parse("")), "internal error while parsing it")
-    report = DocReport(input=path, output=output, doc=doc)
     try:
-        return await _run_one(engine, spec, report, requests, progress, verbose, ledger)
+        await _run_one(engine, spec, report, requests, progress, args, ledger)
     except Exception as exc:  # a bug met by this input: the other documents go on
-        log.info("%s: internal error", path, exc_info=True)
-        return _failed(report, redact(f"internal error ({type(exc).__name__}: {exc})")[:300])
+        log.info("%s: internal error", report.input, exc_info=True)
+        _failed(report, redact(f"internal error ({type(exc).__name__}: {exc})")[:300])
 
 
 def _failed(report: DocReport, reason: str) -> DocReport:
@@ -282,10 +327,11 @@ async def _run_one(
     report: DocReport,
     requests: list[dict[str, object]],
     progress: Progress,
-    verbose: int,
+    args: argparse.Namespace,
     ledger: CostLedger,
-) -> DocReport:
+) -> None:
     doc, path, output = report.doc, report.input, report.output
+    verbose, allow_partial = args.verbose, args.allow_partial
     index = {b.id: i for i, b in enumerate(doc.blocks)}
 
     def on_event(event: EngineEvent) -> None:
@@ -297,6 +343,8 @@ async def _run_one(
                 report.from_memory += 1
             for flag in event.flags:
                 i = index[event.block_id]
+                if flag.check == "not_translated":
+                    report.not_translated.append(i)
                 report.flags.append(
                     {
                         "block": i,
@@ -313,14 +361,29 @@ async def _run_one(
             ledger.record(event.stats)
             if verbose:
                 log.info("%s", describe_request(event))
+        elif isinstance(event, Waiting):
+            log.info("%s", event.message)
         elif isinstance(event, EngineError) and verbose:
             log.warning("%s", event.message)
 
     results = await engine.run(doc, spec, emit=on_event)
     if len(results) != len(doc.blocks) or report.errors:
-        return _failed(
-            report, report.errors[0] if report.errors else "some blocks have no translation"
+        _failed(report, report.errors[0] if report.errors else "some blocks have no translation")
+        return
+    if report.not_translated:
+        report.status = "partial"
+        first = next(f for f in report.flags if f["check"] == "not_translated")
+        what = (
+            f"{len(report.not_translated)} block(s) not translated (line {first['line']}: "
+            f"{first['detail']})"
         )
+        if not allow_partial:
+            print(
+                f"fastdesk translate: {path}: {what}; not written (--allow-partial writes it)",
+                file=sys.stderr,
+            )
+            return
+        print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
     try:
         if output is None:
@@ -332,9 +395,16 @@ async def _run_one(
         report.status = "failed"
         where = output or "standard output"
         print(f"fastdesk translate: {where}: not written: {os_reason(exc)}", file=sys.stderr)
-        return report
-    report.flags.sort(key=lambda f: (f["block"], f["check"]))
-    return report
+        return
+    report.flags.sort(key=_flag_order)
+    if report.status == "pending":
+        report.status = "ok"
+
+
+def _flag_order(flag: dict[str, object]) -> tuple[int, str]:
+    """Flags in the report by block, then check name."""
+    block = flag["block"]
+    return (block if isinstance(block, int) else -1, str(flag["check"]))
 
 
 def describe_request(event: RequestDone) -> str:
@@ -354,6 +424,12 @@ def describe_request(event: RequestDone) -> str:
     return " · ".join(parts)
 
 
+def _total(requests: list[dict[str, object]], name: str) -> int | None:
+    """The sum of what the servers reported; None (not 0) when none reported any."""
+    known = [value for r in requests if isinstance(value := r[name], int)]
+    return sum(known) if known else None
+
+
 def _write_report(
     target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
 ) -> bool:
@@ -364,8 +440,8 @@ def _write_report(
     known = [float(c) for c in costs if isinstance(c, int | float)]
     totals = {
         "requests": len(requests),
-        "prompt_tokens": sum(int(r["prompt_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
-        "completion_tokens": sum(int(r["completion_tokens"] or 0) for r in requests),  # type: ignore[call-overload]
+        "prompt_tokens": _total(requests, "prompt_tokens"),
+        "completion_tokens": _total(requests, "completion_tokens"),
         "cost_usd": sum(known) if len(known) == len(costs) else None,
         "wall_ms": round(wall_ms, 1),
     }

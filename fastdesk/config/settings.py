@@ -110,6 +110,10 @@ class Settings:
     warmup: bool = True  # a tiny request when the window opens or after a long idle
     daily_budget_usd: float | None = None  # None = no limit
     concurrency: int = 4
+    # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)
+    requests: dict[str, float] = field(default_factory=dict)
+    # provider → model (or "*") → {requests_per_minute, …}: overrides resources/rate_limits.toml
+    rate_limits: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     recent_files: tuple[str, ...] = ()
     window: dict[str, str] = field(default_factory=dict)  # opaque strings the UI stores
     theme: str = "system"  # system | light | dark
@@ -337,6 +341,63 @@ def _prices(value: object) -> Prices:
     return out
 
 
+# [requests] entries and their allowed ranges (a whole number where the low end is an int)
+REQUEST_LIMITS: dict[str, tuple[float, float]] = {
+    "retry_attempts": (1, 100),  # rounds of one request in all, the first included
+    "retry_seconds": (0.0, 3600.0),  # trying and waiting for one request, in all
+    "retry_after_cap_s": (0.0, 3600.0),  # a server's retry-after is waited up to this
+    "first_token_s": (1.0, 3600.0),  # from sending to the first token (cold or CPU servers)
+    "gap_s": (1.0, 3600.0),  # between two pieces of the answer
+    "total_s": (1.0, 7200.0),  # one request from start to end
+}
+
+
+def _requests(value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise _Invalid(f"a table with any of {', '.join(REQUEST_LIMITS)}")
+    out: dict[str, float] = {}
+    for key, item in value.items():
+        if key not in REQUEST_LIMITS:
+            raise _Invalid(f"a table with only {', '.join(REQUEST_LIMITS)} (found {key!r})")
+        low, high = REQUEST_LIMITS[key]
+        whole = isinstance(low, int)
+        if (
+            isinstance(item, bool)
+            or not isinstance(item, int if whole else int | float)
+            or not low <= item <= high
+        ):
+            kind = "a whole number" if whole else "a number of seconds"
+            raise _Invalid(f"{kind} from {low:g} to {high:g} for {key}")
+        out[key] = item
+    return out
+
+
+RATE_LIMIT_FIELDS = (
+    "requests_per_minute",
+    "requests_per_day",
+    "tokens_per_minute",
+    "tokens_per_day",
+)
+
+
+def _rate_limits(value: object) -> dict[str, dict[str, dict[str, int]]]:
+    shape = '[rate_limits.PROVIDER."MODEL"] requests_per_minute = … (0 = no limit)'
+    if not isinstance(value, dict):
+        raise _Invalid(f"a table: {shape}")
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for provider, models in value.items():
+        if not isinstance(models, dict):
+            raise _Invalid(f"a table: {shape}")
+        for model, entry in models.items():
+            if not isinstance(entry, dict) or not all(
+                k in RATE_LIMIT_FIELDS and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for k, v in entry.items()
+            ):
+                raise _Invalid(f"whole numbers for {', '.join(RATE_LIMIT_FIELDS)} ({shape})")
+            out.setdefault(provider, {})[model] = dict(entry)
+    return out
+
+
 def _recent(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise _Invalid("a list of file paths")
@@ -359,6 +420,8 @@ _READERS: dict[str, Callable[[object], object]] = {
     "warmup": _bool,
     "daily_budget_usd": _money,
     "concurrency": _int_range(1, 64),
+    "requests": _requests,
+    "rate_limits": _rate_limits,
     "recent_files": _recent,
     "window": _str_table,
     "theme": _str_choice(THEMES),

@@ -20,9 +20,11 @@ Choices made here, once for all providers:
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import email.utils
 import functools
+import ipaddress
 import json
 import math
 import os
@@ -31,6 +33,7 @@ import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
@@ -42,6 +45,7 @@ from fastdesk.providers.base import (
     BadRequestError,
     ChatRequest,
     ConnectionFailedError,
+    MalformedStreamError,
     ModelInfo,
     ProviderError,
     ProviderTimeoutError,
@@ -110,13 +114,33 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context(trust_env=False)
 
 
+def is_local_url(url: str) -> bool:
+    """A server on this machine or the LAN (loopback, private or link-local address, a bare or
+    ``.local``/``.lan`` host name): a local model server, which bills nothing."""
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return bool(host) and ("." not in host or host.endswith((".local", ".lan", ".localhost")))
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
 # ---- secrets -----------------------------------------------------------------------------------
+
+
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 
 
 def safe_text(text: str, secrets: Iterable[str | None] = ()) -> str:
     """Server-sent ``text`` fit for an error message: without any key (:func:`redact`, given the
-    provider's own key too) and short."""
+    provider's own key too), on one line, and short. Of a server's Python traceback only its
+    last line (the exception) is kept."""
     text = redact(text, secrets)
+    traceback = _TRACEBACK.search(text)
+    if traceback is not None:
+        lines = [line for line in text[traceback.end() :].splitlines() if line.strip()]
+        text = text[: traceback.start()] + " " + (lines[-1] if lines else "")
+    text = " ".join(text.split())
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[: MAX_MESSAGE_CHARS - 1] + "…"
     return text
@@ -202,28 +226,44 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _first(headers: Mapping[str, str], kind: str, what: str) -> str | None:
-    """``x-ratelimit-<kind>-<what>`` with Groq/OpenAI or Cerebras (-day/-minute) suffixes."""
-    for suffix in ("", "-minute", "-day", "-hour"):
-        value = _get(headers, f"x-ratelimit-{kind}-{what}{suffix}")
-        if value is not None:
-            return value
-    return None
+_WINDOWS = {"-minute": "minute", "-day": "day", "-hour": "hour"}
 
 
-def parse_rate_limits(headers: Mapping[str, str] | None) -> RateLimitInfo | None:
-    """The rate-limit headers of a response, or None when it sent none."""
+def _window(headers: Mapping[str, str], what: str, bare: str) -> tuple[str, str]:
+    """(the header suffix in use, the window it counts over) for ``requests`` or ``tokens``."""
+    for suffix, window in _WINDOWS.items():
+        if _get(headers, f"x-ratelimit-limit-{what}{suffix}") is not None:
+            return suffix, window
+        if _get(headers, f"x-ratelimit-remaining-{what}{suffix}") is not None:
+            return suffix, window
+    return "", bare
+
+
+def parse_rate_limits(
+    headers: Mapping[str, str] | None, *, bare_requests_per: str = "day"
+) -> RateLimitInfo | None:
+    """The rate-limit headers of a response, or None when it sent none.
+
+    Bare ``-requests`` headers count per day at Groq (``bare_requests_per="day"``) and per
+    minute at OpenAI-style servers; bare ``-tokens`` per minute at both. Cerebras' names carry
+    their window (``-requests-day``, ``-tokens-minute``).
+    """
     if not headers:
         return None
+    req, requests_per = _window(headers, "requests", bare_requests_per)
+    tok, tokens_per = _window(headers, "tokens", "minute")
     info = RateLimitInfo(
-        limit_requests=_int(_first(headers, "limit", "requests")),
-        remaining_requests=_int(_first(headers, "remaining", "requests")),
-        reset_requests_s=parse_duration(_first(headers, "reset", "requests")),
-        limit_tokens=_int(_first(headers, "limit", "tokens")),
-        remaining_tokens=_int(_first(headers, "remaining", "tokens")),
-        reset_tokens_s=parse_duration(_first(headers, "reset", "tokens")),
+        limit_requests=_int(_get(headers, f"x-ratelimit-limit-requests{req}")),
+        remaining_requests=_int(_get(headers, f"x-ratelimit-remaining-requests{req}")),
+        reset_requests_s=parse_duration(_get(headers, f"x-ratelimit-reset-requests{req}")),
+        limit_tokens=_int(_get(headers, f"x-ratelimit-limit-tokens{tok}")),
+        remaining_tokens=_int(_get(headers, f"x-ratelimit-remaining-tokens{tok}")),
+        reset_tokens_s=parse_duration(_get(headers, f"x-ratelimit-reset-tokens{tok}")),
+        requests_per=requests_per,
+        tokens_per=tokens_per,
     )
-    return None if info == RateLimitInfo() else info
+    empty = RateLimitInfo(requests_per=requests_per, tokens_per=tokens_per)
+    return None if info == empty else info
 
 
 # ---- errors ------------------------------------------------------------------------------------
@@ -262,6 +302,9 @@ def error_fields(body: Any) -> tuple[str | None, str, int | None]:
     return (message if isinstance(message, str) else None), kinds, status
 
 
+_RATE_WORDS = re.compile(r"rate.?limit|tokens per minute|\bTPM\b", re.IGNORECASE)
+
+
 def from_status(
     provider: str,
     status: int,
@@ -276,7 +319,8 @@ def from_status(
     shown = f"{label or f'HTTP {status}'}: {text}"
     if status in (401, 403):
         return AuthenticationError(provider, shown, status=status)
-    if status == 429:
+    if status == 429 or (status == 413 and _RATE_WORDS.search(message or "")):
+        # Groq answers 413 rather than 429 when the tokens/minute budget is spent
         retry = parse_retry_after(headers, message)
         return RateLimitedError(provider, shown, retry_after=retry, status=status)
     if status == 408:
@@ -349,7 +393,9 @@ def map_exception(
     if isinstance(exc, httpx.HTTPError | httpx.StreamError | OSError):
         return ConnectionFailedError(provider, f"connection failed ({type(exc).__name__})")
     if isinstance(exc, ValueError):  # json.JSONDecodeError, pydantic validation
-        return ConnectionFailedError(provider, f"malformed answer ({type(exc).__name__})")
+        return MalformedStreamError(
+            provider, f"the server answered but its answer was malformed ({type(exc).__name__})"
+        )
     return ConnectionFailedError(provider, f"unexpected failure ({type(exc).__name__})")
 
 
@@ -496,6 +542,7 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
         return None
     source = timings if timings is not None else usage
     cached = pluck(usage, "prompt_tokens_details", "cached_tokens")
+    cost = _float(pluck(usage, "cost"))
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
@@ -504,6 +551,7 @@ def usage_from(usage: Any, timings: Any = None) -> Usage | None:
         completion_time=_float(pluck(source, "completion_time")),
         total_time=_float(pluck(source, "total_time")),
         cached_tokens=cached if isinstance(cached, int) else None,
+        cost_usd=cost if cost is not None and cost >= 0 else None,
     )
 
 
@@ -513,6 +561,13 @@ DRAIN_TIMEOUT = 1.0  # after [DONE], how long to wait for the body's end so the 
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+MAX_EVENT_CHARS = 1 << 20  # one event of an answer is a few tokens: 1 MiB is not an event
+
+
+class _Malformed(ValueError):
+    """What made a body not a stream of events (turned into MalformedStreamError above)."""
 
 
 async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
@@ -525,29 +580,47 @@ async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
 
     Fields other than ``data`` (``event``, ``id``, ``retry``) and ``:`` comments (keep-alives)
     are skipped; several ``data:`` lines in one event are joined with newlines. Lines end with
-    LF, CRLF or CR, also when a CRLF is split between two pieces.
+    LF, CRLF or CR, also when a CRLF is split between two pieces. The body is UTF-8 (as the
+    format says) and decoded strictly: invalid UTF-8, or an event past ``MAX_EVENT_CHARS`` (a
+    chunk header of gigabytes, a line that never ends), raises ``_Malformed`` and memory stays
+    bounded.
     """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
     pending = ""  # the start of a line whose end has not arrived
     lines: list[str] = []  # the data lines of the event being read
-    async for piece in response.aiter_text():
+    size = 0  # characters in ``lines``
+    async for raw in response.aiter_bytes():
+        try:
+            piece = decoder.decode(raw)
+        except UnicodeDecodeError:
+            raise _Malformed("invalid UTF-8") from None
         text = pending + piece
         carry = ""
         if text.endswith("\r"):  # maybe the first half of a CRLF
             text, carry = text[:-1], "\r"
         parts = _LINE_END.split(text)
         pending = parts.pop() + carry
+        if len(pending) + size > MAX_EVENT_CHARS:
+            raise _Malformed("an event of over 1 MiB")
         batch: list[str] = []
         for line in parts:
             if line == "":
                 if lines:
                     batch.append("\n".join(lines))
-                    lines = []
+                    lines, size = [], 0
             elif not line.startswith(":"):
                 name, _, value = line.partition(":")
                 if name == "data":
                     lines.append(value[1:] if value.startswith(" ") else value)
+                    size += len(value)
+                    if size > MAX_EVENT_CHARS:
+                        raise _Malformed("an event of over 1 MiB")
         if batch:
             yield batch
+    try:
+        pending += decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise _Malformed("invalid UTF-8 at its end") from None
     pending = pending.rstrip("\r")
     if pending.startswith("data:"):
         value = pending[5:]
@@ -575,7 +648,7 @@ async def stream_events(
     finish: str | None = None
     usage: Usage | None = None
     done = False
-    async with contextlib.aclosing(sse_data(response)) as batches:
+    async with contextlib.aclosing(_checked(provider, sse_data(response))) as batches:
         async for batch in batches:
             text: list[str] = []  # the deltas of one batch go out as one
             for data in batch:
@@ -609,12 +682,28 @@ async def stream_events(
     yield StreamEnd(finish)
 
 
+async def _checked(
+    provider: str, batches: AsyncGenerator[list[str], None]
+) -> AsyncGenerator[list[str], None]:
+    """``batches``, with what made the body malformed raised as MalformedStreamError."""
+    async with contextlib.aclosing(batches):
+        try:
+            async for batch in batches:
+                yield batch
+        except _Malformed as exc:
+            raise MalformedStreamError(
+                provider, f"the server answered but its stream was malformed ({exc})"
+            ) from None
+
+
 def _chunk(provider: str, data: str, secrets: Iterable[str | None]) -> Any:
     """One event's JSON; an error event or a malformed one raises ProviderError."""
     try:
         chunk = json.loads(data)
     except ValueError:
-        raise ConnectionFailedError(provider, "malformed event in the stream") from None
+        raise MalformedStreamError(
+            provider, "the server answered but its stream was malformed (an event is not JSON)"
+        ) from None
     if '"error"' not in data:  # the usual event: no error to look for
         return chunk
     if isinstance(chunk, Mapping) and chunk.get("error"):

@@ -6,9 +6,11 @@ Error tree (every error's ``str()`` is safe to show: it never contains an API ke
      ├── AuthenticationError      401/403: wrong or missing key; retrying will not help
      ├── RateLimitedError         429 or a rate-limit error inside the stream; has ``retry_after``
      ├── ProviderTimeoutError     no answer (or no next chunk) in time
-     ├── ConnectionFailedError    refused, reset, DNS, cut mid-stream, malformed stream
+     ├── ConnectionFailedError    refused, reset, DNS, cut mid-stream
+     │    └── MalformedStreamError  the server answered, but not a well-formed stream
      ├── ServerError              5xx, or a server error event inside the stream
-     └── BadRequestError          400/404/422: bad model id, prompt too long …
+     ├── BadRequestError          400/404/422: bad model id, prompt too long …
+     └── AnswerTooLongError       the answer went past its max_tokens (and a margin): stopped
 
 A provider adapts its SDK to this and nothing more: no retries across providers, no timing (the
 router and :func:`measure` do that), no prompt text.
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 PROVIDER_NAMES = ("groq", "cerebras", "openai")
+MIN_STREAMING_S = 0.05  # shorter than this between first and last token: no tokens/s figure
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,18 @@ class Usage:
     completion_time: float | None = None
     total_time: float | None = None
     cached_tokens: int | None = None
+    cost_usd: float | None = None  # the server's own figure (LiteLLM's usage.cost)
 
 
 @dataclass(frozen=True)
 class RateLimitInfo:
-    """What the rate-limit headers said; None where a header was absent."""
+    """What the rate-limit headers said; None where a header was absent.
+
+    The headers do not all count over the same window: Groq's ``x-ratelimit-*-requests`` count
+    per DAY and its ``-tokens`` per MINUTE; Cerebras says so in the name (``-requests-day``,
+    ``-tokens-minute``); OpenAI-style servers count both per minute. ``requests_per`` and
+    ``tokens_per`` ("minute" or "day") say which window these figures are for.
+    """
 
     limit_requests: int | None = None
     remaining_requests: int | None = None
@@ -68,6 +78,8 @@ class RateLimitInfo:
     limit_tokens: int | None = None
     remaining_tokens: int | None = None
     reset_tokens_s: float | None = None
+    requests_per: str = "day"
+    tokens_per: str = "minute"
 
 
 @dataclass(frozen=True)
@@ -120,12 +132,26 @@ class ConnectionFailedError(ProviderError):
     kind = "connection"
 
 
+class MalformedStreamError(ConnectionFailedError):
+    """The server was reached and answered, but its stream was not one: an event that is not
+    JSON, invalid UTF-8, an event too big to be an answer's piece."""
+
+    kind = "malformed"
+
+
 class ServerError(ProviderError):
     kind = "server"
 
 
 class BadRequestError(ProviderError):
     kind = "bad_request"
+
+
+class AnswerTooLongError(ProviderError):
+    """A stream that does not stop (or a model that ignores max_tokens): cut off, memory bounded.
+    Not worth retrying on the same choice; another one may do better."""
+
+    kind = "too_long"
 
 
 # ---- the protocol --------------------------------------------------------------------------
@@ -175,6 +201,6 @@ class Timing:
         if not completion_tokens or self.total_ms is None or self.ttfb_ms is None:
             return None
         streaming_s = (self.total_ms - self.ttfb_ms) / 1000
-        if streaming_s <= 0.001:
+        if streaming_s <= MIN_STREAMING_S:  # it all came in one read: that says nothing of speed
             return None
         return completion_tokens / streaming_s

@@ -58,15 +58,19 @@ def configured_providers(
     keys: Callable[[str], str | None] | None = None,
     models: Mapping[str, str] | None = None,
     base_urls: Mapping[str, str] | None = None,
+    read_timeout: float | None = None,
 ) -> dict[str, Provider]:
     """``{name: provider}`` for every configured provider, best default first.
 
     ``keys(name)`` looks a stored key up (the keyring); ``models`` gives each provider's default
     model (empty or missing: the adapter's own default); ``base_urls`` are the settings' base
     URLs, which the environment overrides. A failing ``keys`` lookup counts as "no key".
+    ``read_timeout``: the HTTP read timeout (None: the adapters' own), past the router's
+    deadlines so that those fire first.
     """
     from fastdesk.providers import cerebras as cerebras_mod
     from fastdesk.providers import groq as groq_mod
+    from fastdesk.providers._common import DEFAULT_READ_TIMEOUT
     from fastdesk.providers.openai_compat import OpenAICompatProvider
 
     env = os.environ if env is None else env
@@ -86,6 +90,7 @@ def configured_providers(
     def base_url(name: str) -> str | None:
         return _clean(env.get(BASE_URL_ENV[name])) or _clean(base_urls.get(name))
 
+    timeout = read_timeout if read_timeout is not None else DEFAULT_READ_TIMEOUT
     built: dict[str, Provider] = {}
     for name in ORDER:
         if name == "openai":
@@ -94,7 +99,7 @@ def configured_providers(
                 continue
             model = _clean(env.get("FASTDESK_OPENAI_MODEL")) or _clean(models.get("openai"))
             built[name] = OpenAICompatProvider(
-                url, api_key=key("openai"), default_model=model or ""
+                url, api_key=key("openai"), default_model=model or "", timeout=timeout
             )
             continue
         api_key = key(name)
@@ -103,11 +108,11 @@ def configured_providers(
         if name == "cerebras":
             model = _clean(models.get(name)) or cerebras_mod.DEFAULT_MODEL
             built[name] = cerebras_mod.CerebrasProvider(
-                api_key, base_url=base_url(name), default_model=model
+                api_key, base_url=base_url(name), default_model=model, timeout=timeout
             )
         else:
             model = _clean(models.get(name)) or groq_mod.DEFAULT_MODEL
             built[name] = groq_mod.GroqProvider(
-                api_key, base_url=base_url(name), default_model=model
+                api_key, base_url=base_url(name), default_model=model, timeout=timeout
             )
     return built

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -22,6 +23,7 @@ from fastdesk.providers._common import (
     DEFAULT_READ_TIMEOUT,
     error_fields,
     from_status,
+    is_local_url,
     make_http_client,
     make_timeout,
     model_info,
@@ -55,6 +57,8 @@ class OpenAICompatProvider:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.default_model = default_model
+        self.local = is_local_url(self.base_url)  # free: this machine or the LAN
+        self._usage_option = True  # send stream_options.include_usage (until a server refuses)
         self._read_timeout = timeout
         self._secrets = (api_key,)
         headers = {"Accept": "application/json"}
@@ -72,16 +76,21 @@ class OpenAICompatProvider:
         """Stream one answer; the response is closed however the caller stops iterating."""
         try:
             model = request.model or self.default_model or await self._auto_model()
-            body = self._body(request, model)
             url = f"{self.base_url}/chat/completions"
-            async with self._http.stream("POST", url, json=body) as response:
-                if response.status_code >= 400:
-                    raise await self._status_error(response)
-                limits = parse_rate_limits(response.headers)
-                if limits is not None:
-                    yield limits
-                async for event in stream_events(self.name, response, self._secrets):
-                    yield event
+            for _ in range(2):  # a second time only without stream_options, if it was refused
+                body = self._body(request, model)
+                async with self._http.stream("POST", url, json=body) as response:
+                    if response.status_code >= 400:
+                        error = await self._status_error(response)
+                        if self._refused_usage_option(error):
+                            continue
+                        raise error
+                    limits = parse_rate_limits(response.headers, bare_requests_per="minute")
+                    if limits is not None:
+                        yield limits
+                    async for event in stream_events(self.name, response, self._secrets):
+                        yield event
+                    return
         except Exception as exc:
             self._raise(exc)
 
@@ -103,13 +112,31 @@ class OpenAICompatProvider:
 
     # -- details ----------------------------------------------------------------------------
 
+    def _refused_usage_option(self, error: ProviderError) -> bool:
+        """A server that rejects ``stream_options`` (some older ones): stop sending it."""
+        if self._usage_option and error.status == 400 and "stream_options" in error.message:
+            self._usage_option = False
+            return True
+        return False
+
     def _raise(self, exc: BaseException) -> NoReturn:
         raise_provider_error(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def _auto_model(self) -> str:
+        """The server's first model, when none is configured (a local server serves one)."""
         async with self._model_lock:
             if not self.default_model:
-                models = await self.list_models()
+                try:
+                    models = await self.list_models()
+                except ProviderError as exc:
+                    if exc.kind in ("authentication", "rate_limited", "timeout", "connection"):
+                        raise
+                    raise BadRequestError(
+                        self.name,
+                        f"no model is configured and the server's model list failed "
+                        f"({exc.message}): set FASTDESK_OPENAI_MODEL",
+                        status=exc.status,
+                    ) from None
                 if not models:
                     raise BadRequestError(
                         self.name, "the server lists no model: set FASTDESK_OPENAI_MODEL"
@@ -122,9 +149,10 @@ class OpenAICompatProvider:
             "model": model,
             "messages": list(request.messages),
             "stream": True,
-            "stream_options": {"include_usage": True},
             "temperature": request.temperature,
         }
+        if self._usage_option:  # usage in the last chunk, where the server accepts it
+            body["stream_options"] = {"include_usage": True}
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if request.reasoning_off and reasoning_family(model) == "qwen3":
@@ -139,6 +167,16 @@ class OpenAICompatProvider:
         except ValueError:
             payload = response.text.strip() or None
         message, _, _ = error_fields(payload)
-        return from_status(
+        error = from_status(
             self.name, response.status_code, message, response.headers, self._secrets
         )
+        if response.status_code == 404 and not urlsplit(self.base_url).path.rstrip("/").endswith(
+            "/v1"
+        ):
+            error = BadRequestError(
+                self.name,
+                f"{error.message} (the base URL {self.base_url} does not end in /v1: "
+                "set FASTDESK_OPENAI_BASE_URL to e.g. http://127.0.0.1:11434/v1)",
+                status=404,
+            )
+        return error

@@ -15,7 +15,8 @@ connection refused / cut    the whole provider  cooldown with exponential backof
 
 A skipped choice is not tried at all; a choice in cooldown is tried only after every healthy one,
 so a user with a single provider still gets an answer once it recovers. One success clears the
-choice's record. Times come from an injectable monotonic clock, so tests need no sleeps.
+choice's record. A retry-after counts up to ``max_retry_after_s``. Times come from an
+injectable monotonic clock, so tests need no sleeps.
 """
 
 from __future__ import annotations
@@ -80,9 +81,13 @@ class Health:
         base_backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
         unavailable_s: float = 600.0,
+        max_retry_after_s: float = 60.0,
         listener: Listener | None = None,
     ) -> None:
+        """``max_retry_after_s``: a server's retry-after is honoured up to this (a date in 2099
+        must not skip a provider for decades)."""
         self._clock = clock
+        self.max_retry_after_s = max_retry_after_s
         self.base_backoff_s = base_backoff_s
         self.max_backoff_s = max_backoff_s
         self.unavailable_s = unavailable_s
@@ -142,7 +147,9 @@ class Health:
             rec.failures += 1
             retry_after = getattr(exc, "retry_after", None)
             wait = (
-                retry_after if retry_after is not None and retry_after >= 0 else self._backoff(rec)
+                min(retry_after, self.max_retry_after_s)
+                if retry_after is not None and retry_after >= 0
+                else self._backoff(rec)
             )
             rec.state, rec.until = RATE_LIMITED, self._clock() + wait
             rec.message = f"{provider}/{model}: rate limit reached; waiting {wait:.0f} s."

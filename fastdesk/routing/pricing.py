@@ -1,7 +1,9 @@
 """Prices per provider and model (resources/pricing.toml, user overrides) → cost of a request.
 
 A model with no known price has cost ``None`` ("unknown"), never 0: an editor must not believe a
-request was free because a table was out of date. Local OpenAI-compatible servers are free.
+request was free because a table was out of date. An OpenAI-compatible server is free only when it
+runs on this machine or the LAN (Ollama, llama.cpp, LM Studio, vLLM); a remote one (a LiteLLM
+proxy, a hosted gateway) is "unknown" unless the user priced it or it reports its own cost.
 """
 
 from __future__ import annotations
@@ -52,16 +54,24 @@ class PriceTable:
                     {"read": "your settings", "source": "user override", **v}
                 )
 
-    def price(self, provider: str, model: str) -> Price | None:
-        if provider == "openai":  # a local server: no per-token bill unless the user set one
-            return self._prices.get(provider, {}).get(model, Price(0.0, 0.0, source="local server"))
-        return self._prices.get(provider, {}).get(model)
+    def price(self, provider: str, model: str, *, local: bool = True) -> Price | None:
+        """``local``: the OpenAI-compatible server runs on this machine or the LAN (free)."""
+        listed = self._prices.get(provider, {}).get(model)
+        if provider == "openai" and local and listed is None:  # no per-token bill
+            return Price(0.0, 0.0, source="local server")
+        return listed
 
     def cost(
-        self, provider: str, model: str, prompt_tokens: int | None, completion_tokens: int | None
+        self,
+        provider: str,
+        model: str,
+        prompt_tokens: int | None,
+        completion_tokens: int | None,
+        *,
+        local: bool = True,
     ) -> float | None:
         """USD for one request, or None when the price or the usage is unknown."""
-        price = self.price(provider, model)
+        price = self.price(provider, model, local=local)
         if price is None or prompt_tokens is None or completion_tokens is None:
             return None
         return price.cost(prompt_tokens, completion_tokens)

@@ -39,10 +39,12 @@ from dataclasses import dataclass, field
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
     PROVIDER_NAMES,
+    AnswerTooLongError,
     AuthenticationError,
     BadRequestError,
     ChatRequest,
     ProviderError,
+    ProviderTimeoutError,
     RateLimitedError,
     RateLimitInfo,
     ServerError,
@@ -53,7 +55,9 @@ from fastdesk.providers.base import (
 )
 from fastdesk.providers.base import Provider as ProviderProto
 from fastdesk.routing.health import Health, HealthEntry
+from fastdesk.routing.limiter import Booking, Limiter
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retry import Deadlines, RetryBudget, RetryPolicy
 from fastdesk.routing.stats import ChoiceStats, Pair, StatsStore, write_snapshot
 from fastdesk.translate.events import RequestStats
 
@@ -86,7 +90,18 @@ class AttemptDone:
     finish_reason: str | None = None
 
 
-RouterEvent = Attempt | TextDelta | Restart | AttemptDone
+@dataclass(frozen=True)
+class Backoff:
+    """Every choice failed or is at its limit; the same request is tried again in ``seconds``
+    (``reason`` says why, in words for a status bar: "groq rate limit reached", "Groq free
+    tier, 30 requests/min" …)."""
+
+    provider: str
+    seconds: float
+    reason: str
+
+
+RouterEvent = Attempt | TextDelta | Restart | AttemptDone | Backoff
 
 
 class AllProvidersFailed(Exception):
@@ -156,6 +171,9 @@ class Router:
         default_tps: float = 300.0,
         save_interval_s: float = 10.0,
         on_health: Callable[[HealthEntry], None] | None = None,
+        retry: RetryPolicy | None = None,
+        limiter: Limiter | None = None,
+        deadlines: Deadlines | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
@@ -170,7 +188,11 @@ class Router:
             lang.lower(): self._matcher(_flatten_pref(v)) for lang, v in (preferred or {}).items()
         }
         self.stats = stats if stats is not None else StatsStore.load()
-        self.health = health or Health()
+        self.retry = retry or RetryPolicy()
+        self.deadlines = deadlines or Deadlines()
+        # no limits unless given (wiring seeds one from the published free tiers and settings)
+        self.limiter = limiter or Limiter(table={})
+        self.health = health or Health(max_retry_after_s=self.retry.retry_after_cap_s)
         if on_health is not None:
             self.health.listener = on_health
         self.rng = rng or random.Random()
@@ -332,7 +354,8 @@ class Router:
         self.decisions += 1
         budget = self.explore_share * self.decisions  # requests that may explore so far
         others = healthy[1:]
-        unmeasured = [p for p in others if not self.stats.get(p).measured]
+        # never measured, or measured so long ago that it may have changed: probed first
+        unmeasured = [p for p in others if not self.stats.get(p).measured or self.stats.stale(p)]
         if unmeasured and not self.stats.get(healthy[0]).measured:
             unmeasured = []  # nothing measured yet: configuration order decides, for now
         if unmeasured:  # a new choice: measured at the first chance (the budget plus one)
@@ -364,26 +387,70 @@ class Router:
         expected_tokens: int | None = None,
         lang: str | None = None,
         hedge: bool | None = None,
+        avoid: Pair | None = None,
     ) -> AsyncIterator[RouterEvent]:
         """Stream one answer, falling back across candidates. Raises AllProvidersFailed.
 
         ``expected_tokens``: the estimated answer length (ranks on completion time, not only on
         time to first token). ``lang``: the target language (per-language preferences).
-        ``hedge``: override the router's hedging setting for this request.
+        ``hedge``: override the router's hedging setting for this request. ``avoid``: a choice
+        to try last (its answer was not a translation: the next model gets the retry).
         """
-        order, skipped, preferred = self._rank(provider, model, expected_tokens, lang)
-        if not order:
-            raise AllProvidersFailed(skipped)
-        order = self._explore(order, preferred, purpose)
-        hedging = self.hedge if hedge is None else hedge
-        if hedging and len(order) > 1:
-            self.hedging.requests += 1
-        else:
-            hedging = False
-        flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
-        async with contextlib.aclosing(flight.events()) as events:  # closing us stops attempts
-            async for event in events:
-                yield event
+        budget = RetryBudget(self.retry, self.rng)
+        streamed = False  # something was yielded that a retry must take back (Restart)
+        prompt = sum(len(m.get("content", "")) for m in messages) // 4 + 1
+
+        def booked(pair: Pair) -> int:
+            """Tokens a request books: the prompt and its completion budget (Cerebras counts
+            all of max_completion_tokens up front; the others about what is expected)."""
+            budget = max_tokens if pair[0] == "cerebras" else expected_tokens or max_tokens
+            return prompt + (budget or 0)
+
+        while True:
+            order, errors, preferred = self._rank(provider, model, expected_tokens, lang)
+            if avoid in order and len(order) > 1:
+                order = [p for p in order if p != avoid] + [avoid]
+            ready = [p for p in order if self.limiter.wait_s(p, booked(p)) <= 0]
+            if order and not ready:  # every choice is at its limit: wait for the first free one
+                pair = min(order, key=lambda p: self.limiter.wait_s(p, booked(p)))
+                wait = self.limiter.wait_s(pair, booked(pair))
+                why = self.limiter.why(pair, booked(pair))
+                if wait > budget.remaining_s():
+                    limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)
+                    raise AllProvidersFailed([*errors, limited])
+                yield Backoff(pair[0], wait, why)
+                await asyncio.sleep(wait)
+                continue
+            order = ready
+            if order:
+                order = self._explore(order, preferred, purpose)
+                hedging = self.hedge if hedge is None else hedge
+                if hedging and len(order) > 1:
+                    self.hedging.requests += 1
+                else:
+                    hedging = False
+                flight = _Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
+                flight.booked = booked
+                try:
+                    # closing us stops the attempts
+                    async with contextlib.aclosing(flight.events()) as events:
+                        async for event in events:
+                            streamed = True
+                            yield event
+                    return
+                except AllProvidersFailed as exc:
+                    errors = exc.errors
+            step = budget.next_wait(errors)
+            if step is None:
+                raise AllProvidersFailed(errors)
+            wait, cause = step
+            log.info("retrying in %.1f s after: %s", wait, cause)
+            yield Backoff(cause.provider, wait, _why(cause))
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if streamed:
+                yield Restart(str(cause))
+                streamed = False
 
     # ---- measuring ----------------------------------------------------------------------------
 
@@ -400,6 +467,16 @@ class Router:
     ) -> RequestStats:
         pt = usage.prompt_tokens if usage else None
         ct = usage.completion_tokens if usage else None
+        adapter = self.providers.get(name)
+        if not model:  # no model configured: name the one the server chose (its first)
+            model = getattr(adapter, "default_model", "") or ""
+        cost = usage.cost_usd if usage is not None else None
+        if cost is None:  # the server's own figure wins over the price table
+            local = bool(getattr(adapter, "local", True))
+            cost = self.pricing.cost(name, model, pt, ct, local=local)
+        tps = timing.tokens_per_second(ct)
+        if usage is not None and ct and usage.completion_time:  # the provider's own timing
+            tps = ct / usage.completion_time
         return RequestStats(
             provider=name,
             model=model,
@@ -408,16 +485,21 @@ class Router:
             total_ms=timing.total_ms,
             prompt_tokens=pt,
             completion_tokens=ct,
-            cost_usd=self.pricing.cost(name, model, pt, ct),
+            cost_usd=cost,
             error=error,
-            tokens_per_s=timing.tokens_per_second(ct),
+            tokens_per_s=tps,
             blocks=blocks,
             purpose=purpose,
         )
 
-    def record(self, stats: RequestStats, rate: RateLimitInfo | None = None) -> None:
-        """Every attempt ends here: successes feed the latency windows and clear ill health."""
-        pair = (stats.provider, stats.model)
+    def record(
+        self, stats: RequestStats, rate: RateLimitInfo | None = None, pair: Pair | None = None
+    ) -> None:
+        """Every attempt ends here: successes feed the latency windows and clear ill health;
+        rate-limit headers tighten the limiter. ``pair``: the choice as routed (its model may
+        be "" where the stats name the model the server chose)."""
+        pair = pair or (stats.provider, stats.model)
+        self.limiter.observe(pair, rate)
         if stats.status == "ok":
             self.health.success(*pair)
             if stats.purpose not in UNMEASURED_PURPOSES:
@@ -492,6 +574,7 @@ class _Run:
     chars: int = 0
     hedge: bool = False
     settled: bool = False
+    booking: Booking | None = None
 
     @property
     def first(self) -> bool:
@@ -521,6 +604,7 @@ class _Flight:
         self.queue: asyncio.Queue[tuple[_Run, object]] = asyncio.Queue()
         self.live: list[_Run] = []
         self.errors: list[ProviderError] = []
+        self.booked: Callable[[Pair], int] = lambda _pair: 0  # tokens a request books
 
     async def events(self) -> AsyncGenerator[RouterEvent, None]:
         primary = self._launch(self.pending.popleft())
@@ -564,6 +648,7 @@ class _Flight:
 
     def _launch(self, pair: Pair, *, hedge: bool = False) -> _Run:
         run = _Run(pair, hedge=hedge)
+        run.booking = self.router.limiter.book(pair, self.booked(pair))
         request = ChatRequest(model=pair[1], messages=self.messages, max_tokens=self.max_tokens)
         run.task = asyncio.get_running_loop().create_task(self._pump(run, request))
         self.live.append(run)
@@ -572,8 +657,12 @@ class _Flight:
     def _pop_next(self, avoid: str | None = None) -> Pair | None:
         """The next choice to try, re-checking health: an earlier attempt of this request may
         have shown a key refused or a provider down (the order was computed before)."""
-        health = self.router.health
-        self.pending = deque(p for p in self.pending if not health.entry(*p).skipped)
+        health, limiter = self.router.health, self.router.limiter
+        self.pending = deque(
+            p
+            for p in self.pending
+            if not health.entry(*p).skipped and limiter.wait_s(p, self.booked(p)) <= 0
+        )
         if not self.pending:
             return None
         healthy = [p for p in self.pending if not health.entry(*p).demoted]
@@ -602,21 +691,37 @@ class _Flight:
         """Move one provider's events into the queue; ends with _END or a ProviderError."""
         name = run.pair[0]
         events = self.router.providers[name].stream(request)
+        limits = self.router.deadlines
+        max_chars = limits.max_chars(request.max_tokens)
+        clock = asyncio.get_running_loop().time
+        end = clock() + limits.total_s
         try:
-            async for ev in events:
-                if isinstance(ev, TextDelta):
-                    if ev.text:
-                        run.timing.first_token()
-                        run.chars += len(ev.text)
-                        self.queue.put_nowait((run, ev))
-                elif isinstance(ev, Usage):
-                    run.usage = ev
-                elif isinstance(ev, RateLimitInfo):
-                    run.rate = ev
-                elif isinstance(ev, StreamEnd):
-                    run.finish = ev.finish_reason
+            async with asyncio.timeout_at(min(end, clock() + limits.first_token_s)) as deadline:
+                async for ev in events:
+                    if isinstance(ev, TextDelta):
+                        if ev.text:
+                            run.timing.first_token()
+                            run.chars += len(ev.text)
+                            if max_chars is not None and run.chars > max_chars:
+                                raise AnswerTooLongError(
+                                    name,
+                                    f"the answer went past its {request.max_tokens} tokens: "
+                                    "stopped",
+                                )
+                            self.queue.put_nowait((run, ev))
+                    elif isinstance(ev, Usage):
+                        run.usage = ev
+                    elif isinstance(ev, RateLimitInfo):
+                        run.rate = ev
+                    elif isinstance(ev, StreamEnd):
+                        run.finish = ev.finish_reason
+                    if run.first:
+                        deadline.reschedule(min(end, clock() + limits.gap_s))
             run.timing.finish()
             self.queue.put_nowait((run, _END))
+        except TimeoutError:
+            run.timing.finish()
+            self.queue.put_nowait((run, self._late(run, clock() >= end)))
         except ProviderError as exc:
             run.timing.finish()
             self.queue.put_nowait((run, exc))
@@ -633,6 +738,16 @@ class _Flight:
             if aclose is not None:
                 with contextlib.suppress(Exception):
                     await aclose()
+
+    def _late(self, run: _Run, whole: bool) -> ProviderTimeoutError:
+        limits = self.router.deadlines
+        if whole:
+            what = f"the answer took longer than {limits.total_s:g} s"
+        elif run.first:
+            what = f"the answer stopped for {limits.gap_s:g} s"
+        else:
+            what = f"no first token in {limits.first_token_s:g} s"
+        return ProviderTimeoutError(run.pair[0], f"{what} (deadline in [requests])")
 
     async def _next(self, primary: _Run) -> tuple[_Run, object] | None:
         """The next queued item, or None when it is time to hedge."""
@@ -667,11 +782,17 @@ class _Flight:
         if exc is not None:
             self.errors.append(exc)
             self.router.health.failure(*run.pair, exc)
+            if isinstance(exc, RateLimitedError):
+                after = self.router.retry.cap(exc.retry_after)
+                self.router.limiter.rate_limited(run.pair, after, run.rate)
             error = str(exc)
+        elif run.booking is not None and run.usage is not None:
+            used = run.usage.prompt_tokens + run.usage.completion_tokens
+            self.router.limiter.settle(run.booking, used)
         stats = self.router._stats(
             *run.pair, run.timing, run.usage, status, error, self.purpose, self.blocks
         )
-        self.router.record(stats, run.rate)
+        self.router.record(stats, run.rate, run.pair)
         return AttemptDone(stats, run.rate, run.finish)
 
     async def _cancel(self, run: _Run, *, lost_to_hedge: bool) -> AttemptDone:
@@ -701,7 +822,7 @@ class _Flight:
         stats = self.router._stats(
             *run.pair, run.timing, run.usage, "cancelled", None, self.purpose, self.blocks
         )
-        self.router.record(stats, run.rate)
+        self.router.record(stats, run.rate, run.pair)
         return stats
 
     async def _abandon(self) -> None:
@@ -740,6 +861,20 @@ def options_from_settings(settings: object) -> dict[str, object]:
         "preferred": {lang: dict(v) for lang, v in preferred.items()},
         "hedge": bool(getattr(settings, "hedging", False)),
     }
+
+
+_REASONS = {
+    "rate_limited": "rate limit reached",
+    "timeout": "no answer in time",
+    "connection": "connection failed",
+    "malformed": "stream malformed",
+    "server": "server error",
+}
+
+
+def _why(error: ProviderError) -> str:
+    """ "groq rate limit reached": why a request waits, for the status bar."""
+    return f"{error.provider} {_REASONS.get(error.kind, 'request failed')}"
 
 
 def _skip_error(entry: HealthEntry, pair: Pair) -> ProviderError:

@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
-from fastdesk.providers.base import RateLimitInfo, TextDelta
+from fastdesk.providers.base import TextDelta
 from fastdesk.providers.factory import not_configured
-from fastdesk.routing.router import AllProvidersFailed, Attempt, AttemptDone, Restart, Router
+from fastdesk.routing.retry import RetryPolicy
+from fastdesk.routing.router import (
+    AllProvidersFailed,
+    Attempt,
+    AttemptDone,
+    Backoff,
+    Restart,
+    Router,
+)
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
     BlockDelta,
@@ -31,16 +38,20 @@ from fastdesk.translate.events import (
     Flag,
     RequestDone,
     RevisionDone,
+    Waiting,
 )
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.language import RUNAWAY_RATIO, not_translated
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import (
     PROMPT_VERSION,
     Context,
+    Markers,
     ThinkStripper,
     batch_text,
     build_messages,
     expand_prompt,
+    needs_markers,
     partial_batch,
     split_batch,
     system_prompt,
@@ -100,6 +111,7 @@ class _Route(TypedDict, total=False):
     purpose: str
     blocks: int
     expected_tokens: int | None
+    avoid: tuple[str, str] | None
 
 
 @dataclass
@@ -109,6 +121,7 @@ class _Outcome:
     error: str | None = None
     provider: str = ""
     model: str = ""
+    not_translated: str = ""  # why the answers were not translations (the block keeps its source)
 
 
 def _noop(_event: EngineEvent) -> None:
@@ -146,30 +159,6 @@ def document_title(doc: Document) -> str:
     return ""
 
 
-class Pacer:
-    """Slows requests down before a provider's rate limit is hit, following its headers."""
-
-    def __init__(self) -> None:
-        self._info: dict[str, tuple[RateLimitInfo, float]] = {}
-
-    def observe(self, provider: str, info: RateLimitInfo | None) -> None:
-        if info is not None:
-            self._info[provider] = (info, time.monotonic())
-
-    def delay(self, provider: str, tokens: int, in_flight: int) -> float:
-        """Seconds to wait before sending `tokens` more to `provider` (0: go now)."""
-        if provider not in self._info:
-            return 0.0
-        info, seen = self._info[provider]
-        elapsed = time.monotonic() - seen
-        wait = 0.0
-        if info.remaining_requests is not None and info.remaining_requests <= in_flight:
-            wait = max(wait, (info.reset_requests_s or 1.0) - elapsed)
-        if info.remaining_tokens is not None and info.remaining_tokens < tokens:
-            wait = max(wait, (info.reset_tokens_s or 1.0) - elapsed)
-        return min(max(wait, 0.0), 60.0)
-
-
 class Engine:
     """Translates documents block by block; shared by the window and the command line."""
 
@@ -189,8 +178,6 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.batch_tokens = batch_tokens
         self.max_batch_blocks = max_batch_blocks
-        self.pacer = Pacer()
-        self._in_flight = 0
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -287,6 +274,8 @@ class Engine:
         failed: list[str] = []
         flagged: list[str] = []
         batches = self.batches(work)
+        if self._single_block(spec):  # a model known to lose batch markers: one block each
+            batches = [[w] for w in work]
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
@@ -322,6 +311,12 @@ class Engine:
         flagged: list[str],
     ) -> None:
         for block in w.blocks:
+            if outcome.not_translated:  # flagged, and the source stays: never written as one
+                results[block.id] = block.text
+                flagged.append(block.id)
+                flag = Flag("not_translated", outcome.not_translated)
+                emit(BlockDone(revision, block.id, block.text, "copy", (flag,)))
+                continue
             if outcome.text is None:
                 failed.append(block.id)
                 emit(BlockFailed(revision, block.id, outcome.error or "no answer"))
@@ -332,7 +327,12 @@ class Engine:
             if outcome.flags:
                 flagged.append(block.id)
             emit(BlockDone(revision, block.id, text, "model", outcome.flags))
-        if outcome.text is not None and self.memory is not None and spec.use_memory:
+        if (
+            outcome.text is not None
+            and not outcome.not_translated
+            and self.memory is not None
+            and spec.use_memory
+        ):
             self.memory.put(
                 w.key,
                 outcome.text,
@@ -344,13 +344,26 @@ class Engine:
     async def _translate(
         self, batch: list[_Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
-        """Answers for a batch; a batch that cannot be mapped back is split in two and retried."""
-        answer = await self._request(batch, spec, revision, emit, with_context=with_context)
+        """Answers for a batch; a batch that cannot be mapped back is split in two and retried,
+        and a model that keeps losing the markers gets one block per request (router stats)."""
+        if len(batch) > 1 and self._single_block(spec):
+            return [
+                outcome
+                for w in batch
+                for outcome in await self._translate([w], spec, revision, emit, with_context=False)
+            ]
+        markers = _markers(batch)
+        answer = await self._request(
+            batch, spec, revision, emit, with_context=with_context, markers=markers
+        )
         if isinstance(answer, _Outcome):  # every provider failed
             return [answer] * len(batch)
         text, finish, provider, model = answer
-        parts = split_batch(text, len(batch)) if finish != "length" else None
+        # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
+        parts = split_batch(text, len(batch), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
+            if len(batch) > 1 and finish == "stop" and parts is None:
+                self.router.stats.lost_markers((provider, model))
             if len(batch) > 1:
                 mid = len(batch) // 2
                 first = await self._translate(batch[:mid], spec, revision, emit, with_context=False)
@@ -358,8 +371,7 @@ class Engine:
                     batch[mid:], spec, revision, emit, with_context=False
                 )
                 return first + second
-            reason = "answer truncated" if finish == "length" else "empty answer"
-            return [_Outcome(None, error=f"{provider}/{model}: {reason}")]
+            return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
         for w, part in zip(batch, parts, strict=True):
             outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
@@ -375,24 +387,65 @@ class Engine:
         provider: str,
         model: str,
     ) -> _Outcome:
-        """Run the fidelity checks; one retry with a firmer instruction, then flag."""
+        """Is it a translation at all (else once more on the next model, then flagged
+        not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
+        flag."""
+        why = not_translated(w.core, answer, spec.target_lang) if spec.mode == "translate" else None
+        if why:
+            again = await self._single(w, spec, revision, emit, avoid=(provider, model))
+            if again is None or not_translated(w.core, again[0], spec.target_lang):
+                return _Outcome(None, provider=provider, model=model, not_translated=why)
+            answer, provider, model = again
         flags = self._check(w, answer, spec)
         if not flags:
             return _Outcome(answer, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
-        retry = await self._request(
-            [w], spec, revision, emit, with_context=True, firmer=firmer, purpose="retry"
-        )
-        if isinstance(retry, _Outcome) or retry[1] == "length":
+        retry = await self._single(w, spec, revision, emit, firmer=firmer)
+        if retry is None:
             return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        parts = split_batch(retry[0], 1)
-        second = parts[0] if parts and parts[0].strip() else None
-        if second is None:
-            return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        second = retry[0]
         second_flags = self._check(w, second, spec)
-        if len(second_flags) <= len(flags):
-            return _Outcome(second, tuple(second_flags), provider=retry[2], model=retry[3])
+        if len(second_flags) <= len(flags) and not (
+            spec.mode == "translate" and not_translated(w.core, second, spec.target_lang)
+        ):
+            return _Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
         return _Outcome(answer, tuple(flags), provider=provider, model=model)
+
+    async def _single(
+        self,
+        w: _Work,
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+        *,
+        firmer: str = "",
+        avoid: tuple[str, str] | None = None,
+    ) -> tuple[str, str, str] | None:
+        """One block asked again (a retry): (answer, provider, model), or None when no complete
+        answer came."""
+        markers = _markers([w])
+        retry = await self._request(
+            [w],
+            spec,
+            revision,
+            emit,
+            with_context=True,
+            firmer=firmer,
+            purpose="retry",
+            markers=markers,
+            avoid=avoid,
+        )
+        if isinstance(retry, _Outcome) or retry[1] != "stop":
+            return None
+        parts = split_batch(retry[0], 1, markers)
+        if not parts or not parts[0].strip():
+            return None
+        return parts[0], retry[2], retry[3]
+
+    def _single_block(self, spec: JobSpec) -> bool:
+        """Whether the choice this request would go to is known to lose batch markers."""
+        candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+        return bool(candidates) and self.router.stats.get(candidates[0]).single_block
 
     def _check(self, w: _Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
@@ -409,10 +462,12 @@ class Engine:
         with_context: bool,
         firmer: str = "",
         purpose: str = "translate",
+        markers: Markers | None,
+        avoid: tuple[str, str] | None = None,
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
-        text = batch_text(cores)
+        text = batch_text(cores, markers)
         used = spec.glossary_for(text)
         glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
         context = batch[0].context if with_context and len(batch) == 1 else None
@@ -434,11 +489,6 @@ class Engine:
             ),
             text,
         )
-        tokens = estimate_tokens(text) + estimate_tokens(messages[0]["content"])
-        if candidates:
-            delay = self.pacer.delay(candidates[0][0], tokens, self._in_flight)
-            if delay > 0:
-                await asyncio.sleep(delay)
         ids = [b.id for w in batch for b in w.blocks]
         shown: dict[int, str] = {}
 
@@ -446,22 +496,22 @@ class Engine:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
 
-        self._in_flight += 1
-        try:
-            return await self._stream(
-                messages,
-                spec,
-                revision,
-                emit,
-                on_start=started,
-                on_text=lambda so_far: self._emit_partial(batch, so_far, shown, revision, emit),
-                max_tokens=max(512, 3 * estimate_tokens(text) + 256),
-                purpose=purpose,
-                blocks=len(batch),
-                expected_tokens=expected,
-            )
-        finally:
-            self._in_flight -= 1
+        return await self._stream(
+            messages,
+            spec,
+            revision,
+            emit,
+            on_start=started,
+            on_text=lambda so_far: self._emit_partial(
+                batch, so_far, shown, revision, emit, markers
+            ),
+            max_tokens=max(512, 3 * estimate_tokens(text) + 256),
+            purpose=purpose,
+            blocks=len(batch),
+            expected_tokens=expected,
+            avoid=avoid,
+            runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
+        )
 
     async def _stream(
         self,
@@ -472,20 +522,24 @@ class Engine:
         *,
         on_text: Callable[[str], None],
         on_start: Callable[[], None] = lambda: None,
+        runaway_chars: int | None = None,
         **route: Unpack[_Route],
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one answer through the router, thinking stripped and fallbacks restarted:
-        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown."""
+        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown.
+        An answer past ``runaway_chars`` is stopped there, with the finish reason "runaway"."""
         acc: list[str] = []
+        size = 0
         stripper = ThinkStripper()
         finish: str | None = None
         provider = model = ""
         clock = asyncio.get_running_loop().time
         shown_at = -math.inf  # when on_text last had the answer so far
+        stream = self.router.stream(
+            messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
+        )
         try:
-            async for ev in self.router.stream(
-                messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
-            ):
+            async for ev in stream:
                 if isinstance(ev, Attempt):
                     provider, model = ev.provider, ev.model
                     on_start()
@@ -493,22 +547,30 @@ class Engine:
                     visible = stripper.feed(ev.text)
                     if visible:
                         acc.append(visible)
+                        size += len(visible)
+                        if runaway_chars is not None and size > runaway_chars:
+                            finish = "runaway"
+                            break
                         now = clock()
                         if now - shown_at >= self.partial_interval:
                             shown_at = now
                             on_text("".join(acc))
                 elif isinstance(ev, Restart):  # the next choice starts the answer again
                     acc.clear()
+                    size = 0
                     stripper = ThinkStripper()
                     shown_at = -math.inf
                 elif isinstance(ev, AttemptDone):
-                    self.pacer.observe(ev.stats.provider, ev.rate)
                     finish = ev.finish_reason
                     emit(RequestDone(revision, ev.stats))
+                elif isinstance(ev, Backoff):
+                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason))
         except AllProvidersFailed as exc:
-            message = _failure_message(exc)
+            message = _failure_message(exc, self.router.retry)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
             return _Outcome(None, error=message)
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]  # a runaway: stop its attempt
         acc.append(stripper.finish())
         return "".join(acc), finish, provider, model
 
@@ -540,9 +602,14 @@ class Engine:
 
     @staticmethod
     def _emit_partial(
-        batch: list[_Work], text: str, shown: dict[int, str], revision: int, emit: Emit
+        batch: list[_Work],
+        text: str,
+        shown: dict[int, str],
+        revision: int,
+        emit: Emit,
+        markers: Markers | None,
     ) -> None:
-        for n, part in partial_batch(text, len(batch)).items():
+        for n, part in partial_batch(text, len(batch), markers).items():
             if shown.get(n) != part:
                 shown[n] = part
                 for block in batch[n].blocks:
@@ -550,12 +617,31 @@ class Engine:
                     emit(BlockDelta(revision, block.id, lead + part + trail))
 
 
+def _markers(batch: Sequence[_Work]) -> Markers | None:
+    """Fresh markers for a request that needs them (several blocks, or a ``<think>`` block)."""
+    cores = [w.core for w in batch]
+    return Markers.fresh("".join(cores)) if needs_markers(cores) else None
+
+
+def _incomplete(finish: str | None) -> str:
+    """Why an answer that streamed to its end is still not an answer."""
+    if finish == "length":
+        return "answer truncated (max_tokens reached)"
+    if finish == "stop":
+        return "empty answer, or its batch markers were lost"
+    if finish is None:
+        return "the answer ended without saying it was complete"
+    if finish == "runaway":
+        return f"the answer ran past {RUNAWAY_RATIO:g}× the length of its source: stopped"
+    return f"the answer is not complete (finish_reason {finish})"
+
+
 def _failure_kind(exc: AllProvidersFailed) -> str:
     return exc.last.kind if exc.last is not None else "not_configured"
 
 
-def _failure_message(exc: AllProvidersFailed) -> str:
-    """A short sentence for a status bar or a terminal line."""
+def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
+    """A short sentence for a status bar or a terminal line (a retry-after as capped)."""
     last = exc.last
     if last is None:
         return not_configured()
@@ -564,11 +650,13 @@ def _failure_message(exc: AllProvidersFailed) -> str:
             f"{last.provider}: the API key was refused (check it in Settings or the environment)."
         )
     if last.kind == "rate_limited":
-        wait = getattr(last, "retry_after", None)
-        after = f"; try again in {wait:.0f} s" if wait else ""
+        wait = retry.cap(getattr(last, "retry_after", None))
+        after = f"; try again in {math.ceil(wait)} s" if wait else ""
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."
+    if last.kind == "malformed":
+        return f"{last.provider}: {last.message}."
     if last.kind == "connection":
         return f"{last.provider}: cannot reach the server ({last.message})."
     return str(last)

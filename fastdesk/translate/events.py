@@ -6,6 +6,7 @@ older than what it shows. Block events name the block by its stable id (see bloc
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 
@@ -98,6 +99,21 @@ class EngineError:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """Requests wait before going out (a retry after a failure, or the rate limiter): the window
+    shows it as "waiting 4 s: Groq free tier, 30 requests/min". ``reason`` names the provider."""
+
+    revision: int
+    provider: str
+    seconds: float
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"waiting {math.ceil(self.seconds)} s: {self.reason}"
+
+
+@dataclass(frozen=True)
 class RevisionDone:
     """All blocks of the revision are settled (done, from memory or failed)."""
 
@@ -131,4 +147,5 @@ EngineEvent = (
     | EngineError
     | RevisionDone
     | Expansion
+    | Waiting
 )

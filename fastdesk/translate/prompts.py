@@ -3,29 +3,65 @@
 Contract (README, tests/test_prompts.py): the text to translate is the whole content of the LAST
 user message; instructions, glossary and context live in the system message. So a provider that
 echoes the last user message gives back the source unchanged, and the engine can map answers back
-exactly. Several blocks may share one request: each is preceded by a marker line (see
-``BATCH_MARKER``).
+exactly. Several blocks may share one request: each is preceded by a marker line
+(:class:`Markers`) that carries a nonce drawn for that request, so a source that shows a marker
+(``<!--fd:1-->`` in a list item of a page about fastdesk) cannot collide with the real ones.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from fastdesk.document.languages import language_name, primary
 
-PROMPT_VERSION = "3"  # bump when the instructions change: it is part of the memory key
+PROMPT_VERSION = "4"  # bump when the instructions change: it is part of the memory key
 
 MODES = ("translate", "simplify")
 
-BATCH_MARKER = "<!--fd:{n}-->"
-_MARKER_RE = re.compile(r"^[ \t]*<!--\s*fd:(\d+)\s*-->[ \t]*\r?$", re.MULTILINE)
-# The start of a marker line that has not fully arrived yet, at the very end of a stream so far:
-# "<", "<!", "<!-", … "<!--fd:12--"
-_MARKER_START_RE = re.compile(
-    r"(?:^|\n)[ \t]*<(?:!(?:-(?:-(?:\s*f(?:d(?::\d*\s*-{0,2})?)?)?)?)?)?\Z"
-)
+_THINK_START = re.compile(r"\s*<think(?:ing)?\s*>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The marker lines of one request: ``<!--fd-<nonce>:N-->``, the nonce absent from its text."""
+
+    nonce: str
+
+    @classmethod
+    def fresh(cls, text: str) -> Markers:
+        """Markers whose nonce does not occur in ``text`` (the source cannot contain them)."""
+        while True:
+            nonce = secrets.token_hex(3)
+            if nonce not in text:
+                return cls(nonce)
+
+    def line(self, n: int) -> str:
+        return f"<!--fd-{self.nonce}:{n}-->"
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """A whole marker line (the model may pad it with spaces)."""
+        return re.compile(rf"^[ \t]*<!--\s*fd-{self.nonce}:(\d+)\s*-->[ \t]*\r?$", re.MULTILINE)
+
+    @cached_property
+    def start_pattern(self) -> re.Pattern[str]:
+        """The start of a marker line still arriving, at the very end of a stream so far:
+        "<", "<!", "<!-", … "<!--fd-a1b2c3:12--"."""
+        prefix = f"<!--fd-{self.nonce}:"
+        steps = "".join(f"(?:{re.escape(ch)}" for ch in prefix[1:])
+        tail = r"(?:\d*\s*-{0,2})?"
+        return re.compile(rf"(?:^|\n)[ \t]*<{steps}{tail}{')?' * (len(prefix) - 1)}\Z")
+
+
+def needs_markers(cores: Sequence[str]) -> bool:
+    """Several blocks, or one that itself starts with ``<think>``: then anything before the
+    first marker is the model's own (its thinking, stripped) and the source's is kept."""
+    return len(cores) > 1 or any(_THINK_START.match(core) for core in cores)
+
 
 _TYPOGRAPHY = {
     "fr": "French typography: a non-breaking space (U+00A0) before : ; ? ! and inside « ».",
@@ -40,7 +76,7 @@ _RULES = """Rules:
 - Never change code spans (`like this`), fenced code, URLs, link and image targets, HTML tags and
   attributes, or placeholders such as {{name}}, {{{{name}}}}, %s, %(name)s, ${{var}}.
 - Link text and image alt text are prose: {prose}.
-- Lines like <!--fd:N--> are markers: copy each unchanged, on its own line, in order."""
+- Lines like <!--fd-…:N--> are markers: copy each unchanged, on its own line, in order."""
 
 
 @dataclass(frozen=True)
@@ -127,25 +163,28 @@ def build_messages(system: str, text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def batch_text(cores: Sequence[str]) -> str:
-    """Several blocks in one message: a marker line before each. One block goes bare."""
-    if len(cores) == 1:
+def batch_text(cores: Sequence[str], markers: Markers | None) -> str:
+    """The blocks of one message, a marker line before each (``markers`` None: one bare block)."""
+    if markers is None:
+        if len(cores) != 1:
+            raise ValueError("several blocks need markers")
         return cores[0]
-    return "\n\n".join(f"{BATCH_MARKER.format(n=i + 1)}\n{core}" for i, core in enumerate(cores))
+    return "\n\n".join(f"{markers.line(i + 1)}\n{core}" for i, core in enumerate(cores))
 
 
-def split_batch(answer: str, count: int) -> list[str] | None:
-    """Map a batch answer back to its blocks; None when the markers are not exactly 1..count."""
-    if count == 1:
-        return [answer.strip("\r\n")] if not _MARKER_RE.search(answer) else None
-    markers = list(_MARKER_RE.finditer(answer))
-    if [int(m.group(1)) for m in markers] != list(range(1, count + 1)):
+def split_batch(answer: str, count: int, markers: Markers | None) -> list[str] | None:
+    """Map a batch answer back to its blocks; None when the markers are not exactly 1..count.
+    A bare block (``markers`` None) is the whole answer."""
+    if markers is None:
+        return [answer.strip("\r\n")]
+    found = list(markers.pattern.finditer(answer))
+    if [int(m.group(1)) for m in found] != list(range(1, count + 1)):
         return None
-    if answer[: markers[0].start()].strip():
+    if answer[: found[0].start()].strip():
         return None
     parts = []
-    for i, m in enumerate(markers):
-        end = markers[i + 1].start() if i + 1 < len(markers) else len(answer)
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(answer)
         body = answer[m.end() : end]
         if body.startswith("\n"):
             body = body[1:]
@@ -153,20 +192,20 @@ def split_batch(answer: str, count: int) -> list[str] | None:
     return parts
 
 
-def partial_batch(answer: str, count: int) -> dict[int, str]:
+def partial_batch(answer: str, count: int, markers: Markers | None) -> dict[int, str]:
     """While streaming: the text so far of each block (0-based) whose marker has arrived."""
-    if count == 1:
+    if markers is None:
         return {0: answer.strip("\r\n")}
-    markers = list(_MARKER_RE.finditer(answer))
+    found = list(markers.pattern.finditer(answer))
     out: dict[int, str] = {}
-    for i, m in enumerate(markers):
+    for i, m in enumerate(found):
         n = int(m.group(1)) - 1
         if not 0 <= n < count:
             continue
-        if i + 1 < len(markers):
-            text = answer[m.end() : markers[i + 1].start()]
+        if i + 1 < len(found):
+            text = answer[m.end() : found[i + 1].start()]
         else:  # the block still streaming: not the first characters of the next marker
-            text = _MARKER_START_RE.sub("", answer[m.end() :])
+            text = markers.start_pattern.sub("", answer[m.end() :])
         out[n] = text.strip("\r\n")
     return out
 

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastdesk.config.settings import Settings, glossary_file, load_settings
+from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
@@ -77,7 +79,17 @@ def build_router(
     _require(providers, ())
     options = options_from_settings(settings)  # (its values are typed as object: hence the ignore)
     pricing = PriceTable(settings.price_overrides)
-    return Router(providers, pricing=pricing, **options)  # type: ignore[arg-type, unused-ignore]
+    retry = RetryPolicy.from_settings(settings.requests)
+    limiter = Limiter(settings.rate_limits)  # the published free tiers, the settings on top
+    deadlines = Deadlines.from_settings(settings.requests)
+    return Router(
+        providers,
+        pricing=pricing,
+        retry=retry,
+        limiter=limiter,
+        deadlines=deadlines,
+        **options,  # type: ignore[arg-type, unused-ignore]
+    )
 
 
 def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
@@ -86,7 +98,11 @@ def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, 
     from fastdesk.providers.factory import configured_providers
 
     return configured_providers(
-        env=env, keys=get_key, models=providers_models(settings), base_urls=settings.base_urls
+        env=env,
+        keys=get_key,
+        models=providers_models(settings),
+        base_urls=settings.base_urls,
+        read_timeout=Deadlines.from_settings(settings.requests).read_timeout,
     )
 
 

@@ -25,3 +25,13 @@ def test_the_activity_indicator_turns_while_requests_are_in_flight(qtbot, tmp_pa
 
     status.set_busy(False)
     assert not indicator.isVisible() and not indicator.turning
+
+
+def test_a_wait_is_shown_in_the_status_bar_for_as_long_as_it_lasts(qtbot, tmp_path) -> None:
+    from fastdesk.translate.events import Waiting
+
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    status = StatusPanel(bar, ledger=CostLedger(tmp_path / "costs.json"))
+    status.waiting(Waiting(3, "groq", 3.2, "Groq free tier, 30 requests/min"))
+    assert bar.currentMessage() == "waiting 4 s: Groq free tier, 30 requests/min"

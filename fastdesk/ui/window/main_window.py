@@ -31,6 +31,7 @@ from fastdesk.translate.events import (
     EngineEvent,
     RequestDone,
     RevisionDone,
+    Waiting,
 )
 from fastdesk.ui.bridge.worker import (
     EngineFactory,
@@ -267,6 +268,8 @@ class MainWindow(QMainWindow):
             self.status.show_error("Translation is off: no provider could be set up", event.message)
         elif isinstance(event, EngineError):
             self.status.show_error(event.message, event.detail)
+        elif isinstance(event, Waiting):
+            self.status.waiting(event)
         elif isinstance(event, BlockFailed) and event.revision >= revision:
             self.statusBar().showMessage("A section could not be translated: see the error", 5000)
         elif isinstance(event, RevisionDone) and event.revision == revision:

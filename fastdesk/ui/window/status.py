@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWid
 from fastdesk.config.redact import redact
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
-from fastdesk.translate.events import RequestStats
+from fastdesk.translate.events import RequestStats, Waiting
 
 
 def _ms(value: float | None) -> str:
@@ -137,6 +137,11 @@ class StatusPanel(QObject):
         if stats.status == "ok":
             self.clear_error()
         self._refresh_cost()
+
+    def waiting(self, event: Waiting) -> None:
+        """Requests wait (a retry, or the rate limiter): "waiting 4 s: Groq free tier, 30
+        requests/min", for as long as the wait lasts."""
+        self.bar.showMessage(event.message, max(1000, int(event.seconds * 1000)))
 
     def from_memory(self, blocks: int) -> None:
         """A revision answered entirely by the translation memory: 0 ms, $0."""

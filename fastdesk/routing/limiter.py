@@ -1,0 +1,274 @@
+"""Never over the limit: a client-side limiter per provider and model.
+
+Free tiers are small (Groq: 30 requests a minute, and no header warns before the 31st), so the
+router asks here before each request how long it must wait. Each (provider, model) has up to four
+windows, requests and tokens per minute and per day, seeded from the providers' published free
+tiers (``resources/rate_limits.toml``, with the day they were read), overridden by the settings
+(``[rate_limits.PROVIDER."MODEL"]``, paid tiers), and tightened while running by what the servers
+say: their rate-limit headers (remaining, reset, a lower limit) and their 429s.
+
+Tokens are booked when a request goes out: the prompt plus the completion budget (Cerebras books
+``max_completion_tokens`` against tokens/minute up front), and corrected to what the server
+reported once the answer is in. Times come from an injectable monotonic clock.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+from fastdesk.config.paths import resource
+from fastdesk.providers.base import RateLimitInfo
+
+Pair = tuple[str, str]
+WINDOWS = {"minute": 60.0, "day": 86400.0}
+LEARN_AFTER = 5
+FIELDS = ("requests_per_minute", "requests_per_day", "tokens_per_minute", "tokens_per_day")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One choice's limits (None: no limit) and where they come from, for the status bar."""
+
+    requests_per_minute: int | None = None
+    requests_per_day: int | None = None
+    tokens_per_minute: int | None = None
+    tokens_per_day: int | None = None
+    label: str = ""  # "Groq free tier", "your settings"
+
+    def limit(self, what: str, window: str) -> int | None:
+        value: int | None = getattr(self, f"{what}_per_{window}")
+        return value
+
+    def tighter(self, what: str, window: str, value: int) -> Limits:
+        """These limits with ``what``/``window`` at most ``value``."""
+        current = self.limit(what, window)
+        if current is not None and current <= value:
+            return self
+        changes: dict[str, Any] = {f"{what}_per_{window}": max(1, value)}
+        return replace(self, **changes)
+
+
+@lru_cache(maxsize=1)
+def published() -> dict[str, dict[str, Limits]]:
+    """The bundled table: provider → model (or "*") → Limits."""
+    raw = tomllib.loads(resource("rate_limits.toml").read_text(encoding="utf-8"))
+    return {
+        provider: {
+            model: limits_from(entry, str(entry.get("label", ""))) for model, entry in m.items()
+        }
+        for provider, m in raw.items()
+    }
+
+
+def limits_from(entry: Mapping[str, object], label: str) -> Limits:
+    """Limits from a table entry; 0 or a missing value means no limit."""
+    values: dict[str, int | None] = {}
+    for name in FIELDS:
+        value = entry.get(name)
+        values[name] = value if isinstance(value, int) and value > 0 else None
+    return Limits(**values, label=label)
+
+
+@dataclass
+class _Window:
+    """Requests and tokens sent within the last ``seconds``."""
+
+    seconds: float
+    sent: deque[list[float]] = field(default_factory=deque)  # [time, tokens]
+    tokens: float = 0.0
+
+    def expire(self, now: float) -> None:
+        while self.sent and self.sent[0][0] <= now - self.seconds:
+            self.tokens -= self.sent.popleft()[1]
+
+    def wait_for(self, now: float, requests: int | None, tokens: int | None, need: int) -> float:
+        """Seconds until one more request of ``need`` tokens fits."""
+        wait = 0.0
+        if requests is not None and len(self.sent) >= requests:
+            wait = self.sent[len(self.sent) - requests][0] + self.seconds - now
+        if tokens is not None and self.sent and self.tokens + need > tokens:
+            # the earliest time enough tokens have left the window (a request bigger than the
+            # whole budget goes alone, into an empty window)
+            left = self.tokens + min(need, tokens) - tokens
+            for at, booked in self.sent:
+                left -= booked
+                if left <= 0:
+                    wait = max(wait, at + self.seconds - now)
+                    break
+        return max(0.0, wait)
+
+
+@dataclass
+class _State:
+    limits: Limits
+    windows: dict[str, _Window] = field(
+        default_factory=lambda: {name: _Window(s) for name, s in WINDOWS.items()}
+    )
+    blocked_until: float = -math.inf  # a 429 said "nothing more until then"
+    blocked_why: str = ""
+    # what the last headers said is left: "requests"/"tokens" → [remaining, until, why]
+    server: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Booking:
+    """A request's entry in the windows, corrected once its real usage is known."""
+
+    pair: Pair
+    entries: tuple[list[float], ...]
+    windows: tuple[_Window, ...]
+
+
+class Limiter:
+    """Per (provider, model): how long the next request must wait, and the bookkeeping."""
+
+    def __init__(
+        self,
+        overrides: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+        *,
+        table: Mapping[str, Mapping[str, Limits]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._table = {p: dict(m) for p, m in (published() if table is None else table).items()}
+        for provider, models in (overrides or {}).items():
+            for model, entry in models.items():
+                self._table.setdefault(provider, {})[model] = limits_from(entry, "your settings")
+        self._clock = clock
+        self._states: dict[Pair, _State] = {}
+
+    def limits(self, pair: Pair) -> Limits:
+        return self._state(pair).limits
+
+    def _state(self, pair: Pair) -> _State:
+        state = self._states.get(pair)
+        if state is None:
+            models = self._table.get(pair[0], {})
+            state = _State(models.get(pair[1]) or models.get("*") or Limits())
+            self._states[pair] = state
+        return state
+
+    # ---- asking --------------------------------------------------------------------------
+
+    def wait_s(self, pair: Pair, tokens: int) -> float:
+        """Seconds before a request of ``tokens`` (prompt + completion budget) may go (0: now)."""
+        state = self._state(pair)
+        now = self._clock()
+        wait = max(0.0, state.blocked_until - now)
+        for what, (remaining, until, _why) in state.server.items():
+            if now < until and remaining < (1 if what == "requests" else tokens):
+                wait = max(wait, until - now)
+        for name, window in state.windows.items():
+            window.expire(now)
+            requests = state.limits.limit("requests", name)
+            budget = state.limits.limit("tokens", name)
+            wait = max(wait, window.wait_for(now, requests, budget, tokens))
+        return wait
+
+    def why(self, pair: Pair, tokens: int) -> str:
+        """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""
+        state = self._state(pair)
+        now = self._clock()
+        if state.blocked_until > now and state.blocked_why:
+            return state.blocked_why
+        for what, (remaining, until, why) in state.server.items():
+            if now < until and remaining < (1 if what == "requests" else tokens):
+                return str(why)
+        label = state.limits.label or pair[0]
+        for name, window in state.windows.items():
+            requests = state.limits.limit("requests", name)
+            budget = state.limits.limit("tokens", name)
+            unit = "min" if name == "minute" else name
+            if window.wait_for(now, requests, None, tokens) > 0:
+                return f"{label}, {requests:,} requests/{unit}"
+            if window.wait_for(now, None, budget, tokens) > 0:
+                return f"{label}, {budget:,} tokens/{unit}"
+        return f"{label}, rate limit"
+
+    # ---- bookkeeping ---------------------------------------------------------------------
+
+    def book(self, pair: Pair, tokens: int) -> Booking:
+        """A request of ``tokens`` goes out now."""
+        state = self._state(pair)
+        now = self._clock()
+        entries, windows = [], []
+        for what, left in state.server.items():  # what the server said is left shrinks too
+            left[0] -= 1 if what == "requests" else tokens
+        for window in state.windows.values():
+            entry = [now, float(tokens)]
+            window.sent.append(entry)
+            window.tokens += tokens
+            entries.append(entry)
+            windows.append(window)
+        return Booking(pair, tuple(entries), tuple(windows))
+
+    def settle(self, booking: Booking, tokens: int | None) -> None:
+        """The server reported what the request really used (None: keep what was booked)."""
+        if tokens is None or booking.pair[0] == "cerebras":  # Cerebras keeps the budget booked
+            return
+        for entry, window in zip(booking.entries, booking.windows, strict=True):
+            if entry in window.sent:  # not expired yet
+                window.tokens += tokens - entry[1]
+                entry[1] = float(tokens)
+
+    def observe(self, pair: Pair, info: RateLimitInfo | None) -> None:
+        """Tighten from a response's rate-limit headers (each read for its own window)."""
+        if info is None:
+            return
+        state = self._state(pair)
+        now = self._clock()
+        for what, limit, remaining, reset, window in (
+            (
+                "requests",
+                info.limit_requests,
+                info.remaining_requests,
+                info.reset_requests_s,
+                info.requests_per,
+            ),
+            (
+                "tokens",
+                info.limit_tokens,
+                info.remaining_tokens,
+                info.reset_tokens_s,
+                info.tokens_per,
+            ),
+        ):
+            if window not in WINDOWS:
+                continue
+            if limit is not None and limit > 0:
+                state.limits = state.limits.tighter(what, window, limit)
+            if remaining is not None and reset is not None:
+                unit = "min" if window == "minute" else window
+                shown = limit if limit is not None else state.limits.limit(what, window)
+                why = f"{state.limits.label or pair[0]}, {shown or 0:,} {what}/{unit}"
+                state.server[what] = [remaining, now + min(reset, WINDOWS[window]), why]
+
+    def rate_limited(
+        self, pair: Pair, retry_after: float | None, info: RateLimitInfo | None = None
+    ) -> None:
+        """A 429: nothing more until its retry-after. A 429 the tokens do not explain, met after
+        at least ``LEARN_AFTER`` requests this minute, means fewer requests a minute than we
+        thought: the minute's count becomes the limit (fewer say nothing about a requests/min
+        limit: a token limit or a passing overload)."""
+        state = self._state(pair)
+        now = self._clock()
+        tokens_out = info is not None and info.remaining_tokens == 0
+        minute = state.windows["minute"]
+        minute.expire(now)
+        accepted = len(minute.sent) - 1  # the refused one does not count
+        if not tokens_out and accepted >= LEARN_AFTER:
+            state.limits = state.limits.tighter("requests", "minute", accepted)
+        self.observe(pair, info)
+        if retry_after is not None:
+            self._block(state, now + retry_after, f"{pair[0]} rate limit reached")
+
+    @staticmethod
+    def _block(state: _State, until: float, why: str) -> None:
+        if until > state.blocked_until:
+            state.blocked_until, state.blocked_why = until, why

@@ -1,0 +1,95 @@
+"""Is an answer a translation at all? Its language and its length, against its source.
+
+A model that returns a fixed text, echoes the source, answers in the wrong language, or answers
+far shorter or longer than its source must not be written as a translation. The language is
+identified by py3langid (BSD-3-Clause): it ships its model inside the package (nothing to
+download at run time, which cannot happen here), classifies a paragraph in well under a
+millisecond once loaded (~0.8 s, once, on the engine's thread), and covers the ~100 languages
+the app offers; fastText needs a model download, lingua-language-detector is a 96 MB wheel.
+Text shorter than ``MIN_LETTERS`` letters is not judged: no identifier is reliable there
+("Getting started" is English with 30 % confidence).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+from fastdesk.document.languages import language_name, primary
+
+MIN_LETTERS = 40  # less prose than this is not identified (headings, names, numbers)
+MIN_ANSWER_LETTERS = 20  # an answer to a source that was identified may be judged on less
+SURE = 0.9  # the identifier's confidence needed to call an answer "in another language"
+LENGTH_RATIO = (0.5, 2.5)  # an answer outside this share of its source's length is suspect
+DENSE_SCRIPTS = {"ja", "zh", "ko"}  # a few characters say what a paragraph of Latin letters do
+DENSE_LOW = 0.2
+MIN_LENGTH_CHARS = 60  # shorter sources vary too much in length to judge a ratio
+RUNAWAY_RATIO = 3.0  # an answer past this many times its expected length is stopped
+
+_NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|\]\([^)\s]*\)|https?://\S+|<[^>\n]*>|\{\{?[^}\n]*\}\}?|[*_#>|\[\]-]",
+    re.DOTALL,
+)
+_LETTER = re.compile(r"[^\W\d_]")
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def prose(text: str) -> str:
+    """The words of a Markdown block, without code, link targets, URLs, tags and markup."""
+    return " ".join(_NOT_PROSE.sub(" ", text).split())
+
+
+def identify(text: str, min_letters: int = MIN_LETTERS) -> dict[str, float] | None:
+    """Language → probability for the prose of ``text``; None when it is too short to tell."""
+    words = prose(text)
+    if len(_LETTER.findall(words)) < min_letters:
+        return None
+    with _lock:  # the identifier is not documented as thread-safe
+        ranked = _identifier().rank(words)
+    return {str(lang): float(p) for lang, p in ranked}
+
+
+def not_translated(source: str, answer: str, target_lang: str) -> str | None:
+    """Why ``answer`` is not a translation of ``source`` into ``target_lang`` (None: it may be).
+
+    Only judged when both are long enough to identify and the source is not already in the
+    target language (then an answer equal to it is a fine translation).
+    """
+    target = primary(target_lang)
+    source_langs = identify(source)
+    if source_langs is None or _top(source_langs) == target:
+        return None
+    if " ".join(answer.split()) == " ".join(source.split()):
+        return f"the answer is the source unchanged, not {language_name(target)}"
+    answer_langs = identify(answer, MIN_ANSWER_LETTERS)
+    if answer_langs is not None:
+        lang = _top(answer_langs)
+        if lang != target and answer_langs[lang] >= SURE and answer_langs.get(target, 0) < 0.05:
+            return f"the answer is in {language_name(lang)}, not {language_name(target)}"
+    return length_mismatch(source, answer, target)
+
+
+def length_mismatch(source: str, answer: str, target_lang: str = "") -> str | None:
+    """An answer far shorter or longer than its source (a fixed text, a summary, a ramble)."""
+    if len(source.strip()) < MIN_LENGTH_CHARS:
+        return None
+    ratio = len(answer.strip()) / len(source.strip())
+    low, high = LENGTH_RATIO
+    if primary(target_lang) in DENSE_SCRIPTS:
+        low = DENSE_LOW
+    if ratio < low or ratio > high:
+        return f"the answer is {ratio:.1f}× the length of its source"
+    return None
+
+
+def _top(langs: dict[str, float]) -> str:
+    return max(langs, key=langs.__getitem__)

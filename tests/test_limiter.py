@@ -1,0 +1,183 @@
+"""The client-side limiter: published free tiers, settings on top, headers read for their own
+window, 429s that tighten; and the router waiting for it instead of meeting a 429."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from fastdesk.providers import _common
+from fastdesk.providers.base import RateLimitInfo
+from fastdesk.routing.limiter import Limiter, Limits
+from fastdesk.routing.retry import RetryPolicy
+from fastdesk.routing.router import Backoff, Router
+from fastdesk.routing.stats import StatsStore
+from tests.emulator import Emulator, RateLimits
+from tests.test_router import Clock
+
+GROQ_8B = ("groq", "llama-3.1-8b-instant")
+
+
+def test_seeded_from_the_published_free_tiers_and_overridden_by_settings() -> None:
+    limiter = Limiter()
+    limits = limiter.limits(GROQ_8B)
+    assert (limits.requests_per_minute, limits.requests_per_day) == (30, 14400)
+    assert (limits.tokens_per_minute, limits.tokens_per_day) == (6000, 500000)
+    assert limits.label == "Groq free tier"
+    assert limiter.limits(("groq", "some-new-model")).requests_per_minute == 30  # "*"
+    assert limiter.limits(("cerebras", "gpt-oss-120b")).tokens_per_minute == 60000
+    assert limiter.limits(("openai", "local-model")) == Limits()  # a local server: no limit
+    paid = Limiter({"groq": {"llama-3.1-8b-instant": {"requests_per_minute": 1000}}})
+    assert paid.limits(GROQ_8B).requests_per_minute == 1000
+    assert paid.limits(GROQ_8B).tokens_per_minute is None  # not in the override: no limit
+
+
+def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
+    clock = Clock()
+    limiter = Limiter(clock=clock)
+    for _ in range(30):
+        assert limiter.wait_s(GROQ_8B, 10) == 0.0
+        limiter.book(GROQ_8B, 10)
+        clock.now += 1
+    assert limiter.wait_s(GROQ_8B, 10) == pytest.approx(30.0)
+    assert limiter.why(GROQ_8B, 10) == "Groq free tier, 30 requests/min"
+    clock.now += 30
+    assert limiter.wait_s(GROQ_8B, 10) == 0.0
+
+
+def test_tokens_per_minute_and_the_real_usage_replacing_the_booking() -> None:
+    clock = Clock()
+    limiter = Limiter(clock=clock)
+    booking = limiter.book(GROQ_8B, 5000)
+    assert limiter.wait_s(GROQ_8B, 2000) == pytest.approx(60.0)
+    assert limiter.why(GROQ_8B, 2000) == "Groq free tier, 6,000 tokens/min"
+    limiter.settle(booking, 1200)  # Groq counts what was used
+    assert limiter.wait_s(GROQ_8B, 2000) == 0.0
+    cerebras = ("cerebras", "gpt-oss-120b")
+    booked = limiter.book(cerebras, 59000)
+    limiter.settle(booked, 100)  # Cerebras keeps max_completion_tokens booked
+    assert limiter.wait_s(cerebras, 2000) == pytest.approx(60.0)
+    clock.now += 61
+    assert limiter.wait_s(("groq", "x"), 10**6) == 0.0  # bigger than any budget: goes alone
+
+
+@pytest.mark.parametrize(
+    ("headers", "bare", "windows"),
+    [
+        (
+            {"x-ratelimit-limit-requests": "14400", "x-ratelimit-remaining-tokens": "5"},
+            "day",
+            ("day", "minute"),
+        ),  # Groq: -requests per day, -tokens per minute
+        (
+            {"x-ratelimit-limit-requests-day": "14400", "x-ratelimit-limit-tokens-minute": "6e4"},
+            "day",
+            ("day", "minute"),
+        ),  # Cerebras names the window
+        ({"x-ratelimit-limit-requests": "500"}, "minute", ("minute", "minute")),  # OpenAI-style
+    ],
+)
+def test_headers_are_read_for_their_own_window(headers, bare, windows) -> None:
+    info = _common.parse_rate_limits(httpx.Headers(headers), bare_requests_per=bare)
+    assert info is not None and (info.requests_per, info.tokens_per) == windows
+
+
+def test_headers_tighten_the_limits_and_say_when_the_budget_is_spent() -> None:
+    clock = Clock()
+    limiter = Limiter(clock=clock)
+    limiter.observe(
+        GROQ_8B, RateLimitInfo(limit_tokens=3000, remaining_tokens=100, reset_tokens_s=2.0)
+    )
+    assert limiter.limits(GROQ_8B).tokens_per_minute == 3000  # lower than the table: adopted
+    assert limiter.wait_s(GROQ_8B, 500) == pytest.approx(2.0)
+    assert limiter.wait_s(GROQ_8B, 50) == 0.0
+    limiter.observe(
+        GROQ_8B, RateLimitInfo(limit_requests=14400, remaining_requests=0, reset_requests_s=7200.0)
+    )
+    assert limiter.limits(GROQ_8B).requests_per_day == 14400  # a per-day figure, read as such
+    assert limiter.wait_s(GROQ_8B, 50) == pytest.approx(7200.0)
+    assert limiter.why(GROQ_8B, 50) == "Groq free tier, 14,400 requests/day"
+
+
+def test_a_429_after_many_requests_teaches_the_real_requests_per_minute() -> None:
+    clock = Clock()
+    limiter = Limiter(table={}, clock=clock)
+    limiter.book(("groq", "m"), 1)
+    limiter.rate_limited(("groq", "m"), 2.0)  # one request: says nothing about requests/min
+    assert limiter.limits(("groq", "m")).requests_per_minute is None
+    assert limiter.wait_s(("groq", "m"), 1) == pytest.approx(2.0)
+    for _ in range(12):
+        limiter.book(("groq", "m"), 1)
+    limiter.rate_limited(("groq", "m"), None)
+    assert limiter.limits(("groq", "m")).requests_per_minute == 12
+
+
+def groq_router(emu: Emulator, **kw) -> Router:
+    from fastdesk.providers.groq import GroqProvider
+
+    provider = GroqProvider("gsk_test_not_a_real_key_000000", base_url=emu.groq_base_url)
+    return Router({"groq": provider}, stats=StatsStore.memory(), explore_share=0.0, **kw)
+
+
+MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]
+
+
+def test_the_router_waits_for_the_limiter_instead_of_meeting_a_429() -> None:
+    model = "llama-3.1-8b-instant"
+    table = {"groq": {"*": Limits(requests_per_minute=3, label="Groq free tier")}}
+    with Emulator(limit_rpm=3, rate_limits=RateLimits()) as emu:
+
+        async def go() -> Backoff:
+            router = groq_router(emu, limiter=Limiter(table=table))
+            for _ in range(3):
+                async for _ev in router.stream(MESSAGES, model=model):
+                    pass
+            events = router.stream(MESSAGES, model=model)
+            try:
+                async for ev in events:
+                    if isinstance(ev, Backoff):
+                        return ev
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+                await router.aclose()
+            raise AssertionError("no wait")
+
+        wait = asyncio.run(go())
+        assert emu.refused == 0 and len(emu.chat_requests) == 3
+    assert 55 < wait.seconds <= 60 and wait.reason == "Groq free tier, 3 requests/min"
+
+
+def test_a_429_from_a_limit_we_did_not_know_is_waited_out_then_answered() -> None:
+    with Emulator(limit_rpm=2, limit_window_s=0.4) as emu:
+
+        async def go() -> list[object]:
+            router = groq_router(emu, retry=RetryPolicy(base_backoff_s=0.01))
+            seen: list[object] = []
+            for _ in range(3):
+                async for ev in router.stream(MESSAGES, model="llama-3.1-8b-instant"):
+                    seen.append(ev)
+            await router.aclose()
+            return seen
+
+        seen = asyncio.run(go())
+        assert emu.refused == 1 and len(emu.chat_requests) == 4
+    [wait] = [e for e in seen if isinstance(e, Backoff)]
+    assert wait.seconds == pytest.approx(1.0)  # retry-after: 1 (whole seconds)
+
+
+def test_settings_override_reaches_the_router_and_a_bad_one_falls_back(tmp_path) -> None:
+    from fastdesk.config.settings import load_settings
+    from fastdesk.translate.wiring import build_router
+
+    path = tmp_path / "settings.toml"
+    path.write_text('version = 1\n[rate_limits.groq."*"]\nrequests_per_minute = 1000\n')
+    settings, warnings = load_settings(path)
+    assert warnings == []
+    router = build_router(settings, env={"GROQ_API_KEY": "gsk_test_not_a_real_key_000000"})
+    assert router.limiter.limits(("groq", "any-model")).requests_per_minute == 1000
+    assert router.limiter.limits(GROQ_8B).tokens_per_minute == 6000  # its own entry still holds
+    path.write_text('version = 1\n[rate_limits.groq."*"]\nrequests_per_minute = "lots"\n')
+    settings, warnings = load_settings(path)
+    assert settings.rate_limits == {} and "rate_limits" in warnings[0]
