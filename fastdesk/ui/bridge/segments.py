@@ -1,4 +1,4 @@
-"""What the target panes show, computed without Qt: block segments, their diff, Markdown → HTML.
+"""What the target panes show, computed without Qt: block segments, their diff, their HTML.
 
 Why Qt-free: the worker thread prepares segments (so the GUI thread only applies edits), and the
 diff is the heart of "update only what changed", which deserves plain unit tests.
@@ -19,9 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import markdown  # type: ignore[import-untyped, unused-ignore]  # stubs: types-Markdown, if installed
-
 from fastdesk.config.paths import resource
+from fastdesk.document.html import NO_CONTEXT, Context, render
 
 Op = tuple[int, int, int, int]  # old[i1:i2] becomes new[j1:j2]
 
@@ -158,16 +157,13 @@ def join(parts: Iterable[Segment]) -> str:
 
 # ---- Markdown → HTML ----------------------------------------------------------------------
 
-_EXTENSIONS = ["tables", "fenced_code", "sane_lists"]
-_md = markdown.Markdown(extensions=_EXTENSIONS, output_format="html")
 
+def block_html(text: str, context: Context = NO_CONTEXT) -> str:
+    """HTML for one block's Markdown in its document's context (the core's renderer, cached).
 
-@lru_cache(maxsize=4096)
-def block_html(text: str) -> str:
-    """HTML for one block's Markdown (cached: a document re-renders only blocks that changed)."""
-    _md.reset()
-    html: str = _md.convert(text)  # (typed Any without the stubs)
-    return html
+    Without the final line break: Qt's rich text would keep it as a space after the last element.
+    """
+    return render(text, context).rstrip("\n")
 
 
 def generated_html(text: str, label: str) -> str:

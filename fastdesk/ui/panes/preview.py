@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QPoint, Signal
 from PySide6.QtGui import (
@@ -17,6 +17,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from fastdesk.document.html import NO_CONTEXT, Context
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, range_selection
@@ -58,6 +59,8 @@ class TargetPreview(QTextBrowser, Incremental):
         self.setOpenExternalLinks(True)
         self.setUndoRedoEnabled(False)
         self.expansions: dict[str, str] = {}
+        # block id → what it needs from the document (references, list number); set by the view
+        self.contexts: Mapping[str, Context] = {}
         self._plain: tuple[Segment, ...] = ()
         self._starts: list[int] = [0]
         self._highlighted: int | None = None
@@ -98,10 +101,9 @@ class TargetPreview(QTextBrowser, Incremental):
         extra = self.expansions.get(seg.key)
         return seg if extra is None else Segment(seg.key, f"{seg.text}\x00{extra}", seg.qlen)
 
-    @staticmethod
-    def _html(seg: Segment) -> str:
+    def _html(self, seg: Segment) -> str:
         text, _, extra = seg.text.partition("\x00")
-        body = render.block_html(text)
+        body = render.block_html(text, self.contexts.get(seg.key, NO_CONTEXT))
         return body + render.generated_html(extra, GENERATED_LABEL) if extra else body
 
     def starts(self) -> list[int]:
