@@ -62,7 +62,7 @@ def test_every_spec_example_renders_as_the_spec_says_or_as_github_does() -> None
         ("- a\n\n  ```\n  code\n  ```\n", "<pre><code>code\n</code></pre>"),
         ("[path.win32][]\n\n[path.win32]: https://nodejs.org/api/path.html\n", "nodejs.org"),
         ("---\ntitle: Guide\nlang: en\n---\n# Hi\n", "<th>title</th><td>Guide</td>"),
-        ("+++\ntitle = \"Guide\"\n+++\n# Hi\n", "<th>title</th><td>Guide</td>"),
+        ('+++\ntitle = "Guide"\n+++\n# Hi\n', "<th>title</th><td>Guide</td>"),
     ],
 )
 def test_github_cases(markdown: str, expected: str) -> None:
@@ -103,7 +103,7 @@ def test_list_numbers_restart_with_a_new_list() -> None:
 
 def test_safe_rendering_shows_raw_html_as_text_and_keeps_only_safe_links() -> None:
     out = render(
-        '<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](https://ok.example) '
+        "<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](https://ok.example) "
         "![pic](https://img.example/a.png)\n",
         safe=True,
     )

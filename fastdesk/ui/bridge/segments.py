@@ -162,8 +162,17 @@ def block_html(text: str, context: Context = NO_CONTEXT) -> str:
     """HTML for one block's Markdown in its document's context (the core's renderer, cached).
 
     Without the final line break: Qt's rich text would keep it as a space after the last element.
+    Task list boxes as ☐/☑: Qt's rich text draws no <input>.
     """
-    return render(text, context).rstrip("\n")
+    out = render(text, context).rstrip("\n")
+    return _CHECKBOX.sub(_box, out) if "task-list-item-checkbox" in out else out
+
+
+_CHECKBOX = re.compile(r'<input class="task-list-item-checkbox"[^>]*>')
+
+
+def _box(match: re.Match[str]) -> str:
+    return "\u2611" if "checked" in match.group(0) else "\u2610"
 
 
 def generated_html(text: str, label: str) -> str:

@@ -55,6 +55,12 @@ class Commands:
     summary: Command
     sample: Command
     about: Command
+    find: Command
+    replace: Command
+    find_next: Command
+    find_previous: Command
+    outline: Command
+    guide: Command
 
 
 def _action(
@@ -254,7 +260,19 @@ class Actions:
             "Write a standalone HTML page: source and translation side by side, with states",
         )
         self.sample = a(w, "actionSample", "Open &Sample Document", c.sample, None)
-        self.about = a(w, "actionAbout", "&About fastdesk", c.about, Key.HelpContents)
+        self.about = a(w, "actionAbout", "&About fastdesk", c.about, None)
+        self.find = a(w, "actionFind", "&Find…", c.find, "Ctrl+F", "Find in the focused pane")
+        self.replace = a(w, "actionReplace", "&Replace…", c.replace, "Ctrl+H", "Find and replace")
+        self.find_next = a(w, "actionFindNext", "Find &Next", c.find_next, "F3")
+        self.find_previous = a(
+            w, "actionFindPrevious", "Find Pre&vious", c.find_previous, "Shift+F3"
+        )
+        self.outline = a(
+            w, "actionOutline", "&Outline", c.outline, "Ctrl+Shift+O", "The document's headings"
+        )
+        self.guide = a(
+            w, "actionGuide", "fastdesk &Guide", c.guide, "F1", "What fastdesk does; shortcuts"
+        )
         self.recent_menu = QMenu("Open &Recent", w)
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(lambda: c.open_recent(self.recent_menu))
@@ -273,6 +291,8 @@ class Actions:
         edit.addActions([self.undo, self.redo])
         edit.addSeparator()
         edit.addActions([self.cut, self.copy, self.paste, self.select_all])
+        edit.addSeparator()
+        edit.addActions([self.find, self.replace, self.find_next, self.find_previous])
         tr = bar.addMenu("&Translate")
         tr.addActions([self.live, self.translate_now, self.retranslate, self.expand])
         tr.addSeparator()
@@ -290,8 +310,10 @@ class Actions:
         view.addActions([self.toggle_view, self.sync_scroll])
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
+        view.addSeparator()
+        view.addAction(self.outline)
         help_ = bar.addMenu("&Help")
-        help_.addActions([self.show_error, self.sample])
+        help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()
         help_.addAction(self.about)
 

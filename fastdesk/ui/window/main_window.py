@@ -48,6 +48,7 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions, Commands
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.workbench import Workbench
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -112,8 +113,10 @@ class MainWindow(QMainWindow):
             view, self, remember=self._remember_file, select_review_key=self._select_review_key
         )
         self.review_commands = ReviewCommands(view, self)
+        self.workbench = Workbench(view, self)
         self.actions_ = Actions(self, self._commands())
         self.actions_.build_menus(self.menuBar())
+        self.workbench.install()
         self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -142,11 +145,12 @@ class MainWindow(QMainWindow):
 
     def _commands(self) -> Commands:
         """What each action does: the named commands of the window, the document and its review."""
-        view, files, review, source = (
+        view, files, review, source, bench = (
             self.document_view,
             self.files,
             self.review_commands,
             self.document_view.source,
+            self.workbench,
         )
         return Commands(
             new=files.new_document,
@@ -184,6 +188,12 @@ class MainWindow(QMainWindow):
             summary=review.show_review_summary,
             sample=files.open_sample,
             about=self.about,
+            find=bench.find,
+            replace=bench.replace,
+            find_next=bench.find_next,
+            find_previous=bench.find_previous,
+            outline=bench.show_outline,
+            guide=bench.show_guide,
         )
 
     def _wire(self) -> None:
