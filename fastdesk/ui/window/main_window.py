@@ -443,8 +443,20 @@ class MainWindow(QMainWindow):
             panel.openSettingsRequested.connect(self.open_settings)
             panel.localServerChosen.connect(lambda _url, _model: self.apply_settings())
             self.document_view.insert_notice(panel)
+            self.document_view.renamed.connect(self._describe_first_run)
             self.first_run = panel
+        self._describe_first_run()
         self.first_run.show()
+
+    def _describe_first_run(self) -> None:
+        from fastdesk.ui.document.files import SAMPLE_NAME
+        from fastdesk.ui.window.first_run import FirstRunPanel
+
+        view = self.document_view
+        if isinstance(self.first_run, FirstRunPanel):
+            sample = view.path is None and view.name == SAMPLE_NAME
+            named = view.path is not None or bool(view.text().strip())
+            self.first_run.describe_document(sample=sample, name=view.name if named else "")
 
     def about(self) -> None:
         QMessageBox.about(
