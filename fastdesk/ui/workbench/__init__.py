@@ -80,6 +80,7 @@ class Workbench:
             self._open(replace=False)
 
     def _open(self, *, replace: bool) -> None:
+        self._focus_changed(None, self.window.focusWidget())  # (also while the window is inactive)
         pane = self._pane
         if replace and pane is self.view.preview:
             pane = self._editable(pane) or pane

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSizePolicy,
     QTextEdit,
     QToolButton,
     QWidget,
@@ -46,6 +47,7 @@ class FindBar(QFrame):
         super().__init__(parent)
         self.setObjectName("findBar")
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)  # one line
         self._editable = editable
         self.pane: Pane | None = None
         self.scope = QLabel()
