@@ -15,24 +15,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from make_screenshots import engine_factory, wait  # noqa: E402  (sets FASTDESK_HOME first)
+from make_screenshots import translated_window, wait  # noqa: E402  (sets FASTDESK_HOME first)
 from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-
-
-def translated_window():  # type: ignore[no-untyped-def]
-    from fastdesk.ui.window.main_window import MainWindow
-
-    window = MainWindow(engine_factory=engine_factory)
-    window.resize(1280, 800)
-    window.show()
-    window.files.open_sample()
-    for _ in range(100):
-        wait(50)
-        view = window.document_view
-        if not view.pending and view.scheduler.idle and not window.status.activity.isVisible():
-            break
-    return window
 
 
 def main() -> int:

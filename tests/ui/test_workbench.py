@@ -29,6 +29,14 @@ def key(qtbot, w, sequence: str) -> None:
     raise AssertionError(f"no action on {sequence}")
 
 
+def open_bar(qtbot, w, pane, sequence: str):  # type: ignore[no-untyped-def]
+    """Focus ``pane``, then press ``sequence`` (Ctrl+F or Ctrl+H): the find bar."""
+    pane.setFocus()
+    qtbot.waitUntil(lambda: pane.hasFocus())
+    key(qtbot, w, sequence)
+    return w.workbench.find_bar
+
+
 def opened(make_window, qtbot):
     w = make_window()
     w.document_view.source.setPlainText(TEXT)
@@ -62,11 +70,8 @@ def test_query_case_whole_word_and_regex() -> None:
 def test_find_in_the_source_counts_steps_and_wraps(make_window, qtbot) -> None:
     w = opened(make_window, qtbot)
     source = w.document_view.source
-    source.setFocus()
-    qtbot.waitUntil(lambda: source.hasFocus())
-    key(qtbot, w, "Ctrl+F")
-    bar = w.findChild(type(w.workbench.find_bar), "findBar")
-    assert bar is w.workbench.find_bar and bar.isVisible()
+    bar = open_bar(qtbot, w, source, "Ctrl+F")
+    assert w.findChild(type(bar), "findBar") is bar and bar.isVisible()
     assert not bar.replace_edit.isVisible()  # Ctrl+F: find only
     qtbot.keyClicks(bar.find_edit, "cat")
     assert bar.count.text() == "3 matches"
@@ -96,10 +101,7 @@ def test_find_in_the_source_counts_steps_and_wraps(make_window, qtbot) -> None:
 def test_replace_in_the_source_is_one_undoable_edit(make_window, qtbot) -> None:
     w = opened(make_window, qtbot)
     source = w.document_view.source
-    source.setFocus()
-    qtbot.waitUntil(lambda: source.hasFocus())
-    key(qtbot, w, "Ctrl+H")
-    bar = w.workbench.find_bar
+    bar = open_bar(qtbot, w, source, "Ctrl+H")
     assert bar.replace_edit.isVisible() and bar.scope.text() == "Source"
     bar.find_edit.setText("world")
     bar.replace_edit.setText("planet")
@@ -114,10 +116,7 @@ def test_replace_in_the_target_becomes_the_editors_own_corrections(make_window, 
     w = opened(make_window, qtbot)
     view = w.document_view
     assert not view.showing_raw  # the rendered translation is on show
-    view.preview.setFocus()
-    qtbot.waitUntil(lambda: view.preview.hasFocus())
-    key(qtbot, w, "Ctrl+F")
-    bar = w.workbench.find_bar
+    bar = open_bar(qtbot, w, view.preview, "Ctrl+F")
     assert bar.scope.text() == "Translation"
     bar.find_edit.setText("monde")
     assert bar.count.text() == "2 matches"  # in the rendered text
