@@ -235,3 +235,34 @@ def test_the_rendered_view_numbers_lists_and_resolves_references_across_blocks(
     assert "https://example.com/guide" in anchors  # the definition is another block
     assert struck
     assert "\u2611 done" in doc.toPlainText()
+
+
+def preview_numbers(w) -> list[str]:
+    doc = w.document_view.preview.document()
+    out, blk = [], doc.begin()
+    while blk.isValid():
+        if blk.textList() is not None:
+            out.append(blk.textList().itemText(blk))
+        blk = blk.next()
+    return out
+
+
+def test_a_block_renders_again_when_its_context_changes_though_its_text_did_not(
+    make_window, qtbot
+) -> None:
+    w = make_window()
+    view = w.document_view
+    view.source.setPlainText("1. one\n1. two\n1. three\n\nSee [the guide][g].\n")
+    wait_settled(w, qtbot)
+    assert preview_numbers(w) == ["1.", "2.", "3."]
+    assert "[the guide][g]" in view.preview.toPlainText()
+    cursor = view.source.textCursor()
+    cursor.setPosition(0)
+    view.source.setTextCursor(cursor)
+    view.source.insertPlainText("1. zero\n")  # the items below keep their text, not their number
+    cursor.movePosition(cursor.MoveOperation.End)
+    view.source.setTextCursor(cursor)
+    view.source.insertPlainText("\n[g]: https://example.com/guide\n")
+    qtbot.waitUntil(lambda: preview_numbers(w) == ["1.", "2.", "3.", "4."], timeout=5000)
+    qtbot.waitUntil(lambda: "[the guide][g]" not in view.preview.toPlainText(), timeout=5000)
+    assert "the guide" in view.preview.toPlainText()

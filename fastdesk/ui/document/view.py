@@ -339,7 +339,7 @@ class DocumentView(QWidget):
             self._shown_source = self._source_blocks
             self.sync.set_source_blocks(self._source_blocks)
             self.source_document = reparse(self.source_document, render.join(self._source_blocks))
-            self.preview.contexts = contexts(self.source_document)
+            self.preview.set_contexts(contexts(self.source_document))
         self._live_target, self._streaming = self._target, self._target_streaming
         self.refresh_target()
 
