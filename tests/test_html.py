@@ -115,3 +115,20 @@ def test_safe_rendering_shows_raw_html_as_text_and_keeps_only_safe_links() -> No
     assert 'href="javascript' not in out and 'href="https://ok.example"' in out
     assert "<img" not in out and '<a href="https://img.example/a.png" class="image">' in out
     assert "<script>" in render("<script>x</script>\n")  # the pane (Qt runs no script) keeps it
+
+
+def test_the_bilingual_page_uses_the_same_renderer_in_context() -> None:
+    from fastdesk.review.export import bilingual_html
+
+    source = (
+        "---\ntitle: Guide\n---\n\n1. one\n1. two\n\nSee [path.win32][] and ~~old~~[^n].\n\n"
+        "- [x] done\n\n[path.win32]: https://nodejs.org/api/path.html\n\n[^n]: A note.\n"
+    )
+    doc = parse(source)
+    target = {b.id: b.text.replace("one", "un").replace("two", "deux") for b in doc.blocks}
+    page = bilingual_html(doc, target, "fr", "Guide")
+    assert page.count('<ol start="2">') == 2  # source and target of the second item
+    assert page.count('<a href="https://nodejs.org/api/path.html">path.win32</a>') == 2
+    assert "<s>old</s>" in page and 'type="checkbox" checked' in page
+    assert "<th>title</th><td>Guide</td>" in page and 'href="#fn1"' in page
+    assert "footnote-item" in page

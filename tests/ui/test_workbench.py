@@ -266,3 +266,25 @@ def test_a_block_renders_again_when_its_context_changes_though_its_text_did_not(
     qtbot.waitUntil(lambda: preview_numbers(w) == ["1.", "2.", "3.", "4."], timeout=5000)
     qtbot.waitUntil(lambda: "[the guide][g]" not in view.preview.toPlainText(), timeout=5000)
     assert "the guide" in view.preview.toPlainText()
+
+
+def test_the_find_keys_work_while_typing_in_either_pane(make_window, qtbot) -> None:
+    w = opened(make_window, qtbot)
+    raw(w)
+    view, bar = w.document_view, w.workbench.find_bar
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    for pane, scope in ((view.source, "Source"), (view.target_editor, "Translation")):
+        pane.setFocus()
+        qtbot.waitUntil(lambda p=pane: p.hasFocus())
+        qtbot.keyClick(pane, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+        assert bar.isVisible() and bar.scope.text() == scope and bar.find_edit.hasFocus()
+        qtbot.keyClicks(bar.find_edit, "the")
+        qtbot.keyClick(bar.find_edit, Qt.Key.Key_F3)
+        assert pane.textCursor().selectedText().lower() == "the"
+        qtbot.keyClick(bar.find_edit, Qt.Key.Key_Escape)
+        assert not bar.isVisible() and pane.hasFocus()
+        qtbot.keyClick(pane, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+        assert bar.replace_edit.isVisible()
+        bar.find_edit.clear()
+        bar.hide()
