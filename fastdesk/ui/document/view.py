@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
@@ -93,7 +92,6 @@ class DocumentView(QWidget):
         self._sent_source: str | None = None
         self._target: tuple[render.Segment, ...] = ()
         self._source_blocks: tuple[render.Segment, ...] = ()
-        self.source_document = parse("")  # the blocks shown, parsed (outline, render contexts)
         self._pending: frozenset[str] = frozenset()
         self._shown_source: tuple[render.Segment, ...] = ()
         self._shown_target: tuple[render.Segment, ...] = ()
@@ -314,6 +312,7 @@ class DocumentView(QWidget):
     def _apply_batch(self, batch: WorkerBatch) -> None:
         if batch.doc is not None:
             self.review_ctl.set_doc(batch.doc, batch.revision)
+            self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
         review_changed = self.review_ctl.apply_events(batch.events)
         if not batch.busy:
             self.review_ctl.idle()
@@ -338,8 +337,6 @@ class DocumentView(QWidget):
         if batch.source is not None or self._shown_source is not self._source_blocks:
             self._shown_source = self._source_blocks
             self.sync.set_source_blocks(self._source_blocks)
-            self.source_document = reparse(self.source_document, render.join(self._source_blocks))
-            self.preview.set_contexts(contexts(self.source_document))
         self._live_target, self._streaming = self._target, self._target_streaming
         self.refresh_target()
 

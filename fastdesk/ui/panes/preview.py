@@ -112,11 +112,11 @@ class TargetPreview(QTextBrowser, Incremental):
         so that a change of either renders it again; the same object while neither changes."""
         extra = self.expansions.get(seg.key)
         context = self.contexts.get(seg.key, NO_CONTEXT)
+        old = self._decor.get(seg.key)  # (every streamed batch comes here: identity checks only)
+        if old is not None and old[0] is seg and old[2] is context and old[1] == extra:
+            return old[3]
         if extra is None and context == NO_CONTEXT:
             return seg
-        old = self._decor.get(seg.key)
-        if old is not None and old[0] is seg and old[1] == extra and old[2] == context:
-            return old[3]
         text = seg.text if extra is None else f"{seg.text}\x00{extra}"
         if context != NO_CONTEXT:
             text = f"{text}\x01{hash(context) & 0xFFFFFFFF:x}"

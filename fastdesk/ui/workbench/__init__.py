@@ -111,7 +111,16 @@ class Workbench:
         self.outline.tree.setFocus()
 
     def refresh_outline(self) -> None:
-        self._doc = reparse(self._doc, plain_text(self.view.source.document()))
+        """The outline of the source as it is now; parsed only while the outline is on show
+        (the worker's parse when it is current, else an incremental one here)."""
+        if not self.outline.isVisible():
+            return
+        text = plain_text(self.view.source.document())
+        known = self.view.review_ctl.doc
+        if known is not None and known.source == text:
+            self._doc = known
+        elif self._doc.source != text:
+            self._doc = reparse(self._doc, text)
         self.outline.set_document(self._doc)
         self._follow_source()
 
