@@ -288,3 +288,11 @@ def test_the_find_keys_work_while_typing_in_either_pane(make_window, qtbot) -> N
         assert bar.replace_edit.isVisible()
         bar.find_edit.clear()
         bar.hide()
+
+
+def test_an_outline_shown_by_the_restored_layout_fills_itself(make_window, qtbot) -> None:
+    w = opened(make_window, qtbot)
+    dock = w.workbench.outline
+    assert dock.tree.topLevelItemCount() == 0  # hidden: nothing parsed for it
+    dock.show()  # as restoreState does, without the Outline command
+    qtbot.waitUntil(lambda: dock.tree.topLevelItemCount() == 1, timeout=2000)

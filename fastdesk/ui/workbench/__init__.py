@@ -47,6 +47,7 @@ class Workbench:
         for pane in (view.target_editor, view.preview):
             pane.cursorPositionChanged.connect(lambda p=pane: self._follow_target(p))
         self.outline.chosen.connect(self.go_to_heading)
+        self.outline.visibilityChanged.connect(lambda shown: shown and self._timer.start())
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_changed)
