@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
@@ -29,8 +29,11 @@ __all__ = ["Workbench"]
 OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
 
 
-class Workbench:
+class Workbench(QObject):
+    """A child of the window: its connections (the application's focus signal) end with it."""
+
     def __init__(self, view: DocumentView, window: QMainWindow) -> None:
+        super().__init__(window)
         self.view, self.window = view, window
         self.find_bar = FindBar(self._editable)
         self.outline = OutlineDock(window)
