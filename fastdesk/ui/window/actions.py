@@ -4,6 +4,7 @@ nothing here decides anything."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 Key = QKeySequence.StandardKey
+# Cmd+H hides the application on macOS: replace is Cmd+Option+F there, as in VS Code
+REPLACE_KEY = "Alt+Ctrl+F" if sys.platform == "darwin" else "Ctrl+H"
 Command = Callable[[], object]
 Toggle = Callable[[bool], object]
 
@@ -262,7 +265,9 @@ class Actions:
         self.sample = a(w, "actionSample", "Open &Sample Document", c.sample, None)
         self.about = a(w, "actionAbout", "&About fastdesk", c.about, None)
         self.find = a(w, "actionFind", "&Find…", c.find, "Ctrl+F", "Find in the focused pane")
-        self.replace = a(w, "actionReplace", "&Replace…", c.replace, "Ctrl+H", "Find and replace")
+        self.replace = a(
+            w, "actionReplace", "&Replace…", c.replace, REPLACE_KEY, "Find and replace"
+        )
         self.find_next = a(w, "actionFindNext", "Find &Next", c.find_next, "F3")
         self.find_previous = a(
             w, "actionFindPrevious", "Find Pre&vious", c.find_previous, "Shift+F3"
