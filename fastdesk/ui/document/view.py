@@ -313,6 +313,7 @@ class DocumentView(QWidget):
         if batch.doc is not None:
             self.review_ctl.set_doc(batch.doc, batch.revision)
             self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
+            self.scheduler.kick()  # a block whose context changed renders again
         review_changed = self.review_ctl.apply_events(batch.events)
         if not batch.busy:
             self.review_ctl.idle()

@@ -64,6 +64,8 @@ class Commands:
     find_previous: Command
     outline: Command
     guide: Command
+    keep_generated: Command
+    discard_generated: Command
 
 
 def _action(
@@ -275,6 +277,22 @@ class Actions:
         self.outline = a(
             w, "actionOutline", "&Outline", c.outline, "Ctrl+Shift+O", "The document's headings"
         )
+        self.keep_generated = a(
+            w,
+            "actionKeepGenerated",
+            "&Keep Generated Text",
+            c.keep_generated,
+            "Ctrl+Alt+E",
+            "Add the section's generated text to its translation, as your edit",
+        )
+        self.discard_generated = a(
+            w,
+            "actionDiscardGenerated",
+            "&Discard Generated Text",
+            c.discard_generated,
+            "Ctrl+Alt+D",
+            "Remove the section's generated text",
+        )
         self.guide = a(
             w, "actionGuide", "fastdesk &Guide", c.guide, "F1", "What fastdesk does; shortcuts"
         )
@@ -300,6 +318,7 @@ class Actions:
         edit.addActions([self.find, self.replace, self.find_next, self.find_previous])
         tr = bar.addMenu("&Translate")
         tr.addActions([self.live, self.translate_now, self.retranslate, self.expand])
+        tr.addActions([self.keep_generated, self.discard_generated])
         tr.addSeparator()
         tr.addActions([self.mode_translate, self.mode_simplify])
         tr.addSeparator()

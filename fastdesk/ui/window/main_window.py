@@ -194,6 +194,8 @@ class MainWindow(QMainWindow):
             find_previous=bench.find_previous,
             outline=bench.show_outline,
             guide=bench.show_guide,
+            keep_generated=bench.keep_generated,
+            discard_generated=bench.discard_generated,
         )
 
     def _wire(self) -> None:

@@ -6,6 +6,7 @@ they call; the widgets live in their own modules and know nothing of the window.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -160,6 +161,49 @@ class Workbench(QObject):
                 self.outline.follow(self._doc.index_of(blocks[index].key))
             except KeyError:
                 self.outline.follow(index)
+
+    # ---- generated text (Expand Section) -------------------------------------------------------
+
+    def keep_generated(self) -> None:
+        """The section's generated text joins its translation as the editor's own correction:
+        typed into the raw target after the block's text, so the one path of a typed edit
+        takes it (the block becomes "edited", exported, undone by Revert My Edit)."""
+        view = self.view
+        found = self._generated()
+        if found is None:
+            return
+        key, text = found
+        editor = view.target_editor
+        while not editor.step(time.perf_counter() + 0.05):  # the hidden raw pane catches up
+            pass
+        keys = [seg.key for seg in editor.shown]
+        if key not in keys:
+            view.message.emit("This section is not shown in the translation yet", 4000)
+            return
+        index = keys.index(key)
+        core = editor.shown[index].text.rstrip(" \t\n")
+        cursor = QTextCursor(editor.document())
+        cursor.setPosition(editor.block_range(index)[0] + qt_len(core))
+        cursor.insertText("\n\n" + text.strip())
+        view.preview.set_expansion(key, None)
+        view.scheduler.kick()
+        view.message.emit("Generated text kept in the translation, as your edit", 4000)
+
+    def discard_generated(self) -> None:
+        found = self._generated()
+        if found is not None:
+            self.view.preview.set_expansion(found[0], None)
+            self.view.scheduler.kick()
+            self.view.message.emit("Generated text discarded", 4000)
+
+    def _generated(self) -> tuple[str, str] | None:
+        """(block id, generated text) of the section under the cursor, or None (said so)."""
+        key = self.view.block_under_cursor()
+        text = self.view.preview.expansions.get(key) if key else None
+        if key is None or text is None:
+            self.view.message.emit("No generated text in this section (Expand Section first)", 4000)
+            return None
+        return key, text
 
     # ---- guide ---------------------------------------------------------------------------------
 

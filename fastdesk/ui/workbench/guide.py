@@ -16,10 +16,10 @@ INTRO = (
     "appears on the right, block by block, while you type (Live).</p>"
     "<p>Correct the translation in its Markdown view (Ctrl+R): your edits are kept, marked "
     "in the margin, and never overwritten by the machine. Approve a block once checked.</p>"
-    "<p><b>Expand Section</b> (Ctrl+Shift+E) has the model elaborate the section under the "
-    "cursor; the text it writes is marked as generated, is not part of the translation and "
-    "is never exported. Expand again to replace it; it goes when you switch mode or language."
-    "</p>"
+    "<p><b>Expand Section</b> has the model elaborate the section under the cursor; the text "
+    "it writes is marked as generated, not part of the translation nor exported. <b>Keep "
+    "Generated Text</b> adds it to the translation as your edit; <b>Discard Generated Text</b> "
+    "removes it. Expand again to replace it; it goes when you switch mode or language.</p>"
 )
 
 
