@@ -43,7 +43,7 @@ def test_totals_text() -> None:
     assert Totals(0.0123, 3, 0).text() == "$0.0123"
     assert Totals(0.0123, 3, 2).text() == "$0.0123 + 2 requests of unknown cost"
     assert Totals(0.0, 0, 1).text() == "1 request of unknown cost"
-    assert Totals(0.0000252, 1, 0).text() == "$0.0000252"
+    assert Totals(0.0000252, 1, 0).text() == "$0.000025"
 
 
 def test_record_last_session_today(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_budget_states(tmp_path: Path) -> None:
     assert ledger.budget_notice(1.0) == ""
     ledger.record(ok(0.85))
     assert ledger.budget_state(1.0) == "near"
-    assert ledger.budget_notice(1.0).startswith("Near the daily budget: $0.8500 spent today")
+    assert ledger.budget_notice(1.0).startswith("Near the daily budget: $0.85 spent today")
     ledger.record(ok(0.2))
     ledger.record(ok(None))
     assert ledger.budget_state(1.0) == "reached"

@@ -160,11 +160,24 @@ def test_random_edits_through_the_live_session_end_as_the_last_text(start: str, 
 def emu():  # type: ignore[no-untyped-def]
     from tests.emulator import Emulator
 
-    with Emulator() as emulator:
+    # no rate-limit headers: the limiter would keep to what they say
+    with Emulator(rate_limits=None) as emulator:
         yield emulator
 
 
+# Hundreds of requests in seconds: past the free tier's limits the limiter would make them wait.
+NO_LIMITS = "".join(
+    f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
+    for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+)
+
+
 def _cli_env(monkeypatch: pytest.MonkeyPatch, emu: object) -> None:
+    import os
+
+    home = Path(os.environ["FASTDESK_HOME"])
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "settings.toml").write_text(NO_LIMITS, encoding="utf-8")
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("GROQ_API_KEY", "gsk_test")
     monkeypatch.setenv("GROQ_BASE_URL", emu.groq_base_url)  # type: ignore[attr-defined]

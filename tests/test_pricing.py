@@ -45,6 +45,11 @@ def test_local_server_is_free_unless_priced() -> None:
 
 
 def test_format_cost() -> None:
-    assert format_cost(0.0000252) == "$0.0000252"
+    # one precision (the millionth) for every sum, trailing zeros dropped down to cents
+    assert format_cost(0.0000252) == "$0.000025"
+    assert format_cost(0.0123) == "$0.0123"
+    assert format_cost(0.85) == "$0.85"
+    assert format_cost(12.0) == "$12.00"
+    assert format_cost(1.23456) == "$1.23456"
+    assert format_cost(0.0000001) == "< $0.000001"  # never "$0" for a sum that is not nothing
     assert format_cost(0) == "$0"
-    assert format_cost(1.23456) == "$1.2346"

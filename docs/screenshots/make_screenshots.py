@@ -141,24 +141,28 @@ def wait(ms: int) -> None:
     loop.exec()
 
 
-def shoot(theme: str, out: Path) -> None:
-    from fastdesk.ui.app import apply_theme
+def translated_window():  # type: ignore[no-untyped-def]
+    """A 1280×800 window on the sample, once its translation has streamed in."""
     from fastdesk.ui.window.main_window import MainWindow
 
-    app = QApplication.instance()
-    apply_theme(app, theme)
     window = MainWindow(engine_factory=engine_factory)
     window.resize(1280, 800)
     window.show()
     window.files.open_sample()
     for _ in range(100):
         wait(50)
-        if (
-            not window.document_view.pending
-            and window.document_view.scheduler.idle
-            and not window.status.activity.isVisible()
-        ):
+        view = window.document_view
+        if not view.pending and view.scheduler.idle and not window.status.activity.isVisible():
             break
+    return window
+
+
+def shoot(theme: str, out: Path) -> None:
+    from fastdesk.ui.app import apply_theme
+
+    app = QApplication.instance()
+    apply_theme(app, theme)
+    window = translated_window()
     # put the cursor in the "How it works" list so the highlight shows on both sides
     cursor = window.document_view.source.textCursor()
     cursor.setPosition(window.document_view.source.toPlainText().find("After a short pause"))

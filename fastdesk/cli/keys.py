@@ -3,6 +3,7 @@
 The key is read from standard input (with ``getpass`` when it is a terminal, so it is never echoed)
 and never printed back unmasked. Exit status: 0 done, 2 bad usage (empty or malformed key), 1 the
 OS keyring failed (one line on standard error saying why and pointing to the environment variables).
+``list`` without a keyring still lists the environment's keys and exits 0 with that line as a note.
 """
 
 from __future__ import annotations
@@ -138,9 +139,8 @@ def _list(stdout: TextIO, stderr: TextIO) -> int:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
         print(redact("  ".join([*cells, row[-1]]).rstrip()), file=stdout)
     log.debug("keyring backend: %s", reason)
-    if not available:
-        _say(stderr, str(keys.unavailable_error(reason)))
-        return EXIT_KEYRING
+    if not available:  # listing worked (the environment is all there is): a note, not a failure
+        _say(stderr, f"note: {keys.unavailable_error(reason)}")
     return EXIT_OK
 
 

@@ -273,13 +273,13 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"inline_definitions": True})
     md.enable("table")
     md.use(front_matter_plugin)
-    md.block.ruler.before("table", "front_matter_toml", _toml_front_matter_rule)
+    md.block.ruler.before("table", "front_matter_toml", toml_front_matter_rule)
     md.core.ruler.enableOnly(["normalize", "block"])
     md.parse("warm up\n")  # compile the rule chains now, not lazily in whichever thread comes first
     return md
 
 
-def _toml_front_matter_rule(
+def toml_front_matter_rule(
     state: StateBlock, start_line: int, end_line: int, silent: bool
 ) -> bool:
     """Hugo-style ``+++`` TOML front matter on the very first line, closed by a ``+++`` line."""

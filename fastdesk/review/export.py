@@ -13,18 +13,14 @@ import datetime as dt
 import html
 import os
 import re
-import xml.etree.ElementTree as etree
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
-
 from fastdesk.config.fileio import atomic_write_text
 from fastdesk.config.paths import resource
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.html import NO_CONTEXT, Context, contexts, render
 from fastdesk.document.languages import LANGUAGES, language_name, primary
 from fastdesk.document.target import TargetView
 from fastdesk.review.model import STATE_STYLES, Review
@@ -114,60 +110,10 @@ def text_direction(lang: str) -> str:
 
 # ---- Markdown → safe HTML ---------------------------------------------------------------------
 
-_SAFE_SCHEME = re.compile(r"(?:https?|mailto|ftp):", re.IGNORECASE)
-_HAS_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
-
-def _safe_url(url: str) -> bool:
-    """http(s), mailto, ftp and scheme-less (relative, #fragment) URLs; not javascript:, data:…"""
-    cleaned = re.sub(r"[\x00-\x20]", "", html.unescape(url))
-    return bool(_SAFE_SCHEME.match(cleaned)) or not _HAS_SCHEME.match(cleaned)
-
-
-class _SafeLinks(Treeprocessor):
-    """Links keep safe URLs only; images become links to them (nothing loads when opened)."""
-
-    def run(self, root: etree.Element) -> None:
-        for parent in root.iter():
-            for el in list(parent):
-                if el.tag == "a" and not _safe_url(el.get("href", "")):
-                    el.attrib.pop("href", None)
-                elif el.tag == "img":
-                    _image_to_link(el)
-
-
-def _image_to_link(el: etree.Element) -> None:
-    src, alt, title = el.get("src", ""), el.get("alt", ""), el.get("title")
-    el.attrib.clear()
-    el.tag = "a" if _safe_url(src) and src else "span"
-    if el.tag == "a":
-        el.set("href", src)
-    el.set("class", "image")
-    if title:
-        el.set("title", title)
-    el.text = f"[image: {alt}]" if alt else "[image]"
-
-
-class _Safe(Extension):
-    """No raw HTML (shown as text) and safe links: content from a document must not run."""
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_SafeLinks(md), "fastdesk_safe_links", 5)
-
-
-@lru_cache(maxsize=1)
-def _markdown() -> markdown.Markdown:
-    return markdown.Markdown(extensions=["tables", "fenced_code", _Safe()], output_format="html")
-
-
-def _render(text: str, references: str) -> str:
-    """One block's HTML; the document's link reference definitions are appended so that
-    ``[text][ref]`` links still resolve when a block is rendered alone."""
-    md = _markdown()
-    md.reset()
-    return md.convert(f"{text}\n\n{references}" if references else text)
+def _render(text: str, context: Context) -> str:
+    """One block's HTML, safe to open in a browser, in its document's context."""
+    return render(text, context, safe=True)
 
 
 @lru_cache(maxsize=1)
@@ -202,10 +148,12 @@ def bilingual_html(
     block id → text (e.g. what Engine.run returns). Blocks without a target show their source.
     """
     texts, review = _target_texts(doc, target)
-    refs_src = "".join(b.text for b in doc.blocks if b.kind == "reference")
-    refs_tgt = "".join(texts.get(b.id, b.text) for b in doc.blocks if b.kind == "reference")
+    # reference definitions are not translated: both sides resolve them as the source does
+    context = contexts(doc)
     rows = [
-        _row(block, texts.get(block.id), review, refs_src, refs_tgt, lang, source_lang)
+        _row(
+            block, texts.get(block.id), review, context.get(block.id, NO_CONTEXT), lang, source_lang
+        )
         for block in doc.blocks
         if block.kind not in _SKIPPED_KINDS and block.text.strip()
     ]
@@ -244,8 +192,7 @@ def _row(
     block: Block,
     text: str | None,
     review: Review | None,
-    refs_src: str,
-    refs_tgt: str,
+    context: Context,
     lang: str,
     source_lang: str | None,
 ) -> str:
@@ -253,11 +200,11 @@ def _row(
     state = info.state if info else ("pending" if text is None else "")
     # a failed check is about the machine's text: moot once a reviewer rewrote it
     flags = info.flags if info and not info.edited and state != "stale_edit" else ()
-    src_html = _render(block.text, refs_src)
-    tgt_html = _render(block.text if text is None else text, refs_tgt)
+    src_html = _render(block.text, context)
+    tgt_html = _render(block.text if text is None else text, context)
     badge = _badge(state) if state and block.translatable else ""
     base = info.base if info and state == "stale_edit" else None
-    notes = _flags(flags) + (_stale_note(base, refs_src) if base is not None else "")
+    notes = _flags(flags) + (_stale_note(base, context) if base is not None else "")
     src_attrs = _lang_attrs(source_lang)
     return (
         f'<tr id="line-{block.line}" class="kind-{block.kind} state-{state or "none"}">'
@@ -285,10 +232,10 @@ def _flags(flags: tuple[Flag, ...]) -> str:
     return f'<ul class="flags" dir="ltr">{items}</ul>'
 
 
-def _stale_note(base: str, refs: str) -> str:
+def _stale_note(base: str, context: Context) -> str:
     return (
         '<div class="stale" dir="ltr"><p class="note">The source changed since this edit, '
-        f"which was made for this source:</p>{_render(base, refs)}</div>"
+        f"which was made for this source:</p>{_render(base, context)}</div>"
     )
 
 

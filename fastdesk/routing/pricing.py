@@ -80,12 +80,17 @@ class PriceTable:
         return dict(self._prices.get(provider, {}))
 
 
+COST_DECIMALS = 6  # every sum to the millionth of a dollar: a request's cost is that small
+
+
 def format_cost(usd: float | None) -> str:
-    """$0.0000252 style for tiny sums, 'unknown' when not known."""
+    """One precision for every sum (last request, session, day): $0.000025, $0.0123, $0.85;
+    'cost unknown' when not known; a positive sum never shows as $0."""
     if usd is None:
         return "cost unknown"
     if usd == 0:
         return "$0"
-    if usd < 0.01:
-        return f"${usd:.7f}".rstrip("0")
-    return f"${usd:.4f}"
+    if usd < 0.5 * 10**-COST_DECIMALS:
+        return f"< ${10**-COST_DECIMALS:.{COST_DECIMALS}f}"
+    whole, _, cents = f"{usd:.{COST_DECIMALS}f}".partition(".")
+    return f"${whole}.{cents.rstrip('0').ljust(2, '0')}"

@@ -76,12 +76,15 @@ def test_opening_the_window_warms_the_provider_up(qtbot, groq, real_window) -> N
     qtbot.waitUntil(lambda: any(is_warmup(r) for r in groq.chat_requests), timeout=10_000)
     assert len(groq.chat_requests) == 1
     assert groq.chat_requests[0].body["model"] == "openai/gpt-oss-20b"
-    # billed like any request: the status bar and today's spend count it
+    # billed like any request, so today's spend counts it; but it is not a translation: the
+    # status bar does not show it as the last request
     qtbot.waitUntil(lambda: window.status.ledger.session.requests == 1)
-    assert window.status.latency.text().startswith("groq · openai/gpt-oss-20b")
+    assert window.status.latency.text() == "No request yet"
+    assert window.status.cost.text().startswith("last –")
     # the first edit goes out as a normal request, with no second warm-up
     translate(qtbot, window, "Hello there.\n")
     assert [is_warmup(r) for r in groq.chat_requests] == [True, False]
+    qtbot.waitUntil(lambda: window.status.latency.text().startswith("groq · openai/gpt-oss-20b"))
 
 
 @pytest.mark.parametrize(

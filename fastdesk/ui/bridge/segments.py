@@ -1,4 +1,4 @@
-"""What the target panes show, computed without Qt: block segments, their diff, Markdown → HTML.
+"""What the target panes show, computed without Qt: block segments, their diff, their HTML.
 
 Why Qt-free: the diff is the heart of "update only what changed", which deserves plain unit
 tests. The segments themselves come from fastdesk.review.target_model.TargetModel.
@@ -18,9 +18,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
-import markdown  # type: ignore[import-untyped, unused-ignore]  # stubs: types-Markdown, if installed
-
 from fastdesk.config.paths import resource
+from fastdesk.document.html import NO_CONTEXT, Context, render
 
 # What a pane shows is the target model's (re-exported for the panes):
 from fastdesk.review.target_model import Segment as Segment
@@ -110,16 +109,22 @@ def join(parts: Iterable[Segment]) -> str:
 
 # ---- Markdown → HTML ----------------------------------------------------------------------
 
-_EXTENSIONS = ["tables", "fenced_code", "sane_lists"]
-_md = markdown.Markdown(extensions=_EXTENSIONS, output_format="html")
+
+def block_html(text: str, context: Context = NO_CONTEXT) -> str:
+    """HTML for one block's Markdown in its document's context (the core's renderer, cached).
+
+    Without the final line break: Qt's rich text would keep it as a space after the last element.
+    Task list boxes as ☐/☑: Qt's rich text draws no <input>.
+    """
+    out = render(text, context).rstrip("\n")
+    return _CHECKBOX.sub(_box, out) if "task-list-item-checkbox" in out else out
 
 
-@lru_cache(maxsize=4096)
-def block_html(text: str) -> str:
-    """HTML for one block's Markdown (cached: a document re-renders only blocks that changed)."""
-    _md.reset()
-    html: str = _md.convert(text)  # (typed Any without the stubs)
-    return html
+_CHECKBOX = re.compile(r'<input class="task-list-item-checkbox"[^>]*>')
+
+
+def _box(match: re.Match[str]) -> str:
+    return "\u2611" if "checked" in match.group(0) else "\u2610"
 
 
 def generated_html(text: str, label: str) -> str:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
@@ -312,6 +313,8 @@ class DocumentView(QWidget):
     def _apply_batch(self, batch: WorkerBatch) -> None:
         if batch.doc is not None:
             self.review_ctl.set_doc(batch.doc, batch.revision)
+            self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
+            self.scheduler.kick()  # a block whose context changed renders again
         review_changed = self.review_ctl.apply_events(batch.events)
         if not batch.busy:
             self.review_ctl.idle()

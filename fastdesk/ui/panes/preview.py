@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from fastdesk.document.html import NO_CONTEXT, Context
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
@@ -62,6 +63,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self.setUndoRedoEnabled(False)
         self.expansions: dict[str, str] = {}
         self.image_folder: Path | None = None  # the document's folder: relative images start there
+        # block id → what it needs from the document (references, list number); set by the view
+        self.contexts: Mapping[str, Context] = {}
+        self._decor: dict[str, tuple[Segment, str | None, Context, Segment]] = {}
         self._plain: tuple[Segment, ...] = ()
         self._starts: list[int] = [0]
         self._highlighted: int | None = None
@@ -96,9 +100,18 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
 
     def want(self, segments: Sequence[Segment]) -> None:
         self._plain = tuple(segments)
-        if self.expansions:
-            segments = [self._with_expansion(s) for s in self._plain]
-        Incremental.want(self, segments)  # (without expansions, the same objects: see diff)
+        if self.expansions or self.contexts:
+            segments = [self._decorated(s) for s in self._plain]
+            if len(self._decor) > 2 * len(self._plain) + 64:  # drop blocks long gone
+                keys = {s.key for s in self._plain}
+                self._decor = {k: v for k, v in self._decor.items() if k in keys}
+        Incremental.want(self, segments)  # (unchanged blocks: the same objects, see diff)
+
+    def set_contexts(self, contexts: Mapping[str, Context]) -> None:
+        """What each block needs from its document (references, list number): a block whose
+        context changed renders again, though its text did not."""
+        self.contexts = contexts
+        self.want(self._plain)
 
     def set_expansion(self, block_id: str, text: str | None) -> None:
         if text is None:
@@ -107,14 +120,28 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self.expansions[block_id] = text
         self.want(self._plain)
 
-    def _with_expansion(self, seg: Segment) -> Segment:
+    def _decorated(self, seg: Segment) -> Segment:
+        """The segment as the pane compares it: its expansion and a tag of its context appended,
+        so that a change of either renders it again; the same object while neither changes."""
         extra = self.expansions.get(seg.key)
-        return seg if extra is None else Segment(seg.key, f"{seg.text}\x00{extra}", seg.qlen)
+        context = self.contexts.get(seg.key, NO_CONTEXT)
+        old = self._decor.get(seg.key)  # (every streamed batch comes here: identity checks only)
+        if old is not None and old[0] is seg and old[2] is context and old[1] == extra:
+            return old[3]
+        if extra is None and context == NO_CONTEXT:
+            return seg
+        text = seg.text if extra is None else f"{seg.text}\x00{extra}"
+        if context != NO_CONTEXT:
+            text = f"{text}\x01{hash(context) & 0xFFFFFFFF:x}"
+        new = Segment(seg.key, text, seg.qlen)
+        self._decor[seg.key] = (seg, extra, context, new)
+        return new
 
-    @staticmethod
-    def _html(seg: Segment) -> str:
-        text, _, extra = seg.text.partition("\x00")
-        body = render.block_html(text)
+    def _html(self, seg: Segment) -> str:
+        context = self.contexts.get(seg.key, NO_CONTEXT)
+        text = seg.text.rpartition("\x01")[0] if context != NO_CONTEXT else seg.text
+        text, _, extra = text.partition("\x00")
+        body = render.block_html(text, context)
         return body + render.generated_html(extra, GENERATED_LABEL) if extra else body
 
     def starts(self) -> list[int]:

@@ -4,6 +4,7 @@ nothing here decides anything."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
 Key = QKeySequence.StandardKey
+# Cmd+H hides the application on macOS: replace is Cmd+Option+F there, as in VS Code
+REPLACE_KEY = "Alt+Ctrl+F" if sys.platform == "darwin" else "Ctrl+H"
 Command = Callable[[], object]
 Toggle = Callable[[bool], object]
 
@@ -55,6 +58,14 @@ class Commands:
     summary: Command
     sample: Command
     about: Command
+    find: Command
+    replace: Command
+    find_next: Command
+    find_previous: Command
+    outline: Command
+    guide: Command
+    keep_generated: Command
+    discard_generated: Command
 
 
 def _action(
@@ -254,7 +265,37 @@ class Actions:
             "Write a standalone HTML page: source and translation side by side, with states",
         )
         self.sample = a(w, "actionSample", "Open &Sample Document", c.sample, None)
-        self.about = a(w, "actionAbout", "&About fastdesk", c.about, Key.HelpContents)
+        self.about = a(w, "actionAbout", "&About fastdesk", c.about, None)
+        self.find = a(w, "actionFind", "&Find…", c.find, "Ctrl+F", "Find in the focused pane")
+        self.replace = a(
+            w, "actionReplace", "&Replace…", c.replace, REPLACE_KEY, "Find and replace"
+        )
+        self.find_next = a(w, "actionFindNext", "Find &Next", c.find_next, "F3")
+        self.find_previous = a(
+            w, "actionFindPrevious", "Find Pre&vious", c.find_previous, "Shift+F3"
+        )
+        self.outline = a(
+            w, "actionOutline", "&Outline", c.outline, "Ctrl+Shift+O", "The document's headings"
+        )
+        self.keep_generated = a(
+            w,
+            "actionKeepGenerated",
+            "&Keep Generated Text",
+            c.keep_generated,
+            "Ctrl+Alt+E",
+            "Add the section's generated text to its translation, as your edit",
+        )
+        self.discard_generated = a(
+            w,
+            "actionDiscardGenerated",
+            "&Discard Generated Text",
+            c.discard_generated,
+            "Ctrl+Alt+D",
+            "Remove the section's generated text",
+        )
+        self.guide = a(
+            w, "actionGuide", "fastdesk &Guide", c.guide, "F1", "What fastdesk does; shortcuts"
+        )
         self.recent_menu = QMenu("Open &Recent", w)
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(lambda: c.open_recent(self.recent_menu))
@@ -273,8 +314,11 @@ class Actions:
         edit.addActions([self.undo, self.redo])
         edit.addSeparator()
         edit.addActions([self.cut, self.copy, self.paste, self.select_all])
+        edit.addSeparator()
+        edit.addActions([self.find, self.replace, self.find_next, self.find_previous])
         tr = bar.addMenu("&Translate")
         tr.addActions([self.live, self.translate_now, self.retranslate, self.expand])
+        tr.addActions([self.keep_generated, self.discard_generated])
         tr.addSeparator()
         tr.addActions([self.mode_translate, self.mode_simplify])
         tr.addSeparator()
@@ -290,8 +334,10 @@ class Actions:
         view.addActions([self.toggle_view, self.sync_scroll])
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
+        view.addSeparator()
+        view.addAction(self.outline)
         help_ = bar.addMenu("&Help")
-        help_.addActions([self.show_error, self.sample])
+        help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()
         help_.addAction(self.about)
 

@@ -15,6 +15,7 @@ Wiring (the window)::
 
 from __future__ import annotations
 
+import html
 import logging
 
 from PySide6.QtCore import Qt, Signal
@@ -91,12 +92,10 @@ class FirstRunPanel(QWidget):
         title = QLabel("<h2>Connect a translation provider</h2>")
         title.setObjectName("firstRunTitle")
         layout.addWidget(title)
-        intro = _text(
-            "fastdesk translates with very fast hosted models (Groq or Cerebras: both have "
-            "free tiers) or with a model running on this computer. The sample document is "
-            "translated as soon as one is set up."
-        )
-        layout.addWidget(intro)
+        self.intro = _text("")
+        self.intro.setObjectName("firstRunIntro")
+        self.describe_document(sample=False)
+        layout.addWidget(self.intro)
 
         layout.addSpacing(8)
         layout.addWidget(_heading("1. A Groq or Cerebras key"))
@@ -162,6 +161,21 @@ class FirstRunPanel(QWidget):
         outer.addLayout(middle)
         outer.addStretch(2)
         self._show_state()
+
+    def describe_document(self, *, sample: bool, name: str = "") -> None:
+        """Say what will be translated: the sample only when it is the document on show (the
+        first start opens it; later starts open what was last open, or nothing)."""
+        if sample:
+            what = "The sample document is translated"
+        elif name:
+            what = f"<b>{html.escape(name)}</b> is translated"
+        else:
+            what = "What you type or open on the left is translated"
+        self.intro.setText(
+            "fastdesk translates with very fast hosted models (Groq or Cerebras: both have "
+            f"free tiers) or with a model running on this computer. {what} as soon as one is "
+            "set up."
+        )
 
     # -- detection -----------------------------------------------------------------------------
 

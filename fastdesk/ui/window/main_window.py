@@ -49,6 +49,7 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions, Commands
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.workbench import Workbench
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -113,8 +114,10 @@ class MainWindow(QMainWindow):
             view, self, remember=self._remember_file, select_review_key=self._select_review_key
         )
         self.review_commands = ReviewCommands(view, self)
+        self.workbench = Workbench(view, self)
         self.actions_ = Actions(self, self._commands())
         self.actions_.build_menus(self.menuBar())
+        self.workbench.install()
         self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -143,11 +146,12 @@ class MainWindow(QMainWindow):
 
     def _commands(self) -> Commands:
         """What each action does: the named commands of the window, the document and its review."""
-        view, files, review, source = (
+        view, files, review, source, bench = (
             self.document_view,
             self.files,
             self.review_commands,
             self.document_view.source,
+            self.workbench,
         )
         return Commands(
             new=files.new_document,
@@ -185,6 +189,14 @@ class MainWindow(QMainWindow):
             summary=review.show_review_summary,
             sample=files.open_sample,
             about=self.about,
+            find=bench.find,
+            replace=bench.replace,
+            find_next=bench.find_next,
+            find_previous=bench.find_previous,
+            outline=bench.show_outline,
+            guide=bench.show_guide,
+            keep_generated=bench.keep_generated,
+            discard_generated=bench.discard_generated,
         )
 
     def _wire(self) -> None:
@@ -438,8 +450,20 @@ class MainWindow(QMainWindow):
             panel.openSettingsRequested.connect(self.open_settings)
             panel.localServerChosen.connect(lambda _url, _model: self.apply_settings())
             self.document_view.insert_notice(panel)
+            self.document_view.renamed.connect(self._describe_first_run)
             self.first_run = panel
+        self._describe_first_run()
         self.first_run.show()
+
+    def _describe_first_run(self) -> None:
+        from fastdesk.ui.document.files import SAMPLE_NAME
+        from fastdesk.ui.window.first_run import FirstRunPanel
+
+        view = self.document_view
+        if isinstance(self.first_run, FirstRunPanel):
+            sample = view.path is None and view.name == SAMPLE_NAME
+            named = view.path is not None or bool(view.text().strip())
+            self.first_run.describe_document(sample=sample, name=view.name if named else "")
 
     def about(self) -> None:
         QMessageBox.about(

@@ -143,6 +143,8 @@ class Selectors(QObject):
                 ):
                     index = i
                     break
+        if index < 0 and text:
+            index = combo.findText(self._completion(text), Qt.MatchFlag.MatchFixedString)
         if index < 0 and _looks_like_code(text):
             self.select_language(text)
             return
@@ -150,6 +152,23 @@ class Selectors(QObject):
             combo.setCurrentIndex(index)
         else:  # not a language: show the current choice again
             combo.setEditText(combo.itemText(combo.currentIndex()))
+
+    def _completion(self, text: str) -> str:
+        """What Enter picks for ``text``: the match highlighted in the completer's list, else
+        the first that starts with it ("Span": Spanish, not Mexican Spanish), else the first."""
+        completer = self.language.completer()
+        if completer is None:
+            return ""
+        popup = completer.popup()
+        if popup is not None and popup.isVisible() and popup.currentIndex().isValid():
+            return str(popup.currentIndex().data())
+        completer.setCompletionPrefix(text)
+        found = []
+        for row in range(completer.completionCount()):
+            completer.setCurrentRow(row)
+            found.append(completer.currentCompletion())
+        starting = [name for name in found if name.lower().startswith(text.lower())]
+        return (starting or found or [""])[0]
 
 
 def _looks_like_code(text: str) -> bool:

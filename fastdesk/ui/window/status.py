@@ -6,8 +6,8 @@ price table priced them). A cost of None means "unknown price" and is never show
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QHideEvent, QPainter, QPaintEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
 from fastdesk.config.redact import redact
@@ -78,6 +78,56 @@ class ActivityIndicator(QLabel):
         self.setText(f"{SPINNER[self._step]} working")
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that fits any width: a long text ends in "…" and shows whole on hover.
+
+    ``text()`` stays the whole text; only the painting is cut. ``detail`` is what the tooltip
+    adds below the whole text.
+    """
+
+    MIN_WIDTH = 60
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.detail = ""
+
+    def set_detail(self, detail: str) -> None:
+        self.detail = detail
+        self._update_tip()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._update_tip()
+
+    def shown_text(self) -> str:
+        """What is painted: the text, elided to the label's width."""
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+
+    def elided(self) -> bool:
+        return self.shown_text() != self.text()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(
+            min(self.MIN_WIDTH, super().minimumSizeHint().width()),
+            super().minimumSizeHint().height(),
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(self.contentsRect(), align, self.shown_text())
+
+    def _update_tip(self) -> None:
+        whole = self.text() if self.elided() else ""
+        self.setToolTip("\n".join(part for part in (whole, self.detail) if part))
+
+
 class StatusPanel(QObject):
     """Owns the status bar's permanent widgets; the window feeds it stats, errors and activity."""
 
@@ -98,10 +148,10 @@ class StatusPanel(QObject):
         self.error_button.setToolTip("Click for details")
         self.error_button.clicked.connect(self.show_error_details)
         self.error_button.hide()
-        self.latency = QLabel("No request yet")
+        self.latency = ElidedLabel("No request yet")
         self.latency.setObjectName("latencyLabel")
         self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.cost = QLabel("")
+        self.cost = ElidedLabel("")
         self.cost.setObjectName("costLabel")
         for widget in (self.activity, self.error_button, self.latency, self.cost):
             widget.setParent(bar)
@@ -124,8 +174,15 @@ class StatusPanel(QObject):
         self.activity.setVisible(busy)
 
     def request_done(self, stats: RequestStats) -> None:
-        """A request ended (ok, error or cancelled): the ledger counts it if it may be billed."""
+        """A request ended (ok, error or cancelled): the ledger counts it if it may be billed.
+
+        A warm-up (one token, to open the connection) is spend but not a translation: it is
+        neither shown as the last request nor its cost as the last cost.
+        """
         self.ledger.record(stats)
+        if stats.purpose == "warmup":
+            self._refresh_cost()
+            return
         if stats.status == "cancelled" and stats.completion_tokens is None:
             self._refresh_cost()
             return
@@ -133,7 +190,7 @@ class StatusPanel(QObject):
         self.has_last = True
         self.last_from_memory = False
         self.latency.setText(latency_text(stats))
-        self.latency.setToolTip(self._tooltip(stats))
+        self.latency.set_detail(self._tooltip(stats))
         if stats.status == "ok":
             self.clear_error()
         self._refresh_cost()
@@ -149,7 +206,7 @@ class StatusPanel(QObject):
         self.has_last = True
         self.last_from_memory = True
         self.latency.setText(MEMORY_LATENCY)
-        self.latency.setToolTip(f"{blocks} block(s) answered by the translation memory")
+        self.latency.set_detail(f"{blocks} block(s) answered by the translation memory")
         self._refresh_cost()
 
     def show_error(self, message: str, detail: str = "") -> None:
@@ -159,6 +216,8 @@ class StatusPanel(QObject):
             self.error_message if len(self.error_message) <= 90 else self.error_message[:87] + "…"
         )
         self.error_button.setText(f"⚠ {short}")
+        whole = f"{self.error_message}\n" if short != self.error_message else ""
+        self.error_button.setToolTip(f"{whole}Click for details")
         self.error_button.show()
 
     def clear_error(self) -> None:
@@ -190,9 +249,10 @@ class StatusPanel(QObject):
             f"today {self.ledger.today().text()}",
         ]
         self.cost.setText(" · ".join(parts))
-        self.cost.setToolTip(
+        self.cost.set_detail(
             "Cost of the last request, of this window's session, and of today (every fastdesk "
-            "process). Requests to models without a known price are counted apart, never as $0."
+            "process; warm-ups included). Requests to models without a known price are counted "
+            "apart, never as $0."
         )
 
     def close(self) -> None:

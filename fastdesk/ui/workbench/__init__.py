@@ -1,0 +1,229 @@
+"""The editor's workbench: the find bar, the outline dock and the guide, wired to a document view.
+
+Why one object: the window names its commands (find, replace, outline, guide) and this is what
+they call; the widgets live in their own modules and know nothing of the window.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QTextCursor
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+
+from fastdesk.document.blocks import parse, reparse
+from fastdesk.document.outline import Heading
+from fastdesk.ui.bridge.segments import qt_len
+from fastdesk.ui.document.view import py_index
+from fastdesk.ui.panes.common import plain_text
+from fastdesk.ui.workbench.find_bar import FindBar, Pane
+from fastdesk.ui.workbench.guide import GuideDialog
+from fastdesk.ui.workbench.outline import OutlineDock
+
+if TYPE_CHECKING:
+    from fastdesk.ui.document.view import DocumentView
+
+__all__ = ["Workbench"]
+
+OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
+
+
+class Workbench(QObject):
+    """A child of the window: its connections (the application's focus signal) end with it."""
+
+    def __init__(self, view: DocumentView, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.view, self.window = view, window
+        self.find_bar = FindBar(self._editable)
+        self.outline = OutlineDock(window)
+        self.outline.hide()
+        self.guide: GuideDialog | None = None
+        self._pane: Pane = view.source  # the pane find applies to: the last one focused
+        self._doc = parse("")
+        self._timer = QTimer(window)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(OUTLINE_DELAY_MS)
+        self._timer.timeout.connect(self.refresh_outline)
+        view.source.document().contentsChanged.connect(self._timer.start)
+        view.source.cursorPositionChanged.connect(self._follow_source)
+        for pane in (view.target_editor, view.preview):
+            pane.cursorPositionChanged.connect(lambda p=pane: self._follow_target(p))
+        self.outline.chosen.connect(self.go_to_heading)
+        self.outline.visibilityChanged.connect(lambda shown: shown and self._timer.start())
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)
+
+    def install(self) -> None:
+        """The find bar under the panes, the outline on the left (before the layout is restored)."""
+        layout = self.view.layout()
+        if layout is not None:
+            layout.addWidget(self.find_bar)
+        self.window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outline)
+        self.refresh_outline()
+
+    # ---- find ----------------------------------------------------------------------------------
+
+    def find(self) -> None:
+        self._open(replace=False)
+
+    def replace(self) -> None:
+        self._open(replace=True)
+
+    def find_next(self) -> None:
+        self._open_if_hidden()
+        self.find_bar.find_next()
+
+    def find_previous(self) -> None:
+        self._open_if_hidden()
+        self.find_bar.find_previous()
+
+    def _open_if_hidden(self) -> None:
+        if not self.find_bar.isVisible() or self.find_bar.pane is None:
+            self._open(replace=False)
+
+    def _open(self, *, replace: bool) -> None:
+        self._focus_changed(None, self.window.focusWidget())  # (also while the window is inactive)
+        pane = self._pane
+        if replace and pane is self.view.preview:
+            pane = self._editable(pane) or pane
+        scope = "Source" if pane is self.view.source else "Translation"
+        self.find_bar.open(pane, scope, replace=replace)
+
+    def _editable(self, pane: Pane) -> Pane | None:
+        """Replacing in the rendered translation goes on in its Markdown (the raw target)."""
+        view = self.view
+        if pane is view.preview:
+            if not view.showing_raw:
+                view.show_raw(True)
+            return view.target_editor
+        return pane
+
+    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        view = self.view
+        for pane in (view.source, view.target_editor, view.preview):
+            if new is pane:
+                self._pane = pane
+
+    # ---- outline -------------------------------------------------------------------------------
+
+    def show_outline(self) -> None:
+        self.outline.show()
+        self.outline.raise_()
+        self.refresh_outline()
+        self.outline.tree.setFocus()
+
+    def refresh_outline(self) -> None:
+        """The outline of the source as it is now; parsed only while the outline is on show
+        (the worker's parse when it is current, else an incremental one here)."""
+        if not self.outline.isVisible():
+            return
+        text = plain_text(self.view.source.document())
+        known = self.view.review_ctl.doc
+        if known is not None and known.source == text:
+            self._doc = known
+        elif self._doc.source != text:
+            self._doc = reparse(self._doc, text)
+        self.outline.set_document(self._doc)
+        self._follow_source()
+
+    def go_to_heading(self, heading: Heading) -> None:
+        """The heading at the top of both panes, the source cursor on it."""
+        view = self.view
+        self.refresh_outline()
+        text = plain_text(view.source.document())
+        _put_at_top(view.source, qt_len(text[: heading.start]))
+        keys = [seg.key for seg in view.source_blocks]
+        index = keys.index(heading.block_id) if heading.block_id in keys else heading.index
+        pane = view.target_pane()
+        starts = pane.starts()
+        if 0 <= index < len(starts) - 1:
+            _put_at_top(pane, starts[index])
+        view.source.setFocus()
+
+    def _follow_source(self) -> None:
+        if not self.outline.isVisible() or not self._doc.blocks:
+            return
+        text = plain_text(self.view.source.document())
+        position = self.view.source.textCursor().position()
+        offset = py_index(text, position)
+        self.outline.follow(self._doc.block_at_offset(min(offset, len(self._doc.source))))
+
+    def _follow_target(self, pane: Pane) -> None:
+        if not self.outline.isVisible() or pane is not QApplication.focusWidget():
+            return
+        blocks = self.view.source_blocks
+        index = pane.index_at(pane.textCursor().position())  # type: ignore[union-attr]
+        if 0 <= index < len(blocks):
+            try:
+                self.outline.follow(self._doc.index_of(blocks[index].key))
+            except KeyError:
+                self.outline.follow(index)
+
+    # ---- generated text (Expand Section) -------------------------------------------------------
+
+    def keep_generated(self) -> None:
+        """The section's generated text joins its translation as the editor's own correction:
+        typed into the raw target after the block's text, so the one path of a typed edit
+        takes it (the block becomes "edited", exported, undone by Revert My Edit)."""
+        view = self.view
+        found = self._generated()
+        if found is None:
+            return
+        key, text = found
+        editor = view.target_editor
+        while not editor.step(time.perf_counter() + 0.05):  # the hidden raw pane catches up
+            pass
+        keys = [seg.key for seg in editor.shown]
+        if key not in keys:
+            view.message.emit("This section is not shown in the translation yet", 4000)
+            return
+        index = keys.index(key)
+        core = editor.shown[index].text.rstrip(" \t\n")
+        cursor = QTextCursor(editor.document())
+        cursor.setPosition(editor.block_range(index)[0] + qt_len(core))
+        cursor.insertText("\n\n" + text.strip())
+        view.preview.set_expansion(key, None)
+        view.scheduler.kick()
+        view.message.emit("Generated text kept in the translation, as your edit", 4000)
+
+    def discard_generated(self) -> None:
+        found = self._generated()
+        if found is not None:
+            self.view.preview.set_expansion(found[0], None)
+            self.view.scheduler.kick()
+            self.view.message.emit("Generated text discarded", 4000)
+
+    def _generated(self) -> tuple[str, str] | None:
+        """(block id, generated text) of the section under the cursor, or None (said so)."""
+        key = self.view.block_under_cursor()
+        text = self.view.preview.expansions.get(key) if key else None
+        if key is None or text is None:
+            self.view.message.emit("No generated text in this section (Expand Section first)", 4000)
+            return None
+        return key, text
+
+    # ---- guide ---------------------------------------------------------------------------------
+
+    def show_guide(self) -> None:
+        if self.guide is None:
+            self.guide = GuideDialog(_actions(self.window), self.window)
+        self.guide.show()
+        self.guide.raise_()
+
+
+def _actions(window: QMainWindow) -> list[QAction]:
+    return [a for a in window.actions() if isinstance(a, QAction)]
+
+
+def _put_at_top(pane: Pane, position: int) -> None:
+    """Cursor at ``position``, scrolled so that its line is the first on screen."""
+    cursor = pane.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    pane.setTextCursor(cursor)
+    pane.ensureCursorVisible()
+    cursor.setPosition(position)
+    pane.setTextCursor(cursor)
+    pane.ensureCursorVisible()

@@ -1,0 +1,292 @@
+"""The find and replace bar (objectName ``findBar``): a bar under the panes, not a dialog.
+
+It searches the pane it was opened in (the source, or the translation) with the core's matcher
+(fastdesk.document.find). Replacing edits that pane as the user's typing would: in the source an
+undoable edit of the source; in the translation an edit of the raw target, which the document
+view turns into the editor's own corrections exactly as it does a typed one (one path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextEdit,
+    QToolButton,
+    QWidget,
+)
+
+from fastdesk.document.find import BadPattern, Query, find_all, replacement
+from fastdesk.ui.bridge.segments import qt_len
+from fastdesk.ui.panes.common import plain_text
+
+Pane = QPlainTextEdit | QTextEdit
+Span = tuple[int, int]  # Qt (UTF-16) positions
+
+
+class FindBar(QFrame):
+    """Find (Ctrl+F), replace (Ctrl+H), next/previous (F3/Shift+F3), with a count of matches.
+
+    ``editable(pane)`` gives the pane replacements go to: the pane itself, or for the rendered
+    translation the raw target (the caller shows it); None when nothing there can be replaced.
+    """
+
+    def __init__(
+        self,
+        editable: Callable[[Pane], Pane | None] = lambda pane: pane,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("findBar")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)  # one line
+        self._editable = editable
+        self.pane: Pane | None = None
+        self.scope = QLabel()
+        self.scope.setObjectName("findScope")
+        self.find_edit = _line("findText", "Find")
+        self.replace_edit = _line("replaceText", "Replace with")
+        self.case = _toggle("findCase", "Aa", "Match case")
+        self.word = _toggle("findWord", "W", "Whole words only")
+        self.regex = _toggle("findRegex", ".*", "Regular expression (\\1 in the replacement)")
+        self.count = QLabel()
+        self.count.setObjectName("findCount")
+        self.count.setMinimumWidth(110)
+        prev = _button("findPrevious", "↑", "Previous match (Shift+F3)", self.find_previous)
+        nxt = _button("findNext", "↓", "Next match (F3)", self.find_next)
+        self.replace_button = _button("replaceOne", "Replace", "Replace this match", self.replace)
+        self.replace_all_button = _button(
+            "replaceAll", "All", "Replace every match", self.replace_all
+        )
+        close = _button("findClose", "✕", "Close (Esc)", self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 3, 6, 3)
+        layout.setSpacing(4)
+        for widget in (self.scope, self.find_edit, self.case, self.word, self.regex):
+            layout.addWidget(widget)
+        for widget in (self.count, prev, nxt, self.replace_edit):
+            layout.addWidget(widget)
+        for widget in (self.replace_button, self.replace_all_button, close):
+            layout.addWidget(widget)
+        self.find_edit.textChanged.connect(self.update_count)
+        self.find_edit.returnPressed.connect(self.find_next)
+        self.replace_edit.returnPressed.connect(self.replace)
+        for toggle in (self.case, self.word, self.regex):
+            toggle.toggled.connect(self.update_count)
+        self.hide()
+
+    # ---- opening -------------------------------------------------------------------------------
+
+    def open(self, pane: Pane, scope: str, *, replace: bool = False) -> None:
+        """Show the bar for ``pane`` (named ``scope`` in the bar), the selection as the query."""
+        self.pane = pane
+        self.scope.setText(scope)
+        selected = pane.textCursor().selectedText()
+        if selected and "\u2029" not in selected:
+            self.find_edit.setText(selected)
+        self.set_replacing(replace)
+        self.show()
+        self.find_edit.setFocus()
+        self.find_edit.selectAll()
+        self.update_count()
+
+    def set_replacing(self, on: bool) -> None:
+        for widget in (self.replace_edit, self.replace_button, self.replace_all_button):
+            widget.setVisible(on)
+
+    def query(self) -> Query:
+        return Query(
+            self.find_edit.text(),
+            case=self.case.isChecked(),
+            word=self.word.isChecked(),
+            regex=self.regex.isChecked(),
+        )
+
+    # ---- finding -------------------------------------------------------------------------------
+
+    def matches(self, pane: Pane | None = None) -> list[Span]:
+        """The matches in ``pane`` (default: the bar's), as Qt positions; [] for a bad pattern."""
+        pane = pane or self.pane
+        if pane is None:
+            return []
+        text = plain_text(pane.document())
+        try:
+            found = find_all(text, self.query())
+        except BadPattern:
+            return []
+        return _qt_spans(text, [(m.start(), m.end()) for m in found])
+
+    def update_count(self) -> None:
+        try:
+            self.query().pattern()
+        except BadPattern as exc:
+            self.count.setText("Bad pattern")
+            self.count.setToolTip(str(exc))
+            return
+        self.count.setToolTip("")
+        spans = self.matches()
+        if not self.find_edit.text():
+            self.count.setText("")
+        elif not spans:
+            self.count.setText("No matches")
+        else:
+            current = self._current(spans)
+            where = f"{current + 1} of " if current is not None else ""
+            self.count.setText(f"{where}{len(spans)} match{'es' if len(spans) != 1 else ''}")
+
+    def find_next(self) -> bool:
+        return self._go(backwards=False)
+
+    def find_previous(self) -> bool:
+        return self._go(backwards=True)
+
+    def _go(self, *, backwards: bool) -> bool:
+        """Select the next (previous) match after (before) the cursor, wrapping around."""
+        pane, spans = self.pane, self.matches()
+        if pane is None or not spans:
+            self.update_count()
+            return False
+        cursor = pane.textCursor()
+        if backwards:
+            here = cursor.selectionStart()
+            before = [s for s in spans if s[0] < here]
+            start, end = before[-1] if before else spans[-1]
+        else:
+            here = cursor.selectionEnd() if cursor.hasSelection() else cursor.position()
+            after = [s for s in spans if s[0] >= here]
+            start, end = after[0] if after else spans[0]
+        _select(pane, start, end)
+        self.update_count()
+        return True
+
+    def _current(self, spans: list[Span]) -> int | None:
+        if self.pane is None:
+            return None
+        cursor = self.pane.textCursor()
+        selected = (cursor.selectionStart(), cursor.selectionEnd())
+        return spans.index(selected) if selected in spans else None
+
+    # ---- replacing -----------------------------------------------------------------------------
+
+    def replace(self) -> None:
+        """Replace the selected match (if the selection is one), then go to the next."""
+        target = self._target()
+        if target is None:
+            return
+        spans = self.matches(target)
+        cursor = target.textCursor()
+        selected = (cursor.selectionStart(), cursor.selectionEnd())
+        if selected in spans:
+            self._replace_spans(target, [selected])
+        self.find_next()
+
+    def replace_all(self) -> int:
+        """Replace every match; returns how many (one undoable step in the source)."""
+        target = self._target()
+        if target is None:
+            return 0
+        spans = self.matches(target)
+        self._replace_spans(target, spans)
+        self.update_count()
+        return len(spans)
+
+    def _target(self) -> Pane | None:
+        if self.pane is None:
+            return None
+        target = self._editable(self.pane)
+        if target is not None and target is not self.pane:
+            self.pane = target  # the rendered translation: replacing goes on in its Markdown
+            self.update_count()
+        return target
+
+    def _replace_spans(self, pane: Pane, spans: list[Span]) -> None:
+        """From the last to the first, so earlier positions stay where they were."""
+        text = plain_text(pane.document())
+        query, template = self.query(), self.replace_edit.text()
+        matches = find_all(text, query)
+        found = dict(zip(_qt_spans(text, [m.span() for m in matches]), matches, strict=True))
+        try:
+            news = [(span, replacement(found[span], query, template)) for span in spans]
+        except BadPattern as exc:
+            self.count.setText("Bad replacement")
+            self.count.setToolTip(str(exc))
+            return
+        # One undoable step where the pane keeps an undo history (the source). The target keeps
+        # none: there each replacement is one edit, attributed to its block as a typed one is.
+        one_step = pane.isUndoRedoEnabled()
+        cursor = QTextCursor(pane.document())
+        if one_step:
+            cursor.beginEditBlock()
+        for (start, end), new in reversed(news):
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(new)
+        if one_step:
+            cursor.endEditBlock()
+        pane.setTextCursor(cursor)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            if self.pane is not None:
+                self.pane.setFocus()
+            return
+        super().keyPressEvent(event)
+
+
+def _qt_spans(text: str, spans: list[tuple[int, int]]) -> list[Span]:
+    """Python index spans → UTF-16 spans (the same when the text is ASCII)."""
+    if text.isascii():
+        return spans
+    out, pos, qpos = [], 0, 0
+    for start, end in spans:
+        qpos += qt_len(text[pos:start])
+        qend = qpos + qt_len(text[start:end])
+        out.append((qpos, qend))
+        pos, qpos = end, qend
+    return out
+
+
+def _select(pane: Pane, start: int, end: int) -> None:
+    cursor = pane.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+    pane.setTextCursor(cursor)
+    pane.ensureCursorVisible()
+
+
+def _line(name: str, placeholder: str) -> QLineEdit:
+    edit = QLineEdit()
+    edit.setObjectName(name)
+    edit.setPlaceholderText(placeholder)
+    edit.setClearButtonEnabled(True)
+    edit.setMinimumWidth(180)
+    return edit
+
+
+def _toggle(name: str, text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setObjectName(name)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setCheckable(True)
+    button.setAutoRaise(True)
+    return button
+
+
+def _button(name: str, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+    button = QToolButton()
+    button.setObjectName(name)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.clicked.connect(lambda _checked=False: slot())
+    return button

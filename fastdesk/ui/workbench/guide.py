@@ -1,0 +1,63 @@
+"""The short guide (F1): what fastdesk does, in a few lines, and every shortcut of the window.
+
+The shortcuts are read from the window's actions, so the guide lists what the keys really do.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+INTRO = (
+    "<p>Type or open Markdown on the left; the translation (or plain-language rewrite) "
+    "appears on the right, block by block, while you type (Live).</p>"
+    "<p>Correct the translation in its Markdown view (Ctrl+R): your edits are kept, marked "
+    "in the margin, and never overwritten by the machine. Approve a block once checked.</p>"
+    "<p><b>Expand Section</b> has the model elaborate the section under the cursor; the text "
+    "it writes is marked as generated, not part of the translation nor exported. <b>Keep "
+    "Generated Text</b> adds it to the translation as your edit; <b>Discard Generated Text</b> "
+    "removes it. Expand again to replace it; it goes when you switch mode or language.</p>"
+)
+
+
+def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
+    """(what, keys) for every action with a shortcut, in menu order, without duplicates."""
+    rows: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for action in actions:
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        name = action.text().replace("&", "").rstrip("…")
+        if keys and action.objectName() not in seen:
+            seen.add(action.objectName())
+            rows.append((name, keys))
+    return rows
+
+
+def guide_html(actions: Iterable[QAction]) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+        for name, keys in shortcut_rows(actions)
+    )
+    return (
+        f"<h2>fastdesk in a minute</h2>{INTRO}<h3>Shortcuts</h3>"
+        f'<table cellspacing="0" cellpadding="3">{rows}</table>'
+    )
+
+
+class GuideDialog(QDialog):
+    def __init__(self, actions: Iterable[QAction], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("guideDialog")
+        self.setWindowTitle("fastdesk guide")
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("guideText")
+        self.browser.setHtml(guide_html(actions))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+        self.resize(520, 620)
