@@ -274,9 +274,19 @@ def run(
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
+    # A paid tier: the window's own speed is measured, not the free tier's 30 requests a minute
+    # (the client-side limiter would pace a first fill of hundreds of blocks over minutes).
+    os.makedirs(os.path.join(home, "config"), exist_ok=True)
+    with open(os.path.join(home, "config", "settings.toml"), "w", encoding="utf-8") as f:
+        f.writelines(
+            f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
+            for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+        )
     for name in ("CEREBRAS_API_KEY", "CEREBRAS_BASE_URL", "FASTDESK_OPENAI_BASE_URL"):
         os.environ.pop(name, None)
-    with EmulatorProcess(ttfb=TTFB, tokens_per_second=RATE, chunk_chars=CHUNK_CHARS) as emu:
+    with EmulatorProcess(
+        ttfb=TTFB, tokens_per_second=RATE, chunk_chars=CHUNK_CHARS, rate_limits=None
+    ) as emu:
         os.environ["GROQ_BASE_URL"] = emu.groq_base_url
         os.environ["GROQ_API_KEY"] = "gsk_bench_not_a_real_key_000000000000"
         from fastdesk.ui import MainWindow
