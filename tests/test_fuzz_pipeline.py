@@ -198,7 +198,7 @@ def test_a_batch_of_every_kind_of_document_is_written_whole(
         path.write_bytes(text.encode("utf-8"))
         inputs.append(str(path))
     out = tmp_path / "out"
-    assert run(["translate", *inputs, "--out-dir", str(out), "--no-memory"]) == 0
+    assert run(["translate", *inputs, "--out-dir", str(out), "--no-memory", "--to", "en"]) == 0
     for n, text in enumerate(sources):
         assert (out / f"doc{n:03}.md").read_bytes() == text.encode("utf-8")
 
@@ -223,7 +223,9 @@ def test_random_documents_through_the_command_line(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8", "surrogatepass"))
         inputs.append(str(path))
-    code = run(["translate", *inputs, "--out-dir", str(folder / "out"), "--no-memory"])
+    code = run(
+        ["translate", *inputs, "--out-dir", str(folder / "out"), "--no-memory", "--to", "en"]
+    )
     reset_logging()
     if any(_not_utf8(t) for t in sources):  # no UTF-8 file: refused as unreadable, none written
         assert code == 2 and not (folder / "out").exists()

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -250,7 +251,9 @@ async def _translate_all(
     try:
         await asyncio.gather(
             *(
-                _translate_one(engine, spec, report, requests, progress, args, ledger)
+                _guarded(
+                    report, _translate_one(engine, spec, report, requests, progress, args, ledger)
+                )
                 for report in reports
                 if report.status == "pending"
             )
@@ -298,18 +301,10 @@ def _parse(path: str, text: str) -> Document | None:
         return None
 
 
-async def _translate_one(
-    engine: Engine,
-    spec: JobSpec,
-    report: DocReport,
-    requests: list[dict[str, object]],
-    progress: Progress,
-    args: argparse.Namespace,
-    ledger: CostLedger,
-) -> None:
-    """One document, start to finish; whatever goes wrong is this document's one line."""
+async def _guarded(report: DocReport, work: Awaitable[None]) -> None:
+    """One document's work; whatever goes wrong in it is this document's one line."""
     try:
-        await _run_one(engine, spec, report, requests, progress, args, ledger)
+        await work
     except Exception as exc:  # a bug met by this input: the other documents go on
         log.info("%s: internal error", report.input, exc_info=True)
         _failed(report, redact(f"internal error ({type(exc).__name__}: {exc})")[:300])
@@ -321,7 +316,7 @@ def _failed(report: DocReport, reason: str) -> DocReport:
     return report
 
 
-async def _run_one(
+async def _translate_one(
     engine: Engine,
     spec: JobSpec,
     report: DocReport,
