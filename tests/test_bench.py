@@ -160,7 +160,7 @@ def test_router_options_come_from_settings() -> None:
     assert options["models"] == {"groq": ["llama-3.1-8b-instant", "qwen/qwen3-32b"]}
     assert options["hedge"] is True
     fake = FakeProvider("groq", "meta-llama/llama-4-scout-17b-16e-instruct")
-    router = Router({"groq": fake}, stats=StatsStore.memory(), **options)  # type: ignore[arg-type]
+    router = Router({"groq": fake}, stats=StatsStore.memory(), **options)
     assert router.candidates(lang="ja")[0] == ("groq", "qwen/qwen3-32b")
     assert ("groq", "meta-llama/llama-4-scout-17b-16e-instruct") not in router.candidates()
 

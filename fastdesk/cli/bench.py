@@ -136,7 +136,7 @@ async def _bench(
 
     providers = build_providers(settings, only=args.provider or ())
     try:
-        models: dict[str, list[str]] = dict(options_from_settings(settings)["models"])  # type: ignore[call-overload, unused-ignore]
+        models = dict(options_from_settings(settings)["models"])
         for name, model in _extra_models(args.model or [], list(providers)):
             models.setdefault(name, []).append(model)
         pricing = PriceTable(settings.price_overrides or None)

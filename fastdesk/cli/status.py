@@ -23,6 +23,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_status)
 
 
+def _count(files: list[dict[str, object]], name: str) -> int:
+    """The sum of a per-file count (each file's status holds it as an int)."""
+    return sum(value for f in files if isinstance(value := f[name], int))
+
+
 def run_status(args: argparse.Namespace) -> int:
     try:
         project = open_project(args.folder, args.lang)
@@ -35,8 +40,8 @@ def run_status(args: argparse.Namespace) -> int:
     totals = {
         "pairs": len(files),
         **{s: states.count(s) for s in ("up_to_date", "stale", "missing", "conflict")},
-        "stale_blocks": sum(int(f["stale"]) for f in files),  # type: ignore[call-overload]
-        "flagged_blocks": sum(int(f["flagged"]) for f in files),  # type: ignore[call-overload]
+        "stale_blocks": _count(files, "stale"),
+        "flagged_blocks": _count(files, "flagged"),
     }
     if args.json:
         payload = {

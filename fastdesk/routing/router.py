@@ -35,6 +35,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
@@ -840,10 +841,18 @@ class _Flight:
 # ---- helpers ----------------------------------------------------------------------------------
 
 
-def options_from_settings(settings: object) -> dict[str, object]:
+class RouterOptions(TypedDict):
+    """What the settings say to a :class:`Router` (its keyword arguments of the same names)."""
+
+    models: dict[str, list[str]]
+    excluded: dict[str, list[str]]
+    preferred: dict[str, dict[str, str]]
+    hedge: bool
+
+
+def options_from_settings(settings: object) -> RouterOptions:
     """Router keyword arguments from :class:`fastdesk.config.settings.Settings`: the models listed
-    for
-    each provider (chosen and per-language), exclusions, per-language preferences, hedging."""
+    for each provider (chosen and per-language), exclusions, per-language preferences, hedging."""
     chosen: Mapping[str, str] = getattr(settings, "models", None) or {}
     preferred: Mapping[str, Mapping[str, str]] = getattr(settings, "preferred_models", None) or {}
     excluded: Mapping[str, Sequence[str]] = getattr(settings, "excluded_models", None) or {}

@@ -77,7 +77,7 @@ def build_router(
     if provider != "auto":
         _require(providers, (provider,))
     _require(providers, ())
-    options = options_from_settings(settings)  # (its values are typed as object: hence the ignore)
+    options = options_from_settings(settings)
     pricing = PriceTable(settings.price_overrides)
     retry = RetryPolicy.from_settings(settings.requests)
     limiter = Limiter(settings.rate_limits)  # the published free tiers, the settings on top
@@ -88,7 +88,7 @@ def build_router(
         retry=retry,
         limiter=limiter,
         deadlines=deadlines,
-        **options,  # type: ignore[arg-type, unused-ignore]
+        **options,
     )
 
 

@@ -368,8 +368,7 @@ class CompareDialog(QDialog):
         settings = job.settings
         providers = build_providers(settings)  # the providers `fastdesk bench` finds
         try:
-            # (options_from_settings types its values as object)
-            wanted: dict[str, list[str]] = options_from_settings(settings)["models"]  # type: ignore[assignment]
+            wanted = options_from_settings(settings)["models"]
             models = {name: ms for name, ms in wanted.items() if name in providers}
             pairs = Router(providers, models=models, stats=StatsStore.memory()).pairs()
             self._send(self._planned, run_id, len(pairs) * job.runs)
