@@ -38,7 +38,7 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]  # ships no types
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 

@@ -155,7 +155,7 @@ class Workbench(QObject):
         if not self.outline.isVisible() or pane is not QApplication.focusWidget():
             return
         blocks = self.view.source_blocks
-        index = pane.index_at(pane.textCursor().position())  # type: ignore[union-attr]
+        index = pane.index_at(pane.textCursor().position())  # type: ignore[union-attr]  # a target pane: it has index_at
         if 0 <= index < len(blocks):
             try:
                 self.outline.follow(self._doc.index_of(blocks[index].key))
