@@ -274,6 +274,28 @@ class TargetModel:
             return "failed"
         return "waiting" if state == "pending" else "done"
 
+    def failed(self) -> list[str]:
+        """Blocks whose last request failed and that show no reviewer's text, in document
+        order: what Retry Failed Blocks sends again."""
+        review = self.review
+        return [
+            bid
+            for bid in self._index
+            if review.state_of(bid) == "flagged"
+            and bid not in self._streaming
+            and any(f.check == "failed" for f in review.info(bid).flags)
+        ]
+
+    def unfinished(self) -> tuple[int, int, int]:
+        """(waiting, failed, flagged) block counts: what an export would write unfinished.
+        Waiting: no answer yet (in flight included); flagged: an answer that failed a check."""
+        failed = set(self.failed())
+        review = self.review
+        flagged = sum(
+            1 for bid in self._index if bid not in failed and review.state_of(bid) == "flagged"
+        )
+        return len(self.pending), len(failed), flagged
+
     def index_of(self, block_id: str) -> int | None:
         return self._index.get(block_id)
 

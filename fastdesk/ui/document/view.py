@@ -296,6 +296,17 @@ class DocumentView(QWidget):
         if block_id:
             self.retranslate([block_id])
 
+    def retry_failed(self) -> int:
+        """Translate again the blocks whose request failed (the target model knows which);
+        returns how many were asked for."""
+        failed = self.review_ctl.model.failed()
+        if failed:
+            self.retranslate(failed)
+            self.message.emit(f"Retrying {_blocks(len(failed))}…", 3000)
+        else:
+            self.message.emit("No failed blocks to retry", 3000)
+        return len(failed)
+
     def expand_section(self) -> None:
         """Ask the model to elaborate the section under the cursor (shown marked as generated)."""
         block_id = self.block_under_cursor()
@@ -593,6 +604,10 @@ def _pane(
     layout.addWidget(head)
     layout.addWidget(body, 1)
     return box, layout
+
+
+def _blocks(n: int) -> str:
+    return f"{n} failed block" + ("" if n == 1 else "s")
 
 
 def py_index(text: str, position: int) -> int:
