@@ -5,6 +5,8 @@ the real ones."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import QMessageBox, QPlainTextEdit
@@ -135,3 +137,35 @@ def test_unfinished_text_counts_in_words() -> None:
     assert unfinished_text(2, 0, 3) == (
         "5 blocks are unfinished: 2 not translated yet, 3 flagged by a check."
     )
+
+
+def test_failed_blocks_are_retried_by_themselves(make_window, qtbot, provider) -> None:
+    provider.fail_with = BadRequestError("groq", "refused", status=400)
+    w = make_window()
+    view = w.document_view
+    view.healer.set_interval(30)  # instead of 30 s
+    view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: len(view.review_ctl.model.failed()) == 2)
+    asked = len(provider.requests)
+    qtbot.waitUntil(lambda: len(provider.requests) > asked)  # retried unasked
+    provider.fail_with = None  # the provider is usable again
+    qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
+    assert view.review_ctl.model.failed() == []
+    assert view.healer.seconds_left() is None  # nothing left to retry
+
+
+def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, provider) -> None:
+    w = failed_window(make_window, qtbot, provider)  # the default 30 s wait
+    view = w.document_view
+    bid = view.review_ctl.model.failed()[0]
+    tip = view.review_ctl.tooltip_of(bid)
+    assert re.search(r"failed: .*refused.*; retrying in \d+ s", tip), tip
+    qtbot.waitUntil(lambda: "failed blocks: retrying in" in w.statusBar().currentMessage())
+    assert w.statusBar().currentMessage().startswith("2 failed blocks: retrying in ")
+    provider.fail_with = None
+    QTextCursor(view.source.document()).insertText("Goodbye\n\n")  # the edit sends them again
+    assert view.healer.seconds_left() is None
+    assert "retrying in" not in view.review_ctl.tooltip_of(bid)
+    expected = translated("Goodbye\n\n" + SOURCE)
+    qtbot.waitUntil(lambda: target_text(w) == expected)  # what was typed neither lost nor doubled
+    assert view.review_ctl.model.failed() == []
