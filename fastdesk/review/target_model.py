@@ -60,6 +60,13 @@ def segment(key: str, text: str) -> Segment:
 
 
 _BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed)
+# status_of → what an export of the block would be (finished blocks are not named)
+_UNFINISHED = {
+    "waiting": "waiting",
+    "in_flight": "waiting",
+    "failed": "failed",
+    "retrying": "failed",
+}
 
 
 class TargetModel:
@@ -273,6 +280,34 @@ class TargetModel:
         if failed:
             return "failed"
         return "waiting" if state == "pending" else "done"
+
+    def failed(self) -> list[str]:
+        """Blocks whose last request failed and that show no reviewer's text, in document
+        order: what Retry Failed Blocks sends again."""
+        review = self.review
+        return [
+            bid
+            for bid in self._index
+            if review.state_of(bid) == "flagged"
+            and bid not in self._streaming
+            and any(f.check == "failed" for f in review.info(bid).flags)
+        ]
+
+    def unfinished(self) -> tuple[int, int, int]:
+        """(waiting, failed, flagged) block counts: what an export would write unfinished.
+        Waiting: no answer yet; failed: the last request failed (a retry in flight included);
+        flagged: an answer that failed a check. A block showing a reviewer's text is finished."""
+        review = self.review
+        counts = {"waiting": 0, "failed": 0, "flagged": 0}
+        for bid in self._index:
+            if review.is_kept(bid):
+                continue
+            kind = _UNFINISHED.get(self.status_of(bid))
+            if kind is None and review.state_of(bid) == "flagged":
+                kind = "flagged"
+            if kind is not None:
+                counts[kind] += 1
+        return counts["waiting"], counts["failed"], counts["flagged"]
 
     def index_of(self, block_id: str) -> int | None:
         return self._index.get(block_id)

@@ -35,6 +35,24 @@ def export_path(parent: QWidget, view: DocumentView, suggested: Path, title: str
     return path
 
 
+def unfinished_text(waiting: int, failed: int, flagged: int) -> str:
+    """What an export of an unfinished translation would hold, in words ("" when finished)."""
+    parts = [
+        f"{n} {what}"
+        for n, what in (
+            (waiting, "not translated yet"),
+            (failed, "failed"),
+            (flagged, "flagged by a check"),
+        )
+        if n
+    ]
+    if not parts:
+        return ""
+    total = waiting + failed + flagged
+    noun = "block is" if total == 1 else "blocks are"
+    return f"{total} {noun} unfinished: " + ", ".join(parts) + "."
+
+
 class FileCommands:
     """Open, save and export ``view``'s document. ``remember(path)`` adds a recent file;
     ``select_review_key(key)`` switches the mode and language to a restored review's."""
@@ -165,22 +183,35 @@ class FileCommands:
         return True
 
     def export_dialog(self) -> None:
-        pending = self.view.pending
-        if pending:
-            answer = QMessageBox.question(
-                self.parent,
-                "Export translation",
-                f"{len(pending)} section(s) are not translated yet and will be exported "
-                "as they stand. Export anyway?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
+        if not self._confirm_unfinished(*self.view.review_ctl.model.unfinished()):
+            return
         suggested = self.view.review_ctl.export_path()
         path = export_path(
             self.parent, self.view, suggested, "Export translation", "Markdown (*.md)"
         )
         if path:
             self.export_translation(path)
+
+    def _confirm_unfinished(self, waiting: int, failed: int, flagged: int) -> bool:
+        """True when nothing is unfinished, or the user chose Export Anyway."""
+        text = unfinished_text(waiting, failed, flagged)
+        if not text:
+            return True
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Export translation",
+            text,
+            QMessageBox.StandardButton.NoButton,
+            self.parent,
+        )
+        box.setObjectName("exportUnfinished")
+        box.setInformativeText("They will be exported as they stand.")
+        anyway = box.addButton("Export Anyway", QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        box.deleteLater()
+        return box.clickedButton() is anyway
 
     # ---- unsaved edits -------------------------------------------------------------------------
 

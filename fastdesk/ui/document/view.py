@@ -33,11 +33,12 @@ from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
-from fastdesk.translate.events import Expansion
+from fastdesk.translate.events import BlockFailed, Expansion
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
 from fastdesk.ui.document.disk_watch import DiskWatcher
+from fastdesk.ui.document.heal import Healer
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
@@ -117,6 +118,10 @@ class DocumentView(QWidget):
         self._visible_timer.timeout.connect(self._send_visible)
         self._sent_visible: frozenset[str] = frozenset()
         self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
+        self.healer = Healer(self)  # failed blocks retried after a while, unless edited first
+        self.healer.due.connect(self.retry_failed)
+        self.healer.countdown.connect(self.message)
+        self.review_ctl.retry_in = self.healer.seconds_left
         self._wire_review()
 
     # ---- construction --------------------------------------------------------------------------
@@ -296,6 +301,18 @@ class DocumentView(QWidget):
         if block_id:
             self.retranslate([block_id])
 
+    def retry_failed(self) -> int:
+        """Translate again the blocks whose request failed (the target model knows which);
+        returns how many were asked for."""
+        self.healer.cancel()
+        failed = self.review_ctl.model.failed()
+        if failed:
+            self.retranslate(failed)
+            self.message.emit(f"Retrying {_blocks(len(failed))}…", 3000)
+        else:
+            self.message.emit("No failed blocks to retry", 3000)
+        return len(failed)
+
     def expand_section(self) -> None:
         """Ask the model to elaborate the section under the cursor (shown marked as generated)."""
         block_id = self.block_under_cursor()
@@ -327,6 +344,10 @@ class DocumentView(QWidget):
                 self.scheduler.kick()
                 if event.done:
                     self.message.emit("Section expanded (marked as generated)", 4000)
+        if any(isinstance(event, BlockFailed) for event in batch.events):
+            failed = len(self.review_ctl.model.failed())
+            if failed:
+                self.healer.arm(failed)
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
@@ -371,6 +392,7 @@ class DocumentView(QWidget):
         self._debounce.stop()
 
     def _source_changed(self) -> None:
+        self.healer.cancel()  # the edit sends the failed blocks again
         if self._live() and not self.source.composing:
             self._debounce.start()
 
@@ -497,6 +519,7 @@ class DocumentView(QWidget):
     def close_document(self) -> None:
         """The window closes: no more edits go out, the review file is written."""
         self._debounce.stop()
+        self.healer.cancel()
         self.disk.watch(None, None)
         self._review_problems(self.review_ctl.close())  # review file written, copy removed
 
@@ -593,6 +616,10 @@ def _pane(
     layout.addWidget(head)
     layout.addWidget(body, 1)
     return box, layout
+
+
+def _blocks(n: int) -> str:
+    return f"{n} failed block" + ("" if n == 1 else "s")
 
 
 def py_index(text: str, position: int) -> int:

@@ -80,6 +80,8 @@ class ReviewController(QObject):
         self.review = Review(None, self.key)
         self.reviews: dict[str, Review] = {self.key: self.review}
         self.model = TargetModel(self.review)  # what the target shows: its one owner
+        # seconds until failed blocks are retried (None: no retry pending); the view's healer
+        self.retry_in: Callable[[], int | None] = lambda: None
         self.user_generation = 0  # bumped by everything the reviewer does
         self._saved_generation = 0
         self._autosaved: tuple[Any, ...] | None = None
@@ -310,10 +312,13 @@ class ReviewController(QObject):
         info = self.review.info(block_id)
         lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
         if info.state == "flagged":
+            left = self.retry_in()
             lines += [
                 f"• {_escape(f.check)}: {_escape(f.detail)}" if f.detail else f"• {f.check}"
                 for f in info.flags
             ]
+            if left is not None and any(f.check == "failed" for f in info.flags):
+                lines[-1] += f"; retrying in {left} s"
         if info.state == "stale_edit" and info.base is not None:
             lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
             lines.append("<small>Click: re-translate, or keep yours.</small>")

@@ -41,6 +41,7 @@ class Commands:
     live: Toggle
     translate_now: Command
     retranslate: Command
+    retry_failed: Command
     expand: Command
     mode_translate: Command
     mode_simplify: Command
@@ -151,6 +152,14 @@ class Actions:
             c.retranslate,
             "Ctrl+Shift+Return",
             "Translate the section under the cursor again, bypassing memory",
+        )
+        self.retry_failed = a(
+            w,
+            "actionRetryFailed",
+            "Retry &Failed Blocks",
+            c.retry_failed,
+            "Ctrl+Shift+R",
+            "Translate again the blocks whose request failed",
         )
         self.expand = a(
             w,
@@ -317,7 +326,8 @@ class Actions:
         edit.addSeparator()
         edit.addActions([self.find, self.replace, self.find_next, self.find_previous])
         tr = bar.addMenu("&Translate")
-        tr.addActions([self.live, self.translate_now, self.retranslate, self.expand])
+        tr.addActions([self.live, self.translate_now, self.retranslate, self.retry_failed])
+        tr.addAction(self.expand)
         tr.addActions([self.keep_generated, self.discard_generated])
         tr.addSeparator()
         tr.addActions([self.mode_translate, self.mode_simplify])

@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
             live=self.set_live,
             translate_now=self.translate_now,
             retranslate=view.retranslate_section,
+            retry_failed=view.retry_failed,
             expand=view.expand_section,
             mode_translate=lambda: self.set_mode("translate"),
             mode_simplify=lambda: self.set_mode("simplify"),
