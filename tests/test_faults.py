@@ -79,6 +79,15 @@ def child_env(emu: Emulator, home: Path, **extra: str) -> dict[str, str]:
     }
 
 
+def translated_once(src: Path, emu: Emulator, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A FASTDESK_HOME that one translation filled (memory, log, costs, stats), and its env."""
+    home = tmp_path / "home"
+    env = child_env(emu, home)
+    result = run_fastdesk(["translate", str(src / "guide.md"), "-o", str(src / "a.md")], env)
+    assert result.returncode == 0
+    return home, env
+
+
 def one_line(err: str) -> str:
     lines = err.splitlines()
     assert len(lines) == 1, err
@@ -242,12 +251,7 @@ def test_a_read_only_memory_means_this_run_without_memory(
     src: Path, emu: Emulator, tmp_path: Path
 ) -> None:
     prefix = powerless()
-    home = tmp_path / "home"
-    env = child_env(emu, home)
-    assert (
-        run_fastdesk(["translate", str(src / "guide.md"), "-o", str(src / "a.md")], env).returncode
-        == 0
-    )
+    home, env = translated_once(src, emu, tmp_path)
     cache = _memory(home).parent
     with read_only(cache, *cache.iterdir()):
         done = run_fastdesk(
@@ -444,12 +448,7 @@ def test_a_read_only_fastdesk_home_translates_without_keeping_anything(
     src: Path, emu: Emulator, tmp_path: Path
 ) -> None:
     prefix = powerless()
-    home = tmp_path / "home"
-    env = child_env(emu, home)
-    assert (
-        run_fastdesk(["translate", str(src / "guide.md"), "-o", str(src / "a.md")], env).returncode
-        == 0
-    )
+    home, env = translated_once(src, emu, tmp_path)
     folders = [home, *(p for p in home.rglob("*") if p.is_dir())]
     with read_only(*folders, *(p for p in home.rglob("*") if p.is_file())):
         kept = tree(home)
