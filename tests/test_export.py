@@ -207,13 +207,14 @@ def test_bilingual_page_marks_human_edits_approved_or_not_and_counts_them() -> N
     rows = page.rows
     assert "human" in rows[0]["class"].split() and "state-approved" in rows[0]["class"]
     badges = [a["class"] for t, a in page.tags if t == "span" and "badge" in (a["class"] or "")]
-    # after the legend's six: edited + approved, edited, approved
+    # after the legend's six: edited + approved, edited, approved, machine
     assert badges[6:] == [
         "badge badge-edited",
         "badge badge-approved",
         "badge badge-edited",
         "badge badge-approved",
-    ] + ["badge badge-machine"]  # the table, untouched
+        "badge badge-machine",  # the table, untouched
+    ]
     assert "human" in rows[1]["class"].split()
     assert "human" not in rows[2]["class"].split()
     header = "4 blocks · 2 approved · 2 edited (1 of them approved) · 0 flagged"

@@ -388,9 +388,7 @@ class Review:
         translation; flagged blocks only when asked (a bulk approval should not wave failed
         checks through)."""
         wanted = {"machine", "memory", "edited"} | ({"flagged"} if include_flagged else set())
-        return [
-            b.id for b in self._blocks() if b.translatable and self.state_of(b.id) in wanted
-        ]
+        return [b.id for b in self._blocks() if b.translatable and self.state_of(b.id) in wanted]
 
     def approve_all(self, *, include_flagged: bool = False) -> int:
         """Approve every block of :meth:`approvable`. Returns how many."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import Review
+from fastdesk.review.model import Review, Snapshot
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -197,6 +197,13 @@ class TargetModel:
     def touch(self, block_ids: Iterable[str] = ()) -> None:
         """The review changed outside the engine's events (a reviewer's action)."""
         self._dirty.update(block_ids)
+
+    def restore(self, snapshot: Snapshot) -> list[str]:
+        """Undo or redo of the reviewer's: their records of ``snapshot`` put back (see
+        Review.restore); returns the blocks whose text or state changed."""
+        changed = self.review.restore(snapshot)
+        self.touch(changed)
+        return changed
 
     # ---- outputs ----------------------------------------------------------------------------
 
