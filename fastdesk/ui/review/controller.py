@@ -283,12 +283,9 @@ class ReviewController(QObject):
         text) for the pane."""
         self._ensure_doc()
         changes = diff_target_edit(view, new_text, at=at)
-        old = {bid: view.text[start:end] for bid, start, end in view.spans}
-        # an edit spanning blocks (a replace all) leaves those between as they were
-        edits = [(bid, text) for bid, text in changes if text != old.get(bid)]
-        key = Typed(edits[0][0], *typed) if typed and len(edits) == 1 else None
+        key = Typed(changes[0][0], *typed) if typed and len(changes) == 1 else None
         label = "Typing" if key and key.removed + key.added == 1 else "Edit"
-        self._step(label, [bid for bid, _text in edits], partial(self._edit, edits), key)
+        self._step(label, [bid for bid, _text in changes], partial(self._edit, changes), key)
         if changes:
             self._touched()
         return changes
