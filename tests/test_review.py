@@ -239,6 +239,18 @@ def test_restore_skips_blocks_the_source_lost_and_takes_them_once_back() -> None
     assert not review.is_kept(cats)  # the edit undone (its machine answer went with the block)
 
 
+def test_a_group_of_steps_starts_from_each_block_as_it_was_first() -> None:
+    doc, review = fresh()
+    cats, dogs = block(doc, "cats"), block(doc, "dogs")
+    start = review.snapshot([cats])
+    review.edit(cats, "Chats.\n\n")
+    start = start.joined(review.snapshot([cats, dogs]))  # cats as it was first, dogs as now
+    review.edit(dogs, "Chiens.\n\n")
+    assert start.block_ids == (cats, dogs)
+    assert review.restore(start) == [cats, dogs]
+    assert not review.has_work()
+
+
 def test_a_stale_edit_resolved_can_be_restored_with_its_old_source() -> None:
     doc, review = fresh()
     review.edit(block(doc, "cats"), "Mes chats.\n\n")

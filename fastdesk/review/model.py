@@ -148,6 +148,12 @@ class Snapshot:
     def block_ids(self) -> tuple[str, ...]:
         return tuple(bid for bid, _kept in self.kept)
 
+    def joined(self, later: Snapshot) -> Snapshot:
+        """This snapshot, and the blocks only ``later`` holds: each block as it was first (what
+        a group of steps, such as Replace All, started from)."""
+        held = {bid for bid, _kept in self.kept}
+        return Snapshot(self.kept + tuple(item for item in later.kept if item[0] not in held))
+
 
 # ---- the review as JSON (Review.to_dict; the sidecar keeps one per language) -------------------
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
 
 UNTITLED = "Untitled"
+RESTORE_STEP_S = 0.015  # an undo updates the pane at once for this long; the scheduler goes on
 
 
 class DocumentView(QWidget):
@@ -446,8 +447,7 @@ class DocumentView(QWidget):
             return
         self.refresh_target()
         pane = self.target_pane()
-        while not pane.step(time.perf_counter() + 0.05):  # the pane catches up now
-            pass
+        pane.step(time.perf_counter() + RESTORE_STEP_S)  # shown at once unless far behind
         keys = [seg.key for seg in pane.shown]
         if block_ids[0] in keys:
             cursor = QTextCursor(pane.document())

@@ -90,6 +90,7 @@ class ReviewController(QObject):
         self.model = TargetModel(self.review)  # what the target shows: its one owner
         self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
         self._stacks: dict[str, QUndoStack] = {}
+        self._group: tuple[str, Snapshot] | None = None  # a group's name and where it started
         self._activate_stack()
         # seconds until failed blocks are retried (None: no retry pending); the view's healer
         self.retry_in: Callable[[], int | None] = lambda: None
@@ -347,15 +348,37 @@ class ReviewController(QObject):
         action: Callable[[], T],
         typed: Typed | None = None,
     ) -> T:
-        """Do ``action`` on the active review as one undoable step over ``block_ids``."""
+        """Do ``action`` on the active review as one undoable step over ``block_ids`` (or as
+        part of the group begun, see begin_group)."""
         review = self.review
-        before = review.snapshot(block_ids)
+        before, generation = review.snapshot(block_ids), review.generation
         result = action()
+        self.model.reviewed(generation, block_ids)
+        if self._group is not None:
+            label, start = self._group
+            self._group = (label, start.joined(before))
+            return result
         after = review.snapshot(block_ids)
         if after != before:
             put_back = partial(self._put_back, review)
             self.undo_stack.push(ReviewStep(label, before, after, put_back, typed))
         return result
+
+    def begin_group(self, label: str) -> None:
+        """The reviewer's steps until end_group are one (Replace All: one undo, however many
+        blocks; undone as one restore, not one per replacement)."""
+        if self._group is None:
+            self._group = (label, self.review.snapshot(()))
+
+    def end_group(self) -> None:
+        if self._group is None:
+            return
+        label, before = self._group
+        self._group = None
+        after = self.review.snapshot(before.block_ids)
+        if after != before:
+            put_back = partial(self._put_back, self.review)
+            self.undo_stack.push(ReviewStep(label, before, after, put_back))
 
     def _put_back(self, review: Review, snapshot: Snapshot) -> None:
         if review is not self.review:  # its stack is not the active one: nothing to do here

@@ -106,9 +106,8 @@ class EditHistory(QObject):
         self._actions: tuple[QAction, QAction] | None = None
         view.target_editor.undo_requested.connect(self.undo)
         view.target_editor.redo_requested.connect(self.redo)
-        view.target_editor.group_started.connect(self._begin_group)
-        view.target_editor.group_ended.connect(self._end_group)
-        self._groups = 0
+        view.target_editor.group_started.connect(view.review_ctl.begin_group)
+        view.target_editor.group_ended.connect(view.review_ctl.end_group)
 
     def in_target(self) -> bool:
         return self.view.focused_target_pane() is not None
@@ -124,15 +123,6 @@ class EditHistory(QObject):
             self.group.redo()
         else:
             self.view.source.redo()
-
-    def _begin_group(self, label: str) -> None:
-        self.view.review_ctl.undo_stack.beginMacro(label)
-        self._groups += 1
-
-    def _end_group(self) -> None:
-        if self._groups:
-            self._groups -= 1
-            self.view.review_ctl.undo_stack.endMacro()
 
     def bind(self, undo: QAction, redo: QAction) -> None:
         """Keep ``undo`` and ``redo`` enabled when the focused side has something to do."""
