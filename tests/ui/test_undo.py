@@ -280,3 +280,29 @@ def _fragments(browser) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def
             it += 1
         block_ = block_.next()
     return out
+
+
+def test_a_step_whose_source_changed_is_skipped_and_a_new_document_starts_afresh(
+    make_window, qtbot
+) -> None:
+    w = translated_window(make_window, qtbot)
+    view = w.document_view
+    type_in_target(w, qtbot, "Bonjour monde", "!")
+    type_in_target(w, qtbot, "The chat", "!")
+    view.source.setPlainText(TEXT.replace("The cat.", "The cats."))  # under the second edit
+    qtbot.waitUntil(lambda: len(view.review.stale_blocks()) == 1)
+    wait_settled(w, qtbot)
+    focus_target(w, qtbot)
+    messages: list[str] = []
+    view.message.connect(lambda text, _ms: messages.append(text))
+    undo(qtbot, w)  # the second step: its block is not in the source any more
+    assert messages == ["Nothing to undo there: that block's source changed since"]
+    assert view.review_ctl.undo_stack.count() == 1  # it left the stack
+    assert view.review.state_of(block(w, "cats")) == "stale_edit"  # the correction untouched
+    undo(qtbot, w)  # on to the first step
+    assert view.review.state_of(block(w, "Hello")) == "machine"
+
+    type_in_target(w, qtbot, "Bonjour monde", "!")
+    assert view.review_ctl.undo_stack.count() == 1
+    w.files.new_document()
+    assert view.review_ctl.undo_stack.count() == 0

@@ -443,7 +443,7 @@ class DocumentView(QWidget):
     def _restored(self, block_ids: list[str]) -> None:
         """Undo or redo put reviewer's records back: the panes follow, the cursor goes there."""
         if not block_ids:
-            self.message.emit("Nothing changed: that block's source is no longer the same", 5000)
+            self.message.emit("Nothing to undo there: that block's source changed since", 5000)
             return
         self.refresh_target()
         pane = self.target_pane()

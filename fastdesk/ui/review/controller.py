@@ -380,13 +380,14 @@ class ReviewController(QObject):
             put_back = partial(self._put_back, self.review)
             self.undo_stack.push(ReviewStep(label, before, after, put_back))
 
-    def _put_back(self, review: Review, snapshot: Snapshot) -> None:
+    def _put_back(self, review: Review, snapshot: Snapshot) -> list[str]:
         if review is not self.review:  # its stack is not the active one: nothing to do here
-            return
+            return []
         changed = self.model.restore(snapshot)
         if changed:
             self._touched()
         self.restored.emit(changed)
+        return changed
 
     def drop_detached(self) -> int:
         count = self.review.drop_detached()

@@ -54,15 +54,17 @@ class Typed:
 
 
 class ReviewStep(QUndoCommand):
-    """One step of the editor's: ``put_back`` gets ``before`` on undo, ``after`` on redo. It is
-    pushed once done, so the first redo (QUndoStack.push calls it) does nothing."""
+    """One step of the editor's: ``put_back`` gets ``before`` on undo, ``after`` on redo, and
+    says which blocks changed. It is pushed once done, so the first redo (QUndoStack.push calls
+    it) does nothing. A step that changes nothing any more (its blocks' source changed since:
+    their ids are gone) leaves the stack, so the next Ctrl+Z does something."""
 
     def __init__(
         self,
         text: str,
         before: Snapshot,
         after: Snapshot,
-        put_back: Callable[[Snapshot], object],
+        put_back: Callable[[Snapshot], list[str]],
         typed: Typed | None = None,
     ) -> None:
         super().__init__(text)
@@ -75,10 +77,10 @@ class ReviewStep(QUndoCommand):
         if self._done:
             self._done = False
             return
-        self._put_back(self.after)
+        self.setObsolete(not self._put_back(self.after))
 
     def undo(self) -> None:
-        self._put_back(self.before)
+        self.setObsolete(not self._put_back(self.before))
 
     def id(self) -> int:
         single = self.typed is not None and self.typed.removed + self.typed.added == 1
