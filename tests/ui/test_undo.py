@@ -306,3 +306,17 @@ def test_a_step_whose_source_changed_is_skipped_and_a_new_document_starts_afresh
     assert view.review_ctl.undo_stack.count() == 1
     w.files.new_document()
     assert view.review_ctl.undo_stack.count() == 0
+
+
+def test_the_rendered_translation_undoes_and_redoes_too(make_window, qtbot) -> None:
+    w = translated_window(make_window, qtbot)
+    view = w.document_view
+    assert w.review_commands.approve_block(block(w, "cat"))
+    w.toggle_target_view()  # the rendered view: read-only, the window's actions take the keys
+    view.preview.setFocus()
+    qtbot.waitUntil(lambda: view.preview.hasFocus())
+    qtbot.keyClick(view.preview, Qt.Key.Key_Z, CTRL)
+    assert states(w) == ["machine", "machine", "machine"]
+    qtbot.keyClick(view.preview, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert states(w) == ["machine", "approved", "machine"]
+    assert view.source.toPlainText() == TEXT

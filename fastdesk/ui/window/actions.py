@@ -125,6 +125,7 @@ class Actions:
         self.undo = a(w, "actionUndo", "&Undo", c.undo, Key.Undo, "Undo the last edit")
         self.redo = a(w, "actionRedo", "&Redo", c.redo, Key.Redo, "Redo")
         self.undo.setEnabled(False)  # until the source says it has something to undo
+        self.redo.setShortcuts(Key.Redo)  # Ctrl+Shift+Z as well as Ctrl+Y, in every pane
         self.redo.setEnabled(False)
         self.cut = a(w, "actionCut", "Cu&t", c.cut, Key.Cut)
         self.copy = a(w, "actionCopy", "&Copy", c.copy, Key.Copy)
