@@ -426,7 +426,7 @@ class ReviewController(QObject):
                 lines[-1] += f"; retrying in {left} s"
         if info.state == "stale_edit" and info.base is not None:
             lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
-            lines.append("<small>Click: re-translate, or keep yours.</small>")
+            lines.append("<small>Click: see what changed, then re-translate or keep yours.</small>")
         elif info.edited and info.machine:
             lines.append(f"Machine translation: <i>{_escape(_excerpt(info.machine))}</i>")
         if info.state in ("machine", "memory", "flagged", "edited", "approved"):
