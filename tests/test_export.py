@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from html.parser import HTMLParser
@@ -16,6 +17,7 @@ from fastdesk.review.export import (
     export_path,
     export_target,
     html_export_path,
+    review_summary,
     text_direction,
 )
 from fastdesk.review.model import Review
@@ -189,7 +191,35 @@ def test_bilingual_page_shows_states_and_flags() -> None:
     assert "state-edited" in rows[1]["class"] and "Corrigé." in rows[1]["tgt"]
     assert "state-flagged" in rows[2]["class"] and "links: a <b> lost" in rows[2]["tgt"]
     assert "a &lt;b&gt; lost" in text
-    assert str(review.summary()) in text
+    assert review_summary(review) in text
+
+
+def test_bilingual_page_marks_human_edits_approved_or_not_and_counts_them() -> None:
+    review = reviewed()
+    doc = review.doc
+    assert doc is not None
+    first, second = doc.blocks[0].id, doc.blocks[1].id
+    review.edit(first, "# Le guide corrigé\n\n")
+    review.approve(first)  # edited, then approved
+    review.edit(second, "Corrigé.\n\n")  # edited only
+    review.approve(doc.blocks[2].id)  # a machine text approved: no human edit
+    page = Page(bilingual_html(doc, review, "fr", "Guide"))
+    rows = page.rows
+    assert "human" in rows[0]["class"].split() and "state-approved" in rows[0]["class"]
+    badges = [a["class"] for t, a in page.tags if t == "span" and "badge" in (a["class"] or "")]
+    # after the legend's six: edited + approved, edited, approved, machine
+    assert badges[6:] == [
+        "badge badge-edited",
+        "badge badge-approved",
+        "badge badge-edited",
+        "badge badge-approved",
+        "badge badge-machine",  # the table, untouched
+    ]
+    assert "human" in rows[1]["class"].split()
+    assert "human" not in rows[2]["class"].split()
+    header = "4 blocks · 2 approved · 2 edited (1 of them approved) · 0 flagged"
+    assert review_summary(review) == header
+    assert html.escape(header) in bilingual_html(doc, review, "fr", "Guide")
 
 
 def test_bilingual_page_notes_a_stale_edit_with_the_old_source() -> None:

@@ -195,6 +195,76 @@ def test_approve_all_and_summary() -> None:
     assert "4 approved" in str(review.summary())
 
 
+def test_approvable_names_what_approve_all_approves() -> None:
+    doc, review = fresh()
+    cats, dogs = block(doc, "cats"), block(doc, "dogs")
+    review.apply_event(BlockDone(0, dogs, "X\n\n", "model", (Flag("code", "x"),)))
+    assert review.approvable() == [block(doc, "Title"), cats]  # not flagged, not code
+    assert review.approvable(include_flagged=True) == [block(doc, "Title"), cats, dogs]
+    assert review.approve_all() == 2 and review.approvable() == []
+
+
+# ---- undo: snapshots of the reviewer's records ----------------------------------------------
+
+
+def test_restore_puts_back_exactly_what_a_snapshot_took() -> None:
+    doc, review = fresh()
+    cats, dogs = block(doc, "cats"), block(doc, "dogs")
+    review.edit(cats, "Mes chats.\n\n")
+    before = review.snapshot([cats, dogs])
+    review.approve_all()
+    after = review.snapshot([cats, dogs])
+    assert review.state_of(cats) == review.state_of(dogs) == "approved"
+    generation = review.generation
+    assert review.restore(before) == [cats, dogs]  # undo
+    assert review.generation > generation
+    assert review.state_of(cats) == "edited" and review.shown_text(cats) == "Mes chats.\n\n"
+    assert review.state_of(dogs) == "machine"
+    assert review.restore(before) == []  # nothing left to change
+    assert review.restore(after) == [cats, dogs]  # redo
+    assert review.info(cats).edited and review.info(cats).approved
+
+
+def test_restore_skips_blocks_the_source_lost_and_takes_them_once_back() -> None:
+    doc, review = fresh()
+    cats = block(doc, "cats")
+    before = review.snapshot([cats])
+    review.edit(cats, "Mes chats.\n\n")
+    review.realign(parse(TEXT.replace("about cats", "about black cats")))
+    assert review.restore(before) == []  # that block is gone: nothing else touched
+    assert review.summary().stale == 1
+    review.realign(doc)  # the source's undo brings it back
+    assert review.state_of(cats) == "edited"
+    assert review.restore(before) == [cats]
+    assert not review.is_kept(cats)  # the edit undone (its machine answer went with the block)
+
+
+def test_a_group_of_steps_starts_from_each_block_as_it_was_first() -> None:
+    doc, review = fresh()
+    cats, dogs = block(doc, "cats"), block(doc, "dogs")
+    start = review.snapshot([cats])
+    review.edit(cats, "Chats.\n\n")
+    start = start.joined(review.snapshot([cats, dogs]))  # cats as it was first, dogs as now
+    review.edit(dogs, "Chiens.\n\n")
+    assert start.block_ids == (cats, dogs)
+    assert review.restore(start) == [cats, dogs]
+    assert not review.has_work()
+
+
+def test_a_stale_edit_resolved_can_be_restored_with_its_old_source() -> None:
+    doc, review = fresh()
+    review.edit(block(doc, "cats"), "Mes chats.\n\n")
+    new = parse(TEXT.replace("about cats", "about black cats"))
+    review.realign(new)
+    black = block(new, "black cats")
+    before = review.snapshot([black])
+    review.resolve(black, "keep")
+    assert review.info(black).base == new.by_id(black).text
+    review.restore(before)
+    assert review.state_of(black) == "stale_edit"
+    assert review.info(black).base == "First paragraph about cats.\n\n"  # the old source kept
+
+
 def counted_block_by_block(review: Review, doc: Document) -> tuple[int, ...]:
     """The summary as a plain count of state_of over the document's translatable blocks."""
     states = [review.state_of(b.id) for b in doc.blocks if b.translatable]

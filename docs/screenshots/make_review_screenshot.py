@@ -110,9 +110,9 @@ def main() -> int:
     # translated once before (an earlier session): the memory will answer these
     earlier = MainWindow(engine_factory=engine_factory, offer_recovery=False)
     earlier.set_language("fr")
-    earlier.source.setPlainText(MEMORY_FIRST)
+    earlier.document_view.source.setPlainText(MEMORY_FIRST)
     wait_for(lambda: settled(earlier))
-    earlier.source.document().setModified(False)
+    earlier.document_view.source.document().setModified(False)
     earlier.close()
     shots.wait(300)
 

@@ -23,7 +23,7 @@ from fastdesk.document.blocks import Block, Document
 from fastdesk.document.html import NO_CONTEXT, Context, contexts, render
 from fastdesk.document.languages import LANGUAGES, language_name, primary
 from fastdesk.document.target import TargetView
-from fastdesk.review.model import STATE_STYLES, Review
+from fastdesk.review.model import STATE_STYLES, BlockInfo, Review
 from fastdesk.translate.events import Flag
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "export_target",
     "html_export_path",
     "is_language_suffix",
+    "review_summary",
     "text_direction",
 ]
 
@@ -202,16 +203,24 @@ def _row(
     flags = info.flags if info and not info.edited and state != "stale_edit" else ()
     src_html = _render(block.text, context)
     tgt_html = _render(block.text if text is None else text, context)
-    badge = _badge(state) if state and block.translatable else ""
+    badge = _badges(state, info) if state and block.translatable else ""
+    human = " human" if info is not None and info.edited else ""
     base = info.base if info and state == "stale_edit" else None
     notes = _flags(flags) + (_stale_note(base, context) if base is not None else "")
     src_attrs = _lang_attrs(source_lang)
     return (
-        f'<tr id="line-{block.line}" class="kind-{block.kind} state-{state or "none"}">'
+        f'<tr id="line-{block.line}" class="kind-{block.kind} state-{state or "none"}{human}">'
         f'<td class="line">{block.line}</td>'
         f'<td class="src"{src_attrs}>{src_html}</td>'
         f'<td class="tgt"{_lang_attrs(lang)}>{badge}{tgt_html}{notes}</td></tr>'
     )
+
+
+def _badges(state: str, info: BlockInfo | None) -> str:
+    """The state's badge, after an "edited" one when a reviewer's hand wrote the text but the
+    state says something else (approved, source changed): a human edit stays visible as such."""
+    edited = info is not None and info.edited and state != "edited"
+    return (_badge("edited") if edited else "") + _badge(state)
 
 
 def _badge(state: str) -> str:
@@ -245,6 +254,22 @@ def _lang_attrs(lang: str | None) -> str:
     return f' lang="{html.escape(lang)}" dir="{text_direction(lang)}"'
 
 
+def review_summary(review: Review) -> str:
+    """The page's header count: "edited" counts every block a reviewer's hand wrote, approved
+    since or not (the window's summary counts the edited blocks still to approve)."""
+    s = review.summary()
+    blocks = review.doc.blocks if review.doc is not None else ()
+    infos = [review.info(b.id) for b in blocks if b.translatable]
+    edited = sum(i.edited for i in infos)
+    both = sum(i.edited and i.approved for i in infos)
+    parts = [f"{s.blocks} blocks", f"{s.approved} approved"]
+    parts.append(f"{edited} edited" + (f" ({both} of them approved)" if both else ""))
+    parts.append(f"{s.flagged} flagged")
+    if s.stale:
+        parts.append(f"{s.stale} source changed")
+    return " · ".join(parts)
+
+
 def _page(
     title: str,
     lang: str,
@@ -255,7 +280,7 @@ def _page(
 ) -> str:
     src_name = language_name(source_lang) if source_lang else "Source"
     tgt_name = language_name(lang)
-    summary = f" · {html.escape(str(review.summary()))}" if review else ""
+    summary = f" · {html.escape(review_summary(review))}" if review else ""
     legend = ""
     if review:
         legend = (

@@ -62,6 +62,7 @@ __all__ = [
     "Review",
     "ReviewData",
     "ReviewSummary",
+    "Snapshot",
     "StateStyle",
     "diff_target_edit",
     "load_review",
@@ -133,6 +134,25 @@ class _Kept:
     edited: bool = False
     approved: bool = False
     stale: bool = False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The reviewer's records of some blocks at one moment (None: no record), as
+    :meth:`Review.snapshot` took them: what undo and redo put back with :meth:`Review.restore`.
+    Opaque on purpose, so that putting a record back has one way in."""
+
+    kept: tuple[tuple[str, _Kept | None], ...]
+
+    @property
+    def block_ids(self) -> tuple[str, ...]:
+        return tuple(bid for bid, _kept in self.kept)
+
+    def joined(self, later: Snapshot) -> Snapshot:
+        """This snapshot, and the blocks only ``later`` holds: each block as it was first (what
+        a group of steps, such as Replace All, started from)."""
+        held = {bid for bid, _kept in self.kept}
+        return Snapshot(self.kept + tuple(item for item in later.kept if item[0] not in held))
 
 
 # ---- the review as JSON (Review.to_dict; the sidecar keeps one per language) -------------------
@@ -369,15 +389,16 @@ class Review:
         self.generation += 1
         return True
 
-    def approve_all(self, *, include_flagged: bool = False) -> int:
-        """Approve every translatable block showing a translation; flagged blocks only when
-        asked (a bulk approval should not wave failed checks through). Returns how many."""
+    def approvable(self, *, include_flagged: bool = False) -> list[str]:
+        """The blocks Approve All would approve, in document order: translatable ones showing a
+        translation; flagged blocks only when asked (a bulk approval should not wave failed
+        checks through)."""
         wanted = {"machine", "memory", "edited"} | ({"flagged"} if include_flagged else set())
-        count = 0
-        for block in self._blocks():
-            if block.translatable and self.state_of(block.id) in wanted:
-                count += self.approve(block.id)
-        return count
+        return [b.id for b in self._blocks() if b.translatable and self.state_of(b.id) in wanted]
+
+    def approve_all(self, *, include_flagged: bool = False) -> int:
+        """Approve every block of :meth:`approvable`. Returns how many."""
+        return sum(self.approve(bid) for bid in self.approvable(include_flagged=include_flagged))
 
     def resolve(self, block_id: str, choice: str) -> bool:
         """Answer "source changed since your edit": ``"retranslate"`` drops the reviewer's text
@@ -397,6 +418,30 @@ class Review:
         self.generation += 1
         has_answer = (a := self._answers.get(block_id)) is not None and a.text is not None
         return choice == "retranslate" and not has_answer and block_id not in self._in_flight
+
+    # ---- undo -------------------------------------------------------------------------------
+
+    def snapshot(self, block_ids: Collection[str]) -> Snapshot:
+        """The reviewer's records of these blocks as they are now (taken before and after an
+        action of the reviewer, so that undo and redo can put either back)."""
+        return Snapshot(tuple((bid, self._kept.get(bid)) for bid in dict.fromkeys(block_ids)))
+
+    def restore(self, snapshot: Snapshot) -> list[str]:
+        """Put the records of ``snapshot`` back (undo, redo); returns the blocks that changed.
+        A block no longer in the document is left alone: its id is its source's hash, so it
+        comes back, and can be undone again, when an undo of the source brings the block back."""
+        changed = []
+        for bid, kept in snapshot.kept:
+            if bid not in self._present or self._kept.get(bid) == kept:
+                continue
+            if kept is None:
+                del self._kept[bid]
+            else:
+                self._kept[bid] = kept
+            changed.append(bid)
+        if changed:
+            self.generation += 1
+        return changed
 
     # ---- reading ----------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import Review
+from fastdesk.review.model import Review, Snapshot
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -197,6 +197,22 @@ class TargetModel:
     def touch(self, block_ids: Iterable[str] = ()) -> None:
         """The review changed outside the engine's events (a reviewer's action)."""
         self._dirty.update(block_ids)
+
+    def reviewed(self, before: int, block_ids: Iterable[str]) -> None:
+        """The reviewer changed these blocks alone since the review's generation ``before``:
+        when the model had seen the review up to then, only they are looked at again (an edit
+        or an undo at 7,000 blocks costs its blocks, not the document)."""
+        self.touch(block_ids)
+        if self._seen == before:
+            self._seen = self.review.generation
+
+    def restore(self, snapshot: Snapshot) -> list[str]:
+        """Undo or redo of the reviewer's: their records of ``snapshot`` put back (see
+        Review.restore); returns the blocks whose text or state changed."""
+        before = self.review.generation
+        changed = self.review.restore(snapshot)
+        self.reviewed(before, changed)
+        return changed
 
     # ---- outputs ----------------------------------------------------------------------------
 

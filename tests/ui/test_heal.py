@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QTextCursor
-from PySide6.QtWidgets import QMessageBox, QPlainTextEdit
+from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.providers.base import BadRequestError
 from fastdesk.ui.document import files as files_module
 from fastdesk.ui.document.files import unfinished_text
-from tests.ui.uifakes import fake_answer, translated
+from tests.ui.uifakes import answer_box, fake_answer, translated
 
 SOURCE = "Hello world\n\nThe cat\n"
 
@@ -84,18 +83,7 @@ def unfinished_window(make_window, qtbot, provider):
 
 def answer_export_box(w, button: str, seen: list[str]) -> None:
     """Click ``button`` of the export question once it shows, noting its text in ``seen``."""
-    timer = QTimer(w)
-    timer.setInterval(10)
-
-    def poll() -> None:
-        shown = [b for b in w.findChildren(QMessageBox, "exportUnfinished") if b.isVisible()]
-        if shown:
-            timer.stop()
-            seen.append(shown[0].text())
-            next(b for b in shown[0].buttons() if b.text().replace("&", "") == button).click()
-
-    timer.timeout.connect(poll)
-    timer.start()
+    answer_box(w, "exportUnfinished", button, seen)
 
 
 def test_export_of_an_unfinished_translation_asks_and_says_how_many(

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.review.model import STATE_STYLES, review_path
-from tests.ui.uifakes import fake_answer
+from tests.ui.uifakes import answer_box, fake_answer
 
 TEXT = "Hello world.\n\nThe cat.\n"
 FR = "Bonjour monde.\n\nThe chat.\n"
@@ -183,15 +183,21 @@ def test_source_change_under_an_edit_asks_retranslate_or_keep(make_window, qtbot
     assert "source changed" in tip.lower() and "Your edit was made for" in tip
     assert "Hello world." in tip
     texts = [a.text() for a in w.review_commands.review_menu(hello).actions()]
-    assert "Re-translate (drop my edit)" in texts and "Keep Mine" in texts
+    assert "Compare and Decide…" in texts  # the choice is made seeing what changed
     assert not w.review_commands.approve_block(hello)  # decide first
 
     w.review_commands.go_to_block(hello)
-    w.document_view.review_bar.keep_requested.emit()  # "Keep mine" on the block under the cursor
+    w.document_view.review_bar.decide_requested.emit()  # on the block under the cursor
+    dialog = w.review_commands.decision
+    assert dialog is not None and dialog.isVisible() and dialog.block_id == hello
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
     assert w.document_view.review.state_of(hello) == "edited"
     assert w.document_view.review.info(hello).base == "Hello world, hello.\n\n"
     menu = w.review_commands.review_menu(cat)
-    next(a for a in menu.actions() if a.text().startswith("Re-translate")).trigger()
+    next(a for a in menu.actions() if a.text().startswith("Compare")).trigger()
+    dialog = w.review_commands.decision
+    assert dialog is not None and dialog.block_id == cat
+    qtbot.mouseClick(dialog.retranslate_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde entier.\n\nThe chat sleeps.\n")
     assert w.document_view.review.state_of(cat) == "machine"
     qtbot.waitUntil(lambda: not w.document_view.review_bar.stale.isVisible())
@@ -300,12 +306,27 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
     assert w.document_view.review.state_of(cat) == "approved"
     assert target_text(w).count("A") == 0  # the shortcut typed nothing
 
+    seen: list[str] = []
+    answer_box(w, "approveAllBox", "Cancel", seen)  # Approve All asks first
     qtbot.keyClick(
         editor,
         Qt.Key.Key_K,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
+    assert seen == ["Approve 1 block?"]  # not the approved one, not the flagged one
+    assert w.document_view.review.state_of(hello) == "machine"
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    answer_box(w, "approveAllBox", "Approve 1 block", seen)
+    qtbot.keyClick(
+        editor,
+        Qt.Key.Key_K,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert len(seen) == 2
     assert w.document_view.review.state_of(hello) == "approved"
+    with qtbot.waitActive(w):
+        w.activateWindow()
     # bulk approval leaves failed checks alone
     assert w.document_view.review.state_of(link) == "flagged"
     summary = w.document_view.review_ctl.summary()

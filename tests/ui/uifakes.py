@@ -94,3 +94,23 @@ def make_engine_factory(provider: WordProvider, *, memory: bool = False) -> Call
         return Engine(Router({provider.name: provider}), Memory() if memory else None)
 
     return factory
+
+
+def answer_box(window, name: str, button: str, seen: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Click ``button`` of the question box named ``name`` once it shows (it runs its own event
+    loop, so a timer answers it), noting its text in ``seen``."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    timer = QTimer(window)
+    timer.setInterval(10)
+
+    def poll() -> None:
+        shown = [b for b in window.findChildren(QMessageBox, name) if b.isVisible()]
+        if shown:
+            timer.stop()
+            seen.append(shown[0].text())
+            next(b for b in shown[0].buttons() if b.text().replace("&", "") == button).click()
+
+    timer.timeout.connect(poll)
+    timer.start()

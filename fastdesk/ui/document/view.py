@@ -13,6 +13,7 @@ sent to the worker gets a new number; the model drops what is stale.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
 
 UNTITLED = "Untitled"
+RESTORE_STEP_S = 0.015  # an undo updates the pane at once for this long; the scheduler goes on
 
 
 class DocumentView(QWidget):
@@ -175,6 +177,7 @@ class DocumentView(QWidget):
         ctl = self.review_ctl
         ctl.changed.connect(self._review_changed)
         ctl.stale.connect(self._went_stale)
+        ctl.restored.connect(self._restored)
         self.target_editor.user_edited.connect(self._target_edited)
         self._margin_timer = QTimer(self)  # while the target re-renders: ~15 repaints a second
         self._margin_timer.setSingleShot(True)
@@ -332,11 +335,9 @@ class DocumentView(QWidget):
             self.review_ctl.set_doc(batch.doc, batch.revision)
             self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
             self.scheduler.kick()  # a block whose context changed renders again
-        review_changed = self.review_ctl.apply_events(batch.events)
+        self.review_ctl.apply_events(batch.events)  # emits changed: see _review_changed
         if not batch.busy:
             self.review_ctl.idle()
-        if review_changed:
-            self._review_changed()
         self.engine_news.emit(batch)
         for event in batch.events:
             if isinstance(event, Expansion):
@@ -424,12 +425,13 @@ class DocumentView(QWidget):
                 return pane
         return None
 
-    def _target_edited(self, position: int, _removed: int, _added: int) -> None:
+    def _target_edited(self, position: int, removed: int, added: int) -> None:
         """The user typed in the raw target: the touched blocks become "edited"."""
         editor = self.target_editor
         view = editor.shown_view()
         text = plain_text(editor.document())
-        changes = self.review_ctl.user_edit(view, text, py_index(text, position))
+        typed = (position, removed, added)
+        changes = self.review_ctl.user_edit(view, text, py_index(text, position), typed)
         if not changes and text != view.text:
             editor.undo_user_edit()  # typed into an empty pane: no block to keep it
             return
@@ -437,6 +439,22 @@ class DocumentView(QWidget):
         self.review_ctl.model.touch(bid for bid, _text in changes)
         self.refresh_target()
         editor.want(self._told)  # even when equal: what it wanted before is outdated
+
+    def _restored(self, block_ids: list[str]) -> None:
+        """Undo or redo put reviewer's records back: the panes follow, the cursor goes there."""
+        if not block_ids:
+            self.message.emit("Nothing to undo there: that block's source changed since", 5000)
+            return
+        self.refresh_target()
+        pane = self.target_pane()
+        pane.step(time.perf_counter() + RESTORE_STEP_S)  # shown at once unless far behind
+        keys = [seg.key for seg in pane.shown]
+        if block_ids[0] in keys:
+            cursor = QTextCursor(pane.document())
+            cursor.setPosition(pane.starts()[keys.index(block_ids[0])])
+            pane.setTextCursor(cursor)
+            pane.ensureCursorVisible()
+        self.repaint_margins()
 
     # ---- loading, saving, reloading ------------------------------------------------------------
 

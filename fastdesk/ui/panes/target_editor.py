@@ -8,13 +8,16 @@ hands the result back with ``take_user_edit`` so that the shown segments match t
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QKeyEvent,
+    QKeySequence,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -38,14 +41,18 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
     user made, never the pane's own."""
 
     user_edited = Signal(int, int, int)
+    undo_requested = Signal()  # Ctrl+Z: the editor's steps (fastdesk.ui.review.undo), not Qt's
+    redo_requested = Signal()
+    group_started = Signal(str)  # the user's next edits are one step (replace all), named so
+    group_ended = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QPlainTextEdit.__init__(self, parent)
         Incremental.__init__(self)
         self.setObjectName("targetEditor")
         self.setFont(fixed_font())
-        # No undo stack: it would interleave the stream's edits with the user's, and undoing
-        # would then rewrite machine text. A correction is reverted per block (Review menu).
+        # No undo stack of Qt's: it would interleave the stream's edits with the user's, and
+        # undoing would then rewrite machine text. Ctrl+Z asks for the editor's own steps.
         self.setUndoRedoEnabled(False)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setReadOnly(False)
@@ -68,6 +75,34 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
     def _contents_change(self, position: int, removed: int, added: int) -> None:
         if not self._applying and (removed or added):
             self.user_edited.emit(position, removed, added)
+
+    @contextlib.contextmanager
+    def edit_group(self, label: str) -> Iterator[None]:
+        """The user's edits made inside are one step of the editor's undo (``label``)."""
+        self.group_started.emit(label)
+        try:
+            yield
+        finally:
+            self.group_ended.emit()
+
+    def event(self, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and _history_key(event) is not None
+        ):
+            event.accept()  # ours, not the window's Edit → Undo (it would undo the source)
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = _history_key(event)
+        if key == "undo":
+            self.undo_requested.emit()
+        elif key == "redo":
+            self.redo_requested.emit()
+        else:
+            super().keyPressEvent(event)
 
     # A Markdown file dropped here opens (the window takes it), not its path typed in.
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -197,3 +232,15 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             self.setExtraSelections([])
             return
         self.setExtraSelections(range_selection(self, *self.block_range(index)))
+
+
+def _history_key(event: QKeyEvent) -> str | None:
+    """ "undo" for Ctrl+Z, "redo" for Ctrl+Shift+Z (and the platform's other redo keys)."""
+    if event.matches(QKeySequence.StandardKey.Undo):
+        return "undo"
+    ctrl_shift = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    if event.matches(QKeySequence.StandardKey.Redo) or (
+        event.key() == Qt.Key.Key_Z and event.modifiers() == ctrl_shift
+    ):
+        return "redo"
+    return None

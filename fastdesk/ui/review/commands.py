@@ -1,6 +1,7 @@
-"""The review commands of a document (docs/review.md): approve a block or all, withdraw an
-approval, revert an edit, settle a block whose source changed under an edit, go to the next block
-to check, the summary, the per-block menu of the margin, and the bilingual export."""
+"""The review commands of a document (docs/review.md): approve a block or all (asked first),
+withdraw an approval, revert an edit, settle a block whose source changed under an edit (after
+seeing what changed), undo and redo of all of these and of typing, go to the next block to check,
+the summary, the per-block menu of the margin, and the bilingual export."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from fastdesk.review.model import STATE_STYLES
+from fastdesk.ui.dialogs.source_changed import SourceChangedDialog
 from fastdesk.ui.document.files import export_path, warn
 from fastdesk.ui.document.view import DocumentView
+from fastdesk.ui.review.undo import EditHistory
 
 NOT_APPROVED = {
     "stale_edit": "its source changed since your edit: re-translate or keep yours first",
@@ -22,6 +25,7 @@ NOT_APPROVED = {
     "copy": "it is kept as is (code, front matter…)",
     "approved": "it is approved already",
 }
+UNDO_HINT = "Undo (Ctrl+Z in the translation) takes it back in one step."
 
 
 class ReviewCommands:
@@ -31,12 +35,13 @@ class ReviewCommands:
         self.view = view
         self.parent = parent
         self.ctl = view.review_ctl
+        self.history = EditHistory(view)  # Edit → Undo / Redo, by the focused pane
+        self.decision: SourceChangedDialog | None = None
         for margin in view.margins:
             margin.clicked.connect(self._margin_clicked)
         bar = view.review_bar
         bar.show_requested.connect(lambda: self.go_to_block(self._current_stale()))
-        bar.retranslate_requested.connect(lambda: self._resolve_current("retranslate"))
-        bar.keep_requested.connect(lambda: self._resolve_current("keep"))
+        bar.decide_requested.connect(lambda: self.decide())
 
     def _say(self, text: str, ms: int) -> None:
         self.view.message.emit(text, ms)
@@ -62,8 +67,19 @@ class ReviewCommands:
         self._say(f"Not approved: {reason}", 5000)
         return False
 
-    def unapprove_block(self, block_id: str) -> bool:
-        return self.ctl.unapprove(block_id)
+    def withdraw_approval(self, block_id: str | None = None) -> bool:
+        """Withdraw the approval of the block under the cursor (a correction stays one)."""
+        key = self._review_block() if block_id is None else block_id
+        if not key:
+            return False
+        if self.ctl.unapprove(key):
+            self._say("Approval withdrawn", 2000)
+            self.view.refresh_target()
+            return True
+        state = self.ctl.state_of(key)
+        reason = NOT_APPROVED["stale_edit"] if state == "stale_edit" else "it is not approved"
+        self._say(f"Nothing to withdraw: {reason}", 5000)
+        return False
 
     def revert_block(self, block_id: str | None = None) -> bool:
         key = self._review_block() if block_id is None else block_id
@@ -94,12 +110,11 @@ class ReviewCommands:
             action.setEnabled(enabled)
             action.triggered.connect(lambda _checked=False: slot())
 
-        if info.state == "stale_edit":
-            add("Re-translate (drop my edit)", lambda: self.resolve_block(block_id, "retranslate"))
-            add("Keep Mine", lambda: self.resolve_block(block_id, "keep"))
+        if info.state == "stale_edit":  # the choice is made seeing what changed
+            add("Compare and Decide…", lambda: self.decide(block_id))
             return menu
         if info.approved:
-            add("Withdraw Approval", lambda: self.unapprove_block(block_id))
+            add("Withdraw Approval", lambda: self.withdraw_approval(block_id))
         else:
             ready = info.state not in ("pending", "in_flight", "copy")
             add("Approve", lambda: self.approve_block(block_id), ready)
@@ -114,6 +129,14 @@ class ReviewCommands:
     # ---- the whole document --------------------------------------------------------------------
 
     def approve_all(self) -> int:
+        """Approve every translated block (not flagged ones, nor changed sources), after asking
+        how many: one undoable step."""
+        ready = len(self.ctl.review.approvable())
+        if not ready:
+            self._say("Nothing to approve: no translated block left unapproved", 4000)
+            return 0
+        if not self._confirm_approve_all(ready):
+            return 0
         count = self.ctl.approve_all()
         summary = self.ctl.summary()
         rest = []
@@ -128,16 +151,58 @@ class ReviewCommands:
         self.view.refresh_target()
         return count
 
+    def _confirm_approve_all(self, count: int) -> bool:
+        blocks = f"{count} block{'s' if count != 1 else ''}"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Approve all",
+            f"Approve {blocks}?",
+            QMessageBox.StandardButton.NoButton,
+            self.parent,
+        )
+        box.setObjectName("approveAllBox")
+        box.setInformativeText(
+            "Every translated block not approved yet. Flagged blocks, blocks whose source "
+            f"changed and blocks not translated yet are left for you. {UNDO_HINT}"
+        )
+        approve = box.addButton(f"Approve {blocks}", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(approve)
+        box.exec()
+        box.deleteLater()
+        return box.clickedButton() is approve
+
+    def undo(self) -> None:
+        self.history.undo()
+
+    def redo(self) -> None:
+        self.history.redo()
+
+    def decide(self, block_id: str | None = None) -> SourceChangedDialog | None:
+        """Show what changed in a block's source (the one under the cursor, else the first),
+        its kept correction and the new machine translation; then Keep Mine or Re-translate."""
+        key = block_id or self._current_stale()
+        if key is None or self.ctl.state_of(key) != "stale_edit":
+            self._say("No block here whose source changed under your edit", 4000)
+            return None
+        self.go_to_block(key)
+        if self.decision is not None:
+            self.decision.close()
+        dialog = self.decision = SourceChangedDialog(self.ctl, key, self.parent)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(lambda choice: self.resolve_block(key, choice))
+        dialog.finished.connect(lambda _result: self._decided(dialog))
+        dialog.open()
+        return dialog
+
+    def _decided(self, dialog: SourceChangedDialog) -> None:
+        if self.decision is dialog:
+            self.decision = None
+
     def _current_stale(self) -> str | None:
         stale = self.ctl.stale_blocks()
         here = self._review_block()
         return here if here in stale else (stale[0] if stale else None)
-
-    def _resolve_current(self, choice: str) -> None:
-        block_id = self._current_stale()
-        if block_id:
-            self.go_to_block(block_id)
-            self.resolve_block(block_id, choice)
 
     def go_to_block(self, block_id: str | None) -> None:
         """Scroll the target pane to a block and put its cursor there."""

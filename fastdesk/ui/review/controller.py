@@ -15,6 +15,8 @@ What it does for the window, and why here:
   one place that takes the engine's events (stale ones dropped there) and composes what the
   target panes, the margin and the export show;
 * attributes the user's edits of the raw target to blocks;
+* records each thing the reviewer does as an undoable step (fastdesk.ui.review.undo), one
+  QUndoStack per review;
 * writes the review file next to the source, the exports, and the crash-safety copy (every few
   seconds, only when something the user did is unsaved, written off the GUI thread).
 """
@@ -23,12 +25,14 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoGroup, QUndoStack
 
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
@@ -39,6 +43,7 @@ from fastdesk.review.model import (
     BlockInfo,
     Review,
     ReviewSummary,
+    Snapshot,
     diff_target_edit,
     load_review,
     review_path,
@@ -46,12 +51,14 @@ from fastdesk.review.model import (
 )
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.ui.review.undo import ReviewStep, Typed
 
 log = logging.getLogger("fastdesk.ui")
 
 AUTOSAVE_MS = 3000
 SIMPLIFY_KEY = "simplify"
 _untitled = itertools.count(1)  # autosave names of untitled documents, per process
+T = TypeVar("T")
 
 
 def review_key(mode: str, lang: str) -> str:
@@ -65,6 +72,7 @@ class ReviewController(QObject):
     changed = Signal()  # states, texts or counts may have changed
     stale = Signal(list)  # block ids whose source just changed under a reviewer's text
     autosaved = Signal(str)  # the autosave file written (from the writer thread, queued)
+    restored = Signal(list)  # undo or redo put these blocks' reviewer's records back
 
     def __init__(
         self,
@@ -80,6 +88,10 @@ class ReviewController(QObject):
         self.review = Review(None, self.key)
         self.reviews: dict[str, Review] = {self.key: self.review}
         self.model = TargetModel(self.review)  # what the target shows: its one owner
+        self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
+        self._stacks: dict[str, QUndoStack] = {}
+        self._group: tuple[str, Snapshot] | None = None  # a group's name and where it started
+        self._activate_stack()
         # seconds until failed blocks are retried (None: no retry pending); the view's healer
         self.retry_in: Callable[[], int | None] = lambda: None
         self.user_generation = 0  # bumped by everything the reviewer does
@@ -123,6 +135,11 @@ class ReviewController(QObject):
         self.review = review
         self.reviews = {key: review}
         self.model.reset(review, floor)
+        for stack in self._stacks.values():  # a new document: nothing of the last to undo
+            self.undo_group.removeStack(stack)
+            stack.deleteLater()
+        self._stacks = {}
+        self._activate_stack()
         self.user_generation = 1 if restored is not None else 0
         self._saved_generation = 0
         self._autosaved = None
@@ -196,6 +213,7 @@ class ReviewController(QObject):
             self.reviews[key] = review
         self.key, self.review = key, review
         self.model.set_review(review, revision)
+        self._activate_stack()
         self.changed.emit()
         return warnings
 
@@ -237,8 +255,12 @@ class ReviewController(QObject):
     # ---- the engine ----------------------------------------------------------------------------
 
     def apply_events(self, events: Sequence[EngineEvent]) -> bool:
-        """The engine's events; True when a block's state or text changed."""
-        return self.model.apply(events)
+        """The engine's events; True (and ``changed`` emitted) when a block's state or text
+        changed."""
+        changed = self.model.apply(events)
+        if changed:
+            self.changed.emit()
+        return changed
 
     def idle(self) -> None:
         self.model.idle()
@@ -249,40 +271,123 @@ class ReviewController(QObject):
 
     # ---- the reviewer ----------------------------------------------------------------------------
 
-    def user_edit(self, view: TargetView, new_text: str, at: int | None) -> list[tuple[str, str]]:
+    def user_edit(
+        self,
+        view: TargetView,
+        new_text: str,
+        at: int | None,
+        typed: tuple[int, int, int] | None = None,
+    ) -> list[tuple[str, str]]:
         """The user changed the target pane from ``view`` to ``new_text``: the touched blocks
-        get the user's text. Returns the attribution (block id, new text) for the pane."""
+        get the user's text (one undoable step; ``typed``: the pane's (position, removed,
+        added), so that keystrokes merge into one). Returns the attribution (block id, new
+        text) for the pane."""
         self._ensure_doc()
         changes = diff_target_edit(view, new_text, at=at)
-        for block_id, text in changes:
-            try:
-                self.review.edit(block_id, text)
-            except KeyError:  # a block the source lost while the pane caught up
-                log.warning("an edit of block %s could not be kept: not in the source", block_id)
+        key = Typed(changes[0][0], *typed) if typed and len(changes) == 1 else None
+        label = "Typing" if key and key.removed + key.added == 1 else "Edit"
+        self._step(label, [bid for bid, _text in changes], partial(self._edit, changes), key)
         if changes:
             self._touched()
         return changes
 
+    def _edit(self, edits: list[tuple[str, str]]) -> None:
+        for block_id, text in edits:
+            try:
+                self.review.edit(block_id, text)
+            except KeyError:  # a block the source lost while the pane caught up
+                log.warning("an edit of block %s could not be kept: not in the source", block_id)
+
     def approve(self, block_id: str) -> bool:
-        return self._did(self.review.approve(block_id))
+        return self._did(self._step("Approve", [block_id], partial(self.review.approve, block_id)))
 
     def unapprove(self, block_id: str) -> bool:
-        return self._did(self.review.unapprove(block_id))
+        """Withdraw an approval (an edit stays as an edit)."""
+        step = partial(self.review.unapprove, block_id)
+        return self._did(self._step("Withdraw Approval", [block_id], step))
 
     def approve_all(self) -> int:
-        count = self.review.approve_all()
+        """Approve every block Review.approvable names: one undoable step."""
+        ids = self.review.approvable()
+        count = self._step(f"Approve All ({len(ids)})", ids, self.review.approve_all)
         self._did(count > 0)
         return count
 
     def revert(self, block_id: str) -> bool:
-        return self._did(self.review.revert(block_id))
+        step = partial(self.review.revert, block_id)
+        return self._did(self._step("Revert My Edit", [block_id], step))
 
     def resolve(self, block_id: str, choice: str) -> bool:
         """Answer "source changed since your edit"; True when a translation must be asked."""
         was = self.review.state_of(block_id)
-        ask = self.review.resolve(block_id, choice)
+        label = "Keep Mine" if choice == "keep" else "Re-translate"
+        ask = self._step(label, [block_id], partial(self.review.resolve, block_id, choice))
         self._did(was == "stale_edit")
         return ask
+
+    # ---- undo ------------------------------------------------------------------------------------
+
+    @property
+    def undo_stack(self) -> QUndoStack:
+        """The active review's steps."""
+        return self._activate_stack()
+
+    def _activate_stack(self) -> QUndoStack:
+        stack = self._stacks.get(self.key)
+        if stack is None:
+            stack = self._stacks[self.key] = QUndoStack(self.undo_group)
+            self.undo_group.addStack(stack)
+        if self.undo_group.activeStack() is not stack:
+            self.undo_group.setActiveStack(stack)
+        return stack
+
+    def _step(
+        self,
+        label: str,
+        block_ids: Collection[str],
+        action: Callable[[], T],
+        typed: Typed | None = None,
+    ) -> T:
+        """Do ``action`` on the active review as one undoable step over ``block_ids`` (or as
+        part of the group begun, see begin_group)."""
+        review = self.review
+        before, generation = review.snapshot(block_ids), review.generation
+        result = action()
+        self.model.reviewed(generation, block_ids)
+        if self._group is not None:
+            label, start = self._group
+            self._group = (label, start.joined(before))
+            return result
+        after = review.snapshot(block_ids)
+        if after != before:
+            put_back = partial(self._put_back, review)
+            self.undo_stack.push(ReviewStep(label, before, after, put_back, typed))
+        return result
+
+    def begin_group(self, label: str) -> None:
+        """The reviewer's steps until end_group are one (Replace All: one undo, however many
+        blocks; undone as one restore, not one per replacement)."""
+        if self._group is None:
+            self._group = (label, self.review.snapshot(()))
+
+    def end_group(self) -> None:
+        if self._group is None:
+            return
+        label, before = self._group
+        self._group = None
+        after = self.review.snapshot(before.block_ids)
+        if after != before:
+            put_back = partial(self._put_back, self.review)
+            self.undo_stack.push(ReviewStep(label, before, after, put_back))
+
+    def _put_back(self, review: Review, snapshot: Snapshot) -> list[str]:
+        if review is not self.review:  # its stack is not the active one: nothing to do here
+            return []
+        changed = self.model.restore(snapshot)
+        if changed:
+            self._touched()
+        self.restored.emit(changed)
+        return changed
 
     def drop_detached(self) -> int:
         count = self.review.drop_detached()
@@ -321,7 +426,7 @@ class ReviewController(QObject):
                 lines[-1] += f"; retrying in {left} s"
         if info.state == "stale_edit" and info.base is not None:
             lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
-            lines.append("<small>Click: re-translate, or keep yours.</small>")
+            lines.append("<small>Click: see what changed, then re-translate or keep yours.</small>")
         elif info.edited and info.machine:
             lines.append(f"Machine translation: <i>{_escape(_excerpt(info.machine))}</i>")
         if info.state in ("machine", "memory", "flagged", "edited", "approved"):

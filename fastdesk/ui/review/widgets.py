@@ -159,12 +159,11 @@ def summary_html(summary: ReviewSummary) -> str:
 
 class ReviewBar(QFrame):
     """Under the target: the review summary, and above it, only when blocks' sources changed
-    under the reviewer's edits, how many, with Show / Re-translate / Keep mine for the
-    current one."""
+    under the reviewer's edits, how many, with Show and Compare and Decide (what changed, then
+    Re-translate or Keep mine) for the current one."""
 
     show_requested = Signal()
-    retranslate_requested = Signal()
-    keep_requested = Signal()
+    decide_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -199,16 +198,11 @@ class ReviewBar(QFrame):
         for name, text, tip, signal in (
             ("staleShow", "Show", "Go to the block", self.show_requested),
             (
-                "staleRetranslate",
-                "Re-translate",
-                "Drop your edit: the translation of the new source shows",
-                self.retranslate_requested,
-            ),
-            (
-                "staleKeep",
-                "Keep mine",
-                "Keep your text as the translation of the new source",
-                self.keep_requested,
+                "staleDecide",
+                "Compare and decide…",
+                "What changed in the source, your text beside the new translation: then "
+                "re-translate or keep yours",
+                self.decide_requested,
             ),
         ):
             button = QToolButton()

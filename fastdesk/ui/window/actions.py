@@ -54,7 +54,9 @@ class Commands:
     show_error: Command
     approve: Command
     approve_all: Command
+    withdraw_approval: Command
     revert: Command
+    decide: Command
     next_issue: Command
     summary: Command
     sample: Command
@@ -123,6 +125,7 @@ class Actions:
         self.undo = a(w, "actionUndo", "&Undo", c.undo, Key.Undo, "Undo the last edit")
         self.redo = a(w, "actionRedo", "&Redo", c.redo, Key.Redo, "Redo")
         self.undo.setEnabled(False)  # until the source says it has something to undo
+        self.redo.setShortcuts(Key.Redo)  # Ctrl+Shift+Z as well as Ctrl+Y, in every pane
         self.redo.setEnabled(False)
         self.cut = a(w, "actionCut", "Cu&t", c.cut, Key.Cut)
         self.copy = a(w, "actionCopy", "&Copy", c.copy, Key.Copy)
@@ -241,6 +244,23 @@ class Actions:
             "Ctrl+Shift+K",
             "Approve every translated block (not flagged ones, nor blocks whose source changed)",
         )
+        self.withdraw_approval = a(
+            w,
+            "actionWithdrawApproval",
+            "&Withdraw Approval",
+            c.withdraw_approval,
+            "Ctrl+Alt+A",
+            "Withdraw the approval of the block under the cursor (a correction stays)",
+        )
+        self.decide = a(
+            w,
+            "actionDecideChangedSource",
+            "&Compare Changed Source…",
+            c.decide,
+            "Ctrl+Alt+C",
+            "What changed in the source under your edit, and the new translation: then "
+            "re-translate or keep yours",
+        )
         self.revert = a(
             w,
             "actionRevertEdit",
@@ -335,7 +355,8 @@ class Actions:
         tr.addActions([self.choose_language, self.choose_provider])
         review = bar.addMenu("Re&view")
         review.setObjectName("reviewMenu")
-        review.addActions([self.approve, self.approve_all, self.revert])
+        review.addActions([self.approve, self.approve_all, self.withdraw_approval])
+        review.addActions([self.revert, self.decide])
         review.addSeparator()
         review.addActions([self.next_issue, self.summary])
         review.addSeparator()

@@ -163,8 +163,8 @@ class MainWindow(QMainWindow):
             export_bilingual=review.export_bilingual_dialog,
             settings=self.open_settings,
             quit=self.close,
-            undo=source.undo,
-            redo=source.redo,
+            undo=review.undo,  # the focused pane's: the source's, or the editor's steps
+            redo=review.redo,
             cut=source.cut,
             copy=self.copy_focused,
             paste=source.paste,
@@ -185,7 +185,9 @@ class MainWindow(QMainWindow):
             show_error=self.status.show_error_details,
             approve=review.approve_block,
             approve_all=review.approve_all,
+            withdraw_approval=review.withdraw_approval,
             revert=review.revert_block,
+            decide=review.decide,
             next_issue=review.next_issue,
             summary=review.show_review_summary,
             sample=files.open_sample,
@@ -202,8 +204,7 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         view, actions = self.document_view, self.actions_
-        view.source.undoAvailable.connect(actions.undo.setEnabled)
-        view.source.redoAvailable.connect(actions.redo.setEnabled)
+        self.review_commands.history.bind(actions.undo, actions.redo)
         view.message.connect(self.statusBar().showMessage)
         view.problem.connect(self.status.show_error)
         view.busy.connect(self.status.set_busy)

@@ -8,7 +8,8 @@ view turns into the editor's own corrections exactly as it does a typed one (one
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QTextCursor
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from fastdesk.document.find import BadPattern, Query, find_all, replacement
 from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import plain_text
+from fastdesk.ui.panes.target_editor import TargetEditor
 
 Pane = QPlainTextEdit | QTextEdit
 Span = tuple[int, int]  # Qt (UTF-16) positions
@@ -189,7 +191,7 @@ class FindBar(QFrame):
         self.find_next()
 
     def replace_all(self) -> int:
-        """Replace every match; returns how many (one undoable step in the source)."""
+        """Replace every match; returns how many (one undoable step)."""
         target = self._target()
         if target is None:
             return 0
@@ -219,18 +221,18 @@ class FindBar(QFrame):
             self.count.setText("Bad replacement")
             self.count.setToolTip(str(exc))
             return
-        # One undoable step where the pane keeps an undo history (the source). The target keeps
-        # none: there each replacement is one edit, attributed to its block as a typed one is.
-        one_step = pane.isUndoRedoEnabled()
+        # One undoable step. The source: one edit block. The target: each replacement one edit,
+        # attributed to its block as a typed one is (an edit block would be reported as one
+        # change spanning blocks), grouped into one step of the editor's undo.
+        if not news:
+            return
         cursor = QTextCursor(pane.document())
-        if one_step:
-            cursor.beginEditBlock()
-        for (start, end), new in reversed(news):
-            cursor.setPosition(start)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            cursor.insertText(new)
-        if one_step:
-            cursor.endEditBlock()
+        group = pane.edit_group("Replace All") if isinstance(pane, TargetEditor) else None
+        with group or _edit_block(cursor):
+            for (start, end), new in reversed(news):
+                cursor.setPosition(start)
+                cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                cursor.insertText(new)
         pane.setTextCursor(cursor)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -240,6 +242,15 @@ class FindBar(QFrame):
                 self.pane.setFocus()
             return
         super().keyPressEvent(event)
+
+
+@contextlib.contextmanager
+def _edit_block(cursor: QTextCursor) -> Iterator[None]:
+    cursor.beginEditBlock()
+    try:
+        yield
+    finally:
+        cursor.endEditBlock()
 
 
 def _qt_spans(text: str, spans: list[tuple[int, int]]) -> list[Span]:

@@ -1,0 +1,162 @@
+"""Undo and redo of the editor's own work in the target, step by step: typing, replace and
+replace all, revert my edit, approve, approve all, withdraw an approval, keep mine / re-translate.
+
+A step is the reviewer's records of the blocks it touched, before and after
+(``Review.snapshot``); undo and redo put one or the other back through the target model
+(``TargetModel.restore``), the one way in. No step keeps text for a pane: the panes converge to
+the model as after any change of the review. Why not the pane's own undo: the translation
+streams into it, and undoing would rewrite the machine's text instead of the editor's.
+
+One QUndoStack per review (a language, or simplify) in a QUndoGroup whose active stack is the
+active review's (the controller keeps them); a new document starts with empty stacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QUndoCommand
+from PySide6.QtWidgets import QApplication, QWidget
+
+from fastdesk.review.model import Snapshot
+
+if TYPE_CHECKING:
+    from fastdesk.ui.document.view import DocumentView
+
+__all__ = ["EditHistory", "ReviewStep", "Typed"]
+
+_TYPING = 1  # QUndoCommand.id() of typing steps: consecutive keystrokes merge
+
+
+@dataclass(frozen=True)
+class Typed:
+    """Where a typed edit of the raw target went (Qt positions), to merge keystrokes: one
+    character typed or deleted, in one block, where the previous one ended."""
+
+    block_id: str
+    position: int
+    removed: int
+    added: int
+
+    @property
+    def end(self) -> int:
+        return self.position + self.added
+
+    def follows(self, previous: Typed) -> bool:
+        if self.block_id != previous.block_id or self.removed + self.added != 1:
+            return False
+        backspace = self.added == 0 and self.position + self.removed == previous.end
+        return self.position == previous.end or backspace
+
+
+class ReviewStep(QUndoCommand):
+    """One step of the editor's: ``put_back`` gets ``before`` on undo, ``after`` on redo, and
+    says which blocks changed. It is pushed once done, so the first redo (QUndoStack.push calls
+    it) does nothing. A step that changes nothing any more (its blocks' source changed since:
+    their ids are gone) leaves the stack, so the next Ctrl+Z does something."""
+
+    def __init__(
+        self,
+        text: str,
+        before: Snapshot,
+        after: Snapshot,
+        put_back: Callable[[Snapshot], list[str]],
+        typed: Typed | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.before, self.after = before, after
+        self._put_back = put_back
+        self.typed = typed
+        self._done = True
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self.setObsolete(not self._put_back(self.after))
+
+    def undo(self) -> None:
+        self.setObsolete(not self._put_back(self.before))
+
+    def id(self) -> int:
+        single = self.typed is not None and self.typed.removed + self.typed.added == 1
+        return _TYPING if single else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, ReviewStep) and self.typed and other.typed):
+            return False
+        if not other.typed.follows(self.typed):
+            return False
+        self.after, self.typed = other.after, other.typed
+        self.setObsolete(self.before == self.after)  # typed and deleted again: no step left
+        return True
+
+
+class EditHistory(QObject):
+    """Edit → Undo and Redo (Ctrl+Z, Ctrl+Shift+Z) for the pane with the focus: in the target
+    panes the editor's steps, elsewhere the source's own undo. Keeps the two actions enabled
+    as the focused side allows."""
+
+    def __init__(self, view: DocumentView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.group = view.review_ctl.undo_group
+        self._actions: tuple[QAction, QAction] | None = None
+        view.target_editor.undo_requested.connect(self.undo)
+        view.target_editor.redo_requested.connect(self.redo)
+        view.target_editor.group_started.connect(view.review_ctl.begin_group)
+        view.target_editor.group_ended.connect(view.review_ctl.end_group)
+
+    def in_target(self) -> bool:
+        return self.view.focused_target_pane() is not None
+
+    def undo(self) -> None:
+        if self.in_target():
+            self.group.undo()
+        else:
+            self.view.source.undo()
+
+    def redo(self) -> None:
+        if self.in_target():
+            self.group.redo()
+        else:
+            self.view.source.redo()
+
+    def bind(self, undo: QAction, redo: QAction) -> None:
+        """Keep ``undo`` and ``redo`` enabled when the focused side has something to do."""
+        self._actions = (undo, redo)
+        doc = self.view.source.document()
+        for signal in (
+            doc.undoAvailable,
+            doc.redoAvailable,
+            self.group.canUndoChanged,
+            self.group.canRedoChanged,
+        ):
+            signal.connect(self._update)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)
+        self._update()
+
+    def _focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
+        if shiboken6.isValid(self.view):  # focus moves while a closing window is taken down
+            self._update()
+
+    def _update(self, *_args: object) -> None:
+        if self._actions is None:
+            return
+        undo, redo = self._actions
+        if self.in_target():
+            undo.setEnabled(self.group.canUndo())
+            redo.setEnabled(self.group.canRedo())
+            hint = self.group.undoText()
+            undo.setStatusTip(f"Undo: {hint}" if hint else "Undo the last edit")
+        else:
+            doc = self.view.source.document()
+            undo.setEnabled(doc.isUndoAvailable())
+            redo.setEnabled(doc.isRedoAvailable())
+            undo.setStatusTip("Undo the last edit")
