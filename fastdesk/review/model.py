@@ -417,6 +417,11 @@ class Review:
         answer = self._answers.get(block_id)
         return answer.text if answer is not None else None
 
+    def flags_of(self, block_id: str) -> tuple[Flag, ...]:
+        """The machine answer's flags (cheap: the problems list asks for every block)."""
+        answer = self._answers.get(block_id)
+        return answer.flags if answer is not None else ()
+
     def answered(self, block_ids: Collection[str]) -> set[str]:
         """Those of ``block_ids`` the review holds an answer for (a set intersection: the window
         asks it for every pending block of every streamed batch)."""

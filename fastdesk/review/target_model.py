@@ -273,7 +273,7 @@ class TargetModel:
     def status_of(self, block_id: str) -> str:
         """waiting | in_flight | retrying (in flight again after a failure) | failed | done:
         the engine's side of a block (its review state is the review's)."""
-        failed = any(f.check == "failed" for f in self.review.info(block_id).flags)
+        failed = any(f.check == "failed" for f in self.review.flags_of(block_id))
         state = self.review.state_of(block_id)
         if block_id in self._streaming or state == "in_flight":
             return "retrying" if failed else "in_flight"
@@ -290,7 +290,7 @@ class TargetModel:
             for bid in self._index
             if review.state_of(bid) == "flagged"
             and bid not in self._streaming
-            and any(f.check == "failed" for f in review.info(bid).flags)
+            and any(f.check == "failed" for f in review.flags_of(bid))
         ]
 
     def unfinished(self) -> tuple[int, int, int]:

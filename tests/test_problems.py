@@ -1,0 +1,227 @@
+"""The problems list (Qt-free): what needs the editor, in plain words, from the target model;
+and restoring from the source what a translation must not change."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastdesk.document.blocks import parse
+from fastdesk.review.model import Review
+from fastdesk.review.problems import ProblemList, fix, step
+from fastdesk.review.target_model import TargetModel
+from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
+from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, Flag
+from fastdesk.translate.restore import RESTORABLE, restore
+
+TEXT = (
+    "# Install\n\n"
+    "Run `npm install` and read [the guide](https://example.com/guide).\n\n"
+    "Hello {name}, you have %d messages.\n\n"
+    "A plain paragraph.\n\n"
+    "```sh\nnpm test\n```\n"
+)
+
+
+def model_of(text: str = TEXT) -> TargetModel:
+    model = TargetModel(Review(None, "fr"))
+    model.set_doc(parse(text), 1)
+    return model
+
+
+def ids(model: TargetModel) -> list[str]:
+    assert model.doc is not None
+    return [b.id for b in model.doc.blocks]
+
+
+def answer(model: TargetModel, bid: str, text: str) -> None:
+    """The engine's answer for ``bid``, with the flags the real checks give it."""
+    assert model.doc is not None
+    source = model.doc.by_id(bid).text
+    flags = check_block(source, text, target_lang="fr", mode="translate")
+    model.apply([BlockDone(1, bid, text, "model", tuple(flags))])
+
+
+# ---- the plain-language table ---------------------------------------------------------------
+
+
+def test_every_check_has_plain_words_that_are_not_its_name() -> None:
+    for name in [*CHECKS, "failed", "not_translated"]:
+        words = PLAIN_WORDS[name]
+        assert words.name and words.why
+        assert words.name != name and "_" not in words.name
+    assert plain_words("links").name == "link target changed"
+    assert plain_words("accents").name == "accents missing"
+    assert plain_words("inline_code").name == "code span changed"
+    assert plain_words("some_future_check").name == "needs a look"
+
+
+# ---- the list -------------------------------------------------------------------------------
+
+
+def test_each_block_shows_in_the_first_kind_that_applies() -> None:
+    model = model_of()
+    problems = ProblemList(model)
+    head, code_para, greet, plain, fence = ids(model)
+    assert problems.refresh()
+    # nothing translated yet: every translatable block, not the code block
+    assert [(p.block_id, p.kind, p.title) for p in problems.rows] == [
+        (b, "untranslated", "not translated yet") for b in (head, code_para, greet, plain)
+    ]
+    assert not problems.refresh()  # nothing changed: nothing worked out again
+    answer(model, head, "# Installer\n\n")
+    answer(
+        model,
+        code_para,
+        "Lancez `npm installer` et lisez [le guide](https://exemple.com/guide).\n\n",
+    )
+    answer(model, greet, "Bonjour {nom}, vous avez %d messages.\n\n")
+    model.apply([BlockStarted(1, plain)])
+    model.apply([BlockDone(1, fence, "```sh\nnpm test\n```\n", "copy")])
+    assert problems.refresh()
+    rows = [(p.block_id, p.kind, p.title, p.check) for p in problems.rows]
+    assert rows == [
+        (head, "unapproved", "not approved yet", ""),
+        (code_para, "flagged", "code span changed", "inline_code"),
+        (code_para, "flagged", "link target changed", "links"),
+        (greet, "flagged", "placeholder changed", "placeholders"),
+        (plain, "untranslated", "being translated", ""),
+    ]
+    link = problems.rows[2]
+    assert "example.com/guide" in link.reason and link.restorable
+    assert all("_" not in p.title for p in problems.rows)
+    first = problems.rows[0]
+    model.apply([BlockFailed(1, plain, "the provider timed out")])
+    model.review.approve(head)
+    assert problems.refresh()
+    assert problems.rows[0].block_id == code_para  # approved: nothing to do
+    assert problems.rows[1] is not first and problems.rows[-1].kind == "failed"
+    assert problems.rows[-1].title == "translation failed"
+    assert problems.rows[-1].reason == "the provider timed out"
+    model.apply([BlockStarted(2, plain)])
+    problems.refresh()
+    assert problems.rows[-1].title == "retrying"
+
+
+def test_unchanged_blocks_keep_their_rows_and_a_stale_edit_says_so() -> None:
+    model = model_of("First.\n\nSecond.\n")
+    problems = ProblemList(model)
+    first, second = ids(model)
+    answer(model, first, "Premier.\n\n")
+    answer(model, second, "Deuxième.\n")
+    model.review.edit(first, "Le premier.\n\n")
+    problems.refresh()
+    before = problems.rows
+    assert [p.reason for p in before] == [
+        "your edit, not approved",
+        "machine translation, not checked",
+    ]
+    model.review.approve(second)
+    problems.refresh()
+    assert problems.rows == before[:1] and problems.rows[0] is before[0]
+    model.set_doc(parse("First, changed.\n\nSecond.\n"), 2)  # the source changed under the edit
+    problems.refresh()
+    assert [(p.kind, p.title) for p in problems.rows] == [
+        ("stale", "source changed since your edit")
+    ]
+
+
+def test_next_and_previous_problem_wrap_around() -> None:
+    model = model_of()
+    problems = ProblemList(model)
+    problems.refresh()
+    rows = problems.rows
+    assert [p.block_index for p in rows] == [0, 1, 2, 3]
+    assert step(rows, -1) == 0
+    assert step(rows, 1) == 2
+    assert step(rows, 3) == 0  # wraps
+    assert step(rows, 2, back=True) == 1
+    assert step(rows, 0, back=True) == 3
+    assert step(rows, 1, current=1) == 2 and step(rows, 1, current=1, back=True) == 0
+    assert step((), 0) is None
+
+
+# ---- restoring from the source --------------------------------------------------------------
+
+
+SOURCE = (
+    "Run `npm install`, then see [the guide](https://example.com/guide) or https://x.org/a. "
+    'Hi {name}, %s left. ![logo](img/logo.png "Logo") <https://a.example/b>\n\n'
+)
+ANSWER = (
+    "Lancez `npm installer`, puis voyez [le guide](https://exemple.com/guide) ou https://x.org/b. "
+    'Salut {nom}, %s restant. ![logo](img/logo-fr.png "Logo") <https://a.example/c>\n\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("check", "fixed"),
+    [
+        ("inline_code", ANSWER.replace("npm installer", "npm install")),
+        (
+            "links",
+            ANSWER.replace("exemple.com", "example.com")
+            .replace("x.org/b", "x.org/a")
+            .replace("logo-fr", "logo")
+            .replace("a.example/c", "a.example/b"),
+        ),
+        ("placeholders", ANSWER.replace("{nom}", "{name}")),
+    ],
+)
+def test_restore_puts_back_only_that_checks_items(check: str, fixed: str) -> None:
+    assert check in RESTORABLE
+    flags = {f.check for f in check_block(SOURCE, ANSWER, target_lang="fr", mode="translate")}
+    assert check in flags
+    restored = restore(SOURCE, ANSWER, check)
+    assert restored == fixed
+    after = {f.check for f in check_block(SOURCE, fixed, target_lang="fr", mode="translate")}
+    assert check not in after and after == flags - {check}  # the rest is left as it was
+
+
+def test_restore_wraps_a_code_span_that_lost_its_backticks() -> None:
+    assert restore("Run `make` now.", "Lancez make maintenant.", "inline_code") == (
+        "Lancez `make` maintenant."
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "check"),
+    [
+        ("Run `a` and `b`.", "Lancez `c`.", "inline_code"),  # one of two gone: where?
+        ("Run `make`.", "Lancez la compilation.", "inline_code"),  # its text is gone too
+        ("See [a](x) and [b](y).", "Voir [a](z).", "links"),
+        ("Same `code`.", "Pareil `code`.", "inline_code"),  # nothing to restore
+        ("Hi {name}.", "Salut.", "placeholders"),
+        ("A ```x``` b", "A b", "structure"),  # not a check restore answers
+    ],
+)
+def test_restore_declines_what_it_cannot_do_with_certainty(
+    source: str, target: str, check: str
+) -> None:
+    assert restore(source, target, check) is None
+
+
+def test_fix_edits_the_blocks_shown_text() -> None:
+    model = model_of("Read [the guide](https://example.com/guide).\n")
+    (bid,) = ids(model)
+    answer(model, bid, "Lisez [le guide](https://exemple.com/guide).\n")
+    problems = ProblemList(model)
+    problems.refresh()
+    (row,) = problems.rows
+    assert row.restorable and row.title == "link target changed"
+    assert fix(model, row) == "Lisez [le guide](https://example.com/guide).\n"
+    model.review.edit(bid, "Lisez [le guide](https://exemple.com/guide) !\n")
+    assert fix(model, row) == "Lisez [le guide](https://example.com/guide) !\n"
+
+
+def test_a_flag_of_a_failed_request_has_its_words() -> None:
+    model = model_of("One.\n")
+    (bid,) = ids(model)
+    model.apply([BlockDone(1, bid, "Un.\n", "model", (Flag("accents", "no French letters"),))])
+    problems = ProblemList(model)
+    problems.refresh()
+    (row,) = problems.rows
+    assert (row.title, row.reason, row.restorable) == (
+        "accents missing",
+        "no French letters",
+        False,
+    )
