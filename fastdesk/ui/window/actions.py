@@ -55,7 +55,8 @@ class Commands:
     approve: Command
     approve_all: Command
     revert: Command
-    next_issue: Command
+    next_problem: Command
+    previous_problem: Command
     summary: Command
     sample: Command
     about: Command
@@ -64,6 +65,7 @@ class Commands:
     find_next: Command
     find_previous: Command
     outline: Command
+    problems: Command
     guide: Command
     keep_generated: Command
     discard_generated: Command
@@ -249,13 +251,21 @@ class Actions:
             "Ctrl+Shift+Backspace",
             "Drop your correction of the block under the cursor: the machine translation shows",
         )
-        self.next_issue = a(
+        self.next_problem = a(
             w,
-            "actionNextIssue",
-            "&Next Block to Check",
-            c.next_issue,
+            "actionNextProblem",
+            "&Next Problem",
+            c.next_problem,
             "F8",
-            "Go to the next flagged block or block whose source changed",
+            "Go to the next block of the problems list (flagged, failed, changed, unchecked)",
+        )
+        self.previous_problem = a(
+            w,
+            "actionPreviousProblem",
+            "Pre&vious Problem",
+            c.previous_problem,
+            "Shift+F8",
+            "Go to the previous block of the problems list",
         )
         self.summary = a(
             w,
@@ -285,6 +295,9 @@ class Actions:
         )
         self.outline = a(
             w, "actionOutline", "&Outline", c.outline, "Ctrl+Shift+O", "The document's headings"
+        )
+        self.problems = a(
+            w, "actionProblems", "&Problems", c.problems, "Ctrl+Shift+M", "Blocks that need a look"
         )
         self.keep_generated = a(
             w,
@@ -337,7 +350,7 @@ class Actions:
         review.setObjectName("reviewMenu")
         review.addActions([self.approve, self.approve_all, self.revert])
         review.addSeparator()
-        review.addActions([self.next_issue, self.summary])
+        review.addActions([self.next_problem, self.previous_problem, self.summary])
         review.addSeparator()
         review.addAction(self.export_bilingual)
         view = bar.addMenu("&View")
@@ -345,7 +358,7 @@ class Actions:
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
         view.addSeparator()
-        view.addAction(self.outline)
+        view.addActions([self.outline, self.problems])
         help_ = bar.addMenu("&Help")
         help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()
