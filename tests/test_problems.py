@@ -225,3 +225,36 @@ def test_a_flag_of_a_failed_request_has_its_words() -> None:
         "no French letters",
         False,
     )
+
+
+def test_the_model_says_which_blocks_the_engine_changed() -> None:
+    model = model_of()
+    first, second = ids(model)[:2]
+    assert model.take_changed() is None  # a new document: any block
+    assert model.take_changed() == set()
+    model.apply([BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")])
+    assert model.take_changed() == {first, second}
+    model.review.approve(second)  # the reviewer's action names no block: look at all
+    assert model.take_changed() is None
+    model.apply([BlockDone(1, first, "Un.\n\n", "model")])
+    model.review.revert(second)
+    model.apply([BlockStarted(1, second)])
+    assert model.take_changed() is None
+    model.idle()
+    assert model.take_changed() is None
+    model.set_doc(parse(TEXT + "\nMore.\n"), 2)
+    assert model.take_changed() is None
+
+
+def test_rows_follow_engine_events_block_by_block() -> None:
+    model = model_of()
+    problems = ProblemList(model)
+    problems.refresh()
+    before = problems.rows
+    head = ids(model)[0]
+    model.apply([BlockStarted(1, head)])
+    assert problems.refresh()
+    assert problems.rows[0].title == "being translated"
+    assert problems.rows[1:] == before[1:] and all(
+        a is b for a, b in zip(problems.rows[1:], before[1:], strict=True)
+    )

@@ -24,6 +24,7 @@ from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
 from fastdesk.review.target_model import normalize
 from fastdesk.ui.bridge.segments import qt_len
+from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.document.view import py_index
 from fastdesk.ui.panes.common import plain_text
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
@@ -37,9 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["Workbench"]
 
 OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
-# The problems list follows the translation at most this often (at 7,000 blocks a pass over
-# them costs the GUI thread ~5 ms; a stream of answers would otherwise ask for one every batch).
-PROBLEMS_EVERY_MS = 300
+# The problems list follows the translation at most this often: a stream of answers would
+# otherwise update it with every batch (at 7,000 blocks its rows alone are ~2 ms to compare).
+PROBLEMS_EVERY_MS = 500
 
 
 class Workbench(QObject):
@@ -207,21 +208,25 @@ class Workbench(QObject):
 
     def refresh_problems(self, *, hidden_too: bool = False) -> None:
         """The list as the target model has it now (only while on show, unless asked)."""
-        if (hidden_too or self.problems.isVisible()) and self.problem_list.refresh():
-            self.problems.set_problems(self.problem_list.rows)
+        if not (hidden_too or self.problems.isVisible()):
+            return
+        with gui_first():  # the engine's thread waits: a pass is ~all Python, and short
+            if self.problem_list.refresh():
+                self.problems.set_problems(self.problem_list.rows)
 
     def _excerpt(self, problem: Problem) -> str:
-        doc = self.view.review_ctl.model.doc
-        index = doc.index_of(problem.block_id) if doc is not None else None
-        return excerpt(doc.blocks[index].text) if doc is not None and index is not None else ""
+        model = self.view.review_ctl.model
+        index = model.index_of(problem.block_id)  # None: gone since (the list follows soon)
+        return excerpt(model.doc.blocks[index].text) if model.doc and index is not None else ""
 
     def go_to_problem(self, problem: Problem) -> None:
         """The block at the top of both panes, the cursor of the translation on it."""
-        doc = self.view.review_ctl.model.doc
-        if doc is None or doc.index_of(problem.block_id) is None:
+        model = self.view.review_ctl.model
+        index = model.index_of(problem.block_id)
+        if model.doc is None or index is None:
             return
-        block = doc.by_id(problem.block_id)
-        self._show_block(block.id, problem.block_index, block.start)
+        block = model.doc.blocks[index]
+        self._show_block(block.id, index, block.start)
         self.view.target_pane().setFocus()
         self.view.repaint_margins()
 
@@ -253,8 +258,7 @@ class Workbench(QObject):
     def _block_index(self) -> int:
         """Where the cursor is, as a block index of the target model's document (-1: before)."""
         key = self.view.block_under_cursor()
-        doc = self.view.review_ctl.model.doc
-        index = doc.index_of(key) if doc is not None and key else None
+        index = self.view.review_ctl.model.index_of(key) if key else None
         return -1 if index is None else index
 
     def restore_problem(self, problem: Problem) -> bool:

@@ -8,7 +8,9 @@ while a long document streams in, and it makes the text of a row only when the r
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QPalette
@@ -43,10 +45,18 @@ class ProblemsModel(QAbstractTableModel):
         self.link = QPalette().color(QPalette.ColorRole.Link)
 
     def set_rows(self, rows: Sequence[Problem]) -> None:
-        """Replace only what changed between the unchanged head and tail of the list."""
+        """Replace only what changed between the unchanged head and tail of the list; as many
+        rows as before (blocks moving on from one kind to the next as their answers come in):
+        their data changed, no rows removed or inserted, so the view keeps its layout."""
         old = self.rows
         head = common_prefix(old, rows)
         tail = common_suffix(old, rows, min(len(old), len(rows)) - head)
+        if len(old) == len(rows):
+            if len(old) - tail > head:
+                old[head : len(old) - tail] = rows[head : len(rows) - tail]
+                last = self.index(len(old) - tail - 1, len(_HEADERS) - 1)
+                self.dataChanged.emit(self.index(head, 0), last)
+            return
         if len(old) - tail > head:
             self.beginRemoveRows(QModelIndex(), head, len(old) - tail - 1)
             del old[head : len(old) - tail]
@@ -131,18 +141,16 @@ class ProblemsDock(QDockWidget):
         self.table.setUniformRowHeights(True)
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Widths are set, never fitted to the contents: fitting asks every row for its text
+        # (thousands of them, on every update of a long document's list).
         header = self.table.header()
         header.setStretchLastSection(False)
-        for column, mode in (
-            (LINE, QHeaderView.ResizeMode.ResizeToContents),
-            (PROBLEM, QHeaderView.ResizeMode.Interactive),
-            (DETAIL, QHeaderView.ResizeMode.Stretch),
-            (BLOCK, QHeaderView.ResizeMode.Interactive),
-            (FIX, QHeaderView.ResizeMode.ResizeToContents),
-        ):
-            header.setSectionResizeMode(column, mode)
-        header.resizeSection(PROBLEM, 200)
-        header.resizeSection(BLOCK, 240)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(DETAIL, QHeaderView.ResizeMode.Stretch)
+        em = self.fontMetrics().horizontalAdvance("M")
+        for column, width in ((LINE, 5 * em), (PROBLEM, 16 * em), (BLOCK, 20 * em)):
+            header.resizeSection(column, width)
+        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(FIX_TEXT) + 2 * em)
         self.table.clicked.connect(self._clicked)
         self.table.activated.connect(self._activated)
         body = QWidget()
@@ -189,14 +197,10 @@ class ProblemsDock(QDockWidget):
         self._label_filters()
 
     def _label_filters(self) -> None:
-        counts = dict.fromkeys(KINDS, 0)
-        blocks = set()
-        for problem in self.all:
-            counts[problem.kind] += 1
-            blocks.add(problem.block_id)
+        counts = Counter(map(attrgetter("kind"), self.all))  # (C loops: thousands of rows)
         for kind, button in self.filters.items():
             button.setText(f"{KIND_LABELS[kind]} {counts[kind]}")
-        total = len(blocks)
+        total = len(set(map(attrgetter("block_id"), self.all)))
         self.count.setText(
             "No problems" if not total else f"{total} block{'s' if total != 1 else ''}"
         )
