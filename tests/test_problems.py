@@ -87,7 +87,8 @@ def test_each_block_shows_in_the_first_kind_that_applies() -> None:
         (plain, "untranslated", "being translated", ""),
     ]
     link = problems.rows[2]
-    assert "example.com/guide" in link.reason and link.restorable
+    assert link.reason == "https://example.com/guide → https://exemple.com/guide"  # no repeat
+    assert link.restorable
     assert all("_" not in p.title for p in problems.rows)
     first = problems.rows[0]
     model.apply([BlockFailed(1, plain, "the provider timed out")])

@@ -139,7 +139,7 @@ class ProblemList:
                 fixes = (
                     flag.check in RESTORABLE and restore(block.text, shown, flag.check) is not None
                 )
-                reason = flag.detail or words.why
+                reason = _what_differs(flag.detail) or words.why
                 out.append(
                     Problem(bid, index, line, "flagged", words.name, reason, flag.check, fixes)
                 )
@@ -187,6 +187,13 @@ def step(
         before = [n for n, p in enumerate(rows) if p.block_index < here]
         return before[-1] if before else len(rows) - 1
     return next((n for n, p in enumerate(rows) if p.block_index > here), 0)
+
+
+def _what_differs(detail: str) -> str:
+    """A check's detail without the label the row's title says already: "link target changed:
+    a → b" is shown as "a → b" under "link target changed"."""
+    head, sep, rest = detail.partition(" changed: ")
+    return rest if sep and ";" not in detail and len(head) < 30 else detail
 
 
 def excerpt(text: str) -> str:
