@@ -259,3 +259,28 @@ def test_rows_follow_engine_events_block_by_block() -> None:
     assert problems.rows[1:] == before[1:] and all(
         a is b for a, b in zip(problems.rows[1:], before[1:], strict=True)
     )
+
+
+def test_an_edited_block_is_checked_again_on_the_editors_text() -> None:
+    model = model_of("Run `make` and read [the guide](https://example.com/guide).\n")
+    (bid,) = ids(model)
+    answer(model, bid, "Lancez `faire` et lisez [le guide](https://exemple.com/guide).\n")
+    problems = ProblemList(model)
+    problems.refresh()
+    assert [p.check for p in problems.rows] == ["inline_code", "links"]
+    link = problems.rows[1]
+    fixed = fix(model, link)
+    assert fixed is not None
+    model.review.edit(bid, fixed)  # what Restore from source types in, as the editor
+    problems.refresh()
+    assert model.review.state_of(bid) == "edited"
+    (code,) = problems.rows  # the code span is still wrong: still listed, still restorable
+    assert (code.kind, code.title, code.restorable) == ("flagged", "code span changed", True)
+    model.review.edit(bid, fix(model, code) or "")
+    problems.refresh()
+    assert [(p.kind, p.reason) for p in problems.rows] == [
+        ("unapproved", "your edit, not approved")
+    ]
+    assert model.review.shown_text(bid) == (
+        "Lancez `make` et lisez [le guide](https://example.com/guide).\n"
+    )

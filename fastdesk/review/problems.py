@@ -8,18 +8,20 @@ pass over every block costs ~5 ms, and answers stream in many times a second.
 
 Each block shows in one kind, the first that applies: source changed since your edit (stale),
 its request failed (failed, or retrying), not translated yet (untranslated), a check failed
-(flagged: one row per failed check, in the editor's words), translated but not approved yet
-(unapproved). Approved blocks and blocks kept as they are (code, front matter) need nothing.
+(flagged: one row per failed check, in the editor's words; an edited block is checked again on
+the editor's text), translated but not approved yet (unapproved). Approved blocks and blocks
+kept as they are (code, front matter) need nothing.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.review.target_model import TargetModel
-from fastdesk.translate.checks import plain_words
+from fastdesk.translate.checks import check_block, plain_words
 from fastdesk.translate.events import Flag
 from fastdesk.translate.restore import RESTORABLE, restore
 
@@ -110,7 +112,10 @@ class ProblemList:
             return _NOTHING
         flags = review.flags_of(bid)
         flying = bid in streaming or state == "in_flight"
-        shown = review.shown_text(bid) if state == "flagged" else None  # what a fix edits
+        shown = review.shown_text(bid) if state in ("flagged", "edited") else None
+        if state == "edited" and shown is not None:  # the checks judge the editor's text now
+            flags = _edit_flags(block.text, shown, review.lang)
+            state = "flagged" if flags else state
         key = (index, block.line, state, flags, flying, shown)
         if old is not None and old[0] == key:
             return old
@@ -187,6 +192,18 @@ def step(
         before = [n for n, p in enumerate(rows) if p.block_index < here]
         return before[-1] if before else len(rows) - 1
     return next((n for n, p in enumerate(rows) if p.block_index > here), 0)
+
+
+@lru_cache(maxsize=1024)
+def _edit_flags(source: str, text: str, key: str) -> tuple[Flag, ...]:
+    """The checks on an editor's text (the glossary aside: the editor has the last word on
+    terms), so that restoring one item of a block leaves its other problems listed."""
+    simplify = key == "simplify"
+    return tuple(
+        check_block(
+            source, text, target_lang="" if simplify else key, mode=key if simplify else "translate"
+        )
+    )
 
 
 def _what_differs(detail: str) -> str:

@@ -163,3 +163,15 @@ def test_failed_and_untranslated_blocks_are_listed(make_window, qtbot, provider)
     qtbot.waitUntil(lambda: shown(dock, 0, PROBLEM) == "retrying")
     provider.release()
     qtbot.waitUntil(lambda: [p.kind for p in dock.rows] == ["unapproved", "unapproved"])
+
+
+def test_the_restore_button_acts_on_the_selected_row(make_window, qtbot, provider) -> None:
+    w, dock = flagged_window(make_window, qtbot, provider)
+    link = block(w, "guide")
+    dock.select(0)  # "Hello": nothing to restore
+    assert not dock.restore_button.isEnabled()
+    dock.select(2)
+    assert dock.restore_button.isEnabled()
+    qtbot.mouseClick(dock.restore_button, Qt.MouseButton.LeftButton)
+    assert w.document_view.review.shown_text(link) == "See [the guide](https://example.com/a).\n"
+    qtbot.waitUntil(lambda: not dock.restore_button.isEnabled())

@@ -130,6 +130,12 @@ class ProblemsDock(QDockWidget):
             self.filters[kind] = button
             bar.addWidget(button)
         bar.addStretch(1)
+        self.restore_button = QToolButton()  # the same as a click on the row's link, by keys
+        self.restore_button.setObjectName("problemsRestore")
+        self.restore_button.setText(FIX_TEXT)
+        self.restore_button.setToolTip("Put the source's version back in the selected block")
+        self.restore_button.clicked.connect(self._restore_current)
+        bar.addWidget(self.restore_button)
         self.count = QLabel()
         self.count.setObjectName("problemsCount")
         bar.addWidget(self.count)
@@ -153,6 +159,7 @@ class ProblemsDock(QDockWidget):
         header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(FIX_TEXT) + 2 * em)
         self.table.clicked.connect(self._clicked)
         self.table.activated.connect(self._activated)
+        self.table.selectionModel().currentChanged.connect(self._enable_restore)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -195,6 +202,7 @@ class ProblemsDock(QDockWidget):
         shown = [p for p in self.all if p.kind in kinds] if len(kinds) < len(KINDS) else self.all
         self.model.set_rows(shown)
         self._label_filters()
+        self._enable_restore()
 
     def _label_filters(self) -> None:
         counts = Counter(map(attrgetter("kind"), self.all))  # (C loops: thousands of rows)
@@ -204,6 +212,19 @@ class ProblemsDock(QDockWidget):
         self.count.setText(
             "No problems" if not total else f"{total} block{'s' if total != 1 else ''}"
         )
+
+    def current(self) -> Problem | None:
+        row = self.current_row()
+        return self.rows[row] if row is not None and row < len(self.rows) else None
+
+    def _enable_restore(self, *_args: object) -> None:
+        problem = self.current()
+        self.restore_button.setEnabled(problem is not None and problem.restorable)
+
+    def _restore_current(self) -> None:
+        problem = self.current()
+        if problem is not None and problem.restorable:
+            self.restore.emit(problem)
 
     # ---- clicks --------------------------------------------------------------------------------
 
