@@ -175,3 +175,22 @@ def test_the_restore_button_acts_on_the_selected_row(make_window, qtbot, provide
     qtbot.mouseClick(dock.restore_button, Qt.MouseButton.LeftButton)
     assert w.document_view.review.shown_text(link) == "See [the guide](https://example.com/a).\n"
     qtbot.waitUntil(lambda: not dock.restore_button.isEnabled())
+
+
+def test_restore_from_the_rendered_view(make_window, qtbot, provider) -> None:
+    """With the rendered translation on show, the fix goes through its Markdown all the same."""
+    provider.answer = breaks_links
+    w = make_window()
+    view = w.document_view
+    assert not view.showing_raw
+    view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: "example.com/b" in target_text(w))
+    wait_settled(w, qtbot)
+    w.workbench.show_problems()
+    dock = w.workbench.problems
+    qtbot.waitUntil(lambda: any(p.restorable for p in dock.rows))
+    row = next(n for n, p in enumerate(dock.rows) if p.restorable)
+    click(qtbot, dock, row, FIX)
+    assert view.review.state_of(block(w, "guide")) == "edited"
+    qtbot.waitUntil(lambda: "https://example.com/a" in view.preview.toHtml())
+    assert not view.showing_raw
