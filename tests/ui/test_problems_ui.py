@@ -131,6 +131,10 @@ def test_f8_and_shift_f8_step_through_the_problems(make_window, qtbot, provider)
     assert view.block_under_cursor() == hello
     key(qtbot, w, "Shift+F8")  # wraps to the last
     assert view.block_under_cursor() == link
+    for button in dock.filters.values():
+        button.setChecked(False)
+    assert w.workbench.next_problem() is None
+    assert "of the kinds shown" in w.statusBar().currentMessage()
     w.workbench.show_guide()
     guide = w.workbench.guide.browser.toPlainText()
     for words in ("Next Problem", "Previous Problem", "Problems"):

@@ -238,15 +238,14 @@ class Workbench(QObject):
 
     def _step(self, *, back: bool) -> Problem | None:
         """F8 / Shift+F8: the next (previous) row of the list from the block under the cursor."""
-        self.refresh_problems(hidden_too=True)
+        self.refresh_problems(hidden_too=True)  # (the dock has every row the list made)
         dock = self.problems
-        if not dock.isVisible():
-            dock.set_problems(self.problem_list.rows)
         rows = dock.rows
         here = self._block_index()
         row = step(rows, here, dock.current_row(), back=back)
         if row is None:
-            self.view.message.emit("No problems: nothing needs your attention", 4000)
+            said = "No problems of the kinds shown (see the filters)" if dock.all else "No problems"
+            self.view.message.emit(said, 4000)
             return None
         problem = rows[row]
         dock.select(row)
