@@ -284,3 +284,18 @@ def test_an_edited_block_is_checked_again_on_the_editors_text() -> None:
     assert model.review.shown_text(bid) == (
         "Lancez `make` et lisez [le guide](https://example.com/guide).\n"
     )
+
+
+def test_restore_puts_back_reference_labels_and_footnote_marks() -> None:
+    source = "See [the guide][guide], [path.win32][] and a note[^1].\n"
+    target = "Voir [le guide][guide-fr], [chemin.win32][] et une note[^2].\n"
+    assert "links" in {
+        f.check for f in check_block(source, target, target_lang="fr", mode="translate")
+    }
+    assert restore(source, target, "links") == (
+        "Voir [le guide][guide], [path.win32][] et une note[^1].\n"  # the link texts stay
+    )
+    # a label inside a code span is code: not a link the check compares
+    assert restore("Type `[a][b]` or [c][d].", "Tapez `[a][b]` ou [c][e].", "links") == (
+        "Tapez `[a][b]` ou [c][d]."
+    )

@@ -1,5 +1,6 @@
-"""Put back what a translation must not change: the source's link targets (and bare URLs), code
-spans or placeholders, in place of those the answer changed.
+"""Put back what a translation must not change: the source's link targets (with bare URLs,
+reference labels and footnote marks), code spans or placeholders, in place of those the answer
+changed.
 
 Why a separate pass and not a retry: the model got the prose right and one name wrong; the editor
 wants that name back, one click, without losing the rest. The items are found in the raw text
@@ -21,7 +22,9 @@ from functools import lru_cache
 from markdown_it.common.utils import unescapeAll
 
 from fastdesk.translate.checks import (
+    _FOOTNOTE,
     _PLACEHOLDER,
+    _REF_LINK,
     _TAG,
     Facts,
     _norm_placeholder,
@@ -44,6 +47,7 @@ class _Item:
 # A code span: a run of backticks, the shortest text, the same run again (CommonMark 6.1).
 _CODE = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\x00-\x20]*)>")
+_DEFINITION = re.compile(r"\[[^\[\]]*\]: ")  # a definition's key in the checks' facts
 _EMAIL = re.compile(
     r"<([a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
     r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)>"
@@ -91,11 +95,31 @@ def _destinations(text: str, taken: list[tuple[int, int]]) -> list[_Item]:
     return items
 
 
+def _references(text: str, code: list[_Item]) -> list[_Item]:
+    """Reference labels (``[text][label]``: the label; ``[label][]``: all of it, the text being
+    the label) and footnote marks (``[^1]``), outside code spans."""
+    masked = list(text)
+    for item in code:
+        masked[item.start : item.end] = "\x00" * (item.end - item.start)
+    flat = "".join(masked)
+    items = []
+    for m in _REF_LINK.finditer(flat):
+        label = m.group(2) or m.group(1)
+        key = f"[{' '.join(label.split()).casefold()}]"
+        start, end = (m.start(2), m.end(2)) if m.group(2) else (m.start(), m.end())
+        items.append(_Item(start, end, key, text[start:end]))
+    items += [
+        _Item(m.start(), m.end(), f"[^{m.group(1)}]", m.group(0)) for m in _FOOTNOTE.finditer(flat)
+    ]
+    return items
+
+
 def _targets(text: str) -> list[_Item] | None:
-    """Link targets, autolinks and bare URLs, in order (reference labels are not placed)."""
+    """Link targets, autolinks, bare URLs, reference labels and footnote marks, in order
+    (reference definitions are not placed: they are blocks of their own)."""
     code = _code_spans(text)
     taken = [(i.start, i.end) for i in code]
-    items = _destinations(text, taken)
+    items = _destinations(text, taken) + _references(text, code)
     for pattern, prefix in ((_AUTOLINK, ""), (_EMAIL, "mailto:")):
         for m in pattern.finditer(text):
             if not _inside(m.start(), taken):
@@ -106,7 +130,7 @@ def _targets(text: str) -> list[_Item] | None:
         if not _inside(start, taken):
             items.append(_Item(start, end, normalize_link(url), url))
     items.sort(key=lambda i: i.start)
-    known = Counter(k for k in facts(text).targets.elements() if not k.startswith("["))
+    known = Counter(k for k in facts(text).targets.elements() if not _DEFINITION.match(k))
     return items if Counter(i.key for i in items) == known else None
 
 
