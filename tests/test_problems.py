@@ -4,6 +4,8 @@ and restoring from the source what a translation must not change."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastdesk.document.blocks import parse
 from fastdesk.review.model import Review
@@ -299,3 +301,43 @@ def test_restore_puts_back_reference_labels_and_footnote_marks() -> None:
     assert restore("Type `[a][b]` or [c][d].", "Tapez `[a][b]` ou [c][e].", "links") == (
         "Tapez `[a][b]` ou [c][d]."
     )
+
+
+_WORD = st.sampled_from(["the", "quick", "fox", "jumps", "über", "naïve", "42", "-", "(x)"])
+_NAME = st.from_regex(r"[a-z][a-z0-9_]{0,7}[a-z0-9]", fullmatch=True)  # (a URL ends before _)
+_ITEMS = {  # how an item is written, by the check it belongs to
+    ("inline_code", "span"): lambda n: f"`{n}`",
+    ("inline_code", "double"): lambda n: f"`` {n}` ``",
+    ("links", "inline"): lambda n: f"[see it](https://example.com/{n})",
+    ("links", "image"): lambda n: f'![logo](img/{n}.png "Logo")',
+    ("links", "bare"): lambda n: f"https://x.org/{n}",
+    ("links", "autolink"): lambda n: f"<https://x.org/{n}>",
+    ("links", "reference"): lambda n: f"[the text][{n}]",
+    ("placeholders", "braces"): lambda n: f"{{{n}}}",
+    ("placeholders", "jinja"): lambda n: f"{{{{ {n} }}}}",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(_ITEMS)),
+    words=st.lists(_WORD, min_size=1, max_size=12),
+    names=st.lists(_NAME, min_size=1, max_size=4, unique=True),
+    which=st.integers(min_value=0, max_value=3),
+    new=_NAME,
+)
+def test_one_changed_item_comes_back_exactly(
+    kind: tuple[str, str], words: list[str], names: list[str], which: int, new: str
+) -> None:
+    """A prose of words with items between them; the answer changes one item: restore gives the
+    source back exactly (the prose here is the source's, so nothing else differs)."""
+    check, make = kind[0], _ITEMS[kind]
+    parts = []
+    for n, name in enumerate(names):
+        parts += [*words[n % len(words) :][:3], make(name)]
+    source = " ".join(parts) + ".\n"
+    old = names[which % len(names)]
+    if new in names:
+        return
+    target = source.replace(make(old), make(new), 1)
+    assert restore(source, target, check) == source
