@@ -46,6 +46,7 @@ from fastdesk.config.fileio import (
 from fastdesk.document.blocks import Block, Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.translate.checks import plain_flag
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "ReviewSummary",
     "StateStyle",
     "diff_target_edit",
+    "flag_text",
     "load_review",
     "review_path",
     "save_review",
@@ -206,7 +208,7 @@ class BlockInfo:
         """One line for the margin's hover: the state, and the reasons when flagged or stale."""
         style = STATE_STYLES[self.state]
         parts = [style.meaning]
-        parts += [f"{f.check}: {f.detail}" if f.detail else f.check for f in self.flags]
+        parts += [flag_text(f) for f in self.flags]
         return " · ".join(parts) if self.state == "flagged" else style.meaning
 
 
@@ -249,6 +251,12 @@ class ReviewSummary:
 
 
 # ---- the review -------------------------------------------------------------------------------
+
+
+def flag_text(flag: Flag) -> str:
+    """A flag as an editor reads it: its check's plain name (never the internal one), and what
+    differs."""
+    return ": ".join(plain_flag(flag.check, flag.detail))
 
 
 def _kept_state(kept: _Kept) -> str:

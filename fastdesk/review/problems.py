@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.review.target_model import TargetModel
-from fastdesk.translate.checks import check_block, plain_words
+from fastdesk.translate.checks import check_block, plain_flag, plain_words
 from fastdesk.translate.events import Flag
 from fastdesk.translate.restore import RESTORABLE, restore
 
@@ -140,14 +140,11 @@ class ProblemList:
             shown = self.model.review.shown_text(bid) or block.text
             out = []
             for flag in flags:
-                words = plain_words(flag.check)
+                title, reason = plain_flag(flag.check, flag.detail)
                 fixes = (
                     flag.check in RESTORABLE and restore(block.text, shown, flag.check) is not None
                 )
-                reason = _what_differs(flag.detail) or words.why
-                out.append(
-                    Problem(bid, index, line, "flagged", words.name, reason, flag.check, fixes)
-                )
+                out.append(Problem(bid, index, line, "flagged", title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
 
@@ -204,13 +201,6 @@ def _edit_flags(source: str, text: str, key: str) -> tuple[Flag, ...]:
             source, text, target_lang="" if simplify else key, mode=key if simplify else "translate"
         )
     )
-
-
-def _what_differs(detail: str) -> str:
-    """A check's detail without the label the row's title says already: "link target changed:
-    a → b" is shown as "a → b" under "link target changed"."""
-    head, sep, rest = detail.partition(" changed: ")
-    return rest if sep and ";" not in detail and len(head) < 30 else detail
 
 
 def excerpt(text: str) -> str:

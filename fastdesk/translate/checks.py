@@ -677,6 +677,16 @@ def plain_words(check: str) -> CheckWords:
     return PLAIN_WORDS.get(check) or CheckWords("needs a look", "a check failed on this block")
 
 
+def plain_flag(check: str, detail: str) -> tuple[str, str]:
+    """(name, reason) of a flag for an editor. The reason is what differs, without the label
+    the name says already ("link target changed: a → b" gives "a → b"), else why it matters."""
+    words = plain_words(check)
+    head, sep, rest = detail.partition(" changed: ")
+    if sep and ";" not in detail and len(head) < 30:
+        detail = rest
+    return words.name, detail or words.why
+
+
 def check_block(
     source: str,
     answer: str,
