@@ -43,6 +43,16 @@ def answer(model: TargetModel, bid: str, text: str) -> None:
     model.apply([BlockDone(1, bid, text, "model", tuple(flags))])
 
 
+def one_block(source: str, text: str) -> tuple[TargetModel, str, ProblemList]:
+    """A one-block document answered with ``text`` (checked), and its problems worked out."""
+    model = model_of(source)
+    (bid,) = ids(model)
+    answer(model, bid, text)
+    problems = ProblemList(model)
+    problems.refresh()
+    return model, bid, problems
+
+
 # ---- the plain-language table ---------------------------------------------------------------
 
 
@@ -204,11 +214,10 @@ def test_restore_declines_what_it_cannot_do_with_certainty(
 
 
 def test_fix_edits_the_blocks_shown_text() -> None:
-    model = model_of("Read [the guide](https://example.com/guide).\n")
-    (bid,) = ids(model)
-    answer(model, bid, "Lisez [le guide](https://exemple.com/guide).\n")
-    problems = ProblemList(model)
-    problems.refresh()
+    model, bid, problems = one_block(
+        "Read [the guide](https://example.com/guide).\n",
+        "Lisez [le guide](https://exemple.com/guide).\n",
+    )
     (row,) = problems.rows
     assert row.restorable and row.title == "link target changed"
     assert fix(model, row) == "Lisez [le guide](https://example.com/guide).\n"
@@ -264,11 +273,10 @@ def test_rows_follow_engine_events_block_by_block() -> None:
 
 
 def test_an_edited_block_is_checked_again_on_the_editors_text() -> None:
-    model = model_of("Run `make` and read [the guide](https://example.com/guide).\n")
-    (bid,) = ids(model)
-    answer(model, bid, "Lancez `faire` et lisez [le guide](https://exemple.com/guide).\n")
-    problems = ProblemList(model)
-    problems.refresh()
+    model, bid, problems = one_block(
+        "Run `make` and read [the guide](https://example.com/guide).\n",
+        "Lancez `faire` et lisez [le guide](https://exemple.com/guide).\n",
+    )
     assert [p.check for p in problems.rows] == ["inline_code", "links"]
     link = problems.rows[1]
     fixed = fix(model, link)
