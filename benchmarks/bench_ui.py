@@ -1,7 +1,7 @@
 """Window figures against the loopback provider emulator (prints numbers; not a test).
 
     .venv/bin/python benchmarks/bench_ui.py [--blocks 500] [--edits 10] [--view rendered|raw]
-                                            [--scroll 0.5] [--json]
+                                            [--scroll 0.5] [--problems] [--json]
 
 Drives the real window offscreen (QT_QPA_PLATFORM=offscreen), its worker thread, the real
 engine and the Groq SDK against tests/emulator.py (echo answers, a fixed time to first token and
@@ -24,6 +24,10 @@ would otherwise take the GIL from the GUI thread. It measures:
 5. Consistency: block by block, the rendered view's Markdown, the Markdown view's own text and
    the export compared (disagreements: should be 0); and whether the last block is in view after
    Ctrl+End in each pane.
+
+With ``--problems`` the problems dock is on show throughout (it follows the translation only
+while shown), and the GUI thread's time in it is reported: each pass of the list over the
+target model and each update of the dock's rows, with the rows on show at the end.
 """
 
 from __future__ import annotations
@@ -72,6 +76,28 @@ def document(blocks: int) -> str:
             parts.append("```python\nprint('unchanged code')\n```\n\n")
         i += 1
     return "".join(parts[:blocks])
+
+
+class Timed:
+    """Wraps a callable and keeps how long each call took (ms)."""
+
+    def __init__(self, call):  # type: ignore[no-untyped-def]
+        self.call, self.ms = call, []
+
+    def __call__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        try:
+            return self.call(*args, **kwargs)
+        finally:
+            self.ms.append((time.perf_counter() - start) * 1000)
+
+    def summary(self) -> dict[str, float]:
+        ms = sorted(self.ms) or [0.0]
+        return {
+            "calls": len(self.ms),
+            "p50_ms": round(pct(ms, 0.5), 2),
+            "worst_ms": round(ms[-1], 2),
+        }
 
 
 class Heartbeat:
@@ -270,6 +296,7 @@ def run(
     scroll: float = 0.0,
     screenshot: str | None = None,
     backlog_edit: bool = True,
+    problems: bool = False,
 ) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
@@ -300,6 +327,12 @@ def run(
             window.document_view.target_editor if view == "raw" else window.document_view.preview
         )
         window.show()
+        timed: dict[str, Timed] = {}
+        if problems:  # the list's pass over the model and the dock's row update, timed
+            bench = window.workbench
+            bench.show_problems()
+            bench.problem_list.refresh = timed["pass"] = Timed(bench.problem_list.refresh)
+            bench.problems.set_problems = timed["rows"] = Timed(bench.problems.set_problems)
         path = Path(home) / "long.md"
         path.write_text(document(blocks), encoding="utf-8")
         debounce_ms = window.settings.debounce_ms
@@ -385,6 +418,8 @@ def run(
         for n in range(edits):
             text = source.toPlainText()
             anchor = text.find(f"Paragraph {n * 3 + 1} explains")
+            if anchor < 0:  # the edit during the backlog typed into that one (a shorter pane)
+                anchor = text.find(f"Paragraph {n * 3 + 2} explains")
             cursor = source.textCursor()
             cursor.setPosition(anchor + len("Paragraph"))
             source.setTextCursor(cursor)
@@ -430,6 +465,10 @@ def run(
         "keystroke": keystroke_summary(results, edits, debounce_ms),
         "stalls_while_editing": beat.summary(),
         "stalls_while_idle": idle.summary(),
+        "problems": {
+            **{name: t.summary() for name, t in timed.items()},
+            "rows_at_end": len(window.workbench.problems.rows) if problems else None,
+        },
     }
 
 
@@ -450,10 +489,19 @@ def main() -> int:
     parser.add_argument(
         "--no-backlog-edit", action="store_true", help="no edit while the document streams in"
     )
+    parser.add_argument(
+        "--problems", action="store_true", help="the problems dock on show, its work timed"
+    )
     args = parser.parse_args()
     TTFB = args.ttfb
     result = run(
-        args.blocks, args.edits, args.view, args.scroll, args.screenshot, not args.no_backlog_edit
+        args.blocks,
+        args.edits,
+        args.view,
+        args.scroll,
+        args.screenshot,
+        not args.no_backlog_edit,
+        args.problems,
     )
     if args.json:
         print(json.dumps(result, indent=2))
@@ -501,6 +549,14 @@ def main() -> int:
             f" worst {k['app_ms_worst']} ms"
         )
         print(f"  event-loop stall while editing: worst {e['worst_ms']} ms, p99 {e['p99_ms']} ms")
+    p = result["problems"]
+    if p["rows_at_end"] is not None:
+        pas, rows = p["pass"], p["rows"]
+        print(
+            f"Problems dock on show ({p['rows_at_end']} rows at the end): {pas['calls']} passes"
+            f" over the model, p50 {pas['p50_ms']} ms, worst {pas['worst_ms']} ms;"
+            f" {rows['calls']} row updates, p50 {rows['p50_ms']} ms, worst {rows['worst_ms']} ms"
+        )
     i = result["stalls_while_idle"]
     print(
         f"The machine's own jitter ({IDLE_S:.0f} s, window idle): worst {i['worst_ms']} ms,"

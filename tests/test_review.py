@@ -113,7 +113,7 @@ def test_states_follow_engine_events() -> None:
         "flagged",
         "copy",
     ]
-    assert "links: link lost" in review.info(dogs).tooltip
+    assert "link target changed: link lost" in review.info(dogs).tooltip
     assert [m[1] for m in review.marks()] == ["machine", "memory", "flagged", "copy"]
 
 

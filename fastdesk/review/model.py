@@ -46,6 +46,7 @@ from fastdesk.config.fileio import (
 from fastdesk.document.blocks import Block, Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.translate.checks import plain_flag
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "Snapshot",
     "StateStyle",
     "diff_target_edit",
+    "flag_text",
     "load_review",
     "review_path",
     "save_review",
@@ -226,7 +228,7 @@ class BlockInfo:
         """One line for the margin's hover: the state, and the reasons when flagged or stale."""
         style = STATE_STYLES[self.state]
         parts = [style.meaning]
-        parts += [f"{f.check}: {f.detail}" if f.detail else f.check for f in self.flags]
+        parts += [flag_text(f) for f in self.flags]
         return " · ".join(parts) if self.state == "flagged" else style.meaning
 
 
@@ -269,6 +271,12 @@ class ReviewSummary:
 
 
 # ---- the review -------------------------------------------------------------------------------
+
+
+def flag_text(flag: Flag) -> str:
+    """A flag as an editor reads it: its check's plain name (never the internal one), and what
+    differs."""
+    return ": ".join(plain_flag(flag.check, flag.detail))
 
 
 def _kept_state(kept: _Kept) -> str:
@@ -461,6 +469,11 @@ class Review:
             return kept.text
         answer = self._answers.get(block_id)
         return answer.text if answer is not None else None
+
+    def flags_of(self, block_id: str) -> tuple[Flag, ...]:
+        """The machine answer's flags (cheap: the problems list asks for every block)."""
+        answer = self._answers.get(block_id)
+        return answer.flags if answer is not None else ()
 
     def answered(self, block_ids: Collection[str]) -> set[str]:
         """Those of ``block_ids`` the review holds an answer for (a set intersection: the window

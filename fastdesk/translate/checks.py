@@ -171,13 +171,24 @@ def _inline_facts(
 
 
 def _bare_urls(text: str) -> list[str]:
-    urls = []
+    return [normalize_link(url) for _start, _end, url in bare_url_spans(text)]
+
+
+def bare_url_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, url) of each bare URL in ``text``, trailing punctuation left out as a
+    reader (and GitHub) would leave it out."""
+    spans = []
     for match in _BARE_URL.finditer(text):
         url = match.group(0).rstrip(_URL_TRAIL)
         while url.endswith(")") and url.count(")") > url.count("("):
             url = url[:-1].rstrip(_URL_TRAIL)
-        urls.append(_MD.normalizeLink(url))
-    return urls
+        spans.append((match.start(), match.start() + len(url), url))
+    return spans
+
+
+def normalize_link(url: str) -> str:
+    """A link target as the checks compare it (markdown-it's normalisation)."""
+    return _MD.normalizeLink(url)
 
 
 def _tags(html: str) -> list[str]:
@@ -623,6 +634,57 @@ CHECKS: dict[str, Check] = {
     "accents": check_accents,
 }
 """Every check by the name its flags carry, in the order they run and are reported."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckWords:
+    """How a flag is put to an editor: a short name, and why it matters when the flag's own
+    detail says nothing."""
+
+    name: str
+    why: str
+
+
+PLAIN_WORDS: dict[str, CheckWords] = {
+    "thinking": CheckWords(
+        "model's reasoning left in", "the model wrote about the task, not only the translation"
+    ),
+    "code": CheckWords("code block changed", "code must come back byte for byte"),
+    "inline_code": CheckWords("code span changed", "code spans are names and commands"),
+    "links": CheckWords(
+        "link target changed", "a link or image points elsewhere than the source's"
+    ),
+    "html": CheckWords("HTML tags changed", "the source's HTML tags and attributes must stay"),
+    "placeholders": CheckWords(
+        "placeholder changed", "template placeholders are filled in by software, not read"
+    ),
+    "structure": CheckWords(
+        "structure changed", "headings, lists, tables and paragraphs must match the source"
+    ),
+    "glossary": CheckWords("glossary term not followed", "the glossary says how this term goes"),
+    "accents": CheckWords("accents missing", "the language's accented letters are missing"),
+    "failed": CheckWords("translation failed", "the request for this block failed"),
+    "not_translated": CheckWords(
+        "not a translation", "the model's answer was not a translation: the source is shown"
+    ),
+    "dialect": CheckWords("site syntax changed", "the site generator's markup must stay"),
+}
+"""Every flag's plain-language name and reason, by the check name it carries (never shown)."""
+
+
+def plain_words(check: str) -> CheckWords:
+    """The editor's words for a flag; an unknown check (a newer version's) gets neutral ones."""
+    return PLAIN_WORDS.get(check) or CheckWords("needs a look", "a check failed on this block")
+
+
+def plain_flag(check: str, detail: str) -> tuple[str, str]:
+    """(name, reason) of a flag for an editor. The reason is what differs, without the label
+    the name says already ("link target changed: a → b" gives "a → b"), else why it matters."""
+    words = plain_words(check)
+    head, sep, rest = detail.partition(" changed: ")
+    if sep and ";" not in detail and len(head) < 30:
+        detail = rest
+    return words.name, detail or words.why
 
 
 def check_block(

@@ -147,7 +147,7 @@ def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, pr
     view = w.document_view
     bid = view.review_ctl.model.failed()[0]
     tip = view.review_ctl.tooltip_of(bid)
-    assert re.search(r"failed: .*refused.*; retrying in \d+ s", tip), tip
+    assert re.search(r"translation failed: .*refused.*; retrying in \d+ s", tip), tip
     qtbot.waitUntil(lambda: "failed blocks: retrying in" in w.statusBar().currentMessage())
     assert w.statusBar().currentMessage().startswith("2 failed blocks: retrying in ")
     provider.fail_with = None

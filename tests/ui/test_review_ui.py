@@ -224,7 +224,7 @@ def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provi
     assert w.document_view.review.state_of(link) == "flagged"
     assert margin_colour(w, hello) == colour("memory")
     assert margin_colour(w, link) == colour("flagged")
-    assert "links" in w.document_view.review_ctl.tooltip_of(link)
+    assert "link target changed" in w.document_view.review_ctl.tooltip_of(link)
 
     margin = w.document_view.margins[0]
     top, bottom = next((t, b) for k, t, b in margin.blocks() if k == link)
@@ -232,7 +232,7 @@ def test_margin_shows_each_state_with_reasons_on_hover(make_window, qtbot, provi
     QApplication.sendEvent(
         margin, QHelpEvent(QEvent.Type.ToolTip, where, margin.mapToGlobal(where))
     )
-    assert "links" in QToolTip.text()
+    assert "link target changed: https://example.com/a → https://example.com/b" in (QToolTip.text())
     assert "Failed a check" in QToolTip.text()
 
     w.review_commands.approve_block(cat)
@@ -345,7 +345,7 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
         w.activateWindow()
     qtbot.waitUntil(lambda: w.document_view.review_bar.summary.accessibleName() == str(summary))
 
-    assert w.review_commands.next_issue() == link  # F8: to the flagged block
+    w.review_commands.go_to_block(link)
     assert w.review_commands.approve_block(link)  # explicitly, one by one
     type_in_target(w, qtbot, "Bonjour monde", "!")  # editing withdraws the approval
     assert w.document_view.review.state_of(hello) == "edited"

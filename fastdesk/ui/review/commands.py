@@ -227,20 +227,6 @@ class ReviewCommands:
         pane.setFocus()
         view.repaint_margins()
 
-    def next_issue(self) -> str | None:
-        """Go to the next block that needs a look: flagged, or source changed under an edit."""
-        keys = [seg.key for seg in self.view.target_pane().shown]
-        if not keys:
-            return None
-        here = self._review_block()
-        start = keys.index(here) + 1 if here in keys else 0
-        for key in keys[start:] + keys[:start]:
-            if self.ctl.state_of(key) in ("flagged", "stale_edit"):
-                self.go_to_block(key)
-                return key
-        self._say("No flagged block, no changed source: nothing to check", 4000)
-        return None
-
     def show_review_summary(self) -> QMessageBox:
         s = self.ctl.summary()
         lines = [

@@ -45,6 +45,7 @@ from fastdesk.review.model import (
     ReviewSummary,
     Snapshot,
     diff_target_edit,
+    flag_text,
     load_review,
     review_path,
     save_review,
@@ -418,10 +419,7 @@ class ReviewController(QObject):
         lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
         if info.state == "flagged":
             left = self.retry_in()
-            lines += [
-                f"• {_escape(f.check)}: {_escape(f.detail)}" if f.detail else f"• {f.check}"
-                for f in info.flags
-            ]
+            lines += [f"• {_escape(flag_text(f))}" for f in info.flags]
             if left is not None and any(f.check == "failed" for f in info.flags):
                 lines[-1] += f"; retrying in {left} s"
         if info.state == "stale_edit" and info.base is not None:

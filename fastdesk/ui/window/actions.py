@@ -57,7 +57,8 @@ class Commands:
     withdraw_approval: Command
     revert: Command
     decide: Command
-    next_issue: Command
+    next_problem: Command
+    previous_problem: Command
     summary: Command
     sample: Command
     about: Command
@@ -66,6 +67,7 @@ class Commands:
     find_next: Command
     find_previous: Command
     outline: Command
+    problems: Command
     guide: Command
     keep_generated: Command
     discard_generated: Command
@@ -269,13 +271,21 @@ class Actions:
             "Ctrl+Shift+Backspace",
             "Drop your correction of the block under the cursor: the machine translation shows",
         )
-        self.next_issue = a(
+        self.next_problem = a(
             w,
-            "actionNextIssue",
-            "&Next Block to Check",
-            c.next_issue,
+            "actionNextProblem",
+            "&Next Problem",
+            c.next_problem,
             "F8",
-            "Go to the next flagged block or block whose source changed",
+            "Go to the next block of the problems list (flagged, failed, changed, unchecked)",
+        )
+        self.previous_problem = a(
+            w,
+            "actionPreviousProblem",
+            "Pre&vious Problem",
+            c.previous_problem,
+            "Shift+F8",
+            "Go to the previous block of the problems list",
         )
         self.summary = a(
             w,
@@ -305,6 +315,9 @@ class Actions:
         )
         self.outline = a(
             w, "actionOutline", "&Outline", c.outline, "Ctrl+Shift+O", "The document's headings"
+        )
+        self.problems = a(
+            w, "actionProblems", "&Problems", c.problems, "Ctrl+Shift+M", "Blocks that need a look"
         )
         self.keep_generated = a(
             w,
@@ -358,7 +371,7 @@ class Actions:
         review.addActions([self.approve, self.approve_all, self.withdraw_approval])
         review.addActions([self.revert, self.decide])
         review.addSeparator()
-        review.addActions([self.next_issue, self.summary])
+        review.addActions([self.next_problem, self.previous_problem, self.summary])
         review.addSeparator()
         review.addAction(self.export_bilingual)
         view = bar.addMenu("&View")
@@ -366,7 +379,7 @@ class Actions:
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
         view.addSeparator()
-        view.addAction(self.outline)
+        view.addActions([self.outline, self.problems])
         help_ = bar.addMenu("&Help")
         help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()

@@ -1,7 +1,12 @@
-"""The editor's workbench: the find bar, the outline dock and the guide, wired to a document view.
+"""The editor's workbench: the find bar, the outline and problems docks and the guide, wired to a
+document view.
 
 Why one object: the window names its commands (find, replace, outline, guide) and this is what
 they call; the widgets live in their own modules and know nothing of the window.
+
+A change to the translation an editor asks for here (keep generated text, restore a link from
+the source) is typed into the raw target (:meth:`Workbench.edit_block`), so the one path of a
+typed edit takes it: the block becomes the editor's correction, for the review and for undo.
 """
 
 from __future__ import annotations
@@ -15,12 +20,17 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.outline import Heading
+from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
+from fastdesk.review.target_model import normalize
 from fastdesk.ui.bridge.segments import qt_len
+from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.document.view import py_index
 from fastdesk.ui.panes.common import plain_text
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
 from fastdesk.ui.workbench.guide import GuideDialog
 from fastdesk.ui.workbench.outline import OutlineDock
+from fastdesk.ui.workbench.problems import ProblemsDock
 
 if TYPE_CHECKING:
     from fastdesk.ui.document.view import DocumentView
@@ -28,6 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["Workbench"]
 
 OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
+# The problems list follows the translation at most this often: a stream of answers would
+# otherwise update it with every batch (at 7,000 blocks its rows alone are ~2 ms to compare).
+PROBLEMS_EVERY_MS = 500
 
 
 class Workbench(QObject):
@@ -52,6 +65,18 @@ class Workbench(QObject):
             pane.cursorPositionChanged.connect(lambda p=pane: self._follow_target(p))
         self.outline.chosen.connect(self.go_to_heading)
         self.outline.visibilityChanged.connect(lambda shown: shown and self._timer.start())
+        self.problem_list = ProblemList(view.review_ctl.model)
+        self.problems = ProblemsDock(self._excerpt, window)
+        self.problems.hide()
+        self._problems_timer = QTimer(window)
+        self._problems_timer.setSingleShot(True)
+        self._problems_timer.setInterval(PROBLEMS_EVERY_MS)
+        self._problems_timer.timeout.connect(self.refresh_problems)
+        for signal in (view.review_ctl.changed, view.engine_news, view.target_updated):
+            signal.connect(self._problems_soon)
+        self.problems.visibilityChanged.connect(self._problems_soon)
+        self.problems.chosen.connect(self.go_to_problem)
+        self.problems.restore.connect(self.restore_problem)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_changed)
@@ -62,6 +87,7 @@ class Workbench(QObject):
         if layout is not None:
             layout.addWidget(self.find_bar)
         self.window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.outline)
+        self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems)
         self.refresh_outline()
 
     # ---- find ----------------------------------------------------------------------------------
@@ -131,17 +157,22 @@ class Workbench(QObject):
 
     def go_to_heading(self, heading: Heading) -> None:
         """The heading at the top of both panes, the source cursor on it."""
-        view = self.view
         self.refresh_outline()
+        self._show_block(heading.block_id, heading.index, heading.start)
+        self.view.source.setFocus()
+
+    def _show_block(self, block_id: str, index: int, start: int) -> None:
+        """Block ``block_id`` (at ``index``, from character ``start`` of the source as parsed)
+        at the top of both panes, their cursors on it."""
+        view = self.view
         text = plain_text(view.source.document())
-        _put_at_top(view.source, qt_len(text[: heading.start]))
+        _put_at_top(view.source, qt_len(text[:start]))
         keys = [seg.key for seg in view.source_blocks]
-        index = keys.index(heading.block_id) if heading.block_id in keys else heading.index
+        index = keys.index(block_id) if block_id in keys else index
         pane = view.target_pane()
         starts = pane.starts()
         if 0 <= index < len(starts) - 1:
             _put_at_top(pane, starts[index])
-        view.source.setFocus()
 
     def _follow_source(self) -> None:
         if not self.outline.isVisible() or not self._doc.blocks:
@@ -162,6 +193,110 @@ class Workbench(QObject):
             except KeyError:
                 self.outline.follow(index)
 
+    # ---- problems ------------------------------------------------------------------------------
+
+    def show_problems(self) -> None:
+        self.problems.show()
+        self.problems.raise_()
+        self.refresh_problems()
+        self.problems.table.setFocus()
+
+    def _problems_soon(self, *_args: object) -> None:
+        """Something changed (or the dock came on show): the list follows within a moment."""
+        if self.problems.isVisible() and not self._problems_timer.isActive():
+            self._problems_timer.start()
+
+    def refresh_problems(self, *, hidden_too: bool = False) -> None:
+        """The list as the target model has it now (only while on show, unless asked)."""
+        if not (hidden_too or self.problems.isVisible()):
+            return
+        with gui_first():  # the engine's thread waits: a pass is ~all Python, and short
+            if self.problem_list.refresh():
+                self.problems.set_problems(self.problem_list.rows)
+
+    def _excerpt(self, problem: Problem) -> str:
+        model = self.view.review_ctl.model
+        index = model.index_of(problem.block_id)  # None: gone since (the list follows soon)
+        return excerpt(model.doc.blocks[index].text) if model.doc and index is not None else ""
+
+    def go_to_problem(self, problem: Problem) -> None:
+        """The block at the top of both panes, the cursor of the translation on it."""
+        model = self.view.review_ctl.model
+        index = model.index_of(problem.block_id)
+        if model.doc is None or index is None:
+            return
+        block = model.doc.blocks[index]
+        self._show_block(block.id, index, block.start)
+        self.view.target_pane().setFocus()
+        self.view.repaint_margins()
+
+    def next_problem(self) -> Problem | None:
+        return self._step(back=False)
+
+    def previous_problem(self) -> Problem | None:
+        return self._step(back=True)
+
+    def _step(self, *, back: bool) -> Problem | None:
+        """F8 / Shift+F8: the next (previous) row of the list from the block under the cursor."""
+        self.refresh_problems(hidden_too=True)  # (the dock has every row the list made)
+        dock = self.problems
+        rows = dock.rows
+        here = self._block_index()
+        row = step(rows, here, dock.current_row(), back=back)
+        if row is None:
+            said = "No problems of the kinds shown (see the filters)" if dock.all else "No problems"
+            self.view.message.emit(said, 4000)
+            return None
+        problem = rows[row]
+        dock.select(row)
+        self.go_to_problem(problem)
+        reason = f": {problem.reason}" if problem.reason else ""
+        self.view.message.emit(f"Problem {row + 1} of {len(rows)}: {problem.title}{reason}", 6000)
+        return problem
+
+    def _block_index(self) -> int:
+        """Where the cursor is, as a block index of the target model's document (-1: before)."""
+        key = self.view.block_under_cursor()
+        index = self.view.review_ctl.model.index_of(key) if key else None
+        return -1 if index is None else index
+
+    def restore_problem(self, problem: Problem) -> bool:
+        """Put the source's link target, code span or placeholder back, as the editor's edit."""
+        new = fix(self.view.review_ctl.model, problem)
+        if new is None or not self.edit_block(problem.block_id, new):
+            self.view.message.emit(
+                "This cannot be restored automatically: correct it by hand", 5000
+            )
+            return False
+        self.view.message.emit(f"Restored from the source ({problem.title}), as your edit", 5000)
+        self.refresh_problems()
+        return True
+
+    # ---- editing a block as the editor ---------------------------------------------------------
+
+    def edit_block(self, key: str, text: str) -> bool:
+        """Give block ``key`` the text ``text`` by typing the difference into the raw target
+        (see the module docstring). False when the raw target does not show the block."""
+        editor = self.view.target_editor
+        while not editor.step(time.perf_counter() + 0.05):  # the hidden raw pane catches up
+            pass
+        keys = [seg.key for seg in editor.shown]
+        if key not in keys:
+            return False
+        index = keys.index(key)
+        old, new = editor.shown[index].text, normalize(text)
+        head = common_prefix(old, new)
+        tail = common_suffix(old, new, min(len(old), len(new)) - head)
+        start = editor.block_range(index)[0] + qt_len(old[:head])
+        cursor = QTextCursor(editor.document())
+        cursor.setPosition(start)
+        cursor.setPosition(
+            start + qt_len(old[head : len(old) - tail]), QTextCursor.MoveMode.KeepAnchor
+        )
+        cursor.insertText(new[head : len(new) - tail])
+        self.view.scheduler.kick()
+        return True
+
     # ---- generated text (Expand Section) -------------------------------------------------------
 
     def keep_generated(self) -> None:
@@ -173,18 +308,11 @@ class Workbench(QObject):
         if found is None:
             return
         key, text = found
-        editor = view.target_editor
-        while not editor.step(time.perf_counter() + 0.05):  # the hidden raw pane catches up
-            pass
-        keys = [seg.key for seg in editor.shown]
-        if key not in keys:
+        shown = view.review_ctl.model.text_of(key)
+        core = normalize(shown).rstrip(" \t\n")
+        if not self.edit_block(key, core + "\n\n" + text.strip() + normalize(shown)[len(core) :]):
             view.message.emit("This section is not shown in the translation yet", 4000)
             return
-        index = keys.index(key)
-        core = editor.shown[index].text.rstrip(" \t\n")
-        cursor = QTextCursor(editor.document())
-        cursor.setPosition(editor.block_range(index)[0] + qt_len(core))
-        cursor.insertText("\n\n" + text.strip())
         view.preview.set_expansion(key, None)
         view.scheduler.kick()
         view.message.emit("Generated text kept in the translation, as your edit", 4000)
