@@ -24,6 +24,7 @@ from fastdesk.document.html import NO_CONTEXT, Context, contexts, render
 from fastdesk.document.languages import LANGUAGES, language_name, primary
 from fastdesk.document.target import TargetView
 from fastdesk.review.model import STATE_STYLES, BlockInfo, Review
+from fastdesk.translate.checks import plain_flag
 from fastdesk.translate.events import Flag
 
 __all__ = [
@@ -235,8 +236,8 @@ def _flags(flags: tuple[Flag, ...]) -> str:
     if not flags:
         return ""
     items = "".join(
-        f"<li><b>{html.escape(f.check)}</b>{': ' + html.escape(f.detail) if f.detail else ''}</li>"
-        for f in flags
+        f"<li><b>{html.escape(name)}</b>: {html.escape(reason)}</li>"
+        for name, reason in (plain_flag(f.check, f.detail) for f in flags)
     )
     return f'<ul class="flags" dir="ltr">{items}</ul>'
 
