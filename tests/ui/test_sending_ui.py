@@ -129,3 +129,43 @@ def test_typing_after_a_quiet_spell_warms_the_provider_within_the_limits(
     typed(qtbot, tight, "H")  # 3 of 4 gone: the last is the boundaries' reserve
     qtbot.wait(200)
     assert warmups() == 3
+
+
+def shown_texts(window) -> list[str]:
+    """Every text the target pane showed from now on (recorded as each render lands)."""
+    seen: list[str] = []
+    editor = window.document_view.target_editor
+    window.document_view.scheduler.rendered.connect(lambda *_: seen.append(editor.toPlainText()))
+    return seen
+
+
+def test_a_speculative_answer_is_never_shown_for_a_sentence_changed_since(
+    make_window, qtbot, provider
+) -> None:
+    provider.hold_answers()
+    w = make_window(settings=SLOW, memory=True)
+    seen = shown_texts(w)
+    typed(qtbot, w, "Hello world.")
+    qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)  # held
+    typed(qtbot, w, " The cat.")
+    qtbot.waitUntil(lambda: len(provider.requests) == 2, timeout=5000)
+    provider.release()
+    editor = w.document_view.target_editor
+    qtbot.waitUntil(lambda: editor.toPlainText() == "Bonjour monde. The chat.")
+    assert "Bonjour monde." not in seen
+
+
+def test_a_speculative_answer_serves_the_block_it_became(make_window, qtbot, provider) -> None:
+    provider.hold_answers()
+    w = make_window(settings=SLOW, memory=True)
+    typed(qtbot, w, "Hello world.")
+    qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)  # held
+    QTest.keyClick(w.document_view.source, Qt.Key.Key_Return)
+    QTest.keyClick(w.document_view.source, Qt.Key.Key_Return)
+    typed(qtbot, w, "The cat.")  # a new paragraph: the first block's id changed, not its text
+    qtbot.waitUntil(lambda: len(provider.requests) == 2, timeout=5000)
+    provider.release()
+    qtbot.waitUntil(
+        lambda: w.document_view.target_editor.toPlainText() == "Bonjour monde.\n\nThe chat."
+    )
+    assert [r.messages[-1]["content"] for r in provider.requests] == ["Hello world.", "The cat."]
