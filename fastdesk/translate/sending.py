@@ -9,7 +9,8 @@ sends at once (the editor is likely to pause there, and the answer is then on it
 finished word waits half the debounce setting; a word being typed waits all of it (the setting
 is the upper bound of the wait that typing causes). The limiter's room then has the last word
 (``SendPolicy.delay_s``): nothing goes before the limiter lets it, and sends that are not at a
-boundary are spread out and leave a reserve of the minute's requests for those that are. Every
+boundary go no faster than the limit's own pace (one each 2 s at 30 a minute) and leave a
+reserve of the minute's requests for those that are. Every
 request counts, a cancelled one too (the limiter books it when it goes out).
 
 Qt-free and clock-injected: the document view asks ``delay_s`` on every edit and (re)starts its
@@ -98,9 +99,10 @@ class SendPolicy:
         if headroom is not None:
             at = max(at, headroom.free_at)
             spare = spare_requests(headroom, self.reserve_share)
-            if kind not in BOUNDARIES and spare is not None:
-                # spread over the minute, and never into the reserve
-                at = max(at, self.last_sent + 60.0 / spare, headroom.fewer_than_at(spare))
+            if kind not in BOUNDARIES and spare is not None and headroom.per_minute:
+                # no faster than the limit's own pace, and never into the reserve
+                pace = 60.0 / headroom.per_minute
+                at = max(at, self.last_sent + pace, headroom.fewer_than_at(spare))
         return max(0.0, at - now)
 
     def sent(self) -> None:

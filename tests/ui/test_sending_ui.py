@@ -92,8 +92,8 @@ def test_sends_inside_words_are_spread_and_the_limiter_has_the_last_word(
     view = w.document_view
     typed(qtbot, w, "Hello world.")  # a boundary: at once
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
-    typed(qtbot, w, " The ca")  # inside a word, a request just went: spread over the minute
-    assert view._debounce.interval() > 15_000  # 3 spare requests a minute: one each 20 s
+    typed(qtbot, w, " The ca")  # inside a word, a request just went: at the limit's pace
+    assert view._debounce.interval() > 10_000  # 4 a minute: one each 15 s
     for n in range(3):  # three more sentences, each at once: the limit (4 a minute) is reached
         typed(qtbot, w, f"t{n}.")
         qtbot.waitUntil(lambda n=n: len(provider.requests) == 2 + n, timeout=5000)
