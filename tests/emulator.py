@@ -1131,6 +1131,21 @@ class EmulatorProcess:
         self._conn.send(("reset",))
         self._conn.recv()
 
+    @property
+    def refused(self) -> int:
+        """Chat requests the child answered 429 (over ``limit_rpm``)."""
+        return self._count("refused")
+
+    @property
+    def disconnects(self) -> int:
+        """Clients the child saw leave in the middle of an answer (cancelled requests)."""
+        return self._count("disconnects")
+
+    def _count(self, name: str) -> int:
+        self._conn.send((name,))
+        count: int = self._conn.recv()
+        return count
+
 
 def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
     with Emulator(**config) as emu:
@@ -1142,6 +1157,8 @@ def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
             elif command == "reset":
                 emu.reset_records()
                 conn.send(None)
+            elif command in ("refused", "disconnects"):
+                conn.send(getattr(emu, command))
             else:
                 conn.send(None)
                 return

@@ -15,6 +15,7 @@ from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.translate.live import LiveSession
 from fastdesk.translate.memory import Memory
 from tests.fakes import FakeProvider, last_user
+from tests.test_live import _settle as settle
 
 
 def upper(request) -> str:
@@ -27,14 +28,6 @@ def session_for(
     router = Router({"groq": fake}, stats=StatsStore.memory(), limiter=limiter)
     events: list[EngineEvent] = []
     return LiveSession(Engine(router, memory), JobSpec(), events.append), events
-
-
-async def settle(session: LiveSession) -> None:
-    for _ in range(600):
-        await asyncio.sleep(0.005)
-        if not session.busy:
-            return
-    raise AssertionError("live session did not settle")
 
 
 def shown(session: LiveSession) -> str:
