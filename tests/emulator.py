@@ -119,6 +119,9 @@ class Config:
     limit_rpm: int | None = None
     limit_window_s: float = 60.0
     fail_every: int | None = None  # every Nth chat request answers 503 (a flaky provider)
+    # prompt tokens reported as served from the prompt cache (usage.prompt_tokens_details, as
+    # Groq and OpenAI send it); None: Groq and OpenAI send no details, Cerebras says 0
+    cached_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -845,6 +848,7 @@ class _Plan:
     pieces: list[str]
     reasoning: list[str]
     prompt_tokens: int
+    cached_tokens: int | None = None
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -863,15 +867,20 @@ def _plan(body: Mapping[str, Any], cfg: Config) -> _Plan:
         pieces=tokenize(answer, cfg.chunk_chars),
         reasoning=tokenize(cfg.reasoning, cfg.chunk_chars) if cfg.reasoning else [],
         prompt_tokens=count_prompt_tokens(messages),
+        cached_tokens=cfg.cached_tokens,
     )
 
 
 def _usage(plan: _Plan) -> dict[str, Any]:
-    return {
+    usage: dict[str, Any] = {
         "prompt_tokens": plan.prompt_tokens,
         "completion_tokens": plan.completion_tokens,
         "total_tokens": plan.prompt_tokens + plan.completion_tokens,
     }
+    if plan.cached_tokens is not None:
+        cached = min(plan.cached_tokens, plan.prompt_tokens)
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
+    return usage
 
 
 def _timings(plan: _Plan) -> dict[str, float]:
@@ -956,7 +965,7 @@ def _finish_stream(
         final["x_groq"]["usage"] = {**_usage(plan), **_timings(plan)}
         ex.event(final)
     elif flavour == "cerebras":
-        usage = {**_usage(plan), "prompt_tokens_details": {"cached_tokens": 0}}
+        usage = {"prompt_tokens_details": {"cached_tokens": 0}, **_usage(plan)}
         time_info = {**_timings(plan), "created": time.time()}
         if cfg.cerebras_usage_separate:
             ex.event(final)
@@ -1122,6 +1131,21 @@ class EmulatorProcess:
         self._conn.send(("reset",))
         self._conn.recv()
 
+    @property
+    def refused(self) -> int:
+        """Chat requests the child answered 429 (over ``limit_rpm``)."""
+        return self._count("refused")
+
+    @property
+    def disconnects(self) -> int:
+        """Clients the child saw leave in the middle of an answer (cancelled requests)."""
+        return self._count("disconnects")
+
+    def _count(self, name: str) -> int:
+        self._conn.send((name,))
+        count: int = self._conn.recv()
+        return count
+
 
 def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
     with Emulator(**config) as emu:
@@ -1133,6 +1157,8 @@ def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
             elif command == "reset":
                 emu.reset_records()
                 conn.send(None)
+            elif command in ("refused", "disconnects"):
+                conn.send(getattr(emu, command))
             else:
                 conn.send(None)
                 return

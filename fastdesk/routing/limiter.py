@@ -118,6 +118,25 @@ class _State:
 
 
 @dataclass(frozen=True)
+class Headroom:
+    """One choice's room for requests at a moment, for pacing sends in another thread (the
+    window's): an immutable snapshot, so reading it there needs no lock. Times are the
+    limiter's clock (monotonic)."""
+
+    per_minute: int | None  # the requests/minute limit (None: none)
+    sent: tuple[float, ...]  # when the requests of the last minute went (cancelled ones too)
+    free_at: float  # when the limiter lets the next request of the size asked about go
+
+    def fewer_than_at(self, most: int) -> float:
+        """When fewer than ``most`` of these requests are still within their minute (-inf: now)."""
+        if most <= 0:
+            return math.inf
+        if len(self.sent) < most:
+            return -math.inf
+        return self.sent[len(self.sent) - most] + WINDOWS["minute"]
+
+
+@dataclass(frozen=True)
 class Booking:
     """A request's entry in the windows, corrected once its real usage is known."""
 
@@ -170,6 +189,13 @@ class Limiter:
             budget = state.limits.limit("tokens", name)
             wait = max(wait, window.wait_for(now, requests, budget, tokens))
         return wait
+
+    def headroom(self, pair: Pair, tokens: int) -> Headroom:
+        """A snapshot of ``pair``'s room now, for a request of ``tokens`` (see Headroom)."""
+        wait = self.wait_s(pair, tokens)  # expires the windows too
+        state = self._state(pair)
+        sent = tuple(at for at, _tokens in state.windows["minute"].sent)
+        return Headroom(state.limits.requests_per_minute, sent, self._clock() + wait)
 
     def why(self, pair: Pair, tokens: int) -> str:
         """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""

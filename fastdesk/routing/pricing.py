@@ -22,9 +22,15 @@ class Price:
     output: float  # USD per million completion tokens
     read: str = ""  # the day the price was read
     source: str = ""
+    # USD per million prompt tokens the provider served from its prompt cache; None: no cached
+    # price known, so cached tokens are counted at the full input price (the status bar says so)
+    cached_input: float | None = None
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input + completion_tokens * self.output) / 1_000_000
+    def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+        cached = min(max(cached_tokens, 0), prompt_tokens)
+        rate = self.input if self.cached_input is None else self.cached_input
+        fresh = prompt_tokens - cached
+        return (fresh * self.input + cached * rate + completion_tokens * self.output) / 1_000_000
 
 
 @lru_cache(maxsize=1)
@@ -35,11 +41,13 @@ def _bundled() -> dict[str, dict[str, Price]]:
 
 def _price(v: Mapping[str, float | str]) -> Price:
     """A ``[provider."model"]`` entry of pricing.toml, or a user override, as a Price."""
+    cached = v.get("cached_input")
     return Price(
         input=float(v["input"]),
         output=float(v["output"]),
         read=str(v.get("read", "")),
         source=str(v.get("source", "")),
+        cached_input=None if cached is None else float(cached),
     )
 
 
@@ -69,12 +77,14 @@ class PriceTable:
         completion_tokens: int | None,
         *,
         local: bool = True,
+        cached_tokens: int | None = None,
     ) -> float | None:
-        """USD for one request, or None when the price or the usage is unknown."""
+        """USD for one request, or None when the price or the usage is unknown. ``cached_tokens``:
+        prompt tokens the provider served from its prompt cache (at its cached price, if known)."""
         price = self.price(provider, model, local=local)
         if price is None or prompt_tokens is None or completion_tokens is None:
             return None
-        return price.cost(prompt_tokens, completion_tokens)
+        return price.cost(prompt_tokens, completion_tokens, cached_tokens or 0)
 
     def models(self, provider: str) -> dict[str, Price]:
         return dict(self._prices.get(provider, {}))

@@ -472,9 +472,13 @@ class Router:
         if not model:  # no model configured: name the one the server chose (its first)
             model = getattr(adapter, "default_model", "") or ""
         cost = usage.cost_usd if usage is not None else None
+        cached = usage.cached_tokens if usage is not None else None
+        full_price = False
         if cost is None:  # the server's own figure wins over the price table
             local = bool(getattr(adapter, "local", True))
-            cost = self.pricing.cost(name, model, pt, ct, local=local)
+            cost = self.pricing.cost(name, model, pt, ct, local=local, cached_tokens=cached)
+            price = self.pricing.price(name, model, local=local)
+            full_price = bool(cached) and price is not None and price.cached_input is None
         tps = timing.tokens_per_second(ct)
         if usage is not None and ct and usage.completion_time:  # the provider's own timing
             tps = ct / usage.completion_time
@@ -491,6 +495,8 @@ class Router:
             tokens_per_s=tps,
             blocks=blocks,
             purpose=purpose,
+            cached_tokens=cached,
+            cached_at_full_price=full_price,
         )
 
     def record(

@@ -36,6 +36,8 @@ class RequestStats:
     tokens_per_s: float | None = None
     blocks: int = 0
     purpose: str = "translate"  # translate | retry | warmup | bench | expand
+    cached_tokens: int | None = None  # prompt tokens served from the provider's prompt cache
+    cached_at_full_price: bool = False  # some were cached, but no cached price is known
 
     def report_dict(self) -> dict[str, object]:
         return {
@@ -47,6 +49,7 @@ class RequestStats:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,
+            "cached_tokens": self.cached_tokens,
             "error": self.error,
         }
 

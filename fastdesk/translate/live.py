@@ -2,10 +2,17 @@
 
 Block ids are content hashes, so an answer for a block is right for every revision that still
 holds that block: results are kept across revisions, and only work whose blocks all vanished is
-cancelled. Work is ordered (fastdesk.translate.slots): the blocks just edited first, then those
-on screen (``set_visible``), then the rest in document order. Consumers keep any BlockDone whose
-id is in their current document (the window's fastdesk.review.target_model.TargetModel composes
-what the target shows from these events).
+cancelled. Speculative sentences: the window sends a block as soon as a sentence in it ends
+(fastdesk.translate.sending); when the block then changes only around its text (a space typed
+after the sentence, a new paragraph started below it) its request goes on, since the memory keys
+answers by that text: the new block waits for it and takes the answer from the memory. (Without
+a memory in use such a request is cancelled like any stale one.) An answer is only ever shown for
+its own block id, so never for a text that has changed since.
+
+Work is ordered (fastdesk.translate.slots): the blocks just edited first (and kept requests for
+them), then those on screen (``set_visible``), then the rest in document order. Consumers keep
+any BlockDone whose id is in their current document (the window's
+fastdesk.review.target_model.TargetModel composes what the target shows from these events).
 """
 
 from __future__ import annotations
@@ -34,6 +41,9 @@ class LiveSession:
         self.revision = 0
         self.done: dict[str, str] = {}
         self._runs: dict[asyncio.Task[object], frozenset[str]] = {}  # runs and expansions
+        self._cores: dict[asyncio.Task[object], frozenset[str]] = {}  # the texts runs translate
+        self._kept: dict[asyncio.Task[object], frozenset[str]] = {}  # runs kept for their texts
+        self._deferred = False  # blocks wait for a kept run's answer: start them when it ends
         self._ids: frozenset[str] = frozenset()
         self._edited: frozenset[str] = frozenset()  # blocks of the latest edit: they go first
         self._visible: frozenset[str] = frozenset()  # blocks on screen: they go next
@@ -54,10 +64,17 @@ class LiveSession:
             self._edited = frozenset()
         else:  # the edits before it that still wait keep their place
             self._edited = (self._edited & present) | edited
-        for task, ids in list(self._runs.items()):
-            if not ids & present:
-                task.cancel()
         self.done = {bid: text for bid, text in self.done.items() if bid in present}
+        wanted: frozenset[str] | None = None  # worked out only when a run lost all its blocks
+        for task, ids in list(self._runs.items()):
+            if ids & present:
+                continue
+            if wanted is None:
+                wanted = self._open_cores() if self._reusable() else frozenset()
+            if self._cores.get(task, frozenset()) & wanted:
+                self._kept[task] = ids  # its answer is still wanted, by text: see the docstring
+            else:
+                self._cancel(task)
         self._start(force=())
 
     def set_visible(self, block_ids: Collection[str]) -> None:
@@ -68,7 +85,9 @@ class LiveSession:
         """Which batch gets the next free request slot (lowest first): edited, on screen, rest;
         in document order within each."""
         tier = 2
-        if not self._edited.isdisjoint(block_ids):
+        if not self._edited.isdisjoint(block_ids) or any(
+            not ids.isdisjoint(block_ids) for ids in self._kept.values()
+        ):
             tier = 0
         elif not self._visible.isdisjoint(block_ids):
             tier = 1
@@ -131,22 +150,38 @@ class LiveSession:
         return any(not t.done() for t in self._runs)
 
     async def aclose(self) -> None:
-        self._cancel_all()
         tasks = list(self._runs)
+        self._cancel_all()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # ---- internals --------------------------------------------------------------------------
 
+    def _reusable(self) -> bool:
+        """Whether an answer can be taken from the memory by its text (see the docstring)."""
+        memory = self.engine.memory
+        return memory is not None and memory.available and self.spec.use_memory
+
+    def _open_cores(self) -> frozenset[str]:
+        """The texts of the blocks still without an answer."""
+        assert self.doc is not None
+        return frozenset(b.split()[1] for b in self.doc.blocks if b.id not in self.done)
+
     def _start(self, force: Collection[str], only: Collection[str] | None = None) -> None:
         assert self.doc is not None
         in_flight = set().union(*self._runs.values()) if self._runs else set()
+        waiting = set().union(*self._cores.values()) if self._reusable() and self._cores else set()
         if only is not None:
             wanted = [b.id for b in self.doc.blocks if b.id in only]
         else:
-            wanted = [
-                b.id for b in self.doc.blocks if b.id not in self.done and b.id not in in_flight
-            ]
+            wanted = []
+            for b in self.doc.blocks:
+                if b.id in self.done or b.id in in_flight:
+                    continue
+                if waiting and b.split()[1] in waiting:  # a run already translates this text
+                    self._deferred = True
+                    continue
+                wanted.append(b.id)
         if not wanted:
             return
         doc, revision, spec = self.doc, self.revision, self.spec
@@ -162,13 +197,27 @@ class LiveSession:
             )
         )
         self._runs[task] = frozenset(wanted)
+        self._cores[task] = frozenset(b.split()[1] for b in doc.blocks if b.id in self._runs[task])
         task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[object]) -> None:
-        self._runs.pop(task, None)
+        self._forget(task)
         if not task.cancelled():
             with contextlib.suppress(Exception):
                 task.result()
+        if self._deferred and self.doc is not None:
+            self._deferred = False  # set again by _start for blocks that still wait
+            self._start(force=())
+
+    def _forget(self, task: asyncio.Task[object]) -> None:
+        self._runs.pop(task, None)
+        self._cores.pop(task, None)
+        self._kept.pop(task, None)
+
+    def _cancel(self, task: asyncio.Task[object]) -> None:
+        """Cancel a run; its blocks are no longer in flight at once (a re-plan may take them)."""
+        task.cancel()
+        self._forget(task)
 
     def _on_event(self, event: EngineEvent) -> None:
         if isinstance(event, BlockDone) and self.doc is not None and event.block_id in self._ids:
@@ -176,5 +225,6 @@ class LiveSession:
         self._emit(event)
 
     def _cancel_all(self) -> None:
-        for task in self._runs:
-            task.cancel()
+        self._deferred = False
+        for task in list(self._runs):
+            self._cancel(task)

@@ -101,7 +101,12 @@ def system_prompt(
     context: Context | None = None,
     firmer: str = "",
 ) -> str:
-    """The instructions for one request (everything except the text itself)."""
+    """The instructions for one request (everything except the text itself).
+
+    The parts that are the same for every request of a mode, language and model come first, then
+    what varies (the glossary entries the text uses, its context, a retry's reproach): providers
+    cache prompts by their exact prefix (Groq, Cerebras, OpenAI-style servers), so the stable part
+    is computed once and billed at the cached price where there is one."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     if mode == "translate":
@@ -123,6 +128,8 @@ def system_prompt(
         )
         rules = _RULES.format(what="rewritten text", prose="simplify it like the rest")
     parts = [head, rules]
+    if _is_reasoning_model(model):
+        parts.append("/no_think")
     if glossary_lines:
         parts.append(
             "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines)
@@ -136,8 +143,6 @@ def system_prompt(
         parts.append("\n".join(ctx))
     if firmer:
         parts.append(f"IMPORTANT: your previous answer was rejected: {firmer}. Follow every rule.")
-    if _is_reasoning_model(model):
-        parts.append("/no_think")
     return "\n\n".join(parts)
 
 
@@ -151,10 +156,10 @@ def expand_prompt(target_lang: str, *, model: str = "", context: Context | None 
         f"with the section. Answer with Markdown only, at most about three short paragraphs or "
         f"a list; do not repeat the section itself; no preamble.",
     ]
-    if context and context.title:
-        parts.append(f"Document title: {context.title}")
     if _is_reasoning_model(model):
         parts.append("/no_think")
+    if context and context.title:  # after what every request shares (see system_prompt)
+        parts.append(f"Document title: {context.title}")
     return "\n\n".join(parts)
 
 

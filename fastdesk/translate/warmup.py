@@ -1,8 +1,10 @@
 """Warm start: a tiny request to the top choice(s) so the user's first edit does not pay the cold
 start (Groq's free tier measured 7.5 s to first byte cold, 0.6 s warm) nor a TLS handshake.
 
-Qt-free; the window calls :func:`needs_warmup` when the app starts or comes back from a long idle,
-and then :func:`warm_up` in its worker loop. A warm-up asks for one token ("Hi", ``max_tokens=1``),
+Qt-free; the window asks for one when the app starts or comes back from a long idle, and while
+the editor types after a quiet spell (``ACTIVE_IDLE_S``, then only with requests to spare at the
+limiter: fastdesk.translate.sending); its worker loop checks :func:`needs_warmup` and sends
+:func:`warm_up`. A warm-up asks for one token ("Hi", ``max_tokens=1``),
 so it costs a few prompt tokens; it is skipped when the user or the budget says no. Its timing is
 not put in the router's latency windows (a cold answer is not what the next edit will see), but
 its failures do reach the router's health: a refused key is known before the user types.
@@ -21,6 +23,9 @@ log = logging.getLogger(__name__)
 
 WARMUP_MESSAGES = ({"role": "user", "content": "Hi"},)
 DEFAULT_IDLE_S = 300.0  # providers unload idle models and close idle connections
+# While the editor types: a warm-up after this long without a request, so the edit's request
+# finds the connection open (the client keeps an idle one 30 s: providers._common).
+ACTIVE_IDLE_S = 25.0
 
 
 def needs_warmup(last_activity: float | None, now: float, idle_s: float = DEFAULT_IDLE_S) -> bool:

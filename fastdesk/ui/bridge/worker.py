@@ -40,6 +40,7 @@ from fastdesk.ui.bridge.threads import LoopThread
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.health import HealthEntry
+    from fastdesk.routing.limiter import Headroom
     from fastdesk.translate.engine import Engine, JobSpec
     from fastdesk.translate.live import LiveSession
 
@@ -156,7 +157,11 @@ class EngineWorker(QObject):
         self._last_activity: float | None = None  # monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
+        self.active_idle_s: float | None = None  # None: warmup.ACTIVE_IDLE_S (while typing)
         self.warm_ask_interval_s = WARM_ASK_INTERVAL_S
+        # The top choice's room at the limiter, for the GUI thread's sending policy: written
+        # here (loop thread) as one immutable object, read there without a lock.
+        self.headroom: Headroom | None = None
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -188,13 +193,15 @@ class EngineWorker(QObject):
         """The blocks on screen: their waiting work goes next (after an edit's)."""
         self._call(self._set_visible, frozenset(block_ids))
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, active: bool = False) -> None:
         """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
-        the caller has checked the user's switch and the budget. Cheap to call often."""
+        ``active``: the editor is typing, so a shorter while (the connection's keep-alive) and
+        only with requests to spare at the limiter. The caller has checked the user's switch
+        and the budget. Cheap to call often."""
         now = time.monotonic()
         if now - self._warm_asked >= self.warm_ask_interval_s:
             self._warm_asked = now
-            self._call(self._warm_up)
+            self._call(self._warm_up, active)
 
     @property
     def running(self) -> bool:
@@ -276,14 +283,22 @@ class EngineWorker(QObject):
         except Exception as exc:
             self._failed("Could not expand the section", exc)
 
-    def _warm_up(self) -> None:
-        """Send the warm-up when nothing was asked for a while and nothing is in flight."""
-        from fastdesk.translate.warmup import DEFAULT_IDLE_S, needs_warmup, warm_up
+    def _warm_up(self, active: bool = False) -> None:
+        """Send the warm-up when nothing was asked for a while and nothing is in flight; while
+        typing, only with requests to spare (the edits' sends come first)."""
+        from fastdesk.translate.sending import room_for_extra
+        from fastdesk.translate.warmup import ACTIVE_IDLE_S, DEFAULT_IDLE_S, needs_warmup, warm_up
 
         if self._engine is None or (self._session is not None and self._session.busy):
             return
-        idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
+        if active:
+            idle = ACTIVE_IDLE_S if self.active_idle_s is None else self.active_idle_s
+        else:
+            idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
         if not needs_warmup(self._last_activity, time.monotonic(), idle):
+            return
+        self._publish_headroom()
+        if active and not room_for_extra(self.headroom, time.monotonic()):
             return
         self._last_activity = time.monotonic()  # one warm-up at a time, failed ones included
         spec = self._spec
@@ -292,6 +307,7 @@ class EngineWorker(QObject):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(self._warmed)
+        self._loop.call_soon(self._publish_headroom)  # once it is booked
 
     def _warmed(self, task: asyncio.Future[list[RequestStats]]) -> None:
         """Warm-ups are billed (a few prompt tokens): the window counts them like any request."""
@@ -353,6 +369,7 @@ class EngineWorker(QObject):
     def _flush(self) -> None:
         self._flush_handle = None
         self._last_flush = self._loop.time()
+        self._publish_headroom()
         batch = self._collect()
         if batch is not None:
             self._emit(batch)
@@ -404,6 +421,22 @@ class EngineWorker(QObject):
             doc=new_doc,
             notices=notices,
         )
+
+    def _publish_headroom(self) -> None:
+        """The top choice's room at the limiter now (see ``headroom``)."""
+        from fastdesk.translate.sending import TYPICAL_TOKENS
+
+        engine, spec = self._engine, self._spec
+        if engine is None:
+            self.headroom = None
+            return
+        try:
+            router = engine.router
+            choices = router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+            self.headroom = router.limiter.headroom(choices[0], TYPICAL_TOKENS) if choices else None
+        except Exception:  # pacing is a nicety: a failure here must not stop the engine
+            log.exception("could not read the limiter's room")
+            self.headroom = None
 
     def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
         from fastdesk.translate.wiring import plain_http_warnings

@@ -424,7 +424,7 @@ class SettingsDialog(QDialog):
         self.debounce_spin.setSingleStep(50)
         self.debounce_spin.setSuffix(" ms")
         self.debounce_spin.setValue(s.debounce_ms)
-        self.debounce_spin.setToolTip("How long to wait after the last keystroke")
+        self.debounce_spin.setToolTip("The longest wait after a keystroke; a sentence end: none")
         self.debounce_spin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         form.addRow("&Wait after typing:", self.debounce_spin)
 

@@ -2,7 +2,8 @@
 belongs to it alone (its file, line ends, review, file watcher and the engine thread that
 translates it). The window around it keeps the menus, selectors and status bar.
 
-Data flow: an edit → debounce (IME composition respected) → the worker thread's LiveSession →
+Data flow: an edit → a wait set by what was typed and the limiter's room (the core's
+fastdesk.translate.sending; IME composition respected) → the worker thread's LiveSession →
 throttled batches of target segments and events → the panes apply only what changed.
 
 What the target shows has one owner, the review controller's TargetModel: the panes are told
@@ -35,6 +36,7 @@ from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
 from fastdesk.translate.events import BlockFailed, Expansion
+from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
@@ -71,6 +73,7 @@ class DocumentView(QWidget):
     toggle_view_requested = Signal()  # the pane's Show Markdown / Show rendered button
     files_dropped = Signal(list)  # Markdown files dropped on the source
     target_updated = Signal()  # the target panes finished applying what the worker sent
+    typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
 
     def __init__(
         self,
@@ -102,15 +105,18 @@ class DocumentView(QWidget):
             self,
         )
         self._build_panes()
-        self._debounce = QTimer(self)
+        self._debounce = QTimer(self)  # until the edit goes: its interval is the policy's wait
         self._debounce.setSingleShot(True)
         # Precise: a coarse timer may fire up to 5% late (15 ms of 300) on every edit.
         self._debounce.setTimerType(Qt.TimerType.PreciseTimer)
         self._debounce.setInterval(debounce_ms)
         self._debounce.timeout.connect(self._debounced)
+        self.sending = SendPolicy(debounce_ms / 1000)  # the debounce setting: its upper bound
+        self._edit_line = -1  # the line of the last edit not sent yet (-1: none)
         doc = self.source.document()
         doc.contentsChanged.connect(self._source_changed)
         doc.modificationChanged.connect(self.modified_changed)
+        self.source.cursorPositionChanged.connect(self._cursor_moved)
         self.source.composition_changed.connect(self._composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
@@ -279,6 +285,8 @@ class DocumentView(QWidget):
         self._sent_source = source
         self.revision += 1
         self.worker.update(source, self.revision)
+        self.sending.sent()
+        self._edit_line = -1
         self.busy.emit(True)
 
     def respec(self) -> None:
@@ -388,6 +396,7 @@ class DocumentView(QWidget):
 
     def set_debounce(self, ms: int) -> None:
         self._debounce.setInterval(ms)
+        self.sending.bound_s = ms / 1000
 
     def stop_debounce(self) -> None:
         self._debounce.stop()
@@ -395,13 +404,31 @@ class DocumentView(QWidget):
     def _source_changed(self) -> None:
         self.healer.cancel()  # the edit sends the failed blocks again
         if self._live() and not self.source.composing:
-            self._debounce.start()
+            self._send_after(self._typed())
+            self.typing.emit()
 
     def _composition_changed(self, composing: bool) -> None:
         if composing:
             self._debounce.stop()
         elif self._live():
-            self._debounce.start()
+            self._send_after(self._typed())
+
+    def _typed(self) -> Kind:
+        """What the text before the cursor says about the edit just made."""
+        cursor = self.source.textCursor()
+        self._edit_line = cursor.blockNumber()
+        line = cursor.block().text()
+        return what_was_typed(line, py_index(line, cursor.positionInBlock()))
+
+    def _cursor_moved(self) -> None:
+        """Leaving the line of an edit not sent yet sends it now."""
+        moved = self.source.textCursor().blockNumber() != self._edit_line
+        if moved and self._edit_line >= 0 and self._debounce.isActive():
+            self._send_after("left")
+
+    def _send_after(self, kind: Kind) -> None:
+        headroom = self._worker.headroom if self._worker is not None else None
+        self._debounce.start(round(self.sending.delay_s(kind, headroom) * 1000))
 
     def _debounced(self) -> None:
         if not self.source.composing and self._live():

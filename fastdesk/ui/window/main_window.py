@@ -215,6 +215,7 @@ class MainWindow(QMainWindow):
         view.modified_changed.connect(self.setWindowModified)
         view.raw_changed.connect(self._raw_changed)
         view.toggle_view_requested.connect(self.toggle_target_view)
+        view.typing.connect(lambda: self._warm_up(active=True))  # warm while the editor types
         self.selectors.changed.connect(self._spec_changed)
 
     # ---- the job spec and the engine -----------------------------------------------------------
@@ -326,13 +327,14 @@ class MainWindow(QMainWindow):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def _warm_up(self) -> None:
-        """Let the worker warm the top provider up (it sends only at start or after a long idle),
-        unless warm-ups are off (settings: ``warmup = false``) or today's budget is spent."""
+    def _warm_up(self, *, active: bool = False) -> None:
+        """Let the worker warm the top provider up (it sends only at start, after a long idle, or
+        when typing resumes after a quiet spell: ``active``), unless warm-ups are off (settings:
+        ``warmup = false``) or today's budget is spent."""
         if not self.warmup_enabled or not self.settings.warmup:
             return
-        if not self._budget_reached():
-            self.document_view.worker.warm_up()
+        if not self._budget_reached() and self.document_view.engine_started:
+            self.document_view.worker.warm_up(active=active)
 
     def _set_health(self, entries: tuple[HealthEntry, ...]) -> None:
         """Keep what the user must fix (a refused key, a missing model) on show until it is

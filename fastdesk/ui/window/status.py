@@ -264,6 +264,13 @@ class StatusPanel(QObject):
         lines = [f"{stats.provider} · {stats.model} ({stats.purpose}, {stats.blocks} block(s))"]
         if stats.prompt_tokens is not None:
             lines.append(f"tokens: {stats.prompt_tokens} in, {stats.completion_tokens} out")
+        if stats.cached_tokens:
+            how = (
+                "no cached price known: counted at the full input price"
+                if stats.cached_at_full_price
+                else "at the cached price"
+            )
+            lines.append(f"{stats.cached_tokens} prompt tokens from the provider's cache ({how})")
         if stats.error:
             lines.append(redact(stats.error))
         return "\n".join(lines)

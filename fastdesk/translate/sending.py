@@ -1,0 +1,109 @@
+"""When an edit goes to the provider: at once at a natural boundary, later inside a word, and
+never faster than the rate limiter allows.
+
+Why: a fixed 300 ms wait after each keystroke was most of the time from the last keystroke of a
+sentence to its translation (a fast provider answers in ~150 ms), yet sending on every short
+pause would spend a free tier's 30 requests a minute within a minute of typing. So the wait
+follows what was typed (``what_was_typed``): a sentence end, a finished line or leaving the line
+sends at once (the editor is likely to pause there, and the answer is then on its way); a
+finished word waits half the debounce setting; a word being typed waits all of it (the setting
+is the upper bound of the wait that typing causes). The limiter's room then has the last word
+(``SendPolicy.delay_s``): nothing goes before the limiter lets it, and sends that are not at a
+boundary go no faster than the limit's own pace (one each 2 s at 30 a minute) and leave a
+reserve of the minute's requests for those that are. Every
+request counts, a cancelled one too (the limiter books it when it goes out).
+
+Qt-free and clock-injected: the document view asks ``delay_s`` on every edit and (re)starts its
+one timer with the answer; the warm-up asks ``room_for_extra`` before spending a request.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from fastdesk.routing.limiter import Headroom
+
+Kind = Literal["left", "line", "sentence", "word", "typing"]
+BOUNDARIES: frozenset[Kind] = frozenset({"left", "line", "sentence"})
+WORD_SHARE = 0.5  # a finished word waits this share of the debounce setting
+RESERVE_SHARE = 0.25  # of a minute's requests, kept for sends at a boundary
+TYPICAL_TOKENS = 800  # what an edit's request books, for the limiter's token windows
+
+# A sentence ends with . ! ? … (or their CJK and Arabic forms), maybe closed by quotes, brackets
+# or emphasis, maybe followed by the space typed after it.
+_SENTENCE_END = re.compile(r"[.!?…。！？؟।]+[\"'»”’)\]*_`]*\s*\Z")
+_LIST_MARKER = re.compile(r"\s*\d{1,9}[.)]\s*\Z")  # "1." at the start of a line is no sentence
+
+
+def what_was_typed(line: str, column: int) -> Kind:
+    """What the text before the cursor says about the edit: ``line`` at the start of a line (the
+    one above was just finished), ``sentence`` after a sentence end, ``word`` after a space or a
+    comma, else ``typing`` (inside a word). ``left`` is the caller's: the cursor left the line."""
+    before = line[:column]
+    if not before.strip():
+        return "line"
+    if _LIST_MARKER.fullmatch(before):
+        return "typing"  # a numbered item being started
+    if _SENTENCE_END.search(before):
+        return "sentence"
+    if before[-1].isspace() or before[-1] in ",;:":
+        return "word"
+    return "typing"
+
+
+def spare_requests(headroom: Headroom, share: float = RESERVE_SHARE) -> int | None:
+    """How many of a minute's requests may go to sends that are not at a boundary (None: no
+    requests/minute limit)."""
+    if not headroom.per_minute:
+        return None
+    reserve = max(1, math.ceil(headroom.per_minute * share))
+    return max(1, headroom.per_minute - reserve)
+
+
+def room_for_extra(headroom: Headroom | None, now: float) -> bool:
+    """Whether a request nobody is waiting for (a warm-up) fits now without eating the reserve."""
+    if headroom is None:
+        return True
+    if headroom.free_at > now:
+        return False
+    spare = spare_requests(headroom)
+    return spare is None or headroom.fewer_than_at(spare) <= now
+
+
+@dataclass
+class SendPolicy:
+    """The wait before sending an edit; see the module docstring. ``bound_s``: the debounce
+    setting. One per document view; ``sent()`` is told of every send."""
+
+    bound_s: float
+    clock: Callable[[], float] = time.monotonic
+    word_share: float = WORD_SHARE
+    reserve_share: float = RESERVE_SHARE
+    last_sent: float = field(default=-math.inf)
+
+    def typed_wait_s(self, kind: Kind) -> float:
+        """The wait what was typed asks for, before the limiter is asked."""
+        if kind in BOUNDARIES:
+            return 0.0
+        return self.bound_s * (self.word_share if kind == "word" else 1.0)
+
+    def delay_s(self, kind: Kind, headroom: Headroom | None = None) -> float:
+        """Seconds from now until the edit should go."""
+        now = self.clock()
+        at = now + self.typed_wait_s(kind)
+        if headroom is not None:
+            at = max(at, headroom.free_at)
+            spare = spare_requests(headroom, self.reserve_share)
+            if kind not in BOUNDARIES and spare is not None and headroom.per_minute:
+                # no faster than the limit's own pace, and never into the reserve
+                pace = 60.0 / headroom.per_minute
+                at = max(at, self.last_sent + pace, headroom.fewer_than_at(spare))
+        return max(0.0, at - now)
+
+    def sent(self) -> None:
+        self.last_sent = self.clock()
