@@ -34,9 +34,15 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
 
     windows: list[MainWindow] = []
 
-    def make(*, memory: bool = False, settings: Settings | None = None, **kw: object) -> MainWindow:
+    def make(
+        *,
+        memory: bool = False,
+        settings: Settings | None = None,
+        router_kw: dict[str, object] | None = None,
+        **kw: object,
+    ) -> MainWindow:
         window = MainWindow(
-            engine_factory=make_engine_factory(provider, memory=memory),
+            engine_factory=make_engine_factory(provider, memory=memory, **(router_kw or {})),
             settings=settings or Settings(debounce_ms=40),
             **kw,
         )

@@ -82,6 +82,9 @@ class WorkerBatch:
     doc: Document | None = None  # the parsed source when it changed; None: unchanged
     # one-line warnings to show once: a key going over plain http, the memory not in use
     notices: tuple[str, ...] = ()
+    # with failed blocks among the events: seconds until their provider may be asked again
+    # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
+    usable_in_s: float | None = None
 
 
 # After an edit, the batch that tells the window of the new document waits this long, so that
@@ -394,6 +397,7 @@ class EngineWorker(QObject):
             return None
         self._force = False
         self._sent_busy = busy
+        failed = any(isinstance(e, BlockFailed) for e in events)
         return WorkerBatch(
             self._revision,
             events,
@@ -403,7 +407,14 @@ class EngineWorker(QObject):
             health=health,
             doc=new_doc,
             notices=notices,
+            usable_in_s=self._usable_in_s() if failed else None,
         )
+
+    def _usable_in_s(self) -> float | None:
+        if self._engine is None:
+            return None
+        spec = self._spec
+        return self._engine.router.usable_in_s(spec.provider or "auto", spec.model)
 
     def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
         from fastdesk.translate.wiring import plain_http_warnings

@@ -206,6 +206,8 @@ class MainWindow(QMainWindow):
         view.source.redoAvailable.connect(actions.redo.setEnabled)
         view.message.connect(self.statusBar().showMessage)
         view.problem.connect(self.status.show_error)
+        view.healing.connect(self.status.set_retry)
+        self.status.retry_button.clicked.connect(view.retry_failed)
         view.busy.connect(self.status.set_busy)
         view.engine_news.connect(self._engine_news)
         view.renamed.connect(self._update_title)
