@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -45,6 +46,7 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from benchmarks.stall_trace import Gap, StallTrace, report, wrap_window_slots
 from fastdesk.translate.events import BlockDone
 from tests.emulator import EmulatorProcess
 
@@ -85,11 +87,20 @@ class Heartbeat:
         self.clock = QElapsedTimer()
         self.last = 0
         self.gaps: list[float] = []
+        self.stamp = time.perf_counter()  # the last beat
+        self.sched = sched_ms()
+        # each gap's perf_counter start and end, and the GUI thread's ms on a CPU and waiting
+        # for one within it (what is left it slept: waiting for the GIL, or idle)
+        self.spans: list[tuple[float, float, float, float]] = []
+        self.on_beat: Callable[[], None] | None = None  # --trace: its watchdog
 
     def start(self) -> None:
         self.gaps.clear()
+        self.spans.clear()
         self.clock.start()
         self.last = self.clock.nsecsElapsed()
+        self.stamp = time.perf_counter()
+        self.sched = sched_ms()
         self.timer.start()
 
     def stop(self) -> None:
@@ -99,6 +110,12 @@ class Heartbeat:
         now = self.clock.nsecsElapsed()
         self.gaps.append(max(0.0, (now - self.last) / 1e6 - 1.0))
         self.last = now
+        stamp, sched = time.perf_counter(), sched_ms()
+        ran, queued = (a - b for a, b in zip(sched, self.sched, strict=True))
+        self.spans.append((self.stamp, stamp, ran, queued))
+        self.stamp, self.sched = stamp, sched
+        if self.on_beat is not None:
+            self.on_beat()
 
     def summary(self) -> dict[str, float]:
         gaps = sorted(self.gaps) or [0.0]
@@ -108,6 +125,19 @@ class Heartbeat:
             "p99_ms": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))], 2),
             "over_16ms": sum(g > 16 for g in gaps),
         }
+
+
+_SCHEDSTAT = Path("/proc/thread-self/schedstat")
+
+
+def sched_ms() -> tuple[float, float]:
+    """This thread's milliseconds on a CPU and waiting in the run queue for one, so far
+    (Linux's schedstat; CPU time and 0 elsewhere)."""
+    try:
+        ran, queued, _slices = _SCHEDSTAT.read_text().split()
+    except (OSError, ValueError):
+        return time.thread_time() * 1000, 0.0
+    return int(ran) / 1e6, int(queued) / 1e6
 
 
 def cpu_seconds(stat: str) -> float | None:
@@ -270,8 +300,12 @@ def run(
     scroll: float = 0.0,
     screenshot: str | None = None,
     backlog_edit: bool = True,
+    trace: bool = False,
 ) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
+    tracer = StallTrace() if trace else None
+    if tracer is not None:
+        wrap_window_slots(tracer)
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
     # A paid tier: the window's own speed is measured, not the free tier's 30 requests a minute
@@ -323,6 +357,10 @@ def run(
         bar = window.document_view.source.verticalScrollBar()
         bar.setValue(round(bar.maximum() * scroll))  # where the reader is (the target follows)
         beat = Heartbeat()
+        traced: list[Gap] = []
+        if tracer is not None:
+            tracer.start()
+            beat.on_beat = tracer.beat
         cpu_before = cpu_now(emu.pid)
         beat.start()
         last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
@@ -352,6 +390,9 @@ def run(
             backlog = edit_during_backlog(window, shown_pane, emu, debounce_ms)
         ok = wait_until(all_shown, 600, window.document_view.target_updated)
         beat.stop()
+        if tracer is not None:
+            tracer.pause()
+            traced += tracer.gaps(beat.spans)
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
         window.document_view.engine_news.disconnect(answered)
         when, cpu_then = last_answer
@@ -422,6 +463,10 @@ def run(
             )
             wait_until(lambda: not window.status.activity.isVisible(), 5)
         beat.stop()
+        if tracer is not None:
+            traced += tracer.gaps(beat.spans)
+            tracer.stop()
+            late = tracer.late_stacks()
         window.document_view.source.document().setModified(False)
         window.close()
 
@@ -430,6 +475,8 @@ def run(
         "keystroke": keystroke_summary(results, edits, debounce_ms),
         "stalls_while_editing": beat.summary(),
         "stalls_while_idle": idle.summary(),
+        "trace": report(traced) if trace else None,
+        "late_stacks": late.most_common(12) if trace else None,
     }
 
 
@@ -450,10 +497,19 @@ def main() -> int:
     parser.add_argument(
         "--no-backlog-edit", action="store_true", help="no edit while the document streams in"
     )
+    parser.add_argument(
+        "--trace", action="store_true", help="say what the GUI thread ran in each beat over 16 ms"
+    )
     args = parser.parse_args()
     TTFB = args.ttfb
     result = run(
-        args.blocks, args.edits, args.view, args.scroll, args.screenshot, not args.no_backlog_edit
+        args.blocks,
+        args.edits,
+        args.view,
+        args.scroll,
+        args.screenshot,
+        not args.no_backlog_edit,
+        args.trace,
     )
     if args.json:
         print(json.dumps(result, indent=2))
@@ -506,6 +562,12 @@ def main() -> int:
         f"The machine's own jitter ({IDLE_S:.0f} s, window idle): worst {i['worst_ms']} ms,"
         f" p99 {i['p99_ms']} ms, beats over 16 ms: {i['over_16ms']} of {i['beats']}"
     )
+    if result["trace"] is not None:
+        print("What the GUI thread ran in each beat over 16 ms (innermost frame first):")
+        print(result["trace"] or "  no beat over 16 ms")
+        print("Where the threads were in beats late by 12 ms or more (faulthandler's watchdog):")
+        for where, n in result["late_stacks"]:
+            print(f"  {n:4d} × {where}")
     return 0
 
 
