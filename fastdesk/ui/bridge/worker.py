@@ -237,7 +237,20 @@ class EngineWorker(QObject):
                 router.health.listener = self._on_health  # called in this thread
             self._health_changed = True  # a new engine: whatever the window showed is gone
             self._notice_plain_http(tuple(router.providers))
+            task = asyncio.ensure_future(self._preload_language())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         self._schedule_flush()
+
+    async def _preload_language(self) -> None:
+        """The answers' language check loads its model now, in a thread of its own (~0.6 s),
+        while no answer streams in: the GIL it holds meanwhile would stall the window then."""
+        from fastdesk.translate.language import preload
+
+        try:
+            await asyncio.to_thread(preload)
+        except Exception as exc:  # the check says so itself when an answer needs it
+            log.warning("the language identifier could not be loaded: %s", exc)
 
     def _update(self, source: str, revision: int) -> None:
         self._revision = revision
