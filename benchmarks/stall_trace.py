@@ -8,10 +8,11 @@ unexplained is Qt's own work (layout, painting) or the process not running.
 
 Each gap also says how long the GUI thread was on a CPU, waiting in the run queue for one (the
 machine is shared: other processes had the cores) and asleep (for the GIL, mostly), from
-Linux's schedstat. And what held the GUI thread back when none of that ran: each beat re-arms faulthandler's
-watchdog (``dump_traceback_later``, a C thread that needs no GIL), so a beat later than
-``WATCHDOG_S`` writes every thread's stack as it is at that moment, the thread that holds the
-GIL included.
+Linux's schedstat. And what held the GUI thread back when none of that ran: each beat re-arms
+faulthandler's watchdog (``dump_traceback_later``, a C thread that needs no GIL), so a beat
+later than ``WATCHDOG_S`` writes every thread's stack as it is at that moment, the thread that
+holds the GIL included (only with FASTDESK_TRACE_STACKS=1: it reads frames that other threads
+are running, and 4 runs of ~20 with it crashed).
 
 Cheap on purpose: one ``perf_counter`` pair per slot call, a re-armed timer per beat. Heavier
 probes distorted what they measured: timing every event in ``QApplication.notify`` (a Python
@@ -34,6 +35,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _FRAME = re.compile(r'File "(?:.*/)?([^/"]+)", line (\d+) in (\S+)')
+# x86-64 numbers of the calls a blocked GUI thread may be in ("running": not in a call)
+_SYSCALLS = {
+    "running": "running",
+    "0": "read",
+    "1": "write",
+    "7": "poll",
+    "74": "fsync",
+    "202": "futex (a lock: the GIL, or Qt's)",
+    "232": "epoll_wait",
+    "271": "ppoll",
+}
 KEEP_MS = 0.5  # spans shorter than this are not kept
 WATCHDOG_S = 0.012  # a beat this late has every thread's stack written
 
@@ -67,7 +79,11 @@ class Gap:
 class StallTrace:
     """Spans of the wrapped slots and of the collections, on the GUI thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, stacks: bool = True) -> None:
+        """``stacks``: arm the watchdog (it reads the other threads' frames while they run, and
+        one 7,000-block run of 3 crashed with it)."""
+        self.stacks = stacks
+        self.last_beat: Callable[[], float] | None = None  # the heartbeat's, while it runs
         self.spans: list[Span] = []
         self._gui = threading.main_thread().ident
         self._depth = 0
@@ -99,11 +115,34 @@ class StallTrace:
 
     def start(self) -> None:
         gc.callbacks.append(self._gc)
+        self._sampling = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, name="stall-syscalls", daemon=True)
+        self.syscalls: Counter[str] = Counter()
+        self._sampler.start()
         self._dumps = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in stop)
 
     def beat(self) -> None:
         """The heartbeat beat: the watchdog starts again."""
-        faulthandler.dump_traceback_later(WATCHDOG_S, file=self._dumps)
+        if self.stacks:
+            faulthandler.dump_traceback_later(WATCHDOG_S, file=self._dumps)
+
+    def _sample(self) -> None:
+        """While a beat is late by more than 8 ms: the system call the GUI thread is in (Linux's
+        /proc: no frames read, nothing unsafe), and whether this thread got the GIL meanwhile
+        (it runs Python, so it did: the GUI thread is then not waiting for a GIL held by a C
+        call elsewhere)."""
+        gui = threading.main_thread().native_id
+        path = f"/proc/self/task/{gui}/syscall"
+        while not self._sampling.is_set():
+            time.sleep(0.002)
+            if self.last_beat is None or time.perf_counter() - self.last_beat() < 0.008:
+                continue
+            try:
+                with open(path) as f:
+                    call = f.read().split()[0]
+            except OSError:
+                return
+            self.syscalls[_SYSCALLS.get(call, call)] += 1
 
     def pause(self) -> None:
         """The heartbeat stopped: no more dumps until it beats again."""
@@ -111,10 +150,22 @@ class StallTrace:
 
     def stop(self) -> None:
         self.pause()
+        self._sampling.set()
         gc.callbacks.remove(self._gc)
         self._dumps.seek(0)
         self.dumps = self._dumps.read()
         self._dumps.close()
+
+    def collections(self) -> str:
+        """Every collection of 0.5 ms or more on the GUI thread: how many, total, longest."""
+        by_gen: dict[str, list[float]] = {}
+        for span in self.spans:
+            if span.what.startswith("gc "):
+                by_gen.setdefault(span.what.split()[1], []).append(span.ms)
+        return ", ".join(
+            f"{gen}: {len(ms)} ({sum(ms):.0f} ms, longest {max(ms):.1f} ms)"
+            for gen, ms in sorted(by_gen.items())
+        )
 
     def late_stacks(self, depth: int = 4) -> Counter[str]:
         """How often each thread was where, in the dumps of late beats (innermost frames)."""
