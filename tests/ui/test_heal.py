@@ -183,6 +183,15 @@ def clocked_window(make_window, qtbot, provider, error, clock: Clock):
     return w
 
 
+REFUSED = BadRequestError("groq", "refused", status=400)  # no cooldown: the backoff decides
+
+
+def refused_window(make_window, qtbot, provider):
+    """A clocked window whose provider refuses every request; returns it and its clock."""
+    clock = Clock()
+    return clocked_window(make_window, qtbot, provider, REFUSED, clock), clock
+
+
 def retry_button(w) -> QToolButton:
     return w.findChild(QToolButton, "retryButton")
 
@@ -206,9 +215,7 @@ def test_the_retry_waits_for_the_provider_to_be_usable_again(make_window, qtbot,
 
 
 def test_repeated_failures_back_off_and_a_success_starts_over(make_window, qtbot, provider) -> None:
-    clock = Clock()
-    refused = BadRequestError("groq", "refused", status=400)  # no cooldown: the floor decides
-    w = clocked_window(make_window, qtbot, provider, refused, clock)
+    w, clock = refused_window(make_window, qtbot, provider)
     view = w.document_view
     waits = []
     for _ in range(4):
@@ -222,7 +229,7 @@ def test_repeated_failures_back_off_and_a_success_starts_over(make_window, qtbot
     provider.fail_with = None
     clock.now += 120
     qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
-    provider.fail_with = refused
+    provider.fail_with = REFUSED
     QTextCursor(view.source.document()).insertText("Goodbye\n\n")
     qtbot.waitUntil(lambda: view.healer.seconds_left() is not None)
     assert view.healer.seconds_left() == 30  # the success reset the backoff
@@ -244,9 +251,7 @@ def test_a_refused_key_is_not_retried_by_itself(make_window, qtbot, provider) ->
 def test_the_countdown_stays_in_the_status_bar_and_the_open_tooltip_counts_down(
     make_window, qtbot, provider
 ) -> None:
-    clock = Clock()
-    refused = BadRequestError("groq", "refused", status=400)
-    w = clocked_window(make_window, qtbot, provider, refused, clock)
+    w, clock = refused_window(make_window, qtbot, provider)
     view = w.document_view
     qtbot.waitUntil(lambda: retry_button(w).text() == "⟳ 2 failed blocks: retrying in 30 s")
     w.statusBar().showMessage("Something else to say", 60_000)  # a passing message
@@ -287,9 +292,7 @@ def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, pr
 def test_an_edit_during_a_pending_retry_is_neither_lost_nor_doubled(
     make_window, qtbot, provider
 ) -> None:
-    clock = Clock()
-    refused = BadRequestError("groq", "refused", status=400)
-    w = clocked_window(make_window, qtbot, provider, refused, clock)
+    w, clock = refused_window(make_window, qtbot, provider)
     view = w.document_view
     qtbot.waitUntil(lambda: view.healer.seconds_left() == 30)
     clock.now += 20
