@@ -169,11 +169,11 @@ class Clock:
         return self.now
 
 
-def clocked_window(make_window, qtbot, provider, error, clock: Clock):
+def clocked_window(make_window, qtbot, provider, error, clock: Clock, health=None):
     """A window whose two blocks failed with ``error``, its router's health and limiter and its
     healer on ``clock`` (no retries inside a request: the window's own retry is under test)."""
     provider.fail_with = error
-    health = Health(clock=clock, max_retry_after_s=RetryPolicy().retry_after_cap_s)
+    health = health or Health(clock=clock, max_retry_after_s=RetryPolicy().retry_after_cap_s)
     limiter = Limiter(table={}, clock=clock)  # no limits; a 429's retry-after blocks it too
     w = make_window(router_kw={"health": health, "limiter": limiter, "retry": RetryPolicy.none()})
     w.document_view.healer.clock = clock
@@ -238,7 +238,8 @@ def test_repeated_failures_back_off_and_a_success_starts_over(make_window, qtbot
 def test_a_refused_key_is_not_retried_by_itself(make_window, qtbot, provider) -> None:
     clock = Clock()
     refused = AuthenticationError("groq", "invalid key", status=401)
-    w = clocked_window(make_window, qtbot, provider, refused, clock)
+    health = Health(clock=clock)
+    w = clocked_window(make_window, qtbot, provider, refused, clock, health)
     qtbot.waitUntil(lambda: retry_button(w).isVisible())
     assert "not retried by themselves" in retry_button(w).text()
     assert w.document_view.healer.seconds_left() is None
@@ -246,6 +247,11 @@ def test_a_refused_key_is_not_retried_by_itself(make_window, qtbot, provider) ->
     clock.now += 3600
     qtbot.wait(50)
     assert len(provider.requests) == asked
+    provider.fail_with = None  # the user fixes the key: a new engine translates them
+    health.reset()  # (the test's engines share one Health; a new engine's starts afresh)
+    w.restart_engine()
+    qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
+    qtbot.waitUntil(lambda: not retry_button(w).isVisible())  # nothing left to retry
 
 
 def test_the_countdown_stays_in_the_status_bar_and_the_open_tooltip_counts_down(

@@ -352,6 +352,8 @@ class DocumentView(QWidget):
             failed = len(self.review_ctl.model.failed())
             if failed:
                 self.healer.arm(failed, batch.usable_in_s)
+        elif self.healer.text and not self.review_ctl.model.failed():
+            self.healer.cancel()  # translated meanwhile (a new engine, say): nothing to retry
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
