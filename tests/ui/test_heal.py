@@ -19,6 +19,7 @@ from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.ui.document import files as files_module
 from fastdesk.ui.document.files import unfinished_text
+from fastdesk.ui.document.heal import _duration as duration
 from tests.ui.uifakes import fake_answer, translated
 
 SOURCE = "Hello world\n\nThe cat\n"
@@ -314,3 +315,14 @@ def test_an_edit_during_a_pending_retry_is_neither_lost_nor_doubled(
     qtbot.waitUntil(lambda: target_text(w) == expected)
     assert view.source.toPlainText() == SOURCE + "\nGoodbye cat\n"
     assert view.translation_text() == expected  # the export says the same, once each
+
+
+def test_long_waits_are_counted_down_in_minutes_and_hours() -> None:
+    assert [duration(s) for s in (45, 119, 120, 185, 3600, 7800)] == [
+        "45 s",
+        "119 s",
+        "2 min",
+        "3 min 5 s",
+        "1 h",
+        "2 h 10 min",
+    ]

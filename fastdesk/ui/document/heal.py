@@ -47,10 +47,6 @@ class Healer(QObject):
         self._level = 0  # automatic retries in a row that failed again
         self._text = ""
 
-    @property
-    def level(self) -> int:
-        return self._level
-
     def arm(self, failed: int, usable_in_s: float | None) -> None:
         """``failed`` blocks failed, and their provider may be asked again in ``usable_in_s``
         (None: unknown, taken as now; ``math.inf``: not by itself, e.g. a refused key): retry
@@ -125,7 +121,7 @@ def failed_blocks(n: int) -> str:
 
 
 def _duration(seconds: int) -> str:
-    """ "45 s", "3 min 5 s", "2 h 10 min": a countdown that stays readable for a day's limit."""
+    """A countdown that stays readable up to a day's limit: "45 s", "3 min 5 s", "2 h 10 min"."""
     if seconds < 120:
         return f"{seconds} s"
     minutes, secs = divmod(seconds, 60)
