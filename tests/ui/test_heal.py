@@ -277,6 +277,9 @@ def test_the_countdown_stays_in_the_status_bar_and_the_open_tooltip_counts_down(
     clock.now += 5
     qtbot.waitUntil(lambda: "retrying in 15 s" in QToolTip.text())  # open, and counting down
     QToolTip.hideText()
+    asked = len(provider.requests)
+    retry_button(w).click()  # the countdown's button retries now
+    qtbot.waitUntil(lambda: len(provider.requests) > asked)
 
 
 def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, provider) -> None:
