@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import math
 import sys
@@ -67,6 +68,7 @@ class Session(Protocol):
 EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
+_language_frozen = False  # the language check's tables are out of the collector's reach
 
 
 @dataclass(frozen=True)
@@ -247,10 +249,20 @@ class EngineWorker(QObject):
         while no answer streams in: the GIL it holds meanwhile would stall the window then."""
         from fastdesk.translate.language import preload
 
+        global _language_frozen
         try:
             await asyncio.to_thread(preload)
         except Exception as exc:  # the check says so itself when an answer needs it
             log.warning("the language identifier could not be loaded: %s", exc)
+            return
+        # Its tables include two Python lists of 104,583 ints, which every collection of their
+        # generation walks: the first gen-1 collection while a document streamed in took 26 ms
+        # of the GUI thread, nearly all of it in them. They live as long as the process: out of
+        # the collector's reach (freezing moves objects and finalises none: any thread may).
+        # Once per process: a later engine (after Settings) would freeze a closed dialog too.
+        if not _language_frozen:
+            _language_frozen = True
+            gc.freeze()
 
     def _update(self, source: str, revision: int) -> None:
         self._revision = revision
