@@ -12,10 +12,11 @@ would otherwise take the GIL from the GUI thread. It measures:
 1. Event-loop stalls while a BLOCKS-block document streams in: a 1 ms QTimer heartbeat; a stall
    is the gap between two beats minus 1 ms. Worst and 99th percentile, from the moment the file
    is open (opening itself is timed apart) until the whole translation is shown.
-2. Keystroke to translated block: type a word into one paragraph, then time from the last key
-   press until the target pane shows that block's translation. Reported raw, and minus the
-   debounce (the app waits for a pause in typing on purpose) and the emulator's own delay
-   (time to first token + tokens / rate), which leaves what the app itself adds.
+2. Keystroke to translated block: type a word into one paragraph (a key every 30 ms), then
+   time from the last key press until the target pane shows that block's translation.
+   Reported raw, and minus the debounce (the app waits for a pause in typing on purpose) and
+   the emulator's own delay (time to first token + tokens / rate), which leaves what the app
+   itself adds.
 3. An edit made during the backlog (once a tenth of the blocks are translated, a paragraph on
    screen is typed into): from the last key press to its translated block in the pane on screen,
    and that minus the debounce and the emulator's own time for it (the app's share: how long the
@@ -40,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -49,6 +51,7 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from benchmarks.stall_trace import Gap, StallTrace, report, wrap_window_slots
 from fastdesk.translate.events import BlockDone
 from tests.emulator import EmulatorProcess
 
@@ -111,20 +114,38 @@ class Heartbeat:
         self.clock = QElapsedTimer()
         self.last = 0
         self.gaps: list[float] = []
+        self.running = False
+        self.stamp = time.perf_counter()  # the last beat
+        self.sched = sched_ms()
+        # each gap's perf_counter start and end, and the GUI thread's ms on a CPU and waiting
+        # for one within it (what is left it slept: waiting for the GIL, or idle)
+        self.spans: list[tuple[float, float, float, float]] = []
+        self.on_beat: Callable[[], None] | None = None  # --trace: its watchdog
 
     def start(self) -> None:
         self.gaps.clear()
+        self.spans.clear()
         self.clock.start()
         self.last = self.clock.nsecsElapsed()
+        self.stamp = time.perf_counter()
+        self.sched = sched_ms()
+        self.running = True
         self.timer.start()
 
     def stop(self) -> None:
+        self.running = False
         self.timer.stop()
 
     def _beat(self) -> None:
         now = self.clock.nsecsElapsed()
         self.gaps.append(max(0.0, (now - self.last) / 1e6 - 1.0))
         self.last = now
+        stamp, sched = time.perf_counter(), sched_ms()
+        ran, queued = (a - b for a, b in zip(sched, self.sched, strict=True))
+        self.spans.append((self.stamp, stamp, ran, queued))
+        self.stamp, self.sched = stamp, sched
+        if self.on_beat is not None:
+            self.on_beat()
 
     def summary(self) -> dict[str, float]:
         gaps = sorted(self.gaps) or [0.0]
@@ -134,6 +155,19 @@ class Heartbeat:
             "p99_ms": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))], 2),
             "over_16ms": sum(g > 16 for g in gaps),
         }
+
+
+_SCHEDSTAT = Path("/proc/thread-self/schedstat")
+
+
+def sched_ms() -> tuple[float, float]:
+    """This thread's milliseconds on a CPU and waiting in the run queue for one, so far
+    (Linux's schedstat; CPU time and 0 elsewhere)."""
+    try:
+        ran, queued, _slices = _SCHEDSTAT.read_text().split()
+    except (OSError, ValueError):
+        return time.thread_time() * 1000, 0.0
+    return int(ran) / 1e6, int(queued) / 1e6
 
 
 def cpu_seconds(stat: str) -> float | None:
@@ -196,6 +230,19 @@ def wait_until(done, timeout: float, *signals) -> bool:
     return done()
 
 
+KEY_GAP_S = 0.03  # between two key presses: a fast typist's 33 keys a second
+
+
+def type_text(widget, text: str) -> None:
+    """Type ``text`` a key at a time, the event loop running between the keys as it does for a
+    person typing (QTest.keyClicks sends them all in one turn: the heartbeat then counted the
+    work of nine keystrokes as one stall)."""
+    for n, char in enumerate(text):
+        if n:
+            wait_until(lambda: False, KEY_GAP_S)
+        QTest.keyClick(widget, char)
+
+
 def edit_during_backlog(window, pane, emu, debounce_ms: int) -> dict[str, object]:
     """Type into a paragraph on screen while the backlog runs; time it to its translated block."""
     view = window.document_view
@@ -208,7 +255,7 @@ def edit_during_backlog(window, pane, emu, debounce_ms: int) -> dict[str, object
     source.setTextCursor(cursor)
     word = " backlogx"
     pending_before = len(view.pending)
-    QTest.keyClicks(source, word)
+    type_text(source, word)
     typed = time.perf_counter()
     end = text.find("\n", anchor)
     marker = "Paragraph" + word + text[anchor + len("Paragraph") : end]
@@ -297,8 +344,12 @@ def run(
     screenshot: str | None = None,
     backlog_edit: bool = True,
     problems: bool = False,
+    trace: bool = False,
 ) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
+    tracer = StallTrace(stacks=os.environ.get("FASTDESK_TRACE_STACKS") == "1") if trace else None
+    if tracer is not None:
+        wrap_window_slots(tracer)
     home = tempfile.mkdtemp(prefix="fastdesk-bench-ui-")
     os.environ["FASTDESK_HOME"] = home
     # A paid tier: the window's own speed is measured, not the free tier's 30 requests a minute
@@ -356,6 +407,11 @@ def run(
         bar = window.document_view.source.verticalScrollBar()
         bar.setValue(round(bar.maximum() * scroll))  # where the reader is (the target follows)
         beat = Heartbeat()
+        traced: list[Gap] = []
+        if tracer is not None:
+            tracer.start()
+            beat.on_beat = tracer.beat
+            tracer.last_beat = lambda: beat.stamp if beat.running else time.perf_counter()
         cpu_before = cpu_now(emu.pid)
         beat.start()
         last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
@@ -385,6 +441,9 @@ def run(
             backlog = edit_during_backlog(window, shown_pane, emu, debounce_ms)
         ok = wait_until(all_shown, 600, window.document_view.target_updated)
         beat.stop()
+        if tracer is not None:
+            tracer.pause()
+            traced += tracer.gaps(beat.spans)
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
         window.document_view.engine_news.disconnect(answered)
         when, cpu_then = last_answer
@@ -425,7 +484,7 @@ def run(
             source.setTextCursor(cursor)
             word = f" edit{n}x"
             emu.reset_records()
-            QTest.keyClicks(source, word)
+            type_text(source, word)
             typed = time.perf_counter()
             # the whole edited paragraph (echo answers: its translation is itself)
             start = text.rfind("\n", 0, anchor) + 1
@@ -457,6 +516,12 @@ def run(
             )
             wait_until(lambda: not window.status.activity.isVisible(), 5)
         beat.stop()
+        if tracer is not None:
+            traced += tracer.gaps(beat.spans)
+            tracer.stop()
+            late = tracer.late_stacks()
+            collections = tracer.collections()
+            syscalls = tracer.syscalls.most_common()
         window.document_view.source.document().setModified(False)
         window.close()
 
@@ -469,6 +534,10 @@ def run(
             **{name: t.summary() for name, t in timed.items()},
             "rows_at_end": len(window.workbench.problems.rows) if problems else None,
         },
+        "trace": report(traced) if trace else None,
+        "late_stacks": late.most_common(12) if trace else None,
+        "collections": collections if trace else None,
+        "syscalls": syscalls if trace else None,
     }
 
 
@@ -492,6 +561,9 @@ def main() -> int:
     parser.add_argument(
         "--problems", action="store_true", help="the problems dock on show, its work timed"
     )
+    parser.add_argument(
+        "--trace", action="store_true", help="say what the GUI thread ran in each beat over 16 ms"
+    )
     args = parser.parse_args()
     TTFB = args.ttfb
     result = run(
@@ -502,6 +574,7 @@ def main() -> int:
         args.screenshot,
         not args.no_backlog_edit,
         args.problems,
+        args.trace,
     )
     if args.json:
         print(json.dumps(result, indent=2))
@@ -562,6 +635,15 @@ def main() -> int:
         f"The machine's own jitter ({IDLE_S:.0f} s, window idle): worst {i['worst_ms']} ms,"
         f" p99 {i['p99_ms']} ms, beats over 16 ms: {i['over_16ms']} of {i['beats']}"
     )
+    if result["trace"] is not None:
+        print("What the GUI thread ran in each beat over 16 ms (innermost frame first):")
+        print(result["trace"] or "  no beat over 16 ms")
+        print(f"Collections on the GUI thread of 0.5 ms or more: {result['collections']}")
+        calls = ", ".join(f"{name} {n}" for name, n in result["syscalls"])
+        print(f"The GUI thread's system call, sampled while a beat was 8 ms late: {calls}")
+        print("Where the threads were in beats late by 12 ms or more (faulthandler's watchdog):")
+        for where, n in result["late_stacks"]:
+            print(f"  {n:4d} × {where}")
     return 0
 
 

@@ -34,6 +34,24 @@ def test_seeded_from_the_published_free_tiers_and_overridden_by_settings() -> No
     assert paid.limits(GROQ_8B).tokens_per_minute is None  # not in the override: no limit
 
 
+def test_the_users_lines_come_before_the_table_and_a_named_model_before_their_star() -> None:
+    yours = {
+        "groq": {
+            "*": {"requests_per_minute": 1000, "tokens_per_minute": 300000},
+            "openai/gpt-oss-120b": {"requests_per_minute": 50},
+        }
+    }
+    limiter = Limiter(yours)
+    paid = limiter.limits(GROQ_8B)  # published with its own line: the user's "*" wins
+    assert (paid.requests_per_minute, paid.tokens_per_minute) == (1000, 300000)
+    assert paid.requests_per_day is None and paid.label == "your settings"
+    assert limiter.limits(("groq", "some-new-model")).requests_per_minute == 1000
+    named = limiter.limits(("groq", "openai/gpt-oss-120b"))  # the user's own line for it
+    assert (named.requests_per_minute, named.tokens_per_minute) == (50, None)
+    free = limiter.limits(("cerebras", "gpt-oss-120b"))  # another provider: the table's
+    assert (free.tokens_per_minute, free.label) == (60000, "Cerebras free tier")
+
+
 def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
     clock = Clock()
     limiter = Limiter(clock=clock)
@@ -177,7 +195,9 @@ def test_settings_override_reaches_the_router_and_a_bad_one_falls_back(tmp_path)
     assert warnings == []
     router = build_router(settings, env={"GROQ_API_KEY": "gsk_test_not_a_real_key_000000"})
     assert router.limiter.limits(("groq", "any-model")).requests_per_minute == 1000
-    assert router.limiter.limits(GROQ_8B).tokens_per_minute == 6000  # its own entry still holds
+    # the user's "*" is their tier for every groq model, the published lines included
+    assert router.limiter.limits(GROQ_8B).requests_per_minute == 1000
+    assert router.limiter.limits(GROQ_8B).tokens_per_minute is None
     path.write_text('version = 1\n[rate_limits.groq."*"]\nrequests_per_minute = "lots"\n')
     settings, warnings = load_settings(path)
     assert settings.rate_limits == {} and "rate_limits" in warnings[0]

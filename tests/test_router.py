@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import time
 from collections.abc import AsyncIterator
@@ -29,6 +30,7 @@ from fastdesk.providers.base import (
     Usage,
 )
 from fastdesk.routing.health import Health
+from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
     AllProvidersFailed,
@@ -380,6 +382,28 @@ def test_the_backoff_stays_at_its_maximum_however_many_failures_in_a_row() -> No
     for _ in range(1100):  # 2 ** 1024 does not fit in a float: the backoff must not compute it
         entry = health.failure("groq", "m", down)
     assert entry is not None and entry.retry_in_s == pytest.approx(60.0)
+
+
+def test_usable_in_says_when_the_soonest_choice_may_be_asked_again() -> None:
+    clock = Clock()
+    health = Health(clock=clock, base_backoff_s=4.0)
+    limiter = Limiter(table={"cerebras": {"*": Limits(requests_per_minute=1)}}, clock=clock)
+    router = router_of(Scripted("groq"), Scripted("cerebras"), health=health, limiter=limiter)
+    assert router.usable_in_s() == 0.0
+    health.failure("groq", "m", RateLimitedError("groq", "slow down", retry_after=20))
+    limiter.book(("cerebras", "m"), 1)  # its one request of the minute
+    assert router.usable_in_s() == pytest.approx(20.0)  # the soonest of the two
+    assert router.usable_in_s("cerebras") == pytest.approx(60.0)  # the limiter's window
+    health.failure("cerebras", "m", ServerError("cerebras", "HTTP 503", status=503))
+    clock.now += 30  # groq's retry-after has passed; cerebras' window has 30 s to go
+    assert router.usable_in_s() == 0.0
+    assert router.usable_in_s("cerebras") == pytest.approx(30.0)
+    # a connection failure cools the provider down (its record and the model's: the longer)
+    health.failure("groq", "m", ConnectionFailedError("groq", "refused"))
+    assert router.usable_in_s("groq") == pytest.approx(4.0)
+    health.failure("groq", "m", AuthenticationError("groq", "invalid key", status=401))
+    assert router.usable_in_s("groq") == math.inf  # waits for the user, not for time
+    assert router.usable_in_s("nobody") == math.inf  # nothing configured
 
 
 def test_a_sole_provider_in_cooldown_is_still_tried() -> None:

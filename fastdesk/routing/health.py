@@ -21,6 +21,7 @@ injectable monotonic clock, so tests need no sleeps.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,20 @@ class Health:
             return HealthEntry(provider, model, OK, None, "")
         left = None if rec.until is None else rec.until - now
         return HealthEntry(provider, model, rec.state, left, rec.message)
+
+    def usable_in_s(self, provider: str, model: str) -> float:
+        """Seconds until the choice may be asked again by itself (0: now), its provider's
+        record and its own both counted; ``math.inf`` while a refused key waits for the user."""
+        now = self._clock()
+        wait = 0.0
+        for key in ((provider, None), (provider, model)):
+            rec = self._records.get(key)
+            if rec is None or rec.state == OK:
+                continue
+            if rec.until is None:
+                return math.inf
+            wait = max(wait, rec.until - now)
+        return wait
 
     def report(self) -> list[HealthEntry]:
         """Every provider or model that is not OK right now, worst first (for a status line)."""

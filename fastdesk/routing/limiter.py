@@ -4,8 +4,10 @@ Free tiers are small (Groq: 30 requests a minute, and no header warns before the
 router asks here before each request how long it must wait. Each (provider, model) has up to four
 windows, requests and tokens per minute and per day, seeded from the providers' published free
 tiers (``resources/rate_limits.toml``, with the day they were read), overridden by the settings
-(``[rate_limits.PROVIDER."MODEL"]``, paid tiers), and tightened while running by what the servers
-say: their rate-limit headers (remaining, reset, a lower limit) and their 429s.
+(``[rate_limits.PROVIDER."MODEL"]``, paid tiers; a user's ``"*"`` covers every model of its
+provider, the table's own lines included, and a user's line for a model beats it), and
+tightened while running by what the servers say: their rate-limit headers (remaining, reset, a
+lower limit) and their 429s.
 
 Tokens are booked when a request goes out: the prompt plus the completion budget (Cerebras books
 ``max_completion_tokens`` against tokens/minute up front), and corrected to what the server
@@ -155,10 +157,11 @@ class Limiter:
         table: Mapping[str, Mapping[str, Limits]] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._table = {p: dict(m) for p, m in (published() if table is None else table).items()}
-        for provider, models in (overrides or {}).items():
-            for model, entry in models.items():
-                self._table.setdefault(provider, {})[model] = limits_from(entry, "your settings")
+        self._table = published() if table is None else table
+        self._yours = {
+            provider: {model: limits_from(entry, "your settings") for model, entry in m.items()}
+            for provider, m in (overrides or {}).items()
+        }
         self._clock = clock
         self._states: dict[Pair, _State] = {}
 
@@ -168,10 +171,19 @@ class Limiter:
     def _state(self, pair: Pair) -> _State:
         state = self._states.get(pair)
         if state is None:
-            models = self._table.get(pair[0], {})
-            state = _State(models.get(pair[1]) or models.get("*") or Limits())
+            state = _State(self._seed(pair))
             self._states[pair] = state
         return state
+
+    def _seed(self, pair: Pair) -> Limits:
+        """The user's line for the model, else the user's ``"*"`` for the provider (a paid tier
+        covers all its models), else the table's line for the model, else the table's ``"*"``."""
+        provider, model = pair
+        yours, table = self._yours.get(provider, {}), self._table.get(provider, {})
+        for found in (yours.get(model), yours.get("*"), table.get(model), table.get("*")):
+            if found is not None:
+                return found
+        return Limits()
 
     # ---- asking --------------------------------------------------------------------------
 

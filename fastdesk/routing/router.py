@@ -518,6 +518,20 @@ class Router:
             self.stats.observe(pair, ttfb_ms=stats.ttfb_ms)  # the first token did come
         self._maybe_save()
 
+    def usable_in_s(
+        self, provider: str = "auto", model: str | None = None, *, tokens: int = 1
+    ) -> float:
+        """Seconds until a request of ``tokens`` for ``provider``/``model`` could go out: the
+        soonest of the allowed choices, each once its health (cooldown, retry-after) and its
+        limiter (the windows, what the headers and 429s said) both let it (0: now;
+        ``math.inf``: none will by itself, e.g. every key refused or nothing configured). The
+        window's retry of failed blocks waits for this rather than for a fixed time."""
+        pool, _errors = self._pool(provider, model)
+        return min(
+            (max(self.health.usable_in_s(*p), self.limiter.wait_s(p, tokens)) for p in pool),
+            default=math.inf,
+        )
+
     def health_report(self) -> list[HealthEntry]:
         """Providers and models that are not usable right now, with a sentence for the user."""
         return self.health.report()

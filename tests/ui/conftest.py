@@ -34,8 +34,16 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
 
     windows: list[MainWindow] = []
 
-    def make(*, memory: bool = False, settings: Settings | None = None, **kw: object) -> MainWindow:
-        factory = kw.pop("engine_factory", None) or make_engine_factory(provider, memory=memory)
+    def make(
+        *,
+        memory: bool = False,
+        settings: Settings | None = None,
+        router_kw: dict[str, object] | None = None,
+        **kw: object,
+    ) -> MainWindow:
+        factory = kw.pop("engine_factory", None) or make_engine_factory(
+            provider, memory=memory, **(router_kw or {})
+        )
         window = MainWindow(
             engine_factory=factory,  # type: ignore[arg-type]
             settings=settings or Settings(debounce_ms=40),

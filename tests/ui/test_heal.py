@@ -1,5 +1,7 @@
-"""The window heals itself: failed blocks are retried on request (Retry Failed Blocks), and an
-export of an unfinished translation asks first, saying how many blocks are unfinished.
+"""The window heals itself: failed blocks are retried on request (Retry Failed Blocks) and by
+themselves once their provider is usable again (backing off while they keep failing), with a
+countdown in the status bar and in the open tooltip; an export of an unfinished translation asks
+first, saying how many blocks are unfinished.
 Only the failing provider and the clicks are faked: the engine, the session and the window are
 the real ones."""
 
@@ -7,12 +9,17 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtGui import QAction, QTextCursor
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QAction, QCursor, QHelpEvent, QTextCursor
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolButton, QToolTip
 
-from fastdesk.providers.base import BadRequestError
+from fastdesk.providers.base import AuthenticationError, BadRequestError, RateLimitedError
+from fastdesk.routing.health import Health
+from fastdesk.routing.limiter import Limiter
+from fastdesk.routing.retry import RetryPolicy
 from fastdesk.ui.document import files as files_module
 from fastdesk.ui.document.files import unfinished_text
+from fastdesk.ui.document.heal import _duration as duration
 from tests.ui.uifakes import answer_box, fake_answer, translated
 
 SOURCE = "Hello world\n\nThe cat\n"
@@ -131,7 +138,7 @@ def test_failed_blocks_are_retried_by_themselves(make_window, qtbot, provider) -
     provider.fail_with = BadRequestError("groq", "refused", status=400)
     w = make_window()
     view = w.document_view
-    view.healer.set_interval(30)  # instead of 30 s
+    view.healer.backoff_s = (0.03,)  # instead of 30 s
     view.source.setPlainText(SOURCE)
     qtbot.waitUntil(lambda: len(view.review_ctl.model.failed()) == 2)
     asked = len(provider.requests)
@@ -142,18 +149,172 @@ def test_failed_blocks_are_retried_by_themselves(make_window, qtbot, provider) -
     assert view.healer.seconds_left() is None  # nothing left to retry
 
 
+class Clock:
+    """A monotonic clock the test moves by hand (shared by the window and the router)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def clocked_window(make_window, qtbot, provider, error, clock: Clock, health=None):
+    """A window whose two blocks failed with ``error``, its router's health and limiter and its
+    healer on ``clock`` (no retries inside a request: the window's own retry is under test)."""
+    provider.fail_with = error
+    health = health or Health(clock=clock, max_retry_after_s=RetryPolicy().retry_after_cap_s)
+    limiter = Limiter(table={}, clock=clock)  # no limits; a 429's retry-after blocks it too
+    w = make_window(router_kw={"health": health, "limiter": limiter, "retry": RetryPolicy.none()})
+    w.document_view.healer.clock = clock
+    w.document_view.healer.tick_ms = 10
+    w.document_view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: len(w.document_view.review_ctl.model.failed()) == 2)
+    return w
+
+
+REFUSED = BadRequestError("groq", "refused", status=400)  # no cooldown: the backoff decides
+
+
+def refused_window(make_window, qtbot, provider):
+    """A clocked window whose provider refuses every request; returns it and its clock."""
+    clock = Clock()
+    return clocked_window(make_window, qtbot, provider, REFUSED, clock), clock
+
+
+def retry_button(w) -> QToolButton:
+    return w.findChild(QToolButton, "retryButton")
+
+
+def test_the_retry_waits_for_the_provider_to_be_usable_again(make_window, qtbot, provider) -> None:
+    clock = Clock()
+    limited = RateLimitedError("groq", "rate limit reached", retry_after=45)
+    w = clocked_window(make_window, qtbot, provider, limited, clock)
+    view = w.document_view
+    qtbot.waitUntil(lambda: view.healer.seconds_left() is not None)
+    assert view.healer.seconds_left() == 45  # the server's retry-after, not the 30 s floor
+    assert retry_button(w).text() == "⟳ 2 failed blocks: retrying in 45 s"
+    asked = len(provider.requests)
+    provider.fail_with = None
+    clock.now += 44
+    qtbot.waitUntil(lambda: "retrying in 1 s" in retry_button(w).text())
+    assert len(provider.requests) == asked  # not yet: the provider is still rate limited
+    clock.now += 1
+    qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
+    assert view.review_ctl.model.failed() == [] and not retry_button(w).isVisible()
+
+
+def test_repeated_failures_back_off_and_a_success_starts_over(make_window, qtbot, provider) -> None:
+    w, clock = refused_window(make_window, qtbot, provider)
+    view = w.document_view
+    waits = []
+    for _ in range(4):
+        qtbot.waitUntil(lambda: view.healer.seconds_left() is not None)
+        waits.append(view.healer.seconds_left())
+        asked = len(provider.requests)
+        clock.now += waits[-1]
+        qtbot.waitUntil(lambda a=asked: len(provider.requests) > a)  # retried, failed again
+    assert waits == [30, 60, 120, 120]  # capped
+    qtbot.waitUntil(lambda: view.healer.seconds_left() is not None)
+    provider.fail_with = None
+    clock.now += 120
+    qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
+    provider.fail_with = REFUSED
+    QTextCursor(view.source.document()).insertText("Goodbye\n\n")
+    qtbot.waitUntil(lambda: view.healer.seconds_left() is not None)
+    assert view.healer.seconds_left() == 30  # the success reset the backoff
+
+
+def test_a_refused_key_is_not_retried_by_itself(make_window, qtbot, provider) -> None:
+    clock = Clock()
+    refused = AuthenticationError("groq", "invalid key", status=401)
+    health = Health(clock=clock)
+    w = clocked_window(make_window, qtbot, provider, refused, clock, health)
+    qtbot.waitUntil(lambda: retry_button(w).isVisible())
+    assert "not retried by themselves" in retry_button(w).text()
+    assert w.document_view.healer.seconds_left() is None
+    asked = len(provider.requests)
+    clock.now += 3600
+    qtbot.wait(50)
+    assert len(provider.requests) == asked
+    provider.fail_with = None  # the user fixes the key: a new engine translates them
+    health.reset()  # (the test's engines share one Health; a new engine's starts afresh)
+    w.restart_engine()
+    qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
+    qtbot.waitUntil(lambda: not retry_button(w).isVisible())  # nothing left to retry
+
+
+def test_the_countdown_stays_in_the_status_bar_and_the_open_tooltip_counts_down(
+    make_window, qtbot, provider
+) -> None:
+    w, clock = refused_window(make_window, qtbot, provider)
+    view = w.document_view
+    qtbot.waitUntil(lambda: retry_button(w).text() == "⟳ 2 failed blocks: retrying in 30 s")
+    w.statusBar().showMessage("Something else to say", 60_000)  # a passing message
+    clock.now += 10
+    qtbot.waitUntil(lambda: retry_button(w).text().endswith("retrying in 20 s"))
+    assert retry_button(w).isVisible()
+    margin = next(m for m in view.margins if m.isVisible())
+    _key, top, bottom = next(b for b in margin.blocks() if b[0])
+    where = margin.mapToGlobal(QPoint(margin.width() // 2, (top + bottom) // 2))
+    QCursor.setPos(where)
+    QApplication.sendEvent(
+        margin, QHelpEvent(QEvent.Type.ToolTip, margin.mapFromGlobal(where), where)
+    )
+    qtbot.waitUntil(QToolTip.isVisible)
+    assert "retrying in 20 s" in QToolTip.text()
+    clock.now += 5
+    qtbot.waitUntil(lambda: "retrying in 15 s" in QToolTip.text())  # open, and counting down
+    QToolTip.hideText()
+    asked = len(provider.requests)
+    retry_button(w).click()  # the countdown's button retries now
+    qtbot.waitUntil(lambda: len(provider.requests) > asked)
+
+
 def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, provider) -> None:
     w = failed_window(make_window, qtbot, provider)  # the default 30 s wait
     view = w.document_view
     bid = view.review_ctl.model.failed()[0]
     tip = view.review_ctl.tooltip_of(bid)
     assert re.search(r"translation failed: .*refused.*; retrying in \d+ s", tip), tip
-    qtbot.waitUntil(lambda: "failed blocks: retrying in" in w.statusBar().currentMessage())
-    assert w.statusBar().currentMessage().startswith("2 failed blocks: retrying in ")
+    qtbot.waitUntil(lambda: "failed blocks: retrying in" in retry_button(w).text())
+    assert retry_button(w).text().startswith("⟳ 2 failed blocks: retrying in ")
     provider.fail_with = None
     QTextCursor(view.source.document()).insertText("Goodbye\n\n")  # the edit sends them again
-    assert view.healer.seconds_left() is None
+    assert view.healer.seconds_left() is None and not retry_button(w).isVisible()
     assert "retrying in" not in view.review_ctl.tooltip_of(bid)
     expected = translated("Goodbye\n\n" + SOURCE)
     qtbot.waitUntil(lambda: target_text(w) == expected)  # what was typed neither lost nor doubled
     assert view.review_ctl.model.failed() == []
+
+
+def test_an_edit_during_a_pending_retry_is_neither_lost_nor_doubled(
+    make_window, qtbot, provider
+) -> None:
+    w, clock = refused_window(make_window, qtbot, provider)
+    view = w.document_view
+    qtbot.waitUntil(lambda: view.healer.seconds_left() == 30)
+    clock.now += 20
+    cursor = QTextCursor(view.source.document())
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    cursor.insertText("\nGoodbye cat\n")  # typed while the retry is pending: it is cancelled
+    assert view.healer.seconds_left() is None
+    qtbot.waitUntil(lambda: len(view.review_ctl.model.failed()) == 3)  # the edit failed too
+    qtbot.waitUntil(lambda: view.healer.seconds_left() == 30)  # armed again, same step
+    provider.fail_with = None
+    clock.now += 30
+    expected = translated(SOURCE + "\nGoodbye cat\n")
+    qtbot.waitUntil(lambda: target_text(w) == expected)
+    assert view.source.toPlainText() == SOURCE + "\nGoodbye cat\n"
+    assert view.translation_text() == expected  # the export says the same, once each
+
+
+def test_long_waits_are_counted_down_in_minutes_and_hours() -> None:
+    assert [duration(s) for s in (45, 119, 120, 185, 3600, 7800)] == [
+        "45 s",
+        "119 s",
+        "2 min",
+        "3 min 5 s",
+        "1 h",
+        "2 h 10 min",
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from typing import Any
 
@@ -107,3 +108,30 @@ def test_a_memory_not_in_use_is_told_to_the_window_once(qtbot, tmp_path) -> None
     finally:
         assert worker.stop()
     assert notices == [memory.notice]
+
+
+def test_the_language_check_is_loaded_when_the_engine_starts_not_at_the_first_answer(
+    qtbot,
+) -> None:
+    """Loading the identifier holds the GIL for ~25 ms in one piece: the worker loads it while
+    nothing streams in, before any source was sent, and freezes it (its lists cost collections
+    ~26 ms)."""
+    from fastdesk.translate import language
+    from fastdesk.ui.bridge import worker as worker_module
+
+    language._identifier.cache_clear()
+    worker_module._language_frozen = False  # as in a process that has not loaded it yet
+    worker = EngineWorker(
+        JobSpec(target_lang="fr"),
+        engine_factory=lambda: Engine(Router({})),
+        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+    )
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: language._identifier.cache_info().currsize == 1, timeout=10_000)
+        # its big lists out of the collector's reach: no collection walks them again
+        table = language._identifier().tk_output
+        qtbot.waitUntil(lambda: not any(o is table for o in gc.get_objects()), timeout=5_000)
+    finally:
+        assert worker.stop()
+    assert language.identify("Ceci est une phrase en français, assez longue pour être jugée.")

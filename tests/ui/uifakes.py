@@ -85,13 +85,18 @@ class WordProvider:
         return None
 
 
-def make_engine_factory(provider: WordProvider, *, memory: bool = False) -> Callable[[], object]:
+def make_engine_factory(
+    provider: WordProvider, *, memory: bool = False, **router_kw: object
+) -> Callable[[], object]:
+    """``router_kw``: the Router's own arguments (a Health on a test clock, a retry policy)."""
+
     def factory() -> object:
         from fastdesk.routing.router import Router
         from fastdesk.translate.engine import Engine
         from fastdesk.translate.memory import Memory
 
-        return Engine(Router({provider.name: provider}), Memory() if memory else None)
+        router = Router({provider.name: provider}, **router_kw)
+        return Engine(router, Memory() if memory else None)
 
     return factory
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import math
 import sys
@@ -68,6 +69,7 @@ class Session(Protocol):
 EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
+_language_frozen = False  # the language check's tables are out of the collector's reach
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ class WorkerBatch:
     doc: Document | None = None  # the parsed source when it changed; None: unchanged
     # one-line warnings to show once: a key going over plain http, the memory not in use
     notices: tuple[str, ...] = ()
+    # with failed blocks among the events: seconds until their provider may be asked again
+    # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
+    usable_in_s: float | None = None
 
 
 # After an edit, the batch that tells the window of the new document waits this long, so that
@@ -241,7 +246,30 @@ class EngineWorker(QObject):
                 router.health.listener = self._on_health  # called in this thread
             self._health_changed = True  # a new engine: whatever the window showed is gone
             self._notice_plain_http(tuple(router.providers))
+            task = asyncio.ensure_future(self._preload_language())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         self._schedule_flush()
+
+    async def _preload_language(self) -> None:
+        """The answers' language check loads its model now, in a thread of its own (~0.6 s),
+        while no answer streams in: the GIL it holds meanwhile would stall the window then."""
+        from fastdesk.translate.language import preload
+
+        global _language_frozen
+        try:
+            await asyncio.to_thread(preload)
+        except Exception as exc:  # the check says so itself when an answer needs it
+            log.warning("the language identifier could not be loaded: %s", exc)
+            return
+        # Its tables include two Python lists of 104,583 ints, which every collection of their
+        # generation walks: the first gen-1 collection while a document streamed in took 26 ms
+        # of the GUI thread, nearly all of it in them. They live as long as the process: out of
+        # the collector's reach (freezing moves objects and finalises none: any thread may).
+        # Once per process: a later engine (after Settings) would freeze a closed dialog too.
+        if not _language_frozen:
+            _language_frozen = True
+            gc.freeze()
 
     def _update(self, source: str, revision: int) -> None:
         self._revision = revision
@@ -411,6 +439,7 @@ class EngineWorker(QObject):
             return None
         self._force = False
         self._sent_busy = busy
+        failed = any(isinstance(e, BlockFailed) for e in events)
         return WorkerBatch(
             self._revision,
             events,
@@ -420,6 +449,7 @@ class EngineWorker(QObject):
             health=health,
             doc=new_doc,
             notices=notices,
+            usable_in_s=self._usable_in_s() if failed else None,
         )
 
     def _publish_headroom(self) -> None:
@@ -437,6 +467,12 @@ class EngineWorker(QObject):
         except Exception:  # pacing is a nicety: a failure here must not stop the engine
             log.exception("could not read the limiter's room")
             self.headroom = None
+
+    def _usable_in_s(self) -> float | None:
+        if self._engine is None:
+            return None
+        spec = self._spec
+        return self._engine.router.usable_in_s(spec.provider or "auto", spec.model)
 
     def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
         from fastdesk.translate.wiring import plain_http_warnings

@@ -35,13 +35,13 @@ from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
-from fastdesk.translate.events import BlockFailed, Expansion
+from fastdesk.translate.events import BlockFailed, Expansion, RequestDone
 from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
 from fastdesk.ui.document.disk_watch import DiskWatcher
-from fastdesk.ui.document.heal import Healer
+from fastdesk.ui.document.heal import Healer, failed_blocks, refresh_open_tooltip
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
@@ -126,9 +126,10 @@ class DocumentView(QWidget):
         self._visible_timer.timeout.connect(self._send_visible)
         self._sent_visible: frozenset[str] = frozenset()
         self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
-        self.healer = Healer(self)  # failed blocks retried after a while, unless edited first
+        self.healer = Healer(self)  # failed blocks retried once usable, unless edited first
         self.healer.due.connect(self.retry_failed)
-        self.healer.countdown.connect(self.message)
+        self.healer.changed.connect(self.healing)
+        self.healer.ticked.connect(lambda: refresh_open_tooltip(self.margins))
         self.review_ctl.retry_in = self.healer.seconds_left
         self._wire_review()
 
@@ -319,7 +320,7 @@ class DocumentView(QWidget):
         failed = self.review_ctl.model.failed()
         if failed:
             self.retranslate(failed)
-            self.message.emit(f"Retrying {_blocks(len(failed))}…", 3000)
+            self.message.emit(f"Retrying {failed_blocks(len(failed))}…", 3000)
         else:
             self.message.emit("No failed blocks to retry", 3000)
         return len(failed)
@@ -353,10 +354,14 @@ class DocumentView(QWidget):
                 self.scheduler.kick()
                 if event.done:
                     self.message.emit("Section expanded (marked as generated)", 4000)
+        if any(isinstance(e, RequestDone) and e.stats.status == "ok" for e in batch.events):
+            self.healer.succeeded()
         if any(isinstance(event, BlockFailed) for event in batch.events):
             failed = len(self.review_ctl.model.failed())
             if failed:
-                self.healer.arm(failed)
+                self.healer.arm(failed, batch.usable_in_s)
+        elif self.healer.text and not self.review_ctl.model.failed():
+            self.healer.cancel()  # translated meanwhile (a new engine, say): nothing to retry
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
@@ -661,10 +666,6 @@ def _pane(
     layout.addWidget(head)
     layout.addWidget(body, 1)
     return box, layout
-
-
-def _blocks(n: int) -> str:
-    return f"{n} failed block" + ("" if n == 1 else "s")
 
 
 def py_index(text: str, position: int) -> int:

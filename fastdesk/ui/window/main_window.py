@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
         self.review_commands.history.bind(actions.undo, actions.redo)
         view.message.connect(self.statusBar().showMessage)
         view.problem.connect(self.status.show_error)
+        view.healing.connect(self.status.set_retry)
+        self.status.retry_button.clicked.connect(view.retry_failed)
         view.busy.connect(self.status.set_busy)
         view.engine_news.connect(self._engine_news)
         view.renamed.connect(self._update_title)

@@ -148,15 +148,30 @@ class StatusPanel(QObject):
         self.error_button.setToolTip("Click for details")
         self.error_button.clicked.connect(self.show_error_details)
         self.error_button.hide()
+        # A pending retry of failed blocks, counting down (a click retries them now): permanent,
+        # so that it stays on show while passing messages come and go.
+        self.retry_button = QToolButton()
+        self.retry_button.setObjectName("retryButton")
+        self.retry_button.setAutoRaise(True)
+        self.retry_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.retry_button.setToolTip("Retry the failed blocks now (Ctrl+Shift+R)")
+        self.retry_button.hide()
         self.latency = ElidedLabel("No request yet")
         self.latency.setObjectName("latencyLabel")
         self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cost = ElidedLabel("")
         self.cost.setObjectName("costLabel")
-        for widget in (self.activity, self.error_button, self.latency, self.cost):
+        for widget in (
+            self.activity,
+            self.error_button,
+            self.retry_button,
+            self.latency,
+            self.cost,
+        ):
             widget.setParent(bar)
         # All permanent: QStatusBar hides its normal widgets while a temporary message shows.
         bar.addPermanentWidget(self.error_button)
+        bar.addPermanentWidget(self.retry_button)
         bar.addPermanentWidget(self.activity)
         bar.addPermanentWidget(self.latency)
         bar.addPermanentWidget(_separator(bar))
@@ -172,6 +187,11 @@ class StatusPanel(QObject):
 
     def set_busy(self, busy: bool) -> None:
         self.activity.setVisible(busy)
+
+    def set_retry(self, text: str) -> None:
+        """The pending retry of failed blocks ("4 failed blocks: retrying in 25 s"); "": none."""
+        self.retry_button.setText(f"⟳ {text}" if text else "")
+        self.retry_button.setVisible(bool(text))
 
     def request_done(self, stats: RequestStats) -> None:
         """A request ended (ok, error or cancelled): the ledger counts it if it may be billed.
