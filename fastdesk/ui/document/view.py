@@ -74,6 +74,7 @@ class DocumentView(QWidget):
     files_dropped = Signal(list)  # Markdown files dropped on the source
     target_updated = Signal()  # the target panes finished applying what the worker sent
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
+    healing = Signal(str)  # the pending retry of failed blocks, counting down ("": none)
 
     def __init__(
         self,
