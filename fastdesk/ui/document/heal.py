@@ -92,7 +92,7 @@ class Healer(QObject):
             self._say("")
             self.due.emit()
             return
-        self._say(f"{failed_blocks(self._count)}: retrying in {_duration(math.ceil(left))}")
+        self._say(f"{failed_blocks(self._count)}: retrying in {duration(math.ceil(left))}")
         self.ticked.emit()
         # the next whole second (or the retry itself, when sooner)
         self._tick.start(max(1, min(self.tick_ms, math.ceil(left * 1000))))
@@ -120,7 +120,7 @@ def failed_blocks(n: int) -> str:
     return f"{n} failed block" + ("" if n == 1 else "s")
 
 
-def _duration(seconds: int) -> str:
+def duration(seconds: int) -> str:
     """A countdown that stays readable up to a day's limit: "45 s", "3 min 5 s", "2 h 10 min"."""
     if seconds < 120:
         return f"{seconds} s"

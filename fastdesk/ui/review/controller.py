@@ -52,6 +52,7 @@ from fastdesk.review.model import (
 )
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.ui.document.heal import duration
 from fastdesk.ui.review.undo import ReviewStep, Typed
 
 log = logging.getLogger("fastdesk.ui")
@@ -421,7 +422,7 @@ class ReviewController(QObject):
             left = self.retry_in()
             lines += [f"• {_escape(flag_text(f))}" for f in info.flags]
             if left is not None and any(f.check == "failed" for f in info.flags):
-                lines[-1] += f"; retrying in {left} s"
+                lines[-1] += f"; retrying in {duration(left)}"
         if info.state == "stale_edit" and info.base is not None:
             lines.append(f"Your edit was made for: <i>{_escape(_excerpt(info.base))}</i>")
             lines.append("<small>Click: see what changed, then re-translate or keep yours.</small>")
