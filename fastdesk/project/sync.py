@@ -23,7 +23,7 @@ from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
 
-__all__ = ["Pair", "open_pair"]
+__all__ = ["Pair", "open_pair", "write_target"]
 
 
 @dataclass
@@ -290,3 +290,17 @@ def _changed_blocks(written: TargetView, disk: str) -> list[tuple[str, str]]:
         for k, (bid, start, end) in enumerate(written.spans)
         if "".join(texts[k]) != written.text[start:end]
     ]
+
+
+def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
+    """Write ``source``'s target in ``lang`` from its review as `fastdesk translate DIR` writes
+    it (links rebased, the record kept), with no request: the window's Save in a project. Not
+    written when blocks have no translation (``pair.missing()``) or over a ``pair.conflict``."""
+    record = WrittenRecord(project.root)
+    pair = open_pair(project, source, lang, record)
+    if pair.conflict or pair.missing():
+        pair.save_review()  # hand edits taken in are kept even so
+        return pair
+    pair.write(record)
+    record.save()
+    return pair

@@ -75,6 +75,7 @@ class DocumentView(QWidget):
     target_updated = Signal()  # the target panes finished applying what the worker sent
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
     healing = Signal(str)  # the pending retry of failed blocks, counting down ("": none)
+    file_saved = Signal(object)  # the source (and its review file) written to this Path
 
     def __init__(
         self,
@@ -535,6 +536,7 @@ class DocumentView(QWidget):
         self.source.document().setModified(False)
         self._review_problems(self.review_ctl.saved(path, text))
         self.renamed.emit()
+        self.file_saved.emit(path)
 
     def _set_path(self, path: Path | None) -> None:
         self.path = path

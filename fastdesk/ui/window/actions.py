@@ -68,6 +68,7 @@ class Commands:
     find_previous: Command
     outline: Command
     problems: Command
+    project: Command
     guide: Command
     keep_generated: Command
     discard_generated: Command
@@ -319,6 +320,14 @@ class Actions:
         self.problems = a(
             w, "actionProblems", "&Problems", c.problems, "Ctrl+Shift+M", "Blocks that need a look"
         )
+        self.project = a(
+            w,
+            "actionProject",
+            "&Project",
+            c.project,
+            "Ctrl+Shift+J",
+            "The docs project's files by language: what is stale",
+        )
         self.keep_generated = a(
             w,
             "actionKeepGenerated",
@@ -379,7 +388,7 @@ class Actions:
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
         view.addSeparator()
-        view.addActions([self.outline, self.problems])
+        view.addActions([self.outline, self.problems, self.project])
         help_ = bar.addMenu("&Help")
         help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()

@@ -41,7 +41,7 @@ from fastdesk.ui.bridge.worker import (
     default_session_factory,
 )
 from fastdesk.ui.dialogs.compare import install_compare_action
-from fastdesk.ui.document.files import FileCommands
+from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files
 from fastdesk.ui.review.commands import ReviewCommands
@@ -50,6 +50,7 @@ from fastdesk.ui.window.actions import Actions, Commands
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
+from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.actions_ = Actions(self, self._commands())
         self.actions_.build_menus(self.menuBar())
         self.workbench.install()
+        self.project = self._install_project()
         self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -199,6 +201,7 @@ class MainWindow(QMainWindow):
             find_previous=bench.find_previous,
             outline=bench.show_outline,
             problems=bench.show_problems,
+            project=self.show_project,
             guide=bench.show_guide,
             keep_generated=bench.keep_generated,
             discard_generated=bench.discard_generated,
@@ -219,6 +222,10 @@ class MainWindow(QMainWindow):
         view.toggle_view_requested.connect(self.toggle_target_view)
         view.typing.connect(lambda: self._warm_up(active=True))  # warm while the editor types
         self.selectors.changed.connect(self._spec_changed)
+        view.file_saved.connect(self.project.saved)
+        self.project.message.connect(self.statusBar().showMessage)
+        view.renamed.connect(self.project.follow)
+        self.selectors.changed.connect(self.project.follow)
 
     # ---- the job spec and the engine -----------------------------------------------------------
 
@@ -400,6 +407,48 @@ class MainWindow(QMainWindow):
         """Open a Markdown file as the source (no question asked: callers confirm first)."""
         return self.files.open_file(path)
 
+    # ---- a docs project (fastdesk.ui.workbench.project) ----------------------------------------
+
+    def _install_project(self) -> ProjectPanel:
+        dock = ProjectDock(self)
+        dock.hide()
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        return ProjectPanel(
+            dock,
+            current=lambda: (self.document_view.path, self.document_view.review_key()),
+            open_pair=self._open_in_language,
+            review=self.document_view.review_ctl.synced,
+            warn=lambda title, text: warn(self, title, text),
+            parent=self,
+        )
+
+    def open_project(self, folder: str | Path) -> bool:
+        """Show a docs project's files by language; its first source opens unless the
+        document on show is one of them."""
+        project = self.project.open(folder)
+        if project is None:
+            return False
+        sources = project.sources()
+        if sources and self.project.source_of(self.document_view.path) is None:
+            lang = self.selectors.spec().target_lang
+            self.project.choose(
+                sources[0], lang if lang in project.languages else project.languages[0]
+            )
+        return True
+
+    def show_project(self) -> None:
+        self.project.dock.show()
+        self.project.dock.raise_()
+        self.project.dock.tree.setFocus()
+
+    def _open_in_language(self, path: Path, lang: str) -> bool:
+        """Open ``path`` translated into ``lang`` (asking first about unsaved edits)."""
+        same = self.document_view.path is not None and self.document_view.path == path
+        if not same and not self.files.confirm_discard():
+            return False
+        self._select_review_key(lang)
+        return True if same else self.open_file(path)
+
     def fill_recent_menu(self, menu: QMenu) -> None:
         menu.clear()
         for entry in self.settings.recent_files:
@@ -559,6 +608,7 @@ class MainWindow(QMainWindow):
         if not self.document_view.stop_engine(timeout=0.8):
             log.warning("the engine thread did not stop in time; leaving it behind")
         self.status.close()
+        self.project.close()
         event.accept()
 
 

@@ -1,0 +1,343 @@
+"""The project panel (objectName ``projectView``): a docs project's source files by language,
+each cell what `fastdesk status` says of that pair (up to date / N stale / missing / N flagged /
+approved %). A click opens that file in that language.
+
+The figures come from the core (fastdesk.project.status.read_status), read off the GUI thread
+(a 50-file, 3-language project takes ~0.15 s: benchmarks/bench_project.py) and again for the one
+file the window saves. The panel shows; :class:`ProjectPanel` opens and refreshes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHeaderView,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fastdesk.config.fileio import DocumentError
+from fastdesk.document.languages import language_name
+from fastdesk.project.layout import Project, ProjectError, find_project
+from fastdesk.project.record import WrittenRecord
+from fastdesk.project.status import ProjectStatus, describe, headline, read_status, totals
+from fastdesk.project.sync import Pair, open_pair, write_target
+from fastdesk.review.model import STATE_STYLES, Review, save_review
+from fastdesk.ui.bridge.threads import AsyncRunner
+
+log = logging.getLogger("fastdesk.ui")
+
+_PAIR = Qt.ItemDataRole.UserRole
+# a cell's colour: the review margin's (fastdesk.review.model.STATE_STYLES) for the same idea
+_COLOURS = {
+    "up_to_date": STATE_STYLES["approved"].colour,
+    "stale": STATE_STYLES["stale_edit"].colour,
+    "missing": STATE_STYLES["pending"].colour,
+    "conflict": STATE_STYLES["flagged"].colour,
+}
+
+
+def cell_text(entry: dict[str, object]) -> str:
+    """The short form of describe(): "3 stale · 1 flagged · 40%"."""
+    head = headline(entry)
+    if entry["state"] == "stale":
+        head = f"{entry['stale']} stale"
+    elif entry["state"] == "conflict":
+        head = "conflict"
+    parts = [head]
+    if entry["flagged"]:
+        parts.append(f"{entry['flagged']} flagged")
+    if entry["state"] != "missing":
+        parts.append(f"{entry['approved_percent']}%")
+    return " · ".join(parts)
+
+
+class ProjectDock(QDockWidget):
+    """``chosen(source, lang)`` when the user clicks (or presses Enter on) a cell."""
+
+    chosen = Signal(object, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Project", parent)
+        self.setObjectName("projectView")
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.summary = QLabel()
+        self.summary.setObjectName("projectSummary")
+        self.summary.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("projectTree")
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.itemClicked.connect(self._picked)
+        self.tree.itemActivated.connect(self._picked)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree, 1)
+        self.setWidget(box)
+        self.project: Project | None = None
+        self.rows: dict[PurePosixPath, QTreeWidgetItem] = {}
+        self.entries: dict[tuple[str, str], dict[str, object]] = {}
+
+    def set_project(self, project: Project) -> None:
+        """One row per source file, one column per language (filled by set_status)."""
+        self.project = project
+        self.entries = {}
+        self.tree.clear()
+        langs = project.languages
+        self.tree.setColumnCount(1 + len(langs))
+        self.tree.setHeaderLabels(["File", *langs])
+        header = self.tree.headerItem()
+        for n, lang in enumerate(langs, 1):
+            header.setToolTip(n, language_name(lang))
+        self.rows = {}
+        for source in project.sources():
+            item = QTreeWidgetItem([source.as_posix(), *("…" for _ in langs)])
+            item.setToolTip(0, source.as_posix())
+            self.tree.addTopLevelItem(item)
+            self.rows[source] = item
+        head = self.tree.header()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for n in range(1, len(langs) + 1):
+            head.setSectionResizeMode(n, QHeaderView.ResizeMode.ResizeToContents)
+        head.setStretchLastSection(False)
+        self._summarise()
+
+    def set_status(self, status: ProjectStatus) -> None:
+        """Each pair's cell from its status (the others keep theirs)."""
+        project = self.project
+        if project is None or status.project.root != project.root:
+            return
+        column = {lang: n for n, lang in enumerate(project.languages, 1)}
+        for entry in status.files:
+            source, lang = PurePosixPath(str(entry["source"])), str(entry["lang"])
+            item, n = self.rows.get(source), column.get(lang)
+            if item is None or n is None:
+                continue
+            self.entries[(source.as_posix(), lang)] = entry
+            item.setText(n, cell_text(entry))
+            item.setToolTip(n, f"{entry['target']} ({language_name(lang)}): {describe(entry)}")
+            item.setForeground(n, QBrush(QColor(_COLOURS.get(str(entry["state"]), "#6e7781"))))
+            item.setData(n, _PAIR, (source, lang))
+        self._summarise()
+
+    def entry(self, source: PurePosixPath | str, lang: str) -> dict[str, object] | None:
+        return self.entries.get((PurePosixPath(source).as_posix(), lang))
+
+    def mark_current(self, source: PurePosixPath | None, lang: str) -> None:
+        """Select the cell of the document on show (none: no selection)."""
+        item = self.rows.get(source) if source is not None else None
+        project = self.project
+        self.tree.blockSignals(True)
+        try:
+            if item is None or project is None or lang not in project.languages:
+                self.tree.clearSelection()
+            else:
+                self.tree.setCurrentItem(item, 1 + project.languages.index(lang))
+        finally:
+            self.tree.blockSignals(False)
+
+    def _summarise(self) -> None:
+        project = self.project
+        if project is None:
+            self.summary.setText("")
+            return
+        t = totals(self.entries.values())
+        langs = ", ".join(project.languages)
+        self.summary.setText(
+            f"<b>{project.root.name}</b> — {project.layout}, {project.source_lang} → {langs}<br>"
+            f"{t['up_to_date']} up to date, {t['stale']} stale ({t['stale_blocks']} blocks), "
+            f"{t['missing']} missing, {t['flagged_blocks']} flagged"
+        )
+
+    def _picked(self, item: QTreeWidgetItem, column: int) -> None:
+        project = self.project
+        if project is None:
+            return
+        source = PurePosixPath(item.text(0))
+        if column >= 1:
+            lang = project.languages[column - 1]
+        else:  # the file's name: its first language not up to date, else the first
+            states = [(lang, self.entry(source, lang)) for lang in project.languages]
+            lang = next(
+                (x for x, e in states if e is not None and e["state"] != "up_to_date"),
+                project.languages[0],
+            )
+        self.chosen.emit(source, lang)
+
+
+class ProjectPanel(QObject):
+    """The open project: its dock, reading its status off the GUI thread, opening its files.
+
+    ``current()`` is the document on show (its path, or None) and its review key;
+    ``open_pair(path, lang)`` opens a source in a language (after asking about unsaved edits)
+    and returns whether it did; ``review()`` is the review on show, aligned with the editor.
+    """
+
+    opened = Signal()  # a project was opened (its status is on its way)
+    refreshed = Signal()  # a status read reached the dock
+    message = Signal(str, int)  # for the status bar (text, milliseconds)
+
+    def __init__(
+        self,
+        dock: ProjectDock,
+        *,
+        current: Callable[[], tuple[Path | None, str]],
+        open_pair: Callable[[Path, str], bool],
+        review: Callable[[], Review],
+        warn: Callable[[str, str], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.dock = dock
+        self.project: Project | None = None
+        self._current = current
+        self._open_pair = open_pair
+        self._review = review
+        self._warn = warn
+        self._runner = AsyncRunner(self)
+        self._reads = 0  # reads in flight (tests wait for none)
+        dock.chosen.connect(self.choose)
+
+    @property
+    def reading(self) -> bool:
+        return self._reads > 0
+
+    def open(self, folder: str | os.PathLike[str]) -> Project | None:
+        """Read the folder's layout and show its files; None (said why) when it is not one."""
+        try:
+            project = find_project(folder)
+        except ProjectError as exc:
+            self._warn("Not a docs project", str(exc))
+            return None
+        if not project.languages:
+            self._warn(
+                "No target languages",
+                f'{project.root}: name them in .fastdesk.toml (languages = ["fr", "de"])',
+            )
+            return None
+        self.project = project
+        self.dock.set_project(project)
+        self.dock.show()
+        self.dock.raise_()
+        self.refresh()
+        self.opened.emit()
+        return project
+
+    def refresh(self, sources: Iterable[PurePosixPath] | None = None) -> None:
+        """Read the status again (of ``sources`` only, when given) in the background."""
+        wanted = None if sources is None else list(sources)
+        self._run(lambda project: ("", read_status(project, wanted)))
+
+    def saved(self, path: Path) -> None:
+        """The window wrote ``path`` and its review: if it is a source of the project, its
+        target in the language on show is written too (as `fastdesk translate DIR` would,
+        with no request), then its cells are read again."""
+        project, source = self.project, self.source_of(path)
+        if project is None or source is None:
+            return
+        lang = self._current()[1]
+        if lang in project.languages:
+            # in a project the machine answers are the record too (as the command line keeps
+            # them), not only the reviewer's work: the sidecar holds this language's review
+            try:
+                save_review(self._review())
+            except OSError as exc:
+                self.message.emit(f"The review file could not be written: {exc}", 8000)
+                return
+
+        def job(project: Project) -> tuple[str, ProjectStatus]:
+            note = ""
+            if lang in project.languages:
+                note = _written(write_target(project, source, lang))
+            return note, read_status(project, [source])
+
+        self._run(job)
+
+    def _run(self, job: Callable[[Project], tuple[str, ProjectStatus]]) -> None:
+        project = self.project
+        if project is None:
+            return
+
+        async def run() -> tuple[str, ProjectStatus]:
+            return job(project)
+
+        self._reads += 1
+        self._runner.submit(run, self._read_done)
+
+    def _read_done(self, result: Any, error: BaseException | None) -> None:
+        self._reads -= 1
+        if error is not None:
+            reason = str(error) if isinstance(error, DocumentError | OSError) else repr(error)
+            log.warning("project status not read: %s", reason)
+            self.dock.summary.setText(f"Status not read: {reason}")
+        elif isinstance(result, tuple):
+            note, status = result
+            self.dock.set_status(status)
+            self.follow()
+            if note:
+                self.message.emit(note, 6000)
+        self.refreshed.emit()
+
+    def source_of(self, path: Path | None) -> PurePosixPath | None:
+        project = self.project
+        if project is None or path is None:
+            return None
+        try:
+            rel = PurePosixPath(path.resolve().relative_to(project.root).as_posix())
+        except ValueError:
+            return None
+        return rel if rel in self.dock.rows else None
+
+    def follow(self) -> None:
+        """The dock selects the document on show."""
+        path, lang = self._current()
+        self.dock.mark_current(self.source_of(path), lang)
+
+    def choose(self, source: PurePosixPath, lang: str) -> bool:
+        """Open ``source`` in ``lang``: what a translator changed in its target on disk becomes
+        the editor's corrections first (as `fastdesk translate DIR` would take it in)."""
+        project = self.project
+        if project is None:
+            return False
+        take_in_hand_edits(project, source, lang)
+        done = self._open_pair(project.root / source, lang)
+        self.follow()
+        return done
+
+    def close(self) -> None:
+        self._runner.close(timeout=0.5)
+
+
+def take_in_hand_edits(project: Project, source: PurePosixPath, lang: str) -> int:
+    """The target's blocks edited by hand, into the source's review (its sidecar); how many."""
+    try:
+        pair = open_pair(project, source, lang, WrittenRecord(project.root))
+    except DocumentError:
+        return 0  # opening the file says why
+    if pair.hand_edits and not pair.conflict:
+        pair.save_review()
+    return pair.hand_edits
+
+
+def _written(pair: Pair) -> str:
+    """What Save did to the target, in a few words."""
+    if pair.conflict:
+        return f"{pair.target} not written: {pair.conflict}"
+    missing = len(pair.missing())
+    if missing:
+        noun = "block has" if missing == 1 else "blocks have"
+        return f"{pair.target} not written yet: {missing} {noun} no translation"
+    return f"Saved; {pair.target} written"
