@@ -42,6 +42,12 @@ def shown(window) -> str:
     return window.document_view.target_editor.toPlainText()
 
 
+def translated(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+    """The document's translation is on show, every block answered."""
+    qtbot.waitUntil(lambda: text in shown(window), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.document_view.pending, timeout=10_000)
+
+
 def opened(make_window, qtbot, site: Path):  # type: ignore[no-untyped-def]
     window = make_window()
     assert window.open_project(site)
@@ -77,8 +83,7 @@ def test_a_project_shows_its_sources_by_language_as_fastdesk_status_does(
 
 def test_save_writes_the_target_and_the_cell_follows(make_window, qtbot, site: Path) -> None:
     window = opened(make_window, qtbot, site)
-    qtbot.waitUntil(lambda: "Bonjour monde" in shown(window), timeout=10_000)
-    qtbot.waitUntil(lambda: not window.document_view.pending, timeout=10_000)
+    translated(qtbot, window, "Bonjour monde")
     assert window.files.save()
     settle(qtbot, window)
     target = site / "docs/guide.fr.md"
@@ -106,7 +111,7 @@ def test_a_stale_block_shows_in_the_cell_until_it_is_translated(
     make_window, qtbot, site: Path, provider
 ) -> None:
     window = opened(make_window, qtbot, site)
-    qtbot.waitUntil(lambda: not window.document_view.pending, timeout=10_000)
+    translated(qtbot, window, "Bonjour monde")
     assert window.files.save()
     settle(qtbot, window)
     provider.hold_answers()
@@ -153,7 +158,7 @@ def test_a_target_edited_by_hand_opens_as_the_editors_corrections(
     from fastdesk.project.status import load_pairs
 
     window = opened(make_window, qtbot, site)
-    qtbot.waitUntil(lambda: not window.document_view.pending, timeout=10_000)
+    translated(qtbot, window, "Bonjour monde")
     assert window.files.save()
     settle(qtbot, window)
     # a translator fixes the French target directly

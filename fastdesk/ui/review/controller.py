@@ -206,18 +206,27 @@ class ReviewController(QObject):
                 save_review(leaving)
             except OSError as exc:
                 warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
-        review = self.reviews.get(key)
-        if review is None:
-            if self.path is not None:
-                review, warnings = load_review(self.path, key)
-            else:
-                review = Review(None, key)
-            self.reviews[key] = review
+        review, found = self.review_for(key)
+        warnings += found
         self.key, self.review = key, review
         self.model.set_review(review, revision)
         self._activate_stack()
         self.changed.emit()
         return warnings
+
+    def review_for(self, key: str) -> tuple[Review, list[str]]:
+        """That key's review of this document (read from the review file the first time) and
+        warnings: kept with the others, so it is saved with them (a second target pane's)."""
+        review = self.reviews.get(key)
+        if review is not None:
+            return review, []
+        warnings: list[str] = []
+        if self.path is not None:
+            review, warnings = load_review(self.path, key)
+        else:
+            review = Review(None, key)
+        self.reviews[key] = review
+        return review, warnings
 
     def set_doc(self, doc: Document, revision: int) -> None:
         """The worker parsed a new revision of the source."""

@@ -69,6 +69,7 @@ class Commands:
     outline: Command
     problems: Command
     project: Command
+    second_pane: Toggle
     guide: Command
     keep_generated: Command
     discard_generated: Command
@@ -328,6 +329,15 @@ class Actions:
             "Ctrl+Shift+J",
             "The docs project's files by language: what is stale",
         )
+        self.second_pane = a(
+            w,
+            "actionSecondPane",
+            "Second &Translation",
+            c.second_pane,
+            "Ctrl+Shift+T",
+            "A second translation beside the first, in another language",
+            checkable=True,
+        )
         self.keep_generated = a(
             w,
             "actionKeepGenerated",
@@ -384,7 +394,7 @@ class Actions:
         review.addSeparator()
         review.addAction(self.export_bilingual)
         view = bar.addMenu("&View")
-        view.addActions([self.toggle_view, self.sync_scroll])
+        view.addActions([self.toggle_view, self.sync_scroll, self.second_pane])
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
         view.addSeparator()

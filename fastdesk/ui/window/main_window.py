@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
             outline=bench.show_outline,
             problems=bench.show_problems,
             project=self.show_project,
+            second_pane=self.set_second_pane,
             guide=bench.show_guide,
             keep_generated=bench.keep_generated,
             discard_generated=bench.discard_generated,
@@ -224,6 +225,7 @@ class MainWindow(QMainWindow):
         self.selectors.changed.connect(self._spec_changed)
         view.file_saved.connect(self.project.saved)
         self.project.message.connect(self.statusBar().showMessage)
+        view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)
         self.selectors.changed.connect(self.project.follow)
 
@@ -385,6 +387,23 @@ class MainWindow(QMainWindow):
         view = self.document_view
         view.show_raw(not view.showing_raw)
         self._save_window(view="raw" if view.showing_raw else "rendered")
+
+    def set_second_pane(self, on: bool) -> None:
+        """A second translation beside the first: in the project's next language, else in
+        another common one (its own box changes it)."""
+        second = self.document_view.second
+        if not on:
+            second.close()
+            return
+        main = self.selectors.spec().target_lang
+        project = self.project.project
+        choices = [*(project.languages if project else ()), "de", "fr", "es"]
+        second.open(next(lang for lang in choices if lang != main))
+
+    def _second_pane_toggled(self, on: bool) -> None:
+        self.actions_.second_pane.blockSignals(True)
+        self.actions_.second_pane.setChecked(on)
+        self.actions_.second_pane.blockSignals(False)
 
     def _raw_changed(self, raw: bool) -> None:
         self.actions_.toggle_view.setText("Show rendered" if raw else "Show Markdown")
