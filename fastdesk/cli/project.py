@@ -141,7 +141,8 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
 
     engine, spec = build_one(args)
     return engine, {
-        lang: replace(spec, mode="translate", target_lang=lang) for lang in project.languages
+        lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
+        for lang in project.languages
     }
 
 
