@@ -8,7 +8,10 @@ A 50-file MkDocs project (suffix layout, ~12 blocks a page) in three languages:
 3. requests after a one-paragraph edit of one page;
 4. the time of `fastdesk status DIR` (in-process median, and as a fresh process);
 5. the languages run at once: a first run at a simulated 200 ms time to first token, its wall
-   time against what the same requests would take one after another.
+   time against what the same requests would take one after another;
+6. the window's project panel (offscreen Qt): the status read it does off the GUI thread (the
+   whole project, and the one file a Save refreshes) and what filling the panel costs the GUI
+   thread.
 """
 
 from __future__ import annotations
@@ -98,6 +101,8 @@ def main() -> None:
         )
         fresh = time.perf_counter() - start
 
+        panel = panel_figures(root)
+
         slow = Path(tmp) / "slow"
         make_site(slow, args.files)
         emu.configure(ttfb=0.2)
@@ -118,6 +123,42 @@ def main() -> None:
         f"5. at 200 ms to first token: {slow_n} requests in {slow_s:.1f} s "
         f"(one after another: ≥ {slow_n * 0.2:.0f} s; 4 in flight, the default)"
     )
+    whole, one, gui = panel
+    print(
+        f"6. project panel: status read off the GUI thread {whole * 1000:.0f} ms (all "
+        f"{pairs} targets), {one * 1000:.0f} ms after a Save (one file); filling the panel "
+        f"{gui * 1000:.1f} ms on the GUI thread (medians of 5)"
+    )
+
+
+def panel_figures(root: Path) -> tuple[float, float, float]:
+    """(whole read, one-file read, GUI fill) in seconds, medians of 5."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from fastdesk.project.layout import find_project
+    from fastdesk.project.status import read_status
+    from fastdesk.ui.workbench.project import ProjectDock
+
+    app = QApplication.instance() or QApplication([])
+    project = find_project(root)
+    first = project.sources()[0]
+    whole, one, gui = [], [], []
+    for _ in range(5):
+        start = time.perf_counter()
+        status = read_status(project)
+        whole.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        read_status(project, [first])
+        one.append(time.perf_counter() - start)
+        dock = ProjectDock()
+        start = time.perf_counter()
+        dock.set_project(project)
+        dock.set_status(status)
+        app.processEvents()
+        gui.append(time.perf_counter() - start)
+        dock.deleteLater()
+    return statistics.median(whole), statistics.median(one), statistics.median(gui)
 
 
 if __name__ == "__main__":

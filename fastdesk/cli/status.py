@@ -13,6 +13,7 @@ import sys
 from fastdesk.cli.project import open_project
 from fastdesk.cli.translate import UsageError
 from fastdesk.config.fileio import DocumentError
+from fastdesk.project.layout import publish_hint
 from fastdesk.project.status import describe, read_status
 
 
@@ -55,4 +56,7 @@ def run_status(args: argparse.Namespace) -> int:
         f"{totals['up_to_date']} up to date, {totals['stale']} stale, {totals['missing']} "
         f"missing, {totals['conflict']} in conflict ({totals['stale_blocks']} stale blocks)"
     )
+    hint = publish_hint(project)
+    if hint:
+        print(f"note: {hint}")
     return 0

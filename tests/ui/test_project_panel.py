@@ -79,6 +79,8 @@ def test_a_project_shows_its_sources_by_language_as_fastdesk_status_does(
         assert cell(window, str(entry["source"]), str(entry["lang"])) == cell_text(entry)
     assert cell(window, "docs/guide.md", "fr") == "missing"
     assert "4 missing" in dock.summary.text()
+    # MkDocs would publish the review files next to the pages: the panel says how not to
+    assert 'exclude_docs: "*.fastdesk.json"' in dock.summary.text()
 
 
 def test_save_writes_the_target_and_the_cell_follows(make_window, qtbot, site: Path) -> None:

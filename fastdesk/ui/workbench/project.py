@@ -9,6 +9,7 @@ file the window saves. The panel shows; :class:`ProjectPanel` opens and refreshe
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.config.fileio import DocumentError
 from fastdesk.document.languages import language_name
-from fastdesk.project.layout import Project, ProjectError, find_project
+from fastdesk.project.layout import Project, ProjectError, find_project, publish_hint
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.status import ProjectStatus, describe, headline, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
@@ -90,11 +91,13 @@ class ProjectDock(QDockWidget):
         self.project: Project | None = None
         self.rows: dict[PurePosixPath, QTreeWidgetItem] = {}
         self.entries: dict[tuple[str, str], dict[str, object]] = {}
+        self.hint: str | None = None  # how to keep the review files out of the published site
 
     def set_project(self, project: Project) -> None:
         """One row per source file, one column per language (filled by set_status)."""
         self.project = project
         self.entries = {}
+        self.hint = publish_hint(project)
         self.tree.clear()
         langs = project.languages
         self.tree.setColumnCount(1 + len(langs))
@@ -157,10 +160,14 @@ class ProjectDock(QDockWidget):
         t = totals(self.entries.values())
         langs = ", ".join(project.languages)
         self.summary.setText(
-            f"<b>{project.root.name}</b> — {project.layout}, {project.source_lang} → {langs}<br>"
+            f"<b>{html.escape(project.root.name)}</b> — {project.layout}, "
+            f"{project.source_lang} → {langs}<br>"
             f"{t['up_to_date']} up to date, {t['stale']} stale ({t['stale_blocks']} blocks), "
             f"{t['missing']} missing, {t['flagged_blocks']} flagged"
         )
+        self.summary.setToolTip(self.hint or "")
+        if self.hint:
+            self.summary.setText(f"{self.summary.text()}<br><i>{self.hint}</i>")
 
     def _picked(self, item: QTreeWidgetItem, column: int) -> None:
         project = self.project
