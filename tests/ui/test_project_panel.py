@@ -93,7 +93,7 @@ def test_save_writes_the_target_and_the_cell_follows(make_window, qtbot, site: P
         target.read_text(encoding="utf-8")
         == "# Bonjour\n\nBonjour monde, a first paragraph.\n\nAu revoir chat.\n"
     )
-    assert cell(window, "docs/guide.md", "fr") == "up to date · 0%"
+    assert cell(window, "docs/guide.md", "fr") == "✓ 0%"
     assert cell(window, "docs/guide.md", "de") == "missing"  # only the language on show
 
     # an edit, translated, saved: the target follows
@@ -106,7 +106,7 @@ def test_save_writes_the_target_and_the_cell_follows(make_window, qtbot, site: P
     assert target.read_text(encoding="utf-8").startswith(
         "# Bonjour\n\nBonjour monde, a changed paragraph.\n"
     )
-    assert cell(window, "docs/guide.md", "fr") == "up to date · 0%"
+    assert cell(window, "docs/guide.md", "fr") == "✓ 0%"
 
 
 def test_a_stale_block_shows_in_the_cell_until_it_is_translated(
@@ -130,7 +130,7 @@ def test_a_stale_block_shows_in_the_cell_until_it_is_translated(
     qtbot.waitUntil(lambda: not view.pending, timeout=10_000)
     assert window.files.save()
     settle(qtbot, window)
-    assert cell(window, "docs/guide.md", "fr") == "up to date · 0%"
+    assert cell(window, "docs/guide.md", "fr") == "✓ 0%"
 
 
 def test_a_click_opens_that_file_in_that_language(make_window, qtbot, site: Path) -> None:

@@ -32,7 +32,7 @@ from fastdesk.config.fileio import DocumentError
 from fastdesk.document.languages import language_name
 from fastdesk.project.layout import Project, ProjectError, find_project, publish_hint
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.status import ProjectStatus, describe, headline, read_status, totals
+from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
 from fastdesk.review.model import STATE_STYLES, Review, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
@@ -50,18 +50,14 @@ _COLOURS = {
 
 
 def cell_text(entry: dict[str, object]) -> str:
-    """The short form of describe(): "3 stale · 1 flagged · 40%"."""
-    head = headline(entry)
-    if entry["state"] == "stale":
-        head = f"{entry['stale']} stale"
-    elif entry["state"] == "conflict":
-        head = "conflict"
-    parts = [head]
-    if entry["flagged"]:
-        parts.append(f"{entry['flagged']} flagged")
-    if entry["state"] != "missing":
-        parts.append(f"{entry['approved_percent']}%")
-    return " · ".join(parts)
+    """The short form of describe() for a narrow column: "✓ 40%" (up to date, 40% approved),
+    "3 stale · 0% · ⚑1" (one flagged), "missing", "conflict"; the tooltip says it in full."""
+    state = entry["state"]
+    if state in ("missing", "conflict"):
+        return str(state)
+    head = "✓" if state == "up_to_date" else f"{entry['stale']} stale ·"
+    text = f"{head} {entry['approved_percent']}%"
+    return f"{text} · ⚑{entry['flagged']}" if entry["flagged"] else text
 
 
 class ProjectDock(QDockWidget):
@@ -106,13 +102,17 @@ class ProjectDock(QDockWidget):
         for n, lang in enumerate(langs, 1):
             header.setToolTip(n, language_name(lang))
         self.rows = {}
+        top = _common_folder(project)
         for source in project.sources():
-            item = QTreeWidgetItem([source.as_posix(), *("…" for _ in langs)])
+            shown = source.relative_to(top).as_posix() if top else source.as_posix()
+            item = QTreeWidgetItem([shown, *("…" for _ in langs)])
+            item.setData(0, _PAIR, source)
             item.setToolTip(0, source.as_posix())
             self.tree.addTopLevelItem(item)
             self.rows[source] = item
         head = self.tree.header()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        head.setMinimumSectionSize(40)
         for n in range(1, len(langs) + 1):
             head.setSectionResizeMode(n, QHeaderView.ResizeMode.ResizeToContents)
         head.setStretchLastSection(False)
@@ -162,8 +162,8 @@ class ProjectDock(QDockWidget):
         self.summary.setText(
             f"<b>{html.escape(project.root.name)}</b> — {project.layout}, "
             f"{project.source_lang} → {langs}<br>"
-            f"{t['up_to_date']} up to date, {t['stale']} stale ({t['stale_blocks']} blocks), "
-            f"{t['missing']} missing, {t['flagged_blocks']} flagged"
+            f"{t['up_to_date']} up to date, {t['stale']} stale, {t['missing']} missing · "
+            f"{t['stale_blocks']} blocks to translate, {t['flagged_blocks']} flagged"
         )
         self.summary.setToolTip(self.hint or "")
         if self.hint:
@@ -173,7 +173,9 @@ class ProjectDock(QDockWidget):
         project = self.project
         if project is None:
             return
-        source = PurePosixPath(item.text(0))
+        source = item.data(0, _PAIR)
+        if not isinstance(source, PurePosixPath):
+            return
         if column >= 1:
             lang = project.languages[column - 1]
         else:  # the file's name: its first language not up to date, else the first
@@ -326,6 +328,15 @@ class ProjectPanel(QObject):
 
     def close(self) -> None:
         self._runner.close(timeout=0.5)
+
+
+def _common_folder(project: Project) -> PurePosixPath | None:
+    """The one source folder every file is under (docs/), left out of the names shown."""
+    folders = {r.source for r in project.roots}
+    if len(folders) != 1:
+        return None
+    (folder,) = folders
+    return PurePosixPath(folder) if folder else None
 
 
 def take_in_hand_edits(project: Project, source: PurePosixPath, lang: str) -> int:
