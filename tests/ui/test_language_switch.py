@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.emulator import Emulator
-from tests.project_kit import translator
+from tests.project_kit import translator, use_emulator
 
 TEXT = "# Step one\n\nStep two is a paragraph.\n\n- Step three\n- Step four\n"
 FR = TEXT.replace("Step", "Étape")
@@ -19,8 +19,7 @@ DE = TEXT.replace("Step", "Schritt")
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=translator) as e:
-        monkeypatch.setenv("GROQ_API_KEY", "gsk_switch_test")
-        monkeypatch.setenv("GROQ_BASE_URL", e.groq_base_url)
+        use_emulator(monkeypatch, e)
         yield e
 
 

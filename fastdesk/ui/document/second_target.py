@@ -21,13 +21,14 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBox
 
 from fastdesk.document.blocks import Document
 from fastdesk.document.html import contexts
-from fastdesk.document.languages import LANGUAGES, language_name
+from fastdesk.document.languages import language_name
 from fastdesk.review.model import Review
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
+from fastdesk.ui.window.selectors import fill_languages, show_language
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -62,8 +63,7 @@ class SecondTarget(QWidget):
         self.language = QComboBox()
         self.language.setObjectName("secondLanguageSelector")
         self.language.setToolTip("The second translation's language")
-        for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
-            self.language.addItem(f"{LANGUAGES[code]} ({code})", code)
+        fill_languages(self.language)
         self._show_language(lang)
         self.language.activated.connect(self._picked)
         close = QToolButton()
@@ -138,11 +138,7 @@ class SecondTarget(QWidget):
     # ---- internals ---------------------------------------------------------------------------
 
     def _show_language(self, lang: str) -> None:
-        index = self.language.findData(lang)
-        if index < 0:
-            self.language.addItem(f"{language_name(lang)} ({lang})", lang)
-            index = self.language.count() - 1
-        self.language.setCurrentIndex(index)
+        show_language(self.language, lang)
         self.title.setText(f"Translation — {language_name(lang)}")
 
     def _picked(self, index: int) -> None:

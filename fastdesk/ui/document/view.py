@@ -650,6 +650,8 @@ class DocumentView(QWidget):
         for pane in (self.source, self.target_editor):
             flat_scroll_bars(pane)
         self.preview.apply_palette()
+        if self.second.pane is not None:
+            self.second.pane.preview.apply_palette()
         self.scheduler.kick()
 
 
