@@ -223,3 +223,33 @@ def test_fastdesk_dir_opens_the_window_on_the_project(monkeypatch, site: Path) -
     app.open_path(window, str(site))
     app.open_path(window, str(site / "docs/guide.md"))
     assert window.calls == [("project", str(site)), ("file", str(site / "docs/guide.md"))]
+
+
+def test_a_hand_edit_of_the_target_on_show_reaches_the_windows_review_and_stays(
+    make_window, qtbot, site: Path
+) -> None:
+    """The window's review is newer than the sidecar: a translator's edit of the target file
+    taken in by a Save (or a click) must reach it, or the next Save would write over it."""
+    from fastdesk.review.model import load_review
+
+    window = opened(make_window, qtbot, site)
+    translated(qtbot, window, "Bonjour monde")
+    assert window.files.save()
+    settle(qtbot, window)
+    target = site / "docs/guide.fr.md"
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("Au revoir chat.", "Au revoir, le chat."),
+        encoding="utf-8",
+    )
+    assert window.files.save()  # the document on show: its review takes the edit
+    settle(qtbot, window)
+    review = window.document_view.review
+    kept = [b.id for b in review.doc.blocks if review.state_of(b.id) == "edited"]
+    assert [review.shown_text(b) for b in kept] == ["Au revoir, le chat.\n"]
+    qtbot.waitUntil(lambda: "Au revoir, le chat." in shown(window), timeout=5_000)
+    assert window.files.save()  # and a second Save keeps it
+    settle(qtbot, window)
+    assert "Au revoir, le chat." in target.read_text(encoding="utf-8")
+    window.close()
+    saved, _ = load_review(site / "docs/guide.md", "fr")
+    assert saved.state_of(kept[0]) == "edited"

@@ -336,6 +336,28 @@ class ReviewController(QObject):
         self._did(was == "stale_edit")
         return ask
 
+    def take_edits(self, key: str, changes: Sequence[tuple[str, str]]) -> int:
+        """Corrections made elsewhere (a translator's, in the target file on disk) into that
+        key's review, as the editor's own (one undoable step when it is the active review);
+        returns how many blocks took one (a block this document no longer holds is skipped)."""
+        review, _warnings = self.review_for(key)
+
+        def take() -> list[str]:
+            taken = []
+            for block_id, text in changes:
+                try:
+                    review.edit(block_id, text)
+                except KeyError:
+                    continue
+                taken.append(block_id)
+            return taken
+
+        ids = [block_id for block_id, _text in changes]
+        label = "Take In Edits of the Target File"
+        taken = self._step(label, ids, take) if review is self.review else take()
+        self._did(bool(taken))
+        return len(taken)
+
     # ---- undo ------------------------------------------------------------------------------------
 
     @property

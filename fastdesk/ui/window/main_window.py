@@ -437,6 +437,7 @@ class MainWindow(QMainWindow):
             current=lambda: (self.document_view.path, self.document_view.review_key()),
             open_pair=self._open_in_language,
             review=self.document_view.review_ctl.synced,
+            take_edits=self._take_edits,
             warn=lambda title, text: warn(self, title, text),
             parent=self,
         )
@@ -459,6 +460,14 @@ class MainWindow(QMainWindow):
         self.project.dock.show()
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
+
+    def _take_edits(self, lang: str, edits: list[tuple[str, str]]) -> None:
+        """A translator's edits of the target on disk, into the document's review."""
+        view = self.document_view
+        taken = view.review_ctl.take_edits(lang, edits)
+        if taken:
+            view.refresh_target()
+            view.message.emit(f"{taken} block(s) edited in the target file taken in", 6000)
 
     def _open_in_language(self, path: Path, lang: str) -> bool:
         """Open ``path`` translated into ``lang`` (asking first about unsaved edits)."""

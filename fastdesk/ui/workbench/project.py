@@ -13,6 +13,7 @@ import html
 import logging
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -192,7 +193,9 @@ class ProjectPanel(QObject):
 
     ``current()`` is the document on show (its path, or None) and its review key;
     ``open_pair(path, lang)`` opens a source in a language (after asking about unsaved edits)
-    and returns whether it did; ``review()`` is the review on show, aligned with the editor.
+    and returns whether it did; ``review()`` is the review on show, aligned with the editor;
+    ``take_edits(lang, [(block id, text)])`` gives the document on show a translator's edits of
+    its target (its reviews are the window's, newer than the sidecar: they must hear of them).
     """
 
     opened = Signal()  # a project was opened (its status is on its way)
@@ -206,6 +209,7 @@ class ProjectPanel(QObject):
         current: Callable[[], tuple[Path | None, str]],
         open_pair: Callable[[Path, str], bool],
         review: Callable[[], Review],
+        take_edits: Callable[[str, list[tuple[str, str]]], None],
         warn: Callable[[str, str], None],
         parent: QObject | None = None,
     ) -> None:
@@ -215,6 +219,7 @@ class ProjectPanel(QObject):
         self._current = current
         self._open_pair = open_pair
         self._review = review
+        self._take_edits = take_edits
         self._warn = warn
         self._runner = AsyncRunner(self)
         self._reads = 0  # reads in flight (tests wait for none)
@@ -248,7 +253,7 @@ class ProjectPanel(QObject):
     def refresh(self, sources: Iterable[PurePosixPath] | None = None) -> None:
         """Read the status again (of ``sources`` only, when given) in the background."""
         wanted = None if sources is None else list(sources)
-        self._run(lambda project: ("", read_status(project, wanted)))
+        self._run(lambda project: _Done(read_status(project, wanted)))
 
     def saved(self, path: Path) -> None:
         """The window wrote ``path`` and its review: if it is a source of the project, its
@@ -267,20 +272,21 @@ class ProjectPanel(QObject):
                 self.message.emit(f"The review file could not be written: {exc}", 8000)
                 return
 
-        def job(project: Project) -> tuple[str, ProjectStatus]:
-            note = ""
-            if lang in project.languages:
-                note = _written(write_target(project, source, lang))
-            return note, read_status(project, [source])
+        def job(project: Project) -> _Done:
+            if lang not in project.languages:
+                return _Done(read_status(project, [source]))
+            pair = write_target(project, source, lang)
+            status = read_status(project, [source])
+            return _Done(status, _written(pair), (path, lang, pair.taken))
 
         self._run(job)
 
-    def _run(self, job: Callable[[Project], tuple[str, ProjectStatus]]) -> None:
+    def _run(self, job: Callable[[Project], _Done]) -> None:
         project = self.project
         if project is None:
             return
 
-        async def run() -> tuple[str, ProjectStatus]:
+        async def run() -> _Done:
             return job(project)
 
         self._reads += 1
@@ -292,12 +298,15 @@ class ProjectPanel(QObject):
             reason = str(error) if isinstance(error, DocumentError | OSError) else repr(error)
             log.warning("project status not read: %s", reason)
             self.dock.summary.setText(f"Status not read: {reason}")
-        elif isinstance(result, tuple):
-            note, status = result
-            self.dock.set_status(status)
+        elif isinstance(result, _Done):
+            if result.taken is not None:
+                path, lang, taken = result.taken
+                if taken and self._current()[0] == path:  # still on show: its review too
+                    self._take_edits(lang, taken)
+            self.dock.set_status(result.status)
             self.follow()
-            if note:
-                self.message.emit(note, 6000)
+            if result.note:
+                self.message.emit(result.note, 6000)
         self.refreshed.emit()
 
     def source_of(self, path: Path | None) -> PurePosixPath | None:
@@ -321,8 +330,12 @@ class ProjectPanel(QObject):
         project = self.project
         if project is None:
             return False
-        take_in_hand_edits(project, source, lang)
-        done = self._open_pair(project.root / source, lang)
+        path = project.root / source
+        on_show = self._current()[0] == path
+        taken = take_in_hand_edits(project, source, lang, save=not on_show)
+        done = self._open_pair(path, lang)
+        if on_show and taken:  # its reviews are the window's: they take the edits
+            self._take_edits(lang, taken)
         self.follow()
         return done
 
@@ -339,15 +352,28 @@ def _common_folder(project: Project) -> PurePosixPath | None:
     return PurePosixPath(folder) if folder else None
 
 
-def take_in_hand_edits(project: Project, source: PurePosixPath, lang: str) -> int:
-    """The target's blocks edited by hand, into the source's review (its sidecar); how many."""
+@dataclass(frozen=True)
+class _Done:
+    """A background job's outcome: the cells, a note for the status bar, and the edits a Save
+    took in from the target on disk ((source path, language, edits), None: no write)."""
+
+    status: ProjectStatus
+    note: str = ""
+    taken: tuple[Path, str, list[tuple[str, str]]] | None = None
+
+
+def take_in_hand_edits(
+    project: Project, source: PurePosixPath, lang: str, *, save: bool = True
+) -> list[tuple[str, str]]:
+    """The target's blocks edited by hand since fastdesk wrote it, as (block id, text); with
+    ``save``, into the source's review file (the window reads it when it opens the file)."""
     try:
         pair = open_pair(project, source, lang, WrittenRecord(project.root))
     except DocumentError:
-        return 0  # opening the file says why
-    if pair.hand_edits and not pair.conflict:
+        return []  # opening the file says why
+    if save and pair.hand_edits and not pair.conflict:
         pair.save_review()
-    return pair.hand_edits
+    return pair.taken
 
 
 def _written(pair: Pair) -> str:
