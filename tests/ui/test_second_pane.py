@@ -111,3 +111,13 @@ def test_the_guide_lists_the_second_pane_and_the_project_panel(make_window, qtbo
     text = guide_html(w.actions())
     assert "Second Translation" in text and "Ctrl+Shift+T" in text
     assert "Project" in text and "Ctrl+Shift+J" in text
+
+
+def test_a_new_document_keeps_the_answers_its_blocks_already_had(make_window, qtbot) -> None:
+    """The pane's session does not announce again the blocks the new document shares with the
+    old one (ids are content hashes): the pane's new review takes them from the old one."""
+    w = loaded(make_window, qtbot)
+    w.set_second_pane(True)
+    qtbot.waitUntil(lambda: second_text(w) == "Hallo Welt.\nTschüss Katze.", timeout=10_000)
+    w.document_view.load("Hello world.\n\nHello cat.\n", None)
+    qtbot.waitUntil(lambda: second_text(w) == "Hallo Welt.\nHallo Katze.", timeout=10_000)

@@ -28,6 +28,7 @@ from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
+from fastdesk.ui.review.controller import carry_answers
 from fastdesk.ui.window.selectors import fill_languages, show_language
 
 if TYPE_CHECKING:
@@ -241,6 +242,7 @@ class SecondPane(QObject):
         if pane is not None:
             review, warnings = self.view.review_ctl.review_for(pane.lang)
             _warn(self.view, warnings)
+            carry_answers(pane.model.review, review)  # its session will not announce them again
             pane.reset(review, floor)
             pane.preview.image_folder = self.view.preview.image_folder
 

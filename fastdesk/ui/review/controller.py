@@ -133,7 +133,7 @@ class ReviewController(QObject):
         else:
             review = Review(None, key)
         if previous.lang == key:
-            _carry_answers(previous, review)
+            carry_answers(previous, review)
         self.review = review
         self.reviews = {key: review}
         self.model.reset(review, floor)
@@ -552,7 +552,7 @@ class ReviewController(QObject):
         return problems
 
 
-def _carry_answers(old: Review, new: Review) -> None:
+def carry_answers(old: Review, new: Review) -> None:
     """Machine answers the live session already showed for blocks of the previous document:
     it keeps them for a new document with the same blocks (ids are content hashes) and will
     not announce them again, so the new review takes them from the old one."""
