@@ -30,8 +30,48 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fastdesk.cli.main import run
-from tests.emulator import Emulator
-from tests.project_kit import translator, write
+from tests.emulator import Emulator, last_user_content
+from tests.project_kit import write
+
+# The emulator's answers: the site's phrases in the language the system prompt names. They must
+# read as that language: the engine refuses an answer still in English (translate/language.py),
+# asks again, and a model that keeps answering so is set aside (what a mere Step → Étape did).
+PHRASES = {
+    "French": {
+        "Step": "Étape",
+        "of page": "de la page",
+        "this paragraph explains one idea, with": "ce paragraphe explique une idée, avec",
+        " and a [link]": " et un [lien]",
+        "item": "élément",
+        "on page": "de la page",
+    },
+    "German": {
+        "Step": "Schritt",
+        "of page": "der Seite",
+        "this paragraph explains one idea, with": "dieser Absatz erklärt eine Idee, mit",
+        " and a [link]": " und einem [Link]",
+        "item": "Punkt",
+        "on page": "auf Seite",
+    },
+    "Spanish": {
+        "Step": "Paso",
+        "of page": "de la página",
+        "this paragraph explains one idea, with": "este párrafo explica una idea, con",
+        " and a [link]": " y un [enlace]",
+        "item": "elemento",
+        "on page": "de la página",
+    },
+}
+
+
+def phrase_book(messages: list[dict[str, object]]) -> str:
+    system = str(messages[0].get("content", "")) if messages else ""
+    text = last_user_content(messages)
+    for language, phrases in PHRASES.items():
+        if language in system:
+            for english, translated in phrases.items():
+                text = text.replace(english, translated)
+    return text
 
 
 def make_site(root: Path, files: int) -> None:
@@ -74,7 +114,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--langs", default="fr,de,es")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, Emulator(answer=translator) as emu:
+    with tempfile.TemporaryDirectory() as tmp, Emulator(answer=phrase_book) as emu:
         root = Path(tmp) / "site"
         os.environ.update(
             FASTDESK_HOME=str(Path(tmp) / "home"),
