@@ -11,7 +11,10 @@ A 50-file MkDocs project (suffix layout, ~12 blocks a page) in three languages:
    time against what the same requests would take one after another;
 6. the window's project panel (offscreen Qt): the status read it does off the GUI thread (the
    whole project, and the one file a Save refreshes) and what filling the panel costs the GUI
-   thread.
+   thread;
+7. the window's language switch on a 300-block document whose answers the memory holds: back to
+   a language the window showed, and in a new window (memory only), until the target model and
+   the rendered pane hold every block, and the requests it made.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -179,11 +183,74 @@ def main() -> None:
         f"(one after another: ≥ {slow_n * 0.2:.0f} s; 4 in flight, the default)"
     )
     whole, one, gui = panel
+    back, model, pane, asked = switch_figures()
     print(
         f"6. project panel: status read off the GUI thread {whole * 1000:.0f} ms (all "
         f"{pairs} targets), {one * 1000:.0f} ms after a Save (one file); filling the panel "
         f"{gui * 1000:.1f} ms on the GUI thread (medians of 5)"
     )
+    print(
+        f"7. language switch, 300 blocks in memory: back to one shown {back * 1000:.1f} ms; "
+        f"new window: model {model * 1000:.0f} ms, rendered pane {pane * 1000:.0f} ms; "
+        f"{asked} requests"
+    )
+
+
+def switch_figures() -> tuple[float, float, float, int]:
+    """(back to a language shown, memory only: model filled, pane filled) in seconds, and the
+    requests the switches made (a word-list provider in process, the real memory)."""
+    from PySide6.QtCore import QEventLoop
+    from PySide6.QtWidgets import QApplication
+
+    from fastdesk.config.settings import Settings
+    from fastdesk.ui import MainWindow
+    from tests.ui.uifakes import WordProvider, make_engine_factory
+
+    app = QApplication.instance() or QApplication([])
+    text = "".join(f"Paragraph {i}: Hello world, the cat says Goodbye.\n\n" for i in range(300))
+    provider = WordProvider()
+
+    def spin(ready: Callable[[], bool]) -> float:
+        start = time.perf_counter()
+        while not ready() and time.perf_counter() - start < 30:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        return time.perf_counter() - start
+
+    def window(lang: str) -> MainWindow:
+        w = MainWindow(
+            engine_factory=make_engine_factory(provider, memory=True),
+            settings=Settings(debounce_ms=40, warmup=False),
+            offer_recovery=False,
+        )
+        w.files._ask_save = lambda: "discard"
+        w.show()
+        w.set_language(lang)
+        w.document_view.load(text, None)
+        return w
+
+    def filled(w: MainWindow, word: str) -> bool:
+        view = w.document_view
+        return view.review_ctl.target_text().count(word) == 300 and not view.pending
+
+    first = window("fr")
+    spin(lambda: filled(first, "Bonjour"))
+    first.set_language("de")
+    spin(lambda: filled(first, "Hallo"))
+    asked = len(provider.requests)
+    start = time.perf_counter()
+    first.set_language("fr")
+    spin(lambda: filled(first, "Bonjour"))
+    back = time.perf_counter() - start
+    first.close()
+    second = window("fr")
+    spin(lambda: filled(second, "Bonjour"))
+    start = time.perf_counter()
+    second.set_language("de")
+    model = spin(lambda: filled(second, "Hallo"))
+    spin(lambda: second.document_view.preview.toPlainText().count("Hallo") == 300)
+    pane = time.perf_counter() - start
+    second.close()
+    return back, model, pane, len(provider.requests) - asked
 
 
 def panel_figures(root: Path) -> tuple[float, float, float]:
