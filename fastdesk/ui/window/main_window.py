@@ -618,6 +618,7 @@ class MainWindow(QMainWindow):
         activated = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
         if activated and self.document_view.engine_started and not self._closing:
             self._warm_up()  # back after a break: the worker decides whether it was long
+            self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
         super().changeEvent(event)

@@ -246,14 +246,20 @@ class ProjectPanel(QObject):
         self.dock.set_project(project)
         self.dock.show()
         self.dock.raise_()
-        self.refresh()
+        self._read(None)
         self.opened.emit()
         return project
 
     def refresh(self, sources: Iterable[PurePosixPath] | None = None) -> None:
-        """Read the status again (of ``sources`` only, when given) in the background."""
+        """Read the status again (of ``sources`` only, when given) in the background; a whole
+        read while one is under way waits for nothing (it would read the same)."""
         wanted = None if sources is None else list(sources)
-        self._run(lambda project: _Done(read_status(project, wanted)))
+        if wanted is None and self.reading:
+            return
+        self._read(wanted)
+
+    def _read(self, sources: list[PurePosixPath] | None) -> None:
+        self._run(lambda project: _Done(read_status(project, sources)))
 
     def saved(self, path: Path) -> None:
         """The window wrote ``path`` and its review: if it is a source of the project, its
