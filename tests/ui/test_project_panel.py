@@ -253,3 +253,24 @@ def test_a_hand_edit_of_the_target_on_show_reaches_the_windows_review_and_stays(
     window.close()
     saved, _ = load_review(site / "docs/guide.md", "fr")
     assert saved.state_of(kept[0]) == "edited"
+
+
+def test_the_project_command_asks_for_a_folder_when_none_is_open(
+    make_window, qtbot, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    window = make_window()
+    asked: list[str] = []
+
+    def choose(_parent, title: str, _start: str) -> str:
+        asked.append(title)
+        return str(site)
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(choose))
+    window.actions_.project.trigger()
+    assert asked == ["Open a docs project"]
+    assert window.project.dock.isVisible() and window.project.project is not None
+    settle(qtbot, window)
+    window.actions_.project.trigger()  # open now: no question
+    assert asked == ["Open a docs project"]

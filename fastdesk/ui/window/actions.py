@@ -327,7 +327,7 @@ class Actions:
             "&Project",
             c.project,
             "Ctrl+Shift+J",
-            "The docs project's files by language: what is stale",
+            "A docs project's files by language, what is stale (a folder to open first)",
         )
         self.second_pane = a(
             w,

@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
 import fastdesk
 from fastdesk.config.settings import Settings, load_settings, save_settings
@@ -457,6 +457,12 @@ class MainWindow(QMainWindow):
         return True
 
     def show_project(self) -> None:
+        """The project panel; with no project open, first the folder to open as one."""
+        if self.project.project is None:
+            start = str(self.document_view.path.parent if self.document_view.path else Path.home())
+            folder = QFileDialog.getExistingDirectory(self, "Open a docs project", start)
+            if not folder or not self.open_project(folder):
+                return
         self.project.dock.show()
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
