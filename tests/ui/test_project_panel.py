@@ -274,3 +274,16 @@ def test_the_project_command_asks_for_a_folder_when_none_is_open(
     settle(qtbot, window)
     window.actions_.project.trigger()  # open now: no question
     assert asked == ["Open a docs project"]
+
+
+def test_coming_back_to_the_window_reads_the_status_again(make_window, qtbot, site: Path) -> None:
+    from PySide6.QtCore import QEvent
+
+    window = opened(make_window, qtbot, site)
+    assert cell(window, "docs/index.md", "de") == "missing"
+    write(site / "docs/index.de.md", PAGE.replace("Hello", "Hallo"))  # another tool wrote it
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
+    window.changeEvent(QEvent(QEvent.Type.ActivationChange))
+    settle(qtbot, window)
+    assert cell(window, "docs/index.md", "de") != "missing"
