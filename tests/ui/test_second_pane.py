@@ -121,3 +121,28 @@ def test_a_new_document_keeps_the_answers_its_blocks_already_had(make_window, qt
     qtbot.waitUntil(lambda: second_text(w) == "Hallo Welt.\nTschüss Katze.", timeout=10_000)
     w.document_view.load("Hello world.\n\nHello cat.\n", None)
     qtbot.waitUntil(lambda: second_text(w) == "Hallo Welt.\nHallo Katze.", timeout=10_000)
+
+
+def test_the_second_pane_scrolls_with_the_source(make_window, qtbot) -> None:
+    w = make_window()
+    w.set_language("fr")
+    text = "".join(f"Hello world {i}.\n\n" for i in range(200))
+    view = w.document_view
+    view.load(text, None)
+    qtbot.waitUntil(lambda: not view.pending and view.review_ctl.doc is not None, timeout=10_000)
+    w.set_second_pane(True)
+    pane = view.second.pane
+    qtbot.waitUntil(lambda: pane.preview.toPlainText().count("Hallo") == 200, timeout=10_000)
+    bar = view.source.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    qtbot.waitUntil(lambda: pane.preview.verticalScrollBar().value() > 0, timeout=5_000)
+    import re
+
+    def top_number(edit) -> int:  # type: ignore[no-untyped-def]
+        block = edit.cursorForPosition(edit.viewport().rect().topLeft()).block()
+        while not re.search(r"\d+", block.text()):
+            block = block.next()
+        return int(re.search(r"\d+", block.text()).group())
+
+    qtbot.waitUntil(lambda: abs(top_number(pane.preview) - top_number(view.source)) <= 1)
+    assert top_number(view.source) > 50  # the middle of the document, not its top

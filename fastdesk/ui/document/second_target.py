@@ -183,6 +183,7 @@ class SecondPane(QObject):
         view.splitter.addWidget(pane)
         view.scheduler.add(pane.preview)
         view.source.verticalScrollBar().valueChanged.connect(self._follow)
+        view.scheduler.settled.connect(self._follow)  # filled in: at the source's place
         self.pane = pane
         self._start(view.worker if view.engine_started else None)
         pane.refresh()
@@ -201,6 +202,7 @@ class SecondPane(QObject):
             view.worker.close_pane(pane.key)
         view.scheduler.remove(pane.preview)
         view.source.verticalScrollBar().valueChanged.disconnect(self._follow)
+        view.scheduler.settled.disconnect(self._follow)
         pane.hide()
         pane.setParent(None)
         pane.deleteLater()
