@@ -146,3 +146,20 @@ def test_the_second_pane_scrolls_with_the_source(make_window, qtbot) -> None:
 
     qtbot.waitUntil(lambda: abs(top_number(pane.preview) - top_number(view.source)) <= 1)
     assert top_number(view.source) > 50  # the middle of the document, not its top
+
+
+def test_the_second_pane_marks_each_blocks_state_in_its_language(make_window, qtbot) -> None:
+    from fastdesk.review.model import STATE_STYLES
+
+    w = loaded(make_window, qtbot)
+    w.set_second_pane(True)
+    pane = w.document_view.second.pane
+    qtbot.waitUntil(lambda: "Hallo Welt." in second_text(w), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(pane.margin.blocks()), timeout=5_000)
+    key, top, bottom = pane.margin.blocks()[0]
+    assert pane.model.review.state_of(key) == "machine"
+    assert pane.margin.colour_at((top + bottom) // 2) == STATE_STYLES["machine"].colour
+    # approving in the first pane's language leaves the second's state alone
+    w.document_view.review_ctl.approve(key)
+    assert w.document_view.review.state_of(key) == "approved"
+    assert pane.model.review.state_of(key) == "machine"

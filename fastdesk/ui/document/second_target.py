@@ -22,13 +22,14 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBox
 from fastdesk.document.blocks import Document
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
-from fastdesk.review.model import Review
+from fastdesk.review.model import STATE_STYLES, Review
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
 from fastdesk.ui.review.controller import carry_answers
+from fastdesk.ui.review.widgets import ReviewMargin
 from fastdesk.ui.window.selectors import fill_languages, show_language
 
 if TYPE_CHECKING:
@@ -56,6 +57,12 @@ class SecondTarget(QWidget):
         self.model = TargetModel(review)
         self.preview = TargetPreview()
         self.preview.setObjectName("secondTargetPreview")
+        # each block's state in this language (machine, memory, flagged …), as beside the first
+        self.margin = ReviewMargin(
+            self.preview,
+            lambda key: self.model.review.state_of(key),
+            lambda key: STATE_STYLES[self.model.review.state_of(key)].meaning,
+        )
         self.title = QLabel()
         self.title.setObjectName("secondTargetTitle")
         font = self.title.font()
@@ -113,6 +120,7 @@ class SecondTarget(QWidget):
         self.apply(batch.pane_events(self.key))
         if not batch.busy:
             self.model.idle()
+        self.margin.update()
         return self.refresh()
 
     def apply(self, events: Sequence[EngineEvent]) -> None:
@@ -183,7 +191,7 @@ class SecondPane(QObject):
         view.splitter.addWidget(pane)
         view.scheduler.add(pane.preview)
         view.source.verticalScrollBar().valueChanged.connect(self._follow)
-        view.scheduler.settled.connect(self._follow)  # filled in: at the source's place
+        view.scheduler.settled.connect(self._settled)  # filled in: at the source's place
         self.pane = pane
         self._start(view.worker if view.engine_started else None)
         pane.refresh()
@@ -202,7 +210,7 @@ class SecondPane(QObject):
             view.worker.close_pane(pane.key)
         view.scheduler.remove(pane.preview)
         view.source.verticalScrollBar().valueChanged.disconnect(self._follow)
-        view.scheduler.settled.disconnect(self._follow)
+        view.scheduler.settled.disconnect(self._settled)
         pane.hide()
         pane.setParent(None)
         pane.deleteLater()
@@ -263,6 +271,11 @@ class SecondPane(QObject):
     def _follow(self) -> None:
         if self.pane is not None and self.view.sync.enabled:
             self.pane.follow(self.view.source, self.view.source_blocks)
+
+    def _settled(self) -> None:
+        if self.pane is not None:
+            self.pane.margin.update()
+        self._follow()
 
 
 def _warn(view: DocumentView, warnings: list[str]) -> None:
