@@ -6,7 +6,8 @@
 The site is translated into French and German by `fastdesk translate DIR` against the test
 emulator (tests/emulator.py: loopback, no key, no network; a phrase book answers), then
 given a history: one page approved in French, one paragraph edited since (stale in both), a
-German target fixed by hand, Spanish not started. Writes project.png next to this file.
+German target fixed by hand, Spanish not started. Writes project.png and second-pane.png (German
+beside French) next to this file.
 """
 
 from __future__ import annotations
@@ -161,6 +162,15 @@ def main() -> int:
         wait(300)
         window.grab().save(str(HERE / "project.png"))
         print(f"wrote {HERE / 'project.png'}")
+        window.set_second_pane(True)  # View → Second Translation: German beside French
+        for _ in range(60):
+            wait(50)
+            pane = window.document_view.second.pane
+            if pane is not None and not pane.model.pending and window.document_view.scheduler.idle:
+                break
+        wait(300)
+        window.grab().save(str(HERE / "second-pane.png"))
+        print(f"wrote {HERE / 'second-pane.png'}")
         window.document_view.source.document().setModified(False)
         window.close()
     app.processEvents()

@@ -72,6 +72,11 @@ class SecondTarget(QWidget):
         self.language.setObjectName("secondLanguageSelector")
         self.language.setToolTip("The second translation's language")
         fill_languages(self.language)
+        # as narrow as a short name: the longest of ~100 would widen the window's minimum
+        self.language.setMinimumContentsLength(12)
+        self.language.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self._show_language(lang)
         self.language.activated.connect(self._picked)
         close = QToolButton()
@@ -188,7 +193,10 @@ class SecondPane(QObject):
         doc = view.review_ctl.doc
         if doc is not None:
             pane.set_doc(doc, view.revision)
-        view.splitter.addWidget(pane)
+        splitter = view.splitter
+        total = sum(splitter.sizes())
+        splitter.addWidget(pane)
+        splitter.setSizes([total // 3] * 3)  # three panes of a width
         view.scheduler.add(pane.preview)
         view.source.verticalScrollBar().valueChanged.connect(self._follow)
         view.scheduler.settled.connect(self._settled)  # filled in: at the source's place
