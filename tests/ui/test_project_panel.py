@@ -48,6 +48,20 @@ def translated(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def
     qtbot.waitUntil(lambda: not window.document_view.pending, timeout=10_000)
 
 
+def saved_then_fixed_by_hand(make_window, qtbot, site: Path):  # type: ignore[no-untyped-def]
+    """The French target written by a Save, then fixed by a translator directly."""
+    window = opened(make_window, qtbot, site)
+    translated(qtbot, window, "Bonjour monde")
+    assert window.files.save()
+    settle(qtbot, window)
+    target = site / "docs/guide.fr.md"
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("Au revoir chat.", "Au revoir, le chat."),
+        encoding="utf-8",
+    )
+    return window
+
+
 def opened(make_window, qtbot, site: Path):  # type: ignore[no-untyped-def]
     window = make_window()
     assert window.open_project(site)
@@ -159,16 +173,7 @@ def test_a_target_edited_by_hand_opens_as_the_editors_corrections(
     from fastdesk.project.record import WrittenRecord
     from fastdesk.project.status import load_pairs
 
-    window = opened(make_window, qtbot, site)
-    translated(qtbot, window, "Bonjour monde")
-    assert window.files.save()
-    settle(qtbot, window)
-    # a translator fixes the French target directly
-    target = site / "docs/guide.fr.md"
-    target.write_text(
-        target.read_text(encoding="utf-8").replace("Au revoir chat.", "Au revoir, le chat."),
-        encoding="utf-8",
-    )
+    window = saved_then_fixed_by_hand(make_window, qtbot, site)
     window.project.refresh()
     settle(qtbot, window)
     entry = window.project.dock.entry("docs/guide.md", "fr")
@@ -232,15 +237,8 @@ def test_a_hand_edit_of_the_target_on_show_reaches_the_windows_review_and_stays(
     taken in by a Save (or a click) must reach it, or the next Save would write over it."""
     from fastdesk.review.model import load_review
 
-    window = opened(make_window, qtbot, site)
-    translated(qtbot, window, "Bonjour monde")
-    assert window.files.save()
-    settle(qtbot, window)
+    window = saved_then_fixed_by_hand(make_window, qtbot, site)
     target = site / "docs/guide.fr.md"
-    target.write_text(
-        target.read_text(encoding="utf-8").replace("Au revoir chat.", "Au revoir, le chat."),
-        encoding="utf-8",
-    )
     assert window.files.save()  # the document on show: its review takes the edit
     settle(qtbot, window)
     review = window.document_view.review
