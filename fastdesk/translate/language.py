@@ -89,6 +89,8 @@ def not_translated(source: str, answer: str, target_lang: str) -> str | None:
     if source_langs is None or _top(source_langs) == target:
         return None
     if " ".join(answer.split()) == " ".join(source.split()):
+        if source_langs[_top(source_langs)] < LIKELY:
+            return None  # not clearly in any language (names, Latin binomials): an echo may be
         return f"the answer is the source unchanged, not {language_name(target)}"
     answer_langs = identify(answer, MIN_ANSWER_LETTERS)
     if answer_langs is not None:
