@@ -8,7 +8,13 @@ A 50-file MkDocs project (suffix layout, ~12 blocks a page) in three languages:
 3. requests after a one-paragraph edit of one page;
 4. the time of `fastdesk status DIR` (in-process median, and as a fresh process);
 5. the languages run at once: a first run at a simulated 200 ms time to first token, its wall
-   time against what the same requests would take one after another.
+   time against what the same requests would take one after another;
+6. the window's project panel (offscreen Qt): the status read it does off the GUI thread (the
+   whole project, and the one file a Save refreshes) and what filling the panel costs the GUI
+   thread;
+7. the window's language switch on a 300-block document whose answers the memory holds: back to
+   a language the window showed, and in a new window (memory only), until the target model and
+   the rendered pane hold every block, and the requests it made.
 """
 
 from __future__ import annotations
@@ -22,13 +28,54 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fastdesk.cli.main import run
-from tests.emulator import Emulator
-from tests.project_kit import translator, write
+from tests.emulator import Emulator, last_user_content
+from tests.project_kit import write
+
+# The emulator's answers: the site's phrases in the language the system prompt names. They must
+# read as that language: the engine refuses an answer still in English (translate/language.py),
+# asks again, and a model that keeps answering so is set aside (what a mere Step → Étape did).
+PHRASES = {
+    "French": {
+        "Step": "Étape",
+        "of page": "de la page",
+        "this paragraph explains one idea, with": "ce paragraphe explique une idée, avec",
+        " and a [link]": " et un [lien]",
+        "item": "élément",
+        "on page": "de la page",
+    },
+    "German": {
+        "Step": "Schritt",
+        "of page": "der Seite",
+        "this paragraph explains one idea, with": "dieser Absatz erklärt eine Idee, mit",
+        " and a [link]": " und einem [Link]",
+        "item": "Punkt",
+        "on page": "auf Seite",
+    },
+    "Spanish": {
+        "Step": "Paso",
+        "of page": "de la página",
+        "this paragraph explains one idea, with": "este párrafo explica una idea, con",
+        " and a [link]": " y un [enlace]",
+        "item": "elemento",
+        "on page": "de la página",
+    },
+}
+
+
+def phrase_book(messages: list[dict[str, object]]) -> str:
+    system = str(messages[0].get("content", "")) if messages else ""
+    text = last_user_content(messages)
+    for language, phrases in PHRASES.items():
+        if language in system:
+            for english, translated in phrases.items():
+                text = text.replace(english, translated)
+    return text
 
 
 def make_site(root: Path, files: int) -> None:
@@ -46,6 +93,21 @@ def make_site(root: Path, files: int) -> None:
         )
 
 
+def paid_tier(home: Path) -> None:
+    """No client-side pacing (as benchmarks/bench_ui.py): the free tier's 30 requests a minute
+    would stretch a first run of 150 requests over five minutes and measure the limiter (and
+    the emulator's default headers, 60,000 tokens a minute, took it from 4 s to 60 s)."""
+    config = home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.toml").write_text(
+        "".join(
+            f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
+            for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+        ),
+        encoding="utf-8",
+    )
+
+
 def translate(root: Path, langs: str, *extra: str) -> int:
     quiet = io.StringIO()
     with contextlib.redirect_stderr(quiet):
@@ -57,7 +119,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--langs", default="fr,de,es")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, Emulator(answer=translator) as emu:
+    with tempfile.TemporaryDirectory() as tmp, Emulator(answer=phrase_book) as emu:
         root = Path(tmp) / "site"
         os.environ.update(
             FASTDESK_HOME=str(Path(tmp) / "home"),
@@ -65,6 +127,8 @@ def main() -> None:
             GROQ_BASE_URL=emu.groq_base_url,
             PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
         )
+        paid_tier(Path(tmp) / "home")
+        emu.configure(rate_limits=None)  # nor the emulator's 60,000 tokens/minute headers
         make_site(root, args.files)
         langs = args.langs.split(",")
         pairs = args.files * len(langs)
@@ -98,6 +162,8 @@ def main() -> None:
         )
         fresh = time.perf_counter() - start
 
+        panel = panel_figures(root)
+
         slow = Path(tmp) / "slow"
         make_site(slow, args.files)
         emu.configure(ttfb=0.2)
@@ -118,6 +184,105 @@ def main() -> None:
         f"5. at 200 ms to first token: {slow_n} requests in {slow_s:.1f} s "
         f"(one after another: ≥ {slow_n * 0.2:.0f} s; 4 in flight, the default)"
     )
+    whole, one, gui = panel
+    back, model, pane, asked = switch_figures()
+    print(
+        f"6. project panel: status read off the GUI thread {whole * 1000:.0f} ms (all "
+        f"{pairs} targets), {one * 1000:.0f} ms after a Save (one file); filling the panel "
+        f"{gui * 1000:.1f} ms on the GUI thread (medians of 5)"
+    )
+    print(
+        f"7. language switch, 300 blocks in memory: back to one shown {back * 1000:.1f} ms; "
+        f"new window: model {model * 1000:.0f} ms, rendered pane {pane * 1000:.0f} ms; "
+        f"{asked} requests"
+    )
+
+
+def switch_figures() -> tuple[float, float, float, int]:
+    """(back to a language shown, memory only: model filled, pane filled) in seconds, and the
+    requests the switches made (a word-list provider in process, the real memory)."""
+    from PySide6.QtCore import QEventLoop
+    from PySide6.QtWidgets import QApplication
+
+    from fastdesk.config.settings import Settings
+    from fastdesk.ui import MainWindow
+    from tests.ui.uifakes import WordProvider, make_engine_factory
+
+    app = QApplication.instance() or QApplication([])
+    text = "".join(f"Paragraph {i}: Hello world, the cat says Goodbye.\n\n" for i in range(300))
+    provider = WordProvider()
+
+    def spin(ready: Callable[[], bool]) -> float:
+        start = time.perf_counter()
+        while not ready() and time.perf_counter() - start < 30:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        return time.perf_counter() - start
+
+    def window(lang: str) -> MainWindow:
+        w = MainWindow(
+            engine_factory=make_engine_factory(provider, memory=True),
+            settings=Settings(debounce_ms=40, warmup=False),
+            offer_recovery=False,
+        )
+        w.files._ask_save = lambda: "discard"
+        w.show()
+        w.set_language(lang)
+        w.document_view.load(text, None)
+        return w
+
+    def filled(w: MainWindow, word: str) -> bool:
+        view = w.document_view
+        return view.review_ctl.target_text().count(word) == 300 and not view.pending
+
+    first = window("fr")
+    spin(lambda: filled(first, "Bonjour"))
+    first.set_language("de")
+    spin(lambda: filled(first, "Hallo"))
+    asked = len(provider.requests)
+    start = time.perf_counter()
+    first.set_language("fr")
+    spin(lambda: filled(first, "Bonjour"))
+    back = time.perf_counter() - start
+    first.close()
+    second = window("fr")
+    spin(lambda: filled(second, "Bonjour"))
+    start = time.perf_counter()
+    second.set_language("de")
+    model = spin(lambda: filled(second, "Hallo"))
+    spin(lambda: second.document_view.preview.toPlainText().count("Hallo") == 300)
+    pane = time.perf_counter() - start
+    second.close()
+    return back, model, pane, len(provider.requests) - asked
+
+
+def panel_figures(root: Path) -> tuple[float, float, float]:
+    """(whole read, one-file read, GUI fill) in seconds, medians of 5."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from fastdesk.project.layout import find_project
+    from fastdesk.project.status import read_status
+    from fastdesk.ui.workbench.project import ProjectDock
+
+    app = QApplication.instance() or QApplication([])
+    project = find_project(root)
+    first = project.sources()[0]
+    whole, one, gui = [], [], []
+    for _ in range(5):
+        start = time.perf_counter()
+        status = read_status(project)
+        whole.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        read_status(project, [first])
+        one.append(time.perf_counter() - start)
+        dock = ProjectDock()
+        start = time.perf_counter()
+        dock.set_project(project)
+        dock.set_status(status)
+        app.processEvents()
+        gui.append(time.perf_counter() - start)
+        dock.deleteLater()
+    return statistics.median(whole), statistics.median(one), statistics.median(gui)
 
 
 if __name__ == "__main__":

@@ -246,3 +246,23 @@ def test_a_changed_block_offers_its_former_translation_as_fuzzy(
     count = emu.request_count
     assert run(["translate", str(root), "--to", "fr"]) == 0
     assert emu.request_count == count  # the translator's text is used, nothing sent
+
+
+def test_a_single_file_translation_is_exported_to_tmx_with_its_identified_source_language(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    """The engine records an answer's source text as it stores it (Engine._settle), not only
+    the project run: the language comes from the job, else is identified from the block."""
+    paragraph = "Step one explains how the translation memory keeps every answer for later."
+    source = write(tmp_path / "notes.md", f"# Notes\n\n{paragraph}\n")
+    assert run(["translate", str(source), "--to", "fr", "-o", str(tmp_path / "out.md")]) == 0
+    tmx = tmp_path / "memory.tmx"
+    assert run(["memory", "export", "--tmx", str(tmx)]) == 0
+    units = read_tmx(tmx)
+    assert [(u.source_lang, u.source) for u in units] == [("en", paragraph)]
+    assert units[0].targets == (("fr", paragraph.replace("Step", "Étape")),)
+    memory = Memory()
+    try:
+        assert memory.unknown_sources() == 1  # "Notes": too short to tell its language
+    finally:
+        memory.close()

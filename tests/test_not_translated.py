@@ -33,6 +33,10 @@ def test_the_language_check_itself() -> None:
     assert not_translated(ENGLISH, GERMAN, "fr") == "the answer is in German, not French"
     assert not_translated(FRENCH, FRENCH, "fr") is None  # already French: an echo is right
     assert not_translated("Getting started", "Getting started", "fr") is None  # too short
+    # names in no clear language (the identifier's best guess, Latin, at 0.47): an echo may be
+    # right, into English as into any language (hypothesis found it through the command line)
+    names = "**Gomphocarpus (*Gomphocarpus physocarpus*, syn.\n*Asclepias physocarpa*)**"
+    assert not_translated(names, names, "en") is None
     assert "length" in (not_translated(ENGLISH * 3, "Oui.", "fr") or "")
     assert length_mismatch(ENGLISH, FRENCH) is None
     languages = identify(f"{FRENCH} Voir [la doc](https://example.com/docs) et `code`.")

@@ -391,3 +391,18 @@ def test_an_unreadable_target_is_never_written_over(
     assert (root / "fr/deep/page.md").is_file()  # the others are written
     entry = next(f for f in status(capsys, root)["files"] if f["source"] == "en/index.md")
     assert entry["state"] == "conflict"
+
+
+def test_status_says_how_to_keep_mkdocs_from_publishing_the_review_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    assert run(["status", str(root)]) == 0
+    assert 'note: mkdocs.yml: add exclude_docs: "*.fastdesk.json"' in capsys.readouterr().out
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text() + 'exclude_docs: "*.fastdesk.json"\n')
+    assert run(["status", str(root)]) == 0
+    assert "note:" not in capsys.readouterr().out
+    hugo = make_project(tmp_path / "hugo", "hugo-folder")
+    assert run(["status", str(hugo)]) == 0
+    assert "note:" not in capsys.readouterr().out

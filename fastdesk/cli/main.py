@@ -1,4 +1,4 @@
-"""The command line: `fastdesk [FILE.md]` opens the window; subcommands work without one."""
+"""The command line: `fastdesk [FILE.md|DIR]` opens the window; subcommands work without one."""
 
 from __future__ import annotations
 
@@ -39,7 +39,9 @@ def _window_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"fastdesk {__version__}")
-    parser.add_argument("file", nargs="?", help="a Markdown file to open")
+    parser.add_argument(
+        "file", nargs="?", help="a Markdown file, or a docs project's folder, to open"
+    )
     return parser
 
 

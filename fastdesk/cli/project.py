@@ -15,10 +15,11 @@ from pathlib import PurePosixPath
 
 from fastdesk.cli.translate import DocReport, UsageError, _write_report
 from fastdesk.config.fileio import DocumentError
+from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.run import PairOutcome, translate_pairs
-from fastdesk.project.sync import Pair, open_pair
+from fastdesk.project.sync import Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
@@ -49,15 +50,12 @@ def open_project(folder: str, langs: str | None) -> Project:
 def load_pairs(
     project: Project, record: WrittenRecord, sources: list[PurePosixPath] | None = None
 ) -> list[Pair]:
-    """Every (source, language) pair, read and brought up to date with the disk."""
-    pairs = []
-    for source in project.sources() if sources is None else sources:
-        for lang in project.languages:
-            try:
-                pairs.append(open_pair(project, source, lang, record))
-            except DocumentError as exc:
-                raise UsageError(str(exc)) from None
-    return pairs
+    """Every (source, language) pair (fastdesk.project.status.load_pairs); an unreadable
+    source is bad input."""
+    try:
+        return status.load_pairs(project, record, sources)
+    except DocumentError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def changed_since(project: Project, ref: str) -> list[PurePosixPath]:
@@ -143,7 +141,8 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
 
     engine, spec = build_one(args)
     return engine, {
-        lang: replace(spec, mode="translate", target_lang=lang) for lang in project.languages
+        lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
+        for lang in project.languages
     }
 
 

@@ -10,9 +10,11 @@ import argparse
 import json
 import sys
 
-from fastdesk.cli.project import load_pairs, open_project
+from fastdesk.cli.project import open_project
 from fastdesk.cli.translate import UsageError
-from fastdesk.project.record import WrittenRecord
+from fastdesk.config.fileio import DocumentError
+from fastdesk.project.layout import publish_hint
+from fastdesk.project.status import describe, read_status
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,26 +25,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_status)
 
 
-def _count(files: list[dict[str, object]], name: str) -> int:
-    """The sum of a per-file count (each file's status holds it as an int)."""
-    return sum(value for f in files if isinstance(value := f[name], int))
-
-
 def run_status(args: argparse.Namespace) -> int:
     try:
         project = open_project(args.folder, args.lang)
-        pairs = load_pairs(project, WrittenRecord(project.root))
-    except UsageError as exc:
+        status = read_status(project)
+    except (UsageError, DocumentError) as exc:
         print(f"fastdesk status: {exc}", file=sys.stderr)
         return 2
-    files = [p.status() for p in pairs]
-    states = [str(f["state"]) for f in files]
-    totals = {
-        "pairs": len(files),
-        **{s: states.count(s) for s in ("up_to_date", "stale", "missing", "conflict")},
-        "stale_blocks": _count(files, "stale"),
-        "flagged_blocks": _count(files, "flagged"),
-    }
+    files, totals = list(status.files), status.totals
     if args.json:
         payload = {
             "project": {
@@ -66,25 +56,7 @@ def run_status(args: argparse.Namespace) -> int:
         f"{totals['up_to_date']} up to date, {totals['stale']} stale, {totals['missing']} "
         f"missing, {totals['conflict']} in conflict ({totals['stale_blocks']} stale blocks)"
     )
+    hint = publish_hint(project)
+    if hint:
+        print(f"note: {hint}")
     return 0
-
-
-def describe(entry: dict[str, object]) -> str:
-    """up to date / 3 stale blocks / missing · 1 flagged · 40% approved"""
-    state = entry["state"]
-    if state == "missing":
-        head = "missing"
-    elif state == "conflict":
-        head = f"conflict: {entry.get('conflict')}"
-    elif state == "stale":
-        n = entry["stale"]
-        head = f"{n} stale block{'s' if n != 1 else ''}"
-    else:
-        head = "up to date"
-    parts = [head]
-    if entry["flagged"]:
-        parts.append(f"{entry['flagged']} flagged")
-    if entry["hand_edits"]:
-        parts.append(f"{entry['hand_edits']} edited on disk")
-    parts.append(f"{entry['approved_percent']}% approved")
-    return " · ".join(parts)

@@ -41,6 +41,7 @@ __all__ = [
     "Root",
     "enclosing_project",
     "find_project",
+    "publish_hint",
 ]
 
 CONFIG_NAME = ".fastdesk.toml"
@@ -399,4 +400,21 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
             return (project, rel) if rel in project.sources() else None
         if (folder / ".git").exists():
             return None
+    return None
+
+
+def publish_hint(project: Project) -> str | None:
+    """MkDocs publishes every file under docs_dir, the review sidecars (``*.fastdesk.json``)
+    too, unless its configuration excludes them: one line saying how, or None."""
+    if not project.layout.startswith("mkdocs"):
+        return None
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        path = project.root / name
+        if path.is_file():
+            if "fastdesk.json" in path.read_text(encoding="utf-8", errors="replace"):
+                return None
+            return (
+                f'{name}: add exclude_docs: "*.fastdesk.json" so that MkDocs does not publish '
+                "the review files"
+            )
     return None

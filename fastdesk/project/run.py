@@ -16,7 +16,6 @@ from fastdesk.project.dialect import Container, check_dialect, container, dedent
 from fastdesk.project.sync import Pair
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
-from fastdesk.translate.memory import MemoryKey
 
 __all__ = ["PairOutcome", "translate_pairs"]
 
@@ -40,7 +39,8 @@ async def translate_pairs(
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
 ) -> list[PairOutcome]:
-    """Send what each pair needs; its review takes every answer in (the record of the run)."""
+    """Send what each pair needs; its review takes every answer in (the record of the run).
+    ``specs`` name the project's source language, so the memory keeps it with each answer."""
 
     async def one(pair: Pair) -> PairOutcome:
         outcome = PairOutcome(pair)
@@ -50,15 +50,12 @@ async def translate_pairs(
             return outcome
         spec = specs[pair.lang]
         index = {b.id: b for b in pair.doc.blocks}
-        keys: list[MemoryKey] = []
         boxes = {
             bid: box
             for bid in need
             if (box := container(pair.doc, index[bid], pair.project.dialect)) is not None
         }
         plain = [bid for bid in need if bid not in boxes]
-        if plain and engine.memory is not None and spec.use_memory:
-            keys = [w.key for w in engine.plan(pair.doc, spec, plain)[1]]
 
         def on_event(event: EngineEvent) -> None:
             if isinstance(event, BlockDone) and event.origin != "copy":
@@ -84,10 +81,8 @@ async def translate_pairs(
         if plain:
             await engine.run(pair.doc, spec, emit=on_event, block_ids=plain)
         for bid, box in boxes.items():
-            on_event(await _container(engine, spec, bid, box, on_request, keys))
+            on_event(await _container(engine, spec, bid, box, on_request))
         pair.review.clear_in_flight()
-        if keys and engine.memory is not None:
-            engine.memory.remember(keys, pair.project.source_lang)
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in pairs)))
@@ -99,7 +94,6 @@ async def _container(
     block_id: str,
     box: Container,
     on_request: Callable[[RequestDone], None],
-    keys: list[MemoryKey],
 ) -> BlockDone | BlockFailed:
     """An admonition or tab: its title and its body (dedented) translated as documents of
     their own, block by block and memory first; the syntax around them kept as it is."""
@@ -122,8 +116,6 @@ async def _container(
             parts.append(piece.text)
             continue
         doc = parse(dedent(piece.text, piece.prefix))
-        if engine.memory is not None and spec.use_memory:
-            keys += [w.key for w in engine.plan(doc, spec)[1]]
         results = await engine.run(doc, spec, emit=on_event)
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(0, block_id, failed[0] if failed else "no answer")

@@ -23,7 +23,7 @@ from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
 
-__all__ = ["Pair", "open_pair"]
+__all__ = ["Pair", "open_pair", "write_target"]
 
 
 @dataclass
@@ -38,6 +38,8 @@ class Pair:
     review: Review
     target_exists: bool
     hand_edits: int = 0
+    # (block id, text) of each block taken in from the target on disk, as review.edit got it
+    taken: list[tuple[str, str]] = field(default_factory=list)
     conflict: str | None = None  # why the target must not be written over
     warnings: list[str] = field(default_factory=list)
     _saved: object = None  # the review as its sidecar holds it (saved again only when changed)
@@ -228,20 +230,27 @@ def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
     later = []
     for bid, text in changes:
         if review.doc is not None and bid in {b.id for b in review.doc.blocks}:
-            review.edit(bid, pair._to_source(text))
-            pair.hand_edits += 1
+            _hand_edit(pair, bid, text)
         else:
             later.append((bid, text))
     review.realign(pair.doc)
     for bid, text in later:
         if bid in {b.id for b in pair.doc.blocks}:
-            review.edit(bid, pair._to_source(text))
-            pair.hand_edits += 1
+            _hand_edit(pair, bid, text)
         else:
             pair.conflict = (
                 "edited by hand where the source changed too; fastdesk will not write over it "
                 "(take the edit into the source's review, or revert it)"
             )
+
+
+def _hand_edit(pair: Pair, block_id: str, target_text: str) -> None:
+    """A block of the target as a person left it: the editor's correction (links as the
+    source has them)."""
+    text = pair._to_source(target_text)
+    pair.review.edit(block_id, text)
+    pair.hand_edits += 1
+    pair.taken.append((block_id, text))
 
 
 def _pair_blocks(pair: Pair, disk: str) -> None:
@@ -257,8 +266,7 @@ def _pair_blocks(pair: Pair, disk: str) -> None:
         for k in range(i2 - i1):
             block, theirs = src[i1 + k], tgt[j1 + k]
             if block.translatable and pair.review.shown_text(block.id) is None:
-                pair.review.edit(block.id, pair._to_source(theirs.text))
-                pair.hand_edits += 1
+                _hand_edit(pair, block.id, theirs.text)
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -290,3 +298,17 @@ def _changed_blocks(written: TargetView, disk: str) -> list[tuple[str, str]]:
         for k, (bid, start, end) in enumerate(written.spans)
         if "".join(texts[k]) != written.text[start:end]
     ]
+
+
+def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
+    """Write ``source``'s target in ``lang`` from its review as `fastdesk translate DIR` writes
+    it (links rebased, the record kept), with no request: the window's Save in a project. Not
+    written when blocks have no translation (``pair.missing()``) or over a ``pair.conflict``."""
+    record = WrittenRecord(project.root)
+    pair = open_pair(project, source, lang, record)
+    if pair.conflict or pair.missing():
+        pair.save_review()  # hand edits taken in are kept even so
+        return pair
+    pair.write(record)
+    record.save()
+    return pair

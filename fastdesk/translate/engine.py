@@ -41,7 +41,7 @@ from fastdesk.translate.events import (
     Waiting,
 )
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.language import RUNAWAY_RATIO, not_translated
+from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import (
     PROMPT_VERSION,
@@ -77,6 +77,9 @@ class JobSpec:
     model: str | None = None
     use_memory: bool = True
     glossary: Glossary | None = None
+    # the source's language, when known (a docs project's): recorded with each answer in the
+    # memory so it can be exported as TMX; else identified from the block when it can be
+    source_lang: str | None = None
 
     @property
     def glossary_lang(self) -> str | None:
@@ -333,12 +336,16 @@ class Engine:
             and self.memory is not None
             and spec.use_memory
         ):
+            source = spec.source_lang
+            if source is None and spec.mode == "translate":
+                source = source_language(w.core)
             self.memory.put(
                 w.key,
                 outcome.text,
                 provider=outcome.provider,
                 model=outcome.model,
                 flags=outcome.flags,
+                source_lang=source,
             )
 
     async def _translate(

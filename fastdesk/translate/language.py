@@ -22,6 +22,7 @@ from fastdesk.document.languages import language_name, primary
 MIN_LETTERS = 40  # less prose than this is not identified (headings, names, numbers)
 MIN_ANSWER_LETTERS = 20  # an answer to a source that was identified may be judged on less
 SURE = 0.9  # the identifier's confidence needed to call an answer "in another language"
+LIKELY = 0.75  # enough to name a source's language in an export (English vs Pidgin: ~0.85)
 LENGTH_RATIO = (0.5, 2.5)  # an answer outside this share of its source's length is suspect
 DENSE_SCRIPTS = {"ja", "zh", "ko"}  # a few characters say what a paragraph of Latin letters do
 DENSE_LOW = 0.2
@@ -66,6 +67,17 @@ def identify(text: str, min_letters: int = MIN_LETTERS) -> dict[str, float] | No
     return {str(lang): float(p) for lang, p in ranked}
 
 
+def source_language(text: str) -> str | None:
+    """The language ``text`` is most likely in (a primary code), or None: too short to tell,
+    or unclear. What the memory records as an answer's source language: a label for TMX only
+    (the memory's keys do not hold it), so a likely language will do."""
+    langs = identify(text)
+    if langs is None:
+        return None
+    top = _top(langs)
+    return top if langs[top] >= LIKELY else None
+
+
 def not_translated(source: str, answer: str, target_lang: str) -> str | None:
     """Why ``answer`` is not a translation of ``source`` into ``target_lang`` (None: it may be).
 
@@ -77,6 +89,8 @@ def not_translated(source: str, answer: str, target_lang: str) -> str | None:
     if source_langs is None or _top(source_langs) == target:
         return None
     if " ".join(answer.split()) == " ".join(source.split()):
+        if source_langs[_top(source_langs)] < LIKELY:
+            return None  # not clearly in any language (names, Latin binomials): an echo may be
         return f"the answer is the source unchanged, not {language_name(target)}"
     answer_langs = identify(answer, MIN_ANSWER_LETTERS)
     if answer_langs is not None:

@@ -52,7 +52,17 @@ CREATE TABLE IF NOT EXISTS entries (
     PRIMARY KEY (key, model)
 );
 CREATE INDEX IF NOT EXISTS entries_used ON entries(used);
+CREATE TABLE IF NOT EXISTS sources (
+    key TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    glossary_version TEXT NOT NULL,
+    source_lang TEXT NOT NULL
+);
 """
+_REMEMBER = "INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
 @dataclass(frozen=True)
@@ -247,9 +257,11 @@ class Memory:
         provider: str,
         model: str,
         flags: tuple[Flag, ...] = (),
+        source_lang: str | None = None,
     ) -> bool:
         """Store a complete answer; returns False (and stores nothing) for a blank one, or when
-        the memory is not in use."""
+        the memory is not in use. ``source_lang``: the source's language, recorded with the
+        source text (see ``remember``) in the same transaction."""
         if not answer.strip() and key.text.strip():
             return False
         now = time.time()
@@ -260,6 +272,8 @@ class Memory:
                 "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key.digest(), model, provider, answer, payload, now, now),
             )
+            if source_lang:
+                db.execute(_REMEMBER, _source_row(key, source_lang))
             db.commit()
             self._puts += 1
             if self._puts % max(1, min(500, self.max_entries // 10)) == 0:
@@ -311,28 +325,12 @@ class Memory:
     # The entries table keys answers by a digest only; what a TMX file needs (the source text
     # and its languages) is kept beside it, for the answers fastdesk was told about.
 
-    _SOURCES_SCHEMA = """
-    CREATE TABLE IF NOT EXISTS sources (
-        key TEXT PRIMARY KEY,
-        text TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        lang TEXT NOT NULL,
-        prompt_version TEXT NOT NULL,
-        glossary_version TEXT NOT NULL,
-        source_lang TEXT NOT NULL
-    );
-    """
-
     def remember(self, keys: Iterable[MemoryKey], source_lang: str) -> None:
         """Record what these keys stand for, so their answers can be exported (TMX)."""
-        rows = [
-            (k.digest(), k.text, k.mode, k.lang, k.prompt_version, k.glossary_version, source_lang)
-            for k in keys
-        ]
+        rows = [_source_row(k, source_lang) for k in keys]
 
         def work(db: sqlite3.Connection) -> None:
-            db.executescript(self._SOURCES_SCHEMA)
-            db.executemany("INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            db.executemany(_REMEMBER, rows)
             db.commit()
 
         self._do(work, None)
@@ -354,7 +352,6 @@ class Memory:
         Row = tuple[str, str, str, str, str, str, str]
 
         def work(db: sqlite3.Connection) -> list[Row]:
-            db.executescript(self._SOURCES_SCHEMA)
             return db.execute(sql, args).fetchall()
 
         none: list[Row] = []
@@ -369,7 +366,6 @@ class Memory:
         """How many stored answers have no recorded source text (not exportable)."""
 
         def work(db: sqlite3.Connection) -> int:
-            db.executescript(self._SOURCES_SCHEMA)
             row = db.execute(
                 "SELECT COUNT(DISTINCT key) FROM entries WHERE key NOT IN (SELECT key FROM sources)"
             ).fetchone()
@@ -383,6 +379,18 @@ class Memory:
                 with contextlib.suppress(sqlite3.Error):
                     self._db.close()
                 self._db = None
+
+
+def _source_row(key: MemoryKey, source_lang: str) -> tuple[str, ...]:
+    return (
+        key.digest(),
+        key.text,
+        key.mode,
+        key.lang,
+        key.prompt_version,
+        key.glossary_version,
+        source_lang,
+    )
 
 
 def _hit(row: tuple[object, ...]) -> Hit | None:

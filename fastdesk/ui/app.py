@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QColor, QFileOpenEvent, QIcon, QPalette
@@ -111,7 +112,8 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 
 def run_app(path: str | None) -> int:
-    """Open the window (with `path` when given; the sample document on first start)."""
+    """Open the window (with `path` when given, a file or a docs project's folder; the sample
+    document on first start)."""
     from fastdesk.ui.window.main_window import MainWindow
 
     first_start = not settings_path().exists()
@@ -120,7 +122,7 @@ def run_app(path: str | None) -> int:
     apply_theme(app, settings.theme)
     window = MainWindow()
     if path:
-        window.open_file(path)
+        open_path(window, path)
     elif first_start:
         window.files.open_sample()
     window.show()
@@ -128,6 +130,19 @@ def run_app(path: str | None) -> int:
         app.file_opened.connect(window.open_file)
     _smoke_exit(app)
     return app.exec()
+
+
+class _Opens(Protocol):
+    def open_project(self, folder: str) -> object: ...
+    def open_file(self, path: str) -> object: ...
+
+
+def open_path(window: _Opens, path: str) -> None:
+    """`fastdesk DIR` opens a docs project (its files by language), `fastdesk FILE` a file."""
+    if os.path.isdir(path):
+        window.open_project(path)
+    else:
+        window.open_file(path)
 
 
 def _smoke_exit(app: QApplication) -> None:

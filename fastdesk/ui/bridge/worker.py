@@ -8,6 +8,11 @@ engine's events, so the GUI thread does no parsing. What the target shows is com
 by the window's one model of it (fastdesk.review.target_model.TargetModel), not here.
 
 Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes.
+
+Second target panes (``open_pane``): each is one more live session on the same engine and loop,
+in its own language, so the engine's limits hold across them; its block events travel in
+``WorkerBatch.panes`` under its key, what it says of requests with the document's own events.
+Closing the pane closes its session (what it has in flight is cancelled).
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
     BlockFailed,
+    BlockStarted,
     EngineError,
     EngineEvent,
+    Expansion,
     RequestDone,
     RequestStats,
+    RevisionDone,
 )
 from fastdesk.ui.bridge.segments import Segment, segment
 from fastdesk.ui.bridge.threads import LoopThread
@@ -70,6 +78,7 @@ EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
 _language_frozen = False  # the language check's tables are out of the collector's reach
+_PANE_EVENTS = (BlockStarted, BlockDone, BlockFailed, Expansion, RevisionDone)
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,11 @@ class WorkerBatch:
     # with failed blocks among the events: seconds until their provider may be asked again
     # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
     usable_in_s: float | None = None
+    # (pane key, its block events) of each second target pane with news (see open_pane)
+    panes: tuple[tuple[str, tuple[EngineEvent, ...]], ...] = ()
+
+    def pane_events(self, key: str) -> tuple[EngineEvent, ...]:
+        return next((events for k, events in self.panes if k == key), ())
 
 
 # After an edit, the batch that tells the window of the new document waits this long, so that
@@ -150,6 +164,9 @@ class EngineWorker(QObject):
         self._poll_handle: asyncio.Handle | None = None
         self._last_flush = 0.0
         self._sent_doc: Document | None = None
+        self._panes: dict[str, Session] = {}  # second target panes' sessions, by key
+        self._pane_events: dict[str, list[EngineEvent]] = {}
+        self._pane_partial: dict[str, dict[str, BlockDelta]] = {}
         self._sent_busy = False
         self._providers: tuple[str, ...] | None = None
         self._stopping = False
@@ -197,6 +214,15 @@ class EngineWorker(QObject):
     def set_visible(self, block_ids: Collection[str]) -> None:
         """The blocks on screen: their waiting work goes next (after an edit's)."""
         self._call(self._set_visible, frozenset(block_ids))
+
+    def open_pane(self, key: str, spec: JobSpec) -> None:
+        """A second target pane under ``key``: a live session for ``spec`` on the current
+        source (or a new spec for the one open under that key)."""
+        self._call(self._open_pane, key, spec)
+
+    def close_pane(self, key: str) -> None:
+        """The pane is closed: its session's work is cancelled and it hears no more edits."""
+        self._call(self._close_pane, key)
 
     def warm_up(self, *, active: bool = False) -> None:
         """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
@@ -276,6 +302,8 @@ class EngineWorker(QObject):
         self._source = source
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
+        for pane in self._panes.values():
+            self._guarded(pane.update, source, revision)
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
         self._schedule_flush(at_least=REQUEST_FIRST_S)
 
@@ -297,6 +325,51 @@ class EngineWorker(QObject):
         if self._session is not None:
             self._guarded(self._session.retranslate, block_ids)
         self._schedule_flush()
+
+    def _open_pane(self, key: str, spec: JobSpec) -> None:
+        if self._engine is None:
+            return
+        pane = self._panes.get(key)
+        if pane is None:
+            try:
+                pane = self._session_factory(
+                    self._engine, spec, lambda event: self._on_pane_event(key, event)
+                )
+            except Exception as exc:
+                self._failed("The second translation could not start", exc)
+                return
+            self._panes[key] = pane
+            self._guarded(pane.update, self._source, self._revision)
+        else:
+            self._guarded(pane.set_spec, spec)
+        self._force = True
+        self._schedule_flush()
+
+    def _close_pane(self, key: str) -> None:
+        pane = self._panes.pop(key, None)
+        self._pane_events.pop(key, None)
+        self._pane_partial.pop(key, None)
+        if pane is not None:
+            task = asyncio.ensure_future(_bounded(pane.aclose(), 0.5))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _on_pane_event(self, key: str, event: EngineEvent) -> None:
+        """A second pane's session: its block events go to that pane; requests, waits and
+        errors to the window like the document's own (RevisionDone is the pane's alone)."""
+        if key not in self._panes:
+            return  # closed meanwhile
+        if isinstance(event, BlockDelta):
+            self._pane_partial.setdefault(key, {})[event.block_id] = event
+        elif isinstance(event, _PANE_EVENTS):
+            if isinstance(event, BlockDone | BlockFailed):
+                self._pane_partial.get(key, {}).pop(event.block_id, None)
+            self._pane_events.setdefault(key, []).append(event)
+        else:
+            if isinstance(event, RequestDone):
+                self._last_activity = time.monotonic()
+            self._events.append(event)
+        self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._streaming)
 
     def _set_visible(self, block_ids: frozenset[str]) -> None:
         if self._session is not None:
@@ -421,7 +494,7 @@ class EngineWorker(QObject):
             if doc is not None and doc is not self._sent_doc:
                 source = _segments(doc)
                 self._sent_doc = new_doc = doc
-            busy = session.busy
+            busy = session.busy or any(p.busy for p in self._panes.values())
         elif self._sent_doc is None or self._source != self._sent_doc.source:
             # No engine: show the source as it is, block by block, so the target pane still
             # mirrors the document (and scrolls with it).
@@ -433,7 +506,8 @@ class EngineWorker(QObject):
         health = self._health_report() if self._health_changed else None
         self._health_changed = False
         notices = self._new_notices()
-        quiet = not events and source is None and busy == self._sent_busy
+        panes = self._collect_panes()
+        quiet = not events and not panes and source is None and busy == self._sent_busy
         quiet = quiet and providers is None and health is None and not notices
         if quiet and not self._force:
             return None
@@ -450,6 +524,7 @@ class EngineWorker(QObject):
             doc=new_doc,
             notices=notices,
             usable_in_s=self._usable_in_s() if failed else None,
+            panes=panes,
         )
 
     def _publish_headroom(self) -> None:
@@ -473,6 +548,17 @@ class EngineWorker(QObject):
             return None
         spec = self._spec
         return self._engine.router.usable_in_s(spec.provider or "auto", spec.model)
+
+    def _collect_panes(self) -> tuple[tuple[str, tuple[EngineEvent, ...]], ...]:
+        out = []
+        for key in self._panes:
+            events = (
+                *self._pane_events.pop(key, ()),
+                *self._pane_partial.pop(key, {}).values(),
+            )
+            if events:
+                out.append((key, events))
+        return tuple(out)
 
     def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
         from fastdesk.translate.wiring import plain_http_warnings
@@ -507,6 +593,9 @@ class EngineWorker(QObject):
         self._flush_handle = self._poll_handle = None
         session, engine = self._session, self._engine
         self._session = self._engine = None
+        panes, self._panes = list(self._panes.values()), {}
+        for pane in panes:
+            await _bounded(pane.aclose(), 0.3)
         if session is not None:
             await _bounded(session.aclose(), 0.5)
         if engine is not None:

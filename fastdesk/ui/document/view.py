@@ -42,6 +42,7 @@ from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
 from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.document.heal import Healer, failed_blocks, refresh_open_tooltip
+from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
@@ -75,6 +76,7 @@ class DocumentView(QWidget):
     target_updated = Signal()  # the target panes finished applying what the worker sent
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
     healing = Signal(str)  # the pending retry of failed blocks, counting down ("": none)
+    file_saved = Signal(object)  # the source (and its review file) written to this Path
 
     def __init__(
         self,
@@ -133,6 +135,7 @@ class DocumentView(QWidget):
         self.healer.ticked.connect(lambda: refresh_open_tooltip(self.margins))
         self.review_ctl.retry_in = self.healer.seconds_left
         self._wire_review()
+        self.second = SecondPane(self, spec)  # a second target pane, in another language
 
     # ---- construction --------------------------------------------------------------------------
 
@@ -267,6 +270,7 @@ class DocumentView(QWidget):
         worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
         worker.start()
         self._worker = worker
+        self.second.attach(worker)
 
     def stop_engine(self, timeout: float) -> bool:
         """Nothing the engine still sends reaches the view; True when its thread ended."""
@@ -299,6 +303,7 @@ class DocumentView(QWidget):
         self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision))
         self.refresh_target()
         self.worker.set_spec(self._spec(), self._sent_source, self.revision)
+        self.second.respec()
         self.busy.emit(True)
 
     def switch_review(self) -> None:
@@ -369,6 +374,7 @@ class DocumentView(QWidget):
             self._visible_timer.start()
         if batch.revision >= self.revision:
             self.busy.emit(batch.busy)
+        self.second.take(batch)  # the second target pane's share, if one is open
         self.refresh_target()
 
     def refresh_target(self) -> None:
@@ -516,6 +522,7 @@ class DocumentView(QWidget):
             autosave_key=autosave_key,
         )
         self._review_warnings(warnings)
+        self.second.reset(self.revision + 1)
         self.disk.watch(path, text if path is not None else None)
         self.source.setPlainText(render.normalize(text))
         self.source.document().setModified(modified)
@@ -535,6 +542,7 @@ class DocumentView(QWidget):
         self.source.document().setModified(False)
         self._review_problems(self.review_ctl.saved(path, text))
         self.renamed.emit()
+        self.file_saved.emit(path)
 
     def _set_path(self, path: Path | None) -> None:
         self.path = path
@@ -642,6 +650,8 @@ class DocumentView(QWidget):
         for pane in (self.source, self.target_editor):
             flat_scroll_bars(pane)
         self.preview.apply_palette()
+        if self.second.pane is not None:
+            self.second.pane.preview.apply_palette()
         self.scheduler.kick()
 
 

@@ -200,6 +200,9 @@ class RenderScheduler(QObject):
     def add(self, pane: Incremental, shown: Callable[[], bool] = lambda: True) -> None:
         self._panes.append((pane, shown))
 
+    def remove(self, pane: Incremental) -> None:
+        self._panes = [(p, shown) for p, shown in self._panes if p is not pane]
+
     def kick(self) -> None:
         """The wanted texts changed (or a pane was shown): work starts on the next turn."""
         self._kicked = time.perf_counter()

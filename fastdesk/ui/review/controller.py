@@ -133,7 +133,7 @@ class ReviewController(QObject):
         else:
             review = Review(None, key)
         if previous.lang == key:
-            _carry_answers(previous, review)
+            carry_answers(previous, review)
         self.review = review
         self.reviews = {key: review}
         self.model.reset(review, floor)
@@ -206,18 +206,27 @@ class ReviewController(QObject):
                 save_review(leaving)
             except OSError as exc:
                 warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
-        review = self.reviews.get(key)
-        if review is None:
-            if self.path is not None:
-                review, warnings = load_review(self.path, key)
-            else:
-                review = Review(None, key)
-            self.reviews[key] = review
+        review, found = self.review_for(key)
+        warnings += found
         self.key, self.review = key, review
         self.model.set_review(review, revision)
         self._activate_stack()
         self.changed.emit()
         return warnings
+
+    def review_for(self, key: str) -> tuple[Review, list[str]]:
+        """That key's review of this document (read from the review file the first time) and
+        warnings: kept with the others, so it is saved with them (a second target pane's)."""
+        review = self.reviews.get(key)
+        if review is not None:
+            return review, []
+        warnings: list[str] = []
+        if self.path is not None:
+            review, warnings = load_review(self.path, key)
+        else:
+            review = Review(None, key)
+        self.reviews[key] = review
+        return review, warnings
 
     def set_doc(self, doc: Document, revision: int) -> None:
         """The worker parsed a new revision of the source."""
@@ -326,6 +335,28 @@ class ReviewController(QObject):
         ask = self._step(label, [block_id], partial(self.review.resolve, block_id, choice))
         self._did(was == "stale_edit")
         return ask
+
+    def take_edits(self, key: str, changes: Sequence[tuple[str, str]]) -> int:
+        """Corrections made elsewhere (a translator's, in the target file on disk) into that
+        key's review, as the editor's own (one undoable step when it is the active review);
+        returns how many blocks took one (a block this document no longer holds is skipped)."""
+        review, _warnings = self.review_for(key)
+
+        def take() -> list[str]:
+            taken = []
+            for block_id, text in changes:
+                try:
+                    review.edit(block_id, text)
+                except KeyError:
+                    continue
+                taken.append(block_id)
+            return taken
+
+        ids = [block_id for block_id, _text in changes]
+        label = "Take In Edits of the Target File"
+        taken = self._step(label, ids, take) if review is self.review else take()
+        self._did(bool(taken))
+        return len(taken)
 
     # ---- undo ------------------------------------------------------------------------------------
 
@@ -521,7 +552,7 @@ class ReviewController(QObject):
         return problems
 
 
-def _carry_answers(old: Review, new: Review) -> None:
+def carry_answers(old: Review, new: Review) -> None:
     """Machine answers the live session already showed for blocks of the previous document:
     it keeps them for a new document with the same blocks (ids are content hashes) and will
     not announce them again, so the new review takes them from the old one."""

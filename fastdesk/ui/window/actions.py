@@ -68,6 +68,8 @@ class Commands:
     find_previous: Command
     outline: Command
     problems: Command
+    project: Command
+    second_pane: Toggle
     guide: Command
     keep_generated: Command
     discard_generated: Command
@@ -319,6 +321,23 @@ class Actions:
         self.problems = a(
             w, "actionProblems", "&Problems", c.problems, "Ctrl+Shift+M", "Blocks that need a look"
         )
+        self.project = a(
+            w,
+            "actionProject",
+            "&Project",
+            c.project,
+            "Ctrl+Shift+J",
+            "A docs project's files by language, what is stale (a folder to open first)",
+        )
+        self.second_pane = a(
+            w,
+            "actionSecondPane",
+            "Second &Translation",
+            c.second_pane,
+            "Ctrl+Shift+T",
+            "A second translation beside the first, in another language",
+            checkable=True,
+        )
         self.keep_generated = a(
             w,
             "actionKeepGenerated",
@@ -375,11 +394,11 @@ class Actions:
         review.addSeparator()
         review.addAction(self.export_bilingual)
         view = bar.addMenu("&View")
-        view.addActions([self.toggle_view, self.sync_scroll])
+        view.addActions([self.toggle_view, self.sync_scroll, self.second_pane])
         view.addSeparator()
         view.addActions([self.focus_source, self.focus_target])
         view.addSeparator()
-        view.addActions([self.outline, self.problems])
+        view.addActions([self.outline, self.problems, self.project])
         help_ = bar.addMenu("&Help")
         help_.addActions([self.guide, self.show_error, self.sample])
         help_.addSeparator()

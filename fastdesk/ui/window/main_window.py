@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
 import fastdesk
 from fastdesk.config.settings import Settings, load_settings, save_settings
@@ -41,7 +41,7 @@ from fastdesk.ui.bridge.worker import (
     default_session_factory,
 )
 from fastdesk.ui.dialogs.compare import install_compare_action
-from fastdesk.ui.document.files import FileCommands
+from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files
 from fastdesk.ui.review.commands import ReviewCommands
@@ -50,6 +50,7 @@ from fastdesk.ui.window.actions import Actions, Commands
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
+from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.actions_ = Actions(self, self._commands())
         self.actions_.build_menus(self.menuBar())
         self.workbench.install()
+        self.project = self._install_project()
         self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -199,6 +201,8 @@ class MainWindow(QMainWindow):
             find_previous=bench.find_previous,
             outline=bench.show_outline,
             problems=bench.show_problems,
+            project=self.show_project,
+            second_pane=self.set_second_pane,
             guide=bench.show_guide,
             keep_generated=bench.keep_generated,
             discard_generated=bench.discard_generated,
@@ -219,6 +223,11 @@ class MainWindow(QMainWindow):
         view.toggle_view_requested.connect(self.toggle_target_view)
         view.typing.connect(lambda: self._warm_up(active=True))  # warm while the editor types
         self.selectors.changed.connect(self._spec_changed)
+        view.file_saved.connect(self.project.saved)
+        self.project.message.connect(self.statusBar().showMessage)
+        view.second.toggled.connect(self._second_pane_toggled)
+        view.renamed.connect(self.project.follow)
+        self.selectors.changed.connect(self.project.follow)
 
     # ---- the job spec and the engine -----------------------------------------------------------
 
@@ -379,6 +388,23 @@ class MainWindow(QMainWindow):
         view.show_raw(not view.showing_raw)
         self._save_window(view="raw" if view.showing_raw else "rendered")
 
+    def set_second_pane(self, on: bool) -> None:
+        """A second translation beside the first: in the project's next language, else in
+        another common one (its own box changes it)."""
+        second = self.document_view.second
+        if not on:
+            second.close()
+            return
+        main = self.selectors.spec().target_lang
+        project = self.project.project
+        choices = [*(project.languages if project else ()), "de", "fr", "es"]
+        second.open(next(lang for lang in choices if lang != main))
+
+    def _second_pane_toggled(self, on: bool) -> None:
+        self.actions_.second_pane.blockSignals(True)
+        self.actions_.second_pane.setChecked(on)
+        self.actions_.second_pane.blockSignals(False)
+
     def _raw_changed(self, raw: bool) -> None:
         self.actions_.toggle_view.setText("Show rendered" if raw else "Show Markdown")
 
@@ -399,6 +425,63 @@ class MainWindow(QMainWindow):
     def open_file(self, path: str | Path) -> bool:
         """Open a Markdown file as the source (no question asked: callers confirm first)."""
         return self.files.open_file(path)
+
+    # ---- a docs project (fastdesk.ui.workbench.project) ----------------------------------------
+
+    def _install_project(self) -> ProjectPanel:
+        dock = ProjectDock(self)
+        dock.hide()
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        return ProjectPanel(
+            dock,
+            current=lambda: (self.document_view.path, self.document_view.review_key()),
+            open_pair=self._open_in_language,
+            review=self.document_view.review_ctl.synced,
+            take_edits=self._take_edits,
+            warn=lambda title, text: warn(self, title, text),
+            parent=self,
+        )
+
+    def open_project(self, folder: str | Path) -> bool:
+        """Show a docs project's files by language; its first source opens unless the
+        document on show is one of them."""
+        project = self.project.open(folder)
+        if project is None:
+            return False
+        sources = project.sources()
+        if sources and self.project.source_of(self.document_view.path) is None:
+            lang = self.selectors.spec().target_lang
+            self.project.choose(
+                sources[0], lang if lang in project.languages else project.languages[0]
+            )
+        return True
+
+    def show_project(self) -> None:
+        """The project panel; with no project open, first the folder to open as one."""
+        if self.project.project is None:
+            start = str(self.document_view.path.parent if self.document_view.path else Path.home())
+            folder = QFileDialog.getExistingDirectory(self, "Open a docs project", start)
+            if not folder or not self.open_project(folder):
+                return
+        self.project.dock.show()
+        self.project.dock.raise_()
+        self.project.dock.tree.setFocus()
+
+    def _take_edits(self, lang: str, edits: list[tuple[str, str]]) -> None:
+        """A translator's edits of the target on disk, into the document's review."""
+        view = self.document_view
+        taken = view.review_ctl.take_edits(lang, edits)
+        if taken:
+            view.refresh_target()
+            view.message.emit(f"{taken} block(s) edited in the target file taken in", 6000)
+
+    def _open_in_language(self, path: Path, lang: str) -> bool:
+        """Open ``path`` translated into ``lang`` (asking first about unsaved edits)."""
+        same = self.document_view.path is not None and self.document_view.path == path
+        if not same and not self.files.confirm_discard():
+            return False
+        self._select_review_key(lang)
+        return True if same else self.open_file(path)
 
     def fill_recent_menu(self, menu: QMenu) -> None:
         menu.clear()
@@ -541,6 +624,7 @@ class MainWindow(QMainWindow):
         activated = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
         if activated and self.document_view.engine_started and not self._closing:
             self._warm_up()  # back after a break: the worker decides whether it was long
+            self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
         super().changeEvent(event)
@@ -559,6 +643,7 @@ class MainWindow(QMainWindow):
         if not self.document_view.stop_engine(timeout=0.8):
             log.warning("the engine thread did not stop in time; leaving it behind")
         self.status.close()
+        self.project.close()
         event.accept()
 
 

@@ -49,8 +49,7 @@ class Selectors(QObject):
         combo.setMinimumContentsLength(24)
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         combo.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
-            combo.addItem(f"{LANGUAGES[code]} ({code})", code)
+        fill_languages(combo)
         completer = QCompleter(combo.model(), combo)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -84,11 +83,7 @@ class Selectors(QObject):
         self.mode.setCurrentIndex(max(0, self.mode.findData(mode)))
 
     def select_language(self, code: str) -> None:
-        index = self.language.findData(code)
-        if index < 0:
-            self.language.addItem(f"{language_name(code)} ({code})", code)
-            index = self.language.count() - 1
-        self.language.setCurrentIndex(index)
+        show_language(self.language, code)
 
     def follow(self, settings: Settings) -> None:
         """Show what the settings say, without ``changed`` (the caller acts on the whole)."""
@@ -169,6 +164,21 @@ class Selectors(QObject):
             found.append(completer.currentCompletion())
         starting = [name for name in found if name.lower().startswith(text.lower())]
         return (starting or found or [""])[0]
+
+
+def fill_languages(combo: QComboBox) -> None:
+    """Every language the app offers, by name, with its code as the item's data."""
+    for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
+        combo.addItem(f"{LANGUAGES[code]} ({code})", code)
+
+
+def show_language(combo: QComboBox, code: str) -> None:
+    """Select ``code`` in a language box (added when it is not listed: any BCP-47 code)."""
+    index = combo.findData(code)
+    if index < 0:
+        combo.addItem(f"{language_name(code)} ({code})", code)
+        index = combo.count() - 1
+    combo.setCurrentIndex(index)
 
 
 def _looks_like_code(text: str) -> bool:

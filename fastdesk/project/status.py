@@ -1,0 +1,90 @@
+"""What is stale in a docs project, per source file and language: `fastdesk status` and the
+window's project panel both read it from here, so they cannot disagree.
+
+Reads only the sidecars, the written record and the targets on disk: no request, nothing
+written (a broken sidecar or record is set aside, as when the window opens it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from fastdesk.project.layout import Project
+from fastdesk.project.record import WrittenRecord
+from fastdesk.project.sync import Pair, open_pair
+
+__all__ = ["ProjectStatus", "describe", "headline", "load_pairs", "read_status", "totals"]
+
+STATES = ("up_to_date", "stale", "missing", "conflict")
+
+
+def load_pairs(
+    project: Project, record: WrittenRecord, sources: Iterable[PurePosixPath] | None = None
+) -> list[Pair]:
+    """Every (source, language) pair, read and brought up to date with the disk. Raises
+    fastdesk.config.fileio.DocumentError for a source that cannot be read."""
+    return [
+        open_pair(project, source, lang, record)
+        for source in (project.sources() if sources is None else sources)
+        for lang in project.languages
+    ]
+
+
+@dataclass(frozen=True)
+class ProjectStatus:
+    """Each pair's status (``Pair.status``: source, lang, target, state, counts) and totals."""
+
+    project: Project
+    files: tuple[dict[str, object], ...]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return totals(self.files)
+
+
+def read_status(project: Project, sources: Iterable[PurePosixPath] | None = None) -> ProjectStatus:
+    """The status of every pair of ``project`` (or of ``sources`` only) as the disk has it."""
+    pairs = load_pairs(project, WrittenRecord(project.root), sources)
+    return ProjectStatus(project, tuple(p.status() for p in pairs))
+
+
+def _count(files: Iterable[dict[str, object]], name: str) -> int:
+    """The sum of a per-file count (each file's status holds it as an int)."""
+    return sum(value for f in files if isinstance(value := f[name], int))
+
+
+def totals(files: Iterable[dict[str, object]]) -> dict[str, int]:
+    files = list(files)
+    states = [str(f["state"]) for f in files]
+    return {
+        "pairs": len(files),
+        **{s: states.count(s) for s in STATES},
+        "stale_blocks": _count(files, "stale"),
+        "flagged_blocks": _count(files, "flagged"),
+    }
+
+
+def headline(entry: dict[str, object]) -> str:
+    """up to date / 3 stale blocks / missing / conflict: why"""
+    state = entry["state"]
+    if state == "missing":
+        return "missing"
+    if state == "conflict":
+        return f"conflict: {entry.get('conflict')}"
+    if state == "stale":
+        n = entry["stale"]
+        return f"{n} stale block{'s' if n != 1 else ''}"
+    return "up to date"
+
+
+def describe(entry: dict[str, object]) -> str:
+    """up to date / 3 stale blocks / missing · 1 flagged · 40% approved"""
+    parts = [headline(entry)]
+    if entry["flagged"]:
+        parts.append(f"{entry['flagged']} flagged")
+    if entry["hand_edits"]:
+        parts.append(f"{entry['hand_edits']} edited on disk")
+    parts.append(f"{entry['approved_percent']}% approved")
+    return " · ".join(parts)

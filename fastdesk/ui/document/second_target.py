@@ -1,0 +1,291 @@
+"""A second translation beside the first, in a language of its own (View → Second Translation).
+
+It is a second target model, not a copy of the first's state: its own
+fastdesk.review.target_model.TargetModel over that language's Review (the document's review
+controller holds it, so it is saved into the sidecar with the others), filled by a live session
+of its own on the document's engine thread (EngineWorker.open_pane): the memory answers at once,
+the rest is translated while the source is edited, like the first pane. Closing it closes that
+session, cancelling its requests. It shows the rendered translation, read-only; it scrolls with
+the source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from fastdesk.document.blocks import Document
+from fastdesk.document.html import contexts
+from fastdesk.document.languages import language_name
+from fastdesk.review.model import STATE_STYLES, Review
+from fastdesk.review.target_model import Segment, TargetModel
+from fastdesk.translate.events import EngineEvent
+from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.source_editor import SourceEditor
+from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
+from fastdesk.ui.review.controller import carry_answers
+from fastdesk.ui.review.widgets import ReviewMargin
+from fastdesk.ui.window.selectors import fill_languages, show_language
+
+if TYPE_CHECKING:
+    from fastdesk.translate.engine import JobSpec
+    from fastdesk.ui.bridge.worker import EngineWorker, WorkerBatch
+    from fastdesk.ui.document.view import DocumentView
+
+__all__ = ["SecondPane", "SecondTarget"]
+
+
+class SecondTarget(QWidget):
+    """The pane: a header (its language, a close button) over a rendered target.
+
+    ``language_chosen(code)`` when the user picks another language; ``close_requested`` from
+    its close button. The document view owns it and feeds it (set_doc, apply, idle)."""
+
+    language_chosen = Signal(str)
+    close_requested = Signal()
+
+    def __init__(self, key: str, lang: str, review: Review, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("secondTarget")
+        self.key = key  # its session's key on the engine thread (a new one per language)
+        self.lang = lang
+        self.model = TargetModel(review)
+        self.preview = TargetPreview()
+        self.preview.setObjectName("secondTargetPreview")
+        # each block's state in this language (machine, memory, flagged …), as beside the first
+        self.margin = ReviewMargin(
+            self.preview,
+            lambda key: self.model.review.state_of(key),
+            lambda key: STATE_STYLES[self.model.review.state_of(key)].meaning,
+        )
+        self.title = QLabel()
+        self.title.setObjectName("secondTargetTitle")
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.language = QComboBox()
+        self.language.setObjectName("secondLanguageSelector")
+        self.language.setToolTip("The second translation's language")
+        fill_languages(self.language)
+        # as narrow as a short name: the longest of ~100 would widen the window's minimum
+        self.language.setMinimumContentsLength(12)
+        self.language.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self._show_language(lang)
+        self.language.activated.connect(self._picked)
+        close = QToolButton()
+        close.setObjectName("secondTargetClose")
+        close.setAutoRaise(True)
+        close.setText("✕")
+        close.setToolTip("Close the second translation")
+        close.clicked.connect(self.close_requested)
+        head = QWidget()
+        head.setFixedHeight(28)
+        header = QHBoxLayout(head)
+        header.setContentsMargins(6, 0, 2, 0)
+        header.addWidget(self.title, 1)
+        header.addWidget(self.language)
+        header.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(head)
+        layout.addWidget(self.preview, 1)
+        self._told: tuple[Segment, ...] = ()
+        self._starts: list[int] = [0]
+        self._blocks: Sequence[Segment] = ()
+
+    # ---- what the document view tells it ---------------------------------------------------
+
+    def set_review(self, key: str, lang: str, review: Review, floor: int) -> None:
+        """Another language, with a session of its own under ``key``."""
+        self.key, self.lang = key, lang
+        self._show_language(lang)
+        self.model.set_review(review, floor)
+
+    def reset(self, review: Review, floor: int) -> None:
+        """A new document: nothing shown until its first revision (``floor``) is parsed."""
+        self.model.reset(review, floor)
+        self.preview.expansions.clear()
+
+    def set_doc(self, doc: Document, revision: int) -> None:
+        self.model.set_doc(doc, revision)
+        self.preview.set_contexts(contexts(doc))
+
+    def take(self, batch: WorkerBatch) -> bool:
+        """What a worker batch holds for this pane; True when the pane has something new."""
+        if batch.doc is not None:
+            self.set_doc(batch.doc, batch.revision)
+        self.apply(batch.pane_events(self.key))
+        if not batch.busy:
+            self.model.idle()
+        self.margin.update()
+        return self.refresh()
+
+    def apply(self, events: Sequence[EngineEvent]) -> None:
+        self.model.apply(events)
+
+    def refresh(self) -> bool:
+        """The pane converges to the model's segments; True when it has something new."""
+        wanted = self.model.segments()
+        if wanted is self._told:
+            return False
+        self._told = wanted
+        self.preview.want(wanted)
+        return True
+
+    def follow(self, source: SourceEditor, blocks: Sequence[Segment]) -> None:
+        """Scroll to the source's place, block by block."""
+        if blocks is not self._blocks:
+            self._blocks = blocks
+            self._starts = [0, *itertools.accumulate(b.qlen for b in blocks)]
+        anchor = plain_anchor(source, self._starts)
+        if anchor is not None and self.preview.block_count:
+            preview_scroll(self.preview, *anchor)
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _show_language(self, lang: str) -> None:
+        show_language(self.language, lang)
+        self.title.setText(f"Translation — {language_name(lang)}")
+
+    def _picked(self, index: int) -> None:
+        code = self.language.itemData(index)
+        if isinstance(code, str) and code != self.lang:
+            self.language_chosen.emit(code)
+
+
+class SecondPane(QObject):
+    """The document view's second target pane, open or not: opening, closing, its language,
+    and what the view hands on (batches, a new engine, a new document, a new spec)."""
+
+    toggled = Signal(bool)  # open or closed
+
+    def __init__(self, view: DocumentView, spec: Callable[[], JobSpec]) -> None:
+        super().__init__(view)
+        self.view = view
+        self._spec = spec
+        self.pane: SecondTarget | None = None
+        self._keys = itertools.count(1)
+
+    @property
+    def is_open(self) -> bool:
+        return self.pane is not None
+
+    def open(self, lang: str) -> SecondTarget:
+        """Open it in ``lang`` (or switch the open one to it)."""
+        view = self.view
+        if self.pane is not None:
+            self.set_language(lang)
+            return self.pane
+        review, warnings = view.review_ctl.review_for(lang)
+        _warn(view, warnings)
+        pane = SecondTarget(self._key(lang), lang, review)
+        pane.preview.image_folder = view.preview.image_folder
+        pane.language_chosen.connect(self.set_language)
+        pane.close_requested.connect(self.close)
+        doc = view.review_ctl.doc
+        if doc is not None:
+            pane.set_doc(doc, view.revision)
+        splitter = view.splitter
+        total = sum(splitter.sizes())
+        splitter.addWidget(pane)
+        splitter.setSizes([total // 3] * 3)  # three panes of a width
+        view.scheduler.add(pane.preview)
+        view.source.verticalScrollBar().valueChanged.connect(self._follow)
+        view.scheduler.settled.connect(self._settled)  # filled in: at the source's place
+        self.pane = pane
+        self._start(view.worker if view.engine_started else None)
+        pane.refresh()
+        view.scheduler.kick()
+        self.toggled.emit(True)
+        return pane
+
+    def close(self) -> None:
+        """Close it: its session's requests are cancelled; its review stays in the controller's
+        (saved with the others)."""
+        pane, self.pane = self.pane, None
+        if pane is None:
+            return
+        view = self.view
+        if view.engine_started:
+            view.worker.close_pane(pane.key)
+        view.scheduler.remove(pane.preview)
+        view.source.verticalScrollBar().valueChanged.disconnect(self._follow)
+        view.scheduler.settled.disconnect(self._settled)
+        pane.hide()
+        pane.setParent(None)
+        pane.deleteLater()
+        self.toggled.emit(False)
+
+    def set_language(self, lang: str) -> None:
+        pane = self.pane
+        if pane is None or lang == pane.lang:
+            return
+        view = self.view
+        if view.engine_started:
+            view.worker.close_pane(pane.key)
+        review, warnings = view.review_ctl.review_for(lang)
+        _warn(view, warnings)
+        pane.set_review(self._key(lang), lang, review, view.revision)
+        self._start(view.worker if view.engine_started else None)
+        if pane.refresh():
+            view.scheduler.kick()
+
+    # ---- what the document view hands on ---------------------------------------------------
+
+    def take(self, batch: WorkerBatch) -> None:
+        if self.pane is not None and self.pane.take(batch):
+            self.view.scheduler.kick()
+
+    def attach(self, worker: EngineWorker) -> None:
+        """A new engine: the pane's session starts on it."""
+        if self.pane is not None:
+            self._start(worker)
+
+    def respec(self) -> None:
+        """The provider (or model) changed: the pane's session follows."""
+        if self.pane is not None and self.view.engine_started:
+            self.view.worker.open_pane(self.pane.key, self._pane_spec(self.pane.lang))
+
+    def reset(self, floor: int) -> None:
+        """A new document: that language's review of it."""
+        pane = self.pane
+        if pane is not None:
+            review, warnings = self.view.review_ctl.review_for(pane.lang)
+            _warn(self.view, warnings)
+            carry_answers(pane.model.review, review)  # its session will not announce them again
+            pane.reset(review, floor)
+            pane.preview.image_folder = self.view.preview.image_folder
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _key(self, lang: str) -> str:
+        return f"{lang}#{next(self._keys)}"
+
+    def _pane_spec(self, lang: str) -> JobSpec:
+        return dataclasses.replace(self._spec(), mode="translate", target_lang=lang)
+
+    def _start(self, worker: EngineWorker | None) -> None:
+        if worker is not None and self.pane is not None:
+            worker.open_pane(self.pane.key, self._pane_spec(self.pane.lang))
+
+    def _follow(self) -> None:
+        if self.pane is not None and self.view.sync.enabled:
+            self.pane.follow(self.view.source, self.view.source_blocks)
+
+    def _settled(self) -> None:
+        if self.pane is not None:
+            self.pane.margin.update()
+        self._follow()
+
+
+def _warn(view: DocumentView, warnings: list[str]) -> None:
+    for warning in warnings:
+        view.problem.emit("Review file problem", warning)
