@@ -265,6 +265,12 @@ class ProjectPanel(QObject):
         """The window wrote ``path`` and its review: if it is a source of the project, its
         target in the language on show is written too (as `fastdesk translate DIR` would,
         with no request), then its cells are read again."""
+        self.write_target(path, "Saved")
+
+    def write_target(self, path: Path, done: str = "Exported") -> None:
+        """Write the target of the source at ``path`` in the language on show from its review
+        (links rebased, the record kept), off the GUI thread; the status bar says what
+        happened, starting with ``done``."""
         project, source = self.project, self.source_of(path)
         if project is None or source is None:
             return
@@ -283,7 +289,7 @@ class ProjectPanel(QObject):
                 return _Done(read_status(project, [source]))
             pair = write_target(project, source, lang)
             status = read_status(project, [source])
-            return _Done(status, _written(pair), (path, lang, pair.taken))
+            return _Done(status, _written(pair, done), (path, lang, pair.taken))
 
         self._run(job)
 
@@ -324,6 +330,11 @@ class ProjectPanel(QObject):
         except ValueError:
             return None
         return rel if rel in self.dock.rows else None
+
+    def place(self, path: Path | None) -> tuple[Project, PurePosixPath] | None:
+        """The open project and the path in it of the source at ``path`` (None: not one)."""
+        source = self.source_of(path)
+        return None if self.project is None or source is None else (self.project, source)
 
     def follow(self) -> None:
         """The dock selects the document on show."""
@@ -382,12 +393,12 @@ def take_in_hand_edits(
     return pair.taken
 
 
-def _written(pair: Pair) -> str:
-    """What Save did to the target, in a few words."""
+def _written(pair: Pair, done: str) -> str:
+    """What Save (or Export) did to the target, in a few words."""
     if pair.conflict:
         return f"{pair.target} not written: {pair.conflict}"
     missing = len(pair.missing())
     if missing:
         noun = "block has" if missing == 1 else "blocks have"
         return f"{pair.target} not written yet: {missing} {noun} no translation"
-    return f"Saved; {pair.target} written"
+    return f"{done}; {pair.target} written"
