@@ -9,7 +9,7 @@ warning before), with fastdesk's limiter seeded from the published free tiers:
    window's sending policy says: ``translate/sending.py``'s ``what_was_typed`` and
    ``SendPolicy`` with the limiter's room, the debounce setting 300 ms as its upper bound, so a
    sentence end or leaving the paragraph sends at once): requests a minute, 429s met (goal:
-   none).
+   none); then the same typist on a model with 1,000 requests a day (how long the day lasts).
 2. Translating a 300-block document, four blocks a request (75 requests, so the limit binds):
    429s met (goal: at most one, then none), and the time it took.
 3. The same document through a provider that fails one request in five (503), with retries:
@@ -47,6 +47,7 @@ from tests.emulator import Emulator
 
 SPEC = JobSpec(target_lang="en")  # echo answers are correct English
 MODEL = "llama-3.1-8b-instant"  # Groq free tier: 30 requests/min (resources/rate_limits.toml)
+SMALL_DAY = "openai/gpt-oss-120b"  # Groq free tier: 30 requests/min and 1,000 a day
 
 
 def document(blocks: int) -> str:
@@ -56,9 +57,9 @@ def document(blocks: int) -> str:
     )
 
 
-def engine_for(emu: Emulator, limited: bool = True, **kw: int) -> Engine:
+def engine_for(emu: Emulator, limited: bool = True, model: str = MODEL, **kw: int) -> Engine:
     provider = GroqProvider(
-        "gsk_bench_not_a_real_key_000000", base_url=emu.groq_base_url, default_model=MODEL
+        "gsk_bench_not_a_real_key_000000", base_url=emu.groq_base_url, default_model=model
     )
     limiter = Limiter() if limited else Limiter(table={})
     router = Router({"groq": provider}, stats=StatsStore.memory(), limiter=limiter)
@@ -113,12 +114,13 @@ class Sender:
 
 
 async def typing(
-    emu: Emulator, seconds: float, rng: random.Random
-) -> tuple[Counter[str], int, int]:
-    """(updates sent by kind, requests, waits announced) for ``seconds`` of typing: words at
+    emu: Emulator, seconds: float, rng: random.Random, model: str = MODEL
+) -> tuple[Counter[str], int, int, str | None]:
+    """(updates sent by kind, requests, waits announced, the policy's note on the day's limit)
+    for ``seconds`` of typing: words at
     ≈65 a minute with jitter, sentence ends, pauses after them and now and then mid-sentence,
     and a move to another paragraph every few sentences."""
-    engine = engine_for(emu)
+    engine = engine_for(emu, model=model)
     waits: list[EngineEvent] = []
 
     def emit(event: EngineEvent) -> None:
@@ -154,7 +156,7 @@ async def typing(
         sender.timer.cancel()
     await session.aclose()
     await engine.router.aclose()
-    return sender.sent, len(emu.chat_requests), len(waits)
+    return sender.sent, len(emu.chat_requests), len(waits), sender.policy.take_note()
 
 
 async def translate(
@@ -180,13 +182,25 @@ def main() -> None:
     args = parser.parse_args()
     print("A provider limited to 30 requests/minute (429 past it), fastdesk's limiter on:")
     with Emulator(limit_rpm=30, rate_limits=None) as emu:
-        sent, requests, waits = asyncio.run(typing(emu, args.typing_s, random.Random(args.seed)))
+        sent, requests, waits, _ = asyncio.run(typing(emu, args.typing_s, random.Random(args.seed)))
         print(
             f"1. typing {args.typing_s:.0f} s (the window's sending policy): "
             f"{sent.total()} updates ({sent['boundary']} at a boundary, "
             f"{sent['mid-sentence']} mid-sentence), {requests} requests "
             f"({requests / args.typing_s * 60:.1f} a minute), {waits} waits shown, "
             f"429s met: {emu.refused}"
+        )
+    with Emulator(limit_rpm=30, rate_limits=None) as emu:  # the same typist, a small day
+        sent, requests, waits, note = asyncio.run(
+            typing(emu, args.typing_s, random.Random(args.seed), model=SMALL_DAY)
+        )
+        per_minute = requests / args.typing_s * 60
+        print(
+            f"1b. the same on {SMALL_DAY} (1,000 requests a day): {sent.total()} updates "
+            f"({sent['boundary']} at a boundary, {sent['mid-sentence']} mid-sentence), "
+            f"{requests} requests ({per_minute:.1f} a minute: the day lasts "
+            f"{1000 / per_minute / 60:.1f} h at this pace), 429s met: {emu.refused}; "
+            f"status bar: {note or '(nothing)'}"
         )
     with Emulator(limit_rpm=30, rate_limits=None) as emu:
         done, failed, took = asyncio.run(translate(emu, args.blocks, max_batch_blocks=4))
