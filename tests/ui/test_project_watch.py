@@ -8,16 +8,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tests.project_kit import write
-from tests.ui.test_project_panel import MKDOCS, PAGE, cell, opened, settle
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
-    root = tmp_path / "site"
-    write(root / "mkdocs.yml", MKDOCS)
-    write(root / "docs/guide.md", PAGE)
-    write(root / "docs/index.md", PAGE.replace("first", "home"))
-    return root
+from tests.ui.test_project_panel import PAGE, cell, opened, settle
+from tests.ui.test_project_panel import site as site  # the same small MkDocs site
 
 
 @pytest.fixture
