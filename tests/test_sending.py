@@ -128,3 +128,108 @@ def test_headroom_counts_cancelled_requests_and_says_when_the_limiter_frees() ->
     assert room.fewer_than_at(4) == -math.inf
     clock.now += 60
     assert limiter.headroom(pair, 10).sent == ()
+
+
+# ---- the day's limit ------------------------------------------------------------------------
+
+GPT_OSS = ("groq", "openai/gpt-oss-120b")  # Groq free tier: 30 a minute, 1,000 a day
+
+
+def test_headroom_says_what_is_left_of_the_day_from_the_table_and_the_headers() -> None:
+    from fastdesk.providers.base import RateLimitInfo
+
+    clock = Clock()
+    limiter = Limiter(clock=clock)  # the published free tiers
+    assert limiter.headroom(GPT_OSS, 10).per_day == 1000
+    assert limiter.headroom(GPT_OSS, 10).left_today == 1000
+    for _ in range(5):
+        limiter.book(GPT_OSS, 10)
+    assert limiter.headroom(GPT_OSS, 10).left_today == 995
+    # Groq's x-ratelimit-remaining-requests counts the day: another client spent some too
+    limiter.observe(GPT_OSS, RateLimitInfo(remaining_requests=400, reset_requests_s=3600.0))
+    assert limiter.headroom(GPT_OSS, 10).left_today == 400
+    limiter.book(GPT_OSS, 10)
+    assert limiter.headroom(GPT_OSS, 10).left_today == 399
+    clock.now += 3601  # the header's reset passed: the client's own count again
+    assert limiter.headroom(GPT_OSS, 10).left_today == 994
+    # a per-minute header says nothing of the day
+    limiter.observe(
+        GPT_OSS, RateLimitInfo(remaining_requests=3, reset_requests_s=30.0, requests_per="minute")
+    )
+    assert limiter.headroom(GPT_OSS, 10).left_today == 994
+    assert (
+        Limiter(table={"groq": {"*": Limits(requests_per_minute=30)}})
+        .headroom(GPT_OSS, 10)
+        .left_today
+        is None
+    )
+
+
+def test_sends_inside_a_sentence_spread_what_is_left_of_the_day_over_a_working_day() -> None:
+    from fastdesk.translate.sending import WORKDAY_S, day_pace_s
+
+    clock = Clock()
+    policy = SendPolicy(0.3, clock=clock)
+    policy.sent()
+    day = Headroom(30, (), clock.now, per_day=1000, left_today=1000)
+    assert day_pace_s(day) == pytest.approx(WORKDAY_S / 1000)  # 28.8 s
+    assert policy.delay_s("typing", day) == pytest.approx(28.8)
+    assert policy.delay_s("word", day) == pytest.approx(28.8)
+    assert policy.delay_s("sentence", day) == 0.0  # boundaries still at once
+    assert policy.delay_s("left", day) == 0.0
+    half = Headroom(30, (), clock.now, per_day=1000, left_today=500)
+    assert policy.delay_s("typing", half) == pytest.approx(57.6)  # fewer left: further apart
+    # a large day (14,400 at 30 a minute) is the minute's own pace
+    big = Headroom(30, (), clock.now, per_day=14_400, left_today=14_400)
+    assert policy.delay_s("typing", big) == pytest.approx(2.0)
+    clock.now += 30
+    assert policy.delay_s("typing", day) == pytest.approx(0.3)
+
+
+def test_the_status_bar_hears_once_that_the_day_stretches_the_pacing() -> None:
+    clock = Clock()
+    policy = SendPolicy(0.3, clock=clock)
+    big = Headroom(30, (), clock.now, per_day=14_400, left_today=14_000)
+    policy.delay_s("typing", big)
+    assert policy.take_note() is None  # the minute's pace: nothing to say
+    day = Headroom(30, (), clock.now, per_day=1000, left_today=990)
+    policy.delay_s("sentence", day)
+    assert policy.take_note() is None  # a boundary is not held back
+    policy.delay_s("typing", day)
+    note = policy.take_note()
+    assert note is not None and "990 of 1,000 requests left today" in note
+    assert "every 29 s" in note
+    assert policy.take_note() is None
+    policy.delay_s("typing", Headroom(30, (), clock.now, per_day=1000, left_today=500))
+    assert policy.take_note() is None  # said once
+
+
+def test_warm_ups_wait_while_the_day_is_stretched() -> None:
+    now = 1000.0
+    assert room_for_extra(Headroom(30, (), now, per_day=14_400, left_today=14_400), now)
+    assert not room_for_extra(Headroom(30, (), now, per_day=1000, left_today=1000), now)
+
+
+def test_an_hour_of_typing_leaves_most_of_a_1000_a_day_limit() -> None:
+    """The issue's case: at ~20 sends a minute the day's 1,000 requests lasted under an hour.
+    A typist edits every 3 s mid-sentence and ends a sentence every 30 s, for an hour, through
+    the published limits on an injected clock: every send is booked."""
+    clock = Clock()
+    limiter = Limiter(clock=clock)
+    policy = SendPolicy(0.3, clock=clock)
+    due: float | None = None
+    mid_gaps: list[float] = []
+    for step in range(1200):  # 3 s apart: an hour
+        clock.now += 3.0
+        if due is not None and due <= clock.now:  # the timer of the last edit fired
+            limiter.book(GPT_OSS, 800)
+            policy.sent()
+        kind = "sentence" if step % 10 == 9 else "typing"
+        before = policy.last_sent
+        room = limiter.headroom(GPT_OSS, 800)
+        due = clock.now + policy.delay_s(kind, room)  # type: ignore[arg-type]
+        if kind == "typing" and before > -math.inf:
+            mid_gaps.append(due - before)
+    left = limiter.headroom(GPT_OSS, 800).left_today
+    assert left is not None and left > 1000 - 200  # ~120 boundaries and a few dozen others
+    assert min(mid_gaps) >= 28.8 - 1e-6  # none inside a sentence closer than the day allows

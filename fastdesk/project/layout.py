@@ -104,15 +104,28 @@ class Project:
     @cached_property
     def _sources(self) -> tuple[PurePosixPath, ...]:
         out: set[PurePosixPath] = set()
-        targets = self._target_dirs()
         for root in self.roots:
-            base = self.root / root.source
-            for path in _walk(base, self.extensions):
+            for path in _walk(self.root / root.source, self.extensions):
                 rel = PurePosixPath(path.relative_to(self.root).as_posix())
-                if any(_under(rel, t) for t in targets) or self._is_suffixed_target(root, rel):
-                    continue
-                out.add(rel)
+                if self._reads_as_source(root, rel):
+                    out.add(rel)
         return tuple(sorted(out))
+
+    def reads_as_source(self, path: PurePosixPath) -> bool:
+        """Whether a Markdown file at ``path`` (relative to the root) would be read as a source
+        page: under a source folder, not where targets go (docs/en/guide.fr.md in a folder
+        layout is a new source page; docs/guide.fr.md in a suffix layout is a target)."""
+        if path.suffix.lower() not in self.extensions or ".." in path.parts:
+            return False
+        return any(
+            _under(path, PurePosixPath(root.source)) and self._reads_as_source(root, path)
+            for root in self.roots
+        )
+
+    def _reads_as_source(self, root: Root, rel: PurePosixPath) -> bool:
+        if any(_under(rel, t) for t in self._target_dirs):
+            return False
+        return not self._is_suffixed_target(root, rel)
 
     def target(self, source: PurePosixPath, lang: str) -> PurePosixPath:
         """The target of ``source`` (relative to the root) in ``lang``."""
@@ -145,6 +158,7 @@ class Project:
                 return root
         raise ProjectError(f"{source}: not under a source folder of this project")
 
+    @cached_property
     def _target_dirs(self) -> list[PurePosixPath]:
         """Folders that hold only targets (folder layouts): never walked for sources."""
         dirs = []

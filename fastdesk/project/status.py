@@ -21,15 +21,22 @@ STATES = ("up_to_date", "stale", "missing", "conflict")
 
 
 def load_pairs(
-    project: Project, record: WrittenRecord, sources: Iterable[PurePosixPath] | None = None
+    project: Project,
+    record: WrittenRecord,
+    sources: Iterable[PurePosixPath] | None = None,
+    *,
+    pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
 ) -> list[Pair]:
-    """Every (source, language) pair, read and brought up to date with the disk. Raises
-    fastdesk.config.fileio.DocumentError for a source that cannot be read."""
-    return [
-        open_pair(project, source, lang, record)
-        for source in (project.sources() if sources is None else sources)
-        for lang in project.languages
-    ]
+    """Every (source, language) pair (of ``sources`` only, or only ``pairs``, when given),
+    read and brought up to date with the disk. Raises fastdesk.config.fileio.DocumentError
+    for a source that cannot be read."""
+    if pairs is None:
+        pairs = [
+            (source, lang)
+            for source in (project.sources() if sources is None else sources)
+            for lang in project.languages
+        ]
+    return [open_pair(project, source, lang, record) for source, lang in pairs]
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,16 @@ class ProjectStatus:
         return totals(self.files)
 
 
-def read_status(project: Project, sources: Iterable[PurePosixPath] | None = None) -> ProjectStatus:
-    """The status of every pair of ``project`` (or of ``sources`` only) as the disk has it."""
-    pairs = load_pairs(project, WrittenRecord(project.root), sources)
-    return ProjectStatus(project, tuple(p.status() for p in pairs))
+def read_status(
+    project: Project,
+    sources: Iterable[PurePosixPath] | None = None,
+    *,
+    pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
+) -> ProjectStatus:
+    """The status of every pair of ``project`` (of ``sources`` only, or only ``pairs``) as the
+    disk has it."""
+    loaded = load_pairs(project, WrittenRecord(project.root), sources, pairs=pairs)
+    return ProjectStatus(project, tuple(p.status() for p in loaded))
 
 
 def _count(files: Iterable[dict[str, object]], name: str) -> int:

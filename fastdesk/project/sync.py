@@ -23,7 +23,7 @@ from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
 
-__all__ = ["Pair", "open_pair", "write_target"]
+__all__ = ["Pair", "open_pair", "relinked", "write_target"]
 
 
 @dataclass
@@ -123,8 +123,7 @@ class Pair:
     # ---- links ----------------------------------------------------------------------------
 
     def _to_target(self, text: str) -> str:
-        pages = self._pages()
-        return rebase_links(text, self.source, self.target, pages.get)
+        return relinked(self.project, self.source, self.lang, text, self.target)
 
     def _to_source(self, text: str) -> str:
         back = {t: s for s, t in self._pages().items()}
@@ -132,6 +131,15 @@ class Pair:
 
     def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
         return self.project.pages(self.lang)
+
+
+def relinked(
+    project: Project, source: PurePosixPath, lang: str, text: str, dest: PurePosixPath
+) -> str:
+    """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
+    relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
+    links to other pages point at their targets in ``lang``."""
+    return rebase_links(text, source, dest, project.pages(lang).get)
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:

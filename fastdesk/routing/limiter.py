@@ -115,7 +115,7 @@ class _State:
     )
     blocked_until: float = -math.inf  # a 429 said "nothing more until then"
     blocked_why: str = ""
-    # what the last headers said is left: "requests"/"tokens" → [remaining, until, why]
+    # what the last headers said is left: "requests"/"tokens" → [remaining, until, why, window]
     server: dict[str, list[Any]] = field(default_factory=dict)
 
 
@@ -128,6 +128,10 @@ class Headroom:
     per_minute: int | None  # the requests/minute limit (None: none)
     sent: tuple[float, ...]  # when the requests of the last minute went (cancelled ones too)
     free_at: float  # when the limiter lets the next request of the size asked about go
+    per_day: int | None = None  # the requests/day limit (None: none)
+    # requests left in the day: the limit less the last 24 h's, or fewer when the server's
+    # headers said so (Groq's x-ratelimit-remaining-requests counts the day); None: no limit
+    left_today: int | None = None
 
     def fewer_than_at(self, most: int) -> float:
         """When fewer than ``most`` of these requests are still within their minute (-inf: now)."""
@@ -136,6 +140,10 @@ class Headroom:
         if len(self.sent) < most:
             return -math.inf
         return self.sent[len(self.sent) - most] + WINDOWS["minute"]
+
+
+def _at_least_0(value: int | float | None) -> int | None:
+    return None if value is None else max(0, int(value))
 
 
 @dataclass(frozen=True)
@@ -192,7 +200,7 @@ class Limiter:
         state = self._state(pair)
         now = self._clock()
         wait = max(0.0, state.blocked_until - now)
-        for what, (remaining, until, _why) in state.server.items():
+        for what, (remaining, until, _why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 wait = max(wait, until - now)
         for name, window in state.windows.items():
@@ -206,8 +214,16 @@ class Limiter:
         """A snapshot of ``pair``'s room now, for a request of ``tokens`` (see Headroom)."""
         wait = self.wait_s(pair, tokens)  # expires the windows too
         state = self._state(pair)
+        now = self._clock()
         sent = tuple(at for at, _tokens in state.windows["minute"].sent)
-        return Headroom(state.limits.requests_per_minute, sent, self._clock() + wait)
+        per_day = state.limits.requests_per_day
+        left = None if per_day is None else max(0, per_day - len(state.windows["day"].sent))
+        remaining, until, _why, window = state.server.get("requests", (0, -math.inf, "", ""))
+        if window == "day" and now < until:
+            left = remaining if left is None else min(left, remaining)
+        return Headroom(
+            state.limits.requests_per_minute, sent, now + wait, per_day, _at_least_0(left)
+        )
 
     def why(self, pair: Pair, tokens: int) -> str:
         """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""
@@ -215,7 +231,7 @@ class Limiter:
         now = self._clock()
         if state.blocked_until > now and state.blocked_why:
             return state.blocked_why
-        for what, (remaining, until, why) in state.server.items():
+        for what, (remaining, until, why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 return str(why)
         label = state.limits.label or pair[0]
@@ -285,7 +301,7 @@ class Limiter:
                 unit = "min" if window == "minute" else window
                 shown = limit if limit is not None else state.limits.limit(what, window)
                 why = f"{state.limits.label or pair[0]}, {shown or 0:,} {what}/{unit}"
-                state.server[what] = [remaining, now + min(reset, WINDOWS[window]), why]
+                state.server[what] = [remaining, now + min(reset, WINDOWS[window]), why, window]
 
     def rate_limited(
         self, pair: Pair, retry_after: float | None, info: RateLimitInfo | None = None

@@ -13,6 +13,13 @@ boundary go no faster than the limit's own pace (one each 2 s at 30 a minute) an
 reserve of the minute's requests for those that are. Every
 request counts, a cancelled one too (the limiter books it when it goes out).
 
+A day's limit is paced too (``day_pace_s``): at ~20 sends a minute, Groq's 1,000 requests a day
+for openai/gpt-oss-120b would last under an hour of typing. So sends that are not at a boundary
+go no faster than the day's remaining requests spread over a working day (``WORKDAY_S``, 8 h:
+28.8 s apart with 1,000 left), boundaries still at once while any remain; once that stretches
+the minute's pace noticeably the policy has one sentence for the status bar (``take_note``),
+and warm-ups wait (a request nobody waits for is the first a short day cannot spare).
+
 Qt-free and clock-injected: the document view asks ``delay_s`` on every edit and (re)starts its
 one timer with the answer; the warm-up asks ``room_for_extra`` before spending a request.
 """
@@ -33,6 +40,8 @@ BOUNDARIES: frozenset[Kind] = frozenset({"left", "line", "sentence"})
 WORD_SHARE = 0.5  # a finished word waits this share of the debounce setting
 RESERVE_SHARE = 0.25  # of a minute's requests, kept for sends at a boundary
 TYPICAL_TOKENS = 800  # what an edit's request books, for the limiter's token windows
+WORKDAY_S = 8 * 3600.0  # a day's remaining requests are spread over this much typing
+NOTE_STRETCH = 1.5  # the day's pace says so (and stops warm-ups) past this × the minute's
 
 # A sentence ends with . ! ? … (or their CJK and Arabic forms), maybe closed by quotes, brackets
 # or emphasis, maybe followed by the space typed after it.
@@ -65,11 +74,32 @@ def spare_requests(headroom: Headroom, share: float = RESERVE_SHARE) -> int | No
     return max(1, headroom.per_minute - reserve)
 
 
+def minute_pace_s(headroom: Headroom) -> float:
+    """Seconds between sends at the minute's limit (0: no requests/minute limit)."""
+    return 60.0 / headroom.per_minute if headroom.per_minute else 0.0
+
+
+def day_pace_s(headroom: Headroom, workday_s: float = WORKDAY_S) -> float:
+    """Seconds between sends for the day's remaining requests to last ``workday_s`` (0: no
+    requests/day limit)."""
+    if headroom.left_today is None:
+        return 0.0
+    return workday_s / max(1, headroom.left_today)
+
+
+def day_stretched(headroom: Headroom, workday_s: float = WORKDAY_S) -> bool:
+    """Whether the day's limit, not the minute's, sets the pace (by ``NOTE_STRETCH`` or more:
+    14,400 a day at 30 a minute is the same pace, until a third of it is spent)."""
+    day = day_pace_s(headroom, workday_s)
+    return day > 0 and day >= NOTE_STRETCH * max(minute_pace_s(headroom), 1e-9)
+
+
 def room_for_extra(headroom: Headroom | None, now: float) -> bool:
-    """Whether a request nobody is waiting for (a warm-up) fits now without eating the reserve."""
+    """Whether a request nobody is waiting for (a warm-up) fits now without eating the reserve
+    (nor a day whose requests are being stretched)."""
     if headroom is None:
         return True
-    if headroom.free_at > now:
+    if headroom.free_at > now or day_stretched(headroom):
         return False
     spare = spare_requests(headroom)
     return spare is None or headroom.fewer_than_at(spare) <= now
@@ -84,7 +114,10 @@ class SendPolicy:
     clock: Callable[[], float] = time.monotonic
     word_share: float = WORD_SHARE
     reserve_share: float = RESERVE_SHARE
+    workday_s: float = WORKDAY_S
     last_sent: float = field(default=-math.inf)
+    _note: str | None = None  # the day's pacing, for the status bar (said once)
+    _noted: bool = False
 
     def typed_wait_s(self, kind: Kind) -> float:
         """The wait what was typed asks for, before the limiter is asked."""
@@ -98,12 +131,31 @@ class SendPolicy:
         at = now + self.typed_wait_s(kind)
         if headroom is not None:
             at = max(at, headroom.free_at)
-            spare = spare_requests(headroom, self.reserve_share)
-            if kind not in BOUNDARIES and spare is not None and headroom.per_minute:
-                # no faster than the limit's own pace, and never into the reserve
-                pace = 60.0 / headroom.per_minute
-                at = max(at, self.last_sent + pace, headroom.fewer_than_at(spare))
+            if kind not in BOUNDARIES:
+                # no faster than the minute's pace or the day's, and never into the reserve
+                pace = max(minute_pace_s(headroom), day_pace_s(headroom, self.workday_s))
+                at = max(at, self.last_sent + pace)
+                spare = spare_requests(headroom, self.reserve_share)
+                if spare is not None:
+                    at = max(at, headroom.fewer_than_at(spare))
+                if not self._noted and day_stretched(headroom, self.workday_s):
+                    self._noted = True
+                    self._note = _day_note(headroom, pace)
         return max(0.0, at - now)
+
+    def take_note(self) -> str | None:
+        """Once: that the day's limit stretches the pacing, in words (None: nothing to say)."""
+        note, self._note = self._note, None
+        return note
 
     def sent(self) -> None:
         self.last_sent = self.clock()
+
+
+def _day_note(headroom: Headroom, pace_s: float) -> str:
+    left, per_day = headroom.left_today or 0, headroom.per_day
+    of = f" of {per_day:,}" if per_day else ""
+    return (
+        f"{left:,}{of} requests left today: edits inside a sentence are sent at most every "
+        f"{pace_s:.0f} s so that they last a working day (sentence ends still go at once)"
+    )

@@ -169,3 +169,25 @@ def test_a_speculative_answer_serves_the_block_it_became(make_window, qtbot, pro
         lambda: w.document_view.target_editor.toPlainText() == "Bonjour monde.\n\nThe chat."
     )
     assert [r.messages[-1]["content"] for r in provider.requests] == ["Hello world.", "The cat."]
+
+
+def test_the_status_bar_says_once_that_a_small_day_stretches_the_pacing(
+    make_window, qtbot, provider
+) -> None:
+    def factory() -> object:
+        limits = Limits(requests_per_minute=30, requests_per_day=1000, label="test tier")
+        limiter = Limiter(table={provider.name: {"*": limits}})
+        return Engine(Router({provider.name: provider}, limiter=limiter))
+
+    w = make_window(settings=Settings(debounce_ms=300), engine_factory=factory)
+    view = w.document_view
+    typed(qtbot, w, "Hello world.")  # a boundary: at once, the day notwithstanding
+    qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: bool(view.worker.headroom and view.worker.headroom.sent))
+    typed(qtbot, w, " The ca")  # inside a word: the day's pace, ~29 s after the last send
+    assert view._debounce.interval() > 25_000
+    message = w.statusBar().currentMessage()
+    assert "requests left today" in message and "working day" in message
+    w.statusBar().clearMessage()
+    typed(qtbot, w, "t sat")
+    assert w.statusBar().currentMessage() == ""  # said once

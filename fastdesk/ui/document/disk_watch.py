@@ -1,13 +1,15 @@
-"""Noticing that another program changed the open document on disk.
+"""Noticing that another program changed a file on disk: the open document, a project's targets.
 
 QFileSystemWatcher loses a file that is replaced by a rename (what atomic saves do, ours and
-most editors'), so the folder is watched too and the file re-added. Events come in bursts while
-a file is written: they are coalesced, then the file is read and compared with what we last
-loaded or saved, so that our own saves and a mere touch are not "changes".
+most editors'), so each file's folder is watched too and the file re-added. Events come in
+bursts while a file is written: they are coalesced (``PathWatch``), then the file is read and
+compared with what we last loaded or saved, so that our own saves and a mere touch are not
+"changes".
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
@@ -16,6 +18,51 @@ from fastdesk.config.fileio import DocumentError, read_document
 from fastdesk.ui.bridge.segments import normalize
 
 SETTLE_MS = 150
+
+
+class PathWatch(QObject):
+    """Files and the folders they are in, watched; ``settled(paths)`` once ``SETTLE_MS`` pass
+    with no further event, with the watched paths (files or folders) that had one."""
+
+    settled = Signal(list)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.files: tuple[Path, ...] = ()
+        self._poked: set[str] = set()
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._poke)
+        self._watcher.directoryChanged.connect(self._poke)
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
+
+    def watch(self, files: Iterable[Path]) -> None:
+        """Follow ``files`` (and their folders) instead of what was followed before."""
+        watched = self._watcher.files() + self._watcher.directories()
+        if watched:
+            self._watcher.removePaths(watched)
+        self.files = tuple(dict.fromkeys(files))
+        self._poked.clear()
+        self._settle.stop()
+        self.rewatch()
+
+    def rewatch(self) -> None:
+        """Watch again what exists now (a file replaced by a rename, a folder made since)."""
+        watched = set(self._watcher.files() + self._watcher.directories())
+        wanted = dict.fromkeys(p for f in self.files for p in (f, f.parent))
+        new = [str(p) for p in wanted if str(p) not in watched and p.exists()]
+        if new:
+            self._watcher.addPaths(new)
+
+    def _poke(self, path: str) -> None:
+        self._poked.add(path)
+        self._settle.start()
+
+    def _settled(self) -> None:
+        poked, self._poked = sorted(self._poked), set()
+        self.settled.emit(poked)
 
 
 class DiskWatcher(QObject):
@@ -30,48 +77,27 @@ class DiskWatcher(QObject):
         self.path: Path | None = None
         self._known: str | None = None
         self._gone = False
-        self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(self._poke)
-        self._watcher.directoryChanged.connect(self._poke)
-        self._settle = QTimer(self)
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(SETTLE_MS)
-        self._settle.timeout.connect(self.check)
+        self._paths = PathWatch(self)
+        self._paths.settled.connect(lambda _paths: self.check())
 
     def watch(self, path: Path | None, text: str | None) -> None:
         """Follow ``path`` (None: nothing), whose content is ``text`` as we loaded it."""
-        watched = self._watcher.files() + self._watcher.directories()
-        if watched:
-            self._watcher.removePaths(watched)
         self.path = path
         self._known = normalize(text) if text is not None else None
         self._gone = False
-        self._settle.stop()
-        if path is not None:
-            self._add()
+        self._paths.watch([] if path is None else [path])
 
     def known(self, text: str) -> None:
         """We wrote ``text`` to the file ourselves (a save)."""
         self._known = normalize(text)
         self._gone = False
-        self._add()
-
-    def _add(self) -> None:
-        if self.path is None:
-            return
-        watched = set(self._watcher.files() + self._watcher.directories())
-        for item in (self.path, self.path.parent):
-            if item.exists() and str(item) not in watched:
-                self._watcher.addPath(str(item))
-
-    def _poke(self, _path: str) -> None:
-        self._settle.start()
+        self._paths.rewatch()
 
     def check(self) -> None:
         """Read the file and report a change (also called directly by tests)."""
         if self.path is None:
             return
-        self._add()  # replaced by a rename: watch the new file
+        self._paths.rewatch()  # replaced by a rename: watch the new file
         if not self.path.exists():
             if not self._gone:
                 self._gone = True

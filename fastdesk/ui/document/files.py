@@ -4,17 +4,25 @@ changed on disk. Each asks first when unsaved edits would be lost."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.config.paths import resource
+from fastdesk.project.layout import Project
+from fastdesk.project.sync import relinked
 from fastdesk.review import autosave
+from fastdesk.review.export import export_target
 from fastdesk.review.model import Review
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.document.view import DocumentView
+
+if TYPE_CHECKING:
+    from fastdesk.ui.workbench.project import ProjectPanel
 
 SAMPLE_NAME = "Sample document"
 MARKDOWN_FILTER = "Markdown (*.md *.markdown *.mdown *.mkd *.txt);;All files (*)"
@@ -55,7 +63,8 @@ def unfinished_text(waiting: int, failed: int, flagged: int) -> str:
 
 class FileCommands:
     """Open, save and export ``view``'s document. ``remember(path)`` adds a recent file;
-    ``select_review_key(key)`` switches the mode and language to a restored review's."""
+    ``select_review_key(key)`` switches the mode and language to a restored review's;
+    ``project()`` is the window's project panel."""
 
     def __init__(
         self,
@@ -64,9 +73,11 @@ class FileCommands:
         *,
         remember: Callable[[Path], None],
         select_review_key: Callable[[str], None],
+        project: Callable[[], ProjectPanel | None] = lambda: None,
     ) -> None:
         self.view = view
         self.parent = parent
+        self._project = project  # the window's project panel (Export in a project)
         self._remember = remember
         self._select_review_key = select_review_key
         view.files_dropped.connect(self.open_dropped)
@@ -183,14 +194,110 @@ class FileCommands:
         return True
 
     def export_dialog(self) -> None:
+        """Where to write the translation: in a docs project, the layout's target is proposed
+        (and written as Save writes it); elsewhere a copy beside the source."""
         if not self._confirm_unfinished(*self.view.review_ctl.model.unfinished()):
             return
-        suggested = self.view.review_ctl.export_path()
+        place = self._in_project()
+        if place is not None:
+            project, source = place
+            suggested = project.root / project.target(source, self.view.review_key())
+        else:
+            suggested = self.view.review_ctl.export_path()
         path = export_path(
             self.parent, self.view, suggested, "Export translation", "Markdown (*.md)"
         )
-        if path:
+        if not path:
+            return
+        if place is None:
             self.export_translation(path)
+        else:
+            self.export_in_project(*place, Path(path))
+
+    def _in_project(self) -> tuple[Project, PurePosixPath] | None:
+        """The open project and the source's path in it, when the document on show is one of
+        its sources and the language on show one of its languages."""
+        panel = self._project()
+        place = panel.place(self.view.path) if panel is not None else None
+        if place is None or self.view.review_key() not in place[0].languages:
+            return None
+        return place
+
+    def export_in_project(self, project: Project, source: PurePosixPath, chosen: Path) -> bool:
+        """The layout's target: written as Save writes it (links rebased, the record kept;
+        the source is saved first when it has unsaved edits, for the target is written from
+        it). Another path: a copy with its links rebased for that folder, after a warning
+        when the layout would read that file as a new source page."""
+        lang = self.view.review_key()
+        target = project.root / project.target(source, lang)
+        chosen = chosen.expanduser().absolute()
+        if chosen.resolve() != target.resolve():
+            try:
+                relative = os.path.relpath(chosen.resolve(), project.root)
+                rel = PurePosixPath(Path(relative).as_posix())
+            except ValueError:  # another drive: no relative link reaches the project
+                return self.export_translation(chosen)
+            if not project.reads_as_source(rel):
+                return self._export_copy(project, source, lang, chosen, rel)
+            answer = self._ask_source_clash(rel, project.target(source, lang))
+            if answer == "anyway":
+                return self._export_copy(project, source, lang, chosen, rel)
+            if answer != "target":
+                return False
+        panel = self._project()
+        if panel is None:
+            return False
+        if self.view.source.document().isModified():
+            if self._ask_save_first() != "save":
+                return False
+            return self.save()  # in a project, Save writes the target too
+        panel.write_target(project.root / source)  # the status bar says how it went
+        return True
+
+    def _export_copy(
+        self, project: Project, source: PurePosixPath, lang: str, chosen: Path, rel: PurePosixPath
+    ) -> bool:
+        text = relinked(project, source, lang, self.view.review_ctl.target_text(), rel)
+        try:
+            export_target(text, chosen, newline=self.view.newline)
+        except OSError as exc:
+            warn(self.parent, "Cannot export the translation", f"{chosen}: {exc.strerror or exc}")
+            return False
+        self.view.message.emit(f"Translation written to {chosen.name} (links for its folder)", 4000)
+        return True
+
+    def _ask_source_clash(self, chosen: PurePosixPath, target: PurePosixPath) -> str:
+        """'target' (write the layout's target instead), 'anyway' or 'cancel' (tests replace
+        this)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Export translation",
+            f"{chosen} would be read as a new source page of the project, not as a "
+            f"translation: its target in this layout is {target}.",
+            QMessageBox.StandardButton.NoButton,
+            self.parent,
+        )
+        box.setObjectName("exportSourceClash")
+        there = box.addButton(f"Write {target.name} Instead", QMessageBox.ButtonRole.AcceptRole)
+        anyway = box.addButton("Export Anyway", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(there)
+        box.exec()
+        box.deleteLater()
+        clicked = box.clickedButton()
+        return "target" if clicked is there else "anyway" if clicked is anyway else "cancel"
+
+    def _ask_save_first(self) -> str:
+        """'save' or 'cancel': the target is written from the source as saved (tests replace
+        this)."""
+        answer = QMessageBox.question(
+            self.parent,
+            "Export translation",
+            f"The target is written from the saved source: save {self.view.name} first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        return "save" if answer == QMessageBox.StandardButton.Save else "cancel"
 
     def _confirm_unfinished(self, waiting: int, failed: int, flagged: int) -> bool:
         """True when nothing is unfinished, or the user chose Export Anyway."""

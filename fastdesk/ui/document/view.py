@@ -441,6 +441,9 @@ class DocumentView(QWidget):
     def _send_after(self, kind: Kind) -> None:
         headroom = self._worker.headroom if self._worker is not None else None
         self._debounce.start(round(self.sending.delay_s(kind, headroom) * 1000))
+        note = self.sending.take_note()
+        if note:
+            self.message.emit(note, 10000)
 
     def _debounced(self) -> None:
         if not self.source.composing and self._live():

@@ -112,7 +112,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(view)
         self.status = StatusPanel(self.statusBar(), self)
         self.files = FileCommands(
-            view, self, remember=self._remember_file, select_review_key=self._select_review_key
+            view,
+            self,
+            remember=self._remember_file,
+            select_review_key=self._select_review_key,
+            project=lambda: self.project,
         )
         self.review_commands = ReviewCommands(view, self)
         self.workbench = Workbench(view, self)

@@ -3,8 +3,9 @@ each cell what `fastdesk status` says of that pair (up to date / N stale / missi
 approved %). A click opens that file in that language.
 
 The figures come from the core (fastdesk.project.status.read_status), read off the GUI thread
-(a 50-file, 3-language project takes ~0.15 s: benchmarks/bench_project.py) and again for the one
-file the window saves. The panel shows; :class:`ProjectPanel` opens and refreshes.
+(a 50-file, 3-language project takes ~0.15 s: benchmarks/bench_project.py), again for the one
+file the window saves, and for the pairs whose target file another program changed
+(``project_watch``). The panel shows; :class:`ProjectPanel` opens and refreshes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import html
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -37,6 +38,7 @@ from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
 from fastdesk.review.model import STATE_STYLES, Review, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
+from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -223,6 +225,8 @@ class ProjectPanel(QObject):
         self._warn = warn
         self._runner = AsyncRunner(self)
         self._reads = 0  # reads in flight (tests wait for none)
+        self.watch = TargetWatch(self)  # the targets on disk: another editor's changes
+        self.watch.changed.connect(self.refresh_pairs)
         dock.chosen.connect(self.choose)
 
     @property
@@ -243,6 +247,7 @@ class ProjectPanel(QObject):
             )
             return None
         self.project = project
+        self.watch.watch(project)
         self.dock.set_project(project)
         self.dock.show()
         self.dock.raise_()
@@ -258,13 +263,25 @@ class ProjectPanel(QObject):
             return
         self._read(wanted)
 
+    def refresh_pairs(self, pairs: Iterable[tuple[PurePosixPath, str]]) -> None:
+        """Read again, in the background, only these (source, language) pairs (their target
+        changed on disk)."""
+        wanted = list(pairs)
+        self._run(lambda project: _read(project, pairs=wanted))
+
     def _read(self, sources: list[PurePosixPath] | None) -> None:
-        self._run(lambda project: _Done(read_status(project, sources)))
+        self._run(lambda project: _read(project, sources))
 
     def saved(self, path: Path) -> None:
         """The window wrote ``path`` and its review: if it is a source of the project, its
         target in the language on show is written too (as `fastdesk translate DIR` would,
         with no request), then its cells are read again."""
+        self.write_target(path, "Saved")
+
+    def write_target(self, path: Path, done: str = "Exported") -> None:
+        """Write the target of the source at ``path`` in the language on show from its review
+        (links rebased, the record kept), off the GUI thread; the status bar says what
+        happened, starting with ``done``."""
         project, source = self.project, self.source_of(path)
         if project is None or source is None:
             return
@@ -280,10 +297,10 @@ class ProjectPanel(QObject):
 
         def job(project: Project) -> _Done:
             if lang not in project.languages:
-                return _Done(read_status(project, [source]))
+                return _read(project, [source])
             pair = write_target(project, source, lang)
-            status = read_status(project, [source])
-            return _Done(status, _written(pair), (path, lang, pair.taken))
+            read = _read(project, [source])
+            return replace(read, note=_written(pair, done), taken=(path, lang, pair.taken))
 
         self._run(job)
 
@@ -309,6 +326,7 @@ class ProjectPanel(QObject):
                 path, lang, taken = result.taken
                 if taken and self._current()[0] == path:  # still on show: its review too
                     self._take_edits(lang, taken)
+            self.watch.seen(result.seen)
             self.dock.set_status(result.status)
             self.follow()
             if result.note:
@@ -324,6 +342,11 @@ class ProjectPanel(QObject):
         except ValueError:
             return None
         return rel if rel in self.dock.rows else None
+
+    def place(self, path: Path | None) -> tuple[Project, PurePosixPath] | None:
+        """The open project and the path in it of the source at ``path`` (None: not one)."""
+        source = self.source_of(path)
+        return None if self.project is None or source is None else (self.project, source)
 
     def follow(self) -> None:
         """The dock selects the document on show."""
@@ -360,12 +383,29 @@ def _common_folder(project: Project) -> PurePosixPath | None:
 
 @dataclass(frozen=True)
 class _Done:
-    """A background job's outcome: the cells, a note for the status bar, and the edits a Save
-    took in from the target on disk ((source path, language, edits), None: no write)."""
+    """A background job's outcome: the cells, the target files as they were read (for the
+    watch), a note for the status bar, and the edits a Save took in from the target on disk
+    ((source path, language, edits), None: no write)."""
 
     status: ProjectStatus
+    seen: dict[Path, Signature] = field(default_factory=dict)
     note: str = ""
     taken: tuple[Path, str, list[tuple[str, str]]] | None = None
+
+
+def _read(
+    project: Project,
+    sources: Iterable[PurePosixPath] | None = None,
+    *,
+    pairs: list[tuple[PurePosixPath, str]] | None = None,
+) -> _Done:
+    """Read the status (every pair, of ``sources``, or ``pairs``), the targets' signatures
+    taken first: a change made while it reads is still a change for the watch."""
+    if pairs is None:
+        chosen = project.sources() if sources is None else list(sources)
+        pairs = [(s, lang) for s in chosen for lang in project.languages]
+    seen = signatures(project, pairs)
+    return _Done(read_status(project, pairs=pairs), seen)
 
 
 def take_in_hand_edits(
@@ -382,12 +422,12 @@ def take_in_hand_edits(
     return pair.taken
 
 
-def _written(pair: Pair) -> str:
-    """What Save did to the target, in a few words."""
+def _written(pair: Pair, done: str) -> str:
+    """What Save (or Export) did to the target, in a few words."""
     if pair.conflict:
         return f"{pair.target} not written: {pair.conflict}"
     missing = len(pair.missing())
     if missing:
         noun = "block has" if missing == 1 else "blocks have"
         return f"{pair.target} not written yet: {missing} {noun} no translation"
-    return f"Saved; {pair.target} written"
+    return f"{done}; {pair.target} written"
