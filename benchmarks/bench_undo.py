@@ -10,8 +10,10 @@ engine; a document of bench_ui.document(BLOCKS) translated first. Then, in the r
    the undo step recorded and, for comparison, as before undo existed (ReviewController._step
    patched to run the action alone: no step, and the target model looks at every block again);
 2. Approve All without its question (every block approved, one step), its undo and redo;
-3. Replace All of a word in every paragraph (one step), its undo (the call, and until the raw
-   pane shows every block restored: the pane catches up a slice at a time).
+3. Replace All of a word in every paragraph (one step): the call, and until the raw pane shows
+   every changed block; its undo (the call, and until the raw pane shows every block restored);
+4. Replace All of that word in the source (one edit block, one undo step of the source editor):
+   the call, and its undo.
 """
 
 from __future__ import annotations
@@ -116,12 +118,17 @@ def run(blocks: int, keys: int) -> dict[str, float]:
     window.workbench.replace()
     bar.find_edit.setText("Paragraph")
     bar.replace_edit.setText("Paragraphe")
-    replaced = timed(bar.replace_all)
-    editor.setFocus()
+    found: list[int] = []
+    replaced = timed(lambda: found.append(bar.replace_all()))
     view = window.document_view
+    replaced_shown = replaced + timed(lambda: wait_until(lambda: view.scheduler.idle))
+    replaced_ok = editor.toPlainText() == view.review_ctl.target_text()
+    count = found[0]
+    editor.setFocus()
     undo_text = timed(ctl.undo_group.undo)
     shown = undo_text + timed(lambda: wait_until(lambda: view.scheduler.idle))
     restored = "Paragraphe" not in editor.toPlainText()
+    source_all, source_undo, source_steps = source_replace_all(window)
     result = {
         "blocks": blocks,
         "approved": ctl.summary().approved,
@@ -131,15 +138,38 @@ def run(blocks: int, keys: int) -> dict[str, float]:
         "approve_all_ms": approved,
         "undo_ms": undone,
         "redo_ms": redone,
-        "replaced": float(len(bar.matches(editor)) if not restored else -1),
+        "replaced": float(count),
         "replace_all_ms": replaced,
+        "replace_all_shown_ms": replaced_shown,
+        "replace_all_ok": float(replaced_ok),
         "undo_replace_ms": undo_text,
         "undo_replace_shown_ms": shown,
         "undo_replace_ok": float(restored),
+        "source_replace_ms": source_all,
+        "source_undo_ms": source_undo,
+        "source_steps": float(source_steps),
     }
     window.document_view.source.document().setModified(False)
     window.close()
     return result
+
+
+def source_replace_all(window) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
+    """Replace All in the source: the call, its undo, and how many undo steps it made."""
+    view = window.document_view
+    source, bar = view.source, window.workbench.find_bar
+    source.setFocus()
+    bar.open(source, "Source", replace=True)
+    bar.find_edit.setText("Paragraph")
+    bar.replace_edit.setText("Paragraphe")
+    steps = source.document().availableUndoSteps()
+    before = source.toPlainText()
+    replaced = timed(bar.replace_all)
+    steps = source.document().availableUndoSteps() - steps
+    assert source.toPlainText() == before.replace("Paragraph", "Paragraphe")
+    undone = timed(source.undo)
+    assert source.toPlainText() == before
+    return replaced, undone, steps
 
 
 def main() -> int:
@@ -155,9 +185,13 @@ def main() -> int:
             f" (worst {r['key_max_ms']:.2f}; without recording the step"
             f" {r['key_bare_median_ms']:.2f}); Approve All of {r['approved']:.0f} blocks"
             f" {r['approve_all_ms']:.0f} ms, its undo {r['undo_ms']:.0f} ms,"
-            f" redo {r['redo_ms']:.0f} ms; Replace All {r['replace_all_ms']:.0f} ms, its undo"
+            f" redo {r['redo_ms']:.0f} ms; Replace All in the target"
+            f" ({r['replaced']:.0f} replacements) {r['replace_all_ms']:.0f} ms, all shown after"
+            f" {r['replace_all_shown_ms']:.0f} ms (shown: {bool(r['replace_all_ok'])}), its undo"
             f" {r['undo_replace_ms']:.0f} ms, all shown after {r['undo_replace_shown_ms']:.0f} ms"
-            f" (restored: {bool(r['undo_replace_ok'])})"
+            f" (restored: {bool(r['undo_replace_ok'])}); Replace All in the source"
+            f" {r['source_replace_ms']:.0f} ms ({r['source_steps']:.0f} undo step), its undo"
+            f" {r['source_undo_ms']:.0f} ms"
         )
     app.processEvents()
     return 0
