@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import math
 from collections.abc import Iterator, Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -43,8 +44,9 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
     user_edited = Signal(int, int, int)
     undo_requested = Signal()  # Ctrl+Z: the editor's steps (fastdesk.ui.review.undo), not Qt's
     redo_requested = Signal()
-    group_started = Signal(str)  # the user's next edits are one step (replace all), named so
-    group_ended = Signal()
+    # The user's edit of many blocks at once (Replace All), already attributed to blocks:
+    # (step name, [(block id, new text)]); the review takes it as one step, the pane follows.
+    blocks_edited = Signal(str, list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QPlainTextEdit.__init__(self, parent)
@@ -76,14 +78,41 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         if not self._applying and (removed or added):
             self.user_edited.emit(position, removed, added)
 
+    def edit_blocks(self, label: str, changes: list[tuple[str, str]]) -> None:
+        """The user replaced text in these blocks (block id, new text): one step named
+        ``label`` for the review (``blocks_edited``), then the pane shows it at once."""
+        if changes:
+            with self.all_at_once():
+                self.blocks_edited.emit(label, changes)
+                self.step(math.inf)
+
     @contextlib.contextmanager
-    def edit_group(self, label: str) -> Iterator[None]:
-        """The user's edits made inside are one step of the editor's undo (``label``)."""
-        self.group_started.emit(label)
+    def all_at_once(self) -> Iterator[None]:
+        """Steps taken inside (the user's own edits and their undo) apply every edit at once."""
+        was, self.at_once = self.at_once, True
         try:
             yield
         finally:
-            self.group_ended.emit()
+            self.at_once = was
+
+    @contextlib.contextmanager
+    def _bulk(self) -> Iterator[None]:
+        """One edit block: Qt lays out and highlights the changed range once, at its end. The
+        text cursor stays in its block (each block is rewritten whole, and a cursor at the
+        start of a rewrite would ride along to the end of the document)."""
+        cursor = self.textCursor()
+        index = self.index_at(cursor.position()) if self.shown else 0
+        offset = cursor.position() - (self.starts()[index] if self.shown else 0)
+        edit = QTextCursor(self.document())
+        edit.beginEditBlock()
+        try:
+            yield
+        finally:
+            edit.endEditBlock()
+            if index < len(self.shown):
+                start, end = self.block_range(index)
+                cursor.setPosition(min(start + offset, end))
+                self.setTextCursor(cursor)
 
     def event(self, event: QEvent) -> bool:
         if (
