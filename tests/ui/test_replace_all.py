@@ -15,6 +15,7 @@ DOCS = [
     "Hello world.\n\nThe cat.\n\nGoodbye world.\n",
     "# Hello world\n\nThe `world` cat and the World cat.\n\n- world\n- cat world\n\nGoodbye.\n",
     "".join(f"Hello world {i}, the cat.\n\n" for i in range(40)) + "Goodbye world.\n",
+    "Hello 🙂 world é.\n\nThe cat 🙂.\n\n🙂 Goodbye world 🙂 world.\n",  # UTF-16 ≠ Python
 ]
 QUERIES = [
     ("monde", False, False, "univers"),
