@@ -135,3 +135,21 @@ def test_replace_all_in_the_source_is_one_edit_block_and_one_undo(make_window, q
     assert source.toPlainText() == DOCS[2].replace("world", "planet")
     source.undo()
     assert source.toPlainText() == DOCS[2]
+
+
+def test_a_bad_replacement_or_pattern_changes_nothing_and_says_so(make_window, qtbot) -> None:
+    w = translated(make_window, qtbot, DOCS[0])
+    before, steps = target_text(w), w.document_view.review_ctl.undo_stack.count()
+    bar = set_query(w, "(monde)", False, True, r"\2")
+    assert bar.replace_all() == 0
+    assert bar.count.text() == "Bad replacement" and "replacement" in bar.count.toolTip()
+    bar.find_edit.setText("(monde")
+    assert bar.replace_all() == 0
+    assert bar.count.text() == "Bad pattern"
+    assert target_text(w) == before and w.document_view.review_ctl.undo_stack.count() == steps
+    source = w.document_view.source
+    bar.open(source, "Source", replace=True)
+    assert bar.replace_all() == 0 and bar.count.text() == "Bad pattern"
+    bar.find_edit.setText("(world)")
+    assert bar.replace_all() == 0 and bar.count.text() == "Bad replacement"
+    assert source.toPlainText() == DOCS[0]

@@ -201,20 +201,25 @@ class FindBar(QFrame):
             count = self._replace_in_blocks(target)
         else:
             spans = self.matches(target)
-            self._replace_spans(target, spans)
-            count = len(spans)
+            count = len(spans) if self._replace_spans(target, spans) else None
+        if count is None:
+            return 0  # (the bar says why: its count would hide it)
         self.update_count()
         return count
 
-    def _replace_in_blocks(self, pane: TargetEditor) -> int:
-        """Every match in the translation at once, as the editor's corrections of its blocks."""
+    def _replace_in_blocks(self, pane: TargetEditor) -> int | None:
+        """Every match in the translation at once, as the editor's corrections of its blocks;
+        None for a bad replacement."""
+        query = self.query()
         try:
-            changes, count = replace_in_blocks(
-                pane.shown_view(), self.query(), self.replace_edit.text()
-            )
+            query.pattern()
+        except BadPattern:
+            return 0  # (the count says "Bad pattern")
+        try:
+            changes, count = replace_in_blocks(pane.shown_view(), query, self.replace_edit.text())
         except BadPattern as exc:
             self._bad_replacement(exc)
-            return 0
+            return None
         pane.edit_blocks("Replace All", changes)
         return count
 
@@ -231,8 +236,11 @@ class FindBar(QFrame):
             self.update_count()
         return target
 
-    def _replace_spans(self, pane: Pane, spans: list[Span]) -> None:
-        """From the last to the first, so earlier positions stay where they were."""
+    def _replace_spans(self, pane: Pane, spans: list[Span]) -> bool:
+        """From the last to the first, so earlier positions stay where they were; False for a
+        bad replacement."""
+        if not spans:  # (none, or a bad pattern: the count says which)
+            return True
         text = plain_text(pane.document())
         query, template = self.query(), self.replace_edit.text()
         matches = find_all(text, query)
@@ -241,11 +249,9 @@ class FindBar(QFrame):
             news = [(span, replacement(found[span], query, template)) for span in spans]
         except BadPattern as exc:
             self._bad_replacement(exc)
-            return
+            return False
         # One undoable step. The source: one edit block (the view parses it once). The target:
         # one match is a typed edit, attributed to its block and recorded as one.
-        if not news:
-            return
         cursor = QTextCursor(pane.document())
         with _edit_block(cursor):
             for (start, end), new in reversed(news):
@@ -253,6 +259,7 @@ class FindBar(QFrame):
                 cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
                 cursor.insertText(new)
         pane.setTextCursor(cursor)
+        return True
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
