@@ -10,8 +10,9 @@ engine; a document of bench_ui.document(BLOCKS) translated first. Then, in the r
    the undo step recorded and, for comparison, as before undo existed (ReviewController._step
    patched to run the action alone: no step, and the target model looks at every block again);
 2. Approve All without its question (every block approved, one step), its undo and redo;
-3. Replace All of a word in every paragraph (one step): the call, and until the raw pane shows
-   every changed block; its undo (the call, and until the raw pane shows every block restored);
+3. Replace All of a word in every paragraph (one step): the call, until the raw pane shows
+   every changed block, and until the hidden rendered view does too (in slices); its undo by
+   Ctrl+Z's way (the call, and the same two);
 4. Replace All of that word in the source (one edit block, one undo step of the source editor):
    the call, and its undo.
 """
