@@ -10,8 +10,11 @@ engine; a document of bench_ui.document(BLOCKS) translated first. Then, in the r
    the undo step recorded and, for comparison, as before undo existed (ReviewController._step
    patched to run the action alone: no step, and the target model looks at every block again);
 2. Approve All without its question (every block approved, one step), its undo and redo;
-3. Replace All of a word in every paragraph (one step), its undo (the call, and until the raw
-   pane shows every block restored: the pane catches up a slice at a time).
+3. Replace All of a word in every paragraph (one step): the call, until the raw pane shows
+   every changed block, and until the hidden rendered view does too (in slices); its undo by
+   Ctrl+Z's way (the call, and the same two);
+4. Replace All of that word in the source (one edit block, one undo step of the source editor):
+   the call, and its undo.
 """
 
 from __future__ import annotations
@@ -116,12 +119,21 @@ def run(blocks: int, keys: int) -> dict[str, float]:
     window.workbench.replace()
     bar.find_edit.setText("Paragraph")
     bar.replace_edit.setText("Paragraphe")
-    replaced = timed(bar.replace_all)
-    editor.setFocus()
+    found: list[int] = []
+    replaced = timed(lambda: found.append(bar.replace_all()))
     view = window.document_view
-    undo_text = timed(ctl.undo_group.undo)
-    shown = undo_text + timed(lambda: wait_until(lambda: view.scheduler.idle))
+    replaced_raw = replaced + timed(lambda: wait_until(lambda: editor.settled))
+    replaced_ok = editor.toPlainText() == view.review_ctl.target_text()
+    replaced_all = replaced + timed(lambda: wait_until(lambda: view.scheduler.idle))
+    count = found[0]
+    editor.setFocus()
+    history = window.review_commands.history  # Ctrl+Z's way: the focused pane's undo
+    assert history.in_target(), "the raw target has no focus: its undo would undo the source"
+    undo_text = timed(history.undo)
+    shown = undo_text + timed(lambda: wait_until(lambda: editor.settled))
     restored = "Paragraphe" not in editor.toPlainText()
+    shown_all = undo_text + timed(lambda: wait_until(lambda: view.scheduler.idle))
+    source_all, source_undo, source_one = source_replace_all(window)
     result = {
         "blocks": blocks,
         "approved": ctl.summary().approved,
@@ -131,15 +143,37 @@ def run(blocks: int, keys: int) -> dict[str, float]:
         "approve_all_ms": approved,
         "undo_ms": undone,
         "redo_ms": redone,
-        "replaced": float(len(bar.matches(editor)) if not restored else -1),
+        "replaced": float(count),
         "replace_all_ms": replaced,
+        "replace_all_shown_ms": replaced_raw,
+        "replace_all_rendered_ms": replaced_all,
+        "replace_all_ok": float(replaced_ok),
         "undo_replace_ms": undo_text,
         "undo_replace_shown_ms": shown,
+        "undo_replace_rendered_ms": shown_all,
         "undo_replace_ok": float(restored),
+        "source_replace_ms": source_all,
+        "source_undo_ms": source_undo,
+        "source_one_undo": float(source_one),
     }
     window.document_view.source.document().setModified(False)
     window.close()
     return result
+
+
+def source_replace_all(window) -> tuple[float, float, bool]:  # type: ignore[no-untyped-def]
+    """Replace All in the source: the call, one undo, and whether that one undid it all."""
+    view = window.document_view
+    source, bar = view.source, window.workbench.find_bar
+    source.setFocus()
+    bar.open(source, "Source", replace=True)
+    bar.find_edit.setText("Paragraph")
+    bar.replace_edit.setText("Paragraphe")
+    before = source.toPlainText()
+    replaced = timed(bar.replace_all)
+    assert source.toPlainText() == before.replace("Paragraph", "Paragraphe")
+    undone = timed(source.undo)
+    return replaced, undone, source.toPlainText() == before
 
 
 def main() -> int:
@@ -155,9 +189,16 @@ def main() -> int:
             f" (worst {r['key_max_ms']:.2f}; without recording the step"
             f" {r['key_bare_median_ms']:.2f}); Approve All of {r['approved']:.0f} blocks"
             f" {r['approve_all_ms']:.0f} ms, its undo {r['undo_ms']:.0f} ms,"
-            f" redo {r['redo_ms']:.0f} ms; Replace All {r['replace_all_ms']:.0f} ms, its undo"
-            f" {r['undo_replace_ms']:.0f} ms, all shown after {r['undo_replace_shown_ms']:.0f} ms"
-            f" (restored: {bool(r['undo_replace_ok'])})"
+            f" redo {r['redo_ms']:.0f} ms; Replace All in the target"
+            f" ({r['replaced']:.0f} replacements) {r['replace_all_ms']:.0f} ms, the raw pane"
+            f" showing it after {r['replace_all_shown_ms']:.0f} ms (right:"
+            f" {bool(r['replace_all_ok'])}), the hidden rendered view after"
+            f" {r['replace_all_rendered_ms']:.0f} ms; its undo {r['undo_replace_ms']:.0f} ms, the"
+            f" raw pane after {r['undo_replace_shown_ms']:.0f} ms (restored:"
+            f" {bool(r['undo_replace_ok'])}), the rendered view after"
+            f" {r['undo_replace_rendered_ms']:.0f} ms; Replace All in the source"
+            f" {r['source_replace_ms']:.0f} ms, its undo {r['source_undo_ms']:.0f} ms (one undo"
+            f" undid it: {bool(r['source_one_undo'])})"
         )
     app.processEvents()
     return 0

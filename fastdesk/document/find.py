@@ -7,10 +7,14 @@ Positions are Python indices; the bar converts them to Qt's UTF-16 positions.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["BadPattern", "Query", "find_all", "replacement"]
+from fastdesk.document.target import TargetView
+from fastdesk.document.text_ends import common_suffix
+
+__all__ = ["BadPattern", "Query", "find_all", "replace_in_blocks", "replacement"]
 
 
 class BadPattern(ValueError):
@@ -51,3 +55,46 @@ def replacement(match: re.Match[str], query: Query, template: str) -> str:
         return match.expand(template)
     except (re.error, IndexError) as exc:
         raise BadPattern(f"Not a valid replacement: {exc}") from None
+
+
+def replace_in_blocks(
+    view: TargetView, query: Query, template: str
+) -> tuple[list[tuple[str, str]], int]:
+    """Replace every match of ``query`` in ``view.text`` at once: the blocks whose text changed,
+    with their new texts (in block order), and how many matches there were.
+
+    Why: the target's Replace All edits blocks as the editor's corrections, and replacing one
+    match at a time rescanned the whole pane for each (20 s at 7,000 blocks). Each match goes
+    to the blocks a typed edit of it would (``review.model.diff_target_edit``, with the match's
+    start as where the edit began): its start's block takes the replacement, blocks it swallows
+    whole become "", and the block holding its end keeps what follows it. BadPattern for a bad
+    pattern or replacement.
+    """
+    if not view.spans:
+        return [], 0
+    matches = find_all(view.text, query)
+    news = [replacement(m, query, template) for m in matches]
+    texts = {bid: view.text[start:end] for bid, start, end in view.spans}
+    starts = [start for _bid, start, _end in view.spans]
+    for match, new in zip(reversed(matches), reversed(news), strict=True):
+        old = match.group()
+        same_end = common_suffix(old, new)  # the edit ends where the two stop differing
+        at, old_end = match.start(), match.end() - same_end
+        first = _span_index(starts, at)
+        last = _span_index(starts, old_end - 1) if old_end > at else first
+        bid, start, _end = view.spans[first]
+        last_bid, last_start, _last_end = view.spans[last]
+        tail = texts[last_bid][old_end - last_start :]
+        texts[bid] = texts[bid][: at - start] + new[: len(new) - same_end]
+        for k in range(first + 1, last + 1):
+            texts[view.spans[k][0]] = ""
+        texts[last_bid if last > first else bid] += tail
+    changed = [
+        (bid, texts[bid]) for bid, start, end in view.spans if texts[bid] != view.text[start:end]
+    ]
+    return changed, len(matches)
+
+
+def _span_index(starts: list[int], offset: int) -> int:
+    """The block holding ``offset``; an insertion at the very end belongs to the last block."""
+    return max(0, min(bisect.bisect_right(starts, offset) - 1, len(starts) - 1))

@@ -7,6 +7,7 @@ that changed, a slice at a time (RenderScheduler), keeping the reader's scroll p
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
@@ -29,6 +30,12 @@ class Incremental:
 
     Subclasses edit their widget in ``_replace``/``_insert``/``_remove`` for one segment at a
     time; ``step`` stops at a deadline and resumes from a fresh diff on the next turn.
+
+    While ``at_once`` is set (an edit of the user's, such as Replace All or its undo, in the
+    raw editor) a step takes every edit in one go, from the last to the first, inside
+    ``_bulk``: at 7,000 blocks a Replace All changes ~1,600 blocks, and a slice at a time the
+    raw pane took ~13 s to show them (a few edits, then a layout and repaint, per slice). The
+    stream keeps its slices, the blocks on screen first.
     """
 
     if TYPE_CHECKING:  # what the widget it is mixed into (a QTextEdit or QPlainTextEdit) has
@@ -52,6 +59,7 @@ class Incremental:
         # the pane: until then it is only where the stream pushed it (a first fill takes it
         # along to the end), and the source does not highlight the block it happens to be in.
         self.cursor_placed = False
+        self.at_once = False
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -72,6 +80,9 @@ class Incremental:
         ops = render.diff(self.shown, self.wanted)
         if not ops:
             return self._settle()
+        bulk = self.at_once
+        if bulk:
+            deadline = math.inf
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         # (textCursor: the editor this is mixed into has it)
         cursor = self.textCursor().position()
@@ -82,9 +93,10 @@ class Incremental:
             self._begin()
             self._mark = time.perf_counter()
             try:
-                for op in _nearest_first(ops, top):
-                    if not self._apply(op, deadline):
-                        return False
+                with self._bulk() if bulk else contextlib.nullcontext():
+                    for op in reversed(ops) if bulk else _nearest_first(ops, top):
+                        if not self._apply(op, deadline):
+                            return False
             finally:
                 self._end()
         finally:
@@ -141,6 +153,9 @@ class Incremental:
 
     def index_at(self, position: int) -> int:
         raise NotImplementedError
+
+    def _bulk(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
     def _begin(self) -> None: ...
     def _end(self) -> None: ...

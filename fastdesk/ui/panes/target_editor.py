@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import math
 from collections.abc import Iterator, Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -23,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from fastdesk.document.target import TargetView
+from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.common import (
@@ -43,8 +45,9 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
     user_edited = Signal(int, int, int)
     undo_requested = Signal()  # Ctrl+Z: the editor's steps (fastdesk.ui.review.undo), not Qt's
     redo_requested = Signal()
-    group_started = Signal(str)  # the user's next edits are one step (replace all), named so
-    group_ended = Signal()
+    # The user's edit of many blocks at once (Replace All), already attributed to blocks:
+    # (step name, [(block id, new text)]); the review takes it as one step, the pane follows.
+    blocks_edited = Signal(str, list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         QPlainTextEdit.__init__(self, parent)
@@ -61,6 +64,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         self._anchor_lines = 0
         self._at_top = True
         self._applying = False
+        self._in_bulk = False
         self.document().contentsChange.connect(self._contents_change)
         flat_scroll_bars(self)
         self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
@@ -76,14 +80,35 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         if not self._applying and (removed or added):
             self.user_edited.emit(position, removed, added)
 
+    def edit_blocks(self, label: str, changes: list[tuple[str, str]]) -> None:
+        """The user replaced text in these blocks (block id, new text): one step named
+        ``label`` for the review (``blocks_edited``), then the pane shows it at once."""
+        if changes:
+            with self.all_at_once():
+                self.blocks_edited.emit(label, changes)
+                self.step(math.inf)
+
     @contextlib.contextmanager
-    def edit_group(self, label: str) -> Iterator[None]:
-        """The user's edits made inside are one step of the editor's undo (``label``)."""
-        self.group_started.emit(label)
+    def all_at_once(self) -> Iterator[None]:
+        """Steps taken inside (the user's own edits and their undo) apply every edit at once."""
+        was, self.at_once = self.at_once, True
         try:
             yield
         finally:
-            self.group_ended.emit()
+            self.at_once = was
+
+    @contextlib.contextmanager
+    def _bulk(self) -> Iterator[None]:
+        """Every edit at once, from the end up (no block's start moves), each block's changed
+        part only: the text cursor stays where it was (a block rewritten whole would carry a
+        cursor at its start along to the end of the document) and Qt lays out and highlights
+        the changed lines alone. (One edit block was slower: at its end Qt highlights every
+        line from the first change to the last again.)"""
+        self._in_bulk = True
+        try:
+            yield
+        finally:
+            self._in_bulk = False
 
     def event(self, event: QEvent) -> bool:
         if (
@@ -189,8 +214,9 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         lines = min(self._anchor_lines, max(0, block.lineCount() - 1))
         self.verticalScrollBar().setValue(block.firstLineNumber() + lines)
 
-    def _edit(self, index: int, old_len: int, text: str, new_len: int) -> None:
-        start = self._starts[index]
+    def _edit(self, index: int, old_len: int, text: str, new_len: int, offset: int = 0) -> None:
+        """Replace ``old_len`` units ``offset`` into block ``index`` by ``text``."""
+        start = self._starts[index] + offset
         cursor = QTextCursor(self.document())
         cursor.setPosition(start)
         cursor.setPosition(start + old_len, QTextCursor.MoveMode.KeepAnchor)
@@ -203,10 +229,21 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             self._anchor += delta
         elif start < self._anchor < start + old_len:
             self._anchor = start
-        self._starts[index + 1 :] = [p + delta for p in self._starts[index + 1 :]]
+        if not self._in_bulk:  # (in bulk the edits go from the end up: no start moves)
+            self._starts[index + 1 :] = [p + delta for p in self._starts[index + 1 :]]
 
     def _replace(self, index: int, seg: Segment) -> None:
-        self._edit(index, self.shown[index].qlen, seg.text, seg.qlen)
+        old = self.shown[index]
+        if self._in_bulk:  # only what changed (see _bulk)
+            same_start = common_prefix(old.text, seg.text)
+            limit = min(len(old.text), len(seg.text)) - same_start
+            same_end = common_suffix(old.text, seg.text, limit)
+            head = render.qt_len(old.text[:same_start])
+            tail = render.qt_len(old.text[len(old.text) - same_end :])
+            middle = seg.text[same_start : len(seg.text) - same_end]
+            self._edit(index, old.qlen - head - tail, middle, seg.qlen - head - tail, head)
+            return
+        self._edit(index, old.qlen, seg.text, seg.qlen)
 
     def _insert(self, index: int, seg: Segment) -> None:
         self._starts.insert(index + 1, self._starts[index])

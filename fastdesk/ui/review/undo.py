@@ -108,21 +108,33 @@ class EditHistory(QObject):
         self._actions: tuple[QAction, QAction] | None = None
         view.target_editor.undo_requested.connect(self.undo)
         view.target_editor.redo_requested.connect(self.redo)
-        view.target_editor.group_started.connect(view.review_ctl.begin_group)
-        view.target_editor.group_ended.connect(view.review_ctl.end_group)
+        view.target_editor.blocks_edited.connect(self._blocks_edited)
+
+    def _blocks_edited(self, label: str, changes: list[tuple[str, str]]) -> None:
+        """The user's edit of many blocks at once (Replace All): the editor's own corrections,
+        one step of the editor's undo named ``label``; the panes follow the model."""
+        ctl = self.view.review_ctl
+        ctl.begin_group(label)
+        try:
+            ctl.take_edits(ctl.key, changes)
+        finally:
+            ctl.end_group()
+        self.view.refresh_target()
 
     def in_target(self) -> bool:
         return self.view.focused_target_pane() is not None
 
     def undo(self) -> None:
         if self.in_target():
-            self.group.undo()
+            with self.view.target_editor.all_at_once():  # (a Replace All's: ~1,600 blocks)
+                self.group.undo()
         else:
             self.view.source.undo()
 
     def redo(self) -> None:
         if self.in_target():
-            self.group.redo()
+            with self.view.target_editor.all_at_once():
+                self.group.redo()
         else:
             self.view.source.redo()
 

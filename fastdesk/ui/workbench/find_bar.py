@@ -2,8 +2,10 @@
 
 It searches the pane it was opened in (the source, or the translation) with the core's matcher
 (fastdesk.document.find). Replacing edits that pane as the user's typing would: in the source an
-undoable edit of the source; in the translation an edit of the raw target, which the document
-view turns into the editor's own corrections exactly as it does a typed one (one path).
+undoable edit of the source (Replace All: one edit block); in the translation the blocks the
+matches are in become the editor's own corrections, each as a typed edit of it would, all at
+once (fastdesk.document.find.replace_in_blocks) as one step of the editor's undo, and the raw
+target shows them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.document.find import BadPattern, Query, find_all, replacement
+from fastdesk.document.find import BadPattern, Query, find_all, replace_in_blocks, replacement
 from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import plain_text
 from fastdesk.ui.panes.target_editor import TargetEditor
@@ -195,10 +197,35 @@ class FindBar(QFrame):
         target = self._target()
         if target is None:
             return 0
-        spans = self.matches(target)
-        self._replace_spans(target, spans)
+        if isinstance(target, TargetEditor):
+            count = self._replace_in_blocks(target)
+        else:
+            spans = self.matches(target)
+            count = len(spans) if self._replace_spans(target, spans) else None
+        if count is None:
+            return 0  # (the bar says why: its count would hide it)
         self.update_count()
-        return len(spans)
+        return count
+
+    def _replace_in_blocks(self, pane: TargetEditor) -> int | None:
+        """Every match in the translation at once, as the editor's corrections of its blocks;
+        None for a bad replacement."""
+        query = self.query()
+        try:
+            query.pattern()
+        except BadPattern:
+            return 0  # (the count says "Bad pattern")
+        try:
+            changes, count = replace_in_blocks(pane.shown_view(), query, self.replace_edit.text())
+        except BadPattern as exc:
+            self._bad_replacement(exc)
+            return None
+        pane.edit_blocks("Replace All", changes)
+        return count
+
+    def _bad_replacement(self, exc: BadPattern) -> None:
+        self.count.setText("Bad replacement")
+        self.count.setToolTip(str(exc))
 
     def _target(self) -> Pane | None:
         if self.pane is None:
@@ -209,8 +236,11 @@ class FindBar(QFrame):
             self.update_count()
         return target
 
-    def _replace_spans(self, pane: Pane, spans: list[Span]) -> None:
-        """From the last to the first, so earlier positions stay where they were."""
+    def _replace_spans(self, pane: Pane, spans: list[Span]) -> bool:
+        """From the last to the first, so earlier positions stay where they were; False for a
+        bad replacement."""
+        if not spans:  # (none, or a bad pattern: the count says which)
+            return True
         text = plain_text(pane.document())
         query, template = self.query(), self.replace_edit.text()
         matches = find_all(text, query)
@@ -218,22 +248,18 @@ class FindBar(QFrame):
         try:
             news = [(span, replacement(found[span], query, template)) for span in spans]
         except BadPattern as exc:
-            self.count.setText("Bad replacement")
-            self.count.setToolTip(str(exc))
-            return
-        # One undoable step. The source: one edit block. The target: each replacement one edit,
-        # attributed to its block as a typed one is (an edit block would be reported as one
-        # change spanning blocks), grouped into one step of the editor's undo.
-        if not news:
-            return
+            self._bad_replacement(exc)
+            return False
+        # One undoable step. The source: one edit block (the view parses it once). The target:
+        # one match is a typed edit, attributed to its block and recorded as one.
         cursor = QTextCursor(pane.document())
-        group = pane.edit_group("Replace All") if isinstance(pane, TargetEditor) else None
-        with group or _edit_block(cursor):
+        with _edit_block(cursor):
             for (start, end), new in reversed(news):
                 cursor.setPosition(start)
                 cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
                 cursor.insertText(new)
         pane.setTextCursor(cursor)
+        return True
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
