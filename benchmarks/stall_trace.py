@@ -8,11 +8,13 @@ unexplained is Qt's own work (layout, painting) or the process not running.
 
 Each gap also says how long the GUI thread was on a CPU, waiting in the run queue for one (the
 machine is shared: other processes had the cores) and asleep (for the GIL, mostly), from
-Linux's schedstat. And what held the GUI thread back when none of that ran: each beat re-arms
-faulthandler's watchdog (``dump_traceback_later``, a C thread that needs no GIL), so a beat
-later than ``WATCHDOG_S`` writes every thread's stack as it is at that moment, the thread that
-holds the GIL included (only with FASTDESK_TRACE_STACKS=1: it reads frames that other threads
-are running, and 4 runs of ~20 with it crashed).
+Linux's schedstat; and the engine thread's time on a CPU and waiting for one meanwhile (our own
+thread taking the core or the GIL, or the rest of the machine). And what held the GUI thread
+back when none of that ran: each beat re-arms faulthandler's watchdog (``dump_traceback_later``,
+a C thread that needs no GIL), so a beat later than ``WATCHDOG_S`` writes every thread's stack
+as it is at that moment, the thread that holds the GIL included (only with
+FASTDESK_TRACE_STACKS=1: it reads frames that other threads are running, and 4 runs of ~20 with
+it crashed).
 
 Cheap on purpose: one ``perf_counter`` pair per slot call, a re-armed timer per beat. Heavier
 probes distorted what they measured: timing every event in ``QApplication.notify`` (a Python
