@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_ui.py [--blocks 500] [--edits 10] [--view rendered|raw]
                                             [--scroll 0.5] [--problems] [--json]
+                                            [--nice 5] [--emulator-nice 0]
 
 Drives the real window offscreen (QT_QPA_PLATFORM=offscreen), its worker thread, the real
 engine and the Groq SDK against tests/emulator.py (echo answers, a fixed time to first token and
@@ -53,6 +54,7 @@ from PySide6.QtWidgets import QApplication
 
 from benchmarks.stall_trace import Gap, StallTrace, report, wrap_window_slots
 from fastdesk.translate.events import BlockDone
+from fastdesk.ui.bridge import threads
 from tests.emulator import EmulatorProcess
 
 TTFB = 0.05  # the emulator's time to first token, seconds
@@ -117,10 +119,13 @@ class Heartbeat:
         self.running = False
         self.stamp = time.perf_counter()  # the last beat
         self.sched = sched_ms()
-        # each gap's perf_counter start and end, and the GUI thread's ms on a CPU and waiting
-        # for one within it (what is left it slept: waiting for the GIL, or idle)
-        self.spans: list[tuple[float, float, float, float]] = []
+        # each gap's perf_counter start and end, the GUI thread's ms on a CPU and waiting for
+        # one within it (what is left it slept: waiting for the GIL, or idle), and the same two
+        # of the engine thread (with --trace: `engine_stat` set; 0 otherwise)
+        self.spans: list[tuple[float, float, float, float, float, float]] = []
         self.on_beat: Callable[[], None] | None = None  # --trace: its watchdog
+        self.engine_stat: Path | None = None  # --trace: the engine thread's schedstat
+        self.engine_sched = (0.0, 0.0)
 
     def start(self) -> None:
         self.gaps.clear()
@@ -129,6 +134,7 @@ class Heartbeat:
         self.last = self.clock.nsecsElapsed()
         self.stamp = time.perf_counter()
         self.sched = sched_ms()
+        self.engine_sched = sched_ms(self.engine_stat) if self.engine_stat else (0.0, 0.0)
         self.running = True
         self.timer.start()
 
@@ -142,8 +148,10 @@ class Heartbeat:
         self.last = now
         stamp, sched = time.perf_counter(), sched_ms()
         ran, queued = (a - b for a, b in zip(sched, self.sched, strict=True))
-        self.spans.append((self.stamp, stamp, ran, queued))
-        self.stamp, self.sched = stamp, sched
+        engine = sched_ms(self.engine_stat) if self.engine_stat else (0.0, 0.0)
+        engine_ran, engine_queued = (a - b for a, b in zip(engine, self.engine_sched, strict=True))
+        self.spans.append((self.stamp, stamp, ran, queued, engine_ran, engine_queued))
+        self.stamp, self.sched, self.engine_sched = stamp, sched, engine
         if self.on_beat is not None:
             self.on_beat()
 
@@ -160,11 +168,11 @@ class Heartbeat:
 _SCHEDSTAT = Path("/proc/thread-self/schedstat")
 
 
-def sched_ms() -> tuple[float, float]:
-    """This thread's milliseconds on a CPU and waiting in the run queue for one, so far
-    (Linux's schedstat; CPU time and 0 elsewhere)."""
+def sched_ms(stat: Path = _SCHEDSTAT) -> tuple[float, float]:
+    """A thread's milliseconds on a CPU and waiting in the run queue for one, so far (Linux's
+    schedstat: this thread's, or the one at ``stat``; this thread's CPU time and 0 elsewhere)."""
     try:
-        ran, queued, _slices = _SCHEDSTAT.read_text().split()
+        ran, queued, _slices = stat.read_text().split()
     except (OSError, ValueError):
         return time.thread_time() * 1000, 0.0
     return int(ran) / 1e6, int(queued) / 1e6
@@ -192,6 +200,24 @@ def cpu_now(emulator_pid: int | None) -> dict[str, float | None]:
         "gui": cpu_seconds(f"/proc/self/task/{gui}/stat"),
         "engine": cpu_seconds(f"/proc/self/task/{engine}/stat") if engine else None,
         "emulator": cpu_seconds(f"/proc/{emulator_pid}/stat") if emulator_pid else None,
+    }
+
+
+def nice_values(emulator_pid: int | None) -> dict[str, int | None]:
+    """The nice value of the GUI thread, the engine thread and the emulator (Linux)."""
+
+    def nice(stat: str) -> int | None:
+        try:
+            return int(Path(stat).read_text().rsplit(")", 1)[1].split()[16])
+        except (OSError, IndexError, ValueError):
+            return None
+
+    threads_now = {t.name: t.native_id for t in threading.enumerate()}
+    engine = threads_now.get("fastdesk-engine")
+    return {
+        "gui": nice(f"/proc/self/task/{threading.main_thread().native_id}/stat"),
+        "engine": nice(f"/proc/self/task/{engine}/stat") if engine else None,
+        "emulator": nice(f"/proc/{emulator_pid}/stat") if emulator_pid else None,
     }
 
 
@@ -345,8 +371,13 @@ def run(
     backlog_edit: bool = True,
     problems: bool = False,
     trace: bool = False,
+    nice: int | None = None,
+    emulator_nice: int = 0,
 ) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
+    if nice is not None:  # the background threads' priority below the GUI thread's
+        threads.BACKGROUND_NICE = nice
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     tracer = StallTrace(stacks=os.environ.get("FASTDESK_TRACE_STACKS") == "1") if trace else None
     if tracer is not None:
         wrap_window_slots(tracer)
@@ -363,7 +394,11 @@ def run(
     for name in ("CEREBRAS_API_KEY", "CEREBRAS_BASE_URL", "FASTDESK_OPENAI_BASE_URL"):
         os.environ.pop(name, None)
     with EmulatorProcess(
-        ttfb=TTFB, tokens_per_second=RATE, chunk_chars=CHUNK_CHARS, rate_limits=None
+        ttfb=TTFB,
+        tokens_per_second=RATE,
+        chunk_chars=CHUNK_CHARS,
+        rate_limits=None,
+        nice=emulator_nice,
     ) as emu:
         os.environ["GROQ_BASE_URL"] = emu.groq_base_url
         os.environ["GROQ_API_KEY"] = "gsk_bench_not_a_real_key_000000000000"
@@ -411,8 +446,12 @@ def run(
         if tracer is not None:
             tracer.start()
             beat.on_beat = tracer.beat
+            engine_id = window.document_view.worker.native_id
+            if engine_id is not None and Path(f"/proc/self/task/{engine_id}/schedstat").exists():
+                beat.engine_stat = Path(f"/proc/self/task/{engine_id}/schedstat")
             tracer.last_beat = lambda: beat.stamp if beat.running else time.perf_counter()
         cpu_before = cpu_now(emu.pid)
+        niced = nice_values(emu.pid)
         beat.start()
         last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
 
@@ -467,6 +506,7 @@ def run(
             "open_ms": round(open_ms, 1),
             "requests": len(emu.chat_bodies()),
             "cpu_s": cpu,
+            "nice": niced,
             **beat.summary(),
         }
 
@@ -526,6 +566,7 @@ def run(
         window.close()
 
     return {
+        "load_average": [load_before, os.getloadavg() if load_before else None],
         "streaming": first,
         "keystroke": keystroke_summary(results, edits, debounce_ms),
         "stalls_while_editing": beat.summary(),
@@ -564,6 +605,18 @@ def main() -> int:
     parser.add_argument(
         "--trace", action="store_true", help="say what the GUI thread ran in each beat over 16 ms"
     )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        help="the background threads' nice value above the GUI thread's"
+        f" (default {threads.BACKGROUND_NICE}; 0: the same as the GUI's)",
+    )
+    parser.add_argument(
+        "--emulator-nice",
+        type=int,
+        default=0,
+        help="the emulator's nice value (a real provider takes no CPU of this machine)",
+    )
     args = parser.parse_args()
     TTFB = args.ttfb
     result = run(
@@ -575,6 +628,8 @@ def main() -> int:
         not args.no_backlog_edit,
         args.problems,
         args.trace,
+        args.nice,
+        args.emulator_nice,
     )
     if args.json:
         print(json.dumps(result, indent=2))
@@ -611,6 +666,9 @@ def main() -> int:
     if any(v is not None for v in cpu.values()):
         shown = ", ".join(f"{name} {v} s" for name, v in cpu.items() if v is not None)
         print(f"  CPU meanwhile ({os.cpu_count()} cores): {shown}")
+    if any(v is not None for v in s["nice"].values()):
+        shown = ", ".join(f"{name} {v}" for name, v in s["nice"].items() if v is not None)
+        print(f"  nice values: {shown}")
     if k["edits"]:
         print(f"Keystroke to translated block ({k['edits']} edits, all shown: {k['all_shown']}):")
         print(
@@ -630,6 +688,9 @@ def main() -> int:
             f" over the model, p50 {pas['p50_ms']} ms, worst {pas['worst_ms']} ms;"
             f" {rows['calls']} row updates, p50 {rows['p50_ms']} ms, worst {rows['worst_ms']} ms"
         )
+    load = result["load_average"]
+    if load[0]:
+        print(f"Load average before: {load[0][0]:.2f}, after: {load[1][0]:.2f} (1 min)")
     i = result["stalls_while_idle"]
     print(
         f"The machine's own jitter ({IDLE_S:.0f} s, window idle): worst {i['worst_ms']} ms,"

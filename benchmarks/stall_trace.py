@@ -8,11 +8,13 @@ unexplained is Qt's own work (layout, painting) or the process not running.
 
 Each gap also says how long the GUI thread was on a CPU, waiting in the run queue for one (the
 machine is shared: other processes had the cores) and asleep (for the GIL, mostly), from
-Linux's schedstat. And what held the GUI thread back when none of that ran: each beat re-arms
-faulthandler's watchdog (``dump_traceback_later``, a C thread that needs no GIL), so a beat
-later than ``WATCHDOG_S`` writes every thread's stack as it is at that moment, the thread that
-holds the GIL included (only with FASTDESK_TRACE_STACKS=1: it reads frames that other threads
-are running, and 4 runs of ~20 with it crashed).
+Linux's schedstat; and the engine thread's time on a CPU and waiting for one meanwhile (our own
+thread taking the core or the GIL, or the rest of the machine). And what held the GUI thread
+back when none of that ran: each beat re-arms faulthandler's watchdog (``dump_traceback_later``,
+a C thread that needs no GIL), so a beat later than ``WATCHDOG_S`` writes every thread's stack
+as it is at that moment, the thread that holds the GIL included (only with
+FASTDESK_TRACE_STACKS=1: it reads frames that other threads are running, and 4 runs of ~20 with
+it crashed).
 
 Cheap on purpose: one ``perf_counter`` pair per slot call, a re-armed timer per beat. Heavier
 probes distorted what they measured: timing every event in ``QApplication.notify`` (a Python
@@ -70,6 +72,8 @@ class Gap:
     spans: list[Span] = field(default_factory=list)
     cpu_ms: float = 0.0  # the GUI thread on a CPU within it
     queued_ms: float = 0.0  # the GUI thread ready to run, waiting for a CPU
+    engine_ms: float = 0.0  # the engine thread on a CPU within it
+    engine_queued_ms: float = 0.0  # the engine thread waiting for a CPU
 
     @property
     def ms(self) -> float:
@@ -195,15 +199,15 @@ class StallTrace:
     # ---- reading -----------------------------------------------------------------------------
 
     def gaps(
-        self, spans: list[tuple[float, float, float, float]], over_ms: float = 16.0
+        self, spans: list[tuple[float, float, float, float, float, float]], over_ms: float = 16.0
     ) -> list[Gap]:
         """The heartbeat's gaps over ``over_ms`` (``spans``: its (start, end, GUI thread ms on
-        a CPU, ms waiting for one))."""
+        a CPU, ms waiting for one, the same two of the engine thread))."""
         out = []
-        for start, end, ran, queued in spans:
+        for start, end, ran, queued, engine, engine_queued in spans:
             if (end - start) * 1000 - 1.0 > over_ms:
                 inside = [s for s in self.spans if s.start < end and s.end > start]
-                out.append(Gap(start, end, inside, ran, queued))
+                out.append(Gap(start, end, inside, ran, queued, engine, engine_queued))
         return out
 
 
@@ -215,7 +219,8 @@ def report(gaps: list[Gap]) -> str:
         lines.append(
             f"gap {gap.ms:.1f} ms: the GUI thread ran {gap.cpu_ms:.1f} ms, waited for a CPU"
             f" {gap.queued_ms:.1f} ms, slept {slept:.1f} ms (the GIL); {gap.ms - top:.1f} ms"
-            " in no span below"
+            f" in no span below; the engine thread ran {gap.engine_ms:.1f} ms, waited for a CPU"
+            f" {gap.engine_queued_ms:.1f} ms"
         )
         for span in sorted(gap.spans, key=lambda s: s.start):
             cpu = "" if span.cpu_ms is None else f" (CPU {span.cpu_ms:.1f} ms)"

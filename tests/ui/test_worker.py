@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
+import threading
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from fastdesk.document.blocks import parse
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.ui.bridge import threads
 from fastdesk.ui.bridge.worker import REQUEST_FIRST_S, EngineWorker
 
 
@@ -135,3 +141,41 @@ def test_the_language_check_is_loaded_when_the_engine_starts_not_at_the_first_an
     finally:
         assert worker.stop()
     assert language.identify("Ceci est une phrase en français, assez longue pour être jugée.")
+
+
+def _nice(tid: int) -> int:
+    """A thread's nice value as the kernel keeps it (field 19 of /proc/self/task/TID/stat)."""
+    stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[16])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
+def test_the_worker_thread_and_what_it_starts_run_below_the_gui_thread(qtbot) -> None:
+    """The scheduler lets the GUI thread go first when both want a core: the worker thread's
+    nice value is above the GUI thread's, so is a thread the worker starts (the language
+    check's loader), and the GUI thread's own is left as it was."""
+    gui = threading.get_native_id()
+    before = _nice(gui)
+    if before + 1 > 19:
+        pytest.skip("the test process runs at the lowest priority already")
+    worker = EngineWorker(
+        JobSpec(target_lang="fr"),
+        engine_factory=lambda: Engine(Router({})),
+        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+    )
+    batches: list[Any] = []
+    worker.batch.connect(batches.append)
+    worker.start()
+    try:
+        qtbot.waitUntil(lambda: bool(batches), timeout=5000)
+        assert worker.native_id is not None
+        engine_nice = _nice(worker.native_id)
+        loop = worker._loop
+        helper = asyncio.run_coroutine_threadsafe(
+            asyncio.to_thread(lambda: _nice(threading.get_native_id())), loop
+        ).result(5)
+    finally:
+        assert worker.stop()
+    assert engine_nice == min(19, before + threads.BACKGROUND_NICE) > before
+    assert helper == engine_nice
+    assert _nice(gui) == before

@@ -12,22 +12,26 @@ import concurrent.futures
 import contextlib
 import gc
 import math
+import os
 import selectors
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
 
 from fastdesk.config import keys
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import ProviderError
 
 __all__ = [
+    "BACKGROUND_NICE",
     "AsyncRunner",
     "LoopThread",
+    "background_priority",
     "collect_due_garbage",
     "error_text",
     "gui_first",
@@ -136,6 +140,35 @@ def gui_first() -> Iterator[None]:
         _gui_free.set()
 
 
+# Our background threads compete with the GUI thread for the machine's cores as well as for the
+# GIL: on 2 cores the engine thread, the GUI thread and other work are often all runnable, and
+# the beats over 16 ms left had the GUI thread 8-13 ms in the run queue waiting for a core. So
+# each background thread lowers its own priority, and the scheduler lets the GUI thread go first
+# when it wakes (docs/performance.md). Not SCHED_IDLE: with the GUI busy, the network would
+# starve. A thread it starts inherits the lower priority on Linux (the language check's loader,
+# the router's snapshot writer, the HTTP client's resolver threads).
+BACKGROUND_NICE = 10  # added to the thread's nice value (Linux); 0: as the GUI thread
+
+
+def background_priority() -> None:
+    """From inside a background thread: give it a lower scheduling priority than the GUI's.
+
+    Linux: the thread's own nice value (each thread is a task with its own; ``setpriority`` on
+    the thread id) goes up by :data:`BACKGROUND_NICE`, which needs no privilege. Elsewhere the
+    thread's Qt priority (QThread.LowPriority) where the platform honours it; Qt documents
+    that Linux ignores it under the default scheduler, hence the nice value there.
+    """
+    if BACKGROUND_NICE <= 0:
+        return
+    with contextlib.suppress(OSError, RuntimeError):  # a nicety: never stop the thread
+        if sys.platform.startswith("linux"):
+            tid = threading.get_native_id()
+            nice = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + BACKGROUND_NICE))
+        else:
+            QThread.currentThread().setPriority(QThread.Priority.LowPriority)
+
+
 # While answers stream in, data arrives a token or so at a time, and every turn of the loop costs
 # the same Python however little it reads (asyncio's callbacks, the HTTP client, the SSE parser, the
 # router: ~100 µs on our 2-core machine). So a turn that would wait for I/O starts no sooner than
@@ -218,7 +251,13 @@ class LoopThread:
             release_gc_hold()
         return True
 
+    @property
+    def native_id(self) -> int | None:
+        """The thread's id for the OS (None before it starts)."""
+        return self._thread.native_id
+
     def _run(self) -> None:
+        background_priority()
         loop = self.loop
         asyncio.set_event_loop(loop)
         try:

@@ -238,6 +238,11 @@ class EngineWorker(QObject):
     def running(self) -> bool:
         return self._thread.running
 
+    @property
+    def native_id(self) -> int | None:
+        """The worker thread's id for the OS (None before it starts)."""
+        return self._thread.native_id
+
     def stop(self, timeout: float = 1.0) -> bool:
         """Cancel what is in flight and end the thread; True when it ended within `timeout`."""
         if self._thread.running:

@@ -52,6 +52,7 @@ from fastdesk.review.model import (
 )
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.ui.bridge.threads import background_priority
 from fastdesk.ui.document.heal import duration
 from fastdesk.ui.review.undo import ReviewStep, Typed
 
@@ -101,7 +102,9 @@ class ReviewController(QObject):
         self._autosaved: tuple[Any, ...] | None = None
         self._untitled = next(_untitled)
         self.autosaver = Autosaver.for_document(None, self._untitled)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastdesk-autosave")
+        self._pool = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="fastdesk-autosave", initializer=background_priority
+        )
         self._closed = False
         self.timer = QTimer(self)
         self.timer.setInterval(AUTOSAVE_MS)
