@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
@@ -307,6 +309,59 @@ def test_summary_and_stale_blocks_agree_with_a_count_block_by_block() -> None:
         assert got == counted_block_by_block(review, doc)
         stale = [b.id for b in doc.blocks if review.state_of(b.id) == "stale_edit"]
         assert review.stale_blocks() == stale
+
+
+_ACTIONS = st.lists(
+    st.tuples(st.integers(0, 11), st.integers(0, 13), st.integers(0, 12), st.booleans()),
+    max_size=60,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_ACTIONS)
+def test_the_summary_kept_up_to_date_equals_a_full_recount(actions: list) -> None:
+    """The summary's counts follow the blocks each action changed: after every action they
+    equal a count block by block (asked after each one, so the incremental path is the one
+    that runs; realign and idle are among the actions)."""
+    base = "".join(f"Paragraph {i}.\n\n" for i in range(12)) + "```\ncode\n```\n"
+    doc = parse(base)
+    review = Review(None, "fr", doc)
+    undo = []
+    for pick, index, other, flag in actions:
+        bid = doc.blocks[index % len(doc.blocks)].id
+        if pick == 0:
+            review.apply_event(BlockStarted(0, bid))
+        elif pick == 1:
+            flags = (Flag("code", "x"),) if flag else ()
+            origin = ("model", "memory", "copy")[other % 3]
+            review.apply_event(BlockDone(0, bid, f"T{other}.\n\n", origin, flags))
+        elif pick == 2:
+            review.apply_event(BlockFailed(0, bid, "boom"))
+        elif pick == 3:
+            undo.append(review.snapshot([bid]))
+            review.edit(bid, f"Edited {other}.\n\n")
+        elif pick == 4:
+            review.approve(bid) if flag else review.unapprove(bid)
+        elif pick == 5:
+            review.revert(bid)
+        elif pick == 6:
+            review.resolve(bid, "keep" if flag else "retranslate")
+        elif pick == 7 and undo:
+            review.restore(undo.pop())
+        elif pick == 8:  # the source changes under a block (or back)
+            text = base.replace(f"Paragraph {other}.", f"Paragraph {other}, changed.")
+            doc = parse(text if flag else base)
+            review.realign(doc)
+        elif pick == 9:
+            review.clear_in_flight()
+        elif pick == 10:
+            review.approve_all(include_flagged=flag)
+        elif pick == 11:
+            review.drop_detached()
+        s = review.summary()
+        got = (s.blocks, s.approved, s.flagged, s.edited, s.stale, s.in_flight, s.pending)
+        assert got == counted_block_by_block(review, doc)
+        assert s.detached == len(review.detached())
 
 
 # ---- the source changes -------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHelpEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QHelpEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -354,6 +354,42 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
     )
     assert w.document_view.review.state_of(hello) == "machine"  # Revert My Edit
     qtbot.waitUntil(lambda: target_text(w).startswith("Bonjour monde.\n"))
+
+
+def shown_summary(w) -> str:
+    """The review bar's summary as a reader sees it (the label's text without its markup)."""
+    label = w.document_view.review_bar.summary
+    return QTextDocumentFragment.fromHtml(label.text()).toPlainText().replace("\xa0", " ")
+
+
+def test_the_summary_bar_is_right_after_each_batch(make_window, qtbot, provider) -> None:
+    """The bar's counts are kept up to date from the blocks each batch changed: after a first
+    fill, an approval and an edit of the source, it says what a count block by block says."""
+    provider.answer = breaks_links
+    w = make_window()
+    raw(w)
+    paragraphs = [LINKED if i % 4 == 0 else f"Paragraph {i}.\n" for i in range(24)]
+    w.document_view.source.setPlainText("\n".join(paragraphs))
+    wait_settled(w, qtbot)
+    review = w.document_view.review
+
+    def expected() -> str:
+        states = [review.state_of(b.id) for b in review.doc.blocks if b.translatable]
+        counts = [states.count(s) for s in ("approved", "edited", "flagged")]
+        return "{} blocks · ● {} approved · ● {} edited · ● {} flagged".format(len(states), *counts)
+
+    qtbot.waitUntil(lambda: shown_summary(w) == expected())
+    assert shown_summary(w) == "24 blocks · ● 0 approved · ● 0 edited · ● 6 flagged"
+
+    assert w.review_commands.approve_block(block(w, "Paragraph 1."))
+    cursor = w.document_view.source.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    w.document_view.source.setTextCursor(cursor)
+    type_keys(qtbot, w.document_view.source, "\nSee [the guide](https://example.com/a) again.")
+    qtbot.waitUntil(lambda: "example.com/b) again" in target_text(w))
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: shown_summary(w) == expected())
+    assert shown_summary(w) == "25 blocks · ● 1 approved · ● 0 edited · ● 7 flagged"
 
 
 # ---- 4. the review file ---------------------------------------------------------------------

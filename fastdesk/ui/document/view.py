@@ -196,7 +196,7 @@ class DocumentView(QWidget):
         self._margin_timer.timeout.connect(self.repaint_margins)
         self.scheduler.rendered.connect(self._repaint_margins_soon)
         self.scheduler.settled.connect(self.repaint_margins)
-        self._review_timer = QTimer(self)  # the summary counts every block: at most ~8 a second
+        self._review_timer = QTimer(self)  # one bar update per burst of changes: ~8 a second
         self._review_timer.setSingleShot(True)
         self._review_timer.setInterval(120)
         self._review_timer.timeout.connect(self._update_review_bar)
