@@ -349,3 +349,43 @@ def test_filling_the_preview_selects_nothing(qtbot) -> None:
     settle(preview, qtbot)
     assert not preview.textCursor().hasSelection()
     assert preview.textCursor().selectedText() == ""
+
+
+def test_preview_decorates_a_streamed_batch_as_a_full_pass_would(qtbot) -> None:
+    """Unchanged blocks keep their decorated segment by identity; changed ones, a new context
+    or an expansion are decorated again, so the pane wants what a fresh pane would."""
+    from fastdesk.document.html import Context
+
+    def decorated_fresh(segs, contexts, expansions) -> tuple:
+        fresh = TargetPreview()
+        qtbot.addWidget(fresh)
+        fresh.contexts = contexts
+        fresh.expansions = dict(expansions)
+        fresh.want(segs)
+        return tuple(s.text for s in fresh.wanted)
+
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    segs = paragraphs(6)
+    contexts = {"b1": Context(number=3), "b4": Context(number=7)}
+    preview.set_contexts(contexts)
+    preview.want(segs)
+    first = preview.wanted
+    assert tuple(s.text for s in first) == decorated_fresh(segs, contexts, {})
+    batch = list(segs)
+    batch[4] = segment("b4", "Paragraphe 4 traduit.\n\n")  # one block answered
+    preview.want(batch)
+    assert preview.wanted[0] is first[0] and preview.wanted[1] is first[1]  # reused as they were
+    assert preview.wanted[4] is not first[4]
+    assert tuple(s.text for s in preview.wanted) == decorated_fresh(batch, contexts, {})
+    preview.set_expansion("b2", "Generated.")  # an expansion re-decorates its block
+    assert "\x00Generated." in preview.wanted[2].text
+    assert tuple(s.text for s in preview.wanted) == decorated_fresh(
+        batch, contexts, {"b2": "Generated."}
+    )
+    moved = {"b1": Context(number=4), "b4": Context(number=7)}  # a new context: renders again
+    preview.set_contexts(moved)
+    assert preview.wanted[1].text != first[1].text
+    assert tuple(s.text for s in preview.wanted) == decorated_fresh(
+        batch, moved, {"b2": "Generated."}
+    )

@@ -67,6 +67,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self.contexts: Mapping[str, Context] = {}
         self._decor: dict[str, tuple[Segment, str | None, Context, Segment]] = {}
         self._plain: tuple[Segment, ...] = ()
+        # the decorated segments last wanted, valid while no expansion or context changed since
+        self._decorated_last: tuple[Segment, ...] = ()
+        self._decor_fresh = False
         self._starts: list[int] = [0]
         self._highlighted: int | None = None
         self._retint = False  # the tinted block's text changed: tint it again after the step
@@ -99,18 +102,32 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self.want(self._plain)
 
     def want(self, segments: Sequence[Segment]) -> None:
-        self._plain = tuple(segments)
+        plain = tuple(segments)
         if self.expansions or self.contexts:
-            segments = [self._decorated(s) for s in self._plain]
-            if len(self._decor) > 2 * len(self._plain) + 64:  # drop blocks long gone
-                keys = {s.key for s in self._plain}
+            before, shown = self._plain, self._decorated_last
+            if self._decor_fresh and len(before) == len(plain) == len(shown):
+                # a streamed batch changes a few blocks and hands the others on as the same
+                # objects: an identity check each, the full look-up only for what changed
+                segments = [
+                    d if s is p else self._decorated(s) for s, p, d in zip(plain, before, shown)
+                ]
+            else:
+                segments = [self._decorated(s) for s in plain]
+            self._decorated_last = tuple(segments)
+            self._decor_fresh = True
+            if len(self._decor) > 2 * len(plain) + 64:  # drop blocks long gone
+                keys = {s.key for s in plain}
                 self._decor = {k: v for k, v in self._decor.items() if k in keys}
+        else:
+            self._decor_fresh = False
+        self._plain = plain
         Incremental.want(self, segments)  # (unchanged blocks: the same objects, see diff)
 
     def set_contexts(self, contexts: Mapping[str, Context]) -> None:
         """What each block needs from its document (references, list number): a block whose
         context changed renders again, though its text did not."""
         self.contexts = contexts
+        self._decor_fresh = False
         self.want(self._plain)
 
     def set_expansion(self, block_id: str, text: str | None) -> None:
@@ -118,6 +135,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self.expansions.pop(block_id, None)
         else:
             self.expansions[block_id] = text
+        self._decor_fresh = False
         self.want(self._plain)
 
     def _decorated(self, seg: Segment) -> Segment:
