@@ -109,7 +109,8 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
                 # a streamed batch changes a few blocks and hands the others on as the same
                 # objects: an identity check each, the full look-up only for what changed
                 segments = [
-                    d if s is p else self._decorated(s) for s, p, d in zip(plain, before, shown)
+                    d if s is p else self._decorated(s)
+                    for s, p, d in zip(plain, before, shown, strict=True)
                 ]
             else:
                 segments = [self._decorated(s) for s in plain]
