@@ -67,9 +67,8 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self.contexts: Mapping[str, Context] = {}
         self._decor: dict[str, tuple[Segment, str | None, Context, Segment]] = {}
         self._plain: tuple[Segment, ...] = ()
-        # the decorated segments last wanted, valid while no expansion or context changed since
+        # the decorated segments last wanted; emptied when an expansion or context changes
         self._decorated_last: tuple[Segment, ...] = ()
-        self._decor_fresh = False
         self._starts: list[int] = [0]
         self._highlighted: int | None = None
         self._retint = False  # the tinted block's text changed: tint it again after the step
@@ -105,7 +104,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         plain = tuple(segments)
         if self.expansions or self.contexts:
             before, shown = self._plain, self._decorated_last
-            if self._decor_fresh and len(before) == len(plain) == len(shown):
+            if len(before) == len(plain) == len(shown):
                 # a streamed batch changes a few blocks and hands the others on as the same
                 # objects: an identity check each, the full look-up only for what changed
                 segments = [
@@ -115,12 +114,11 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             else:
                 segments = [self._decorated(s) for s in plain]
             self._decorated_last = tuple(segments)
-            self._decor_fresh = True
             if len(self._decor) > 2 * len(plain) + 64:  # drop blocks long gone
                 keys = {s.key for s in plain}
                 self._decor = {k: v for k, v in self._decor.items() if k in keys}
         else:
-            self._decor_fresh = False
+            self._decorated_last = ()
         self._plain = plain
         Incremental.want(self, segments)  # (unchanged blocks: the same objects, see diff)
 
@@ -128,7 +126,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         """What each block needs from its document (references, list number): a block whose
         context changed renders again, though its text did not."""
         self.contexts = contexts
-        self._decor_fresh = False
+        self._decorated_last = ()
         self.want(self._plain)
 
     def set_expansion(self, block_id: str, text: str | None) -> None:
@@ -136,7 +134,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self.expansions.pop(block_id, None)
         else:
             self.expansions[block_id] = text
-        self._decor_fresh = False
+        self._decorated_last = ()
         self.want(self._plain)
 
     def _decorated(self, seg: Segment) -> Segment:
