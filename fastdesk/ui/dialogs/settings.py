@@ -52,11 +52,12 @@ from fastdesk.config.settings import (
     load_settings,
     save_settings,
 )
-from fastdesk.document.languages import LANGUAGES, language_name
+from fastdesk.document.languages import LANGUAGES
 from fastdesk.providers.base import PROVIDER_NAMES
 from fastdesk.routing import costs
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.window.selectors import fill_languages, show_language
 
 __all__ = ["SettingsDialog"]
 
@@ -394,9 +395,8 @@ class SettingsDialog(QDialog):
         self.language_combo.setObjectName("defaultLanguage")
         self.language_combo.setEditable(True)
         self.language_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
-            self.language_combo.addItem(f"{LANGUAGES[code]} ({code})", code)
-        self._select_language(s.target_language)
+        fill_languages(self.language_combo)
+        show_language(self.language_combo, s.target_language)
         form.addRow("Target &language:", self.language_combo)
 
         self.mode_combo = QComboBox()
@@ -526,13 +526,6 @@ class SettingsDialog(QDialog):
     def _spent_text(self) -> str:
         today = self.ledger.today() if self.ledger is not None else costs.today_totals()
         return f"Spent today: {today.text()}"
-
-    def _select_language(self, code: str) -> None:
-        index = self.language_combo.findData(code)
-        if index < 0:
-            self.language_combo.addItem(f"{language_name(code)} ({code})", code)
-            index = self.language_combo.count() - 1
-        self.language_combo.setCurrentIndex(index)
 
     # -- actions -------------------------------------------------------------------------------
 
