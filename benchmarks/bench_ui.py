@@ -118,14 +118,17 @@ class Heartbeat:
         self.gaps: list[float] = []
         self.running = False
         self.stamp = time.perf_counter()  # the last beat
-        self.sched = sched_ms()
-        # each gap's perf_counter start and end, the GUI thread's ms on a CPU and waiting for
-        # one within it (what is left it slept: waiting for the GIL, or idle), and the same two
-        # of the engine thread (with --trace: `engine_stat` set; 0 otherwise)
+        # --trace only: each gap's perf_counter start and end, the GUI thread's ms on a CPU and
+        # waiting for one within it (what is left it slept: waiting for the GIL, or idle), and
+        # the same two of the engine thread. Untraced, a beat reads nothing: every system call
+        # from Python lets the GIL go, and a beat that read /proc (open, read, close) then
+        # waited to get it back from the engine thread up to three times a millisecond, a
+        # stall of the probe's own that the window does not have.
+        self.gui_stat: SchedStat | None = None
+        self.engine_stat: SchedStat | None = None
+        self.sched = self.engine_sched = (0.0, 0.0)
         self.spans: list[tuple[float, float, float, float, float, float]] = []
         self.on_beat: Callable[[], None] | None = None  # --trace: its watchdog
-        self.engine_stat: Path | None = None  # --trace: the engine thread's schedstat
-        self.engine_sched = (0.0, 0.0)
 
     def start(self) -> None:
         self.gaps.clear()
@@ -133,8 +136,8 @@ class Heartbeat:
         self.clock.start()
         self.last = self.clock.nsecsElapsed()
         self.stamp = time.perf_counter()
-        self.sched = sched_ms()
-        self.engine_sched = sched_ms(self.engine_stat) if self.engine_stat else (0.0, 0.0)
+        self.sched = self.gui_stat.read() if self.gui_stat else (0.0, 0.0)
+        self.engine_sched = self.engine_stat.read() if self.engine_stat else (0.0, 0.0)
         self.running = True
         self.timer.start()
 
@@ -146,12 +149,17 @@ class Heartbeat:
         now = self.clock.nsecsElapsed()
         self.gaps.append(max(0.0, (now - self.last) / 1e6 - 1.0))
         self.last = now
-        stamp, sched = time.perf_counter(), sched_ms()
-        ran, queued = (a - b for a, b in zip(sched, self.sched, strict=True))
-        engine = sched_ms(self.engine_stat) if self.engine_stat else (0.0, 0.0)
-        engine_ran, engine_queued = (a - b for a, b in zip(engine, self.engine_sched, strict=True))
-        self.spans.append((self.stamp, stamp, ran, queued, engine_ran, engine_queued))
-        self.stamp, self.sched, self.engine_sched = stamp, sched, engine
+        stamp = time.perf_counter()
+        if self.gui_stat is not None:
+            sched = self.gui_stat.read()
+            ran, queued = (a - b for a, b in zip(sched, self.sched, strict=True))
+            engine = self.engine_stat.read() if self.engine_stat else (0.0, 0.0)
+            engine_ran, engine_queued = (
+                a - b for a, b in zip(engine, self.engine_sched, strict=True)
+            )
+            self.spans.append((self.stamp, stamp, ran, queued, engine_ran, engine_queued))
+            self.sched, self.engine_sched = sched, engine
+        self.stamp = stamp
         if self.on_beat is not None:
             self.on_beat()
 
@@ -165,17 +173,30 @@ class Heartbeat:
         }
 
 
-_SCHEDSTAT = Path("/proc/thread-self/schedstat")
-
-
-def sched_ms(stat: Path = _SCHEDSTAT) -> tuple[float, float]:
+class SchedStat:
     """A thread's milliseconds on a CPU and waiting in the run queue for one, so far (Linux's
-    schedstat: this thread's, or the one at ``stat``; this thread's CPU time and 0 elsewhere)."""
-    try:
-        ran, queued, _slices = stat.read_text().split()
-    except (OSError, ValueError):
-        return time.thread_time() * 1000, 0.0
-    return int(ran) / 1e6, int(queued) / 1e6
+    /proc/self/task/TID/schedstat, kept open: one ``pread`` a reading, one system call)."""
+
+    def __init__(self, native_id: int) -> None:
+        self._fd = os.open(f"/proc/self/task/{native_id}/schedstat", os.O_RDONLY)
+
+    @classmethod
+    def of(cls, native_id: int | None) -> SchedStat | None:
+        """None where there is no schedstat (not Linux, or the thread is gone)."""
+        try:
+            return cls(native_id) if native_id is not None else None
+        except OSError:
+            return None
+
+    def read(self) -> tuple[float, float]:
+        try:
+            ran, queued, _slices = os.pread(self._fd, 96, 0).split()
+        except (OSError, ValueError):
+            return 0.0, 0.0
+        return int(ran) / 1e6, int(queued) / 1e6
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 def cpu_seconds(stat: str) -> float | None:
@@ -446,9 +467,8 @@ def run(
         if tracer is not None:
             tracer.start()
             beat.on_beat = tracer.beat
-            engine_id = window.document_view.worker.native_id
-            if engine_id is not None and Path(f"/proc/self/task/{engine_id}/schedstat").exists():
-                beat.engine_stat = Path(f"/proc/self/task/{engine_id}/schedstat")
+            beat.gui_stat = SchedStat.of(threading.main_thread().native_id)
+            beat.engine_stat = SchedStat.of(window.document_view.worker.native_id)
             tracer.last_beat = lambda: beat.stamp if beat.running else time.perf_counter()
         cpu_before = cpu_now(emu.pid)
         niced = nice_values(emu.pid)
