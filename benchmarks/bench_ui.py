@@ -221,6 +221,40 @@ def cpu_now(emulator_pid: int | None) -> dict[str, float | None]:
         "gui": cpu_seconds(f"/proc/self/task/{gui}/stat"),
         "engine": cpu_seconds(f"/proc/self/task/{engine}/stat") if engine else None,
         "emulator": cpu_seconds(f"/proc/{emulator_pid}/stat") if emulator_pid else None,
+        "process": cpu_seconds("/proc/self/stat"),
+    }
+
+
+def machine_now() -> tuple[float, float] | None:
+    """Seconds of CPU the whole machine has used so far (every process, every core), and of
+    steal: time the hypervisor gave this virtual machine's CPUs to another guest (Linux's
+    /proc/stat; None elsewhere).
+
+    Why: a run whose GUI, engine and emulator all needed a third more CPU than usual for the
+    same work, and had the stalls to match, is a run on a slower or shared machine; these say
+    how much of the cores other processes had, and how much the host took away.
+    """
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    except (OSError, ValueError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, steal / tick
+
+
+def machine_used(
+    before: tuple[float, float] | None, cpu: dict[str, float | None]
+) -> dict[str, float] | None:
+    """Since ``before``: the CPU of other processes (the machine's, less ours and the
+    emulator's) and the steal."""
+    after = machine_now()
+    if before is None or after is None:
+        return None
+    ours = sum(v for v in (cpu.get("process"), cpu.get("emulator")) if v is not None)
+    return {
+        "others_s": round(max(0.0, after[0] - before[0] - ours), 2),
+        "steal_s": round(after[1] - before[1], 2),
     }
 
 
@@ -471,6 +505,7 @@ def run(
             beat.engine_stat = SchedStat.of(window.document_view.worker.native_id)
             tracer.last_beat = lambda: beat.stamp if beat.running else time.perf_counter()
         cpu_before = cpu_now(emu.pid)
+        machine_before = machine_now()
         niced = nice_values(emu.pid)
         beat.start()
         last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
@@ -504,6 +539,7 @@ def run(
             tracer.pause()
             traced += tracer.gaps(beat.spans)
         cpu = cpu_used(cpu_before, cpu_now(emu.pid))
+        machine = machine_used(machine_before, cpu)
         window.document_view.engine_news.disconnect(answered)
         when, cpu_then = last_answer
         settled_s = time.perf_counter() - when
@@ -526,6 +562,7 @@ def run(
             "open_ms": round(open_ms, 1),
             "requests": len(emu.chat_bodies()),
             "cpu_s": cpu,
+            "machine_s": machine,
             "nice": niced,
             **beat.summary(),
         }
@@ -686,6 +723,12 @@ def main() -> int:
     if any(v is not None for v in cpu.values()):
         shown = ", ".join(f"{name} {v} s" for name, v in cpu.items() if v is not None)
         print(f"  CPU meanwhile ({os.cpu_count()} cores): {shown}")
+    if s["machine_s"]:
+        m = s["machine_s"]
+        print(
+            f"  the machine meanwhile: other processes {m['others_s']} s of CPU, stolen by the"
+            f" host {m['steal_s']} s"
+        )
     if any(v is not None for v in s["nice"].values()):
         shown = ", ".join(f"{name} {v}" for name, v in s["nice"].items() if v is not None)
         print(f"  nice values: {shown}")
