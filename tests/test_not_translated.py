@@ -43,6 +43,30 @@ def test_the_language_check_itself() -> None:
     assert languages is not None and max(languages, key=languages.__getitem__) == "fr"
 
 
+def test_a_source_is_identified_once_for_both_of_its_questions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Is the answer a translation, and which language does the memory record: the same source,
+    classified once (the engine's thread holds the GIL the window needs while it classifies)."""
+    from fastdesk.translate import language
+
+    language._ranked.cache_clear()
+    kind = type(language._identifier())
+    seen: list[str] = []
+    rank = kind.rank
+    monkeypatch.setattr(kind, "rank", lambda self, words: seen.append(words) or rank(self, words))
+    source = ENGLISH + " It also keeps the inline code and the headings."
+    assert not_translated(source, FRENCH + " Il garde le code et les titres.", "fr") is None
+    assert language.source_language(source) == "en"
+    assert language.source_language(source) == "en"
+    assert len(seen) == 2  # the source once, the answer once
+    first = identify(source)
+    assert first is not None
+    first["en"] = 0.0  # a caller's copy: the next one is whole again
+    again = identify(source)
+    assert again is not None and again["en"] > 0.5
+
+
 def french_answer(messages) -> str:
     text = last_user_content(messages)
     return text.replace(ENGLISH, FRENCH)

@@ -59,12 +59,21 @@ def prose(text: str) -> str:
 
 def identify(text: str, min_letters: int = MIN_LETTERS) -> dict[str, float] | None:
     """Language → probability for the prose of ``text``; None when it is too short to tell."""
+    ranked = _ranked(text, min_letters)
+    return None if ranked is None else dict(ranked)
+
+
+@lru_cache(maxsize=256)
+def _ranked(text: str, min_letters: int) -> tuple[tuple[str, float], ...] | None:
+    """Kept for the last few hundred texts: each answered block's source is identified twice
+    (is the answer a translation? which language does the memory record?), on the engine's
+    thread, which holds the GIL the window needs meanwhile."""
     words = prose(text)
     if len(_LETTER.findall(words)) < min_letters:
         return None
     with _lock:  # the identifier is not documented as thread-safe
         ranked = _identifier().rank(words)
-    return {str(lang): float(p) for lang, p in ranked}
+    return tuple((str(lang), float(p)) for lang, p in ranked)
 
 
 def source_language(text: str) -> str | None:
