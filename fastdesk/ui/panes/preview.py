@@ -15,6 +15,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextFrameFormat,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -32,12 +33,24 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
     """The rendered target: each block's HTML as a run of paragraphs, found by position.
 
     Blocks are kept apart by position, as in the raw editor: ``starts()[i]`` is the document
-    position where block i begins, and it runs (its closing paragraph break included) to where
-    the next one begins. The first design gave each block a QTextFrame; Qt's layout and
-    painting then walk every child frame of the document on each edit and each repaint (perf:
-    QTextFrame::iterator under doLayout and draw), so with 500 blocks an edit cost ~2 ms and a
-    repaint ~3 ms, several times what runs of paragraphs cost (tests/ui/test_ui_panes.py holds
-    the formats to what a block rendered alone gets).
+    position where block i begins, and its run ends with its closing paragraph break.
+
+    The runs sit in child frames of the root frame, about GROUP blocks each (a "group"). Why:
+    Qt lays out again the whole frame an edit is in and moves every later paragraph of it; in
+    the root frame at 7,000 blocks one block's edit cost ~7 ms (benchmarks/bench_layout.py),
+    in a frame of 100 the same as in a 500-block document. The first design gave each block a
+    frame of its own, and Qt's layout and painting walk every child frame on each edit and
+    repaint: at 500 blocks an edit cost ~2 ms. Groups keep the frames few (~70 at 7,000).
+
+    The layout Qt gives frames: a root block before each frame, whose only character is the
+    frame's start marker (the "glue"), the frame's paragraphs, the last one closed by the
+    frame's end marker, and the document's final root block after the last frame. So the last
+    run of a group ends one character before the next run starts. Qt applies no margins at a
+    frame's edges, so each glue block between two groups is as tall as the gap Qt would leave
+    between the two runs in one frame (the larger of the margins it stands between); the first
+    and the final root block are the document's margin above and below, the frames' own
+    margins the one left and right (tests/ui/test_preview_groups.py holds each block's formats
+    to what it gets rendered alone, and where blocks stand to where one frame puts them).
 
     Expansions (text the model generated for a block on request) show at the end of that
     block's run, marked as generated; they are not part of the translation and never exported.
@@ -70,6 +83,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         # the decorated segments last wanted; emptied when an expansion or context changes
         self._decorated_last: tuple[Segment, ...] = ()
         self._starts: list[int] = [0]
+        self._firsts: list[int] = []  # the index of each group's first block, in order
         self._highlighted: int | None = None
         self._retint = False  # the tinted block's text changed: tint it again after the step
         self._anchor: int | None = None  # the block at the top of the view while a step edits
@@ -91,9 +105,10 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         dark = is_dark(self.palette())
         flat_scroll_bars(self)
         self.document().setDefaultStyleSheet(render.stylesheet(dark))
-        self.document().setDocumentMargin(12)
+        self.document().setDocumentMargin(0)  # the groups' frames and glue keep MARGIN
         self.shown.clear()
         self._starts = [0]
+        self._firsts = []
         self._anchor = None
         self._highlighted = None
         self.clear()
@@ -161,6 +176,15 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         body = render.block_html(text, context)
         return body + render.generated_html(extra, GENERATED_LABEL) if extra else body
 
+    def toPlainText(self) -> str:
+        """The text the reader sees, as one frame of all the runs would give it: without the
+        groups' glue (Qt's own would add a line break before each group and after the last)."""
+        raw = self.document().toRawText()
+        if not self.block_count:
+            return raw.translate(_PLAIN_TEXT)
+        runs = "".join(raw[s : s + n] for s, n in zip(self._starts, self.lengths, strict=False))
+        return runs[:-1].translate(_PLAIN_TEXT)  # (the last run's end marker ends the text)
+
     def starts(self) -> list[int]:
         """Document positions where the shown blocks start, plus the end (kept current)."""
         return self._starts
@@ -183,51 +207,88 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self.show_block(self._highlighted)
 
     def _replace(self, index: int, seg: Segment) -> None:
-        start = self._starts[index]
         cursor = QTextCursor(self.document())
-        cursor.setPosition(start)
-        cursor.setPosition(self._starts[index + 1] - 1, _KEEP)
+        cursor.setPosition(self._starts[index])
+        cursor.setPosition(self._stop(index) - 1, _KEEP)
         self._put(index, cursor, seg)
+        self._fit_glue_around(index)
 
     def _insert(self, index: int, seg: Segment) -> None:
-        """An empty paragraph at the block's place (one character), then its HTML in it."""
+        """An empty paragraph at the block's place (one character), then its HTML in it: in
+        the group of the block it goes before, or at the end of the last group while that has
+        fewer than GROUP blocks; else in a new group frame at the end."""
+        count = self.block_count
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        if index < self.block_count:
+        if index < count:
             cursor.setPosition(self._starts[index])
-            cursor.insertBlock()
+            # (the block split off keeps its text's formats: by default its block char format
+            # would be the one before the cursor, the previous block's, a quote's grey say)
+            block = cursor.block()
+            cursor.insertBlock(block.blockFormat(), block.charFormat())
             cursor.setPosition(self._starts[index])
-        elif self.block_count:
-            cursor.movePosition(QTextCursor.MoveOperation.End)
+        elif count and count - self._firsts[-1] < GROUP:
+            cursor.setPosition(self._starts[count] - 1)  # the last group's end marker
             cursor.insertBlock()
-        # (into an empty document: its one empty paragraph is the place)
+        else:  # a new group: its start marker where the final root block was
+            cursor.setPosition(self._starts[count])
+            _fit_block(cursor, MARGIN)  # (the final root block after the frame copies it)
+            cursor = cursor.insertFrame(_GROUP_FRAME).firstCursorPosition()
+            self._starts[count] += 1
+            self._firsts.append(count)
         self._starts.insert(index + 1, self._starts[index] + 1)
         self._shift(index + 2, 1)
+        self._shift_firsts(index, 1)
         if self._anchor is not None and index <= self._anchor:
             self._anchor += 1
         if self._highlighted is not None and index <= self._highlighted:
             self._highlighted += 1
         self._put(index, cursor, seg)
+        self._fit_glue_around(index)
         cursor.endEditBlock()
 
     def _remove(self, index: int) -> None:
         start, length = self._starts[index], self._length(index)
+        group = bisect.bisect_right(self._firsts, index) - 1
+        alone = self._group_end(group) - self._firsts[group] == 1
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        if self.block_count == 1:  # the last one (the next put resets the formats left)
+        if self.block_count == 1:  # the last one (the next insert starts a group afresh)
             cursor.select(QTextCursor.SelectionType.Document)
             cursor.removeSelectedText()
-        elif index == self.block_count - 1:  # the final break stays: take the one before it
+            removed = length
+        elif alone:  # its group's frame goes with it, start marker (the glue) included
+            cursor.setPosition(start - 1)
+            cursor.setPosition(start + length, _KEEP)
+            cursor.removeSelectedText()
+            removed = length + 1
+            del self._firsts[group]
+        elif self._last_in_group(index):  # the end marker stays: take the break before it
+            above = cursor.document().findBlock(start - 1)  # the previous block's last paragraph
+            formats = above.blockFormat(), above.charFormat()
             cursor.setPosition(start - 1)
             cursor.setPosition(start + length - 1, _KEEP)
             cursor.removeSelectedText()
+            # (that paragraph now ends with the end marker, and Qt gives it the formats of the
+            # paragraph the marker closed: its own go back)
+            cursor.setBlockFormat(formats[0])
+            cursor.setBlockCharFormat(formats[1])
+            removed = length
         else:
             cursor.setPosition(start)
             cursor.setPosition(start + length, _KEEP)
             cursor.removeSelectedText()
+            removed = length
+        del self._starts[index]  # (the next block's start, or the end, takes its place)
+        self._shift(index, -removed)
+        self._shift_firsts(index, -1)
+        if self.block_count:
+            self._fit_glue_around(min(index, self.block_count - 1))
+            if index:
+                self._fit_glue_around(index - 1)
+        else:
+            self._starts, self._firsts = [0], []
         cursor.endEditBlock()
-        del self._starts[index + 1]
-        self._shift(index + 1, -length)
         self._anchor = _index_after_removal(self._anchor, index)
         self._retint = self._retint or index == self._highlighted
         self._highlighted = _index_after_removal(self._highlighted, index)
@@ -262,16 +323,62 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
     @property
     def lengths(self) -> list[int]:
         """How many document characters each block holds (its closing paragraph break
-        included): derived from the block starts, the one record of where blocks are."""
-        return [b - a for a, b in itertools.pairwise(self._starts)]
+        included): derived from the block starts and the groups, the one record of where
+        blocks are."""
+        out = [b - a for a, b in itertools.pairwise(self._starts)]
+        for first in self._firsts[1:]:
+            out[first - 1] -= 1  # the next group's start marker
+        return out
 
     def _length(self, index: int) -> int:
-        return self._starts[index + 1] - self._starts[index]
+        return self._stop(index) - self._starts[index]
+
+    def _stop(self, index: int) -> int:
+        """Where block `index`'s run ends (just after its closing break or end marker)."""
+        after = self._starts[index + 1]
+        return after - 1 if self._last_in_group(index) and index + 1 < self.block_count else after
+
+    def _last_in_group(self, index: int) -> bool:
+        if index + 1 >= self.block_count:
+            return True
+        following = bisect.bisect_right(self._firsts, index)
+        return following < len(self._firsts) and self._firsts[following] == index + 1
+
+    def _group_end(self, group: int) -> int:
+        """The index after group `group`'s last block."""
+        return self._firsts[group + 1] if group + 1 < len(self._firsts) else self.block_count
 
     def _shift(self, first: int, delta: int) -> None:
         if delta:
             starts = self._starts
             starts[first:] = [p + delta for p in starts[first:]]
+
+    def _shift_firsts(self, index: int, delta: int) -> None:
+        """Blocks after `index` moved by `delta` places (one inserted or removed there)."""
+        self._firsts = [f + delta if f > index else f for f in self._firsts]
+
+    def _fit_glue_around(self, index: int) -> None:
+        """Block `index` may be its group's first or last: the root blocks before and after
+        the group take the room they should (margins at a frame's edge change with its runs)."""
+        group = bisect.bisect_right(self._firsts, index) - 1
+        if index == self._firsts[group]:
+            self._fit_glue(self._starts[index] - 1, between=group > 0)
+        if self._last_in_group(index):
+            last = index + 1 >= self.block_count
+            self._fit_glue(self._starts[index + 1] - (0 if last else 1), between=not last)
+
+    def _fit_glue(self, position: int, *, between: bool) -> None:
+        """The root block at `position`: between two groups as tall as the gap Qt leaves
+        between two paragraphs of one frame (the larger of the margins they meet with);
+        before the first group or after the last one, the document's margin."""
+        doc = self.document()
+        height = float(MARGIN)
+        if between:
+            above = doc.findBlock(position - 1).blockFormat().bottomMargin()
+            height = max(above, doc.findBlock(position + 1).blockFormat().topMargin())
+        cursor = QTextCursor(doc)
+        cursor.setPosition(position)
+        _fit_block(cursor, height)
 
     def _top_index(self) -> int:
         """The block at the top of the view."""
@@ -279,16 +386,21 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
 
     def _extent(self, index: int) -> tuple[float, float]:
         """Top and bottom (document pixels) of block `index`: its first and last paragraphs
-        (the first lies before any table in it, the last after; both in the root frame)."""
+        (the first lies before any table in it, the last after; both in its group's frame,
+        whose offset Qt counts in)."""
         doc = self.document()
         layout = doc.documentLayout()
         first = doc.findBlock(self._starts[index])
-        last = doc.findBlock(self._starts[index + 1] - 1)
+        last = doc.findBlock(self._stop(index) - 1)
         return layout.blockBoundingRect(first).top(), layout.blockBoundingRect(last).bottom()
 
     # mapping
     def index_at(self, position: int) -> int:
+        """The block at `position`; the glue before a group (the gap above its first block)
+        belongs to that block, as a margin's hit does in one frame."""
         index = bisect.bisect_right(self._starts, position) - 1
+        if 0 <= index < self.block_count - 1 and position >= self._stop(index):
+            index += 1
         return max(0, min(len(self.shown) - 1, index))
 
     def block_start(self, index: int) -> int:
@@ -316,7 +428,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             if tops[-1] - value > height:
                 break
         else:
-            last = doc.findBlock(self._starts[count] - 1)
+            last = doc.findBlock(self._stop(count - 1) - 1)
             tops.append(layout.blockBoundingRect(last).bottom() + BLOCK_GAP)
         out: list[Extent] = []
         for i, (top, after) in enumerate(itertools.pairwise(tops), start=first):
@@ -338,7 +450,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self.setExtraSelections([])
             return
         self._highlighted = index
-        self.setExtraSelections(range_selection(self, self._starts[index], self._starts[index + 1]))
+        self.setExtraSelections(range_selection(self, self._starts[index], self._stop(index)))
 
     @property
     def tinted_block(self) -> int | None:
@@ -399,12 +511,42 @@ def _tidy(doc: QTextDocument, start: int, close: int) -> int:
     return -removed
 
 
+# what QTextDocument.toPlainText makes of its separators and no-break spaces
+_PLAIN_TEXT = str.maketrans("\ufdd0\ufdd1\u2029\u2028\u00a0", "\n\n\n\n ")
 _BREAK = "\u2029"  # QTextDocument's paragraph separator
 _TABLE_END = "\ufdd1"  # QTextEndOfFrame
+_FIXED = QTextBlockFormat.LineHeightTypes.FixedHeight.value
 # An empty structural paragraph (beside a table) that takes no visible room.
 _COLLAPSED = QTextBlockFormat()
 _COLLAPSED.setTopMargin(0)
 _COLLAPSED.setBottomMargin(0)
-_COLLAPSED.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+_COLLAPSED.setLineHeight(1, _FIXED)
 _GAP_BELOW = QTextBlockFormat()
 _GAP_BELOW.setBottomMargin(BLOCK_GAP)
+GROUP = 100  # blocks per group frame when a document fills (see TargetPreview)
+MARGIN = 12  # pixels around the text
+# A group's frame spans the viewport's width, its margins inset the text: a hit test left of
+# a frame (cursorForPosition at x = 0, as the scroll code asks) would give the frame's start.
+_GROUP_FRAME = QTextFrameFormat()
+_GROUP_FRAME.setMargin(0)
+_GROUP_FRAME.setLeftMargin(MARGIN)
+_GROUP_FRAME.setRightMargin(MARGIN)
+_GROUP_FRAME.setPadding(0)
+_GROUP_FRAME.setBorder(0)
+
+
+def _fit_block(cursor: QTextCursor, height: float) -> None:
+    """The cursor's (glue) block takes `height` pixels and no margins; untouched when it does
+    already (a format change lays the block out again)."""
+    fmt = cursor.blockFormat()
+    if (
+        fmt.lineHeightType() == _FIXED
+        and fmt.lineHeight() == height
+        and not (fmt.topMargin() or fmt.bottomMargin())
+    ):
+        return
+    glue = QTextBlockFormat()
+    glue.setTopMargin(0)
+    glue.setBottomMargin(0)
+    glue.setLineHeight(height, _FIXED)
+    cursor.setBlockFormat(glue)
