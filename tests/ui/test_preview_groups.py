@@ -8,8 +8,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QTextDocument
 
 from fastdesk.ui.bridge.segments import Segment, segment
 from fastdesk.ui.panes import preview as preview_module
@@ -140,15 +140,18 @@ def test_ctrl_end_shows_the_last_block_of_a_long_document(qtbot) -> None:
     preview.show()
     segs = [segment(f"b{i}", f"Bloc {i} du document.\n\n") for i in range(2100)]
     fill(preview, segs)
+    cursor = preview.textCursor()
+    cursor.setPosition(preview.block_start(5))  # the reader's cursor in the first group
+    preview.setTextCursor(cursor)
     qtbot.keyClick(preview, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     shown = preview.visible_blocks()
     assert shown and shown[-1][0] == "b2099"
     assert 0 <= shown[-1][2] <= preview.viewport().height()
+    assert preview.textCursor().atEnd()  # the cursor too (Qt's stayed in its group's frame)
+    assert preview.index_at(preview.textCursor().position()) == 2099
     qtbot.keyClick(preview, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
     assert preview.visible_blocks()[0][0] == "b0"
-    cursor = QTextCursor(preview.document())
-    cursor.movePosition(QTextCursor.MoveOperation.End)
-    assert preview.index_at(cursor.position()) == 2099
+    assert preview.textCursor().atStart() and preview.index_at(0) == 0
 
 
 _POOL = [segment(f"k{i}", KINDS[i % len(KINDS)].format(i=i)) for i in range(24)]
@@ -175,3 +178,52 @@ def test_any_sequence_of_edits_shows_what_a_fresh_pane_shows(qtbot, small_groups
         qtbot.addWidget(fresh)
         fill(fresh, wanted)
         assert tops(preview) == tops(fresh)
+
+
+class _Paints(QObject):
+    """The viewport's paint events' rects."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rects: list[QRect] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.rects.append(event.region().boundingRect())  # type: ignore[attr-defined]
+        return False
+
+
+def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
+    qtbot, small_groups
+) -> None:
+    """Qt asks for the whole view after an edit in a child frame: the pane repaints from the
+    edited block down, and nothing for an edit below the view."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    segs = [segment(f"p{i}", f"Paragraphe {i}.\n\n") for i in range(60)]
+    fill(preview, segs)
+    preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
+    shown = preview.visible_blocks()
+    keys = [s.key for s in segs]
+    paints = _Paints()
+    preview.viewport().installEventFilter(paints)
+    qtbot.wait(20)
+    paints.rects.clear()
+    below = keys.index(shown[-1][0]) + 8  # in a later group than the view's last block
+    fill(preview, [*segs[:below], segment(f"p{below}", "Plus long.\n\n" * 3), *segs[below + 1 :]])
+    qtbot.wait(20)
+    assert paints.rects == []
+    key, top, _bottom = shown[len(shown) // 2]
+    index = keys.index(key)
+    fill(
+        preview,
+        [*segs[:index], segment(key, "Changé, sur deux\n\nparagraphes.\n\n"), *segs[index + 1 :]],
+    )
+    qtbot.wait(20)
+    assert paints.rects
+    # from just above the edited block (the gap above it) down, not the whole view
+    assert 0 < min(r.top() for r in paints.rects) <= top
+    assert max(r.bottom() for r in paints.rects) >= preview.viewport().height() - 1
