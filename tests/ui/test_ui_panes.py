@@ -137,6 +137,23 @@ def paragraphs_of(preview: TargetPreview, index: int) -> list[tuple]:
     return out
 
 
+def assert_runs_tile(preview: TargetPreview) -> None:
+    """The blocks' runs cover the document but for its frames' glue: the start marker of each
+    group frame (a root block of its own before it) and the final root block after the last."""
+    doc = preview.document()
+    ends = [preview.block_start(i) + n for i, n in enumerate(preview.lengths)]
+    glue = [0, *ends][: len(ends)]  # where each run's preceding glue would stand
+    for i, end in enumerate(glue):
+        gap = preview.block_start(i) - end
+        assert gap == 1 if i == 0 else gap in (0, 1), i
+        if gap:  # a group starts: the previous one ended just before its start marker
+            assert doc.characterAt(end) == "\ufdd0", i
+            assert i == 0 or doc.characterAt(end - 1) == "\ufdd1", i
+    if ends:
+        assert doc.characterAt(ends[-1] - 1) == "\ufdd1"  # the last group's end marker
+        assert ends[-1] == doc.characterCount() - 1  # then only the final root block
+
+
 def alone(seg, qtbot) -> list[tuple]:
     preview = TargetPreview()
     qtbot.addWidget(preview)
@@ -175,7 +192,7 @@ def test_preview_keeps_block_boundaries_and_shows_expansions_inside_their_block(
     preview.want(segs)
     settle(preview, qtbot)
     assert len(preview.lengths) == 4
-    assert sum(preview.lengths) == preview.document().characterCount()
+    assert_runs_tile(preview)
     assert preview.document().findBlock(preview.block_start(0)).text() == "Titre"
     preview.set_expansion("h", "Un paragraphe généré.")
     settle(preview, qtbot)

@@ -1,0 +1,229 @@
+"""The rendered view keeps its blocks in group frames: each block renders as it would alone,
+the groups add no gap, no empty frame is left, and the end of a long document is reachable."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QTextDocument
+
+from fastdesk.ui.bridge.segments import Segment, segment
+from fastdesk.ui.panes import preview as preview_module
+from fastdesk.ui.panes.preview import TargetPreview
+from tests.ui.test_ui_panes import KINDS, assert_runs_tile, mixed, paragraphs_of
+
+_ALONE: dict[str, list[tuple]] = {}
+
+
+def fill(preview: TargetPreview, segs: list[Segment]) -> None:
+    preview.want(segs)
+    while not preview.step(time.perf_counter() + 10):
+        pass
+
+
+def alone(seg: Segment, qtbot) -> list[tuple]:
+    """What the block looks like rendered alone (cached by text: a pane per text is slow)."""
+    if seg.text not in _ALONE:
+        pane = TargetPreview()
+        qtbot.addWidget(pane)
+        fill(pane, [seg])
+        _ALONE[seg.text] = paragraphs_of(pane, 0)
+    return _ALONE[seg.text]
+
+
+def group_frames(doc: QTextDocument) -> list[tuple[int, int]]:
+    return [(f.firstPosition(), f.lastPosition()) for f in doc.rootFrame().childFrames()]
+
+
+def check(preview: TargetPreview, segs: list[Segment], qtbot, group: int | None = None) -> None:
+    """Each block as alone, the runs tiling the document, and every group frame holding blocks
+    (at most `group` each, when given: a fill's groups)."""
+    assert [s.text for s in preview.shown] == [s.text for s in segs]
+    assert_runs_tile(preview)
+    for i, seg in enumerate(segs):
+        assert paragraphs_of(preview, i) == alone(seg, qtbot), (i, seg.text)
+    starts = [preview.block_start(i) for i in range(len(segs))]
+    frames = group_frames(preview.document())
+    held = [sum(first <= s <= last for s in starts) for first, last in frames]
+    assert all(held), held  # no empty frame (it would show an empty line)
+    assert sum(held) == len(segs)
+    if group is not None:
+        assert max(held, default=0) <= group and len(frames) == -(-len(segs) // group)
+
+
+@pytest.fixture
+def small_groups(monkeypatch) -> int:
+    monkeypatch.setattr(preview_module, "GROUP", 4)
+    return 4
+
+
+def test_a_fill_of_several_groups_renders_each_block_as_alone(qtbot) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    segs = mixed(350)
+    fill(preview, segs)
+    assert preview_module.GROUP == 100
+    check(preview, segs, qtbot, group=100)
+
+
+def test_edits_at_a_groups_edges_and_across_them_keep_every_block_as_alone(
+    qtbot, small_groups
+) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    segs = mixed(13)  # groups: 0-3, 4-7, 8-11, 12
+    fill(preview, segs)
+    check(preview, segs, qtbot, group=4)
+    new = [segment(f"n{i}", KINDS[(i + 3) % len(KINDS)].format(i=f"n{i}")) for i in range(8)]
+    steps = [
+        [*segs[:3], new[0], *segs[4:]],  # a group's last replaced
+        [*segs[:4], new[1], *segs[5:]],  # a group's first replaced
+        [*segs[:4], new[2], *segs[4:]],  # inserted before a group's first
+        segs[:3] + segs[5:],  # a group's last and the next one's first removed
+        [*segs[:2], new[3], new[4], *segs[6:]],  # across a boundary, replaced
+        segs[:12],  # the last group (one block) removed: its frame goes
+        [*segs[:8], new[5]],  # a group emptied, one added at the end
+        segs[4:8] + segs[:4],  # the first group's blocks moved after the second's
+        [new[6], *segs],  # before the very first
+        [new[7]],
+        segs,
+    ]
+    for wanted in steps:
+        fill(preview, wanted)
+        check(preview, wanted, qtbot)
+    fill(preview, [])
+    assert group_frames(preview.document()) == [] and preview.toPlainText() == ""
+    fill(preview, segs)  # and afresh
+    check(preview, segs, qtbot, group=4)
+
+
+def tops(preview: TargetPreview) -> list[float]:
+    doc = preview.document()
+    layout = doc.documentLayout()
+    return [
+        layout.blockBoundingRect(doc.findBlock(preview.block_start(i))).top()
+        for i in range(preview.block_count)
+    ]
+
+
+def test_groups_add_no_gap_between_blocks(qtbot, monkeypatch) -> None:
+    """Blocks stand where one frame of them all would put them (the root frame does the same:
+    Qt applies no margin above a frame's first paragraph, and none below the last)."""
+    segs = mixed(40)
+    placed = []
+    for group in (4, 10**6):  # several groups; one for all
+        monkeypatch.setattr(preview_module, "GROUP", group)
+        preview = TargetPreview()
+        qtbot.addWidget(preview)
+        preview.resize(600, 400)
+        preview.show()
+        fill(preview, segs)
+        placed.append((tops(preview), preview.document().size().height()))
+    assert placed[0] == placed[1]
+    # and between like paragraphs the distance is the same inside a group and across groups
+    monkeypatch.setattr(preview_module, "GROUP", 4)
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(600, 400)
+    fill(preview, [segment(f"p{i}", f"Paragraphe {i}.\n\n") for i in range(12)])
+    assert len(set(b - a for a, b in zip(tops(preview), tops(preview)[1:], strict=False))) == 1
+
+
+def test_ctrl_end_shows_the_last_block_of_a_long_document(qtbot) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(500, 400)
+    preview.show()
+    segs = [segment(f"b{i}", f"Bloc {i} du document.\n\n") for i in range(2100)]
+    fill(preview, segs)
+    cursor = preview.textCursor()
+    cursor.setPosition(preview.block_start(5))  # the reader's cursor in the first group
+    preview.setTextCursor(cursor)
+    qtbot.keyClick(preview, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    shown = preview.visible_blocks()
+    assert shown and shown[-1][0] == "b2099"
+    assert 0 <= shown[-1][2] <= preview.viewport().height()
+    assert preview.textCursor().atEnd()  # the cursor too (Qt's stayed in its group's frame)
+    assert preview.index_at(preview.textCursor().position()) == 2099
+    qtbot.keyClick(preview, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    assert preview.visible_blocks()[0][0] == "b0"
+    assert preview.textCursor().atStart() and preview.index_at(0) == 0
+
+
+_POOL = [segment(f"k{i}", KINDS[i % len(KINDS)].format(i=i)) for i in range(24)]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.lists(st.integers(0, len(_POOL) - 1), max_size=14, unique=True),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_any_sequence_of_edits_shows_what_a_fresh_pane_shows(qtbot, small_groups, texts) -> None:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    for picks in texts:
+        wanted = [_POOL[i] for i in picks]
+        fill(preview, wanted)
+        check(preview, wanted, qtbot)
+        fresh = TargetPreview()
+        qtbot.addWidget(fresh)
+        fill(fresh, wanted)
+        assert tops(preview) == tops(fresh)
+
+
+class _Paints(QObject):
+    """The viewport's paint events' rects."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rects: list[QRect] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.rects.append(event.region().boundingRect())  # type: ignore[attr-defined]
+        return False
+
+
+def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
+    qtbot, small_groups
+) -> None:
+    """Qt asks for the whole view after an edit in a child frame: the pane repaints from the
+    edited block down, and nothing for an edit below the view."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    segs = [segment(f"p{i}", f"Paragraphe {i}.\n\n") for i in range(60)]
+    fill(preview, segs)
+    preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
+    shown = preview.visible_blocks()
+    keys = [s.key for s in segs]
+    paints = _Paints()
+    preview.viewport().installEventFilter(paints)
+    qtbot.wait(20)
+    paints.rects.clear()
+    below = keys.index(shown[-1][0]) + 8  # in a later group than the view's last block
+    fill(preview, [*segs[:below], segment(f"p{below}", "Plus long.\n\n" * 3), *segs[below + 1 :]])
+    qtbot.wait(20)
+    assert paints.rects == []
+    key, top, _bottom = shown[len(shown) // 2]
+    index = keys.index(key)
+    fill(
+        preview,
+        [*segs[:index], segment(key, "Changé, sur deux\n\nparagraphes.\n\n"), *segs[index + 1 :]],
+    )
+    qtbot.wait(20)
+    assert paints.rects
+    # from just above the edited block (the gap above it) down, not the whole view
+    assert 0 < min(r.top() for r in paints.rects) <= top
+    assert max(r.bottom() for r in paints.rects) >= preview.viewport().height() - 1
