@@ -255,3 +255,35 @@ def test_the_margin_follows_the_reader_at_once_and_the_catch_up_with_the_next_re
     sync.target_rendered()
     assert preview.verticalScrollBar().value() == value  # caught up...
     assert updates == []  # ...without a repaint of its own
+
+
+def test_a_target_still_filling_does_not_move_the_reader_in_the_source(qtbot) -> None:
+    """While a long document's target fills block by block it is shorter than the source, and
+    Qt moves its view as it grows. That is not the reader scrolling the target: the source stays
+    where the reader put it (it was pulled to its end, or its top), and leads."""
+    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
+    for widget in (source, editor, preview):
+        qtbot.addWidget(widget)
+        widget.resize(500, 300)
+        widget.show()
+    segs = blocks(400)
+    source.setPlainText("".join(s.text for s in segs))
+    sync = SyncScroller(source, editor, preview, lambda: preview)
+    sync.set_source_blocks(segs)
+    source.verticalScrollBar().setValue(2 * 300)  # the reader: block 300 at the top
+    preview.want(segs)
+    bar = preview.verticalScrollBar()
+    while len(preview.shown) < 100:  # the fill's first slices, ten edits each
+        for _ in range(10):
+            preview.step(time.perf_counter() - 1)
+        sync.target_rendered()
+        for value in (0, bar.maximum() // 2, bar.maximum()):  # Qt moving the growing view
+            bar.setValue(value)
+    assert preview.filling
+    assert source.firstVisibleBlock().text() == "Paragraph 300."
+    assert sync._leader is source
+    finish(preview, sync)
+    assert not preview.filling
+    assert source.firstVisibleBlock().text() == "Paragraph 300."
+    top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
+    assert top == 300  # once filled, the target is where the reader is

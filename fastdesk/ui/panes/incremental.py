@@ -69,6 +69,12 @@ class Incremental:
     def settled(self) -> bool:
         return self._settled
 
+    @property
+    def filling(self) -> bool:
+        """Blocks wanted are still to be added (a first fill of a long document takes seconds):
+        the pane is shorter than it will be, so where its view sits is not the reader's place."""
+        return len(self.shown) < len(self.wanted)
+
     def starts(self) -> list[int]:
         """Start positions (UTF-16) of the shown segments, plus the end."""
         return [0, *itertools.accumulate(s.qlen for s in self.shown)]

@@ -194,8 +194,8 @@ class SyncScroller(QObject):
         if pane.editing:  # the stream moved it: see target_rendered
             self._scrolled.add(id(pane))
             return
-        if not self.enabled or pane is not self._target_shown():
-            return
+        if not self.enabled or pane is not self._target_shown() or pane.filling:
+            return  # (filling: Qt moved a view that ends early; the source pulled to its end)
         self._leader = pane
         bar = pane.verticalScrollBar()
         with self._guarded():
