@@ -29,12 +29,16 @@ def finish(pane: TargetEditor, sync: SyncScroller) -> None:
 
 
 def panes(
-    qtbot, segs: list, shown: str
+    qtbot, segs: list, shown: str, *, on_screen: bool = False
 ) -> tuple[SourceEditor, TargetEditor, TargetPreview, SyncScroller]:
-    """The three panes over ``segs`` (the source holds them), synced; ``shown``: which target."""
+    """The three panes over ``segs`` (the source holds them), synced; ``shown``: which target;
+    ``on_screen``: each 500×300 and shown (scroll bars then have a range)."""
     source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
     for widget in (source, editor, preview):
         qtbot.addWidget(widget)
+        if on_screen:
+            widget.resize(500, 300)
+            widget.show()
     source.setPlainText("".join(s.text for s in segs))
     sync = SyncScroller(source, editor, preview, lambda: editor if shown == "raw" else preview)
     sync.set_source_blocks(segs)
@@ -261,15 +265,8 @@ def test_a_target_still_filling_does_not_move_the_reader_in_the_source(qtbot) ->
     """While a long document's target fills block by block it is shorter than the source, and
     Qt moves its view as it grows. That is not the reader scrolling the target: the source stays
     where the reader put it (it was pulled to its end, or its top), and leads."""
-    source, editor, preview = SourceEditor(), TargetEditor(), TargetPreview()
-    for widget in (source, editor, preview):
-        qtbot.addWidget(widget)
-        widget.resize(500, 300)
-        widget.show()
     segs = blocks(400)
-    source.setPlainText("".join(s.text for s in segs))
-    sync = SyncScroller(source, editor, preview, lambda: preview)
-    sync.set_source_blocks(segs)
+    source, _editor, preview, sync = panes(qtbot, segs, "rendered", on_screen=True)
     source.verticalScrollBar().setValue(2 * 300)  # the reader: block 300 at the top
     preview.want(segs)
     bar = preview.verticalScrollBar()
