@@ -9,19 +9,25 @@ below the view repainted nothing in the root frame. The pane knows where its edi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF
+from typing import cast
+
+from PySide6.QtCore import QObject, QRectF
 from PySide6.QtWidgets import QTextEdit
 
 _ALL = QRectF(0, 0, 2.0**31 - 1, 2.0**31 - 1)  # what Qt's layout means by an invalid rect
 
 
-class HeldRepaints:
+class HeldRepaints(QObject):
     """Takes over the document layout's repaint requests for `edit`: passed on to its viewport
     as QTextEdit does, except while held (a render step edits), when they are gathered and sent
-    once by ``release``, from the top the pane names down."""
+    once by ``release``, from the top the pane names down.
+
+    A child of `edit`, which it reaches as its parent: it goes with the pane, its connection
+    with it. (A plain object holding the pane made a cycle with it; the collector then deleted
+    the pane at any moment, the layout's signal still connected, and a test run crashed.)"""
 
     def __init__(self, edit: QTextEdit) -> None:
-        self._edit = edit
+        super().__init__(edit)
         self._held: QRectF | None = None
         self._holding = False
         layout = edit.document().documentLayout()
@@ -50,7 +56,7 @@ class HeldRepaints:
 
     def _send(self, rect: QRectF) -> None:
         """As QTextEdit does: the part of `rect` (document pixels) on screen, repainted."""
-        edit = self._edit
+        edit = cast(QTextEdit, self.parent())
         viewport = edit.viewport()
         x, y = edit.horizontalScrollBar().value(), edit.verticalScrollBar().value()
         shown = rect.intersected(QRectF(x, y, viewport.width(), viewport.height()))
