@@ -362,10 +362,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         return after - 1 if self._last_in_group(index) and index + 1 < self.block_count else after
 
     def _last_in_group(self, index: int) -> bool:
-        if index + 1 >= self.block_count:
-            return True
-        following = bisect.bisect_right(self._firsts, index)
-        return following < len(self._firsts) and self._firsts[following] == index + 1
+        return index + 1 >= self._group_end(bisect.bisect_right(self._firsts, index) - 1)
 
     def _group_end(self, group: int) -> int:
         """The index after group `group`'s last block."""
