@@ -195,9 +195,6 @@ class SchedStat:
             return 0.0, 0.0
         return int(ran) / 1e6, int(queued) / 1e6
 
-    def close(self) -> None:
-        os.close(self._fd)
-
 
 def cpu_seconds(stat: str) -> float | None:
     """User + system CPU time from a /proc stat file (Linux only; None elsewhere)."""

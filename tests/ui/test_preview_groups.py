@@ -8,13 +8,13 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 
 from fastdesk.ui.bridge.segments import Segment, segment
 from fastdesk.ui.panes import preview as preview_module
 from fastdesk.ui.panes.preview import TargetPreview
-from tests.ui.test_ui_panes import KINDS, assert_runs_tile, mixed, paragraphs_of
+from tests.ui.test_ui_panes import KINDS, Paints, assert_runs_tile, mixed, paragraphs_of
 
 _ALONE: dict[str, list[tuple]] = {}
 
@@ -180,19 +180,6 @@ def test_any_sequence_of_edits_shows_what_a_fresh_pane_shows(qtbot, small_groups
         assert tops(preview) == tops(fresh)
 
 
-class _Paints(QObject):
-    """The viewport's paint events' rects."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rects: list[QRect] = []
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.rects.append(event.region().boundingRect())  # type: ignore[attr-defined]
-        return False
-
-
 def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
     qtbot, small_groups
 ) -> None:
@@ -208,7 +195,7 @@ def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
     preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
     shown = preview.visible_blocks()
     keys = [s.key for s in segs]
-    paints = _Paints()
+    paints = Paints()
     preview.viewport().installEventFilter(paints)
     qtbot.wait(20)
     paints.rects.clear()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
 
 from fastdesk.ui.bridge.segments import segment
@@ -317,11 +317,25 @@ def test_the_tint_follows_its_block_through_edits_and_goes_with_it(qtbot) -> Non
     assert preview.tinted_block is None and preview.extraSelections() == []
 
 
+class Paints(QObject):
+    """An event filter that records the paint events of the objects it is installed on: which
+    object (``seen``) and which rectangle (``rects``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[QObject] = []
+        self.rects: list[QRect] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.seen.append(watched)
+            self.rects.append(event.region().boundingRect())  # type: ignore[attr-defined]
+        return False
+
+
 def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(qtbot) -> None:
     """Both are repainted after render slices: the pane's frame, the stack, the splitter and the
     window beneath them must not be repainted with them (measured ~0.5 ms each, each time)."""
-    from PySide6.QtCore import QEvent, QObject
-
     from fastdesk.ui.panes.common import flat_scroll_bars
     from fastdesk.ui.review.widgets import ReviewMargin
 
@@ -335,16 +349,6 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     preview.show()
     qtbot.waitExposed(preview)
     bar = preview.verticalScrollBar()
-
-    class Paints(QObject):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[QObject] = []
-
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if event.type() == QEvent.Type.Paint:
-                self.seen.append(watched)
-            return False
 
     paints = Paints()
     for widget in (preview, bar, margin):
