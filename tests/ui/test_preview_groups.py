@@ -8,7 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextDocument
 
 from fastdesk.ui.bridge.segments import Segment, segment
@@ -214,3 +214,131 @@ def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
     # from just above the edited block (the gap above it) down, not the whole view
     assert 0 < min(r.top() for r in paints.rects) <= top
     assert max(r.bottom() for r in paints.rects) >= preview.viewport().height() - 1
+
+
+def one_by_one(monkeypatch) -> None:
+    """Fills without stand-ins: every block rendered in turn, as before they existed."""
+    monkeypatch.setattr(TargetPreview, "_insert_run", preview_module.Incremental._insert_run)
+
+
+def step_once(preview: TargetPreview) -> None:
+    preview.step(time.perf_counter() - 1)  # (past its deadline: a slice's least work)
+
+
+def test_a_long_first_fill_puts_stand_ins_in_at_once_and_renders_from_the_view(
+    qtbot, monkeypatch
+) -> None:
+    """More than a group of blocks to add: each shows its Markdown greyed within a few slices,
+    then renders from the view's top down, then upwards; the result is what a fill one block
+    at a time gives, to the pixel."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(600, 400)
+    preview.show()
+    segs = mixed(450)
+    preview.want(segs)
+    steps = 0
+    while len(preview.shown) < len(segs):
+        step_once(preview)
+        steps += 1
+    assert steps == 5  # a group of stand-ins a slice (450 blocks: 5 groups)
+    assert preview.filling and all(preview.placeholder(i) for i in range(len(segs)))
+    assert "## Titre 8" in preview.toPlainText()  # the Markdown itself, for now
+    preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
+    top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
+    assert 150 < top < 300
+    for _ in range(8):
+        step_once(preview)
+    drawn = [i for i in range(len(segs)) if not preview.placeholder(i)]
+    assert drawn == list(range(top, top + 8))  # the view's top first, down from it
+    assert preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position()) == top
+    while not preview.step(time.perf_counter() + 10):
+        pass
+    assert not preview.filling and not any(preview.placeholder(i) for i in range(len(segs)))
+    check(preview, segs, qtbot, group=100)
+    placed = tops(preview), preview.toPlainText(), preview.lengths
+    one_by_one(monkeypatch)
+    fresh = TargetPreview()
+    qtbot.addWidget(fresh)
+    fresh.resize(600, 400)
+    fresh.show()
+    fill(fresh, segs)
+    assert (tops(fresh), fresh.toPlainText(), fresh.lengths) == placed
+
+
+def test_a_block_that_changes_during_the_fill_renders_before_the_other_stand_ins(qtbot) -> None:
+    """The edit typed half way down a document still filling: its answer renders in the next
+    slice, wherever the view is, ahead of the stand-ins around it."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(600, 400)
+    preview.show()
+    segs = mixed(300)
+    preview.want(segs)
+    while len(preview.shown) < len(segs):
+        step_once(preview)
+    edited = [*segs[:250], segment("b250", "La réponse, enfin.\n\n"), *segs[251:]]
+    preview.want(edited)
+    step_once(preview)
+    assert [i for i in range(300) if not preview.placeholder(i)] == [250]
+    assert preview.shown[250].text == "La réponse, enfin.\n\n"
+    assert paragraphs_of(preview, 250) == alone(edited[250], qtbot)
+
+
+_FILL_POOL = [segment(f"f{i}", KINDS[i % len(KINDS)].format(i=f"f{i}")) for i in range(40)]
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, len(_FILL_POOL) - 1), max_size=30, unique=True),
+            st.integers(0, 6),  # slices applied before the next change
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_changes_while_stand_ins_remain_end_as_a_fresh_pane_shows(
+    qtbot, small_groups, changes
+) -> None:
+    """Whatever the wanted blocks become while stand-ins are left (blocks inserted, removed,
+    replaced around them, the view anywhere), the pane ends as a fresh one shows them."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(400, 300)
+    preview.show()
+    for picks, slices in changes:
+        wanted = [_FILL_POOL[i] for i in picks]
+        preview.want(wanted)
+        for _ in range(slices):
+            step_once(preview)
+        bar = preview.verticalScrollBar()
+        bar.setValue(bar.maximum() * slices // 6)
+    fill(preview, wanted)
+    check(preview, wanted, qtbot)
+    fresh = TargetPreview()
+    qtbot.addWidget(fresh)
+    fresh.resize(400, 300)
+    fresh.show()
+    fill(fresh, wanted)
+    assert tops(preview) == tops(fresh)
+
+
+def test_a_palette_change_while_stand_ins_remain_renders_everything_again(qtbot) -> None:
+    """The pane starts afresh from the same wanted blocks: none is left a stand-in or lost."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    segs = mixed(230)
+    preview.want(segs)
+    for _ in range(5):
+        step_once(preview)
+    assert preview.placeholder(200)
+    preview.apply_palette()
+    assert preview.shown == [] and preview.filling
+    while not preview.step(time.perf_counter() + 10):
+        pass
+    assert not any(preview.placeholder(i) for i in range(len(segs)))
+    check(preview, segs, qtbot, group=100)

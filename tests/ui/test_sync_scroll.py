@@ -279,6 +279,17 @@ def test_a_target_still_filling_does_not_move_the_reader_in_the_source(qtbot) ->
     assert preview.filling
     assert source.firstVisibleBlock().text() == "Paragraph 300."
     assert sync._leader is source
+    while len(preview.shown) < len(segs):  # every block in, as a stand-in for most
+        preview.step(time.perf_counter() - 1)
+    sync.target_rendered()
+    assert preview.filling  # (stand-ins left: the pane is not as tall as it will be)
+    for _ in range(5):  # the next slices: the blocks on screen first
+        preview.step(time.perf_counter() - 1)
+        sync.target_rendered()
+    top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
+    assert top == 300 and not preview.placeholder(300)
+    assert preview.placeholder(200) and preview.placeholder(399)  # (the top: the first slices)
+    assert source.firstVisibleBlock().text() == "Paragraph 300."
     finish(preview, sync)
     assert not preview.filling
     assert source.firstVisibleBlock().text() == "Paragraph 300."

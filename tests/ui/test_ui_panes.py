@@ -241,6 +241,44 @@ def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(q
     qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=2000)
 
 
+def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(qtbot) -> None:
+    """Rendering thousands of blocks for a view nobody looks at kept the GUI thread busy for
+    seconds after the last answer: the hidden view puts stand-ins in and stops (the scheduler
+    is idle), then renders them once shown, from its reader's place."""
+    shown_pane, hidden_pane = TargetEditor(), TargetPreview()
+    for pane in (shown_pane, hidden_pane):
+        qtbot.addWidget(pane)
+        pane.resize(500, 300)
+        pane.show()
+    scheduler = RenderScheduler(quiet_ms=50)
+    raw = True
+    scheduler.add(shown_pane, lambda: raw)
+    scheduler.add(hidden_pane, lambda: not raw)
+    segs = mixed(350)
+    shown_pane.want(segs)
+    hidden_pane.want(segs)
+    with qtbot.waitSignal(scheduler.settled, timeout=5000):
+        scheduler.kick()
+    assert scheduler.idle and shown_pane.settled
+    assert len(hidden_pane.shown) == 350 and hidden_pane.parked
+    assert all(hidden_pane.placeholder(i) for i in range(350))
+    qtbot.wait(100)  # and it stays so: no slice runs for it
+    assert all(hidden_pane.placeholder(i) for i in range(350))
+    raw = False
+    with qtbot.waitSignal(scheduler.settled, timeout=10000):
+        scheduler.kick()  # (the view does so when it shows a pane)
+    assert hidden_pane.settled and not hidden_pane.parked
+    assert not any(hidden_pane.placeholder(i) for i in range(350))
+    # a hidden view that shows every block already follows changes as before
+    raw = True
+    changed = [*segs[:10], segment("b10", "Changé.\n\n"), *segs[11:]]
+    shown_pane.want(changed)
+    hidden_pane.want(changed)
+    with qtbot.waitSignal(scheduler.settled, timeout=5000):
+        scheduler.kick()
+    assert hidden_pane.settled and hidden_pane.shown[10].text == "Changé.\n\n"
+
+
 def test_a_slice_always_makes_progress_and_stops_at_its_deadline(qtbot) -> None:
     editor = TargetEditor()
     qtbot.addWidget(editor)

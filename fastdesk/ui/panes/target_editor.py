@@ -69,10 +69,10 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         flat_scroll_bars(self)
         self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
 
-    def step(self, deadline: float) -> bool:
+    def step(self, deadline: float, *, finish: bool = True) -> bool:
         self._applying = True  # our edits are not the user's
         try:
-            return Incremental.step(self, deadline)
+            return Incremental.step(self, deadline, finish=finish)
         finally:
             self._applying = False
 
@@ -199,11 +199,11 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         return out
 
     # Incremental hooks: positions come from the shown segments, kept in step with each edit.
-    def _begin(self) -> None:
+    def _begin(self, top: int) -> None:
         self._starts = self.starts()
-        top = self.firstVisibleBlock()
-        self._anchor = top.position()
-        self._anchor_lines = max(0, self.verticalScrollBar().value() - top.firstLineNumber())
+        line = self.firstVisibleBlock()  # (the anchor is a text block here, not a segment)
+        self._anchor = line.position()
+        self._anchor_lines = max(0, self.verticalScrollBar().value() - line.firstLineNumber())
         self._at_top = self.verticalScrollBar().value() == 0
 
     def _end(self) -> None:
