@@ -342,3 +342,41 @@ def test_a_palette_change_while_stand_ins_remain_renders_everything_again(qtbot)
         pass
     assert not any(preview.placeholder(i) for i in range(len(segs)))
     check(preview, segs, qtbot, group=100)
+
+
+def test_stand_ins_rendered_above_the_view_leave_what_it_shows_unpainted_until_the_last(
+    qtbot,
+) -> None:
+    """The reader half way down: the stand-ins above render while the view follows what it
+    shows (same block, same place), with no repaint of it; the last one repaints it once (its
+    pixels kept still were up to half a pixel off)."""
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(500, 300)
+    preview.show()
+    qtbot.waitExposed(preview)
+    segs = mixed(450)
+    preview.want(segs)
+    while len(preview.shown) < len(segs):
+        step_once(preview)
+    bar = preview.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
+    while any(preview.placeholder(i) for i in range(top, len(segs))):
+        step_once(preview)
+    qtbot.wait(20)
+    shown = preview.visible_blocks()
+    paints = Paints()
+    preview.viewport().installEventFilter(paints)
+    value = bar.value()
+    for _ in range(30):
+        step_once(preview)
+        qtbot.wait(1)
+    assert paints.rects == []
+    assert bar.value() != value  # (the view moved down the document with what it shows)
+    assert preview.visible_blocks() == shown
+    while not preview.step(time.perf_counter() - 1):
+        pass
+    qtbot.wait(20)
+    assert len(paints.rects) == 1 and paints.rects[0].height() == preview.viewport().height()
+    assert preview.visible_blocks() == shown

@@ -100,6 +100,11 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
         self._repaints = HeldRepaints(self)
         self._edited_from: int | None = None  # the first block the current step edited
+        self._edited_last: int | None = None  # and the last
+        self._restructured = False  # the current step inserted or removed blocks
+        self._still = False  # the view moves with what it shows: its pixels stay as they are
+        self._kept: tuple[int, int, float] | None = None  # anchor, scroll value, offset
+        self._stale = False  # the viewport's pixels kept still are off by a fraction of a pixel
         self.apply_palette()
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:
@@ -213,18 +218,45 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         """Remember which block is at the top of the view and how far into it; hold Qt's
         repaints (see HeldRepaints)."""
         self._repaints.hold()
-        self._edited_from = None
+        self._edited_from = self._edited_last = None
+        self._restructured = False
         self._anchor = None
         bar = self.verticalScrollBar()
         if self.shown and bar.value() > 0:
             self._anchor = top
-            self._anchor_offset = bar.value() - self._extent(self._anchor)[0]
+            kept = self._kept
+            if kept is not None and kept[:2] == (top, bar.value()):
+                self._anchor_offset = kept[2]  # (see _end)
+            else:
+                self._anchor_offset = bar.value() - self._extent(self._anchor)[0]
 
     def _end(self) -> None:
         self._catch_up()
         if self._anchor is not None:
-            top = self._extent(self._anchor)[0]
-            self.verticalScrollBar().setValue(round(top + self._anchor_offset))
+            bar = self.verticalScrollBar()
+            value = round(self._extent(self._anchor)[0] + self._anchor_offset)
+            last = self._edited_last
+            # Only blocks above the view changed (the stand-ins above the reader's place): the
+            # view follows what it shows down or up the document, and what it shows is as it
+            # was. Qt would move the viewport's pixels by the scroll and then repaint it all:
+            # while 3,500 stand-ins above the reader rendered, a full repaint every slice.
+            self._still = not self._restructured and last is not None and last < self._anchor
+            try:
+                bar.setValue(value)
+            finally:
+                still, self._still = self._still, False
+            # The scroll is whole pixels, the block's top not: the offset the reader had is kept
+            # for the next step, or the view would creep by up to half a pixel a step.
+            self._kept = (self._anchor, bar.value(), self._anchor_offset)
+            if still and bar.value() == value:
+                self._repaints.drop()
+                self._stale = True
+                if not self._unfinished():  # the last of them: the pixels made exact
+                    self._refresh()
+                self._retint_if_needed()
+                return
+            if self._stale:
+                self._refresh()
         first = self._edited_from
         if first and first <= self.block_count:  # the block above the first edit stayed
             doc = self.document()
@@ -232,9 +264,25 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             self._repaints.release(doc.documentLayout().blockBoundingRect(above).bottom())
         else:
             self._repaints.release(0.0)
+        self._retint_if_needed()
+
+    def _retint_if_needed(self) -> None:
         if self._retint:  # the tinted block was rewritten or removed (moves need nothing:
             self._retint = False  # the selection's cursors follow edits elsewhere)
             self.show_block(self._highlighted)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        if self._still:  # (see _end)
+            return
+        super().scrollContentsBy(dx, dy)
+        if self._stale:  # the pixels moved with the scroll are a fraction of a pixel off
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """Repaint the whole view: its pixels, kept still while blocks above it rendered, are
+        up to half a pixel off where the text now lies (the scroll moves by whole pixels)."""
+        self._stale = False
+        self.viewport().update()
 
     def _replace(self, index: int, seg: Segment) -> None:
         self._catch_up(index + 2)
@@ -249,6 +297,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         the group of the block it goes before, or at the end of the last group while that has
         fewer than GROUP blocks; else in a new group frame at the end."""
         self._catch_up()
+        self._restructured = True
         count = self.block_count
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
@@ -282,6 +331,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
 
     def _remove(self, index: int) -> None:
         self._catch_up()
+        self._restructured = True
         self._edited(index)
         start, length = self._starts[index], self._length(index)
         group = bisect.bisect_right(self._firsts, index) - 1
@@ -367,6 +417,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         count = self.block_count
         if index < count or not (stop - start > GROUP or (count and self._stand_ins[-1])):
             return Incremental._insert_run(self, index, wanted, start, stop)
+        self._restructured = True
         room = GROUP - (count - self._firsts[-1]) if count else 0
         stop = min(stop, start + (room if room > 0 else GROUP))
         texts = [_stand_in(self._parts(wanted[k])[0]) for k in range(start, stop)]
@@ -418,8 +469,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         return True
 
     def _edited(self, index: int) -> None:
-        first = self._edited_from
+        first, last = self._edited_from, self._edited_last
         self._edited_from = index if first is None else min(first, index)
+        self._edited_last = index if last is None else max(last, index)
 
     @property
     def block_count(self) -> int:

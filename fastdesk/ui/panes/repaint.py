@@ -47,6 +47,11 @@ class HeldRepaints(QObject):
             rect.setTop(max(rect.top(), top))
             self._send(rect)
 
+    def drop(self) -> None:
+        """Send nothing of what was asked for while held: nothing on screen changed."""
+        self._holding = False
+        self._held = None
+
     def _requested(self, rect: QRectF) -> None:
         rect = QRectF(rect) if rect.isValid() else QRectF(_ALL)
         if self._holding:
