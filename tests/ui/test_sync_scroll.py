@@ -270,7 +270,10 @@ def test_a_target_still_filling_does_not_move_the_reader_in_the_source(qtbot) ->
     source.verticalScrollBar().setValue(2 * 300)  # the reader: block 300 at the top
     preview.want(segs)
     bar = preview.verticalScrollBar()
-    while len(preview.shown) < 100:  # the fill's first slices, ten edits each
+    preview.step(time.perf_counter() - 1)  # the first slice: a group of stand-ins
+    sync.target_rendered()  # block 300 is not in the target yet: its growing end is not chased
+    assert len(preview.shown) == 100 and bar.maximum() > 0 and bar.value() == 0
+    while len(preview.shown) < 200:  # the fill's next slices, ten edits each
         for _ in range(10):
             preview.step(time.perf_counter() - 1)
         sync.target_rendered()

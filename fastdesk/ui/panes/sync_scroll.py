@@ -177,10 +177,16 @@ class SyncScroller(QObject):
         bar = self.source.verticalScrollBar()
         target = self._target_shown()
         with self._guarded():
-            if bar.maximum() > 0 and bar.value() >= bar.maximum():
+            at_end = bar.maximum() > 0 and bar.value() >= bar.maximum()
+            anchor = plain_anchor(self.source, self._starts)
+            if target.filling and (at_end or anchor is None or anchor[0] >= len(target.shown)):
+                # The reader's block is not in the target yet: chasing its growing end would
+                # repaint the view for every slice of the fill (its edits below the view paint
+                # nothing); it goes to the reader's place once the block is there.
+                return
+            if at_end:
                 target.verticalScrollBar().setValue(target.verticalScrollBar().maximum())
                 return
-            anchor = plain_anchor(self.source, self._starts)
             if anchor is None:
                 return
             if target is self.preview:
