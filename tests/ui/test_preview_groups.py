@@ -61,6 +61,12 @@ def small_groups(monkeypatch) -> int:
     return 4
 
 
+@pytest.fixture
+def stand_ins(monkeypatch) -> None:
+    """Stand-ins for any fill of more than a group (the pane's own threshold: 1,000 blocks)."""
+    monkeypatch.setattr(TargetPreview, "stand_ins_from", preview_module.GROUP)
+
+
 def test_a_fill_of_several_groups_renders_each_block_as_alone(qtbot) -> None:
     preview = TargetPreview()
     qtbot.addWidget(preview)
@@ -226,7 +232,7 @@ def step_once(preview: TargetPreview) -> None:
 
 
 def test_a_long_first_fill_puts_stand_ins_in_at_once_and_renders_from_the_view(
-    qtbot, monkeypatch
+    qtbot, monkeypatch, stand_ins
 ) -> None:
     """More than a group of blocks to add: each shows its Markdown greyed within a few slices,
     then renders from the view's top down, then upwards; the result is what a fill one block
@@ -266,7 +272,9 @@ def test_a_long_first_fill_puts_stand_ins_in_at_once_and_renders_from_the_view(
     assert (tops(fresh), fresh.toPlainText(), fresh.lengths) == placed
 
 
-def test_a_block_that_changes_during_the_fill_renders_before_the_other_stand_ins(qtbot) -> None:
+def test_a_block_that_changes_during_the_fill_renders_before_the_other_stand_ins(
+    qtbot, stand_ins
+) -> None:
     """The edit typed half way down a document still filling: its answer renders in the next
     slice, wherever the view is, ahead of the stand-ins around it."""
     preview = TargetPreview()
@@ -302,10 +310,11 @@ _FILL_POOL = [segment(f"f{i}", KINDS[i % len(KINDS)].format(i=f"f{i}")) for i in
     )
 )
 def test_changes_while_stand_ins_remain_end_as_a_fresh_pane_shows(
-    qtbot, small_groups, changes
+    qtbot, small_groups, monkeypatch, changes
 ) -> None:
     """Whatever the wanted blocks become while stand-ins are left (blocks inserted, removed,
     replaced around them, the view anywhere), the pane ends as a fresh one shows them."""
+    monkeypatch.setattr(TargetPreview, "stand_ins_from", small_groups)
     preview = TargetPreview()
     qtbot.addWidget(preview)
     preview.resize(400, 300)
@@ -327,7 +336,7 @@ def test_changes_while_stand_ins_remain_end_as_a_fresh_pane_shows(
     assert tops(preview) == tops(fresh)
 
 
-def test_a_palette_change_while_stand_ins_remain_renders_everything_again(qtbot) -> None:
+def test_a_palette_change_while_stand_ins_remain_renders_everything_again(qtbot, stand_ins) -> None:
     """The pane starts afresh from the same wanted blocks: none is left a stand-in or lost."""
     preview = TargetPreview()
     qtbot.addWidget(preview)
@@ -345,7 +354,7 @@ def test_a_palette_change_while_stand_ins_remain_renders_everything_again(qtbot)
 
 
 def test_stand_ins_rendered_above_the_view_leave_what_it_shows_unpainted_until_the_last(
-    qtbot,
+    qtbot, stand_ins
 ) -> None:
     """The reader half way down: the stand-ins above render while the view follows what it
     shows (same block, same place), with no repaint of it; the last one repaints it once (its

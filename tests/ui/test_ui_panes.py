@@ -241,10 +241,13 @@ def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(q
     qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=2000)
 
 
-def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(qtbot) -> None:
+def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(
+    qtbot, monkeypatch
+) -> None:
     """Rendering thousands of blocks for a view nobody looks at kept the GUI thread busy for
     seconds after the last answer: the hidden view puts stand-ins in and stops (the scheduler
     is idle), then renders them once shown, from its reader's place."""
+    monkeypatch.setattr(TargetPreview, "stand_ins_from", 100)  # (1,000: too long a test)
     shown_pane, hidden_pane = TargetEditor(), TargetPreview()
     for pane in (shown_pane, hidden_pane):
         qtbot.addWidget(pane)

@@ -58,6 +58,10 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
     block's run, marked as generated; they are not part of the translation and never exported.
     """
 
+    # More blocks than this to add at the end go in as stand-ins (see _insert_run). Fewer fill
+    # from the top in under ~0.55 s, the view's first; stand-ins would flash their Markdown.
+    stand_ins_from = 1000
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Ctrl+End and Ctrl+Home move the cursor and the view to the document's end or start
         (with Shift, selecting): a read-only QTextBrowser left the view where it was, and moved
@@ -408,14 +412,15 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         return index < len(self._stand_ins) and self._stand_ins[index] == 1
 
     def _insert_run(self, index: int, wanted: Sequence[Segment], start: int, stop: int) -> int:
-        """More than a group of blocks to add at the end (a long document's first fill): up to
-        a group of them as stand-ins, their Markdown as plain paragraphs, greyed; ``_finish``
-        renders them, from the view's top. Why: rendered one by one from the top, at ~0.55 ms
-        a block, a 7,000-block document took ~4 s to fill, and an edit half way down showed
-        only when the fill got there; the stand-ins for all of it go in within ~0.1 s."""
+        """More than ``stand_ins_from`` blocks to add at the end (a long document's first
+        fill): a group at a time as stand-ins, their Markdown as plain paragraphs, greyed;
+        ``_finish`` renders them, from the view's top. Why: rendered one by one from the top,
+        at ~0.55 ms a block, a 7,000-block document took ~4 s to fill, and an edit half way
+        down showed only when the fill got there; its stand-ins go in within ~0.3 s."""
         self._catch_up()
         count = self.block_count
-        if index < count or not (stop - start > GROUP or (count and self._stand_ins[-1])):
+        many = stop - start > self.stand_ins_from
+        if index < count or not (many or (count and self._stand_ins[-1])):
             return Incremental._insert_run(self, index, wanted, start, stop)
         self._restructured = True
         room = GROUP - (count - self._firsts[-1]) if count else 0
