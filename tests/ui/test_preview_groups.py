@@ -231,23 +231,33 @@ def step_once(preview: TargetPreview) -> None:
     preview.step(time.perf_counter() - 1)  # (past its deadline: a slice's least work)
 
 
+def on_screen(qtbot, width: int = 600, height: int = 400) -> TargetPreview:
+    preview = TargetPreview()
+    qtbot.addWidget(preview)
+    preview.resize(width, height)
+    preview.show()
+    return preview
+
+
+def put_stand_ins(preview: TargetPreview, segs: list[Segment]) -> int:
+    """Want `segs` and take slices until every block is in (as stand-ins): how many slices."""
+    preview.want(segs)
+    steps = 0
+    while len(preview.shown) < len(segs):
+        step_once(preview)
+        steps += 1
+    return steps
+
+
 def test_a_long_first_fill_puts_stand_ins_in_at_once_and_renders_from_the_view(
     qtbot, monkeypatch, stand_ins
 ) -> None:
     """More than a group of blocks to add: each shows its Markdown greyed within a few slices,
     then renders from the view's top down, then upwards; the result is what a fill one block
     at a time gives, to the pixel."""
-    preview = TargetPreview()
-    qtbot.addWidget(preview)
-    preview.resize(600, 400)
-    preview.show()
+    preview = on_screen(qtbot)
     segs = mixed(450)
-    preview.want(segs)
-    steps = 0
-    while len(preview.shown) < len(segs):
-        step_once(preview)
-        steps += 1
-    assert steps == 5  # a group of stand-ins a slice (450 blocks: 5 groups)
+    assert put_stand_ins(preview, segs) == 5  # a group of stand-ins a slice (450 blocks: 5 groups)
     assert preview.filling and all(preview.placeholder(i) for i in range(len(segs)))
     assert "## Titre 8" in preview.toPlainText()  # the Markdown itself, for now
     preview.verticalScrollBar().setValue(preview.verticalScrollBar().maximum() // 2)
@@ -264,10 +274,7 @@ def test_a_long_first_fill_puts_stand_ins_in_at_once_and_renders_from_the_view(
     check(preview, segs, qtbot, group=100)
     placed = tops(preview), preview.toPlainText(), preview.lengths
     one_by_one(monkeypatch)
-    fresh = TargetPreview()
-    qtbot.addWidget(fresh)
-    fresh.resize(600, 400)
-    fresh.show()
+    fresh = on_screen(qtbot)
     fill(fresh, segs)
     assert (tops(fresh), fresh.toPlainText(), fresh.lengths) == placed
 
@@ -277,14 +284,9 @@ def test_a_block_that_changes_during_the_fill_renders_before_the_other_stand_ins
 ) -> None:
     """The edit typed half way down a document still filling: its answer renders in the next
     slice, wherever the view is, ahead of the stand-ins around it."""
-    preview = TargetPreview()
-    qtbot.addWidget(preview)
-    preview.resize(600, 400)
-    preview.show()
+    preview = on_screen(qtbot)
     segs = mixed(300)
-    preview.want(segs)
-    while len(preview.shown) < len(segs):
-        step_once(preview)
+    put_stand_ins(preview, segs)
     edited = [*segs[:250], segment("b250", "La réponse, enfin.\n\n"), *segs[251:]]
     preview.want(edited)
     step_once(preview)
@@ -315,10 +317,7 @@ def test_changes_while_stand_ins_remain_end_as_a_fresh_pane_shows(
     """Whatever the wanted blocks become while stand-ins are left (blocks inserted, removed,
     replaced around them, the view anywhere), the pane ends as a fresh one shows them."""
     monkeypatch.setattr(TargetPreview, "stand_ins_from", small_groups)
-    preview = TargetPreview()
-    qtbot.addWidget(preview)
-    preview.resize(400, 300)
-    preview.show()
+    preview = on_screen(qtbot, 400, 300)
     for picks, slices in changes:
         wanted = [_FILL_POOL[i] for i in picks]
         preview.want(wanted)
@@ -328,10 +327,7 @@ def test_changes_while_stand_ins_remain_end_as_a_fresh_pane_shows(
         bar.setValue(bar.maximum() * slices // 6)
     fill(preview, wanted)
     check(preview, wanted, qtbot)
-    fresh = TargetPreview()
-    qtbot.addWidget(fresh)
-    fresh.resize(400, 300)
-    fresh.show()
+    fresh = on_screen(qtbot, 400, 300)
     fill(fresh, wanted)
     assert tops(preview) == tops(fresh)
 
@@ -359,15 +355,10 @@ def test_stand_ins_rendered_above_the_view_leave_what_it_shows_unpainted_until_t
     """The reader half way down: the stand-ins above render while the view follows what it
     shows (same block, same place), with no repaint of it; the last one repaints it once (its
     pixels kept still were up to half a pixel off)."""
-    preview = TargetPreview()
-    qtbot.addWidget(preview)
-    preview.resize(500, 300)
-    preview.show()
+    preview = on_screen(qtbot, 500, 300)
     qtbot.waitExposed(preview)
     segs = mixed(450)
-    preview.want(segs)
-    while len(preview.shown) < len(segs):
-        step_once(preview)
+    put_stand_ins(preview, segs)
     bar = preview.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
