@@ -100,14 +100,15 @@ class Incremental:
     def step(self, deadline: float, *, finish: bool = True) -> bool:
         """Apply edits until done (True) or the deadline passes (False: call again). Without
         `finish` (a hidden pane), done leaves any stand-ins as they are (``parked``)."""
-        if self._settled or (not finish and self.parked):
+        if self._settled:
             return True
-        unfinished = self._unfinished()
-        if unfinished and self.wanted is self._applied:
+        if self.parked:  # only stand-ins left: nothing for the diff to find
+            if not finish:
+                return True
             ops: list[render.Op] = []
         else:
             ops = render.diff(self.shown, self.wanted)
-            if not ops and not unfinished:
+            if not ops and not self._unfinished():
                 return self._settle()
         bulk = self.at_once
         if bulk:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QKeyEvent,
@@ -567,10 +567,6 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         cursor.setPosition(position)
         _fit_block(cursor, height)
 
-    def _top_index(self) -> int:
-        """The block at the top of the view."""
-        return self.index_at(self.cursorForPosition(QPoint(0, 0)).position())
-
     def _extent(self, index: int) -> tuple[float, float]:
         """Top and bottom (document pixels) of block `index`: its first and last paragraphs
         (the first lies before any table in it, the last after; both in its group's frame,
@@ -608,7 +604,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         doc = self.document()
         layout = doc.documentLayout()
         count = min(self.block_count, len(self.shown))
-        first = max(0, self._top_index() - 1)
+        first = max(0, self.top_index() - 1)
         tops: list[float] = []
         for i in range(first, count):
             tops.append(layout.blockBoundingRect(doc.findBlock(self._starts[i])).top())

@@ -16,7 +16,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 
-from PySide6.QtCore import QObject, QPoint
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge.segments import Segment
@@ -71,7 +71,7 @@ def _preview_span(preview: TargetPreview, index: int) -> tuple[float, float] | N
 def preview_anchor(preview: TargetPreview) -> tuple[int, float] | None:
     if not preview.block_count:
         return None
-    index = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
+    index = preview.top_index()
     span = _preview_span(preview, index)
     if span is None:
         return None
