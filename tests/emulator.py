@@ -113,6 +113,9 @@ class Config:
     v1_flavour: str = "cerebras"  # dialect of the bare /v1/ prefix
     cerebras_usage_separate: bool = False  # Cerebras: usage in an extra chunk with choices: []
     split_writes: bool = False  # send every event in two writes, cut inside a UTF-8 character
+    # when set, the server waits (10 s at most) after the first content chunk until the test sets
+    # it: the client has surely read that chunk alone, whatever the machine's load
+    hold_after_first: threading.Event | None = None
     finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
     send_done: bool = True  # end with data: [DONE]
     # a provider's requests/minute limit: past it, chat requests get a 429 with retry-after
@@ -947,6 +950,8 @@ def _stream_chat(
             break
         delta = _delta({"content": plan.pieces[index]})
         ex.event(_chunk(plan, cid, created, flavour, delta), split=split)
+        if index == 0 and cfg.hold_after_first is not None:
+            cfg.hold_after_first.wait(10)
         if index + 1 < len(plan.pieces):
             ex.pause(interval)
     _finish_stream(ex, flavour, body, cfg, plan, cid, created)

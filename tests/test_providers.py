@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -116,8 +117,18 @@ async def use(kind: str, emu: Emulator, coro_fn: Any, **kw: Any) -> Any:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("split_writes", [False, True])
 def test_stream_reassembles_exactly(emu: Emulator, kind: str, split_writes: bool) -> None:
-    emu.configure(split_writes=split_writes)
-    events = run(use(kind, emu, lambda p: collect(p, request(TRICKY))))
+    first_read = threading.Event()
+    emu.configure(split_writes=split_writes, hold_after_first=first_read)
+
+    async def collect_releasing(provider: Provider) -> list[Any]:
+        events = []
+        async for event in provider.stream(request(TRICKY)):
+            events.append(event)
+            if isinstance(event, TextDelta) and event.text:
+                first_read.set()  # the rest may now come, in as few reads as it likes
+        return events
+
+    events = run(use(kind, emu, collect_releasing))
     assert text_of(events) == TRICKY
     assert isinstance(events[0], RateLimitInfo)
     assert isinstance(events[-2], Usage)
