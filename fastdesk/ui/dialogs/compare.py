@@ -496,8 +496,8 @@ class CompareDialog(QDialog):
 
     def _row_at(self, index: QModelIndex) -> BenchRow | None:
         source = self.proxy.mapToSource(index)
-        item = self.model.item(source.row(), 0)
-        return item.data(ROW_ROLE) if item is not None else None
+        row: BenchRow | None = self.model.index(source.row(), 0).data(ROW_ROLE)  # None: no row
+        return row
 
     def _selection_changed(self, *_args: object) -> None:
         row = self.selected_row()
