@@ -14,12 +14,7 @@ from PySide6.QtCore import Qt
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.providers.factory import not_configured
 from fastdesk.routing.costs import CostLedger
-from fastdesk.ui.dialogs.compare import (
-    SHORTCUT,
-    SORT_ROLE,
-    CompareDialog,
-    open_compare_dialog,
-)
+from fastdesk.ui.dialogs.compare import SORT_ROLE, CompareDialog, open_compare_dialog
 from tests.emulator import Emulator
 
 GROQ_KEY = "gsk_COMPARETEST_0123456789_abcdefWXYZ"
@@ -251,8 +246,8 @@ def test_over_the_budget_it_asks_first(make_dialog, emulators, qtbot) -> None:
 def test_translate_menu_opens_it_on_the_window_document(make_window, qtbot) -> None:
     window = make_window()
     window.document_view.source.setPlainText("Hello world, compare me.\n")
-    action = window.compare_action
-    assert action.shortcut().toString() == SHORTCUT
+    action = window.actions_.compare
+    assert action.shortcut().toString() == "Ctrl+Shift+B"
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
     translate = next(m for m in menus if m.title() == "&Translate")
     assert action in translate.actions()

@@ -109,7 +109,7 @@ def test_f8_and_shift_f8_step_through_the_problems(make_window, qtbot, provider)
     w, dock = flagged_window(make_window, qtbot, provider)
     view = w.document_view
     hello, cat, link = block(w, "Hello"), block(w, "cat"), block(w, "guide")
-    review_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "Re&view")
+    review_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Review")
     names = [a.objectName() for a in review_menu.actions()]
     assert "actionNextProblem" in names and "actionPreviousProblem" in names
     assert w.findChild(QAction, "actionPreviousProblem").shortcut().toString() == "Shift+F8"

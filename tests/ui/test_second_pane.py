@@ -108,7 +108,7 @@ def test_the_guide_lists_the_second_pane_and_the_project_panel(make_window, qtbo
     from fastdesk.ui.workbench.guide import guide_html
 
     w = make_window()
-    text = guide_html(w.actions())
+    text = guide_html(w.actions_.shortcut_rows())
     assert "Second Translation" in text and "Ctrl+Shift+T" in text
     assert "Project" in text and "Ctrl+Shift+J" in text
 

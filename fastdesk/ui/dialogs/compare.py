@@ -11,7 +11,8 @@ as the model for its provider (``Settings.models``) and tells the window (``sett
 What the comparison spends is real money: every request goes into the window's cost ledger, and
 when today's budget is spent the dialog asks before it starts.
 
-Wiring: ``install_compare_action(window)`` adds Translate → Compare Providers… (Ctrl+Shift+B).
+Wiring: the window's command Translate → Compare Providers… (Ctrl+Shift+B, in the table of
+commands, fastdesk.ui.window.commands) calls :func:`open_compare_dialog`.
 Heavy modules (the engine, the SDKs) are imported when a comparison starts, not at start-up.
 """
 
@@ -21,12 +22,11 @@ import contextlib
 import dataclasses
 import logging
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -57,11 +56,10 @@ if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
     from fastdesk.ui.window.main_window import MainWindow
 
-__all__ = ["CompareDialog", "CompareJob", "install_compare_action", "open_compare_dialog"]
+__all__ = ["CompareDialog", "CompareJob", "open_compare_dialog"]
 
 log = logging.getLogger(__name__)
 
-SHORTCUT = "Ctrl+Shift+B"  # B for bench; unused elsewhere (tests/ui/test_ui_actions.py checks)
 DEFAULT_RUNS = 3
 MAX_RUNS = 20
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -498,8 +496,8 @@ class CompareDialog(QDialog):
 
     def _row_at(self, index: QModelIndex) -> BenchRow | None:
         source = self.proxy.mapToSource(index)
-        item = self.model.item(source.row(), 0)
-        return item.data(ROW_ROLE) if item is not None else None
+        row: BenchRow | None = self.model.index(source.row(), 0).data(ROW_ROLE)  # None: no row
+        return row
 
     def _selection_changed(self, *_args: object) -> None:
         row = self.selected_row()
@@ -581,25 +579,3 @@ def open_compare_dialog(window: MainWindow) -> CompareDialog:
     dialog.settingsSaved.connect(window.apply_settings)
     dialog.open()
     return dialog
-
-
-def install_compare_action(
-    window: MainWindow, opener: Callable[[MainWindow], object] = open_compare_dialog
-) -> QAction:
-    """Translate → Compare Providers… with its shortcut (also when the menu bar is hidden)."""
-    action = QAction("&Compare Providers…", window)
-    action.setObjectName("actionCompare")
-    action.setShortcut(QKeySequence(SHORTCUT))
-    tip = "Time every configured provider and model on this document"
-    hint = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    action.setToolTip(f"{tip} ({hint})")
-    action.setStatusTip(tip)
-    action.triggered.connect(lambda _checked=False: opener(window))
-    window.addAction(action)
-    for entry in window.menuBar().actions():
-        menu = entry.menu()
-        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Translate":
-            menu.addSeparator()
-            menu.addAction(action)
-            break
-    return action

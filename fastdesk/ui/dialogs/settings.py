@@ -548,7 +548,8 @@ class SettingsDialog(QDialog):
         text = combo.currentText().strip()
         index = combo.currentIndex()
         if index >= 0 and text == combo.itemText(index):
-            return combo.itemData(index)
+            listed: str | None = combo.itemData(index)
+            return listed
         match = _CODE_IN_PARENS.search(text)
         if match:
             return match.group(1)

@@ -1,6 +1,7 @@
 """The main window: the frame around one open document (fastdesk.ui.document.view).
 
-It keeps the chrome: menus and toolbar (actions.py, which call the named commands built here),
+It keeps the chrome: menus and toolbar (actions.py, built from the table in commands.py, whose
+handlers are this window's methods and those of the objects it holds),
 the mode, language and provider selectors, the status bar, the first-run panel and the window's
 layout. The document view holds the document and its translation; its file and review commands
 live in fastdesk.ui.document.files and fastdesk.ui.review.commands. What the engine says beyond
@@ -40,13 +41,12 @@ from fastdesk.ui.bridge.worker import (
     default_engine_factory,
     default_session_factory,
 )
-from fastdesk.ui.dialogs.compare import install_compare_action
 from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files
 from fastdesk.ui.review.commands import ReviewCommands
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
-from fastdesk.ui.window.actions import Actions, Commands
+from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
@@ -119,12 +119,11 @@ class MainWindow(QMainWindow):
             project=lambda: self.project,
         )
         self.review_commands = ReviewCommands(view, self)
-        self.workbench = Workbench(view, self)
-        self.actions_ = Actions(self, self._commands())
+        self.workbench = Workbench(view, self, lambda: self.actions_.shortcut_rows())
+        self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.workbench.install()
         self.project = self._install_project()
-        self.compare_action = install_compare_action(self)
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
         self._wire()
@@ -149,68 +148,6 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.offer_recovery)
 
     # ---- construction --------------------------------------------------------------------------
-
-    def _commands(self) -> Commands:
-        """What each action does: the named commands of the window, the document and its review."""
-        view, files, review, source, bench = (
-            self.document_view,
-            self.files,
-            self.review_commands,
-            self.document_view.source,
-            self.workbench,
-        )
-        return Commands(
-            new=files.new_document,
-            open=files.open_dialog,
-            open_recent=self.fill_recent_menu,
-            save=files.save,
-            save_as=files.save_as,
-            export=files.export_dialog,
-            export_bilingual=review.export_bilingual_dialog,
-            settings=self.open_settings,
-            quit=self.close,
-            undo=review.undo,  # the focused pane's: the source's, or the editor's steps
-            redo=review.redo,
-            cut=source.cut,
-            copy=self.copy_focused,
-            paste=source.paste,
-            select_all=self.select_all_focused,
-            live=self.set_live,
-            translate_now=self.translate_now,
-            retranslate=view.retranslate_section,
-            retry_failed=view.retry_failed,
-            expand=view.expand_section,
-            mode_translate=lambda: self.set_mode("translate"),
-            mode_simplify=lambda: self.set_mode("simplify"),
-            choose_language=self.selectors.focus_language,
-            choose_provider=self.selectors.focus_provider,
-            toggle_view=self.toggle_target_view,
-            sync_scroll=self.set_sync_scroll,
-            focus_source=view.focus_source,
-            focus_target=view.focus_target,
-            show_error=self.status.show_error_details,
-            approve=review.approve_block,
-            approve_all=review.approve_all,
-            withdraw_approval=review.withdraw_approval,
-            revert=review.revert_block,
-            decide=review.decide,
-            next_problem=bench.next_problem,
-            previous_problem=bench.previous_problem,
-            summary=review.show_review_summary,
-            sample=files.open_sample,
-            about=self.about,
-            find=bench.find,
-            replace=bench.replace,
-            find_next=bench.find_next,
-            find_previous=bench.find_previous,
-            outline=bench.show_outline,
-            problems=bench.show_problems,
-            project=self.show_project,
-            second_pane=self.set_second_pane,
-            guide=bench.show_guide,
-            keep_generated=bench.keep_generated,
-            discard_generated=bench.discard_generated,
-        )
 
     def _wire(self) -> None:
         view, actions = self.document_view, self.actions_
@@ -410,7 +347,7 @@ class MainWindow(QMainWindow):
         self.actions_.second_pane.blockSignals(False)
 
     def _raw_changed(self, raw: bool) -> None:
-        self.actions_.toggle_view.setText("Show rendered" if raw else "Show Markdown")
+        self.actions_.toggle_view.setText("Show re&ndered" if raw else "Show &Markdown")
 
     def set_sync_scroll(self, on: bool) -> None:
         self.document_view.sync.enabled = on
@@ -521,6 +458,12 @@ class MainWindow(QMainWindow):
             self.files.open_dropped(files)
 
     # ---- dialogs and hooks -----------------------------------------------------------------------
+
+    def compare_providers(self) -> None:
+        """Time every configured provider and model on this document (Compare Providers…)."""
+        from fastdesk.ui.dialogs.compare import open_compare_dialog
+
+        open_compare_dialog(self)
 
     def open_settings(self) -> None:
         """The Settings dialog (keys, models, preferences); saving restarts the engine."""

@@ -12,10 +12,11 @@ typed edit takes it: the block becomes the editor's correction, for the review a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QTextCursor
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from fastdesk.document.blocks import parse, reparse
@@ -46,9 +47,16 @@ PROBLEMS_EVERY_MS = 500
 class Workbench(QObject):
     """A child of the window: its connections (the application's focus signal) end with it."""
 
-    def __init__(self, view: DocumentView, window: QMainWindow) -> None:
+    def __init__(
+        self,
+        view: DocumentView,
+        window: QMainWindow,
+        shortcuts: Callable[[], list[tuple[str, str]]],
+    ) -> None:
+        """``shortcuts``: (what, keys) of the window's commands, for the guide."""
         super().__init__(window)
         self.view, self.window = view, window
+        self._shortcuts = shortcuts
         self.find_bar = FindBar(self._editable)
         self.outline = OutlineDock(window)
         self.outline.hide()
@@ -337,13 +345,9 @@ class Workbench(QObject):
 
     def show_guide(self) -> None:
         if self.guide is None:
-            self.guide = GuideDialog(_actions(self.window), self.window)
+            self.guide = GuideDialog(self._shortcuts(), self.window)
         self.guide.show()
         self.guide.raise_()
-
-
-def _actions(window: QMainWindow) -> list[QAction]:
-    return [a for a in window.actions() if isinstance(a, QAction)]
 
 
 def _put_at_top(pane: Pane, position: int) -> None:

@@ -1,6 +1,7 @@
 """The short guide (F1): what fastdesk does, in a few lines, and every shortcut of the window.
 
-The shortcuts are read from the window's actions, so the guide lists what the keys really do.
+The shortcuts come from the window's table of commands (fastdesk.ui.window.commands) through its
+actions, so the guide lists what the keys really do and a new command appears here by itself.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 INTRO = (
@@ -28,23 +28,11 @@ INTRO = (
 )
 
 
-def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
-    """(what, keys) for every action with a shortcut, in menu order, without duplicates."""
-    rows: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for action in actions:
-        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        name = action.text().replace("&", "").rstrip("…")
-        if keys and action.objectName() not in seen:
-            seen.add(action.objectName())
-            rows.append((name, keys))
-    return rows
-
-
-def guide_html(actions: Iterable[QAction]) -> str:
+def guide_html(shortcuts: Iterable[tuple[str, str]]) -> str:
+    """The guide's page; ``shortcuts``: (what, keys), as Actions.shortcut_rows gives them."""
     rows = "".join(
         f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
-        for name, keys in shortcut_rows(actions)
+        for name, keys in shortcuts
     )
     return (
         f"<h2>fastdesk in a minute</h2>{INTRO}<h3>Shortcuts</h3>"
@@ -53,13 +41,13 @@ def guide_html(actions: Iterable[QAction]) -> str:
 
 
 class GuideDialog(QDialog):
-    def __init__(self, actions: Iterable[QAction], parent: QWidget | None = None) -> None:
+    def __init__(self, shortcuts: Iterable[tuple[str, str]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("guideDialog")
         self.setWindowTitle("fastdesk guide")
         self.browser = QTextBrowser()
         self.browser.setObjectName("guideText")
-        self.browser.setHtml(guide_html(actions))
+        self.browser.setHtml(guide_html(shortcuts))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
