@@ -356,7 +356,7 @@ class DocumentView(QWidget):
 
     def _apply_batch(self, batch: WorkerBatch) -> None:
         """The batch is read once, by the session (see _session_changed for what follows)."""
-        self.review_ctl.take(
+        self.session.take(
             batch.revision,
             batch.events,
             doc=batch.doc,

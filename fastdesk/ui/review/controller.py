@@ -272,18 +272,6 @@ class ReviewController(QObject):
             self._publish()
         return changed
 
-    def take(
-        self,
-        revision: int,
-        events: Sequence[EngineEvent],
-        *,
-        doc: Document | None = None,
-        busy: bool = False,
-        usable_in_s: float | None = None,
-    ) -> Change:
-        """One batch of the engine's, read once by the session (see TargetSession.take)."""
-        return self.session.take(revision, events, doc=doc, busy=busy, usable_in_s=usable_in_s)
-
     def idle(self) -> None:
         self.model.idle()
 
