@@ -253,7 +253,7 @@ def wrap_window_slots(trace: StallTrace) -> None:
                 "_source_changed",
             ),
         ),
-        (main_window.MainWindow, ("_engine_news",)),
+        (main_window.MainWindow, ("_engine_news", "_document_changed")),
         (StatusPanel, ("request_done", "set_busy", "waiting")),
         (SyncScroller, ("_from_source", "_source_cursor", "target_rendered")),
     ):

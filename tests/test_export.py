@@ -299,7 +299,7 @@ def test_right_to_left_targets_are_marked_rtl_and_code_stays_ltr() -> None:
 def test_bilingual_page_from_a_target_view_and_export_file(tmp_path: Path) -> None:
     doc = parse(SOURCE)
     model = TargetModel(Review(None, "fr"))
-    model.set_doc(doc, 0)
+    model.set_doc(doc)
     model.apply(BlockDone(0, b.id, translate(b.text), "model") for b in doc.blocks[:2])
     view = model.view()
     rows = Page(bilingual_html(doc, view, "fr", "Guide")).rows

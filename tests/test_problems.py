@@ -26,7 +26,7 @@ TEXT = (
 
 def model_of(text: str = TEXT) -> TargetModel:
     model = TargetModel(Review(None, "fr"))
-    model.set_doc(parse(text), 1)
+    model.set_doc(parse(text))
     return model
 
 
@@ -131,7 +131,7 @@ def test_unchanged_blocks_keep_their_rows_and_a_stale_edit_says_so() -> None:
     model.review.approve(second)
     problems.refresh()
     assert problems.rows == before[:1] and problems.rows[0] is before[0]
-    model.set_doc(parse("First, changed.\n\nSecond.\n"), 2)  # the source changed under the edit
+    model.set_doc(parse("First, changed.\n\nSecond.\n"))  # the source changed under the edit
     problems.refresh()
     assert [(p.kind, p.title) for p in problems.rows] == [
         ("stale", "source changed since your edit")
@@ -254,7 +254,7 @@ def test_the_model_says_which_blocks_the_engine_changed() -> None:
     assert model.take_changed() is None
     model.idle()
     assert model.take_changed() is None
-    model.set_doc(parse(TEXT + "\nMore.\n"), 2)
+    model.set_doc(parse(TEXT + "\nMore.\n"))
     assert model.take_changed() is None
 
 

@@ -525,7 +525,7 @@ def shown_view(review: Review) -> TargetView:
     """What the target panes show for the review's document (the window's one model of it)."""
     assert review.doc is not None
     model = TargetModel(review)
-    model.set_doc(review.doc, 0)
+    model.set_doc(review.doc)
     return model.view()
 
 
@@ -754,7 +754,7 @@ def test_a_live_session_never_overwrites_a_correction() -> None:
         cats = block(doc, "cats")
         # the reviewer corrects the first paragraph in the target pane
         model = TargetModel(review)
-        model.set_doc(doc, 1)
+        model.set_doc(doc)
         shown = model.view()
         machine = review.shown_text(cats)
         assert machine is not None

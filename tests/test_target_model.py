@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastdesk.document.blocks import Document, parse
 from fastdesk.review.model import Review
+from fastdesk.review.session import TargetSession
 from fastdesk.review.target_model import TargetModel, joined
 from fastdesk.translate.events import BlockDelta, BlockDone, BlockFailed, BlockStarted
 
@@ -13,7 +14,7 @@ TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 def model_of(text: str = TEXT, revision: int = 1) -> tuple[TargetModel, Document]:
     model = TargetModel(Review(None, "fr"))
     doc = parse(text)
-    model.set_doc(doc, revision)
+    model.set_doc(doc)
     return model, doc
 
 
@@ -33,11 +34,11 @@ def test_an_edited_block_keeps_its_last_good_translation_and_a_new_one_its_sourc
     answer_all(model, doc)
     assert joined(model.segments()) == TEXT.upper() and not model.pending
     edited = parse(TEXT.replace("First", "Edited first"))
-    model.set_doc(edited, 2)
+    model.set_doc(edited)
     assert joined(model.segments()) == TEXT.upper()  # the old translation stays at that place
     assert model.pending == {edited.blocks[1].id}
     grown = parse(TEXT.replace("First", "Edited first") + "\nThird.\n")
-    model.set_doc(grown, 3)
+    model.set_doc(grown)
     assert joined(model.segments()).endswith("Third.\n")
 
 
@@ -62,13 +63,18 @@ def test_streaming_shows_until_final_and_never_over_a_reviewers_text() -> None:
 
 
 def test_stale_events_are_dropped_in_one_place() -> None:
-    model, doc = model_of()
+    """The session owns the rule (fastdesk.review.session); the model drops only events for
+    blocks its document no longer holds."""
+    session = TargetSession(Review(None, "fr"))
+    doc = parse(TEXT)
+    session.set_doc(doc, 1)
+    model = session.model
     first = doc.blocks[1].id
-    model.set_review(model.review, floor=5)  # a language switch at revision 5
-    assert not model.apply([BlockDone(4, first, "old language\n\n", "model")])
-    assert not model.apply([BlockDone(5, "not-in-the-document", "x", "model")])
+    session.switch(model.review, floor=5)  # a language switch at revision 5
+    assert not session.apply([BlockDone(4, first, "old language\n\n", "model")])
+    assert not session.apply([BlockDone(5, "not-in-the-document", "x", "model")])
     assert joined(model.segments()) == TEXT
-    assert model.apply([BlockDone(5, first, "nouvelle\n\n", "model")])
+    assert session.apply([BlockDone(5, first, "nouvelle\n\n", "model")])
     assert "nouvelle" in joined(model.segments())
 
 
@@ -113,10 +119,10 @@ def test_an_edit_keeps_the_other_blocks_segments_and_the_edited_ones_last_good_t
     answer_all(model, doc)
     first = model.segments()
     edited = parse(text.replace("Paragraph 20.", "Paragraph 20, edited."))
-    model.set_doc(edited, 2)
+    model.set_doc(edited)
     again = model.segments()
     assert all(again[i] is first[i] for i in range(50) if i != 20)
     assert again[20].key == edited.blocks[20].id and again[20].text == first[20].text
     shorter = parse(edited.source.replace("Paragraph 30.\n\n", ""))
-    model.set_doc(shorter, 3)  # a block deleted: the others, the edited one too, stay as shown
+    model.set_doc(shorter)  # a block deleted: the others, the edited one too, stay as shown
     assert joined(model.segments()) == text.upper().replace("PARAGRAPH 30.\n\n", "")

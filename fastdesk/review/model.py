@@ -17,23 +17,22 @@ States, by precedence: stale_edit, approved, edited, in_flight, pending (no answ
 
 The reviewer's text always wins over a machine answer: re-translation (forced or not) only
 replaces the machine answer kept aside.
+
+The records and their JSON shapes are fastdesk.review.records'; aligning with a new revision and
+attributing a target edit to blocks, fastdesk.review.align's. Their names stay importable from
+here.
 """
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import difflib
 import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any
 
 from fastdesk.config.fileio import (
     MAX_DOCUMENT_STATE_BYTES,
@@ -44,9 +43,29 @@ from fastdesk.config.fileio import (
     set_aside,
 )
 from fastdesk.document.blocks import Block, Document, parse
-from fastdesk.document.target import TargetView
-from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.translate.checks import plain_flag
+from fastdesk.review.align import carry, diff_target_edit
+from fastdesk.review.records import (
+    STATE_STYLES,
+    STATES,
+    Answer,
+    BlockEntry,
+    BlockInfo,
+    BlockRecord,
+    DetachedEdit,
+    DetachedRecord,
+    Kept,
+    KeptRecord,
+    ReviewData,
+    ReviewSummary,
+    Snapshot,
+    StateStyle,
+    answer_state,
+    flag_text,
+    json_str,
+    kept_dict,
+    kept_from,
+    kept_state,
+)
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
 
 __all__ = [
@@ -78,216 +97,6 @@ log = logging.getLogger("fastdesk.review.model")
 SIDECAR_SUFFIX = ".fastdesk.json"
 SIDECAR_VERSION = 1
 
-STATES = (
-    "pending",
-    "in_flight",
-    "machine",
-    "memory",
-    "copy",
-    "flagged",
-    "edited",
-    "approved",
-    "stale_edit",
-)
-
-
-@dataclass(frozen=True)
-class StateStyle:
-    """How a state looks in the target's margin and in the bilingual export."""
-
-    label: str
-    colour: str  # a mid-tone that reads on light and dark backgrounds
-    meaning: str
-
-
-STATE_STYLES: dict[str, StateStyle] = {
-    "pending": StateStyle("waiting", "#8c959f", "Not translated yet; the source is shown"),
-    "in_flight": StateStyle("translating", "#d4a72c", "Being translated now"),
-    "machine": StateStyle("machine", "#6e7781", "Machine translation, not reviewed"),
-    "memory": StateStyle("memory", "#218bff", "From the translation memory, not reviewed"),
-    "copy": StateStyle("kept as is", "#afb8c1", "Not translatable (code, front matter…)"),
-    "flagged": StateStyle("flagged", "#cf222e", "Failed a check or failed to translate"),
-    "edited": StateStyle("edited", "#8250df", "Corrected by a reviewer"),
-    "approved": StateStyle("approved", "#1a7f37", "Approved by a reviewer"),
-    "stale_edit": StateStyle(
-        "source changed", "#bc4c00", "The source changed since your edit: re-translate or keep"
-    ),
-}
-
-
-# ---- records ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Answer:
-    """The engine's latest word on a block (text None: it failed and had nothing before)."""
-
-    text: str | None
-    origin: str  # model | memory | copy | failed
-    flags: tuple[Flag, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Kept:
-    """Text a reviewer owns: typed (edited) and/or approved, made against source text ``base``."""
-
-    text: str
-    base: str
-    edited: bool = False
-    approved: bool = False
-    stale: bool = False
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The reviewer's records of some blocks at one moment (None: no record), as
-    :meth:`Review.snapshot` took them: what undo and redo put back with :meth:`Review.restore`.
-    Opaque on purpose, so that putting a record back has one way in."""
-
-    kept: tuple[tuple[str, _Kept | None], ...]
-
-    @property
-    def block_ids(self) -> tuple[str, ...]:
-        return tuple(bid for bid, _kept in self.kept)
-
-    def joined(self, later: Snapshot) -> Snapshot:
-        """This snapshot, and the blocks only ``later`` holds: each block as it was first (what
-        a group of steps, such as Replace All, started from)."""
-        held = {bid for bid, _kept in self.kept}
-        return Snapshot(self.kept + tuple(item for item in later.kept if item[0] not in held))
-
-
-# ---- the review as JSON (Review.to_dict; the sidecar keeps one per language) -------------------
-
-
-class KeptRecord(TypedDict):
-    """A reviewer's text. ``base``, the source it was made against, is left out when that is the
-    block's source now; ``stale`` is there only when true."""
-
-    text: str
-    edited: bool
-    approved: bool
-    stale: NotRequired[bool]
-    base: NotRequired[str]
-
-
-class BlockEntry(TypedDict, total=False):
-    """What the review holds for one block: the machine answer, the reviewer's text, or both."""
-
-    machine: str | None  # the engine's answer (None: it failed), with its origin
-    origin: str
-    flags: list[list[str]]  # [check, detail] for each failed check, when any
-    text: str  # the reviewer's text, as in KeptRecord
-    edited: bool
-    approved: bool
-    stale: bool
-    base: str
-
-
-class BlockRecord(BlockEntry):
-    """One block's entry, with its position and id in the source it was saved with."""
-
-    i: int
-    id: str
-
-
-class DetachedRecord(KeptRecord):
-    """A reviewer's text whose block is no longer in the document (by its last block id)."""
-
-    id: str
-
-
-class ReviewData(TypedDict):
-    """The review of one document in one language, aligned to ``source`` (None: no document)."""
-
-    lang: str
-    source: str | None
-    count: int  # blocks in source: records are matched by position when the ids moved
-    blocks: list[BlockRecord]
-    detached: list[DetachedRecord]
-
-
-@dataclass(frozen=True)
-class BlockInfo:
-    """Everything the window needs to show one block (e.g. the stale-edit choice)."""
-
-    block_id: str
-    state: str
-    source: str | None  # the block's current source text (None: not in the document)
-    shown: str | None  # what the target shows for it (None: falls back to the source)
-    machine: str | None  # the latest machine answer (kept aside while a reviewer's text wins)
-    origin: str | None
-    flags: tuple[Flag, ...]
-    text: str | None  # the reviewer's text
-    base: str | None  # the source text the reviewer's text was made against
-    edited: bool
-    approved: bool
-
-    @property
-    def tooltip(self) -> str:
-        """One line for the margin's hover: the state, and the reasons when flagged or stale."""
-        style = STATE_STYLES[self.state]
-        parts = [style.meaning]
-        parts += [flag_text(f) for f in self.flags]
-        return " · ".join(parts) if self.state == "flagged" else style.meaning
-
-
-@dataclass(frozen=True)
-class DetachedEdit:
-    """A reviewer's text whose source block was deleted (restored if that block comes back)."""
-
-    block_id: str
-    base: str
-    text: str
-    edited: bool
-    approved: bool
-
-
-@dataclass(frozen=True)
-class ReviewSummary:
-    """Counts over the translatable blocks; the states are exclusive (see Review.state_of)."""
-
-    blocks: int
-    approved: int
-    flagged: int
-    edited: int
-    stale: int
-    in_flight: int
-    pending: int
-    detached: int = 0
-
-    @property
-    def unreviewed(self) -> int:
-        return self.blocks - self.approved
-
-    def __str__(self) -> str:
-        parts = [f"{self.blocks} blocks", f"{self.approved} approved"]
-        parts += [f"{self.edited} edited", f"{self.flagged} flagged"]
-        if self.stale:
-            parts.append(f"{self.stale} source changed")
-        if self.detached:
-            parts.append(f"{self.detached} detached")
-        return " · ".join(parts)
-
-
-# ---- the review -------------------------------------------------------------------------------
-
-
-def flag_text(flag: Flag) -> str:
-    """A flag as an editor reads it: its check's plain name (never the internal one), and what
-    differs."""
-    return ": ".join(plain_flag(flag.check, flag.detail))
-
-
-def _kept_state(kept: _Kept) -> str:
-    return "stale_edit" if kept.stale else "approved" if kept.approved else "edited"
-
-
-def _answer_state(answer: _Answer) -> str:
-    if answer.flags:
-        return "flagged"
-    return {"memory": "memory", "copy": "copy"}.get(answer.origin, "machine")
-
 
 class Review:
     """Per-document, per-language review state; every method is cheap and never does I/O."""
@@ -302,10 +111,10 @@ class Review:
         self._translatable_of: Document | None = None
         self._translatable_ids: frozenset[str] = frozenset()
         self.generation = 0  # bumped on every change (cheap "did anything change?" for savers)
-        self._answers: dict[str, _Answer] = {}
-        self._kept: dict[str, _Kept] = {}
+        self._answers: dict[str, Answer] = {}
+        self._kept: dict[str, Kept] = {}
         self._in_flight: set[str] = set()
-        self._detached: dict[str, _Kept] = {}
+        self._detached: dict[str, Kept] = {}
         # The summary's counts, kept up to date from the blocks that changed (at 7,000 blocks a
         # full count cost the GUI thread ~7 ms, several times a second while a document
         # streams in): the translatable blocks counted, each in the state it was counted in,
@@ -329,11 +138,11 @@ class Review:
             self._in_flight.add(event.block_id)
         elif isinstance(event, BlockDone):
             self._in_flight.discard(event.block_id)
-            self._answers[event.block_id] = _Answer(event.text, event.origin, tuple(event.flags))
+            self._answers[event.block_id] = Answer(event.text, event.origin, tuple(event.flags))
         elif isinstance(event, BlockFailed):
             self._in_flight.discard(event.block_id)
             before = self._answers.get(event.block_id)
-            self._answers[event.block_id] = _Answer(
+            self._answers[event.block_id] = Answer(
                 before.text if before else None,
                 before.origin if before else "failed",
                 (Flag("failed", event.error),),
@@ -366,7 +175,7 @@ class Review:
         elif answer is not None and answer.text == text:
             self._kept.pop(block_id, None)
         else:
-            self._kept[block_id] = _Kept(text, source, edited=True)
+            self._kept[block_id] = Kept(text, source, edited=True)
         self._changed(block_id)
 
     def revert(self, block_id: str) -> bool:
@@ -391,7 +200,7 @@ class Review:
             answer = self._answers.get(block_id)
             if answer is None or answer.text is None:
                 return False
-            self._kept[block_id] = _Kept(answer.text, self._source(block_id), approved=True)
+            self._kept[block_id] = Kept(answer.text, self._source(block_id), approved=True)
         self._changed(block_id)
         return True
 
@@ -429,7 +238,7 @@ class Review:
             return False
         if choice == "keep":
             source = self._source(block_id)
-            self._kept[block_id] = _Kept(kept.text, source, edited=True)
+            self._kept[block_id] = Kept(kept.text, source, edited=True)
         else:
             del self._kept[block_id]
         self._changed(block_id)
@@ -465,11 +274,11 @@ class Review:
     def state_of(self, block_id: str) -> str:
         kept = self._kept.get(block_id)
         if kept is not None:
-            return _kept_state(kept)
+            return kept_state(kept)
         if block_id in self._in_flight:
             return "in_flight"
         answer = self._answers.get(block_id)
-        return "pending" if answer is None else _answer_state(answer)
+        return "pending" if answer is None else answer_state(answer)
 
     def shown_text(self, block_id: str) -> str | None:
         """The block's target text: the reviewer's, else the machine's (None: nothing yet)."""
@@ -604,7 +413,7 @@ class Review:
         sizes = (len(self._answers), len(self._in_flight))
         self._answers = {k: v for k, v in self._answers.items() if k in present}
         self._in_flight &= present
-        kept, lost, newly_stale = _carry(old, doc, self._kept)
+        kept, lost, newly_stale = carry(old, doc, self._kept)
         self._detached.update(lost)
         for block in doc.blocks:  # a deleted block came back (undo, cut and paste)
             if block.id not in kept and block.id in self._detached:
@@ -632,7 +441,7 @@ class Review:
             "source": doc.source if doc else None,
             "count": len(doc.blocks) if doc else 0,
             "blocks": blocks,
-            "detached": [{"id": bid, **_kept_dict(k, None)} for bid, k in self._detached.items()],
+            "detached": [{"id": bid, **kept_dict(k, None)} for bid, k in self._detached.items()],
         }
 
     @classmethod
@@ -655,7 +464,7 @@ class Review:
                 entry["flags"] = [[f.check, f.detail] for f in answer.flags]
         kept = self._kept.get(block_id)
         if kept is not None:
-            entry = {**entry, **_kept_dict(kept, source)}
+            entry = {**entry, **kept_dict(kept, source)}
         return entry
 
     # ---- helpers ----------------------------------------------------------------------------
@@ -682,203 +491,44 @@ class Review:
         return self.doc.by_id(block_id).text
 
 
-def _kept_dict(kept: _Kept, source: str | None) -> KeptRecord:
-    out: KeptRecord = {"text": kept.text, "edited": kept.edited, "approved": kept.approved}
-    if kept.stale:
-        out["stale"] = True
-    if kept.base != source:
-        out["base"] = kept.base
-    return out
-
-
 def _from_dict(
     cls: type[Review], data: Mapping[str, Any], source_path: str | os.PathLike[str] | None
 ) -> Review:
     # ``data`` is JSON read from a file, of any shape (hence Any, not ReviewData): a value of
     # the wrong type raises KeyError, TypeError or AttributeError, made a ValueError by from_dict.
     source = data.get("source")
-    doc = parse(_str(source, "source")) if source is not None else None
-    review = cls(source_path, _str(data["lang"], "lang"), doc)
+    doc = parse(json_str(source, "source")) if source is not None else None
+    review = cls(source_path, json_str(data["lang"], "lang"), doc)
     blocks = doc.blocks if doc else ()
     ids = {b.id for b in blocks}
     same_count = data.get("count") == len(blocks)
     for entry in data.get("blocks", ()):
-        bid = _str(entry["id"], "id")
+        bid = json_str(entry["id"], "id")
         if doc is None:
             raise ValueError("block records without a source")
         if bid not in ids:  # parsed differently (another fastdesk version): by position
             index = entry.get("i")
             if not (same_count and isinstance(index, int) and 0 <= index < len(blocks)):
                 if "text" in entry:
-                    review._detached[bid] = _kept_from(entry, None)
+                    review._detached[bid] = kept_from(entry, None)
                 continue
             bid = blocks[index].id
         block_text = doc.by_id(bid).text
         if "origin" in entry:
             machine = entry.get("machine")
-            review._answers[bid] = _Answer(
-                None if machine is None else _str(machine, "machine"),
-                _str(entry["origin"], "origin"),
-                tuple(Flag(_str(c, "flag"), _str(d, "flag")) for c, d in entry.get("flags", ())),
+            review._answers[bid] = Answer(
+                None if machine is None else json_str(machine, "machine"),
+                json_str(entry["origin"], "origin"),
+                tuple(
+                    Flag(json_str(c, "flag"), json_str(d, "flag"))
+                    for c, d in entry.get("flags", ())
+                ),
             )
         if "text" in entry:
-            review._kept[bid] = _kept_from(entry, block_text)
+            review._kept[bid] = kept_from(entry, block_text)
     for entry in data.get("detached", ()):
-        review._detached[_str(entry["id"], "id")] = _kept_from(entry, None)
+        review._detached[json_str(entry["id"], "id")] = kept_from(entry, None)
     return review
-
-
-def _kept_from(entry: Mapping[str, Any], source: str | None) -> _Kept:
-    base = entry.get("base", source)
-    return _Kept(
-        text=_str(entry["text"], "text"),
-        base=_str(base, "base"),
-        edited=bool(entry.get("edited", False)),
-        approved=bool(entry.get("approved", False)),
-        stale=bool(entry.get("stale", False)),
-    )
-
-
-def _str(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{what} should be text, not {type(value).__name__}")
-    return value
-
-
-# ---- alignment --------------------------------------------------------------------------------
-
-SIMILAR = 0.5  # below this, a changed block is not "the same paragraph, edited"
-_WINDOW = 8  # candidates considered on each side of the expected position in a changed region
-_TOKENS = 200  # words compared per block (similarity is about "the same paragraph", not detail)
-_WORD = re.compile(r"\w+|[^\w\s]")
-
-
-def _carry(
-    old: Document | None, new: Document, kept: Mapping[str, _Kept]
-) -> tuple[dict[str, _Kept], dict[str, _Kept], list[str]]:
-    """Reviewer's texts on ``new``'s ids, those whose block vanished (by old id), and the new
-    ids of those that just became stale."""
-    if not kept:
-        return {}, {}, []
-    new_ids = [b.id for b in new.blocks]
-    if old is None:
-        present = set(new_ids)
-        on_new = {bid: k for bid, k in kept.items() if bid in present}
-        return on_new, {bid: k for bid, k in kept.items() if bid not in present}, []
-    old_ids = [b.id for b in old.blocks]
-    moved: dict[str, _Kept] = {}
-    old_set = set(old_ids)
-    lost = {bid: k for bid, k in kept.items() if bid not in old_set}  # not on the old doc
-    newly_stale: list[str] = []
-    matcher = difflib.SequenceMatcher(
-        None, [_digest(b) for b in old_ids], [_digest(b) for b in new_ids], autojunk=False
-    )
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                if old_ids[i1 + k] in kept:
-                    moved[new_ids[j1 + k]] = kept[old_ids[i1 + k]]
-            continue
-        vanished = [i for i in range(i1, i2) if old_ids[i] in kept]
-        if not vanished:
-            continue
-        pairs = _pair(old, new, vanished, i1, i2, j1, j2)
-        for i in vanished:
-            record = kept[old_ids[i]]
-            if i in pairs:
-                target = new.blocks[pairs[i]]
-                stale = target.text != record.base
-                moved[target.id] = dataclasses.replace(record, stale=stale)
-                if stale and not record.stale:
-                    newly_stale.append(target.id)
-            else:
-                lost[old_ids[i]] = record
-    return moved, lost, newly_stale
-
-
-def _digest(block_id: str) -> str:
-    """The content hash without the duplicate counter: equal digests mean equal blocks."""
-    return block_id.split("-", 1)[0]
-
-
-def _pair(
-    old: Document, new: Document, vanished: list[int], i1: int, i2: int, j1: int, j2: int
-) -> dict[int, int]:
-    """Old index → new index for reviewer's texts in a changed region: by position when the
-    region kept its number of blocks, else by similarity (order preserved)."""
-    if i2 - i1 == j2 - j1:
-        return {i: j1 + (i - i1) for i in vanished}
-    scored: list[tuple[float, int, int, int]] = []
-    for i in vanished:
-        expected = j1 + round((i - i1) * (j2 - j1) / max(1, i2 - i1))
-        lo, hi = max(j1, expected - _WINDOW), min(j2, expected + _WINDOW + 1)
-        for j in range(lo, hi):
-            score = _similarity(old.blocks[i].text, new.blocks[j].text)
-            if score >= SIMILAR:
-                scored.append((score, -abs(j - expected), i, j))
-    scored.sort(reverse=True)
-    pairs: dict[int, int] = {}
-    for _score, _near, i, j in scored:
-        if i in pairs or j in pairs.values():
-            continue
-        if all((i < a) == (j < b) for a, b in pairs.items()):
-            pairs[i] = j
-    return pairs
-
-
-def _similarity(a: str, b: str) -> float:
-    """Dice coefficient of the blocks' word sets: 1 for the same words, 0 for none in common.
-    Cheap (set operations), which matters when a whole document was rewritten on disk."""
-    wa, wb = _words(a), _words(b)
-    if not wa or not wb:
-        return 1.0 if wa == wb else 0.0
-    return 2 * len(wa & wb) / (len(wa) + len(wb))
-
-
-@lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
-    return frozenset(w.casefold() for w in _WORD.findall(text, 0, 8 * _TOKENS)[:_TOKENS])
-
-
-# ---- attributing a target edit to blocks ------------------------------------------------------
-
-
-def diff_target_edit(
-    view: TargetView, new_text: str, at: int | None = None
-) -> list[tuple[str, str]]:
-    """The blocks a user's edit of the target pane touched, with their new texts.
-
-    ``view`` is what the pane showed before the edit (e.g. :meth:`Review.view`), ``new_text``
-    the pane's text after it, both with the same line ends. ``at`` (optional) is where the
-    change began (Qt's contentsChange position, as a Python index): it settles the ambiguous
-    cases, such as typing a character equal to its neighbour. Joining the returned texts in
-    place of the old ones gives ``new_text`` exactly; blocks swallowed whole come back as "".
-    """
-    old = view.text
-    if old == new_text or not view.spans:
-        return []
-    limit = min(len(old), len(new_text))
-    p = common_prefix(old, new_text, limit)
-    if at is not None:
-        p = max(0, min(p, at))
-    s = common_suffix(old, new_text, limit - p)
-    old_end, new_end = len(old) - s, len(new_text) - s
-    first = _span_index(view, p)
-    last = _span_index(view, old_end - 1) if old_end > p else first
-    out: list[tuple[str, str]] = []
-    for k in range(first, last + 1):
-        bid, start, end = view.spans[k]
-        head = old[start:p] if k == first else ""
-        tail = old[old_end:end] if k == last else ""
-        middle = new_text[p:new_end] if k == first else ""
-        out.append((bid, head + middle + tail))
-    return out
-
-
-def _span_index(view: TargetView, offset: int) -> int:
-    """The span holding ``offset``; an insertion at the very end belongs to the last block."""
-    starts = [s for _bid, s, _e in view.spans]
-    return max(0, min(bisect.bisect_right(starts, offset) - 1, len(view.spans) - 1))
 
 
 # ---- the sidecar file -------------------------------------------------------------------------

@@ -78,18 +78,18 @@ class ProblemList:
             self._doc, self._made = None, {}
         elif changed is None or doc is not self._doc:
             self._doc = doc
-            made, streaming = self._made, model.streaming
+            made = self._made
             self._made = {
-                b.id: self._entry(b, i, made.get(b.id), streaming)
+                b.id: self._entry(b, i, made.get(b.id))
                 for i, b in enumerate(doc.blocks)
                 if b.translatable
             }
         elif changed:
-            made, streaming = self._made, model.streaming
+            made = self._made
             for bid in changed:
                 if bid in made:
                     index = doc.index_of(bid)
-                    made[bid] = self._entry(doc.blocks[index], index, made[bid], streaming)
+                    made[bid] = self._entry(doc.blocks[index], index, made[bid])
         else:
             return False
         new = tuple(chain.from_iterable(rows for _key, rows in self._made.values()))
@@ -103,7 +103,6 @@ class ProblemList:
         block: Block,
         index: int,
         old: tuple[tuple[object, ...], tuple[Problem, ...]] | None,
-        streaming: frozenset[str],
     ) -> tuple[tuple[object, ...], tuple[Problem, ...]]:
         """A block's rows, the same ones when nothing they are made of changed."""
         review, bid = self.model.review, block.id
@@ -111,7 +110,7 @@ class ProblemList:
         if state == "approved" or state == "copy":
             return _NOTHING
         flags = review.flags_of(bid)
-        flying = bid in streaming or state == "in_flight"
+        flying = self.model.in_flight(bid)
         shown = review.shown_text(bid) if state in ("flagged", "edited") else None
         if state == "edited" and shown is not None:  # the checks judge the editor's text now
             flags = _edit_flags(block.text, shown, review.lang)

@@ -6,8 +6,9 @@ of its own. Per block it knows the source (id and text), the machine answer (fin
 while in flight), the reviewer's text and state (through its :class:`Review`), the flags, and
 whether the block is waiting, in flight or failed.
 
-Stale events are dropped here and only here: an event of a revision older than the last mode or
-language change, or for a block the current document no longer holds.
+It knows no revisions: the session that owns it (fastdesk.review.session.TargetSession) drops
+the engine's stale events before they come here; here only events for a block the current
+document no longer holds are dropped.
 
 Segments: a block's text as a QTextDocument holds it (``\\n`` line ends, UTF-16 length). The
 model keeps one per block and remakes only those of blocks that changed, handing the others on
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import Review, Snapshot
+from fastdesk.review.model import STATES, Review, Snapshot
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -60,6 +61,10 @@ def segment(key: str, text: str) -> Segment:
 
 
 _BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed)
+# The one vocabulary of block states (TargetModel.state_of): the review's nine, and the engine's
+# "failed" (the last request failed) and "retrying" (in flight again after a failure).
+BLOCK_STATES = (*STATES, "failed", "retrying")
+KEPT_STATES = frozenset({"stale_edit", "approved", "edited"})  # a reviewer's text stands
 # status_of → what an export of the block would be (finished blocks are not named)
 _UNFINISHED = {
     "waiting": "waiting",
@@ -70,15 +75,11 @@ _UNFINISHED = {
 
 
 class TargetModel:
-    """See the module docstring. ``floor``: events of older revisions are dropped (they were
-    computed for the previous mode or language); ``set_doc`` ignores documents older than
-    ``doc_floor`` (a late parse of the previous file)."""
+    """See the module docstring."""
 
     def __init__(self, review: Review) -> None:
         self.review = review
         self.doc: Document | None = None
-        self.floor = 0
-        self.doc_floor = 0
         self._streaming: dict[str, str] = {}  # block id → answer so far (in flight)
         self._fallback: dict[str, str] = {}  # block id → last good text while it has no answer
         self._segments: list[Segment] = []
@@ -96,31 +97,28 @@ class TargetModel:
 
     # ---- inputs -----------------------------------------------------------------------------
 
-    def set_review(self, review: Review, floor: int) -> None:
-        """Another review becomes active (language or mode switched, a file opened): events
-        from before ``floor`` belong to the previous one."""
+    def set_review(self, review: Review) -> None:
+        """Another review becomes active (language or mode switched, a file opened)."""
         self.review = review
-        self.floor = floor
         self._streaming.clear()
         self._changed = None
         if self.doc is not None and review.doc is not self.doc:
             review.realign(self.doc)
         self._all_dirty = True
 
-    def reset(self, review: Review, floor: int) -> None:
-        """A new document: nothing shown until its first revision (``floor``) is parsed."""
-        self.doc_floor = floor
+    def reset(self, review: Review) -> None:
+        """A new document: nothing shown until its first revision is parsed."""
         self.doc = None
         self._fallback.clear()
         self._segments, self._index = [], {}
-        self.set_review(review, floor)
+        self.set_review(review)
 
-    def set_doc(self, doc: Document, revision: int) -> list[str]:
+    def set_doc(self, doc: Document) -> list[str]:
         """A new revision of the source. A block with no answer yet keeps the text it showed
         (by id, else the block at its position when the block count is unchanged: an edited
         paragraph keeps its last good translation), else shows its source. Returns the blocks
         whose reviewer's text went stale."""
-        if revision < self.doc_floor or doc is self.doc:
+        if doc is self.doc:
             return []
         if self.doc is not None:
             self.segments()  # what the previous revision showed, up to date
@@ -162,7 +160,8 @@ class TargetModel:
         return stale
 
     def apply(self, events: Iterable[EngineEvent]) -> bool:
-        """The engine's events (stale ones dropped); True when a block's state or text changed."""
+        """The engine's events of the current review (the session dropped stale ones); True
+        when a block's state or text changed."""
         review = self.review
         changed = False
         mine = self.review.generation == self._seen
@@ -170,7 +169,7 @@ class TargetModel:
             self._changed = None
         journal = self._changed
         for event in events:
-            if not isinstance(event, _BLOCK_EVENTS) or event.revision < self.floor:
+            if not isinstance(event, _BLOCK_EVENTS):
                 continue
             bid = event.block_id
             if bid not in self._index:
@@ -310,28 +309,41 @@ class TargetModel:
     def streaming(self) -> frozenset[str]:
         return frozenset(self._streaming)
 
-    def status_of(self, block_id: str) -> str:
-        """waiting | in_flight | retrying (in flight again after a failure) | failed | done:
-        the engine's side of a block (its review state is the review's)."""
-        failed = any(f.check == "failed" for f in self.review.flags_of(block_id))
+    def in_flight(self, block_id: str) -> bool:
+        """The block is being translated: its answer streams in, or the review says it was
+        asked (the one test of "in flight": the problems list and the states ask it)."""
+        return block_id in self._streaming or self.review.state_of(block_id) == "in_flight"
+
+    def _failed(self, block_id: str) -> bool:
+        return any(f.check == "failed" for f in self.review.flags_of(block_id))
+
+    def state_of(self, block_id: str) -> str:
+        """The block's state in one vocabulary (BLOCK_STATES): the review's (Review.state_of)
+        where a reviewer's text stands (stale_edit, approved, edited), else the engine's side
+        where it says more (in_flight, retrying: in flight again after a failure, failed: the
+        last request failed), else the review's (pending, flagged, memory, copy, machine)."""
         state = self.review.state_of(block_id)
-        if block_id in self._streaming or state == "in_flight":
+        if state in KEPT_STATES:
+            return state
+        failed = self._failed(block_id)
+        if self.in_flight(block_id):
+            return "retrying" if failed else "in_flight"
+        return "failed" if failed else state
+
+    def status_of(self, block_id: str) -> str:
+        """waiting | in_flight | retrying | failed | done: the engine's side of a block (what
+        an export would call it), a reviewer's text or not."""
+        failed = self._failed(block_id)
+        if self.in_flight(block_id):
             return "retrying" if failed else "in_flight"
         if failed:
             return "failed"
-        return "waiting" if state == "pending" else "done"
+        return "waiting" if self.review.state_of(block_id) == "pending" else "done"
 
     def failed(self) -> list[str]:
         """Blocks whose last request failed and that show no reviewer's text, in document
         order: what Retry Failed Blocks sends again."""
-        review = self.review
-        return [
-            bid
-            for bid in self._index
-            if review.state_of(bid) == "flagged"
-            and bid not in self._streaming
-            and any(f.check == "failed" for f in review.flags_of(bid))
-        ]
+        return [bid for bid in self._index if self.state_of(bid) == "failed"]
 
     def unfinished(self) -> tuple[int, int, int]:
         """(waiting, failed, flagged) block counts: what an export would write unfinished.

@@ -14,12 +14,12 @@ from PySide6.QtGui import QAction, QCursor, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolButton, QToolTip
 
 from fastdesk.providers.base import AuthenticationError, BadRequestError, RateLimitedError
+from fastdesk.review.session import duration
 from fastdesk.routing.health import Health
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.ui.document import files as files_module
 from fastdesk.ui.document.files import unfinished_text
-from fastdesk.ui.document.heal import duration
 from tests.ui.uifakes import answer_box, fake_answer, translated
 
 SOURCE = "Hello world\n\nThe cat\n"
@@ -279,10 +279,11 @@ def test_the_retry_is_counted_down_and_an_edit_cancels_it(make_window, qtbot, pr
     assert re.search(r"translation failed: .*refused.*; retrying in \d+ s", tip), tip
     qtbot.waitUntil(lambda: "failed blocks: retrying in" in retry_button(w).text())
     assert retry_button(w).text().startswith("⟳ 2 failed blocks: retrying in ")
-    wait_of = view.review_ctl.retry_in
-    view.review_ctl.retry_in = lambda: 18_720  # a day's limit spent: hours, not 18720 s
+    schedule = view.session.retry
+    wait_of = schedule.seconds_left
+    schedule.seconds_left = lambda: 18_720  # a day's limit spent: hours, not 18720 s
     assert "retrying in 5 h 12 min" in view.review_ctl.tooltip_of(bid)
-    view.review_ctl.retry_in = wait_of
+    schedule.seconds_left = wait_of
     provider.fail_with = None
     QTextCursor(view.source.document()).insertText("Goodbye\n\n")  # the edit sends them again
     assert view.healer.seconds_left() is None and not retry_button(w).isVisible()

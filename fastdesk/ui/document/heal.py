@@ -1,98 +1,90 @@
-"""The document heals itself: its failed blocks are translated again once their provider is
-usable again (what the core says: health cooldowns, retry-afters, the rate limiter's windows),
-and no sooner than a backoff that grows with each automatic retry that failed again (30 s,
-60 s, then 120 s; a success starts it over). An edit cancels the pending retry (it sends the
-failed blocks anyway). While one is pending, the status bar counts down and so does the margin
-tooltip of a failed block that is open."""
+"""The document heals itself: the Qt side of the session's retry schedule
+(fastdesk.review.session.RetrySchedule decides when, with its backoff; an edit cancels it). A
+timer wakes the schedule up; while a retry is pending, the status bar counts down and so does
+the margin tooltip of a failed block that is open."""
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
-BACKOFF_S = (30.0, 60.0, 120.0)  # the last one repeats
+from fastdesk.review.session import RetrySchedule
+
 TICK_MS = 1_000
 
 
 class Healer(QObject):
-    """One pending retry of a document's failed blocks. The clock and the tick are injectable,
-    so tests move time by hand instead of sleeping."""
+    """The timer of one document's retry schedule. The clock (the schedule's) and the tick are
+    injectable, so tests move time by hand instead of sleeping."""
 
     due = Signal()  # retry the failed blocks now
     changed = Signal(str)  # what the status bar shows while a retry is pending ("": none)
     ticked = Signal()  # a second went by while a retry is pending (open tooltips refresh)
 
     def __init__(
-        self,
-        parent: QObject | None = None,
-        *,
-        backoff_s: Sequence[float] = BACKOFF_S,
-        clock: Callable[[], float] = time.monotonic,
-        tick_ms: int = TICK_MS,
+        self, schedule: RetrySchedule, parent: QObject | None = None, *, tick_ms: int = TICK_MS
     ) -> None:
         super().__init__(parent)
-        self.backoff_s = tuple(backoff_s)
-        self.clock = clock
+        self.schedule = schedule
         self.tick_ms = tick_ms
         self._tick = QTimer(self)
         self._tick.setSingleShot(True)
         self._tick.timeout.connect(self._on_tick)
-        self._due_at: float | None = None  # clock time of the pending retry
-        self._count = 0
-        self._level = 0  # automatic retries in a row that failed again
         self._text = ""
 
-    def arm(self, failed: int, usable_in_s: float | None) -> None:
-        """``failed`` blocks failed, and their provider may be asked again in ``usable_in_s``
-        (None: unknown, taken as now; ``math.inf``: not by itself, e.g. a refused key): retry
-        them then, and no sooner than this step of the backoff."""
-        self._count = failed
-        wait = max(usable_in_s or 0.0, self.backoff_s[min(self._level, len(self.backoff_s) - 1)])
-        if math.isinf(wait):
-            self._due_at = None
-            self._tick.stop()
-            self._say(
-                f"{failed_blocks(failed)}: not retried by themselves until the provider is fixed"
-            )
-            return
-        self._due_at = self.clock() + wait
-        self._on_tick()
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.schedule.now
 
-    def succeeded(self) -> None:
-        """A request succeeded: the next failure waits the first step of the backoff again."""
-        self._level = 0
+    @clock.setter
+    def clock(self, now: Callable[[], float]) -> None:
+        self.schedule.now = now
+
+    @property
+    def backoff_s(self) -> tuple[float, ...]:
+        return self.schedule.backoff_s
+
+    @backoff_s.setter
+    def backoff_s(self, steps: Sequence[float]) -> None:
+        self.schedule.backoff_s = tuple(steps)
+
+    def follow(self) -> None:
+        """The schedule changed (armed, cancelled): the timer and the text follow it."""
+        if self.schedule.due_at is None:
+            self._tick.stop()
+            self._say(self.schedule.text)
+        else:
+            self._on_tick()
+
+    def arm(self, failed: int, usable_in_s: float | None) -> None:
+        """See RetrySchedule.arm."""
+        self.schedule.arm(failed, usable_in_s)
+        self.follow()
 
     def cancel(self) -> None:
-        self._due_at = None
-        self._tick.stop()
-        self._say("")
+        self.schedule.cancel()
+        self.follow()
 
     def seconds_left(self) -> int | None:
-        """Whole seconds until the retry (rounded up), None when none is pending."""
-        if self._due_at is None:
-            return None
-        return math.ceil(max(self._due_at - self.clock(), 0.0))
+        return self.schedule.seconds_left()
 
     @property
     def text(self) -> str:
         return self._text
 
     def _on_tick(self) -> None:
-        if self._due_at is None:
+        left = self.schedule.poll()
+        if left is None:
             return
-        left = self._due_at - self.clock()
         if left <= 0:
-            self._due_at = None
-            self._level += 1
             self._say("")
             self.due.emit()
             return
-        self._say(f"{failed_blocks(self._count)}: retrying in {duration(math.ceil(left))}")
+        self._say(self.schedule.text)
         self.ticked.emit()
         # the next whole second (or the retry itself, when sooner)
         self._tick.start(max(1, min(self.tick_ms, math.ceil(left * 1000))))
@@ -114,18 +106,3 @@ def refresh_open_tooltip(widgets: Sequence[QWidget]) -> None:
         QApplication.sendEvent(
             widget, QHelpEvent(QEvent.Type.ToolTip, widget.mapFromGlobal(where), where)
         )
-
-
-def failed_blocks(n: int) -> str:
-    return f"{n} failed block" + ("" if n == 1 else "s")
-
-
-def duration(seconds: int) -> str:
-    """A countdown that stays readable up to a day's limit: "45 s", "3 min 5 s", "2 h 10 min"."""
-    if seconds < 120:
-        return f"{seconds} s"
-    minutes, secs = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

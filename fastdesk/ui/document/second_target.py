@@ -1,8 +1,9 @@
 """A second translation beside the first, in a language of its own (View → Second Translation).
 
-It is a second target model, not a copy of the first's state: its own
-fastdesk.review.target_model.TargetModel over that language's Review (the document's review
-controller holds it, so it is saved into the sidecar with the others), filled by a live session
+It is a second session, not a copy of the first's state: its own
+fastdesk.review.session.TargetSession over that language's Review (the document's review
+controller holds the review, so it is saved into the sidecar with the others), sharing the
+document's revision counter, filled by a live session
 of its own on the document's engine thread (EngineWorker.open_pane): the memory answers at once,
 the rest is translated while the source is edited, like the first pane. Closing it closes that
 session, cancelling its requests. It shows the rendered translation, read-only; it scrolls with
@@ -14,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
@@ -23,6 +24,7 @@ from fastdesk.document.blocks import Document
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.review.model import STATE_STYLES, Review
+from fastdesk.review.session import Revisions, TargetSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.panes.preview import TargetPreview
@@ -33,11 +35,42 @@ from fastdesk.ui.review.widgets import ReviewMargin
 from fastdesk.ui.window.selectors import fill_languages, show_language
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QSplitter
+
     from fastdesk.translate.engine import JobSpec
     from fastdesk.ui.bridge.worker import EngineWorker, WorkerBatch
-    from fastdesk.ui.document.view import DocumentView
+    from fastdesk.ui.panes.incremental import RenderScheduler
+    from fastdesk.ui.panes.sync_scroll import SyncScroller
+    from fastdesk.ui.review.controller import ReviewController
 
-__all__ = ["SecondPane", "SecondTarget"]
+__all__ = ["PaneHost", "SecondPane", "SecondTarget"]
+
+
+class PaneHost(Protocol):
+    """What the second pane needs of the document it sits beside (the document view): its
+    review controller and session, where to sit, and the engine thread. A protocol, so that
+    this module does not import the view that imports it."""
+
+    review_ctl: ReviewController
+    preview: TargetPreview
+    splitter: QSplitter
+    scheduler: RenderScheduler
+    source: SourceEditor
+    sync: SyncScroller
+
+    @property
+    def revision(self) -> int: ...
+
+    @property
+    def engine_started(self) -> bool: ...
+
+    @property
+    def worker(self) -> EngineWorker: ...
+
+    @property
+    def source_blocks(self) -> tuple[Segment, ...]: ...
+
+    def review_warnings(self, warnings: list[str]) -> None: ...
 
 
 class SecondTarget(QWidget):
@@ -49,12 +82,19 @@ class SecondTarget(QWidget):
     language_chosen = Signal(str)
     close_requested = Signal()
 
-    def __init__(self, key: str, lang: str, review: Review, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        key: str,
+        lang: str,
+        review: Review,
+        revisions: Revisions,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("secondTarget")
         self.key = key  # its session's key on the engine thread (a new one per language)
         self.lang = lang
-        self.model = TargetModel(review)
+        self.session = TargetSession(review, revisions)  # the document's revision counter
         self.preview = TargetPreview()
         self.preview.setObjectName("secondTargetPreview")
         # each block's state in this language (machine, memory, flagged …), as beside the first
@@ -101,21 +141,26 @@ class SecondTarget(QWidget):
         self._starts: list[int] = [0]
         self._blocks: Sequence[Segment] = ()
 
+    @property
+    def model(self) -> TargetModel:
+        """What the pane shows (its session's)."""
+        return self.session.model
+
     # ---- what the document view tells it ---------------------------------------------------
 
     def set_review(self, key: str, lang: str, review: Review, floor: int) -> None:
         """Another language, with a session of its own under ``key``."""
         self.key, self.lang = key, lang
         self._show_language(lang)
-        self.model.set_review(review, floor)
+        self.session.switch(review, floor)
 
     def reset(self, review: Review, floor: int) -> None:
         """A new document: nothing shown until its first revision (``floor``) is parsed."""
-        self.model.reset(review, floor)
+        self.session.reset(review, floor)
         self.preview.expansions.clear()
 
     def set_doc(self, doc: Document, revision: int) -> None:
-        self.model.set_doc(doc, revision)
+        self.session.set_doc(doc, revision)
         self.preview.set_contexts(contexts(doc))
 
     def take(self, batch: WorkerBatch) -> bool:
@@ -129,7 +174,7 @@ class SecondTarget(QWidget):
         return self.refresh()
 
     def apply(self, events: Sequence[EngineEvent]) -> None:
-        self.model.apply(events)
+        self.session.apply(events)
 
     def refresh(self) -> bool:
         """The pane converges to the model's segments; True when it has something new."""
@@ -167,8 +212,10 @@ class SecondPane(QObject):
 
     toggled = Signal(bool)  # open or closed
 
-    def __init__(self, view: DocumentView, spec: Callable[[], JobSpec]) -> None:
-        super().__init__(view)
+    def __init__(
+        self, view: PaneHost, spec: Callable[[], JobSpec], parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
         self.view = view
         self._spec = spec
         self.pane: SecondTarget | None = None
@@ -185,8 +232,8 @@ class SecondPane(QObject):
             self.set_language(lang)
             return self.pane
         review, warnings = view.review_ctl.review_for(lang)
-        _warn(view, warnings)
-        pane = SecondTarget(self._key(lang), lang, review)
+        view.review_warnings(warnings)
+        pane = SecondTarget(self._key(lang), lang, review, view.review_ctl.session.revisions)
         pane.preview.image_folder = view.preview.image_folder
         pane.language_chosen.connect(self.set_language)
         pane.close_requested.connect(self.close)
@@ -232,7 +279,7 @@ class SecondPane(QObject):
         if view.engine_started:
             view.worker.close_pane(pane.key)
         review, warnings = view.review_ctl.review_for(lang)
-        _warn(view, warnings)
+        view.review_warnings(warnings)
         pane.set_review(self._key(lang), lang, review, view.revision)
         self._start(view.worker if view.engine_started else None)
         if pane.refresh():
@@ -259,7 +306,7 @@ class SecondPane(QObject):
         pane = self.pane
         if pane is not None:
             review, warnings = self.view.review_ctl.review_for(pane.lang)
-            _warn(self.view, warnings)
+            self.view.review_warnings(warnings)
             carry_answers(pane.model.review, review)  # its session will not announce them again
             pane.reset(review, floor)
             pane.preview.image_folder = self.view.preview.image_folder
@@ -284,8 +331,3 @@ class SecondPane(QObject):
         if self.pane is not None:
             self.pane.margin.update()
         self._follow()
-
-
-def _warn(view: DocumentView, warnings: list[str]) -> None:
-    for warning in warnings:
-        view.problem.emit("Review file problem", warning)

@@ -6,9 +6,11 @@ Data flow: an edit → a wait set by what was typed and the limiter's room (the 
 fastdesk.translate.sending; IME composition respected) → the worker thread's LiveSession →
 throttled batches of target segments and events → the panes apply only what changed.
 
-What the target shows has one owner, the review controller's TargetModel: the panes are told
-its segments and converge to them; they keep no target of their own. Revisions: every source
-sent to the worker gets a new number; the model drops what is stale.
+The document's state has one owner, its session (fastdesk.review.session.TargetSession, held by
+the review controller): it numbers the revisions sent to the worker and alone judges what is
+stale, reads each worker batch once, and says what changed in one stream that the panes, the
+margin, the review bar, the status bar and the window follow. The panes are told the target
+model's segments and converge to them; they keep no target of their own.
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
-from fastdesk.translate.events import BlockFailed, Expansion, RequestDone
+from fastdesk.review.session import Change, TargetSession, failed_blocks
+from fastdesk.translate.events import Expansion
 from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
 from fastdesk.ui.document.disk_watch import DiskWatcher
-from fastdesk.ui.document.heal import Healer, failed_blocks, refresh_open_tooltip
+from fastdesk.ui.document.heal import Healer, refresh_open_tooltip
 from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
@@ -67,7 +70,8 @@ class DocumentView(QWidget):
     message = Signal(str, int)  # a passing status-bar message (text, milliseconds)
     problem = Signal(str, str)  # an error for the status bar (message, detail)
     busy = Signal(bool)  # work for this document is in flight, or not any more
-    engine_news = Signal(object)  # each WorkerBatch: what it says of providers and requests
+    engine_news = Signal(object)  # each WorkerBatch: what it says of providers and health
+    session_changed = Signal(object)  # the session's stream (a Change), for the window
     renamed = Signal()  # the document's name (or path) changed
     modified_changed = Signal(bool)
     raw_changed = Signal(bool)  # the target shows raw Markdown (True) or the rendered view
@@ -98,7 +102,6 @@ class DocumentView(QWidget):
         self.path: Path | None = None
         self.untitled_name = UNTITLED
         self.newline = "\n"
-        self.revision = 0
         self._sent_source: str | None = None
         self._source_blocks: tuple[render.Segment, ...] = ()
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
@@ -107,6 +110,8 @@ class DocumentView(QWidget):
             lambda: (self.source.document().revision(), self.source.document().isModified()),
             self,
         )
+        self.session: TargetSession = self.review_ctl.session
+        self.session.subscribe(self._session_changed)
         self._build_panes()
         self._debounce = QTimer(self)  # until the edit goes: its interval is the policy's wait
         self._debounce.setSingleShot(True)
@@ -129,13 +134,13 @@ class DocumentView(QWidget):
         self._visible_timer.timeout.connect(self._send_visible)
         self._sent_visible: frozenset[str] = frozenset()
         self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
-        self.healer = Healer(self)  # failed blocks retried once usable, unless edited first
+        # the session's retry schedule: failed blocks retried once usable, unless edited first
+        self.healer = Healer(self.session.retry, self)
         self.healer.due.connect(self.retry_failed)
         self.healer.changed.connect(self.healing)
         self.healer.ticked.connect(lambda: refresh_open_tooltip(self.margins))
-        self.review_ctl.retry_in = self.healer.seconds_left
         self._wire_review()
-        self.second = SecondPane(self, spec)  # a second target pane, in another language
+        self.second = SecondPane(self, spec, self)  # a second target pane, in another language
 
     # ---- construction --------------------------------------------------------------------------
 
@@ -215,6 +220,11 @@ class DocumentView(QWidget):
         return self.path.name if self.path else self.untitled_name
 
     @property
+    def revision(self) -> int:
+        """The newest revision sent to the worker (the session's counter)."""
+        return self.session.revision
+
+    @property
     def pending(self) -> frozenset[str]:
         """Blocks not translated yet (the target model's)."""
         return self.review_ctl.model.pending
@@ -289,8 +299,7 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
-        self.revision += 1
-        self.worker.update(source, self.revision)
+        self.worker.update(source, self.session.next_revision())
         self.sending.sent()
         self._edit_line = -1
         self.busy.emit(True)
@@ -299,8 +308,8 @@ class DocumentView(QWidget):
         """Mode, language or provider changed: everything is translated again for them."""
         self.preview.expansions.clear()  # they were written for the previous mode or language
         self._sent_source = self.text()
-        self.revision += 1
-        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision))
+        self.session.next_revision()
+        self.review_warnings(self.review_ctl.switch(self.review_key(), self.revision))
         self.refresh_target()
         self.worker.set_spec(self._spec(), self._sent_source, self.revision)
         self.second.respec()
@@ -308,7 +317,7 @@ class DocumentView(QWidget):
 
     def switch_review(self) -> None:
         """The spec changed with a new engine: its events start at the next revision."""
-        self._review_warnings(self.review_ctl.switch(self.review_key(), self.revision + 1))
+        self.review_warnings(self.review_ctl.switch(self.review_key(), self.revision + 1))
 
     def retranslate(self, block_ids: list[str]) -> None:
         self.worker.retranslate(block_ids)
@@ -346,36 +355,37 @@ class DocumentView(QWidget):
             self._apply_batch(batch)
 
     def _apply_batch(self, batch: WorkerBatch) -> None:
+        """The batch is read once, by the session (see _session_changed for what follows)."""
+        self.session.take(
+            batch.revision,
+            batch.events,
+            doc=batch.doc,
+            busy=batch.busy,
+            usable_in_s=batch.usable_in_s,
+        )
         if batch.doc is not None:
-            self.review_ctl.set_doc(batch.doc, batch.revision)
             self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
             self.scheduler.kick()  # a block whose context changed renders again
-        self.review_ctl.apply_events(batch.events)  # emits changed: see _review_changed
-        if not batch.busy:
-            self.review_ctl.idle()
         self.engine_news.emit(batch)
+        self.healer.follow()  # the session's retry schedule, armed or cancelled
         for event in batch.events:
             if isinstance(event, Expansion):
                 self.preview.set_expansion(event.block_id, event.text)
                 self.scheduler.kick()
                 if event.done:
                     self.message.emit("Section expanded (marked as generated)", 4000)
-        if any(isinstance(e, RequestDone) and e.stats.status == "ok" for e in batch.events):
-            self.healer.succeeded()
-        if any(isinstance(event, BlockFailed) for event in batch.events):
-            failed = len(self.review_ctl.model.failed())
-            if failed:
-                self.healer.arm(failed, batch.usable_in_s)
-        elif self.healer.text and not self.review_ctl.model.failed():
-            self.healer.cancel()  # translated meanwhile (a new engine, say): nothing to retry
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
             self._visible_timer.start()
-        if batch.revision >= self.revision:
-            self.busy.emit(batch.busy)
         self.second.take(batch)  # the second target pane's share, if one is open
         self.refresh_target()
+
+    def _session_changed(self, change: Change) -> None:
+        """The session's stream: the busy light follows, the window hears of it."""
+        if change.busy is not None:
+            self.busy.emit(change.busy)
+        self.session_changed.emit(change)
 
     def refresh_target(self) -> None:
         """The panes converge to the model's segments (the same tuple while nothing changed)."""
@@ -524,7 +534,7 @@ class DocumentView(QWidget):
             restored=restored,
             autosave_key=autosave_key,
         )
-        self._review_warnings(warnings)
+        self.review_warnings(warnings)
         self.second.reset(self.revision + 1)
         self.disk.watch(path, text if path is not None else None)
         self.source.setPlainText(render.normalize(text))
@@ -604,7 +614,7 @@ class DocumentView(QWidget):
         self.review_bar.set_summary(self.review_ctl.summary())
         self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
 
-    def _review_warnings(self, warnings: list[str]) -> None:
+    def review_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
             self.problem.emit("Review file problem", warning)
 

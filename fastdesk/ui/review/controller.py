@@ -11,9 +11,10 @@ What it does for the window, and why here:
 * realigns the active review on each new source revision — the Document comes parsed from the
   worker thread (parsing 500 blocks takes ~12 ms, a frame), and only from revisions made after
   the document was opened, so a late batch of the previous document cannot detach its edits;
-* holds the target model (fastdesk.review.target_model.TargetModel) of the active review: the
-  one place that takes the engine's events (stale ones dropped there) and composes what the
-  target panes, the margin and the export show;
+* holds the session (fastdesk.review.session.TargetSession) of the active review: the one
+  place that takes the engine's events (stale ones dropped there), whose target model composes
+  what the target panes, the margin and the export show, and whose stream of changes the
+  controller turns into its Qt signals (what the reviewer does goes into the same stream);
 * attributes the user's edits of the raw target to blocks;
 * records each thing the reviewer does as an undoable step (fastdesk.ui.review.undo), one
   QUndoStack per review;
@@ -50,10 +51,10 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
+from fastdesk.review.session import Change, TargetSession, duration
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
-from fastdesk.ui.document.heal import duration
 from fastdesk.ui.review.undo import ReviewStep, Typed
 
 log = logging.getLogger("fastdesk.ui")
@@ -90,13 +91,14 @@ class ReviewController(QObject):
         self.key = "fr"
         self.review = Review(None, self.key)
         self.reviews: dict[str, Review] = {self.key: self.review}
-        self.model = TargetModel(self.review)  # what the target shows: its one owner
+        # the document's state in this language: revisions, stale events, what the target
+        # shows, the retry schedule, and the stream of what changed
+        self.session = TargetSession(self.review)
+        self.session.subscribe(self._session_changed)
         self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
         self._stacks: dict[str, QUndoStack] = {}
         self._group: tuple[str, Snapshot] | None = None  # a group's name and where it started
         self._activate_stack()
-        # seconds until failed blocks are retried (None: no retry pending); the view's healer
-        self.retry_in: Callable[[], int | None] = lambda: None
         self.user_generation = 0  # bumped by everything the reviewer does
         self._saved_generation = 0
         self._autosaved: tuple[Any, ...] | None = None
@@ -139,7 +141,7 @@ class ReviewController(QObject):
             carry_answers(previous, review)
         self.review = review
         self.reviews = {key: review}
-        self.model.reset(review, floor)
+        self.session.reset(review, floor)
         for stack in self._stacks.values():  # a new document: nothing of the last to undo
             self.undo_group.removeStack(stack)
             stack.deleteLater()
@@ -152,7 +154,7 @@ class ReviewController(QObject):
             self.autosaver = Autosaver(autosave_key, path=path)
         else:
             self.autosaver = Autosaver.for_document(path, self._untitled)
-        self.changed.emit()
+        self._publish()
         return warnings
 
     def leave(self) -> list[str]:
@@ -198,7 +200,7 @@ class ReviewController(QObject):
     def switch(self, key: str, revision: int) -> list[str]:
         """Mode or language changed (from ``revision`` on): that key's review becomes active."""
         if key == self.key:
-            self.model.set_review(self.review, revision)
+            self.session.switch(self.review, revision)
             return []
         warnings: list[str] = []
         leaving = self.review
@@ -212,9 +214,9 @@ class ReviewController(QObject):
         review, found = self.review_for(key)
         warnings += found
         self.key, self.review = key, review
-        self.model.set_review(review, revision)
+        self.session.switch(review, revision)
         self._activate_stack()
-        self.changed.emit()
+        self._publish()
         return warnings
 
     def review_for(self, key: str) -> tuple[Review, list[str]]:
@@ -238,8 +240,7 @@ class ReviewController(QObject):
     def realign_now(self, text: str, floor: int) -> None:
         """The source was replaced from disk: realign at once (the stale blocks show now), and
         ignore the worker's documents from before ``floor``."""
-        self.model.doc_floor = max(self.model.doc_floor, floor)
-        self._model_doc(parse(text), self.model.doc_floor)
+        self._model_doc(parse(text), self.session.raise_doc_floor(floor))
 
     @property
     def doc(self) -> Document | None:
@@ -247,37 +248,48 @@ class ReviewController(QObject):
 
     def _model_doc(self, doc: Document, revision: int) -> None:
         before = self.review.generation
-        stale = self.model.set_doc(doc, revision)
-        if stale:
-            self.stale.emit(stale)
-        if self.review.generation != before:
-            self.changed.emit()
+        stale = self.session.set_doc(doc, revision)
+        if stale or self.review.generation != before:
+            self._publish(stale, review=self.review.generation != before)
 
     def _realign(self, review: Review, doc: Document) -> None:
         before = review.generation
         stale = review.realign(doc)
-        if review is self.review:
-            if stale:
-                self.stale.emit(stale)
-            if review.generation != before:
-                self.changed.emit()
+        if review is self.review and (stale or review.generation != before):
+            self._publish(stale, review=review.generation != before)
 
     def _ensure_doc(self) -> None:
         if self.model.doc is None:
-            self.realign_now(self._source_text(), self.model.doc_floor)
+            self.realign_now(self._source_text(), self.session.doc_floor)
 
     # ---- the engine ----------------------------------------------------------------------------
 
     def apply_events(self, events: Sequence[EngineEvent]) -> bool:
         """The engine's events; True (and ``changed`` emitted) when a block's state or text
         changed."""
-        changed = self.model.apply(events)
+        changed = self.session.apply(events)
         if changed:
-            self.changed.emit()
+            self._publish()
         return changed
 
     def idle(self) -> None:
         self.model.idle()
+
+    @property
+    def model(self) -> TargetModel:
+        """What the target shows (the session's)."""
+        return self.session.model
+
+    def _publish(self, stale: Sequence[str] = (), *, review: bool = True) -> None:
+        """Something changed outside the engine's batches: into the session's one stream."""
+        self.session.publish(Change(blocks=None, review=review, stale_edits=tuple(stale)))
+
+    def _session_changed(self, change: Change) -> None:
+        """The session's stream, as the controller's Qt signals."""
+        if change.stale_edits:
+            self.stale.emit(list(change.stale_edits))
+        if change.review:
+            self.changed.emit()
 
     def segments(self) -> tuple[Segment, ...]:
         """What the target panes show (see TargetModel.segments)."""
@@ -437,7 +449,7 @@ class ReviewController(QObject):
 
     def _touched(self) -> None:
         self.user_generation += 1
-        self.changed.emit()
+        self._publish()
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -453,7 +465,7 @@ class ReviewController(QObject):
         info = self.review.info(block_id)
         lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
         if info.state == "flagged":
-            left = self.retry_in()
+            left = self.session.retry.seconds_left()
             lines += [f"• {_escape(flag_text(f))}" for f in info.flags]
             if left is not None and any(f.check == "failed" for f in info.flags):
                 lines[-1] += f"; retrying in {duration(left)}"
@@ -483,7 +495,7 @@ class ReviewController(QObject):
         """The active review aligned with the editor's text (the worker may lag behind)."""
         text = self._source_text()
         if self.model.doc is None or self.model.doc.source != text:
-            self._model_doc(parse(text), self.model.doc_floor)
+            self._model_doc(parse(text), self.session.doc_floor)
         return self.review
 
     def target_text(self) -> str:

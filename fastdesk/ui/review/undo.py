@@ -14,8 +14,9 @@ active review's (the controller keeps them); a new document starts with empty st
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import shiboken6
 from PySide6.QtCore import QObject
@@ -25,9 +26,56 @@ from PySide6.QtWidgets import QApplication, QWidget
 from fastdesk.review.model import Snapshot
 
 if TYPE_CHECKING:
-    from fastdesk.ui.document.view import DocumentView
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtGui import QTextDocument
 
-__all__ = ["EditHistory", "ReviewStep", "Typed"]
+    from fastdesk.ui.review.controller import ReviewController
+
+__all__ = ["EditHistory", "HistoryHost", "ReviewStep", "Typed"]
+
+
+class UndoPane(Protocol):
+    """The raw target pane as the history uses it: its undo keys and its many-block edits."""
+
+    @property
+    def undo_requested(self) -> SignalInstance: ...
+
+    @property
+    def redo_requested(self) -> SignalInstance: ...
+
+    @property
+    def blocks_edited(self) -> SignalInstance: ...
+
+    def all_at_once(self) -> AbstractContextManager[object]: ...
+
+
+class UndoSource(Protocol):
+    """The source pane as the history uses it: its own undo."""
+
+    def undo(self) -> None: ...
+
+    def redo(self) -> None: ...
+
+    def document(self) -> QTextDocument: ...
+
+
+class HistoryHost(Protocol):
+    """What the history needs of the document (the document view): its review controller
+    (the reviewer's steps, and through it the session), its panes, and which one has the
+    focus. A protocol, so that undo does not import the view."""
+
+    review_ctl: ReviewController
+
+    @property
+    def target_editor(self) -> UndoPane: ...
+
+    @property
+    def source(self) -> UndoSource: ...
+
+    def focused_target_pane(self) -> object | None: ...
+
+    def refresh_target(self) -> None: ...
+
 
 _TYPING = 1  # QUndoCommand.id() of typing steps: consecutive keystrokes merge
 
@@ -101,8 +149,8 @@ class EditHistory(QObject):
     panes the editor's steps, elsewhere the source's own undo. Keeps the two actions enabled
     as the focused side allows."""
 
-    def __init__(self, view: DocumentView) -> None:
-        super().__init__(view)
+    def __init__(self, view: HistoryHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.view = view
         self.group = view.review_ctl.undo_group
         self._actions: tuple[QAction, QAction] | None = None

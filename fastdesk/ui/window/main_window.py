@@ -4,8 +4,10 @@ It keeps the chrome: menus and toolbar (actions.py, built from the table in comm
 handlers are this window's methods and those of the objects it holds),
 the mode, language and provider selectors, the status bar, the first-run panel and the window's
 layout. The document view holds the document and its translation; its file and review commands
-live in fastdesk.ui.document.files and fastdesk.ui.review.commands. What the engine says beyond
-the document (requests and their cost, provider health, which providers exist) comes here.
+live in fastdesk.ui.document.files and .review_commands. The window follows the document's
+session (requests and their cost, failures, the revision settled: the session judged what is
+current) and hears from the engine what lies beyond the document (provider health, which
+providers exist).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessage
 import fastdesk
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.review import autosave
+from fastdesk.review.session import Change
 from fastdesk.routing.costs import budget_state
 from fastdesk.routing.health import HealthEntry
 from fastdesk.translate.events import (
-    BlockFailed,
     EngineError,
     EngineEvent,
     RequestDone,
@@ -42,9 +44,9 @@ from fastdesk.ui.bridge.worker import (
     default_session_factory,
 )
 from fastdesk.ui.document.files import FileCommands, warn
+from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files
-from fastdesk.ui.review.commands import ReviewCommands
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.selectors import Selectors
@@ -157,6 +159,7 @@ class MainWindow(QMainWindow):
         view.healing.connect(self.status.set_retry)
         self.status.retry_button.clicked.connect(view.retry_failed)
         view.busy.connect(self.status.set_busy)
+        view.session_changed.connect(self._document_changed)
         view.engine_news.connect(self._engine_news)
         view.renamed.connect(self._update_title)
         view.modified_changed.connect(self.setWindowModified)
@@ -212,10 +215,18 @@ class MainWindow(QMainWindow):
         self.restart_engine()
         view.refresh_target()
 
-    def _engine_news(self, batch: WorkerBatch) -> None:
-        """What a batch says beyond the document: requests, errors, health, the providers."""
-        for event in batch.events:
+    def _document_changed(self, change: Change) -> None:
+        """The document's session: requests, errors and waits, failures of the current
+        revision, the revision settled (the session judged what is current)."""
+        for event in change.news:
             self._on_event(event)
+        if change.failed:
+            self.statusBar().showMessage("A section could not be translated: see the error", 5000)
+        if change.revision_done is not None:
+            self._revision_done(change.revision_done)
+
+    def _engine_news(self, batch: WorkerBatch) -> None:
+        """What a batch says beyond the document: health, the providers, notices."""
         if batch.health is not None:
             self._set_health(batch.health)
         for notice in batch.notices:  # each once: the memory not in use, a key over plain http
@@ -228,7 +239,6 @@ class MainWindow(QMainWindow):
             _freeze_startup_objects()
 
     def _on_event(self, event: EngineEvent) -> None:
-        revision = self.document_view.revision
         if isinstance(event, RequestDone):
             self.status.request_done(event.stats)
             self._show_health()  # a success elsewhere must not hide a refused key
@@ -239,10 +249,6 @@ class MainWindow(QMainWindow):
             self.status.show_error(event.message, event.detail)
         elif isinstance(event, Waiting):
             self.status.waiting(event)
-        elif isinstance(event, BlockFailed) and event.revision >= revision:
-            self.statusBar().showMessage("A section could not be translated: see the error", 5000)
-        elif isinstance(event, RevisionDone) and event.revision == revision:
-            self._revision_done(event)
 
     def _revision_done(self, event: RevisionDone) -> None:
         if event.from_memory and not event.translated and not event.failed:

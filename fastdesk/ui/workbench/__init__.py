@@ -80,7 +80,7 @@ class Workbench(QObject):
         self._problems_timer.setSingleShot(True)
         self._problems_timer.setInterval(PROBLEMS_EVERY_MS)
         self._problems_timer.timeout.connect(self.refresh_problems)
-        for signal in (view.review_ctl.changed, view.engine_news, view.target_updated):
+        for signal in (view.review_ctl.changed, view.session_changed, view.target_updated):
             signal.connect(self._problems_soon)
         self.problems.visibilityChanged.connect(self._problems_soon)
         self.problems.chosen.connect(self.go_to_problem)

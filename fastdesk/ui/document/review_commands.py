@@ -35,7 +35,7 @@ class ReviewCommands:
         self.view = view
         self.parent = parent
         self.ctl = view.review_ctl
-        self.history = EditHistory(view)  # Edit → Undo / Redo, by the focused pane
+        self.history = EditHistory(view, view)  # Edit → Undo / Redo, by the focused pane
         self.decision: SourceChangedDialog | None = None
         for margin in view.margins:
             margin.clicked.connect(self._margin_clicked)

@@ -1,0 +1,169 @@
+"""TargetSession: the open document's state in one language, without Qt (its revisions, the rule
+for stale events, the retry schedule, one stream of declared changes)."""
+
+from __future__ import annotations
+
+import math
+
+from fastdesk.document.blocks import parse
+from fastdesk.review.model import Review
+from fastdesk.review.session import Change, RetrySchedule, Revisions, TargetSession
+from fastdesk.review.target_model import BLOCK_STATES
+from fastdesk.translate.events import (
+    BlockDone,
+    BlockFailed,
+    BlockStarted,
+    RequestDone,
+    RequestStats,
+    RevisionDone,
+)
+
+TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
+
+
+class Clock:
+    """Time moved by hand."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def session_of(text: str = TEXT) -> tuple[TargetSession, list[Change], Clock]:
+    clock = Clock()
+    session = TargetSession(Review(None, "fr"), now=clock)
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    session.next_revision()
+    session.take(1, (), doc=parse(text), busy=True)
+    seen.clear()
+    return session, seen, clock
+
+
+def ok(revision: int) -> RequestDone:
+    return RequestDone(revision, RequestStats("groq", "m", "ok"))
+
+
+def test_the_session_numbers_revisions_and_shares_the_counter() -> None:
+    revisions = Revisions()
+    first = TargetSession(Review(None, "fr"), revisions)
+    second = TargetSession(Review(None, "de"), revisions)
+    assert first.next_revision() == 1 and second.next_revision() == 2
+    assert first.revision == second.revision == 2
+    assert first.current(2) and not first.current(1)
+
+
+def test_a_batch_is_read_once_and_its_effects_are_declared() -> None:
+    session, seen, _clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    first, second = doc.blocks[1].id, doc.blocks[2].id
+    change = session.take(1, [BlockDone(1, first, "Premier.\n\n", "model"), ok(1)], busy=True)
+    assert seen == [change]
+    assert change.blocks == {first} and change.review and change.busy is True
+    assert change.news == (ok(1),)  # the status bar's share: not a block event
+    assert session.model.state_of(first) == "machine"
+    assert session.model.state_of(second) == "pending"
+
+
+def test_only_the_newest_revision_speaks_for_busy_failures_and_settling() -> None:
+    session, _seen, _clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    session.next_revision()  # 2 went out: a late batch of 1 does not say "idle"
+    late = session.take(1, [BlockFailed(1, bid, "boom"), RevisionDone(1, 3, 0, 0, 1)])
+    assert late.busy is None and late.failed == 0 and late.revision_done is None
+    done = RevisionDone(2, 3, 1, 0, 1)
+    now = session.take(2, [BlockFailed(2, bid, "boom"), done], busy=False)
+    assert now.busy is False and now.failed == 1 and now.revision_done == done
+
+
+def test_events_of_an_earlier_language_are_dropped() -> None:
+    session, _seen, _clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    session.switch(Review(None, "de"), floor=3)
+    change = session.take(2, [BlockDone(2, bid, "Erster.\n\n", "model")], busy=True)
+    assert not change.review and session.model.state_of(bid) == "pending"
+    assert session.take(3, [BlockDone(3, bid, "Erster.\n\n", "model")], busy=True).review
+
+
+def test_a_document_older_than_the_one_opened_is_ignored() -> None:
+    session, _seen, _clock = session_of()
+    session.reset(Review(None, "fr"), floor=5)
+    session.take(4, (), doc=parse("Old file.\n"))
+    assert session.doc is None
+    session.take(5, (), doc=parse("New file.\n"))
+    assert session.doc is not None and session.doc.source == "New file.\n"
+
+
+def test_one_vocabulary_of_block_states() -> None:
+    session, _seen, _clock = session_of()
+    model = session.model
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    session.take(1, [BlockStarted(1, bid)], busy=True)
+    assert model.state_of(bid) == "in_flight" and model.in_flight(bid)
+    session.take(1, [BlockFailed(1, bid, "boom")], busy=False)
+    assert model.state_of(bid) == "failed" and model.failed() == [bid]
+    assert session.review.state_of(bid) == "flagged"  # the review's meaning is kept
+    session.take(1, [BlockStarted(1, bid)], busy=True)
+    assert model.state_of(bid) == "retrying" and model.status_of(bid) == "retrying"
+    session.review.edit(bid, "Mine.\n\n")
+    assert model.state_of(bid) == "edited"  # a reviewer's text stands
+    assert {model.state_of(b.id) for b in doc.blocks} <= set(BLOCK_STATES)
+
+
+def test_failed_blocks_are_retried_after_the_backoff_and_an_edit_cancels() -> None:
+    session, _seen, clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    retry = session.retry
+    session.take(1, [BlockFailed(1, bid, "boom")], usable_in_s=45.0)
+    assert retry.poll() == 45.0 and retry.seconds_left() == 45  # the provider's wait wins
+    assert retry.text == "1 failed block: retrying in 45 s"
+    clock.t += 45
+    assert retry.poll() == 0.0 and retry.seconds_left() is None  # due: taken once
+    assert retry.level == 1
+    session.take(1, [BlockFailed(1, bid, "boom")])
+    assert retry.seconds_left() == 60  # the next step of the backoff
+    retry.cancel()  # an edit sends the failed blocks anyway
+    assert retry.poll() is None and not retry.pending
+    assert retry.level == 1  # a cancel is no success: the backoff stays where it was
+    session.take(1, [ok(1), BlockFailed(1, bid, "boom")])
+    assert retry.seconds_left() == 30  # a request came through: the backoff starts over
+
+
+def test_a_retry_waits_for_a_provider_that_cannot_heal_by_itself() -> None:
+    schedule = RetrySchedule(Clock())
+    schedule.arm(2, math.inf)
+    assert schedule.poll() is None and schedule.pending
+    assert schedule.text == "2 failed blocks: not retried by themselves until the provider is fixed"
+
+
+def test_a_retry_goes_when_the_blocks_were_translated_meanwhile() -> None:
+    session, _seen, _clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    session.take(1, [BlockFailed(1, bid, "boom")])
+    session.retry.poll()
+    assert session.retry.pending
+    session.take(1, [BlockDone(1, bid, "Premier.\n\n", "model")])
+    assert not session.retry.pending
+
+
+def test_unsubscribing_stops_the_stream() -> None:
+    session = TargetSession(Review(None, "fr"))
+    seen: list[Change] = []
+    stop = session.subscribe(seen.append)
+    session.publish(Change(review=True))
+    stop()
+    session.publish(Change(review=True))
+    assert seen == [Change(review=True)]
