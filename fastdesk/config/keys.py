@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from fastdesk.config.redact import mask, redact, register_secret
-from fastdesk.providers.base import PROVIDER_NAMES
+from fastdesk.config.settings import PROVIDER_NAMES
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

@@ -36,10 +36,10 @@ import tomli_w
 from fastdesk.config import paths
 from fastdesk.config.fileio import BrokenFile, FileError, atomic_write_text, load_toml, set_aside
 from fastdesk.config.redact import contains_secret
-from fastdesk.providers.base import PROVIDER_NAMES
 
 __all__ = [
     "DEFAULT_MODELS",
+    "PROVIDER_NAMES",
     "SETTINGS_FILE_NAME",
     "SETTINGS_VERSION",
     "Settings",
@@ -55,6 +55,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
+# The providers fastdesk has an adapter for (fastdesk/providers/), by the names the settings, the
+# keys and the command line use. Here, at the bottom, because the settings and the keys name them.
+PROVIDER_NAMES = ("groq", "cerebras", "openai")
 SETTINGS_FILE_NAME = "settings.toml"
 DEFAULT_MODELS: dict[str, str] = {
     "groq": "openai/gpt-oss-20b",

@@ -21,19 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Document, parse
-from fastdesk.providers.base import Provider
+from fastdesk.providers.base import Provider, RequestStats
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import Pair, StatsStore, median, percentile
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import (
-    BlockDone,
-    BlockFailed,
-    EngineError,
-    EngineEvent,
-    RequestDone,
-    RequestStats,
-)
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
 from fastdesk.translate.warmup import warm_up
 
 FALLBACK_SAMPLE = """# A short sample

@@ -16,8 +16,8 @@ import asyncio
 import contextlib
 import logging
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Router
-from fastdesk.translate.events import RequestStats
 
 log = logging.getLogger(__name__)
 

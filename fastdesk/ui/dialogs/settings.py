@@ -44,17 +44,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.config import keys, models
+from fastdesk.config import keys
 from fastdesk.config.settings import (
     DEFAULT_MODELS,
+    PROVIDER_NAMES,
     Settings,
     glossary_file,
     load_settings,
     save_settings,
 )
 from fastdesk.document.languages import LANGUAGES
-from fastdesk.providers.base import PROVIDER_NAMES
-from fastdesk.routing import costs
+from fastdesk.routing import costs, models
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.window.selectors import fill_languages, show_language

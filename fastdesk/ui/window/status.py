@@ -11,9 +11,10 @@ from PySide6.QtGui import QHideEvent, QPainter, QPaintEvent, QResizeEvent, QShow
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
 from fastdesk.config.redact import redact
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
-from fastdesk.translate.events import RequestStats, Waiting
+from fastdesk.translate.events import Waiting
 
 
 def _ms(value: float | None) -> str:
