@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.config import paths
 from fastdesk.document.blocks import Document, parse
 from fastdesk.providers.base import Provider, RequestStats
 from fastdesk.routing.pricing import PriceTable, format_cost
@@ -45,10 +46,9 @@ An editor reviews the translation side by side: every second of waiting breaks t
 
 def sample_text() -> str:
     """The bundled sample document (resources/sample.md), or a short built-in text."""
-    from fastdesk.config.paths import resource
 
     try:
-        return resource("sample.md").read_text(encoding="utf-8")
+        return paths.resource("sample.md").read_text(encoding="utf-8")
     except (OSError, ModuleNotFoundError):
         return FALLBACK_SAMPLE
 
