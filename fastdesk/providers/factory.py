@@ -77,7 +77,7 @@ def configured_providers(
     # are built, so that importing this module (the window, every command) stays quick.
     from fastdesk.providers import cerebras as cerebras_mod
     from fastdesk.providers import groq as groq_mod
-    from fastdesk.providers._common import DEFAULT_READ_TIMEOUT
+    from fastdesk.providers.http_client import DEFAULT_READ_TIMEOUT
     from fastdesk.providers.openai_compat import OpenAICompatProvider
 
     env = os.environ if env is None else env

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 WARMUP_MESSAGES = ({"role": "user", "content": "Hi"},)
 DEFAULT_IDLE_S = 300.0  # providers unload idle models and close idle connections
 # While the editor types: a warm-up after this long without a request, so the edit's request
-# finds the connection open (the client keeps an idle one 30 s: providers._common).
+# finds the connection open (the client keeps an idle one 30 s: providers.http_client).
 ACTIVE_IDLE_S = 25.0
 
 
