@@ -2,8 +2,8 @@
 
 One ``POST {base_url}/chat/completions`` with ``stream: true`` and
 ``stream_options.include_usage``, sent through the same aiohttp-backed httpx client as the SDK
-adapters (``http_client.make_http_client``), its Server-Sent Events read by ``sse``. ``base_url`` ends
-in ``/v1``; the API key is optional (local servers rarely want one).
+adapters (``http_client.make_http_client``), its Server-Sent Events read by ``sse``.
+``base_url`` ends in ``/v1``; the API key is optional (local servers rarely want one).
 
 When no model is configured, the first one ``GET {base_url}/models`` lists is used (a local
 server usually serves exactly one).

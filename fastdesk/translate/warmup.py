@@ -1,5 +1,5 @@
-"""Warm start: a tiny request to the top choice(s) so the user's first edit does not pay the cold
-start (Groq's free tier measured 7.5 s to first byte cold, 0.6 s warm) nor a TLS handshake.
+"""Warm start: a tiny request to the top choice(s) so the user's first edit does not pay a model's
+cold start (seconds, against a fraction of one warm: docs/routing.md) nor a TLS handshake.
 
 Qt-free; the window asks for one when the app starts or comes back from a long idle, and while
 the editor types after a quiet spell (``ACTIVE_IDLE_S``, then only with requests to spare at the

@@ -45,9 +45,9 @@ SPINNER_MS = 200
 class ActivityIndicator(QLabel):
     """A small spinner while requests are in flight, turning five times a second.
 
-    Why not a busy QProgressBar: its animation repaints ~50 times a second, and each repaint
-    (with the status bar beneath it) took 0.6 ms on average and up to 7 ms while a document
-    streamed in (benchmarks/bench_ui.py, the GUI thread sharing the GIL with the engine's).
+    Why not a busy QProgressBar: its animation repaints ~50 times a second, each repaint takes
+    the status bar beneath it along, and all of it is GUI-thread time taken while a document
+    streams in (figures: docs/performance.md, "What costs what").
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
