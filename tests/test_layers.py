@@ -116,20 +116,23 @@ def test_the_package_keeps_its_import_contract() -> None:
     assert "3 kept, 0 broken" in done.stdout
 
 
+def with_import(tree: Path, module: str, imported: str) -> subprocess.CompletedProcess[str]:
+    """The contract checked once ``module`` (a path under ``tree``) also imports ``imported``."""
+    path = tree / module
+    path.write_text(path.read_text() + f"\nimport {imported}\n")
+    return lint_imports(tree)
+
+
 def test_a_circle_between_two_modules_breaks_the_contract(tree_copy: Path) -> None:
     # cli/translate hands a folder to cli/project; project importing translate back is a circle
-    project = tree_copy / "fastdesk" / "cli" / "project.py"
-    project.write_text(project.read_text() + "\nimport fastdesk.cli.translate\n")
-    done = lint_imports(tree_copy)
+    done = with_import(tree_copy, "fastdesk/cli/project.py", "fastdesk.cli.translate")
     assert done.returncode == 1
     assert "no import circles between modules, at any depth BROKEN" in done.stdout
     assert "No cycles are allowed in fastdesk.cli." in done.stdout
 
 
 def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(tree_copy: Path) -> None:
-    settings = tree_copy / "fastdesk" / "config" / "settings.py"
-    settings.write_text(settings.read_text() + "\nimport fastdesk.providers.factory\n")
-    done = lint_imports(tree_copy)
+    done = with_import(tree_copy, "fastdesk/config/settings.py", "fastdesk.providers.factory")
     assert done.returncode == 1
     assert "fastdesk's packages are layered (docs/architecture.md) BROKEN" in done.stdout
     assert "fastdesk.config.settings -> fastdesk.providers.factory" in done.stdout
