@@ -6,7 +6,7 @@ Streams REQUESTS answers (CONCURRENCY at a time, 400 tokens each) through the ro
 Groq adapter from tests/emulator.py in a child process (50 ms to first token, 2,000 tokens/s,
 one SSE event per token, as the providers send them), and prints the loop thread's CPU time
 for four set-ups: httpx over its own transport (httpcore, h11: what the SDKs use by default) or
-over aiohttp (httpx_aiohttp, what fastdesk.providers._common.make_http_client builds), each in a
+over aiohttp (httpx_aiohttp, what fastdesk.providers.http_client.make_http_client builds), each in a
 plain asyncio loop or in the window's paced loop (fastdesk.ui.bridge.threads.polite_event_loop,
 PACE_S between waits for I/O).
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 
-from fastdesk.providers import _common
+from fastdesk.providers import _common, http_client
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.router import Router
 from fastdesk.ui.bridge import threads
@@ -46,7 +46,9 @@ def httpx_default_client(
     """make_http_client's client over httpx's own transport (httpcore, h11) instead of aiohttp:
     what the SDKs use without their aiohttp extra."""
     limits = httpx.Limits(
-        max_connections=64, max_keepalive_connections=16, keepalive_expiry=_common.KEEPALIVE_EXPIRY
+        max_connections=64,
+        max_keepalive_connections=16,
+        keepalive_expiry=http_client.KEEPALIVE_EXPIRY,
     )
     return httpx.AsyncClient(
         http1=True, http2=False, timeout=timeout, limits=limits, follow_redirects=True, **kwargs
@@ -95,7 +97,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=24)
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
-    ours = _common.make_http_client
+    ours = http_client.make_http_client
     pace = threads.PACE_S
     print(
         f"{args.requests} answers of {TOKENS} tokens, {args.concurrency} at a time,"
@@ -104,7 +106,7 @@ def main() -> None:
     with EmulatorProcess(ttfb=0.05, tokens_per_second=2000.0, chunk_chars=CHUNK_CHARS) as emu:
         for transport, client in (("httpcore,", httpx_default_client), ("aiohttp,", ours)):
             for paced in (False, True):
-                _common.make_http_client = client
+                _common.make_http_client = client  # the name the SDK adapters call
                 threads.PACE_S = pace if paced else 0.0
                 loop = threads.polite_event_loop
                 r = measure(emu.groq_base_url, args.requests, args.concurrency, loop)

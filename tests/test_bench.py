@@ -10,12 +10,11 @@ import pytest
 
 from fastdesk.cli.main import run as cli_run
 from fastdesk.config.settings import Settings
-from fastdesk.providers.base import AuthenticationError
+from fastdesk.providers.base import AuthenticationError, RequestStats
 from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate import bench
 from fastdesk.translate.bench import BenchRow, BenchRun, format_table
-from fastdesk.translate.events import RequestStats
 from fastdesk.translate.warmup import needs_warmup, warm_up
 from tests.emulator import Emulator
 from tests.fakes import FakeProvider

@@ -8,12 +8,12 @@ import asyncio
 
 import pytest
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import AttemptDone, Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.events import RequestStats
 from fastdesk.translate.prompts import Context, build_messages, system_prompt
 from tests.emulator import Emulator
 

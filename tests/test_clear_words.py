@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fastdesk.cli.main import run
-from fastdesk.providers import _common
+from fastdesk.providers import errors
 from fastdesk.providers.base import BadRequestError, ChatRequest, ProviderError
 from fastdesk.providers.openai_compat import OpenAICompatProvider
 from tests.emulator import Emulator, Fault
@@ -26,9 +26,9 @@ RuntimeError: CUDA out of memory
 
 
 def test_server_text_becomes_one_line_and_a_traceback_its_last_line() -> None:
-    text = _common.safe_text(TRACEBACK)
+    text = errors.safe_text(TRACEBACK)
     assert text == "Internal error RuntimeError: CUDA out of memory"
-    assert _common.safe_text("two\nlines\r\n\tand tabs") == "two lines and tabs"
+    assert errors.safe_text("two\nlines\r\n\tand tabs") == "two lines and tabs"
 
 
 async def _fail(provider: OpenAICompatProvider) -> ProviderError:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing import costs
 from fastdesk.routing.costs import CostLedger, Totals, budget_state, counts_as_spend
-from fastdesk.translate.events import RequestStats
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from fastdesk.cli.main import run
-from fastdesk.providers._common import is_local_url, usage_from
 from fastdesk.providers.base import Timing
+from fastdesk.providers.http_client import is_local_url
 from fastdesk.providers.openai_compat import OpenAICompatProvider
+from fastdesk.providers.sse import usage_from
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import AttemptDone, Router
 from fastdesk.routing.stats import StatsStore

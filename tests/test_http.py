@@ -26,7 +26,6 @@ from httpx_aiohttp.transport import map_aiohttp_exceptions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastdesk.providers._common import make_http_client, make_timeout, map_exception
 from fastdesk.providers.base import (
     ChatRequest,
     ConnectionFailedError,
@@ -35,7 +34,9 @@ from fastdesk.providers.base import (
     TextDelta,
 )
 from fastdesk.providers.cerebras import CerebrasProvider
+from fastdesk.providers.errors import map_exception
 from fastdesk.providers.groq import GroqProvider
+from fastdesk.providers.http_client import make_http_client, make_timeout
 from fastdesk.providers.openai_compat import OpenAICompatProvider
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]

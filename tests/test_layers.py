@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import pkgutil
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import fastdesk
 
@@ -67,7 +72,6 @@ def test_every_package_is_listed_for_the_wheel_and_the_frozen_app() -> None:
     """pyproject lists the packages by hand (resources/ is mapped in as fastdesk.resources), and
     the PyInstaller spec stages exactly those: a package left out would be missing from both."""
     import tomllib
-    from pathlib import Path
 
     root = Path(fastdesk.__file__).resolve().parent
     pyproject = tomllib.loads((root.parent / "pyproject.toml").read_text(encoding="utf-8"))
@@ -76,3 +80,59 @@ def test_every_package_is_listed_for_the_wheel_and_the_frozen_app() -> None:
         ".".join(init.parent.relative_to(root.parent).parts) for init in root.rglob("__init__.py")
     }
     assert found - listed == set()
+
+
+# ---- the import contract (pyproject's [tool.importlinter]) ------------------------------------
+
+ROOT = Path(fastdesk.__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    """The contract in this checkout's pyproject.toml, checked against the ``fastdesk`` in
+    ``tree`` (no cache: every run reads the files as they are)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo", str(ROOT / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        cwd=tree,
+        env=env,
+    )
+
+
+@pytest.fixture
+def tree_copy(tmp_path: Path) -> Path:
+    """A copy of the package to break on purpose."""
+    shutil.copytree(
+        ROOT / "fastdesk", tmp_path / "fastdesk", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return tmp_path
+
+
+def test_the_package_keeps_its_import_contract() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 kept, 0 broken" in done.stdout
+
+
+def with_import(tree: Path, module: str, imported: str) -> subprocess.CompletedProcess[str]:
+    """The contract checked once ``module`` (a path under ``tree``) also imports ``imported``."""
+    path = tree / module
+    path.write_text(path.read_text() + f"\nimport {imported}\n")
+    return lint_imports(tree)
+
+
+def test_a_circle_between_two_modules_breaks_the_contract(tree_copy: Path) -> None:
+    # cli/translate hands a folder to cli/project; project importing translate back is a circle
+    done = with_import(tree_copy, "fastdesk/cli/project.py", "fastdesk.cli.translate")
+    assert done.returncode == 1
+    assert "no import circles between modules, at any depth BROKEN" in done.stdout
+    assert "No cycles are allowed in fastdesk.cli." in done.stdout
+
+
+def test_a_lower_layer_importing_a_higher_one_breaks_the_contract(tree_copy: Path) -> None:
+    done = with_import(tree_copy, "fastdesk/config/settings.py", "fastdesk.providers.factory")
+    assert done.returncode == 1
+    assert "fastdesk's packages are layered (docs/architecture.md) BROKEN" in done.stdout
+    assert "fastdesk.config.settings -> fastdesk.providers.factory" in done.stdout

@@ -8,8 +8,8 @@ import asyncio
 import httpx
 import pytest
 
-from fastdesk.providers import _common
 from fastdesk.providers.base import RateLimitInfo
+from fastdesk.providers.headers import parse_rate_limits
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Backoff, Router
@@ -98,7 +98,7 @@ def test_tokens_per_minute_and_the_real_usage_replacing_the_booking() -> None:
     ],
 )
 def test_headers_are_read_for_their_own_window(headers, bare, windows) -> None:
-    info = _common.parse_rate_limits(httpx.Headers(headers), bare_requests_per=bare)
+    info = parse_rate_limits(httpx.Headers(headers), bare_requests_per=bare)
     assert info is not None and (info.requests_per, info.tokens_per) == windows
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from fastdesk.config import models
-from fastdesk.config.models import ModelRow, cached_models, model_row, probe, refresh_models
 from fastdesk.providers.base import AuthenticationError, ConnectionFailedError, ModelInfo
 from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
+from fastdesk.routing import models
+from fastdesk.routing.models import ModelRow, cached_models, model_row, probe, refresh_models
 from fastdesk.routing.pricing import PriceTable
 from tests.emulator import DEFAULT_MODELS, Emulator
 

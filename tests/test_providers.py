@@ -15,7 +15,7 @@ import httpx_aiohttp
 import pytest
 
 from fastdesk.config.redact import redact
-from fastdesk.providers import _common
+from fastdesk.providers import errors, headers
 from fastdesk.providers.base import (
     AuthenticationError,
     BadRequestError,
@@ -809,13 +809,13 @@ async def _close_all(providers: dict[str, Provider]) -> None:
     ],
 )
 def test_parse_duration(text: str | None, seconds: float | None) -> None:
-    assert _common.parse_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
+    assert headers.parse_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
 
 
 def test_retry_after_http_date() -> None:
     when = time.time() + 30
     date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(when))
-    value = _common.retry_after_from_headers(httpx.Headers({"Retry-After": date}))
+    value = headers.retry_after_from_headers(httpx.Headers({"Retry-After": date}))
     assert value is not None and 25 <= value <= 31
 
 
@@ -824,12 +824,12 @@ def test_redact_removes_keys_and_key_shapes() -> None:
         "key gsk_abcdefgh12345 and Bearer sk-zzzzzzzz and mine=MYSECRETVALUE", ["MYSECRETVALUE"]
     )
     assert "abcdefgh12345" not in text and "zzzzzzzz" not in text and "MYSECRET" not in text
-    assert _common.safe_text(text + " gsk_abcdefgh12345", ["MYSECRETVALUE"]) == text + " gsk_…2345"
-    assert len(_common.safe_text("x" * 5000)) <= _common.MAX_MESSAGE_CHARS
+    assert errors.safe_text(text + " gsk_abcdefgh12345", ["MYSECRETVALUE"]) == text + " gsk_…2345"
+    assert len(errors.safe_text("x" * 5000)) <= errors.MAX_MESSAGE_CHARS
 
 
 def test_parse_rate_limits_absent() -> None:
-    assert _common.parse_rate_limits(httpx.Headers({"content-type": "text/plain"})) is None
-    assert _common.parse_rate_limits({"X-RateLimit-Remaining-Requests": "3"}) == RateLimitInfo(
+    assert headers.parse_rate_limits(httpx.Headers({"content-type": "text/plain"})) is None
+    assert headers.parse_rate_limits({"X-RateLimit-Remaining-Requests": "3"}) == RateLimitInfo(
         remaining_requests=3
     )

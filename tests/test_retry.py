@@ -11,13 +11,14 @@ import httpx
 import pytest
 
 from fastdesk.document.blocks import parse
-from fastdesk.providers import _common
+from fastdesk.providers import errors
 from fastdesk.providers.base import (
     AuthenticationError,
     ConnectionFailedError,
     RateLimitedError,
     ServerError,
 )
+from fastdesk.providers.headers import retry_after_from_headers
 from fastdesk.routing.retry import RetryBudget, RetryPolicy
 from fastdesk.routing.router import AllProvidersFailed, Backoff, Router
 from fastdesk.translate.engine import Engine, JobSpec, _failure_message
@@ -113,7 +114,7 @@ def test_fallback_to_another_provider_comes_before_waiting() -> None:
 
 def test_a_retry_after_date_far_away_is_capped_everywhere() -> None:
     headers = httpx.Headers({"retry-after": "Fri, 31 Dec 2099 23:59:59 GMT"})
-    seconds = _common.retry_after_from_headers(headers)
+    seconds = retry_after_from_headers(headers)
     assert seconds is not None and seconds > 10**9  # what the server said …
     error = RateLimitedError("groq", "slow down", retry_after=seconds)
     policy = RetryPolicy()
@@ -161,6 +162,6 @@ def test_groq_413_over_tokens_per_minute_is_a_rate_limit() -> None:
         "Rate limit reached for model `llama-3.1-8b-instant` on tokens per minute (TPM): "
         "Limit 6000, Used 5000, Requested 1500. Please try again in 2.5s."
     )
-    error = _common.from_status("groq", 413, message)
+    error = errors.from_status("groq", 413, message)
     assert isinstance(error, RateLimitedError) and error.retry_after == pytest.approx(2.5)
-    assert not isinstance(_common.from_status("groq", 413, "Payload too large"), RateLimitedError)
+    assert not isinstance(errors.from_status("groq", 413, "Payload too large"), RateLimitedError)

@@ -8,8 +8,8 @@ import json
 import httpx
 import pytest
 
-from fastdesk.providers._common import sse_data, stream_events
 from fastdesk.providers.base import ConnectionFailedError, StreamEnd, TextDelta
+from fastdesk.providers.sse import sse_data, stream_events
 
 
 class Pieces(httpx.AsyncByteStream):

@@ -16,9 +16,11 @@ import sys
 from typing import TextIO
 
 from fastdesk.config.fileio import DocumentError, read_document
+from fastdesk.config.logs import setup_logging
 from fastdesk.config.redact import redact
-from fastdesk.config.settings import Settings
-from fastdesk.providers.base import PROVIDER_NAMES
+from fastdesk.config.settings import PROVIDER_NAMES, Settings
+from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.router import options_from_settings
 from fastdesk.translate.bench import BenchRow, format_table, sample_text
 from fastdesk.translate.bench import run_bench as bench_rows
 from fastdesk.translate.wiring import NotConfigured, build_providers, load_user_settings
@@ -71,7 +73,6 @@ def run_bench(
     args: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     """Run the benchmark; returns the exit status."""
-    from fastdesk.config.logs import setup_logging
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -131,9 +132,6 @@ async def _bench(
     mode: str,
     stderr: TextIO,
 ) -> list[BenchRow]:
-    from fastdesk.routing.pricing import PriceTable
-    from fastdesk.routing.router import options_from_settings
-
     providers = build_providers(settings, only=args.provider or ())
     try:
         models = dict(options_from_settings(settings)["models"])

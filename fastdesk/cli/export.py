@@ -6,18 +6,28 @@ window's Export does."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastdesk.cli.translate import UsageError
+from fastdesk.cli.common import UsageError
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
 from fastdesk.project.layout import enclosing_project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
+from fastdesk.review.export import export_bilingual, export_path, export_target, html_export_path
+from fastdesk.review.interchange.po import write_po
+from fastdesk.review.interchange.units import units_of
+from fastdesk.review.interchange.xliff import write_xliff
 from fastdesk.review.model import Review, load_review
+from fastdesk.routing.router import Router
+from fastdesk.routing.stats import StatsStore
+from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone
+from fastdesk.translate.memory import Memory
+from fastdesk.translate.wiring import glossary_for, load_user_settings
 
 FORMATS = ("md", "html", "xliff", "po")
 _SUFFIX = {"xliff": ".xlf", "po": ".po"}
@@ -66,11 +76,6 @@ def open_review(path: str, lang: str) -> Opened:
 
 def fill_from_memory(opened: Opened, lang: str) -> int:
     """Blocks the review has nothing for, answered by the translation memory; how many."""
-    from fastdesk.routing.router import Router
-    from fastdesk.routing.stats import StatsStore
-    from fastdesk.translate.engine import Engine, JobSpec
-    from fastdesk.translate.memory import Memory
-    from fastdesk.translate.wiring import glossary_for, load_user_settings
 
     review, doc = opened.review, opened.doc
     wanted = [b.id for b in doc.blocks if b.translatable and review.shown_text(b.id) is None]
@@ -89,8 +94,6 @@ def fill_from_memory(opened: Opened, lang: str) -> int:
 
 
 def default_output(opened: Opened, lang: str, fmt: str) -> Path:
-    from fastdesk.review.export import export_path, html_export_path
-
     if fmt == "md":
         pair = opened.pair
         return pair.project.root / pair.target if pair else export_path(opened.path, lang)
@@ -100,9 +103,6 @@ def default_output(opened: Opened, lang: str, fmt: str) -> Path:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from fastdesk.review.export import export_bilingual, export_target
-    from fastdesk.review.interchange.units import units_of
-
     try:
         opened = open_review(args.input, args.lang)
     except UsageError as exc:
@@ -122,10 +122,7 @@ def run_export(args: argparse.Namespace) -> int:
     if args.format in ("xliff", "po"):
         units = units_of(doc, review, opened.pair.previous if opened.pair else None)
         original = Path(_relative(opened.path, out.parent)).as_posix()
-        if args.format == "xliff":
-            from fastdesk.review.interchange.xliff import write_xliff as write
-        else:
-            from fastdesk.review.interchange.po import write_po as write
+        write = write_xliff if args.format == "xliff" else write_po
         text = write(
             units, original=original, source_lang=opened.source_lang, target_lang=args.lang
         )
@@ -160,6 +157,4 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _relative(path: Path, folder: Path) -> str:
-    import os
-
     return os.path.relpath(path.resolve(), folder.resolve())

@@ -8,8 +8,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from fastdesk.cli.common import UsageError
 from fastdesk.cli.export import open_review
-from fastdesk.cli.translate import UsageError
+from fastdesk.review.interchange.po import read_po
+from fastdesk.review.interchange.units import apply_units
+from fastdesk.review.interchange.xliff import read_xliff
+from fastdesk.review.model import save_review
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,14 +31,11 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def _run(path: Path) -> int:
-    from fastdesk.review.interchange.units import apply_units
-    from fastdesk.review.model import save_review
-
     suffix = path.suffix.lower()
     if suffix in (".xlf", ".xliff"):
-        from fastdesk.review.interchange.xliff import read_xliff as read
+        read = read_xliff
     elif suffix == ".po":
-        from fastdesk.review.interchange.po import read_po as read
+        read = read_po
     else:
         raise UsageError(f"{path}: not .xlf, .xliff or .po")
     if not path.is_file():

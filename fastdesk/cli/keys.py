@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from fastdesk.config import keys
+from fastdesk.config.logs import setup_logging
 from fastdesk.config.redact import mask, redact
-from fastdesk.providers.base import PROVIDER_NAMES
+from fastdesk.config.settings import PROVIDER_NAMES
 
 __all__ = ["main", "register", "run_keys"]
 
@@ -66,8 +67,6 @@ def run_keys(
     """
     verbose = getattr(args, "verbose", None)
     if verbose is not None:
-        from fastdesk.config.logs import setup_logging
-
         setup_logging(verbose, to_file=True)
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

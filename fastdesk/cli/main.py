@@ -52,6 +52,7 @@ def run(argv: list[str]) -> int:
         func: Callable[[argparse.Namespace], int] = args.func
         return func(args)
     args = _window_parser().parse_args(argv)
+    # Imported here, not above: only the window loads Qt, so commands start without PySide6.
     from fastdesk.ui.app import run_app
 
     return run_app(args.file)

@@ -7,7 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from fastdesk.config.fileio import atomic_write_text
+from fastdesk.config.logs import setup_logging
 from fastdesk.translate.memory import Memory
+from fastdesk.translate.tmx import TmxError, export_tmx, import_tmx, read_tmx, write_tmx
+from fastdesk.translate.wiring import glossary_for, load_user_settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +26,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run_memory(args: argparse.Namespace) -> int:
     """0 when done; 1 when the memory cannot be used (its one-line warning says why); 2 bad
     usage."""
-    from fastdesk.config.logs import setup_logging
 
     if args.action == "export" and not args.tmx:
         print("fastdesk memory: export needs --tmx FILE", file=sys.stderr)
@@ -52,9 +55,6 @@ def run_memory(args: argparse.Namespace) -> int:
 
 
 def _export(memory: Memory, path: Path, lang: str | None) -> int:
-    from fastdesk.config.fileio import atomic_write_text
-    from fastdesk.translate.tmx import export_tmx, write_tmx
-
     units = export_tmx(memory, lang)
     atomic_write_text(path, write_tmx(units))
     pairs = sum(len(u.targets) for u in units)
@@ -65,9 +65,6 @@ def _export(memory: Memory, path: Path, lang: str | None) -> int:
 
 
 def _import(memory: Memory, path: Path) -> int:
-    from fastdesk.translate.tmx import TmxError, import_tmx, read_tmx
-    from fastdesk.translate.wiring import glossary_for, load_user_settings
-
     try:
         units = read_tmx(path)
     except TmxError as exc:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from fastdesk.cli.translate import DocReport, UsageError, _write_report
+from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
 from fastdesk.config.fileio import DocumentError
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
@@ -129,7 +129,7 @@ def run_project(args: argparse.Namespace) -> int:
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
     record.save()
     as_docs: list[DocReport] = [*reports]
-    _write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
+    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
     _summary(project, reports, len(requests))
     return 1 if any(r.status == "failed" for r in reports) else 0
 
@@ -137,9 +137,7 @@ def run_project(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
     """The single-file command's engine and job (settings, provider, glossary of the folder),
     one job per language."""
-    from fastdesk.cli.translate import _build as build_one
-
-    engine, spec = build_one(args)
+    engine, spec = build_job(args)
     return engine, {
         lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
         for lang in project.languages

@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
+from fastdesk.cli.common import UsageError
 from fastdesk.cli.project import open_project
-from fastdesk.cli.translate import UsageError
 from fastdesk.config.fileio import DocumentError
 from fastdesk.project.layout import publish_hint
 from fastdesk.project.status import describe, read_status

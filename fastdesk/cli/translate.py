@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
 import sys
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
+from fastdesk.cli.project import run_project
 from fastdesk.config.fileio import (
     DocumentError,
     atomic_write_text,
@@ -22,6 +22,8 @@ from fastdesk.config.fileio import (
     read_document,
     writable_problem,
 )
+from fastdesk.config.logs import setup_logging
+from fastdesk.config.paths import home_problem
 from fastdesk.config.redact import redact
 from fastdesk.document.blocks import Document, parse
 from fastdesk.routing.costs import CostLedger
@@ -40,10 +42,6 @@ from fastdesk.translate.prompts import MODES
 log = logging.getLogger("fastdesk.translate")
 
 PROVIDER_CHOICES = ("auto", "groq", "cerebras", "openai")
-
-
-class UsageError(Exception):
-    """Bad arguments or an unreadable input: exit status 2 with this one line."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,47 +72,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_translate)
 
 
-@dataclass
-class DocReport:
-    """What happened to one input, for the exit status and the JSON report."""
-
-    input: str
-    output: str | None
-    doc: Document
-    status: str = "pending"  # then ok | partial | failed | interrupted
-    not_translated: list[int] = field(default_factory=list)  # blocks whose answers were not
-    translated: int = 0
-    from_memory: int = 0
-    flags: list[dict[str, object]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "input": self.input,
-            "output": self.output,
-            "status": self.status,
-            "blocks": len(self.doc.blocks),
-            "translated_blocks": self.translated,
-            "from_memory": self.from_memory,
-            "flags": self.flags,
-            "not_translated": sorted(self.not_translated),
-        }
-
-
 def run_translate(args: argparse.Namespace) -> int:
     """0 all written; 1 a document (or the report) could not be written, the others were;
     2 bad usage or an unreadable input, before any request. Every failure is one line."""
-    from fastdesk.config.logs import setup_logging
-    from fastdesk.config.paths import home_problem
-
     problem = home_problem()
     if problem is not None:  # before logging, which would try to make its folder there
         print(f"fastdesk translate: {problem}", file=sys.stderr)
         return 2
     setup_logging(args.verbose, to_file=True)
     if len(args.inputs) == 1 and os.path.isdir(args.inputs[0]):
-        from fastdesk.cli.project import run_project
-
         return run_project(args)
     if args.changed_since:
         print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
@@ -122,7 +88,7 @@ def run_translate(args: argparse.Namespace) -> int:
     try:
         docs, outputs = _read_inputs(args)
         _check_writable([*(o for o in outputs if o), *_report_file(args)])
-        engine, spec = _build(args)
+        engine, spec = build_job(args)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
         return 2
@@ -139,7 +105,7 @@ def run_translate(args: argparse.Namespace) -> int:
         for report in reports:
             if report.status == "pending":
                 report.status = "interrupted"
-    written = _write_report(args.report, reports, requests, wall_ms)
+    written = write_report(args.report, reports, requests, wall_ms)
     if stopped:
         done = sum(r.status in ("ok", "partial") for r in reports)
         print(
@@ -199,39 +165,6 @@ def _check_writable(targets: list[str]) -> None:
         problem = writable_problem(target)
         if problem is not None:
             raise UsageError(problem)
-
-
-def _build(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
-    from fastdesk.config.keys import InvalidKey
-    from fastdesk.translate.wiring import (
-        NotConfigured,
-        build_engine,
-        glossary_for,
-        load_user_settings,
-        plain_http_warnings,
-    )
-
-    settings = load_user_settings()
-    spec = JobSpec(
-        mode=args.mode or settings.mode,
-        target_lang=args.lang or settings.target_language,
-        provider=args.provider,
-        model=args.model or None,
-        use_memory=not args.no_memory,
-        glossary=glossary_for(settings, args.inputs[0]),
-    )
-    try:
-        engine = build_engine(
-            settings,
-            provider=args.provider,
-            use_memory=not args.no_memory,
-            concurrency=args.concurrency,
-        )
-    except (NotConfigured, InvalidKey) as exc:
-        raise UsageError(str(exc)) from None
-    for warning in plain_http_warnings(engine.router.providers, settings):  # once per run
-        log.warning("%s", warning)
-    return engine, spec
 
 
 async def _translate_all(
@@ -417,41 +350,6 @@ def describe_request(event: RequestDone) -> str:
     if s.error:
         parts.append(s.error)
     return " · ".join(parts)
-
-
-def _total(requests: list[dict[str, object]], name: str) -> int | None:
-    """The sum of what the servers reported; None (not 0) when none reported any."""
-    known = [value for r in requests if isinstance(value := r[name], int)]
-    return sum(known) if known else None
-
-
-def _write_report(
-    target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
-) -> bool:
-    """Write the report; False (after one line) when it could not be (the outputs stay)."""
-    if not target:
-        return True
-    costs = [r["cost_usd"] for r in requests]
-    known = [float(c) for c in costs if isinstance(c, int | float)]
-    totals = {
-        "requests": len(requests),
-        "prompt_tokens": _total(requests, "prompt_tokens"),
-        "completion_tokens": _total(requests, "completion_tokens"),
-        "cost_usd": sum(known) if len(known) == len(costs) else None,
-        "wall_ms": round(wall_ms, 1),
-    }
-    payload = {"documents": [r.as_dict() for r in reports], "requests": requests, "totals": totals}
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-    if target == "-":
-        sys.stderr.write(text)
-        return True
-    try:
-        atomic_write_text(target, text)
-    except OSError as exc:
-        reason = os_reason(exc)
-        print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
-        return False
-    return True
 
 
 class Progress:

@@ -8,6 +8,9 @@ There is deliberately no plaintext fallback, and plaintext backends (``keyrings.
 Every key this module hands out is registered with :mod:`fastdesk.config.redact`, and no error
 message
 built here contains a key: backend errors are re-raised ``from None`` with their text redacted.
+
+``keyring`` is imported where it is first used, not with this module: its backends are slow to
+load, and the window and the commands that need no stored key start without them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from fastdesk.config.redact import mask, redact, register_secret
-from fastdesk.providers.base import PROVIDER_NAMES
+from fastdesk.config.settings import PROVIDER_NAMES
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

@@ -10,14 +10,7 @@
 - ``save_settings()`` writes atomically and drops anything that looks like an API key (keys live
   in the OS keyring: see :mod:`fastdesk.config.keys`).
 
-Default models (``DEFAULT_MODELS``): a published test of Groq's free tier found poor French accents
-from the small Llamas (Llama 3.1 8B, Llama 4 Scout) and good text from Qwen3 32B, which however
-thinks aloud and is a *preview* model on Groq (may vanish at short notice). The gpt-oss models are
-*production* models on both Groq and Cerebras, keep their reasoning out of ``content`` (it streams
-in ``delta.reasoning``), and are the fastest listed (Groq gpt-oss-20b ~1000 t/s at 0.075/0.30 USD
-per M; Cerebras gpt-oss-120b ~3000 t/s). Their accents were not measured in that test: the
-``accents`` check and ``fastdesk bench`` verify that, and ``preferred_models`` overrides the choice
-per language.
+Why the default models (``DEFAULT_MODELS``) are these: docs/settings.md, "Default models".
 """
 
 from __future__ import annotations
@@ -36,10 +29,10 @@ import tomli_w
 from fastdesk.config import paths
 from fastdesk.config.fileio import BrokenFile, FileError, atomic_write_text, load_toml, set_aside
 from fastdesk.config.redact import contains_secret
-from fastdesk.providers.base import PROVIDER_NAMES
 
 __all__ = [
     "DEFAULT_MODELS",
+    "PROVIDER_NAMES",
     "SETTINGS_FILE_NAME",
     "SETTINGS_VERSION",
     "Settings",
@@ -55,6 +48,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
+# The providers fastdesk has an adapter for (fastdesk/providers/), by the names the settings, the
+# keys and the command line use. Here, at the bottom, because the settings and the keys name them.
+PROVIDER_NAMES = ("groq", "cerebras", "openai")
 SETTINGS_FILE_NAME = "settings.toml"
 DEFAULT_MODELS: dict[str, str] = {
     "groq": "openai/gpt-oss-20b",

@@ -21,7 +21,7 @@ from fastdesk.project.dialect import apply_dialect
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
-from fastdesk.review.model import Review, diff_target_edit, load_review, save_review
+from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 
 __all__ = ["Pair", "open_pair", "relinked", "write_target"]
 
@@ -153,8 +153,6 @@ def _read(path: Path) -> tuple[str | None, str | None]:
 
 
 def _sidecar_exists(pair: Pair) -> bool:
-    from fastdesk.review.model import review_path
-
     return review_path(pair.project.root / pair.source).is_file()
 
 

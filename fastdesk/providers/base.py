@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-PROVIDER_NAMES = ("groq", "cerebras", "openai")
 MIN_STREAMING_S = 0.05  # shorter than this between first and last token: no tokens/s figure
 
 
@@ -204,3 +203,40 @@ class Timing:
         if streaming_s <= MIN_STREAMING_S:  # it all came in one read: that says nothing of speed
             return None
         return completion_tokens / streaming_s
+
+
+@dataclass(frozen=True)
+class RequestStats:
+    """One request to a provider, as the status bar and the JSON report show it.
+
+    Here, below both, because the router records it (routing/) and the engine's events carry it
+    (translate/)."""
+
+    provider: str
+    model: str
+    status: str  # ok | error | cancelled
+    ttfb_ms: float | None = None
+    total_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None  # None: the model has no known price (never shown as $0)
+    error: str | None = None
+    tokens_per_s: float | None = None
+    blocks: int = 0
+    purpose: str = "translate"  # translate | retry | warmup | bench | expand
+    cached_tokens: int | None = None  # prompt tokens served from the provider's prompt cache
+    cached_at_full_price: bool = False  # some were cached, but no cached price is known
+
+    def report_dict(self) -> dict[str, object]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "status": self.status,
+            "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 1),
+            "total_ms": None if self.total_ms is None else round(self.total_ms, 1),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "cached_tokens": self.cached_tokens,
+            "error": self.error,
+        }

@@ -3,7 +3,7 @@
 The SDK is built with ``warm_tcp_connection=False`` (its warm-up is a blocking GET inside the
 event loop) and its ``DefaultAioHttpClient``, HTTP/1.1 (its default HTTP/2 leaks streams on early
 close). Usage and ``time_info`` come in the last chunk, which may have ``choices: []`` (the
-shared SSE reader in ``_common`` guards that); ``max_completion_tokens`` is always set because
+shared SSE reader in ``sse`` guards that); ``max_completion_tokens`` is always set because
 Cerebras books it against the token quota up front.
 """
 

@@ -12,9 +12,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from fastdesk.config.keys import checked_key
-from fastdesk.providers.base import PROVIDER_NAMES, Provider
+from fastdesk.config.settings import PROVIDER_NAMES
+from fastdesk.providers.base import Provider
+
+if TYPE_CHECKING:
+    from fastdesk.providers._common import SdkProvider
 
 KEY_ENV = {
     "groq": "GROQ_API_KEY",
@@ -68,9 +73,11 @@ def configured_providers(
     ``read_timeout``: the HTTP read timeout (None: the adapters' own), past the router's
     deadlines so that those fire first.
     """
+    # The adapters import their SDKs, which are slow to import: they load here, when providers
+    # are built, so that importing this module (the window, every command) stays quick.
     from fastdesk.providers import cerebras as cerebras_mod
     from fastdesk.providers import groq as groq_mod
-    from fastdesk.providers._common import DEFAULT_READ_TIMEOUT
+    from fastdesk.providers.http_client import DEFAULT_READ_TIMEOUT
     from fastdesk.providers.openai_compat import OpenAICompatProvider
 
     env = os.environ if env is None else env
@@ -116,3 +123,42 @@ def configured_providers(
                 api_key, base_url=base_url(name), default_model=model, timeout=timeout
             )
     return built
+
+
+def make_provider(
+    name: str,
+    *,
+    api_key: str | None,
+    base_url: str | None = None,
+    timeout: float = 10.0,
+) -> Provider:
+    """A provider built for one check (no retries, short timeouts); the caller closes it.
+
+    ValueError when the provider cannot be built (no key for Groq/Cerebras, no URL for the
+    OpenAI-compatible server).
+    """
+    if name == "openai":
+        if not base_url:
+            raise ValueError("enter the server's base URL (e.g. http://127.0.0.1:11434/v1)")
+        # imported here, as in configured_providers: the SDKs load when a provider is built
+        from fastdesk.providers.openai_compat import OpenAICompatProvider
+
+        return OpenAICompatProvider(
+            base_url, api_key=api_key or None, timeout=timeout, connect_timeout=min(5.0, timeout)
+        )
+    if not api_key:
+        raise ValueError(f"enter a {name} key first")
+    sdk_provider: type[SdkProvider]
+    if name == "groq":
+        from fastdesk.providers.groq import GroqProvider as sdk_provider
+    elif name == "cerebras":
+        from fastdesk.providers.cerebras import CerebrasProvider as sdk_provider
+    else:
+        raise ValueError(f"unknown provider {name!r}")
+    return sdk_provider(
+        api_key,
+        base_url=base_url or None,
+        timeout=timeout,
+        connect_timeout=min(5.0, timeout),
+        max_retries=0,
+    )

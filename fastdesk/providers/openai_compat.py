@@ -2,8 +2,8 @@
 
 One ``POST {base_url}/chat/completions`` with ``stream: true`` and
 ``stream_options.include_usage``, sent through the same aiohttp-backed httpx client as the SDK
-adapters (``_common.make_http_client``), and Server-Sent Events parsed here. ``base_url`` ends
-in ``/v1``; the API key is optional (local servers rarely want one).
+adapters (``http_client.make_http_client``), its Server-Sent Events read by ``sse``.
+``base_url`` ends in ``/v1``; the API key is optional (local servers rarely want one).
 
 When no model is configured, the first one ``GET {base_url}/models`` lists is used (a local
 server usually serves exactly one).
@@ -18,21 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from fastdesk.providers._common import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_READ_TIMEOUT,
-    error_fields,
-    from_status,
-    is_local_url,
-    make_http_client,
-    make_timeout,
-    model_info,
-    parse_rate_limits,
-    pluck,
-    raise_provider_error,
-    reasoning_family,
-    stream_events,
-)
+from fastdesk.providers._common import model_info, reasoning_family
 from fastdesk.providers.base import (
     BadRequestError,
     ChatRequest,
@@ -40,6 +26,16 @@ from fastdesk.providers.base import (
     ProviderError,
     StreamEvent,
 )
+from fastdesk.providers.errors import error_fields, from_status, raise_provider_error
+from fastdesk.providers.headers import parse_rate_limits
+from fastdesk.providers.http_client import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    is_local_url,
+    make_http_client,
+    make_timeout,
+)
+from fastdesk.providers.sse import pluck, stream_events
 
 
 class OpenAICompatProvider:

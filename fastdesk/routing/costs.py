@@ -38,8 +38,8 @@ from fastdesk.config.fileio import (
     os_reason,
     set_aside,
 )
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.pricing import format_cost
-from fastdesk.translate.events import RequestStats
 
 __all__ = [
     "COSTS_FILE_NAME",

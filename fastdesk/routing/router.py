@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from fastdesk.config.redact import redact
+from fastdesk.config.settings import PROVIDER_NAMES
 from fastdesk.providers.base import (
-    PROVIDER_NAMES,
     AnswerTooLongError,
     AuthenticationError,
     BadRequestError,
@@ -48,6 +48,7 @@ from fastdesk.providers.base import (
     ProviderTimeoutError,
     RateLimitedError,
     RateLimitInfo,
+    RequestStats,
     ServerError,
     StreamEnd,
     TextDelta,
@@ -60,7 +61,6 @@ from fastdesk.routing.limiter import Booking, Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retry import Deadlines, RetryBudget, RetryPolicy
 from fastdesk.routing.stats import ChoiceStats, Pair, StatsStore, write_snapshot
-from fastdesk.translate.events import RequestStats
 
 log = logging.getLogger(__name__)
 

@@ -20,20 +20,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.config import paths
 from fastdesk.document.blocks import Document, parse
-from fastdesk.providers.base import Provider
+from fastdesk.providers.base import Provider, RequestStats
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import Pair, StatsStore, median, percentile
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import (
-    BlockDone,
-    BlockFailed,
-    EngineError,
-    EngineEvent,
-    RequestDone,
-    RequestStats,
-)
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
 from fastdesk.translate.warmup import warm_up
 
 FALLBACK_SAMPLE = """# A short sample
@@ -52,10 +46,9 @@ An editor reviews the translation side by side: every second of waiting breaks t
 
 def sample_text() -> str:
     """The bundled sample document (resources/sample.md), or a short built-in text."""
-    from fastdesk.config.paths import resource
 
     try:
-        return resource("sample.md").read_text(encoding="utf-8")
+        return paths.resource("sample.md").read_text(encoding="utf-8")
     except (OSError, ModuleNotFoundError):
         return FALLBACK_SAMPLE
 

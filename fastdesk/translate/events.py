@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from fastdesk.providers.base import RequestStats
+
 
 @dataclass(frozen=True)
 class Flag:
@@ -18,40 +20,6 @@ class Flag:
         str  # code, links, inline_code, html, placeholders, structure, accents, glossary, thinking
     )
     detail: str
-
-
-@dataclass(frozen=True)
-class RequestStats:
-    """One request to a provider, as the status bar and the JSON report show it."""
-
-    provider: str
-    model: str
-    status: str  # ok | error | cancelled
-    ttfb_ms: float | None = None
-    total_ms: float | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = None  # None: the model has no known price (never shown as $0)
-    error: str | None = None
-    tokens_per_s: float | None = None
-    blocks: int = 0
-    purpose: str = "translate"  # translate | retry | warmup | bench | expand
-    cached_tokens: int | None = None  # prompt tokens served from the provider's prompt cache
-    cached_at_full_price: bool = False  # some were cached, but no cached price is known
-
-    def report_dict(self) -> dict[str, object]:
-        return {
-            "provider": self.provider,
-            "model": self.model,
-            "status": self.status,
-            "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 1),
-            "total_ms": None if self.total_ms is None else round(self.total_ms, 1),
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cost_usd": self.cost_usd,
-            "cached_tokens": self.cached_tokens,
-            "error": self.error,
-        }
 
 
 @dataclass(frozen=True)

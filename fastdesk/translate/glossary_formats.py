@@ -18,6 +18,8 @@ import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
+from fastdesk.config.fileio import BrokenFile
+
 __all__ = ["EXCHANGE_SUFFIXES", "read_exchange"]
 
 EXCHANGE_SUFFIXES = frozenset({".tbx", ".csv", ".tsv", ".tab"})
@@ -28,15 +30,16 @@ Parsed = tuple[list[str], dict[str, dict[str, str]]]
 
 
 def read_exchange(path: Path, text: str) -> Parsed:
-    """Kept terms and per-language translations from a .tbx, .csv or .tsv glossary."""
-    from fastdesk.translate.glossary import GlossaryError
+    """Kept terms and per-language translations from a .tbx, .csv or .tsv glossary.
 
+    A file that cannot be read as one raises ``BrokenFile`` (the glossary reports it, with its
+    line, as it does a broken TOML glossary)."""
     try:
         if path.suffix.lower() == ".tbx":
             return _tbx(text)
         return _table(path, text)
     except _Bad as exc:
-        raise GlossaryError(path, exc.line, exc.reason) from None
+        raise BrokenFile(path, exc.reason, exc.line) from None
 
 
 class _Bad(Exception):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fastdesk import __version__
 from fastdesk.config.fileio import xml_text
+from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION
@@ -101,7 +102,6 @@ def export_tmx(memory: Memory, lang: str | None = None) -> list[TmxUnit]:
 
 def import_tmx(memory: Memory, units: Iterable[TmxUnit], glossary: Glossary | None) -> int:
     """Store every target of ``units`` as a translation; returns how many were stored."""
-    from fastdesk.translate.engine import JobSpec
 
     keys, stored = [], 0
     for unit in units:

@@ -1,5 +1,5 @@
-"""Warm start: a tiny request to the top choice(s) so the user's first edit does not pay the cold
-start (Groq's free tier measured 7.5 s to first byte cold, 0.6 s warm) nor a TLS handshake.
+"""Warm start: a tiny request to the top choice(s) so the user's first edit does not pay a model's
+cold start (seconds, against a fraction of one warm: docs/routing.md) nor a TLS handshake.
 
 Qt-free; the window asks for one when the app starts or comes back from a long idle, and while
 the editor types after a quiet spell (``ACTIVE_IDLE_S``, then only with requests to spare at the
@@ -16,15 +16,15 @@ import asyncio
 import contextlib
 import logging
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Router
-from fastdesk.translate.events import RequestStats
 
 log = logging.getLogger(__name__)
 
 WARMUP_MESSAGES = ({"role": "user", "content": "Hi"},)
 DEFAULT_IDLE_S = 300.0  # providers unload idle models and close idle connections
 # While the editor types: a warm-up after this long without a request, so the edit's request
-# finds the connection open (the client keeps an idle one 30 s: providers._common).
+# finds the connection open (the client keeps an idle one 30 s: providers.http_client).
 ACTIVE_IDLE_S = 25.0
 
 

@@ -11,7 +11,9 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fastdesk.config.settings import Settings, glossary_file, load_settings
+from fastdesk.config.keys import get_key, plain_http_warning
+from fastdesk.config.settings import Settings, glossary_file, load_settings, providers_models
+from fastdesk.providers.factory import configured_providers, not_configured
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retry import Deadlines, RetryPolicy
@@ -93,10 +95,6 @@ def build_router(
 
 
 def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, Provider]:
-    from fastdesk.config.keys import get_key
-    from fastdesk.config.settings import providers_models
-    from fastdesk.providers.factory import configured_providers
-
     return configured_providers(
         env=env,
         keys=get_key,
@@ -108,7 +106,6 @@ def _configured(settings: Settings, env: Mapping[str, str] | None) -> dict[str, 
 
 def _require(providers: Mapping[str, Provider], names: Sequence[str]) -> None:
     """NotConfigured unless one of ``names`` (none: any provider) is among ``providers``."""
-    from fastdesk.providers.factory import not_configured
 
     if not any(name in providers for name in names or providers):
         raise NotConfigured(not_configured(names))
@@ -132,7 +129,6 @@ def plain_http_warnings(providers: Collection[str], settings: Settings | None = 
     """One line per provider whose key would travel unencrypted to a host outside this computer
     and its network (plain ``http://`` base URL): said once when an engine starts, by the
     command line and by the window."""
-    from fastdesk.config.keys import get_key, plain_http_warning
 
     settings = settings or load_settings()[0]
     warnings = []

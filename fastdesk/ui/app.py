@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
 import fastdesk
 from fastdesk.config.paths import resource
 from fastdesk.config.settings import load_settings, settings_path
+from fastdesk.ui.window.main_window import MainWindow
 
 _PALETTES: dict[str, dict[str, str]] = {
     "dark": {
@@ -114,7 +115,6 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 def run_app(path: str | None) -> int:
     """Open the window (with `path` when given, a file or a docs project's folder; the sample
     document on first start)."""
-    from fastdesk.ui.window.main_window import MainWindow
 
     first_start = not settings_path().exists()
     app = make_app()

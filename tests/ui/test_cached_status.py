@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QStatusBar
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
-from fastdesk.translate.events import RequestStats
 from fastdesk.ui.window.status import StatusPanel
 
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QLabel, QL
 
 from fastdesk.config import redact
 from fastdesk.config.settings import Settings, load_settings, save_settings, settings_path
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
-from fastdesk.translate.events import RequestStats
 from fastdesk.ui.bridge.threads import AsyncRunner
 from fastdesk.ui.dialogs.settings import SettingsDialog
 from tests.emulator import DEFAULT_MODELS, Emulator

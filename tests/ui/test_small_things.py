@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStatusBar
 
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
-from fastdesk.translate.events import RequestStats
 from fastdesk.ui.window.status import ElidedLabel, StatusPanel
 
 

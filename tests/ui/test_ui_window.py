@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.config.settings import Settings, load_settings
-from fastdesk.providers.base import AuthenticationError
-from fastdesk.translate.events import BlockDone, RequestStats
+from fastdesk.providers.base import AuthenticationError, RequestStats
+from fastdesk.translate.events import BlockDone
 from fastdesk.ui.bridge.worker import WorkerBatch
 from tests.ui.uifakes import translated
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from fastdesk.document.blocks import Document, parse, reparse
+from fastdesk.providers.base import RequestStats
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -41,7 +42,6 @@ from fastdesk.translate.events import (
     EngineEvent,
     Expansion,
     RequestDone,
-    RequestStats,
     RevisionDone,
 )
 from fastdesk.ui.bridge.segments import Segment, segment

@@ -23,7 +23,7 @@ import dataclasses
 import logging
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -50,11 +51,12 @@ from fastdesk.config.redact import redact
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.document.languages import language_name
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
-from fastdesk.routing.pricing import format_cost
+from fastdesk.routing.pricing import PriceTable, format_cost
+from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
-    from fastdesk.ui.window.main_window import MainWindow
+    from fastdesk.translate.engine import JobSpec
 
 __all__ = ["CompareDialog", "CompareJob", "open_compare_dialog"]
 
@@ -143,8 +145,6 @@ class CompareDialog(QDialog):
         target_lang: str = "fr",
         ledger: CostLedger | None = None,
     ) -> None:
-        from fastdesk.ui.bridge.threads import AsyncRunner  # keyring & co: not at start-up
-
         super().__init__(parent)
         self.setObjectName("compareDialog")
         self.setWindowTitle("Compare providers")
@@ -294,6 +294,7 @@ class CompareDialog(QDialog):
     def job(self) -> CompareJob:
         use_sample = self.document_combo.currentData() == "sample"
         if use_sample:
+            # the bench module loads with the engine, when a comparison starts (see the top)
             from fastdesk.translate.bench import sample_text
 
             text = sample_text()
@@ -357,7 +358,8 @@ class CompareDialog(QDialog):
 
     async def _compare(self, run_id: int, job: CompareJob) -> int:
         """In the loop thread: every (provider, model) in turn; a row signal after each."""
-        from fastdesk.routing.pricing import PriceTable
+        # Here, not at the top: the router, the engine and the SDKs load when a comparison
+        # starts, not when the window opens.
         from fastdesk.routing.router import Router, options_from_settings
         from fastdesk.routing.stats import StatsStore
         from fastdesk.translate.bench import run_bench
@@ -433,8 +435,6 @@ class CompareDialog(QDialog):
         self._token = None
         self._set_running(False)
         if error is not None:
-            from fastdesk.ui.bridge.threads import error_text
-
             text = str(error) if isinstance(error, LookupError) else error_text(error)
             self.status_label.setText(f"Comparison failed: {redact(text)}")
             self.comparisonEnded.emit("failed")
@@ -557,8 +557,47 @@ class CompareDialog(QDialog):
 # ---- the window's side ------------------------------------------------------------------------
 
 
-def open_compare_dialog(window: MainWindow) -> CompareDialog:
+class _Job(Protocol):
+    def spec(self) -> JobSpec: ...
+
+
+class _Document(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def text(self) -> str: ...
+
+
+class _Status(Protocol):
+    @property
+    def ledger(self) -> CostLedger: ...
+
+
+@runtime_checkable
+class CompareHost(Protocol):
+    """What the dialog reads of the main window: its settings, the job on show, the document on
+    show, today's cost ledger, and where saved settings go. A protocol, because the dialogs sit
+    below ``ui/window`` (which opens them) and never import it."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def selectors(self) -> _Job: ...
+
+    @property
+    def document_view(self) -> _Document: ...
+
+    @property
+    def status(self) -> _Status: ...
+
+    def apply_settings(self, settings: Settings | None = None) -> None: ...
+
+
+def open_compare_dialog(window: QMainWindow) -> CompareDialog:
     """Open (or raise) the dialog on the window's document, mode and language."""
+    if not isinstance(window, CompareHost):
+        raise TypeError(f"{type(window).__name__} is not a window Compare Providers can open on")
     existing = window.findChild(CompareDialog, "compareDialog")
     if existing is not None and existing.isVisible():
         existing.raise_()

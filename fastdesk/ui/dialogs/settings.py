@@ -44,20 +44,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.config import keys, models
+from fastdesk.config import keys
 from fastdesk.config.settings import (
     DEFAULT_MODELS,
+    PROVIDER_NAMES,
     Settings,
     glossary_file,
     load_settings,
     save_settings,
 )
 from fastdesk.document.languages import LANGUAGES
-from fastdesk.providers.base import PROVIDER_NAMES
-from fastdesk.routing import costs
+from fastdesk.routing import costs, models
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.translate.memory import Memory
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
-from fastdesk.ui.window.selectors import fill_languages, show_language
+from fastdesk.ui.language_box import fill_languages, show_language
 
 __all__ = ["SettingsDialog"]
 
@@ -502,8 +503,6 @@ class SettingsDialog(QDialog):
         return page
 
     def _memory_text(self) -> str:
-        from fastdesk.translate.memory import Memory
-
         memory = Memory()
         try:
             return f"{memory.count()} stored translations"
@@ -512,7 +511,6 @@ class SettingsDialog(QDialog):
 
     def clear_memory(self) -> None:
         """Empty the translation memory (after a yes)."""
-        from fastdesk.translate.memory import Memory
 
         if not self.confirm("Forget every stored translation? Nothing else is changed."):
             return

@@ -11,9 +11,9 @@ while that is still coming, the dialog says so and fills in when it arrives.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,9 +26,19 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.word_diff import diff_html, word_diff
+from fastdesk.review.model import BlockInfo
 
-if TYPE_CHECKING:
-    from fastdesk.ui.review.controller import ReviewController
+
+class BlockReview(Protocol):
+    """What the dialog reads of the review controller (``ui/review``): a block as the review has
+    it, and a signal when that may have changed. A protocol, because the dialogs sit below
+    ``ui/review`` (whose commands open this dialog) and never import it."""
+
+    @property
+    def changed(self) -> SignalInstance: ...
+
+    def info(self, block_id: str) -> BlockInfo: ...
+
 
 LEGEND = (
     '<span style="background-color:#ffebe9; color:#82071e; text-decoration:line-through;">'
@@ -46,7 +56,7 @@ class SourceChangedDialog(QDialog):
 
     chosen = Signal(str)
 
-    def __init__(self, ctl: ReviewController, block_id: str, parent: QWidget | None = None):
+    def __init__(self, ctl: BlockReview, block_id: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("sourceChangedDialog")
         self.setWindowTitle("Source changed since your edit")

@@ -27,12 +27,12 @@ from fastdesk.review.model import STATE_STYLES, Review
 from fastdesk.review.session import Revisions, TargetSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
+from fastdesk.ui.language_box import fill_languages, show_language
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
 from fastdesk.ui.review.controller import carry_answers
 from fastdesk.ui.review.widgets import ReviewMargin
-from fastdesk.ui.window.selectors import fill_languages, show_language
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter

@@ -26,10 +26,10 @@ from PySide6.QtWidgets import QApplication, QWidget
 from fastdesk.review.model import Snapshot
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-    from PySide6.QtGui import QTextDocument
+    from collections.abc import Sequence
 
-    from fastdesk.ui.review.controller import ReviewController
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtGui import QTextDocument, QUndoGroup
 
 __all__ = ["EditHistory", "HistoryHost", "ReviewStep", "Typed"]
 
@@ -59,12 +59,27 @@ class UndoSource(Protocol):
     def document(self) -> QTextDocument: ...
 
 
+class StepTaker(Protocol):
+    """The review controller as the history uses it: its undo group, and many blocks' edits as
+    one step. A protocol, so that undo (which the controller imports) does not import it back."""
+
+    key: str
+    undo_group: QUndoGroup
+
+    def begin_group(self, label: str) -> None: ...
+
+    def take_edits(self, key: str, changes: Sequence[tuple[str, str]]) -> int: ...
+
+    def end_group(self) -> None: ...
+
+
 class HistoryHost(Protocol):
     """What the history needs of the document (the document view): its review controller
     (the reviewer's steps, and through it the session), its panes, and which one has the
     focus. A protocol, so that undo does not import the view."""
 
-    review_ctl: ReviewController
+    @property
+    def review_ctl(self) -> StepTaker: ...
 
     @property
     def target_editor(self) -> UndoPane: ...

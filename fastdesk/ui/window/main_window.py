@@ -43,12 +43,13 @@ from fastdesk.ui.bridge.worker import (
     default_engine_factory,
     default_session_factory,
 )
-from fastdesk.ui.document.files import FileCommands, warn
+from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
+from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
@@ -445,7 +446,6 @@ class MainWindow(QMainWindow):
         found = autosave.pending()
         if not found:
             return None
-        from fastdesk.ui.window.recovery import RecoveryDialog
 
         dialog = RecoveryDialog(found, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -467,13 +467,13 @@ class MainWindow(QMainWindow):
 
     def compare_providers(self) -> None:
         """Time every configured provider and model on this document (Compare Providers…)."""
-        from fastdesk.ui.dialogs.compare import open_compare_dialog
+        from fastdesk.ui.dialogs.compare import open_compare_dialog  # loads when opened: start-up
 
         open_compare_dialog(self)
 
     def open_settings(self) -> None:
         """The Settings dialog (keys, models, preferences); saving restarts the engine."""
-        from fastdesk.ui.dialogs.settings import SettingsDialog
+        from fastdesk.ui.dialogs.settings import SettingsDialog  # loads when opened: start-up
 
         dialog = SettingsDialog(self.settings, self, ledger=self.status.ledger)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -488,6 +488,7 @@ class MainWindow(QMainWindow):
                 self.first_run.hide()
             return
         if self.first_run is None:
+            # loads only without a provider (its local-server probe imports httpx): start-up
             from fastdesk.ui.window.first_run import FirstRunPanel
 
             panel = FirstRunPanel(self)
@@ -500,8 +501,7 @@ class MainWindow(QMainWindow):
         self.first_run.show()
 
     def _describe_first_run(self) -> None:
-        from fastdesk.ui.document.files import SAMPLE_NAME
-        from fastdesk.ui.window.first_run import FirstRunPanel
+        from fastdesk.ui.window.first_run import FirstRunPanel  # see _show_first_run
 
         view = self.document_view
         if isinstance(self.first_run, FirstRunPanel):

@@ -11,8 +11,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QCompleter, QLineEdit, QSizePolicy
 
 from fastdesk.config.settings import Settings
-from fastdesk.document.languages import LANGUAGES, language_name
+from fastdesk.document.languages import LANGUAGES
 from fastdesk.providers.factory import not_configured
+from fastdesk.ui.language_box import fill_languages, show_language
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -71,6 +72,7 @@ class Selectors(QObject):
         return self.mode, self.language, self.provider
 
     def spec(self) -> JobSpec:
+        # the engine loads with the worker's first job, after the window is up: start-up
         from fastdesk.translate.engine import JobSpec
 
         return JobSpec(
@@ -164,21 +166,6 @@ class Selectors(QObject):
             found.append(completer.currentCompletion())
         starting = [name for name in found if name.lower().startswith(text.lower())]
         return (starting or found or [""])[0]
-
-
-def fill_languages(combo: QComboBox) -> None:
-    """Every language the app offers, by name, with its code as the item's data."""
-    for code in sorted(LANGUAGES, key=lambda c: LANGUAGES[c].lower()):
-        combo.addItem(f"{LANGUAGES[code]} ({code})", code)
-
-
-def show_language(combo: QComboBox, code: str) -> None:
-    """Select ``code`` in a language box (added when it is not listed: any BCP-47 code)."""
-    index = combo.findData(code)
-    if index < 0:
-        combo.addItem(f"{language_name(code)} ({code})", code)
-        index = combo.count() - 1
-    combo.setCurrentIndex(index)
 
 
 def _looks_like_code(text: str) -> bool:

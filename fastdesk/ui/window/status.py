@@ -11,9 +11,10 @@ from PySide6.QtGui import QHideEvent, QPainter, QPaintEvent, QResizeEvent, QShow
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
 from fastdesk.config.redact import redact
+from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
-from fastdesk.translate.events import RequestStats, Waiting
+from fastdesk.translate.events import Waiting
 
 
 def _ms(value: float | None) -> str:
@@ -44,9 +45,9 @@ SPINNER_MS = 200
 class ActivityIndicator(QLabel):
     """A small spinner while requests are in flight, turning five times a second.
 
-    Why not a busy QProgressBar: its animation repaints ~50 times a second, and each repaint
-    (with the status bar beneath it) took 0.6 ms on average and up to 7 ms while a document
-    streamed in (benchmarks/bench_ui.py, the GUI thread sharing the GIL with the engine's).
+    Why not a busy QProgressBar: its animation repaints ~50 times a second, each repaint takes
+    the status bar beneath it along, and all of it is GUI-thread time taken while a document
+    streams in (figures: docs/performance.md, "What costs what").
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:

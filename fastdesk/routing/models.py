@@ -17,15 +17,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 from fastdesk.config import paths
 from fastdesk.config.fileio import FileError, atomic_write_text, load_json
+from fastdesk.config.settings import load_settings
 from fastdesk.providers.base import ModelInfo, Provider
+from fastdesk.providers.factory import make_provider
 from fastdesk.routing.pricing import PriceTable
-
-if TYPE_CHECKING:
-    from fastdesk.providers._common import SdkProvider
 
 __all__ = [
     "MODELS_FILE_NAME",
@@ -34,7 +33,6 @@ __all__ = [
     "Probe",
     "cached_models",
     "fetched_at",
-    "make_provider",
     "model_row",
     "models_path",
     "probe",
@@ -87,8 +85,6 @@ def model_row(provider_name: str, model_id: str, prices: PriceTable | None = Non
 
 def _prices() -> PriceTable:
     """The bundled table with the user's overrides (read from the settings now)."""
-    from fastdesk.config.settings import load_settings
-
     return PriceTable(load_settings()[0].price_overrides)
 
 
@@ -235,44 +231,6 @@ class Probe:
     provider: str
     rows: list[ModelRow]
     round_trip_ms: float
-
-
-def make_provider(
-    name: str,
-    *,
-    api_key: str | None,
-    base_url: str | None = None,
-    timeout: float = 10.0,
-) -> Provider:
-    """A provider built for one check (no retries, short timeouts); the caller closes it.
-
-    ValueError when the provider cannot be built (no key for Groq/Cerebras, no URL for the
-    OpenAI-compatible server).
-    """
-    if name == "openai":
-        if not base_url:
-            raise ValueError("enter the server's base URL (e.g. http://127.0.0.1:11434/v1)")
-        from fastdesk.providers.openai_compat import OpenAICompatProvider
-
-        return OpenAICompatProvider(
-            base_url, api_key=api_key or None, timeout=timeout, connect_timeout=min(5.0, timeout)
-        )
-    if not api_key:
-        raise ValueError(f"enter a {name} key first")
-    sdk_provider: type[SdkProvider]
-    if name == "groq":
-        from fastdesk.providers.groq import GroqProvider as sdk_provider
-    elif name == "cerebras":
-        from fastdesk.providers.cerebras import CerebrasProvider as sdk_provider
-    else:
-        raise ValueError(f"unknown provider {name!r}")
-    return sdk_provider(
-        api_key,
-        base_url=base_url or None,
-        timeout=timeout,
-        connect_timeout=min(5.0, timeout),
-        max_retries=0,
-    )
 
 
 async def probe(

@@ -1,0 +1,120 @@
+"""What the file and folder commands share: the usage error, a document's report, the engine
+built from the settings and the arguments, and the JSON report.
+
+Its own module so that ``cli/translate`` (which hands a folder over to ``cli/project``) and
+``cli/project`` both import it, and neither imports the other back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+
+from fastdesk.config.fileio import atomic_write_text, os_reason
+from fastdesk.config.keys import InvalidKey
+from fastdesk.document.blocks import Document
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.wiring import (
+    NotConfigured,
+    build_engine,
+    glossary_for,
+    load_user_settings,
+    plain_http_warnings,
+)
+
+log = logging.getLogger("fastdesk.translate")
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreadable input: exit status 2 with this one line."""
+
+
+@dataclass
+class DocReport:
+    """What happened to one input, for the exit status and the JSON report."""
+
+    input: str
+    output: str | None
+    doc: Document
+    status: str = "pending"  # then ok | partial | failed | interrupted
+    not_translated: list[int] = field(default_factory=list)  # blocks whose answers were not
+    translated: int = 0
+    from_memory: int = 0
+    flags: list[dict[str, object]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "status": self.status,
+            "blocks": len(self.doc.blocks),
+            "translated_blocks": self.translated,
+            "from_memory": self.from_memory,
+            "flags": self.flags,
+            "not_translated": sorted(self.not_translated),
+        }
+
+
+def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
+    """The engine and the job the arguments ask for (settings fill the rest); UsageError when no
+    provider is configured or a key is unusable."""
+    settings = load_user_settings()
+    spec = JobSpec(
+        mode=args.mode or settings.mode,
+        target_lang=args.lang or settings.target_language,
+        provider=args.provider,
+        model=args.model or None,
+        use_memory=not args.no_memory,
+        glossary=glossary_for(settings, args.inputs[0]),
+    )
+    try:
+        engine = build_engine(
+            settings,
+            provider=args.provider,
+            use_memory=not args.no_memory,
+            concurrency=args.concurrency,
+        )
+    except (NotConfigured, InvalidKey) as exc:
+        raise UsageError(str(exc)) from None
+    for warning in plain_http_warnings(engine.router.providers, settings):  # once per run
+        log.warning("%s", warning)
+    return engine, spec
+
+
+def write_report(
+    target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
+) -> bool:
+    """Write the report; False (after one line) when it could not be (the outputs stay)."""
+    if not target:
+        return True
+    costs = [r["cost_usd"] for r in requests]
+    known = [float(c) for c in costs if isinstance(c, int | float)]
+    totals = {
+        "requests": len(requests),
+        "prompt_tokens": _total(requests, "prompt_tokens"),
+        "completion_tokens": _total(requests, "completion_tokens"),
+        "cost_usd": sum(known) if len(known) == len(costs) else None,
+        "wall_ms": round(wall_ms, 1),
+    }
+    payload = {"documents": [r.as_dict() for r in reports], "requests": requests, "totals": totals}
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    if target == "-":
+        sys.stderr.write(text)
+        return True
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        reason = os_reason(exc)
+        print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
+        return False
+    return True
+
+
+def _total(requests: list[dict[str, object]], name: str) -> int | None:
+    """The sum of what the servers reported; None (not 0) when none reported any."""
+    known = [value for r in requests if isinstance(value := r[name], int)]
+    return sum(known) if known else None
