@@ -23,7 +23,8 @@ How it decides is explained for users in docs/routing.md; in short:
 
 All of it runs in the worker's asyncio loop; nothing here blocks (stats are saved off the loop).
 What may be chosen is :mod:`fastdesk.routing.choices`, one request in flight (fallback, hedging,
-deadlines) :mod:`fastdesk.routing.flight`, what streams out :mod:`fastdesk.routing.events`.
+deadlines) :mod:`fastdesk.routing.flight`, what streams out :mod:`fastdesk.routing.events`. Every
+time here is one clock's (fastdesk.clock): the router's, which its limiter and health read too.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ import contextlib
 import logging
 import math
 import random
-import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import Provider as ProviderProto
 from fastdesk.providers.base import ProviderError, RateLimitedError, RateLimitInfo
 from fastdesk.routing.choices import (
@@ -108,21 +109,30 @@ class Router:
         retry: RetryPolicy | None = None,
         limiter: Limiter | None = None,
         deadlines: Deadlines | None = None,
+        clock: Clock | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
         the settings. ``preferred``: language → model (``"provider/model"``, a bare id, a list of
         those, or ``{provider: model}`` as in the settings). ``stats`` defaults to the persisted
-        store in the data dir; pass ``StatsStore.memory()`` to keep nothing."""
+        store in the data dir; pass ``StatsStore.memory()`` to keep nothing. ``clock``: the one
+        clock (fastdesk.clock); by default the given limiter's or health's, else the system's.
+        A limiter or health on another clock is a ValueError: their times would not compare."""
         self.providers = providers
         self.pricing = pricing or PriceTable()
         self.allowed = Allowed(providers, models, excluded, preferred)
-        self.stats = stats if stats is not None else StatsStore.load()
+        parts = [part.clock for part in (limiter, health) if part is not None]
+        self.clock: Clock = clock or next(iter(parts), None) or SystemClock()
+        if any(other != self.clock for other in parts):
+            raise ValueError("the router, its limiter and its health must share one clock")
+        self.stats = stats if stats is not None else StatsStore.load(clock=self.clock)
         self.retry = retry or RetryPolicy()
         self.deadlines = deadlines or Deadlines()
         # no limits unless given (wiring seeds one from the published free tiers and settings)
-        self.limiter = limiter or Limiter(table={})
-        self.health = health or Health(max_retry_after_s=self.retry.retry_after_cap_s)
+        self.limiter = limiter or Limiter(table={}, clock=self.clock)
+        self.health = health or Health(
+            clock=self.clock, max_retry_after_s=self.retry.retry_after_cap_s
+        )
         if on_health is not None:
             self.health.listener = on_health
         self.rng = rng or random.Random()
@@ -269,7 +279,7 @@ class Router:
         ``hedge``: override the router's hedging setting for this request. ``avoid``: a choice
         to try last (its answer was not a translation: the next model gets the retry).
         """
-        budget = RetryBudget(self.retry, self.rng)
+        budget = RetryBudget(self.retry, self.rng, self.clock)
         streamed = False  # something was yielded that a retry must take back (Restart)
         prompt = sum(len(m.get("content", "")) for m in messages) // 4 + 1
 
@@ -375,7 +385,7 @@ class Router:
         path = self.stats.path
         if path is None or not self.stats.dirty:
             return
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if now - self._last_save < self.save_interval_s:
             return
         if self._save_task is not None and not self._save_task.done():
@@ -393,7 +403,7 @@ class Router:
     def save_stats(self) -> None:
         """Write the windows now, in the loop's thread or once it has stopped (aclose does it)."""
         if self.stats.dirty:
-            self._last_save = time.monotonic()
+            self._last_save = self.clock.monotonic()
             self.stats.save()
 
     async def aclose(self) -> None:

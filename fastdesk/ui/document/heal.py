@@ -8,20 +8,21 @@ tooltip of a failed block that is open."""
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+
+from fastdesk.clock import Clock, SystemClock
 
 BACKOFF_S = (30.0, 60.0, 120.0)  # the last one repeats
 TICK_MS = 1_000
 
 
 class Healer(QObject):
-    """One pending retry of a document's failed blocks. The clock and the tick are injectable,
-    so tests move time by hand instead of sleeping."""
+    """One pending retry of a document's failed blocks. The clock (the window's one clock:
+    fastdesk.clock) and the tick are injectable, so tests move time by hand instead of sleeping."""
 
     due = Signal()  # retry the failed blocks now
     changed = Signal(str)  # what the status bar shows while a retry is pending ("": none)
@@ -32,12 +33,12 @@ class Healer(QObject):
         parent: QObject | None = None,
         *,
         backoff_s: Sequence[float] = BACKOFF_S,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
         tick_ms: int = TICK_MS,
     ) -> None:
         super().__init__(parent)
         self.backoff_s = tuple(backoff_s)
-        self.clock = clock
+        self.clock: Clock = clock or SystemClock()
         self.tick_ms = tick_ms
         self._tick = QTimer(self)
         self._tick.setSingleShot(True)
@@ -60,7 +61,7 @@ class Healer(QObject):
                 f"{failed_blocks(failed)}: not retried by themselves until the provider is fixed"
             )
             return
-        self._due_at = self.clock() + wait
+        self._due_at = self.clock.monotonic() + wait
         self._on_tick()
 
     def succeeded(self) -> None:
@@ -76,7 +77,7 @@ class Healer(QObject):
         """Whole seconds until the retry (rounded up), None when none is pending."""
         if self._due_at is None:
             return None
-        return math.ceil(max(self._due_at - self.clock(), 0.0))
+        return math.ceil(max(self._due_at - self.clock.monotonic(), 0.0))
 
     @property
     def text(self) -> str:
@@ -85,7 +86,7 @@ class Healer(QObject):
     def _on_tick(self) -> None:
         if self._due_at is None:
             return
-        left = self._due_at - self.clock()
+        left = self._due_at - self.clock.monotonic()
         if left <= 0:
             self._due_at = None
             self._level += 1

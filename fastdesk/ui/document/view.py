@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
@@ -86,9 +87,13 @@ class DocumentView(QWidget):
         debounce_ms: int,
         engine_factory: EngineFactory,
         session_factory: SessionFactory,
+        clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``clock``: the window's one clock (fastdesk.clock): the sending policy, the retry of
+        failed blocks and the engine's worker read it."""
         super().__init__(parent)
+        self.clock: Clock = clock or SystemClock()
         self.setObjectName("documentView")
         self._spec = spec
         self._live = live
@@ -114,7 +119,8 @@ class DocumentView(QWidget):
         self._debounce.setTimerType(Qt.TimerType.PreciseTimer)
         self._debounce.setInterval(debounce_ms)
         self._debounce.timeout.connect(self._debounced)
-        self.sending = SendPolicy(debounce_ms / 1000)  # the debounce setting: its upper bound
+        # the debounce setting: its upper bound
+        self.sending = SendPolicy(debounce_ms / 1000, clock=self.clock)
         self._edit_line = -1  # the line of the last edit not sent yet (-1: none)
         doc = self.source.document()
         doc.contentsChanged.connect(self._source_changed)
@@ -129,7 +135,8 @@ class DocumentView(QWidget):
         self._visible_timer.timeout.connect(self._send_visible)
         self._sent_visible: frozenset[str] = frozenset()
         self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
-        self.healer = Healer(self)  # failed blocks retried once usable, unless edited first
+        # failed blocks retried once usable, unless edited first
+        self.healer = Healer(self, clock=self.clock)
         self.healer.due.connect(self.retry_failed)
         self.healer.changed.connect(self.healing)
         self.healer.ticked.connect(lambda: refresh_open_tooltip(self.margins))
@@ -264,7 +271,10 @@ class DocumentView(QWidget):
 
     def start_engine(self) -> None:
         worker = EngineWorker(
-            self._spec(), engine_factory=self._engine_factory, session_factory=self._session_factory
+            self._spec(),
+            engine_factory=self._engine_factory,
+            session_factory=self._session_factory,
+            clock=self.clock,
         )
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
         worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
