@@ -16,6 +16,21 @@ from fastdesk.providers.base import (
 )
 
 
+class FakeClock:
+    """The one clock of a test, moved by hand (``clock.now += 30``): it reads ``now`` both as
+    monotonic and as wall time, so the two advance together. Equal only to itself: a part on
+    another clock is told apart from one on this (fastdesk.clock)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        return self.now
+
+
 def last_user(request: ChatRequest) -> str:
     return [m for m in request.messages if m["role"] == "user"][-1]["content"]
 

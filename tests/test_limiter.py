@@ -15,7 +15,7 @@ from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Backoff, Router
 from fastdesk.routing.stats import StatsStore
 from tests.emulator import Emulator, RateLimits
-from tests.test_router import Clock
+from tests.fakes import FakeClock
 
 GROQ_8B = ("groq", "llama-3.1-8b-instant")
 
@@ -53,7 +53,7 @@ def test_the_users_lines_come_before_the_table_and_a_named_model_before_their_st
 
 
 def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
-    clock = Clock()
+    clock = FakeClock()
     limiter = Limiter(clock=clock)
     for _ in range(30):
         assert limiter.wait_s(GROQ_8B, 10) == 0.0
@@ -66,7 +66,7 @@ def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
 
 
 def test_tokens_per_minute_and_the_real_usage_replacing_the_booking() -> None:
-    clock = Clock()
+    clock = FakeClock()
     limiter = Limiter(clock=clock)
     booking = limiter.book(GROQ_8B, 5000)
     assert limiter.wait_s(GROQ_8B, 2000) == pytest.approx(60.0)
@@ -103,7 +103,7 @@ def test_headers_are_read_for_their_own_window(headers, bare, windows) -> None:
 
 
 def test_headers_tighten_the_limits_and_say_when_the_budget_is_spent() -> None:
-    clock = Clock()
+    clock = FakeClock()
     limiter = Limiter(clock=clock)
     limiter.observe(
         GROQ_8B, RateLimitInfo(limit_tokens=3000, remaining_tokens=100, reset_tokens_s=2.0)
@@ -120,7 +120,7 @@ def test_headers_tighten_the_limits_and_say_when_the_budget_is_spent() -> None:
 
 
 def test_a_429_after_many_requests_teaches_the_real_requests_per_minute() -> None:
-    clock = Clock()
+    clock = FakeClock()
     limiter = Limiter(table={}, clock=clock)
     limiter.book(("groq", "m"), 1)
     limiter.rate_limited(("groq", "m"), 2.0)  # one request: says nothing about requests/min

@@ -19,6 +19,7 @@ from fastdesk.routing import models
 from fastdesk.routing.models import ModelRow, cached_models, model_row, probe, refresh_models
 from fastdesk.routing.pricing import PriceTable
 from tests.emulator import DEFAULT_MODELS, Emulator
+from tests.fakes import FakeClock
 
 KEY = "gsk_MODELSTEST_0123456789_abcdefXYZ"
 
@@ -156,7 +157,7 @@ class FakeProvider:
 
 
 def test_refresh_accepts_any_provider() -> None:
-    rows = run(refresh_models(FakeProvider(), prices=PriceTable(), clock=lambda: 1000.0))
+    rows = run(refresh_models(FakeProvider(), prices=PriceTable(), clock=FakeClock(1000.0)))
     assert [r.id for r in rows] == ["a-model", "b-model"]
     assert models.fetched_at("groq") == 1000.0
 

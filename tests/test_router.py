@@ -40,19 +40,10 @@ from fastdesk.routing.router import (
     Router,
 )
 from fastdesk.routing.stats import STATS_FILE, StatsStore
+from tests.fakes import FakeClock
 
 ANSWER = "Bonjour le monde : une réponse complète, accentuée, sans doublon."
 MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -287,7 +278,7 @@ def test_no_exploration_for_warmups_or_a_single_choice() -> None:
 
 
 def test_exploration_tries_unmeasured_choices_first_then_the_stalest() -> None:
-    clock = Clock()
+    clock = FakeClock()
     store = StatsStore(None, clock=clock)
     router = router_of(
         Scripted("groq"),
@@ -313,7 +304,7 @@ def test_exploration_tries_unmeasured_choices_first_then_the_stalest() -> None:
 
 
 def test_rate_limit_skips_the_model_until_its_retry_after() -> None:
-    clock = Clock()
+    clock = FakeClock()
     groq = Scripted("groq", fail_before=RateLimitedError("groq", "slow down", retry_after=5))
     router = router_of(groq, Scripted("cerebras"), health=Health(clock=clock))
     text, events = asyncio.run(consume(router))
@@ -327,7 +318,7 @@ def test_rate_limit_skips_the_model_until_its_retry_after() -> None:
 
 
 def test_everything_rate_limited_fails_at_once_saying_when_to_retry() -> None:
-    clock = Clock()
+    clock = FakeClock()
     groq = Scripted("groq", fail_before=RateLimitedError("groq", "slow down", retry_after=8))
     router = router_of(groq, health=Health(clock=clock))
     with pytest.raises(AllProvidersFailed):
@@ -357,7 +348,7 @@ def test_authentication_error_skips_the_provider_and_tells_the_user() -> None:
 
 
 def test_timeouts_and_server_errors_cool_down_with_backoff_and_stay_last_resort() -> None:
-    clock = Clock()
+    clock = FakeClock()
     health = Health(clock=clock, base_backoff_s=1.0)
     groq = Scripted("groq", failures=[ServerError("groq", "HTTP 503", status=503)] * 3)
     router = router_of(groq, Scripted("cerebras", ttfb=0.08), health=health)
@@ -377,7 +368,7 @@ def test_timeouts_and_server_errors_cool_down_with_backoff_and_stay_last_resort(
 
 
 def test_the_backoff_stays_at_its_maximum_however_many_failures_in_a_row() -> None:
-    health = Health(clock=Clock(), base_backoff_s=1.0, max_backoff_s=60.0)
+    health = Health(clock=FakeClock(), base_backoff_s=1.0, max_backoff_s=60.0)
     down = ServerError("groq", "HTTP 503", status=503)
     for _ in range(1100):  # 2 ** 1024 does not fit in a float: the backoff must not compute it
         entry = health.failure("groq", "m", down)
@@ -385,7 +376,7 @@ def test_the_backoff_stays_at_its_maximum_however_many_failures_in_a_row() -> No
 
 
 def test_usable_in_says_when_the_soonest_choice_may_be_asked_again() -> None:
-    clock = Clock()
+    clock = FakeClock()
     health = Health(clock=clock, base_backoff_s=4.0)
     limiter = Limiter(table={"cerebras": {"*": Limits(requests_per_minute=1)}}, clock=clock)
     router = router_of(Scripted("groq"), Scripted("cerebras"), health=health, limiter=limiter)
@@ -407,7 +398,7 @@ def test_usable_in_says_when_the_soonest_choice_may_be_asked_again() -> None:
 
 
 def test_a_sole_provider_in_cooldown_is_still_tried() -> None:
-    clock = Clock()
+    clock = FakeClock()
     groq = Scripted("groq", failures=[ProviderTimeoutError("groq", "no answer in time")])
     router = router_of(groq, health=Health(clock=clock))
     with pytest.raises(AllProvidersFailed):
@@ -417,7 +408,7 @@ def test_a_sole_provider_in_cooldown_is_still_tried() -> None:
 
 
 def test_connection_failures_cool_the_whole_provider_and_bad_requests_nothing() -> None:
-    clock = Clock()
+    clock = FakeClock()
     health = Health(clock=clock)
     health.failure("groq", "a", ConnectionFailedError("groq", "connection refused"))
     assert health.entry("groq", "b").state == "cooldown"
@@ -626,7 +617,7 @@ def test_windows_survive_a_restart_in_the_data_dir() -> None:
 
 def test_stats_file_forgets_old_and_meaningless_samples(tmp_path) -> None:
     path = tmp_path / "s.json"
-    clock = Clock()
+    clock = FakeClock()
     clock.now = 1_000_000.0
     old = clock.now - 4 * 24 * 3600
     path.write_text(
@@ -844,13 +835,13 @@ def test_emulators_hedging_takes_the_first_streamer_and_cancels_the_other(
 def test_routing_follows_two_providers_whose_speeds_swap() -> None:
     """The faster one slows down, the slower one speeds up: auto follows within ~30 requests,
     because a probe's fresh result counts more than old samples (docs/routing.md §4)."""
-    now = [1_000_000.0]
-    store = StatsStore(None, clock=lambda: now[0])
+    clock = FakeClock(1_000_000.0)
+    store = StatsStore(None, clock=clock)
     a, b = ("groq", "m"), ("cerebras", "m")
     for _ in range(20):  # yesterday: a fast, b slow
         store.observe(a, ttfb_ms=50)
         store.observe(b, ttfb_ms=400)
-        now[0] += 30
+        clock.now += 30
     router = router_of(
         Scripted("groq"),
         Scripted("cerebras"),
@@ -858,12 +849,12 @@ def test_routing_follows_two_providers_whose_speeds_swap() -> None:
         explore_share=0.05,
         rng=random.Random(5),
     )
-    now[0] += 3600  # today they swapped: a is slow, b is fast
+    clock.now += 3600  # today they swapped: a is slow, b is fast
     chosen = []
     for _ in range(120):
         [first] = router._explore(router.candidates(), set(), "translate")[:1]
         chosen.append(first)
         store.observe(first, ttfb_ms=400 if first == a else 50)
-        now[0] += 2
+        clock.now += 2
     switched = next(i for i, p in enumerate(chosen) if all(q == b for q in chosen[i : i + 20]))
     assert switched <= 30

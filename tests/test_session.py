@@ -17,23 +17,14 @@ from fastdesk.translate.events import (
     RequestStats,
     RevisionDone,
 )
+from tests.fakes import FakeClock
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 
 
-class Clock:
-    """Time moved by hand."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def session_of(text: str = TEXT) -> tuple[TargetSession, list[Change], Clock]:
-    clock = Clock()
-    session = TargetSession(Review(None, "fr"), now=clock)
+def session_of(text: str = TEXT) -> tuple[TargetSession, list[Change], FakeClock]:
+    clock = FakeClock()
+    session = TargetSession(Review(None, "fr"), clock=clock)
     seen: list[Change] = []
     session.subscribe(seen.append)
     session.next_revision()
@@ -128,7 +119,7 @@ def test_failed_blocks_are_retried_after_the_backoff_and_an_edit_cancels() -> No
     session.take(1, [BlockFailed(1, bid, "boom")], usable_in_s=45.0)
     assert retry.poll() == 45.0 and retry.seconds_left() == 45  # the provider's wait wins
     assert retry.text == "1 failed block: retrying in 45 s"
-    clock.t += 45
+    clock.now += 45
     assert retry.poll() == 0.0 and retry.seconds_left() is None  # due: taken once
     assert retry.level == 1
     session.take(1, [BlockFailed(1, bid, "boom")])
@@ -141,7 +132,7 @@ def test_failed_blocks_are_retried_after_the_backoff_and_an_edit_cancels() -> No
 
 
 def test_a_retry_waits_for_a_provider_that_cannot_heal_by_itself() -> None:
-    schedule = RetrySchedule(Clock())
+    schedule = RetrySchedule(FakeClock())
     schedule.arm(2, math.inf)
     assert schedule.poll() is None and schedule.pending
     assert schedule.text == "2 failed blocks: not retried by themselves until the provider is fixed"

@@ -22,10 +22,10 @@ to the widget that shows the document.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.blocks import Document
 from fastdesk.review.model import Review
 from fastdesk.review.target_model import TargetModel
@@ -94,13 +94,11 @@ class RetrySchedule:
     again (what the core says: health cooldowns, retry-afters, the rate limiter's windows), and
     no sooner than a backoff that grows with each automatic retry that failed again (30 s, 60 s,
     then 120 s; a success starts it over). An edit cancels it (it sends the failed blocks
-    anyway). ``now`` is the clock (seconds, monotonic), injectable so that tests move time by
-    hand; a Qt timer wakes :meth:`poll` up."""
+    anyway). ``clock`` is the window's one clock (fastdesk.clock), injectable so that tests
+    move time by hand; a Qt timer wakes :meth:`poll` up."""
 
-    def __init__(
-        self, now: Callable[[], float] = time.monotonic, backoff_s: Sequence[float] = BACKOFF_S
-    ) -> None:
-        self.now = now
+    def __init__(self, clock: Clock | None = None, backoff_s: Sequence[float] = BACKOFF_S) -> None:
+        self.clock: Clock = clock or SystemClock()
         self.backoff_s = tuple(backoff_s)
         self.due_at: float | None = None  # clock time of the pending retry
         self.count = 0
@@ -118,7 +116,7 @@ class RetrySchedule:
                 f"{failed_blocks(failed)}: not retried by themselves until the provider is fixed"
             )
             return
-        self.due_at = self.now() + wait
+        self.due_at = self.clock.monotonic() + wait
 
     def succeeded(self) -> None:
         """A request succeeded: the next failure waits the first step of the backoff again."""
@@ -137,14 +135,14 @@ class RetrySchedule:
         """Whole seconds until the retry (rounded up), None when none is pending."""
         if self.due_at is None:
             return None
-        return math.ceil(max(self.due_at - self.now(), 0.0))
+        return math.ceil(max(self.due_at - self.clock.monotonic(), 0.0))
 
     def poll(self) -> float | None:
         """Where the schedule stands now: None when nothing is pending, 0 when the retry is due
         (it is taken: the backoff steps up), else the seconds left (the text counts down)."""
         if self.due_at is None:
             return None
-        left = self.due_at - self.now()
+        left = self.due_at - self.clock.monotonic()
         if left <= 0:
             self.due_at = None
             self.level += 1
@@ -156,17 +154,14 @@ class RetrySchedule:
 
 class TargetSession:
     """See the module docstring. ``revisions``: the document's counter (a second pane's session
-    shares its first's); ``now``: the retry schedule's clock."""
+    shares its first's); ``clock``: the retry schedule's, the window's one clock."""
 
     def __init__(
-        self,
-        review: Review,
-        revisions: Revisions | None = None,
-        now: Callable[[], float] = time.monotonic,
+        self, review: Review, revisions: Revisions | None = None, *, clock: Clock | None = None
     ) -> None:
         self.revisions = revisions if revisions is not None else Revisions()
         self.model = TargetModel(review)
-        self.retry = RetrySchedule(now)
+        self.retry = RetrySchedule(clock)
         self.floor = 0  # events of older revisions are dropped (the previous mode or language)
         self.doc_floor = 0  # documents of older revisions are ignored (the previous file)
         self._subscribers: list[Subscriber] = []

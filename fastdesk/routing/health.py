@@ -15,17 +15,17 @@ connection refused / cut    the whole provider  cooldown with exponential backof
 
 A skipped choice is not tried at all; a choice in cooldown is tried only after every healthy one,
 so a user with a single provider still gets an answer once it recovers. One success clears the
-choice's record. A retry-after counts up to ``max_retry_after_s``. Times come from an
-injectable monotonic clock, so tests need no sleeps.
+choice's record. A retry-after counts up to ``max_retry_after_s``. Times are monotonic readings
+of the one clock the wiring hands in (fastdesk.clock), so tests move time instead of sleeping.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import ProviderError
 
 OK, AUTH, RATE_LIMITED, UNAVAILABLE, COOLDOWN = (
@@ -64,7 +64,7 @@ class HealthEntry:
 @dataclass
 class _Record:
     state: str = OK
-    until: float | None = None  # monotonic; None with AUTH: until reset
+    until: float | None = None  # the clock's monotonic time; None with AUTH: until reset
     failures: int = 0
     message: str = ""
 
@@ -78,7 +78,7 @@ class Health:
     def __init__(
         self,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
         base_backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
         unavailable_s: float = 600.0,
@@ -87,7 +87,7 @@ class Health:
     ) -> None:
         """``max_retry_after_s``: a server's retry-after is honoured up to this (a date in 2099
         must not skip a provider for decades)."""
-        self._clock = clock
+        self.clock: Clock = clock or SystemClock()
         self.max_retry_after_s = max_retry_after_s
         self.base_backoff_s = base_backoff_s
         self.max_backoff_s = max_backoff_s
@@ -107,7 +107,7 @@ class Health:
         rec = self._records.get((provider, model))
         if rec is None or rec.state == OK:
             return HealthEntry(provider, model, OK, None, "")
-        now = self._clock()
+        now = self.clock.monotonic()
         if rec.until is not None and now >= rec.until:
             return HealthEntry(provider, model, OK, None, "")
         left = None if rec.until is None else rec.until - now
@@ -116,7 +116,7 @@ class Health:
     def usable_in_s(self, provider: str, model: str) -> float:
         """Seconds until the choice may be asked again by itself (0: now), its provider's
         record and its own both counted; ``math.inf`` while a refused key waits for the user."""
-        now = self._clock()
+        now = self.clock.monotonic()
         wait = 0.0
         for key in ((provider, None), (provider, model)):
             rec = self._records.get(key)
@@ -166,13 +166,13 @@ class Health:
                 if retry_after is not None and retry_after >= 0
                 else self._backoff(rec)
             )
-            rec.state, rec.until = RATE_LIMITED, self._clock() + wait
+            rec.state, rec.until = RATE_LIMITED, self.clock.monotonic() + wait
             rec.message = f"{provider}/{model}: rate limit reached; waiting {wait:.0f} s."
         elif kind == "bad_request" and exc.status == 404:
             key = (provider, model)
             rec = self._records.setdefault(key, _Record())
             rec.failures += 1
-            rec.state, rec.until = UNAVAILABLE, self._clock() + self.unavailable_s
+            rec.state, rec.until = UNAVAILABLE, self.clock.monotonic() + self.unavailable_s
             rec.message = f"{provider}/{model}: model not available ({exc.message})."
         elif kind == "bad_request":
             return None
@@ -181,7 +181,7 @@ class Health:
             rec = self._records.setdefault(key, _Record())
             rec.failures += 1
             wait = self._backoff(rec)
-            rec.state, rec.until = COOLDOWN, self._clock() + wait
+            rec.state, rec.until = COOLDOWN, self.clock.monotonic() + wait
             rec.message = (
                 f"{key[0]}{'/' + model if key[1] else ''}: {exc.message}; retrying in {wait:.0f} s."
             )

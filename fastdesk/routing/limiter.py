@@ -11,20 +11,21 @@ lower limit) and their 429s.
 
 Tokens are booked when a request goes out: the prompt plus the completion budget (Cerebras books
 ``max_completion_tokens`` against tokens/minute up front), and corrected to what the server
-reported once the answer is in. Times come from an injectable monotonic clock.
+reported once the answer is in. Times are the monotonic readings of the one clock the wiring
+hands in (fastdesk.clock).
 """
 
 from __future__ import annotations
 
 import math
-import time
 import tomllib
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.paths import resource
 from fastdesk.providers.base import RateLimitInfo
 
@@ -122,8 +123,8 @@ class _State:
 @dataclass(frozen=True)
 class Headroom:
     """One choice's room for requests at a moment, for pacing sends in another thread (the
-    window's): an immutable snapshot, so reading it there needs no lock. Times are the
-    limiter's clock (monotonic)."""
+    window's): an immutable snapshot, so reading it there needs no lock. Times are monotonic
+    readings of the limiter's clock, which is the window's too (one clock: fastdesk.clock)."""
 
     per_minute: int | None  # the requests/minute limit (None: none)
     sent: tuple[float, ...]  # when the requests of the last minute went (cancelled ones too)
@@ -163,14 +164,14 @@ class Limiter:
         overrides: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
         *,
         table: Mapping[str, Mapping[str, Limits]] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
     ) -> None:
         self._table = published() if table is None else table
         self._yours = {
             provider: {model: limits_from(entry, "your settings") for model, entry in m.items()}
             for provider, m in (overrides or {}).items()
         }
-        self._clock = clock
+        self.clock: Clock = clock or SystemClock()
         self._states: dict[Pair, _State] = {}
 
     def limits(self, pair: Pair) -> Limits:
@@ -198,7 +199,7 @@ class Limiter:
     def wait_s(self, pair: Pair, tokens: int) -> float:
         """Seconds before a request of ``tokens`` (prompt + completion budget) may go (0: now)."""
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         wait = max(0.0, state.blocked_until - now)
         for what, (remaining, until, _why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
@@ -214,7 +215,7 @@ class Limiter:
         """A snapshot of ``pair``'s room now, for a request of ``tokens`` (see Headroom)."""
         wait = self.wait_s(pair, tokens)  # expires the windows too
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         sent = tuple(at for at, _tokens in state.windows["minute"].sent)
         per_day = state.limits.requests_per_day
         left = None if per_day is None else max(0, per_day - len(state.windows["day"].sent))
@@ -228,7 +229,7 @@ class Limiter:
     def why(self, pair: Pair, tokens: int) -> str:
         """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         if state.blocked_until > now and state.blocked_why:
             return state.blocked_why
         for what, (remaining, until, why, _window) in state.server.items():
@@ -250,7 +251,7 @@ class Limiter:
     def book(self, pair: Pair, tokens: int) -> Booking:
         """A request of ``tokens`` goes out now."""
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         entries, windows = [], []
         for what, left in state.server.items():  # what the server said is left shrinks too
             left[0] -= 1 if what == "requests" else tokens
@@ -276,7 +277,7 @@ class Limiter:
         if info is None:
             return
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         for what, limit, remaining, reset, window in (
             (
                 "requests",
@@ -311,7 +312,7 @@ class Limiter:
         thought: the minute's count becomes the limit (fewer say nothing about a requests/min
         limit: a token limit or a passing overload)."""
         state = self._state(pair)
-        now = self._clock()
+        now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
         minute = state.windows["minute"]
         minute.expire(now)

@@ -14,11 +14,12 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config import paths
 from fastdesk.config.fileio import FileError, atomic_write_text, load_json
 from fastdesk.config.settings import load_settings
@@ -203,14 +204,16 @@ def fetched_at(provider_name: str) -> float | None:
 
 
 async def refresh_models(
-    provider: Provider, *, prices: PriceTable | None = None, clock: Callable[[], float] = time.time
+    provider: Provider, *, prices: PriceTable | None = None, clock: Clock | None = None
 ) -> list[ModelRow]:
-    """Ask the provider's ``/models``, cache the ids, return the rows (sorted by id).
+    """Ask the provider's ``/models``, cache the ids with ``clock``'s wall time, return the rows
+    (sorted by id).
 
     Raises what ``provider.list_models()`` raises (a ``ProviderError``); the cache is left as it
     was then.
     """
-    return _remember(provider, await provider.list_models(), prices, clock())
+    infos = await provider.list_models()
+    return _remember(provider, infos, prices, (clock or SystemClock()).wall())
 
 
 def _remember(
@@ -240,6 +243,7 @@ async def probe(
     base_url: str | None = None,
     timeout: float = 10.0,
     prices: PriceTable | None = None,
+    clock: Clock | None = None,
 ) -> Probe:
     """List ``name``'s models with these credentials, timing the round trip; the list is cached.
 
@@ -250,7 +254,7 @@ async def probe(
         started = time.perf_counter()
         infos = await provider.list_models()
         elapsed = (time.perf_counter() - started) * 1000
-        rows = _remember(provider, infos, prices, time.time())
+        rows = _remember(provider, infos, prices, (clock or SystemClock()).wall())
     finally:
         await provider.aclose()
     return Probe(name, rows, elapsed)

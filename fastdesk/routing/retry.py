@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import ProviderError
 
 RETRYABLE_KINDS = frozenset(
@@ -68,15 +68,19 @@ class RetryPolicy:
 
 @dataclass
 class RetryBudget:
-    """What is left of one request's budget."""
+    """What is left of one request's budget, counted on the router's clock from its creation."""
 
     policy: RetryPolicy
     rng: random.Random
-    started: float = field(default_factory=time.monotonic)
+    clock: Clock = field(default_factory=SystemClock)
     rounds: int = 0
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock.monotonic()
 
     def remaining_s(self) -> float:
-        return self.policy.seconds - (time.monotonic() - self.started)
+        return self.policy.seconds - (self.clock.monotonic() - self.started)
 
     def next_wait(self, errors: list[ProviderError]) -> tuple[float, ProviderError] | None:
         """How long to wait before the next round, and the error that makes us wait; None: give

@@ -11,6 +11,9 @@ follow a provider that slowed down or sped up), and they age: samples taken more
 then (because another one was faster) is therefore judged by its probe, not by a median of old
 samples that one fresh result could never move; so routing follows two providers whose speeds
 swap. The 90th percentile, used for hedging, uses the whole window.
+
+Sample times are wall-clock readings of the one clock (fastdesk.clock): they are written to the
+file and compared, on the next start, with that run's clock.
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from __future__ import annotations
 import json
 import logging
 import math
-import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.fileio import (
     BrokenFile,
     FileError,
@@ -151,9 +154,9 @@ class ChoiceStats:
 class StatsStore:
     """All choices' windows, loaded from and saved to one JSON file (``path=None``: memory only)."""
 
-    def __init__(self, path: Path | None = None, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: Path | None = None, *, clock: Clock | None = None) -> None:
         self.path = path
-        self._clock = clock
+        self.clock: Clock = clock or SystemClock()
         self._choices: dict[Pair, ChoiceStats] = {}
         self.dirty = False
 
@@ -166,16 +169,15 @@ class StatsStore:
         return data_dir() / STATS_FILE
 
     @classmethod
-    def load(
-        cls, path: Path | None = None, *, clock: Callable[[], float] = time.time
-    ) -> StatsStore:
+    def load(cls, path: Path | None = None, *, clock: Clock | None = None) -> StatsStore:
         """Read the file (by default the one in the data dir). Never raises: a file that is not
         ours (not JSON, nested too deeply, wrong types) is set aside with a warning and the
         measuring starts afresh; an unreadable one is left where it is."""
         store = cls(path or cls.default_path(), clock=clock)
         assert store.path is not None
         try:
-            store._choices = _choices(store.path, load_json(store.path), clock() - MAX_AGE_S)
+            oldest = store.clock.wall() - MAX_AGE_S
+            store._choices = _choices(store.path, load_json(store.path), oldest)
         except FileNotFoundError:
             pass
         except BrokenFile as exc:
@@ -192,9 +194,9 @@ class StatsStore:
         return store
 
     @classmethod
-    def memory(cls) -> StatsStore:
+    def memory(cls, clock: Clock | None = None) -> StatsStore:
         """A store that is never written (tests, benchmarks that must not touch the user's data)."""
-        return cls(None)
+        return cls(None, clock=clock)
 
     # ---- measuring ----------------------------------------------------------------------------
 
@@ -206,7 +208,7 @@ class StatsStore:
         self, pair: Pair, *, ttfb_ms: float | None = None, tokens_per_s: float | None = None
     ) -> None:
         """Add one request's measures (either may be missing)."""
-        now = self._clock()
+        now = self.clock.wall()
         stats = self._choices.setdefault(pair, ChoiceStats())
         if ttfb_ms is not None and math.isfinite(ttfb_ms) and ttfb_ms >= 0:
             stats.ttfb_ms.add(ttfb_ms, now)
@@ -218,7 +220,7 @@ class StatsStore:
     def stale(self, pair: Pair) -> bool:
         """Measured, but not within ``FRESH_S``: worth a probe at the first chance."""
         last = self.get(pair).last_at
-        return last is not None and last < self._clock() - FRESH_S
+        return last is not None and last < self.clock.wall() - FRESH_S
 
     def lost_markers(self, pair: Pair) -> None:
         """A batch answer of ``pair`` could not be mapped back to its blocks."""

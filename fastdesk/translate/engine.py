@@ -540,6 +540,7 @@ class Engine:
         stripper = ThinkStripper()
         finish: str | None = None
         provider = model = ""
+        # the loop's own time, read and compared in this coroutine only (a throttle, no wait)
         clock = asyncio.get_running_loop().time
         shown_at = -math.inf  # when on_text last had the answer so far
         stream = self.router.stream(

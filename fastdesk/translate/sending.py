@@ -20,19 +20,20 @@ go no faster than the day's remaining requests spread over a working day (``WORK
 the minute's pace noticeably the policy has one sentence for the status bar (``take_note``),
 and warm-ups wait (a request nobody waits for is the first a short day cannot spare).
 
-Qt-free and clock-injected: the document view asks ``delay_s`` on every edit and (re)starts its
-one timer with the answer; the warm-up asks ``room_for_extra`` before spending a request.
+Qt-free and on the one clock (fastdesk.clock): the limiter's ``Headroom`` holds times of its clock,
+so the policy must read the same one (the window hands it the clock its engine was built with).
+The document view asks ``delay_s`` on every edit and (re)starts its one timer with the answer;
+the warm-up asks ``room_for_extra`` before spending a request.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.routing.limiter import Headroom
 
 Kind = Literal["left", "line", "sentence", "word", "typing"]
@@ -96,7 +97,8 @@ def day_stretched(headroom: Headroom, workday_s: float = WORKDAY_S) -> bool:
 
 def room_for_extra(headroom: Headroom | None, now: float) -> bool:
     """Whether a request nobody is waiting for (a warm-up) fits now without eating the reserve
-    (nor a day whose requests are being stretched)."""
+    (nor a day whose requests are being stretched). ``now``: the monotonic time of the clock the
+    headroom was taken on."""
     if headroom is None:
         return True
     if headroom.free_at > now or day_stretched(headroom):
@@ -108,10 +110,11 @@ def room_for_extra(headroom: Headroom | None, now: float) -> bool:
 @dataclass
 class SendPolicy:
     """The wait before sending an edit; see the module docstring. ``bound_s``: the debounce
-    setting. One per document view; ``sent()`` is told of every send."""
+    setting. One per document view; ``sent()`` is told of every send. ``clock``: the one clock,
+    the limiter's too: the headroom's times are compared with its."""
 
     bound_s: float
-    clock: Callable[[], float] = time.monotonic
+    clock: Clock = field(default_factory=SystemClock)
     word_share: float = WORD_SHARE
     reserve_share: float = RESERVE_SHARE
     workday_s: float = WORKDAY_S
@@ -127,7 +130,7 @@ class SendPolicy:
 
     def delay_s(self, kind: Kind, headroom: Headroom | None = None) -> float:
         """Seconds from now until the edit should go."""
-        now = self.clock()
+        now = self.clock.monotonic()
         at = now + self.typed_wait_s(kind)
         if headroom is not None:
             at = max(at, headroom.free_at)
@@ -149,7 +152,7 @@ class SendPolicy:
         return note
 
     def sent(self) -> None:
-        self.last_sent = self.clock()
+        self.last_sent = self.clock.monotonic()
 
 
 def _day_note(headroom: Headroom, pace_s: float) -> str:

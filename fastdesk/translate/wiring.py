@@ -1,6 +1,9 @@
 """Putting the pieces together from settings and environment: the one place where the window,
 the command line, ``fastdesk bench`` and the Compare dialog get their providers, a router or a
 ready Engine, and the one "not configured" error (its wording: providers.factory.not_configured).
+
+The router, its limiter, health and statistics read one clock (fastdesk.clock): the caller's (the
+window passes the one its sending policy and retry of failed blocks read), else one made here.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.keys import get_key, plain_http_warning
 from fastdesk.config.settings import Settings, glossary_file, load_settings, providers_models
 from fastdesk.providers.factory import configured_providers, not_configured
@@ -72,9 +76,11 @@ def build_router(
     *,
     provider: str = "auto",
     env: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> Router:
     """A router over the configured providers; NotConfigured when `provider` is not among them."""
     settings = settings or load_settings()[0]
+    clock = clock or SystemClock()
     providers = _configured(settings, env)
     if provider != "auto":
         _require(providers, (provider,))
@@ -82,7 +88,8 @@ def build_router(
     options = options_from_settings(settings)
     pricing = PriceTable(settings.price_overrides)
     retry = RetryPolicy.from_settings(settings.requests)
-    limiter = Limiter(settings.rate_limits)  # the published free tiers, the settings on top
+    # the published free tiers, the settings on top
+    limiter = Limiter(settings.rate_limits, clock=clock)
     deadlines = Deadlines.from_settings(settings.requests)
     return Router(
         providers,
@@ -90,6 +97,7 @@ def build_router(
         retry=retry,
         limiter=limiter,
         deadlines=deadlines,
+        clock=clock,
         **options,
     )
 
@@ -118,9 +126,10 @@ def build_engine(
     use_memory: bool = True,
     concurrency: int | None = None,
     env: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> Engine:
     settings = settings or load_settings()[0]
-    router = build_router(settings, provider=provider, env=env)
+    router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
     return Engine(router, memory, concurrency=concurrency or settings.concurrency)
 

@@ -41,8 +41,9 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
         router_kw: dict[str, object] | None = None,
         **kw: object,
     ) -> MainWindow:
+        # the window's clock (kw["clock"], if any) is its engine's too: one clock
         factory = kw.pop("engine_factory", None) or make_engine_factory(
-            provider, memory=memory, **(router_kw or {})
+            provider, memory=memory, clock=kw.get("clock"), **(router_kw or {})
         )
         window = MainWindow(
             engine_factory=factory,  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.ui.document import files as files_module
 from fastdesk.ui.document.files import unfinished_text
+from tests.fakes import FakeClock
 from tests.ui.uifakes import answer_box, fake_answer, translated
 
 SOURCE = "Hello world\n\nThe cat\n"
@@ -149,24 +150,15 @@ def test_failed_blocks_are_retried_by_themselves(make_window, qtbot, provider) -
     assert view.healer.seconds_left() is None  # nothing left to retry
 
 
-class Clock:
-    """A monotonic clock the test moves by hand (shared by the window and the router)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def clocked_window(make_window, qtbot, provider, error, clock: Clock, health=None):
-    """A window whose two blocks failed with ``error``, its router's health and limiter and its
-    healer on ``clock`` (no retries inside a request: the window's own retry is under test)."""
+def clocked_window(make_window, qtbot, provider, error, clock: FakeClock, health=None):
+    """A window whose two blocks failed with ``error``, on ``clock``: the window's one clock, its
+    router's, health's and limiter's too (no retries inside a request: the window's own retry is
+    under test)."""
     provider.fail_with = error
     health = health or Health(clock=clock, max_retry_after_s=RetryPolicy().retry_after_cap_s)
     limiter = Limiter(table={}, clock=clock)  # no limits; a 429's retry-after blocks it too
-    w = make_window(router_kw={"health": health, "limiter": limiter, "retry": RetryPolicy.none()})
-    w.document_view.healer.clock = clock
+    router_kw = {"health": health, "limiter": limiter, "retry": RetryPolicy.none()}
+    w = make_window(clock=clock, router_kw=router_kw)
     w.document_view.healer.tick_ms = 10
     w.document_view.source.setPlainText(SOURCE)
     qtbot.waitUntil(lambda: len(w.document_view.review_ctl.model.failed()) == 2)
@@ -178,7 +170,7 @@ REFUSED = BadRequestError("groq", "refused", status=400)  # no cooldown: the bac
 
 def refused_window(make_window, qtbot, provider):
     """A clocked window whose provider refuses every request; returns it and its clock."""
-    clock = Clock()
+    clock = FakeClock()
     return clocked_window(make_window, qtbot, provider, REFUSED, clock), clock
 
 
@@ -187,7 +179,7 @@ def retry_button(w) -> QToolButton:
 
 
 def test_the_retry_waits_for_the_provider_to_be_usable_again(make_window, qtbot, provider) -> None:
-    clock = Clock()
+    clock = FakeClock()
     limited = RateLimitedError("groq", "rate limit reached", retry_after=45)
     w = clocked_window(make_window, qtbot, provider, limited, clock)
     view = w.document_view
@@ -226,7 +218,7 @@ def test_repeated_failures_back_off_and_a_success_starts_over(make_window, qtbot
 
 
 def test_a_refused_key_is_not_retried_by_itself(make_window, qtbot, provider) -> None:
-    clock = Clock()
+    clock = FakeClock()
     refused = AuthenticationError("groq", "invalid key", status=401)
     health = Health(clock=clock)
     w = clocked_window(make_window, qtbot, provider, refused, clock, health)

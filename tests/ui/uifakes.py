@@ -88,7 +88,8 @@ class WordProvider:
 def make_engine_factory(
     provider: WordProvider, *, memory: bool = False, **router_kw: object
 ) -> Callable[[], object]:
-    """``router_kw``: the Router's own arguments (a Health on a test clock, a retry policy)."""
+    """``router_kw``: the Router's own arguments (a Health on a test clock, a retry policy; its
+    ``clock`` must be the window's)."""
 
     def factory() -> object:
         from fastdesk.routing.router import Router

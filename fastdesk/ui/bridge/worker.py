@@ -13,12 +13,18 @@ Second target panes (``open_pane``): each is one more live session on the same e
 in its own language, so the engine's limits hold across them; its block events travel in
 ``WorkerBatch.panes`` under its key, what it says of requests with the document's own events.
 Closing the pane closes its session (what it has in flight is cancelled).
+
+Time: the worker, its engine's router and the window read one clock (fastdesk.clock), so the
+limiter's ``headroom`` (times of that clock) means the same in both threads; a batch carries
+waits (``usable_in_s``). An engine built on another clock does not start (its times would not
+compare with the window's).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import math
@@ -31,6 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.providers.base import RequestStats
 from fastdesk.translate.events import (
@@ -115,14 +122,15 @@ def _segments(doc: Document) -> tuple[Segment, ...]:
     return tuple(segment(b.id, b.text) for b in doc.blocks)
 
 
-def default_engine_factory() -> Engine:
-    """The app's engine, from the settings and the environment (built in the worker thread:
-    importing the SDKs and constructing clients can take a while)."""
+def default_engine_factory(clock: Clock | None = None) -> Engine:
+    """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
+    the module docstring). Built in the worker thread: importing the SDKs and constructing
+    clients can take a while."""
     from fastdesk.config.settings import load_settings
     from fastdesk.translate.wiring import build_engine
 
     settings, _warnings = load_settings()
-    return build_engine(settings)
+    return build_engine(settings, clock=clock)
 
 
 def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
@@ -140,14 +148,20 @@ class EngineWorker(QObject):
         self,
         spec: JobSpec,
         *,
-        engine_factory: EngineFactory = default_engine_factory,
+        engine_factory: EngineFactory | None = None,
         session_factory: SessionFactory = default_session_factory,
         flush_interval: float = 0.05,
+        clock: Clock | None = None,
         parent: QObject | None = None,
     ) -> None:
+        """``clock``: the window's one clock; the engine the factory builds (by default the
+        app's, from the settings) must be on it."""
         super().__init__(parent)
+        self.clock: Clock = clock or SystemClock()
         self._spec = spec
-        self._engine_factory = engine_factory
+        self._engine_factory = engine_factory or functools.partial(
+            default_engine_factory, self.clock
+        )
         self._session_factory = session_factory
         self.flush_interval = flush_interval
         self._thread = LoopThread("fastdesk-engine", drain_s=0.2)
@@ -176,7 +190,7 @@ class EngineWorker(QObject):
         self._health_changed = False
         self._notices: list[str] = []  # to tell the window (WorkerBatch.notices)
         self._told: set[str] = set()  # told already: each notice is shown once
-        self._last_activity: float | None = None  # monotonic time of the last request
+        self._last_activity: float | None = None  # the clock's monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
         self.active_idle_s: float | None = None  # None: warmup.ACTIVE_IDLE_S (while typing)
@@ -229,7 +243,7 @@ class EngineWorker(QObject):
         ``active``: the editor is typing, so a shorter while (the connection's keep-alive) and
         only with requests to spare at the limiter. The caller has checked the user's switch
         and the budget. Cheap to call often."""
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if now - self._warm_asked >= self.warm_ask_interval_s:
             self._warm_asked = now
             self._call(self._warm_up, active)
@@ -262,6 +276,11 @@ class EngineWorker(QObject):
     def _boot(self) -> None:
         try:
             self._engine = self._engine_factory()
+            if self._engine.router.clock != self.clock:
+                raise ValueError(
+                    "the engine's clock is not the window's (build its router with the clock "
+                    "the window was given)"
+                )
             self._session = self._session_factory(self._engine, self._spec, self._on_event)
         except Exception as exc:  # no provider configured, a broken settings value …
             log.warning("engine not started: %s", exc)
@@ -372,7 +391,7 @@ class EngineWorker(QObject):
             self._pane_events.setdefault(key, []).append(event)
         else:
             if isinstance(event, RequestDone):
-                self._last_activity = time.monotonic()
+                self._last_activity = self.clock.monotonic()
             self._events.append(event)
         self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._streaming)
 
@@ -401,12 +420,13 @@ class EngineWorker(QObject):
             idle = ACTIVE_IDLE_S if self.active_idle_s is None else self.active_idle_s
         else:
             idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
-        if not needs_warmup(self._last_activity, time.monotonic(), idle):
+        if not needs_warmup(self._last_activity, self.clock.monotonic(), idle):
             return
         self._publish_headroom()
-        if active and not room_for_extra(self.headroom, time.monotonic()):
+        # read after the snapshot: its free_at is "now" when nothing waits
+        if active and not room_for_extra(self.headroom, self.clock.monotonic()):
             return
-        self._last_activity = time.monotonic()  # one warm-up at a time, failed ones included
+        self._last_activity = self.clock.monotonic()  # one at a time, failed ones included
         spec = self._spec
         coro = warm_up(self._engine.router, provider=spec.provider or "auto", lang=spec.target_lang)
         task = asyncio.ensure_future(coro)
@@ -446,7 +466,7 @@ class EngineWorker(QObject):
     def _on_event(self, event: EngineEvent) -> None:
         """The session's emit callback (loop thread)."""
         if isinstance(event, RequestDone):
-            self._last_activity = time.monotonic()
+            self._last_activity = self.clock.monotonic()
         if isinstance(event, BlockDelta):
             self._partial[event.block_id] = event
             self._streaming.add(event.block_id)
@@ -469,6 +489,7 @@ class EngineWorker(QObject):
             self._flush_handle = None
         if self._flush_handle is not None:
             return
+        # the loop's own time: set and read in this thread only, for the loop's own timers
         wait = 0.0 if urgent else self._last_flush + self.flush_interval - self._loop.time()
         self._flush_handle = self._loop.call_later(max(at_least, wait), self._flush)
 

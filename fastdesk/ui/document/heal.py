@@ -6,20 +6,22 @@ the margin tooltip of a failed block that is open."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
+from fastdesk.clock import Clock
 from fastdesk.review.session import RetrySchedule
 
 TICK_MS = 1_000
 
 
 class Healer(QObject):
-    """The timer of one document's retry schedule. The clock (the schedule's) and the tick are
-    injectable, so tests move time by hand instead of sleeping."""
+    """The timer of one document's retry schedule. The clock (the schedule's: the window's one
+    clock, fastdesk.clock) and the tick are injectable, so tests move time by hand instead of
+    sleeping."""
 
     due = Signal()  # retry the failed blocks now
     changed = Signal(str)  # what the status bar shows while a retry is pending ("": none)
@@ -37,12 +39,12 @@ class Healer(QObject):
         self._text = ""
 
     @property
-    def clock(self) -> Callable[[], float]:
-        return self.schedule.now
+    def clock(self) -> Clock:
+        return self.schedule.clock
 
     @clock.setter
-    def clock(self, now: Callable[[], float]) -> None:
-        self.schedule.now = now
+    def clock(self, clock: Clock) -> None:
+        self.schedule.clock = clock
 
     @property
     def backoff_s(self) -> tuple[float, ...]:

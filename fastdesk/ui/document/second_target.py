@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from fastdesk.clock import Clock
 from fastdesk.document.blocks import Document
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
@@ -89,12 +90,15 @@ class SecondTarget(QWidget):
         review: Review,
         revisions: Revisions,
         parent: QWidget | None = None,
+        *,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("secondTarget")
         self.key = key  # its session's key on the engine thread (a new one per language)
         self.lang = lang
-        self.session = TargetSession(review, revisions)  # the document's revision counter
+        # the document's revision counter and its one clock
+        self.session = TargetSession(review, revisions, clock=clock)
         self.preview = TargetPreview()
         self.preview.setObjectName("secondTargetPreview")
         # each block's state in this language (machine, memory, flagged …), as beside the first
@@ -233,7 +237,10 @@ class SecondPane(QObject):
             return self.pane
         review, warnings = view.review_ctl.review_for(lang)
         view.review_warnings(warnings)
-        pane = SecondTarget(self._key(lang), lang, review, view.review_ctl.session.revisions)
+        session = view.review_ctl.session
+        pane = SecondTarget(
+            self._key(lang), lang, review, session.revisions, clock=session.retry.clock
+        )
         pane.preview.image_folder = view.preview.image_folder
         pane.language_chosen.connect(self.set_language)
         pane.close_requested.connect(self.close)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
@@ -90,9 +91,13 @@ class DocumentView(QWidget):
         debounce_ms: int,
         engine_factory: EngineFactory,
         session_factory: SessionFactory,
+        clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``clock``: the window's one clock (fastdesk.clock): the sending policy, the retry of
+        failed blocks and the engine's worker read it."""
         super().__init__(parent)
+        self.clock: Clock = clock or SystemClock()
         self.setObjectName("documentView")
         self._spec = spec
         self._live = live
@@ -109,6 +114,7 @@ class DocumentView(QWidget):
             lambda: plain_text(self.source.document()),
             lambda: (self.source.document().revision(), self.source.document().isModified()),
             self,
+            clock=self.clock,
         )
         self.session: TargetSession = self.review_ctl.session
         self.session.subscribe(self._session_changed)
@@ -119,7 +125,8 @@ class DocumentView(QWidget):
         self._debounce.setTimerType(Qt.TimerType.PreciseTimer)
         self._debounce.setInterval(debounce_ms)
         self._debounce.timeout.connect(self._debounced)
-        self.sending = SendPolicy(debounce_ms / 1000)  # the debounce setting: its upper bound
+        # the debounce setting: its upper bound
+        self.sending = SendPolicy(debounce_ms / 1000, clock=self.clock)
         self._edit_line = -1  # the line of the last edit not sent yet (-1: none)
         doc = self.source.document()
         doc.contentsChanged.connect(self._source_changed)
@@ -274,7 +281,10 @@ class DocumentView(QWidget):
 
     def start_engine(self) -> None:
         worker = EngineWorker(
-            self._spec(), engine_factory=self._engine_factory, session_factory=self._session_factory
+            self._spec(),
+            engine_factory=self._engine_factory,
+            session_factory=self._session_factory,
+            clock=self.clock,
         )
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
         worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)

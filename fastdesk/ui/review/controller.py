@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
+from fastdesk.clock import Clock
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.review.autosave import Autosaver
@@ -83,6 +84,8 @@ class ReviewController(QObject):
         source_text: Callable[[], str],
         source_state: Callable[[], tuple[int, bool]],
         parent: QObject | None = None,
+        *,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__(parent)
         self._source_text = source_text
@@ -93,7 +96,7 @@ class ReviewController(QObject):
         self.reviews: dict[str, Review] = {self.key: self.review}
         # the document's state in this language: revisions, stale events, what the target
         # shows, the retry schedule, and the stream of what changed
-        self.session = TargetSession(self.review)
+        self.session = TargetSession(self.review, clock=clock)
         self.session.subscribe(self._session_changed)
         self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
         self._stacks: dict[str, QUndoStack] = {}

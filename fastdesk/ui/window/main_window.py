@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import gc
 import logging
 from pathlib import Path
@@ -24,6 +25,7 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
 
 import fastdesk
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.review import autosave
 from fastdesk.review.session import Change
@@ -77,7 +79,9 @@ class MainWindow(QMainWindow):
     ``engine_factory``/``session_factory`` exist for tests and benchmarks: they run in the
     worker thread and default to the app's engine and LiveSession. ``warmup``: send warm-up
     requests (docs/routing.md §8); default: only with the app's own engine, since a warm-up
-    would add a request to the counts of tests and benchmarks.
+    would add a request to the counts of tests and benchmarks. ``clock``: the one clock of the
+    window and its engine (fastdesk.clock; made here when not given): a test's engine factory
+    builds its router on the same one.
     """
 
     def __init__(
@@ -88,8 +92,10 @@ class MainWindow(QMainWindow):
         settings: Settings | None = None,
         warmup: bool | None = None,
         offer_recovery: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         super().__init__()
+        self.clock: Clock = clock or SystemClock()
         if settings is None:
             settings, self.settings_warnings = load_settings()
         else:
@@ -108,8 +114,9 @@ class MainWindow(QMainWindow):
             spec=self.selectors.spec,
             live=lambda: self.live,
             debounce_ms=settings.debounce_ms,
-            engine_factory=engine_factory or default_engine_factory,
+            engine_factory=engine_factory or functools.partial(default_engine_factory, self.clock),
             session_factory=session_factory or default_session_factory,
+            clock=self.clock,
             parent=self,
         )
         self.setCentralWidget(view)
