@@ -279,6 +279,25 @@ def parse_toml(text: str, path: str | os.PathLike[str]) -> dict[str, Any]:
     return _bounded(value, path)
 
 
+def has_lone_surrogate(value: object) -> bool:
+    """Whether any text in a JSON value holds a lone surrogate (``"\\udfff"`` is valid JSON but
+    not Unicode text: it cannot be written back as UTF-8)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def load_json(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> Any:
     """A state file's JSON value, read strictly (see :func:`read_file_bytes` for the errors);
     the caller checks its shape (and raises BrokenFile itself when it is wrong)."""
@@ -288,7 +307,6 @@ def load_json(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) ->
 def load_toml(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> dict[str, Any]:
     """A TOML file's tables, read strictly (as :func:`load_json`)."""
     return parse_toml(read_state_text(path, max_bytes), path)
-
 
 
 def _nearest_existing(folder: Path) -> tuple[Path, int] | str:
@@ -302,6 +320,7 @@ def _nearest_existing(folder: Path) -> tuple[Path, int] | str:
         except OSError as exc:
             return f"{existing}: cannot write there: {os_reason(exc)}"
     return f"{folder}: no folder of its path exists"
+
 
 def writable_problem(path: str | os.PathLike[str]) -> str | None:
     """Why :func:`atomic_write_bytes` could not write ``path``, or None: a folder or a device in
@@ -343,7 +362,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     mode = _NEW_FILE_MODE  # what open() would give a new file (mkstemp's is 0600)
     with contextlib.suppress(FileNotFoundError):
         mode = target.stat().st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # the temporary file's name is bounded: a long name (a 248-character page) must not make
+    # it longer than the file system allows when the file's own name fits
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:120]}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
