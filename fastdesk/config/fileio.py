@@ -28,6 +28,10 @@ MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 MAX_STATE_BYTES = 16 * 1024 * 1024
 # Sidecars and autosaves hold a whole document (and its review) as JSON.
 MAX_DOCUMENT_STATE_BYTES = 4 * MAX_DOCUMENT_BYTES
+# A file from a translation tool (XLIFF, PO, TMX): a document's worth of units and their
+# translations; a larger one would grow a review file past MAX_DOCUMENT_STATE_BYTES, or fill the
+# memory with gigabytes, for no translator's work.
+MAX_INTERCHANGE_BYTES = 2 * MAX_DOCUMENT_BYTES
 # An image the window's preview loads (a photo is a few MB; a crafted link may name anything).
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 # No file fastdesk writes nests deeper than a few levels; a crafted one of thousands would

@@ -38,6 +38,7 @@ from fastdesk.review.export import is_language_suffix
 __all__ = [
     "CONFIG_NAME",
     "LAYOUTS",
+    "MARKERS",
     "Project",
     "ProjectError",
     "Root",
@@ -485,7 +486,7 @@ def _mkdocs(root: Path, name: str, config: str) -> Project:
     )
 
 
-_MARKERS = (
+MARKERS = (
     CONFIG_NAME,
     "mkdocs.yml",
     "mkdocs.yaml",
@@ -502,7 +503,7 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
     at the top of a git work tree."""
     file = Path(path).resolve()
     for folder in file.parents:
-        if any((folder / m).is_file() for m in _MARKERS):
+        if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
             except ProjectError:

@@ -687,6 +687,28 @@ def plain_flag(check: str, detail: str) -> tuple[str, str]:
     return words.name, detail or words.why
 
 
+def brought_in(source: str, answer: str) -> str | None:
+    """What ``answer`` brings in that ``source`` lacks, among what the fidelity checks compare
+    (link targets, code, HTML tags, placeholders), or None. A translator's file (XLIFF, PO)
+    may drop or reword, as a hand edit may; it must not add a link or a command: the one
+    thing a stranger's file could use a project's published pages for."""
+    if answer.strip() == source.strip():
+        return None
+    src, ans = facts(source), facts(answer)
+    found = []
+    for what, a, b in (
+        ("link target", src.targets, ans.targets),
+        ("inline code", src.inline_code, ans.inline_code),
+        ("code block", src.code_blocks, ans.code_blocks),
+        ("HTML tag", src.tags, ans.tags),
+        ("placeholder", src.placeholders, ans.placeholders),
+    ):
+        added = list((b - a).elements())
+        if added:
+            found.append(f"{what} {', '.join(_short(x) for x in added[:3])}")
+    return "; ".join(found) or None
+
+
 def check_block(
     source: str,
     answer: str,
