@@ -190,7 +190,7 @@ def _skipped(skipped: list[tuple[PurePosixPath, str, str]]) -> list[PairReport]:
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
     """The single-file command's engine and job (settings, provider, glossary of the folder),
     one job per language."""
-    engine, spec = build_job(args)
+    engine, spec = build_job(args, project.root)
     return engine, {
         lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
         for lang in project.languages
