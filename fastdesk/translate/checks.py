@@ -668,6 +668,10 @@ PLAIN_WORDS: dict[str, CheckWords] = {
         "not a translation", "the model's answer was not a translation: the source is shown"
     ),
     "dialect": CheckWords("site syntax changed", "the site generator's markup must stay"),
+    "repeated": CheckWords(
+        "same answer as other blocks",
+        "several different blocks got this one answer: the model may have stopped translating",
+    ),
 }
 """Every flag's plain-language name and reason, by the check name it carries (never shown)."""
 
