@@ -296,3 +296,20 @@ def test_a_shared_short_answer_or_one_repeated_source_is_not_flagged() -> None:
     )
     found = repeated([(f"b{i}", f"Source {i}.", INJECTED) for i in range(3)])
     assert sorted(found) == ["b0", "b1", "b2"]
+
+
+def test_status_reads_the_rest_past_a_bad_file_and_a_symlink_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = write(tmp_path / "home" / "secret", SECRET)
+    site = suffix_site(tmp_path / "site")
+    (site / "docs" / "bad.md").write_bytes(b"# Caf\xe9\n")
+    os.symlink(secret, site / "docs" / "creds.md")
+    assert run(["status", str(site), "--json"]) == 0
+    out = capsys.readouterr()
+    assert [f["source"] for f in json.loads(out.out)["files"]] == [
+        "docs/index.md",
+        "docs/sub/guide.md",
+    ]
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 2 and "docs/bad.md" in lines[0] and "docs/creds.md" in lines[1]

@@ -70,10 +70,12 @@ def read_status(
     sources: Iterable[PurePosixPath] | None = None,
     *,
     pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
+    skipped: list[tuple[PurePosixPath, str, str]] | None = None,
 ) -> ProjectStatus:
     """The status of every pair of ``project`` (of ``sources`` only, or only ``pairs``) as the
-    disk has it."""
-    loaded = load_pairs(project, WrittenRecord(project.root), sources, pairs=pairs)
+    disk has it; ``skipped``, when given, takes the pairs that cannot be read (load_pairs)."""
+    record = WrittenRecord(project.root)
+    loaded = load_pairs(project, record, sources, pairs=pairs, skipped=skipped)
     return ProjectStatus(project, tuple(p.status() for p in loaded))
 
 
