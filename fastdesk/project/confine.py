@@ -17,12 +17,19 @@ from pathlib import Path
 __all__ = ["relative_problem", "template_problem", "within"]
 
 
-def within(root: Path, path: Path) -> bool:
+def within(root: Path, path: Path, folders: dict[Path, Path] | None = None) -> bool:
     """Whether ``path``, symlinks followed (its missing tail taken as written), is ``root`` or
     lies under it. ``root`` is already resolved. A symlink loop or an unreadable link is not
-    inside: nothing is read or written through it."""
+    inside: nothing is read or written through it. ``folders`` caches each folder's resolved
+    path for one run (a project's files share a few folders: one ``lstat`` a file then)."""
     try:
-        real = Path(os.path.realpath(path, strict=False))
+        if folders is None or path.name in ("", ".", "..") or os.path.islink(path):
+            real = Path(os.path.realpath(path))
+        else:
+            folder = folders.get(path.parent)
+            if folder is None:
+                folder = folders[path.parent] = Path(os.path.realpath(path.parent))
+            real = folder / path.name
     except (OSError, RuntimeError, ValueError):
         return False
     return real == root or real.is_relative_to(root)

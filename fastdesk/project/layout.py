@@ -120,7 +120,7 @@ class Project:
         """Whether ``rel`` (relative to the root) lies inside the project, symlinks followed;
         when it does not, it is remembered (:meth:`escapes`) and must be neither read nor
         written."""
-        if within(self.root, self.root / rel):
+        if within(self.root, self.root / rel, self._folders):
             return True
         self._escapes.add(PurePosixPath(rel).as_posix())
         return False
@@ -133,6 +133,11 @@ class Project:
     @cached_property
     def _escapes(self) -> set[str]:
         return set()
+
+    @cached_property
+    def _folders(self) -> dict[Path, Path]:
+        """Each folder's resolved path, looked up once (see confine.within)."""
+        return {}
 
     def reads_as_source(self, path: PurePosixPath) -> bool:
         """Whether a Markdown file at ``path`` (relative to the root) would be read as a source
