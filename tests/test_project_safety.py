@@ -262,6 +262,8 @@ def test_a_second_run_says_who_holds_the_project_and_sends_nothing(
     assert emu.request_count == 0 and not (site / "docs" / "index.fr.md").exists()
     assert run(["translate", str(site)]) == 0  # released: the next run goes
     assert (site / "docs" / "index.fr.md").is_file()
+    # a CI job that commits the record leaves the lock out
+    assert "run.lock" in (site / ".fastdesk" / ".gitignore").read_text(encoding="utf-8").split()
 
 
 # ---- a model that stopped translating ------------------------------------------------------

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from fastdesk.config.fileio import os_reason
+from fastdesk.config.fileio import atomic_write_text, os_reason
 from fastdesk.project.confine import within
 
 __all__ = ["LOCK_PATH", "ProjectBusy", "project_lock"]
@@ -55,6 +55,16 @@ def _holder(path: Path) -> str:
         return "another process"
 
 
+def _ignored(path: Path) -> None:
+    """``.fastdesk/.gitignore`` names the lock, so a CI job that commits the record (the
+    written record and the sidecars) does not commit the lock file with it."""
+    ignore = path.parent / ".gitignore"
+    if not ignore.exists() and not ignore.is_symlink():
+        atomic_write_text(
+            ignore, f"# a run's lock (fastdesk): not part of the record\n{path.name}\n"
+        )
+
+
 @contextlib.contextmanager
 def project_lock(root: Path) -> Iterator[None]:
     """Hold the project's run lock for the ``with`` block; ProjectBusy when another run
@@ -65,6 +75,7 @@ def project_lock(root: Path) -> Iterator[None]:
         raise ProjectBusy(f"{path}: leads outside the project (a symlink); nothing was run")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _ignored(path)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
         raise ProjectBusy(f"{path}: the run lock cannot be made: {os_reason(exc)}") from None
