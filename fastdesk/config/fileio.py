@@ -418,6 +418,18 @@ def set_aside(path: Path) -> Path | None:
     return None
 
 
+def read_xml(path: str | os.PathLike[str], max_bytes: int) -> ElementTree.Element:
+    """The root of an XML file read as :func:`read_file_bytes` reads (a regular file of at most
+    ``max_bytes``: a named pipe or a device refused before reading); FileError (whose message
+    names the file) for a file that cannot be read or is not XML."""
+    try:
+        return ElementTree.fromstring(read_file_bytes(path, max_bytes))
+    except FileNotFoundError:
+        raise FileError(path, "no such file") from None
+    except ElementTree.ParseError as exc:
+        raise BrokenFile(path, f"not readable XML ({exc})") from None
+
+
 def xml_text(root: ElementTree.Element) -> str:
     """An XML document (XLIFF, TMX) as text: indented between elements only (a segment keeps
     its text), and a carriage return as ``&#13;``: XML readers turn a raw CRLF into LF, and a

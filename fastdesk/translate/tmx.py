@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastdesk import __version__
-from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_file_bytes, xml_text
+from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_xml, xml_text
 from fastdesk.document.languages import is_bcp47
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.engine import JobSpec
@@ -66,13 +66,9 @@ def write_tmx(units: Iterable[TmxUnit]) -> str:
 
 def read_tmx(path: str | Path) -> list[TmxUnit]:
     try:
-        root = etree.fromstring(read_file_bytes(path, MAX_INTERCHANGE_BYTES))
-    except FileNotFoundError:
-        raise TmxError(f"{path}: no such file") from None
-    except FileError as exc:  # a named pipe, a device, too large: refused before reading
+        root = read_xml(path, MAX_INTERCHANGE_BYTES)
+    except FileError as exc:  # a named pipe, a device, too large, not XML
         raise TmxError(str(exc)) from None
-    except etree.ParseError as exc:
-        raise TmxError(f"{path}: not readable XML ({exc})") from None
     if root.tag != "tmx":
         raise TmxError(f"{path}: not a TMX file (its root is <{root.tag}>)")
     header = root.find("header")
