@@ -263,3 +263,70 @@ def test_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "bom.toml"
     path.write_bytes('\ufeff[keep]\nterms = ["Groq"]\n'.encode())
     assert load_glossary([path]).keep == ("Groq",)
+
+
+# --- at scale, and where a folder glossary may come from -------------------------------------
+
+
+class _Counted(str):
+    """A term that counts how often it is case folded (a measure of the work per term)."""
+
+    folds = 0
+
+    def casefold(self) -> str:
+        _Counted.folds += 1
+        return super().casefold()
+
+
+def test_a_large_glossary_is_matched_in_linear_work_once_per_language() -> None:
+    n = 2_000
+    table = {_Counted(f"widget{i} part"): f"pièce{i}" for i in range(n)}
+    keep = tuple(_Counted(f"Brand{i}") for i in range(n))
+    glossary = Glossary(keep=keep, translate={"fr": table})
+    _Counted.folds = 0
+    texts = [f"Paragraph {i}: the widget{i} part and Brand{i} ship together." for i in range(50)]
+    for k, text in enumerate(texts):
+        assert _Counted.folds <= 5 * n * min(k, 1), k  # term by term: n * n for one block
+        used = glossary.for_text(text, "fr")
+        assert dict(used.translate["fr"]) == {f"widget{k} part": f"pièce{k}"}
+        assert glossary.check(text, text, "fr")  # the forced translation is missing
+    # term by term, each block folded every term again (and the forced ones n times over)
+    assert _Counted.folds <= 5 * n
+
+
+@pytest.mark.parametrize(
+    ("term", "text", "forced", "kept"),
+    [
+        ("pull request", "Open a Pull\n  Request now.", True, True),
+        ("pull request", "Two pull requests.", True, False),  # a forced term's plural counts
+        ("pull request", "pull requester", False, False),
+        ("C++", "Written in C++ mostly.", True, True),
+        ("Node.js", "Runs on node.js today.", True, True),
+        ("API", "The RAPID tool.", False, False),
+        ("API", "Call the api.", True, True),
+        ("straße", "Die Straße ist lang.", True, True),
+        ("e-mail", "Send an e\u00a0mail or an e-mail.", True, True),
+    ],
+)
+def test_the_automaton_finds_whole_words_as_the_term_by_term_match_did(
+    term: str, text: str, forced: bool, kept: bool
+) -> None:
+    assert bool(Glossary(translate={"fr": {term: "X"}}).for_text(text, "fr")) is forced
+    assert bool(Glossary(keep=(term,)).for_text(text, "fr")) is kept
+
+
+def test_a_folder_glossary_is_not_taken_from_home_or_a_folder_anyone_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home / FOLDER_GLOSSARY, "[keep]\nterms = ['x']\n")
+    assert find_folder_glossary(write(home / "notes" / "a.md", "x\n")) is None
+    shared = tmp_path / "shared"
+    write(shared / FOLDER_GLOSSARY, "[keep]\nterms = ['x']\n")
+    shared.chmod(0o1777)  # as /tmp is
+    assert find_folder_glossary(write(shared / "cloned" / "a.md", "x\n")) is None
+    site = tmp_path / "site"
+    write(tmp_path / FOLDER_GLOSSARY, "[keep]\nterms = ['x']\n")
+    doc = write(site / "docs" / "a.md", "x\n")
+    assert find_folder_glossary(doc, root=site) is None  # not above the project's root

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fastdesk.config.fileio import atomic_write_text, os_reason
 from fastdesk.config.keys import InvalidKey
@@ -59,9 +60,10 @@ class DocReport:
         }
 
 
-def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
+def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engine, JobSpec]:
     """The engine and the job the arguments ask for (settings fill the rest); UsageError when no
-    provider is configured or a key is unusable."""
+    provider is configured or a key is unusable. ``root``: a docs project's, above which no
+    folder glossary is looked for."""
     settings = load_user_settings()
     spec = JobSpec(
         mode=args.mode or settings.mode,
@@ -69,7 +71,7 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec]:
         provider=args.provider,
         model=args.model or None,
         use_memory=not args.no_memory,
-        glossary=glossary_for(settings, args.inputs[0]),
+        glossary=glossary_for(settings, args.inputs[0], root),
     )
     try:
         engine = build_engine(

@@ -71,6 +71,6 @@ def _import(memory: Memory, path: Path) -> int:
         print(f"fastdesk memory: {exc}", file=sys.stderr)
         return 2
     glossary = glossary_for(load_user_settings(), Path.cwd() / path.name)
-    stored = import_tmx(memory, units, glossary)
-    print(f"imported {stored} translations from {path} into {memory.path}")
+    done = import_tmx(memory, units, glossary)
+    print(f"imported from {path} into {memory.path}: {done.summary()}")
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import subprocess
 import sys
 import time
@@ -14,12 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
-from fastdesk.config.fileio import DocumentError
+from fastdesk.config.fileio import DocumentError, os_reason
+from fastdesk.document.blocks import parse
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
-from fastdesk.project.record import WrittenRecord
+from fastdesk.project.lock import ProjectBusy, project_lock
+from fastdesk.project.record import RECORD_PATH, WrittenRecord
 from fastdesk.project.run import PairOutcome, translate_pairs
-from fastdesk.project.sync import Pair
+from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
@@ -48,12 +51,15 @@ def open_project(folder: str, langs: str | None) -> Project:
 
 
 def load_pairs(
-    project: Project, record: WrittenRecord, sources: list[PurePosixPath] | None = None
+    project: Project,
+    record: WrittenRecord,
+    sources: list[PurePosixPath] | None = None,
+    skipped: list[tuple[PurePosixPath, str, str]] | None = None,
 ) -> list[Pair]:
     """Every (source, language) pair (fastdesk.project.status.load_pairs); an unreadable
-    source is bad input."""
+    source is bad input, unless ``skipped`` takes it (and the others are read)."""
     try:
-        return status.load_pairs(project, record, sources)
+        return status.load_pairs(project, record, sources, skipped=skipped)
     except DocumentError as exc:
         raise UsageError(str(exc)) from None
 
@@ -104,12 +110,25 @@ def run_project(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    with contextlib.ExitStack() as held:
+        try:
+            project = open_project(args.inputs[0], args.lang)
+            held.enter_context(project_lock(project.root))
+        except (UsageError, ProjectBusy) as exc:
+            print(f"fastdesk translate: {exc}", file=sys.stderr)
+            return 2
+        return _run_locked(args, project, started)
+
+
+def _run_locked(args: argparse.Namespace, project: Project, started: float) -> int:
+    """The run, with the project's lock held."""
+    skipped: list[tuple[PurePosixPath, str, str]] = []
     try:
-        project = open_project(args.inputs[0], args.lang)
         sources = changed_since(project, args.changed_since) if args.changed_since else None
         record = WrittenRecord(project.root)
-        pairs = load_pairs(project, record, sources)
-        needy = [p for p in pairs if p.needed()]
+        pairs = load_pairs(project, record, sources, skipped)
+        _say_escapes(project, record)
+        needy = [p for p in pairs if p.needed() and p.conflict != OUTSIDE]
         engine: Engine | None = None
         specs: dict[str, JobSpec] = {}
         if needy:
@@ -127,17 +146,51 @@ def run_project(args: argparse.Namespace) -> int:
             return 130
         outcomes.update({id(o.pair): o for o in done})
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
-    record.save()
+    reports += _skipped(skipped)
+    try:
+        record.save()
+    except OSError as exc:
+        print(f"fastdesk translate: {record.path}: not written: {os_reason(exc)}", file=sys.stderr)
     as_docs: list[DocReport] = [*reports]
     write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
     _summary(project, reports, len(requests))
-    return 1 if any(r.status == "failed" for r in reports) else 0
+    return 1 if any(r.status in ("failed", "skipped") for r in reports) else 0
+
+
+def _say_escapes(project: Project, record: WrittenRecord) -> None:
+    """One line for every path that leads out of the project through a symlink."""
+    escapes = project.escapes()
+    if not record.inside and record.path.exists():
+        escapes.append(RECORD_PATH.as_posix())
+    if escapes:
+        shown = ", ".join(escapes[:10]) + (
+            f" and {len(escapes) - 10} more" if len(escapes) > 10 else ""
+        )
+        print(
+            f"fastdesk translate: {len(escapes)} path(s) lead outside the project through a "
+            f"symlink and were neither read nor written: {shown}",
+            file=sys.stderr,
+        )
+
+
+def _skipped(skipped: list[tuple[PurePosixPath, str, str]]) -> list[PairReport]:
+    """A report line (and one line on standard error per file) for each pair not read."""
+    out = []
+    said: set[PurePosixPath] = set()
+    for source, lang, why in skipped:
+        if source not in said:
+            said.add(source)
+            print(f"fastdesk translate: {source}: skipped: {why}", file=sys.stderr)
+        report = PairReport(input=source.as_posix(), output=None, doc=parse(""), errors=[why])
+        report.status, report.lang = "skipped", lang
+        out.append(report)
+    return out
 
 
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
     """The single-file command's engine and job (settings, provider, glossary of the folder),
     one job per language."""
-    engine, spec = build_job(args)
+    engine, spec = build_job(args, project.root)
     return engine, {
         lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
         for lang in project.languages
@@ -193,6 +246,28 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
     report.lang, report.hand_edits = pair.lang, pair.hand_edits
     report.missing = tuple(pair.missing())
     where = f"{pair.source} → {pair.target}"
+    if pair.conflict == OUTSIDE:  # said once for the run
+        report.status = "skipped"
+        report.errors.append(OUTSIDE)
+        return report
+    try:
+        return _write_pair(outcome, pair, report, record, allow_partial)
+    except (OSError, UnicodeError) as exc:  # this file only: the others are written
+        reason = os_reason(exc) if isinstance(exc, OSError) else str(exc)
+        report.status = "failed"
+        report.errors.append(reason)
+        print(f"fastdesk translate: {where}: not written: {reason}", file=sys.stderr)
+        return report
+
+
+def _write_pair(
+    outcome: PairOutcome,
+    pair: Pair,
+    report: PairReport,
+    record: WrittenRecord,
+    allow_partial: bool,
+) -> PairReport:
+    where = f"{pair.source} → {pair.target}"
     if pair.conflict:
         report.status = "failed"
         print(f"fastdesk translate: {where}: not written: {pair.conflict}", file=sys.stderr)
@@ -218,11 +293,13 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
             file=sys.stderr,
         )
     pair.write(record)
+    if report.status == "pending":
+        report.status = "ok"
     return report
 
 
 def _summary(project: Project, reports: list[PairReport], requests: int) -> None:
-    failed = sum(r.status == "failed" for r in reports)
+    failed = sum(r.status in ("failed", "skipped") for r in reports)
     files = len({r.input for r in reports})
     print(
         f"fastdesk translate: {project.root.name}: {files} files × {len(project.languages)} "

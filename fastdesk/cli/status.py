@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import PurePosixPath
 
 from fastdesk.cli.common import UsageError
 from fastdesk.cli.project import open_project
@@ -26,12 +27,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    skipped: list[tuple[PurePosixPath, str, str]] = []
     try:
         project = open_project(args.folder, args.lang)
-        status = read_status(project)
+        status = read_status(project, skipped=skipped)
     except (UsageError, DocumentError) as exc:
         print(f"fastdesk status: {exc}", file=sys.stderr)
         return 2
+    for source in dict.fromkeys(s for s, _lang, _why in skipped):  # one line a file
+        why = next(w for s, _l, w in skipped if s == source)
+        print(f"fastdesk status: {source}: skipped: {why}", file=sys.stderr)
+    escapes = project.escapes()
+    if escapes:
+        print(
+            f"fastdesk status: {len(escapes)} path(s) lead outside the project through a "
+            f"symlink and were not read: {', '.join(escapes[:10])}",
+            file=sys.stderr,
+        )
     files, totals = list(status.files), status.totals
     if args.json:
         payload = {

@@ -38,6 +38,7 @@ from fastdesk.translate.events import (
     Waiting,
 )
 from fastdesk.translate.prompts import MODES
+from fastdesk.translate.repeats import repeated
 
 log = logging.getLogger("fastdesk.translate")
 
@@ -261,11 +262,13 @@ async def _translate_one(
     doc, path, output = report.doc, report.input, report.output
     verbose, allow_partial = args.verbose, args.allow_partial
     index = {b.id: i for i, b in enumerate(doc.blocks)}
+    answered: list[tuple[str, str, str]] = []  # the model's answers, for the repeat check
 
     def on_event(event: EngineEvent) -> None:
         if isinstance(event, BlockDone):
             progress.advance(path)
             if event.origin == "model":
+                answered.append((event.block_id, doc.by_id(event.block_id).text, event.text))
                 report.translated += 1
             elif event.origin == "memory":
                 report.from_memory += 1
@@ -295,6 +298,10 @@ async def _translate_one(
             log.warning("%s", event.message)
 
     results = await engine.run(doc, spec, emit=on_event)
+    for bid, flag in repeated(answered).items():  # a prompt injection obeyed on every block
+        i = index[bid]
+        line = doc.blocks[i].line
+        report.flags.append({"block": i, "line": line, "check": flag.check, "detail": flag.detail})
     if len(results) != len(doc.blocks) or report.errors:
         _failed(report, report.errors[0] if report.errors else "some blocks have no translation")
         return

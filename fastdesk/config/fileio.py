@@ -28,6 +28,10 @@ MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 MAX_STATE_BYTES = 16 * 1024 * 1024
 # Sidecars and autosaves hold a whole document (and its review) as JSON.
 MAX_DOCUMENT_STATE_BYTES = 4 * MAX_DOCUMENT_BYTES
+# A file from a translation tool (XLIFF, PO, TMX): a document's worth of units and their
+# translations; a larger one would grow a review file past MAX_DOCUMENT_STATE_BYTES, or fill the
+# memory with gigabytes, for no translator's work.
+MAX_INTERCHANGE_BYTES = 2 * MAX_DOCUMENT_BYTES
 # An image the window's preview loads (a photo is a few MB; a crafted link may name anything).
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 # No file fastdesk writes nests deeper than a few levels; a crafted one of thousands would
@@ -279,6 +283,25 @@ def parse_toml(text: str, path: str | os.PathLike[str]) -> dict[str, Any]:
     return _bounded(value, path)
 
 
+def has_lone_surrogate(value: object) -> bool:
+    """Whether any text in a JSON value holds a lone surrogate (``"\\udfff"`` is valid JSON but
+    not Unicode text: it cannot be written back as UTF-8)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def load_json(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> Any:
     """A state file's JSON value, read strictly (see :func:`read_file_bytes` for the errors);
     the caller checks its shape (and raises BrokenFile itself when it is wrong)."""
@@ -288,7 +311,6 @@ def load_json(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) ->
 def load_toml(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> dict[str, Any]:
     """A TOML file's tables, read strictly (as :func:`load_json`)."""
     return parse_toml(read_state_text(path, max_bytes), path)
-
 
 
 def _nearest_existing(folder: Path) -> tuple[Path, int] | str:
@@ -302,6 +324,7 @@ def _nearest_existing(folder: Path) -> tuple[Path, int] | str:
         except OSError as exc:
             return f"{existing}: cannot write there: {os_reason(exc)}"
     return f"{folder}: no folder of its path exists"
+
 
 def writable_problem(path: str | os.PathLike[str]) -> str | None:
     """Why :func:`atomic_write_bytes` could not write ``path``, or None: a folder or a device in
@@ -343,7 +366,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     mode = _NEW_FILE_MODE  # what open() would give a new file (mkstemp's is 0600)
     with contextlib.suppress(FileNotFoundError):
         mode = target.stat().st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # the temporary file's name is bounded: a long name (a 248-character page) must not make
+    # it longer than the file system allows when the file's own name fits
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:120]}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -391,6 +416,18 @@ def set_aside(path: Path) -> Path | None:
                 return None
             return target
     return None
+
+
+def read_xml(path: str | os.PathLike[str], max_bytes: int) -> ElementTree.Element:
+    """The root of an XML file read as :func:`read_file_bytes` reads (a regular file of at most
+    ``max_bytes``: a named pipe or a device refused before reading); FileError (whose message
+    names the file) for a file that cannot be read or is not XML."""
+    try:
+        return ElementTree.fromstring(read_file_bytes(path, max_bytes))
+    except FileNotFoundError:
+        raise FileError(path, "no such file") from None
+    except ElementTree.ParseError as exc:
+        raise BrokenFile(path, f"not readable XML ({exc})") from None
 
 
 def xml_text(root: ElementTree.Element) -> str:

@@ -197,6 +197,18 @@ def safe_url(url: str) -> bool:
     return bool(_SAFE_SCHEME.match(cleaned)) or not _HAS_SCHEME.match(cleaned)
 
 
+_OPENS_ON_CLICK = re.compile(r"(?:https?://|mailto:)", re.IGNORECASE)
+
+
+def opens_on_click(url: str) -> bool:
+    """Whether a link clicked in the window is handed to the operating system: only web pages
+    (http, https) and mail (mailto). Anything else a document may hold (``javascript:``,
+    ``smb://`` that leaks credentials on Windows, ``file:``, a custom app's scheme) is shown,
+    not followed: the document may be a stranger's."""
+    cleaned = url.strip()
+    return not re.search(r"[\x00-\x20\x7f]", cleaned) and bool(_OPENS_ON_CLICK.match(cleaned))
+
+
 def _safe_link_open(
     self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 LANGUAGES: dict[str, str] = {
     "ar": "Arabic",
     "bg": "Bulgarian",
@@ -63,3 +65,22 @@ def language_name(code: str) -> str:
         return LANGUAGES[code]
     lowered = {k.lower(): v for k, v in LANGUAGES.items()}
     return lowered.get(code.lower()) or LANGUAGES.get(primary(code)) or code
+
+
+# RFC 5646's well-formed tag (language, script, region, variants, extensions, private use),
+# "_" accepted as a separator (pt_BR, a common spelling in site generators' configurations).
+# A code becomes part of file and folder names (docs/fr/, guide.fr.md): anything else, a path
+# like ../../x included, is refused.
+_BCP47 = re.compile(
+    r"(?:[A-Za-z]{2,3}(?:[-_][A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"
+    r"(?:[-_][A-Za-z]{4})?"
+    r"(?:[-_](?:[A-Za-z]{2}|[0-9]{3}))?"
+    r"(?:[-_](?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*"
+    r"(?:[-_][0-9A-WY-Za-wy-z](?:[-_][A-Za-z0-9]{2,8})+)*"
+    r"(?:[-_][xX](?:[-_][A-Za-z0-9]{1,8})+)?"
+)
+
+
+def is_bcp47(code: str) -> bool:
+    """Whether ``code`` is a well-formed BCP-47 language tag (fr, pt-BR, zh-Hant-TW, sr-Latn)."""
+    return len(code) <= 64 and _BCP47.fullmatch(code) is not None

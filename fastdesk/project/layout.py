@@ -30,12 +30,15 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from fastdesk.document.languages import LANGUAGES, primary
+from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, read_file_bytes
+from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
+from fastdesk.project.confine import relative_problem, template_problem, within
 from fastdesk.review.export import is_language_suffix
 
 __all__ = [
     "CONFIG_NAME",
     "LAYOUTS",
+    "MARKERS",
     "Project",
     "ProjectError",
     "Root",
@@ -107,9 +110,34 @@ class Project:
         for root in self.roots:
             for path in _walk(self.root / root.source, self.extensions):
                 rel = PurePosixPath(path.relative_to(self.root).as_posix())
-                if self._reads_as_source(root, rel):
+                if not self._reads_as_source(root, rel):
+                    continue
+                if self.inside(rel):
                     out.add(rel)
         return tuple(sorted(out))
+
+    def inside(self, rel: PurePosixPath | str) -> bool:
+        """Whether ``rel`` (relative to the root) lies inside the project, symlinks followed;
+        when it does not, it is remembered (:meth:`escapes`) and must be neither read nor
+        written."""
+        if within(self.root, self.root / rel, self._folders):
+            return True
+        self._escapes.add(PurePosixPath(rel).as_posix())
+        return False
+
+    def escapes(self) -> list[str]:
+        """The paths met so far that lead outside the project through a symlink (said once
+        per run)."""
+        return sorted(self._escapes)
+
+    @cached_property
+    def _escapes(self) -> set[str]:
+        return set()
+
+    @cached_property
+    def _folders(self) -> dict[Path, Path]:
+        """Each folder's resolved path, looked up once (see confine.within)."""
+        return {}
 
     def reads_as_source(self, path: PurePosixPath) -> bool:
         """Whether a Markdown file at ``path`` (relative to the root) would be read as a source
@@ -202,18 +230,49 @@ def find_project(folder: str | os.PathLike[str], languages: tuple[str, ...] = ()
     if not root.is_dir():
         raise ProjectError(f"{folder}: not a folder")
     config = root / CONFIG_NAME
+    if config.is_symlink() and not within(root, config):
+        raise ProjectError(f"{config}: leads outside the project (a symlink to {_link(config)})")
     project = _from_config(root, config) if config.is_file() else _detect(root)
     if languages:
+        for code in languages:
+            _check_code(code, "--to", "language")
         project = replace(
             project, languages=tuple(x for x in languages if x != project.source_lang)
         )
+        _check_roots(project.roots, project.languages, "--to")
     return project
+
+
+def _link(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def _check_code(code: str, origin: object, key: str) -> None:
+    """A language code becomes part of file and folder names: BCP-47 only."""
+    if not is_bcp47(code):
+        raise ProjectError(
+            f"{origin}: {key} {code!r} is not a BCP-47 language code (such as fr or pt-BR)"
+        )
+
+
+def _check_roots(roots: tuple[Root, ...], langs: tuple[str, ...], origin: object) -> None:
+    """Source folders and target templates that stay inside the project, for every language."""
+    for root in roots:
+        problem = relative_problem(root.source)
+        if problem is not None:
+            raise ProjectError(f"{origin}: source folder {root.source!r} {problem}")
+        problem = template_problem(root.target, langs)
+        if problem is not None:
+            raise ProjectError(f"{origin}: target {root.target!r} {problem}")
 
 
 def _from_config(root: Path, path: Path) -> Project:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(_config_text(root, path.name, errors="strict"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ProjectError(f"{path}: cannot be read ({exc})") from None
     unknown = set(data) - _CONFIG_KEYS
     if unknown:
@@ -225,6 +284,7 @@ def _from_config(root: Path, path: Path) -> Project:
     source = _text(data.get("source", detected.source_lang if detected else "en"), path, "source")
     layout = _text(data.get("layout", detected.layout if detected else "custom"), path, "layout")
     docs = _text(data.get("docs_dir", "docs"), path, "docs_dir")
+    _check_folder(docs, path, "docs_dir")
     if "roots" in data:
         roots = _roots(data["roots"], path)
     elif layout in LAYOUTS:
@@ -237,7 +297,13 @@ def _from_config(root: Path, path: Path) -> Project:
         raise ProjectError(f'{path}: languages should be a list of codes, e.g. ["fr", "de"]')
     family = layout.split("-")[0]
     dialect = _text(data.get("dialect", _DIALECT.get(family, "commonmark")), path, "dialect")
-    return _project(root, layout, source, tuple(langs), roots, dialect)
+    return _project(root, layout, source, tuple(langs), roots, dialect, path)
+
+
+def _check_folder(value: str, origin: object, key: str) -> None:
+    problem = relative_problem(value)
+    if problem is not None:
+        raise ProjectError(f"{origin}: {key} {value!r} {problem}")
 
 
 def _text(value: object, path: Path, key: str) -> str:
@@ -274,9 +340,16 @@ def _project(
     langs: tuple[str, ...],
     roots: tuple[Root, ...],
     dialect: str,
+    origin: object,
 ) -> Project:
+    """The project, its languages and folders checked: ``origin`` (the file they come from)
+    is named when one is refused."""
+    _check_code(source, origin, "source language")
+    for code in langs:
+        _check_code(code, origin, "language")
     exts = MARKDOWN | _MDX if dialect == "docusaurus" else MARKDOWN
     langs = tuple(lang for lang in dict.fromkeys(langs) if lang != source)
+    _check_roots(roots, langs, origin)
     return Project(root, layout, source, langs, roots, dialect, exts)
 
 
@@ -313,20 +386,26 @@ def _sniff(root: Path) -> Project | None:
     """The generator's configuration file first, then the folders present."""
     for name in ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs"):
         if (root / name).is_file():
-            return _docusaurus(root, (root / name).read_text(encoding="utf-8", errors="replace"))
+            return _docusaurus(root, name, _config_text(root, name))
     for name in ("hugo.toml", "config.toml", "hugo.yaml", "config.yaml"):
         if (root / name).is_file() and (root / "content").is_dir():
             return _hugo(root, root / name)
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if (root / name).is_file():
-            return _mkdocs(root, (root / name).read_text(encoding="utf-8", errors="replace"))
+            return _mkdocs(root, name, _config_text(root, name))
     dirs = _lang_dirs(root)
     if dirs:
         source = (
             "en" if "en" in dirs else max(dirs, key=lambda d: len(list(_walk(root / d, MARKDOWN))))
         )
         return _project(
-            root, "mirror", source, tuple(dirs), _layout_roots("mirror", "", source), "commonmark"
+            root,
+            "mirror",
+            source,
+            tuple(dirs),
+            _layout_roots("mirror", "", source),
+            "commonmark",
+            root,
         )
     return None
 
@@ -336,7 +415,20 @@ _LOCALES = re.compile(r"locales\s*:\s*\[([^\]]*)\]")
 _QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
 
 
-def _docusaurus(root: Path, config: str) -> Project:
+def _config_text(root: Path, name: str, errors: str = "replace") -> str:
+    """A site generator's configuration file, read only when it lies inside the project."""
+    path = root / name
+    if not within(root, path):
+        raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
+    try:
+        return read_file_bytes(path, MAX_STATE_BYTES).decode("utf-8", errors=errors)
+    except FileNotFoundError:
+        raise ProjectError(f"{path}: no such file") from None
+    except FileError as exc:
+        raise ProjectError(str(exc)) from None
+
+
+def _docusaurus(root: Path, name: str, config: str) -> Project:
     m = _DEFAULT_LOCALE.search(config)
     source = m.group(1) if m else "en"
     listed = _LOCALES.search(config)
@@ -348,6 +440,7 @@ def _docusaurus(root: Path, config: str) -> Project:
         tuple(langs),
         _layout_roots("docusaurus", "", source),
         "docusaurus",
+        root / name,
     )
 
 
@@ -355,7 +448,7 @@ def _hugo(root: Path, config: Path) -> Project:
     source, langs = "en", list(_lang_dirs(root / "content"))
     if config.suffix == ".toml":
         try:
-            data = tomllib.loads(config.read_text(encoding="utf-8"))
+            data = tomllib.loads(_config_text(root, config.name, errors="strict"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             data = {}
         source = str(data.get("defaultContentLanguage", source))
@@ -366,7 +459,9 @@ def _hugo(root: Path, config: Path) -> Project:
     layout = "hugo-folder" if folder else "hugo-suffix"
     if not folder and not langs:
         langs = _suffix_langs(root / "content")
-    return _project(root, layout, source, tuple(langs), _layout_roots(layout, "", source), "hugo")
+    return _project(
+        root, layout, source, tuple(langs), _layout_roots(layout, "", source), "hugo", config
+    )
 
 
 _DOCS_DIR = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"#\s]+)", re.MULTILINE)
@@ -374,9 +469,11 @@ _LOCALE = re.compile(r"^\s*-?\s*locale\s*:\s*['\"]?([A-Za-z_-]+)", re.MULTILINE)
 _DEFAULT = re.compile(r"locale\s*:\s*['\"]?([A-Za-z_-]+)['\"]?\s*\n\s*default\s*:\s*true")
 
 
-def _mkdocs(root: Path, config: str) -> Project:
+def _mkdocs(root: Path, name: str, config: str) -> Project:
     m = _DOCS_DIR.search(config)
-    docs = m.group(1).strip("/") if m else "docs"
+    docs = m.group(1) if m else "docs"
+    _check_folder(docs, root / name, "docs_dir")
+    docs = docs.strip("/")
     default = _DEFAULT.search(config)
     listed = _LOCALE.findall(config)
     source = default.group(1) if default else (listed[0] if listed else "en")
@@ -384,11 +481,17 @@ def _mkdocs(root: Path, config: str) -> Project:
     layout = "mkdocs-folder" if folder else "mkdocs-suffix"
     langs = listed or (_lang_dirs(root / docs) if folder else _suffix_langs(root / docs))
     return _project(
-        root, layout, source, tuple(langs), _layout_roots(layout, docs, source), "mkdocs"
+        root,
+        layout,
+        source,
+        tuple(langs),
+        _layout_roots(layout, docs, source),
+        "mkdocs",
+        root / name,
     )
 
 
-_MARKERS = (
+MARKERS = (
     CONFIG_NAME,
     "mkdocs.yml",
     "mkdocs.yaml",
@@ -405,7 +508,7 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
     at the top of a git work tree."""
     file = Path(path).resolve()
     for folder in file.parents:
-        if any((folder / m).is_file() for m in _MARKERS):
+        if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
             except ProjectError:

@@ -12,8 +12,17 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastdesk.config.fileio import atomic_write_text, set_aside
+from fastdesk.config.fileio import (
+    MAX_DOCUMENT_STATE_BYTES,
+    BrokenFile,
+    FileError,
+    atomic_write_text,
+    has_lone_surrogate,
+    load_json,
+    set_aside,
+)
 from fastdesk.document.target import TargetView
+from fastdesk.project.confine import within
 
 __all__ = ["RECORD_PATH", "Written", "WrittenRecord"]
 
@@ -54,13 +63,24 @@ class WrittenRecord:
         self.path = root / RECORD_PATH
         self._targets: dict[str, object] = {}
         self.dirty = False
+        # a record that is a symlink (or in a folder that is one) out of the project is
+        # neither read nor written: the run goes on without it
+        self.inside = within(root, self.path)
+        if not self.inside:
+            return
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = load_json(self.path, MAX_DOCUMENT_STATE_BYTES)
+            if has_lone_surrogate(data):
+                raise BrokenFile(self.path, "holds text that is not Unicode (a lone surrogate)")
         except FileNotFoundError:
             return
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except BrokenFile as exc:
             kept = set_aside(self.path)
-            log.warning("%s could not be used (%s); kept as %s", self.path, exc, kept)
+            log.warning("%s could not be used (%s); kept as %s", self.path, exc.detail, kept)
+            return
+        except FileError as exc:
+            log.warning("%s could not be read (%s); this run goes without it", self.path, exc)
+            self.inside = False  # not ours to write over either
             return
         if isinstance(data, dict) and data.get("version") == _VERSION:
             targets = data.get("targets")
@@ -75,7 +95,7 @@ class WrittenRecord:
         self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
+        if not self.dirty or not self.inside:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = {"version": _VERSION, "app": "fastdesk", "targets": self._targets}

@@ -11,11 +11,12 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.document.blocks import join, parse
+from fastdesk.document.blocks import Block, join, parse
 from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
 from fastdesk.project.sync import Pair
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.repeats import repeated
 
 __all__ = ["PairOutcome", "translate_pairs"]
 
@@ -56,6 +57,7 @@ async def translate_pairs(
             if (box := container(pair.doc, index[bid], pair.project.dialect)) is not None
         }
         plain = [bid for bid in need if bid not in boxes]
+        answered: dict[str, BlockDone] = {}  # the model's answers, for the repeat check
 
         def on_event(event: EngineEvent) -> None:
             if isinstance(event, BlockDone) and event.origin != "copy":
@@ -66,6 +68,7 @@ async def translate_pairs(
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
                 if event.origin == "model":
+                    answered[event.block_id] = event
                     outcome.translated += 1
                 elif event.origin == "memory":
                     outcome.from_memory += 1
@@ -83,9 +86,22 @@ async def translate_pairs(
         for bid, box in boxes.items():
             on_event(await _container(engine, spec, bid, box, on_request))
         pair.review.clear_in_flight()
+        _flag_repeats(pair, outcome, answered, index)
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+
+def _flag_repeats(
+    pair: Pair, outcome: PairOutcome, answered: dict[str, BlockDone], index: dict[str, Block]
+) -> None:
+    """Many different blocks answered with one text (a prompt injection obeyed): each is
+    flagged, in the review and the report."""
+    found = repeated((bid, index[bid].text, e.text) for bid, e in answered.items())
+    for bid, flag in found.items():
+        event = answered[bid]
+        pair.review.apply_event(dataclasses.replace(event, flags=(*event.flags, flag)))
+        outcome.flags.append({"line": index[bid].line, "check": flag.check, "detail": flag.detail})
 
 
 async def _container(

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from fastdesk.config.fileio import FileError, os_reason
 from fastdesk.project.layout import Project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
@@ -26,17 +27,30 @@ def load_pairs(
     sources: Iterable[PurePosixPath] | None = None,
     *,
     pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
+    skipped: list[tuple[PurePosixPath, str, str]] | None = None,
 ) -> list[Pair]:
     """Every (source, language) pair (of ``sources`` only, or only ``pairs``, when given),
     read and brought up to date with the disk. Raises fastdesk.config.fileio.DocumentError
-    for a source that cannot be read."""
+    for a source that cannot be read, unless ``skipped`` is given: then each pair that cannot
+    be read (an unreadable or undecodable file, a name too long) goes there as (source,
+    language, why) and the others are read: one bad file never stops a project."""
     if pairs is None:
         pairs = [
             (source, lang)
             for source in (project.sources() if sources is None else sources)
             for lang in project.languages
         ]
-    return [open_pair(project, source, lang, record) for source, lang in pairs]
+    if skipped is None:
+        return [open_pair(project, source, lang, record) for source, lang in pairs]
+    out = []
+    for source, lang in pairs:
+        try:
+            out.append(open_pair(project, source, lang, record))
+        except FileError as exc:
+            skipped.append((source, lang, exc.reason))
+        except (OSError, ValueError) as exc:  # UnicodeError is a ValueError
+            skipped.append((source, lang, os_reason(exc) if isinstance(exc, OSError) else str(exc)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -56,10 +70,12 @@ def read_status(
     sources: Iterable[PurePosixPath] | None = None,
     *,
     pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
+    skipped: list[tuple[PurePosixPath, str, str]] | None = None,
 ) -> ProjectStatus:
     """The status of every pair of ``project`` (of ``sources`` only, or only ``pairs``) as the
-    disk has it."""
-    loaded = load_pairs(project, WrittenRecord(project.root), sources, pairs=pairs)
+    disk has it; ``skipped``, when given, takes the pairs that cannot be read (load_pairs)."""
+    record = WrittenRecord(project.root)
+    loaded = load_pairs(project, record, sources, pairs=pairs, skipped=skipped)
     return ProjectStatus(project, tuple(p.status() for p in loaded))
 
 

@@ -23,7 +23,10 @@ from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 
-__all__ = ["Pair", "open_pair", "relinked", "write_target"]
+__all__ = ["OUTSIDE", "Pair", "open_pair", "relinked", "write_target"]
+
+# Why a pair whose target or review file is a symlink out of the project is left alone.
+OUTSIDE = "leads outside the project through a symlink; neither read nor written"
 
 
 @dataclass
@@ -43,6 +46,8 @@ class Pair:
     conflict: str | None = None  # why the target must not be written over
     warnings: list[str] = field(default_factory=list)
     _saved: object = None  # the review as its sidecar holds it (saved again only when changed)
+    # False when the sidecar leads outside the project (a symlink): it is never written
+    sidecar_inside: bool = True
     # changed blocks with no translation now: (former source, former translation)
     previous: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -116,6 +121,8 @@ class Pair:
         return True
 
     def save_review(self) -> None:
+        if not self.sidecar_inside:
+            return
         if self.review.to_dict() != self._saved or not _sidecar_exists(self):
             save_review(self.review)
             self._saved = self.review.to_dict()
@@ -160,15 +167,26 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     """Read the source, its review and its target; take in what was changed on the target by
     hand; realign onto the source as it is now. Raises DocumentError for an unreadable source."""
     path = project.root / source
+    if not project.inside(source):
+        raise DocumentError(path, "leads outside the project (a symlink); not read")
     doc = apply_dialect(parse(read_document(path)), project.dialect)
-    review, warnings = load_review(path, lang)  # aligned to the source it was saved with
     target = project.target(source, lang)
-    target_path = project.root / target
-    disk, why = _read(target_path)
+    sidecar = review_path(path)
+    sidecar_inside = project.inside(sidecar.relative_to(project.root).as_posix())
+    target_inside = project.inside(target)
+    if sidecar_inside:
+        review, warnings = load_review(path, lang)  # aligned to the source it was saved with
+    else:
+        review, warnings = Review(path, lang), []
+    disk, why = _read(project.root / target) if target_inside else (None, None)
     unreadable = f"the target cannot be read ({why}); fastdesk will not write over it"
     exists = disk is not None or why is not None
     pair = Pair(project, source, lang, target, doc, review, exists, conflict=why and unreadable)
-    pair.warnings, pair._saved = warnings, review.to_dict()
+    pair.warnings, pair._saved, pair.sidecar_inside = warnings, review.to_dict(), sidecar_inside
+    if not (target_inside and sidecar_inside):
+        pair.conflict = OUTSIDE
+        review.realign(doc)
+        return pair
     before = review.doc
     old = {b.id: t for b in before.blocks if (t := review.shown_text(b.id))} if before else {}
     _bring_up_to_date(pair, disk, record)

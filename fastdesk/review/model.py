@@ -39,6 +39,7 @@ from fastdesk.config.fileio import (
     BrokenFile,
     FileError,
     atomic_write_text,
+    has_lone_surrogate,
     load_json,
     set_aside,
 )
@@ -601,6 +602,8 @@ def _read_sidecar(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, message
     if not isinstance(data, dict) or not isinstance(data.get("languages", {}), dict):
         return None, _broken(path, "not a fastdesk review file")
+    if has_lone_surrogate(data):  # valid JSON, but could never be written back as UTF-8
+        return None, _broken(path, "it holds text that is not Unicode (a lone surrogate)")
     version = data.get("version")
     if version != SIDECAR_VERSION:
         return None, _broken(path, f"unknown version {version!r} (this fastdesk reads 1)")

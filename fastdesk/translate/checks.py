@@ -668,6 +668,10 @@ PLAIN_WORDS: dict[str, CheckWords] = {
         "not a translation", "the model's answer was not a translation: the source is shown"
     ),
     "dialect": CheckWords("site syntax changed", "the site generator's markup must stay"),
+    "repeated": CheckWords(
+        "same answer as other blocks",
+        "several different blocks got this one answer: the model may have stopped translating",
+    ),
 }
 """Every flag's plain-language name and reason, by the check name it carries (never shown)."""
 
@@ -685,6 +689,28 @@ def plain_flag(check: str, detail: str) -> tuple[str, str]:
     if sep and ";" not in detail and len(head) < 30:
         detail = rest
     return words.name, detail or words.why
+
+
+def brought_in(source: str, answer: str) -> str | None:
+    """What ``answer`` brings in that ``source`` lacks, among what the fidelity checks compare
+    (link targets, code, HTML tags, placeholders), or None. A translator's file (XLIFF, PO)
+    may drop or reword, as a hand edit may; it must not add a link or a command: the one
+    thing a stranger's file could use a project's published pages for."""
+    if answer.strip() == source.strip():
+        return None
+    src, ans = facts(source), facts(answer)
+    found = []
+    for what, a, b in (
+        ("link target", src.targets, ans.targets),
+        ("inline code", src.inline_code, ans.inline_code),
+        ("code block", src.code_blocks, ans.code_blocks),
+        ("HTML tag", src.tags, ans.tags),
+        ("placeholder", src.placeholders, ans.placeholders),
+    ):
+        added = list((b - a).elements())
+        if added:
+            found.append(f"{what} {', '.join(_short(x) for x in added[:3])}")
+    return "; ".join(found) or None
 
 
 def check_block(

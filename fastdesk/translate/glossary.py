@@ -25,10 +25,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import stat
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
+
+import ahocorasick
 
 from fastdesk.config.fileio import BrokenFile, FileError, parse_toml, read_state_text
 from fastdesk.translate.events import Flag
@@ -88,16 +93,6 @@ def _verbatim(form: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(form) + r"s?(?!\w)")
 
 
-def _occurs(term: str, text: str, folded: str, suffix: str = "") -> bool:
-    """Cheap substring test first: most terms are absent from most blocks."""
-    words = term.split()
-    return (
-        bool(words)
-        and words[0].casefold() in folded
-        and _pattern(term, suffix).search(text) is not None
-    )
-
-
 @dataclass(frozen=True)
 class Glossary:
     """Kept terms (all languages) and forced translations (per target language)."""
@@ -112,9 +107,25 @@ class Glossary:
             tables.setdefault(normalize_lang(lang), {}).update(table)
         object.__setattr__(self, "translate", {k: v for k, v in tables.items() if v})
         object.__setattr__(self, "keep", tuple(self.keep))
+        # each language's merged terms and their automaton, built once (see _Lookup), and
+        # the last texts' entries: caches, not part of the glossary's value
+        self._per_lang: dict[str | None, _Lookup]
+        self._for_text: dict[tuple[str, str | None], Glossary]
+        object.__setattr__(self, "_per_lang", {})
+        object.__setattr__(self, "_for_text", {})
 
     def __hash__(self) -> int:
         return hash(self.version)
+
+    def _lookup(self, lang: str | None) -> _Lookup:
+        key = normalize_lang(lang) if lang else None
+        found = self._per_lang.get(key)
+        if found is None:
+            with _BUILDING:  # the engine checks answers on worker threads: build it once
+                found = self._per_lang.get(key)
+                if found is None:
+                    found = self._per_lang[key] = _Lookup.build(self, key)
+        return found
 
     def __bool__(self) -> bool:
         return bool(self.keep or self.translate)
@@ -133,35 +144,29 @@ class Glossary:
 
     def terms_for(self, lang: str | None) -> dict[str, str]:
         """Forced translations for ``lang``: the primary subtag's table, the full tag's on top."""
-        if not lang:
-            return {}
-        full = normalize_lang(lang)
-        primary = primary_subtag(lang)
-        merged: dict[str, str] = {}
-        for key in dict.fromkeys((primary, full)):
-            for source, target in self.translate.get(key, {}).items():
-                for old in [s for s in merged if s.casefold() == source.casefold()]:
-                    del merged[old]
-                merged[source] = target
-        return merged
+        return dict(self._lookup(lang).terms)
 
     def keep_for(self, lang: str | None) -> tuple[str, ...]:
         """Kept terms, less those that ``lang`` translates a fixed way (the more specific rule)."""
-        forced = {s.casefold() for s in self.terms_for(lang)}
-        return tuple(t for t in self.keep if t.casefold() not in forced)
+        return self._lookup(lang).keep
 
     def for_text(self, text: str, lang: str | None) -> Glossary:
-        """Only the entries that occur in ``text`` (whole words, any case), for ``lang``."""
-        folded = text.casefold()
-        keep = tuple(t for t in self.keep_for(lang) if _occurs(t, text, folded))
-        table = {
-            s: t
-            for s, t in self.terms_for(lang).items()
-            if _occurs(s, text, folded, _SOURCE_SUFFIX)
-        }
-        return Glossary(
-            keep=keep, translate={normalize_lang(lang): table} if lang and table else {}
-        )
+        """Only the entries that occur in ``text`` (whole words, any case), for ``lang``: in
+        time linear in the text whatever the glossary's size (see _Lookup); the last texts'
+        answers are kept, as the engine asks for a block's when it plans, sends and checks."""
+        key = (text, normalize_lang(lang) if lang else None)
+        cache = self._for_text
+        found = cache.get(key)
+        if found is None:
+            lookup = self._lookup(lang)
+            keep, table = lookup.occurring(text)
+            found = Glossary(
+                keep=keep, translate={normalize_lang(lang): table} if lang and table else {}
+            )
+            if len(cache) >= _CACHED_TEXTS:
+                cache.pop(next(iter(cache), key), None)
+            cache[key] = found
+        return found
 
     def prompt_lines(self, lang: str | None) -> list[str]:
         """One self-contained instruction per line (the prompt may bullet them); empty if none."""
@@ -179,43 +184,121 @@ class Glossary:
         a forced translation's target must be in ``answer`` when its source term is in ``source``.
         ``lang=None`` (simplify mode: no translation) checks kept terms only."""
         flags: list[Flag] = []
-        folded = source.casefold()
-        for term in self.keep_for(lang):
-            if not _occurs(term, source, folded):
-                continue
+        keep, table = self._lookup(lang).occurring(source)
+        for term in keep:
             forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(source))
             flags.extend(
                 Flag("glossary", f'"{form}" must stay as is, not found in the answer')
                 for form in forms
                 if not (_verbatim(form).search(answer) or _verbatim(term).search(answer))
             )
-        for src, dst in self.terms_for(lang).items():
-            if _occurs(src, source, folded, _SOURCE_SUFFIX) and not _pattern(
-                dst, _TARGET_SUFFIX, True
-            ).search(answer):
+        for src, dst in table.items():
+            if not _pattern(dst, _TARGET_SUFFIX, True).search(answer):
                 flags.append(Flag("glossary", f'"{src}" must be translated as "{dst}"'))
         return flags
 
 
 EMPTY = Glossary()
+_CACHED_TEXTS = 256
+_BUILDING = threading.Lock()
+
+
+def _key(text: str) -> str:
+    """What the automaton matches: case folded, each run of whitespace one space."""
+    return " ".join(text.casefold().split())
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """One language's terms, and an Aho–Corasick automaton (pyahocorasick) over them: which
+    terms occur in a text is found in one pass over the text, whatever the glossary's size
+    (5,000 terms tested one by one made a block cost seconds). The automaton finds candidates
+    (case folded, any whitespace); each is then confirmed by the term's own whole-word
+    pattern, so what counts as an occurrence is exactly what it was term by term."""
+
+    terms: Mapping[str, str]  # forced translations: source → target, in the glossary's order
+    keep: tuple[str, ...]
+    automaton: Any  # ahocorasick.Automaton, or None when there are no terms
+    entries: tuple[tuple[bool, str], ...]  # (forced?, term) by index, the automaton's values
+
+    @classmethod
+    def build(cls, glossary: Glossary, lang: str | None) -> _Lookup:
+        merged: dict[str, tuple[str, str]] = {}  # casefold → (source, target): linear
+        if lang:
+            for key in dict.fromkeys((primary_subtag(lang), lang)):
+                for source, target in glossary.translate.get(key, {}).items():
+                    folded = source.casefold()
+                    merged.pop(folded, None)
+                    merged[folded] = (source, target)
+        terms = dict(merged.values())
+        keep = tuple(t for t in glossary.keep if t.casefold() not in merged)
+        entries = tuple([(False, t) for t in keep] + [(True, s) for s in terms])
+        automaton = None
+        if entries:
+            automaton = ahocorasick.Automaton()
+            by_key: dict[str, list[int]] = {}
+            for index, (_forced, term) in enumerate(entries):
+                by_key.setdefault(_key(term), []).append(index)
+            for key, indexes in by_key.items():
+                if key:
+                    automaton.add_word(key, tuple(indexes))
+            if len(automaton):
+                automaton.make_automaton()
+            else:
+                automaton = None
+        return cls(terms, keep, automaton, entries)
+
+    def occurring(self, text: str) -> tuple[tuple[str, ...], dict[str, str]]:
+        """(kept terms, forced translations) that occur in ``text`` as whole words."""
+        if self.automaton is None or not text:
+            return (), {}
+        found: set[int] = set()
+        for _end, indexes in self.automaton.iter(_key(text)):
+            found.update(indexes)
+        keep, table = [], {}
+        for index in sorted(found):
+            forced, term = self.entries[index]
+            if _pattern(term, _SOURCE_SUFFIX if forced else "").search(text) is None:
+                continue
+            if forced:
+                table[term] = self.terms[term]
+            else:
+                keep.append(term)
+        return tuple(keep), table
 
 
 # --- files ------------------------------------------------------------------------------------
 
 
-def find_folder_glossary(doc_path: Path) -> Path | None:
+def find_folder_glossary(doc_path: Path, root: Path | None = None) -> Path | None:
     """The nearest ``.fastdesk-glossary.toml`` in the document's folder or a parent, stopping at
-    the top of a git work tree (a folder holding ``.git``) or the filesystem root."""
+    ``root`` (a docs project's), the top of a git work tree (a folder holding ``.git``) or a
+    project's configuration. Never in the user's home or above it, nor in a folder anyone may
+    write to (``/tmp``): a glossary there would steer the prompts of every document below."""
     path = Path(doc_path).absolute()
     folder = path if path.is_dir() else path.parent
+    home = Path.home().absolute()
     for candidate in (folder, *folder.parents):
+        if candidate == home or candidate in home.parents or _anyone_writes(candidate):
+            return None
         for name in FOLDER_GLOSSARIES:
             glossary = candidate / name
             if glossary.is_file():
                 return glossary
-        if (candidate / ".git").exists():
+        if candidate == root or any((candidate / m).exists() for m in _TOPS):
             return None
     return None
+
+
+# a folder holding one of these is the top of a repository or a docs project
+_TOPS = (".git", ".fastdesk.toml", "mkdocs.yml", "mkdocs.yaml", "docusaurus.config.js", "hugo.toml")
+
+
+def _anyone_writes(folder: Path) -> bool:
+    try:
+        return bool(folder.stat().st_mode & stat.S_IWOTH)
+    except OSError:
+        return True
 
 
 def load_glossary(paths: Iterable[Path]) -> Glossary:

@@ -36,6 +36,9 @@ from fastdesk.translate.events import Flag
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_ENTRIES = 200_000
+# The provider (and model) name of answers taken from a file (TMX): they are evicted before any
+# answer of the user's own, so importing never costs the user a translation they paid for.
+IMPORTED = "tmx"
 LOCK_TIMEOUT_S = 10.0  # how long a write waits for another program's lock, once per run
 _COLUMNS = ("key", "model", "provider", "answer", "flags", "created", "used")
 _T = TypeVar("_T")
@@ -315,11 +318,28 @@ class Memory:
             return 0
         db.execute(
             "DELETE FROM entries WHERE rowid IN "
-            "(SELECT rowid FROM entries ORDER BY used ASC LIMIT ?)",
-            (excess,),
+            "(SELECT rowid FROM entries ORDER BY provider = ? DESC, used ASC LIMIT ?)",
+            (IMPORTED, excess),
         )
         db.commit()
         return excess
+
+    def present(self, keys: Iterable[MemoryKey]) -> int:
+        """How many of ``keys`` have an answer stored (what an import kept)."""
+        digests = list({k.digest() for k in keys})
+
+        def work(db: sqlite3.Connection) -> int:
+            found = 0
+            for i in range(0, len(digests), 500):
+                chunk = digests[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                row = db.execute(
+                    f"SELECT COUNT(DISTINCT key) FROM entries WHERE key IN ({marks})", chunk
+                ).fetchone()
+                found += int(row[0])
+            return found
+
+        return self._do(work, 0)
 
     # ---- the source side, for exchange with translation tools (TMX) -------------------------
     # The entries table keys answers by a digest only; what a TMX file needs (the source text

@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastdesk import __version__
-from fastdesk.config.fileio import xml_text
+from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_xml, xml_text
+from fastdesk.document.languages import is_bcp47
+from fastdesk.translate.checks import check_block
 from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION
 
-__all__ = ["TmxError", "TmxUnit", "export_tmx", "import_tmx", "read_tmx", "write_tmx"]
+__all__ = ["TmxError", "TmxImport", "TmxUnit", "export_tmx", "import_tmx", "read_tmx", "write_tmx"]
 
 _LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
@@ -64,9 +66,9 @@ def write_tmx(units: Iterable[TmxUnit]) -> str:
 
 def read_tmx(path: str | Path) -> list[TmxUnit]:
     try:
-        root = etree.parse(path).getroot()
-    except (OSError, etree.ParseError) as exc:
-        raise TmxError(f"{path}: not readable XML ({exc})") from None
+        root = read_xml(path, MAX_INTERCHANGE_BYTES)
+    except FileError as exc:  # a named pipe, a device, too large, not XML
+        raise TmxError(str(exc)) from None
     if root.tag != "tmx":
         raise TmxError(f"{path}: not a TMX file (its root is <{root.tag}>)")
     header = root.find("header")
@@ -100,20 +102,56 @@ def export_tmx(memory: Memory, lang: str | None = None) -> list[TmxUnit]:
     ]
 
 
-def import_tmx(memory: Memory, units: Iterable[TmxUnit], glossary: Glossary | None) -> int:
-    """Store every target of ``units`` as a translation; returns how many were stored."""
+@dataclass
+class TmxImport:
+    """What an import did: every figure the one-line summary gives."""
 
-    keys, stored = [], 0
+    offered: int = 0  # translations in the file
+    stored: int = 0
+    flagged: int = 0  # stored with the flags a model's answer would get (shown, to review)
+    refused: int = 0  # not stored: a NUL byte, a language code that is not one
+    kept: int = 0  # still in the memory once it is back within its limit
+
+    def summary(self) -> str:
+        parts = [f"kept {self.kept} of {self.offered} translations"]
+        if self.flagged:
+            parts.append(f"{self.flagged} flagged (links, code or structure changed)")
+        if self.refused:
+            parts.append(f"{self.refused} refused (NUL bytes or bad language codes)")
+        if self.kept < self.stored:
+            parts.append(
+                f"{self.stored - self.kept} did not fit in the memory (your own translations "
+                "are never evicted for an import)"
+            )
+        return "; ".join(parts)
+
+
+def import_tmx(memory: Memory, units: Iterable[TmxUnit], glossary: Glossary | None) -> TmxImport:
+    """Store every target of ``units`` as a translation, checked as a model's answer is (its
+    flags go with it, so a block it answers is flagged); says what was kept."""
+
+    keys: list[tuple[MemoryKey, str]] = []
+    done = TmxImport()
     for unit in units:
         for lang, text in unit.targets:
+            done.offered += 1
+            if "\x00" in text or "\x00" in unit.source or not is_bcp47(lang):
+                done.refused += 1
+                continue
             spec = JobSpec(target_lang=lang, glossary=glossary)  # the key the engine looks up
             used = spec.glossary_for(unit.source)
             key = MemoryKey(
                 unit.source, spec.mode, lang, PROMPT_VERSION, used.version if used else ""
             )
-            if memory.put(key, text, provider="tmx", model="tmx"):
+            flags = tuple(
+                check_block(unit.source, text, target_lang=lang, mode=spec.mode, glossary=glossary)
+            )
+            if memory.put(key, text, provider=IMPORTED, model=IMPORTED, flags=flags):
                 keys.append((key, unit.source_lang))
-                stored += 1
+                done.stored += 1
+                done.flagged += bool(flags)
     for source_lang in {s for _k, s in keys}:
         memory.remember([k for k, s in keys if s == source_lang], source_lang)
-    return stored
+    memory.prune()
+    done.kept = memory.present([k for k, _s in keys])
+    return done

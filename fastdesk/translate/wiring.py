@@ -42,11 +42,14 @@ def load_user_settings() -> Settings:
     return load_settings()[0]
 
 
-def glossary_for(settings: Settings, document: str | Path | None) -> Glossary | None:
-    """The global glossary merged with the document folder's one (folder wins)."""
+def glossary_for(
+    settings: Settings, document: str | Path | None, root: Path | None = None
+) -> Glossary | None:
+    """The global glossary merged with the document folder's one (folder wins), looked for no
+    higher than ``root`` (a docs project's) when given."""
     paths = [p for p in (glossary_file(settings),) if os.path.isfile(p)]  # never raises
     if document is not None:
-        folder = find_folder_glossary(Path(document))
+        folder = find_folder_glossary(Path(document), root)
         if folder is not None:
             paths.append(folder)
     if not paths:

@@ -9,13 +9,18 @@ translated entry a correction. PO has no "approved": approvals stay in the revie
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polib
 
+from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_file_bytes
 from fastdesk.review.interchange.units import Incoming, Unit
 
 __all__ = ["PoError", "read_po", "write_po"]
+
+
+_CHARSET = re.compile(rb"charset=([A-Za-z0-9_.:-]+)")
 
 
 class PoError(ValueError):
@@ -54,8 +59,16 @@ def write_po(units: list[Unit], *, original: str, source_lang: str, target_lang:
 def read_po(path: str | Path) -> tuple[dict[str, str], list[Incoming]]:
     """The file's metadata (original, source-language, target-language) and its entries."""
     try:
-        po = polib.pofile(str(path), wrapwidth=0)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        data = read_file_bytes(path, MAX_INTERCHANGE_BYTES)
+    except FileNotFoundError:
+        raise PoError(f"{path}: no such file") from None
+    except FileError as exc:  # a named pipe, a device, too large: refused before reading
+        raise PoError(str(exc)) from None
+    try:
+        charset = _CHARSET.search(data[:8192])
+        text = data.decode(charset.group(1).decode("ascii") if charset else "utf-8")
+        po = polib.pofile(text, wrapwidth=0)  # the text, not the path: read once, bounded
+    except (OSError, ValueError, LookupError) as exc:  # UnicodeDecodeError is a ValueError
         raise PoError(f"{path}: not a readable PO file ({exc})") from None
     units = [
         Incoming(

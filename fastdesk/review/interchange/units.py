@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Document
 from fastdesk.review.model import Review
+from fastdesk.translate.checks import brought_in
 from fastdesk.translate.events import Flag
 
 __all__ = ["ImportResult", "Incoming", "Unit", "apply_units", "units_of"]
@@ -94,7 +95,8 @@ def apply_units(
     """Take a translator's units into ``review`` (aligned to ``doc``). A unit is matched by its
     block id, else by its source text (the block moved); a unit whose source is no longer in
     the document is skipped and said so; a fuzzy match (``previous``) still fuzzy and as
-    offered changes nothing."""
+    offered changes nothing. A changed translation that brings in a link target, code, an HTML
+    tag or a placeholder its source lacks, or a NUL byte, is skipped and said so."""
     result = ImportResult()
     by_source: dict[str, list[str]] = {}
     for block in doc.blocks:
@@ -120,6 +122,10 @@ def apply_units(
             target = target.replace("\n", "\r\n")
         text = lead + target + trail
         changed = review.shown_text(bid) != text
+        refused = _refused(core, target) if changed else None
+        if refused:  # checked as a model's answer is: a file may come from anyone
+            result.skipped.append(f"{unit.id}: not taken in: {refused}")
+            continue
         if review.state_of(bid) == "stale_edit" and unit.state in ("translated", "approved"):
             review.resolve(bid, "keep")  # the translator settled it for the new source
             changed = True
@@ -130,6 +136,15 @@ def apply_units(
         result.approved += approved
         result.unchanged += not changed and not approved
     return result
+
+
+def _refused(source: str, target: str) -> str | None:
+    """Why a translation from a file is not taken in: a NUL byte, or a link target, code, an
+    HTML tag or a placeholder its source does not have; None when it passes."""
+    if "\x00" in target:
+        return "its translation holds a NUL byte"
+    added = brought_in(source, target)
+    return f"it brings in what its source lacks: {added}" if added else None
 
 
 def _lf(text: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
-from fastdesk.config.fileio import xml_text
+from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_xml, xml_text
 from fastdesk.review.interchange.units import Incoming, Unit
 
 __all__ = ["NS", "XliffError", "read_xliff", "write_xliff"]
@@ -90,9 +90,9 @@ def _notes(unit: Unit) -> list[str]:
 def read_xliff(path: str | Path) -> tuple[dict[str, str], list[Incoming]]:
     """The file's attributes (original, source-language, target-language) and its units."""
     try:
-        root = etree.parse(path).getroot()
-    except (OSError, etree.ParseError) as exc:
-        raise XliffError(f"{path}: not readable XML ({exc})") from None
+        root = read_xml(path, MAX_INTERCHANGE_BYTES)
+    except FileError as exc:  # a named pipe, a device, too large, not XML
+        raise XliffError(str(exc)) from None
     ns = root.tag[1 : root.tag.index("}")] if root.tag.startswith("{") else ""
     q = (lambda name: f"{{{ns}}}{name}") if ns else (lambda name: name)
     if root.tag != q("xliff") or not root.get("version", "").startswith("1."):

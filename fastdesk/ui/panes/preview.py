@@ -24,6 +24,7 @@ from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
 from fastdesk.ui.panes.images import load_image, local_image_path
 from fastdesk.ui.panes.incremental import Extent, Incremental
+from fastdesk.ui.panes.links import follow_links_safely
 from fastdesk.ui.panes.repaint import HeldRepaints
 from fastdesk.ui.panes.runs import (
     BLOCK_GAP,
@@ -93,7 +94,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         QTextBrowser.__init__(self, parent)
         Incremental.__init__(self)
         self.setObjectName("targetPreview")
-        self.setOpenExternalLinks(True)
+        follow_links_safely(self)  # http(s) and mailto open; other schemes are shown only
         self.setUndoRedoEnabled(False)
         self.expansions: dict[str, str] = {}
         self.image_folder: Path | None = None  # the document's folder: relative images start there
