@@ -170,6 +170,7 @@ class TargetSession:
         self.doc_floor = 0  # documents of older revisions are ignored (the previous file)
         self._subscribers: list[Subscriber] = []
         self._retry_said = ""  # the retry text last published
+        self._told: tuple[Review, int] | None = None  # the review and generation last published
 
     # ---- the stream ----------------------------------------------------------------------------
 
@@ -179,6 +180,7 @@ class TargetSession:
         return lambda: self._subscribers.remove(subscriber)
 
     def publish(self, change: Change) -> None:
+        self._told = (self.review, self.review.generation)
         for subscriber in tuple(self._subscribers):
             subscriber(change)
 
@@ -271,6 +273,8 @@ class TargetSession:
         """One batch of the engine's (newest revision ``revision``), read once: the document,
         the events, the retry schedule; the Change is published and returned."""
         before = self.review.generation
+        told = self._told
+        untold = told is None or told[0] is not self.review or told[1] != before
         stale_edits = self.set_doc(doc, revision) if doc is not None else []
         changed = self.apply(events)
         if not busy:
@@ -291,8 +295,10 @@ class TargetSession:
             None,
         )
         change = Change(
+            # a new revision of the source, the work settled (what was in flight is forgotten)
+            # or the review changed since the last change told of it: any block may have
             blocks=frozenset(e.block_id for e in events if isinstance(e, _BLOCK_EVENTS))
-            if doc is None
+            if doc is None and busy and not untold
             else None,
             review=changed or self.review.generation != before,
             target=True,
