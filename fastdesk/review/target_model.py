@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import STATES, Review, Snapshot
+from fastdesk.review.model import STATE_STYLES, STATES, Review, Snapshot, StateStyle
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -64,6 +64,13 @@ _BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed)
 # The one vocabulary of block states (TargetModel.state_of): the review's nine, and the engine's
 # "failed" (the last request failed) and "retrying" (in flight again after a failure).
 BLOCK_STATES = (*STATES, "failed", "retrying")
+# How each looks in the target's margin: a failed block as a flagged one (the review flags it
+# "failed"), a retrying one as any block in flight.
+BLOCK_STYLES: dict[str, StateStyle] = {
+    **STATE_STYLES,
+    "failed": STATE_STYLES["flagged"],
+    "retrying": STATE_STYLES["in_flight"],
+}
 KEPT_STATES = frozenset({"stale_edit", "approved", "edited"})  # a reviewer's text stands
 # status_of → what an export of the block would be (finished blocks are not named)
 _UNFINISHED = {
