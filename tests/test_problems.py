@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from fastdesk.document.blocks import parse
 from fastdesk.review.model import Review
 from fastdesk.review.problems import ProblemList, fix, step
+from fastdesk.review.session import TargetSession
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, Flag
@@ -239,23 +240,43 @@ def test_a_flag_of_a_failed_request_has_its_words() -> None:
     )
 
 
-def test_the_model_says_which_blocks_the_engine_changed() -> None:
-    model = model_of()
+def test_the_stream_says_which_blocks_the_engine_changed() -> None:
+    session = TargetSession(Review(None, "fr"))
+    assert session.take(1, [], doc=parse(TEXT), busy=True).blocks is None  # a new document
+    model = session.model
     first, second = ids(model)[:2]
-    assert model.take_changed() is None  # a new document: any block
-    assert model.take_changed() == set()
-    model.apply([BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")])
-    assert model.take_changed() == {first, second}
-    model.review.approve(second)  # the reviewer's action names no block: look at all
-    assert model.take_changed() is None
-    model.apply([BlockDone(1, first, "Un.\n\n", "model")])
+    assert session.take(1, [], busy=True).blocks == set()
+    events = [BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")]
+    assert session.take(1, events, busy=True).blocks == {first, second}
+    session.review.approve(second)  # the reviewer's action, told of by no change: look at all
+    assert session.take(1, [BlockDone(1, first, "Un.\n\n", "model")], busy=True).blocks is None
+    assert session.take(1, [], busy=False).blocks is None  # settled: in flight forgotten
+    assert session.take(2, [], doc=parse(TEXT + "\nMore.\n"), busy=True).blocks is None
+
+
+def test_the_list_looks_at_the_blocks_the_changes_name() -> None:
+    session = TargetSession(Review(None, "fr"))
+    session.take(1, [], doc=parse(TEXT), busy=True)
+    model = session.model
+    problems = ProblemList(model)
+    session.subscribe(problems.take)
+    first, second = ids(model)[:2]
+    assert problems.refresh()  # the first time: every block
+    assert not problems.refresh()  # nothing taken since: nothing to do
+    before = problems.rows
+    session.take(1, [BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")], busy=True)
+    assert problems.refresh()
+    assert [p.title for p in problems.rows[:2]] == ["being translated", "not approved yet"]
+    assert problems.rows[2:] == before[2:] and all(
+        a is b for a, b in zip(problems.rows[2:], before[2:], strict=True)
+    )
+    model.review.approve(second)  # the reviewer's action, told of by no change: look at all
+    assert problems.refresh()
+    assert second not in {p.block_id for p in problems.rows}
     model.review.revert(second)
-    model.apply([BlockStarted(1, second)])
-    assert model.take_changed() is None
-    model.idle()
-    assert model.take_changed() is None
-    model.set_doc(parse(TEXT + "\nMore.\n"))
-    assert model.take_changed() is None
+    session.take(1, [BlockDone(1, first, "Un.\n\n", "model")], busy=True)  # names first only
+    assert problems.refresh()
+    assert {p.block_id for p in problems.rows[:2]} == {first, second}  # second looked at too
 
 
 def test_rows_follow_engine_events_block_by_block() -> None:

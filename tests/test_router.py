@@ -728,11 +728,27 @@ def test_emulators_most_requests_go_to_the_faster_provider(two_emulators) -> Non
     assert len(fast.chat_requests) == chosen.count("groq")
 
 
+class ConfiguredTimes(StatsStore):
+    """Speed statistics fed what each emulator is set to take to the first token, not what the
+    stopwatch measured: on a loaded machine the stopwatch measures the load, and the ranking
+    would follow it. Which provider answers then depends on the emulators' settings alone."""
+
+    def __init__(self, by_provider: dict[str, object]) -> None:
+        super().__init__(None, clock=FakeClock())  # sample times that do not age either
+        self.by_provider = by_provider
+
+    def observe(self, pair, *, ttfb_ms=None, tokens_per_s=None) -> None:  # type: ignore[no-untyped-def]
+        if ttfb_ms is not None:
+            ttfb_ms = self.by_provider[pair[0]].config.ttfb * 1000  # type: ignore[attr-defined]
+        super().observe(pair, ttfb_ms=ttfb_ms)  # tokens per second: the same default for both
+
+
 def test_emulators_switch_when_the_fast_one_slows_down(two_emulators) -> None:
     fast, slow = two_emulators
 
     async def go() -> list[str]:
-        router = emu_router(fast, slow, explore_share=0.0)
+        stats = ConfiguredTimes({"groq": fast, "cerebras": slow})
+        router = emu_router(fast, slow, explore_share=0.0, stats=stats)
         router.stats.observe(("cerebras", CEREBRAS_MODEL), ttfb_ms=60)
         router.stats.observe(("groq", GROQ_MODEL), ttfb_ms=5)
         for _ in range(6):

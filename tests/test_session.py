@@ -131,6 +131,32 @@ def test_failed_blocks_are_retried_after_the_backoff_and_an_edit_cancels() -> No
     assert retry.seconds_left() == 30  # a request came through: the backoff starts over
 
 
+def test_the_retry_countdown_goes_out_in_the_stream() -> None:
+    session, seen, clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    bid = doc.blocks[1].id
+    session.take(1, [BlockFailed(1, bid, "boom")], usable_in_s=45.0)
+    seen.clear()
+    assert session.poll_retry() == 45.0
+    assert [c.retry for c in seen] == ["1 failed block: retrying in 45 s"]
+    clock.now += 0.5
+    session.poll_retry()  # the same whole second: nothing new to say
+    assert len(seen) == 1
+    clock.now += 1
+    session.poll_retry()
+    assert seen[-1].retry == "1 failed block: retrying in 44 s"
+    assert seen[-1].blocks == frozenset() and not seen[-1].review  # no block repaints for it
+    session.cancel_retry()  # an edit: the status bar's text goes
+    assert seen[-1].retry == "" and session.poll_retry() is None
+    assert len(seen) == 3
+    session.take(1, [BlockFailed(1, bid, "boom")], usable_in_s=math.inf)
+    session.poll_retry()
+    assert seen[-1].retry == (
+        "1 failed block: not retried by themselves until the provider is fixed"
+    )
+
+
 def test_a_retry_waits_for_a_provider_that_cannot_heal_by_itself() -> None:
     schedule = RetrySchedule(FakeClock())
     schedule.arm(2, math.inf)

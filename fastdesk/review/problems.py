@@ -2,10 +2,10 @@
 
 Derived from the target model alone and never stored: a block's problems are a function of its
 review state, its flags and whether it is in flight. They are worked out again only for the
-blocks the engine changed (TargetModel.take_changed), the rest keep the same Problem objects (a
-list view diffs them by identity), and nothing is done while nothing changed: a pass over every
-block grows with the document, and answers stream in many times a second (figures:
-docs/performance.md, "The problems list at 7,000 blocks").
+blocks the changes it is given name (the session's stream: Change.blocks), the rest keep the
+same Problem objects (a list view diffs them by identity), and nothing is done while nothing
+changed: a pass over every block grows with the document, and answers stream in many times a
+second (figures: docs/performance.md, "The problems list at 7,000 blocks").
 
 Each block shows in one kind, the first that applies: source changed since your edit (stale),
 its request failed (failed, or retrying), not translated yet (untranslated), a check failed
@@ -21,6 +21,8 @@ from itertools import chain
 from typing import NamedTuple
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.review.model import Review
+from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
 from fastdesk.translate.events import Flag
@@ -68,13 +70,31 @@ class ProblemList:
         self._doc: Document | None = None
         # per translatable block, in document order: what its rows were made of, and its rows
         self._made: dict[str, tuple[tuple[object, ...], tuple[Problem, ...]]] = {}
+        # the blocks the changes taken since the last refresh name (None: any block)
+        self._due: set[str] | None = None
+        self._seen: tuple[Review, int] | None = None  # the review and generation they told of
+
+    def take(self, change: Change) -> None:
+        """A change of the session's stream: its blocks are looked at on the next refresh."""
+        if self._due is not None:
+            if change.blocks is None:
+                self._due = None
+            else:
+                self._due |= change.blocks
+        review = self.model.review
+        self._seen = (review, review.generation)
 
     def refresh(self) -> bool:
         """Bring ``rows`` up to date with the model; True when they changed. Only the blocks
-        the engine changed are looked at, unless any block may have changed (a new revision
-        of the source, a reviewer's action)."""
+        the changes taken since name are looked at, unless any block may have changed (a new
+        revision of the source, a reviewer's action, or a change of the review that no change
+        told of)."""
         model = self.model
-        doc, changed = model.doc, model.take_changed()
+        review = model.review
+        doc, changed, seen = model.doc, self._due, self._seen
+        if seen is None or seen[0] is not review or seen[1] != review.generation:
+            changed = None
+        self._due, self._seen = set(), (review, review.generation)
         if doc is None:
             self._doc, self._made = None, {}
         elif changed is None or doc is not self._doc:

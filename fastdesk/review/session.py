@@ -10,7 +10,8 @@ What it owns, and why here:
 * the target model (fastdesk.review.target_model.TargetModel) over the active Review: what the
   target shows, block by block, the in-flight set and the one vocabulary of block states;
 * the retry schedule of failed blocks (:class:`RetrySchedule`): when, the backoff, cancelled by
-  an edit (a Qt timer only wakes it up, fastdesk.ui.document.heal.Healer);
+  an edit; its countdown goes out in the stream (a Qt timer only wakes it up,
+  fastdesk.ui.document.heal.Healer);
 * one stream of what changed (:class:`Change`, declared effects) that the views subscribe to:
   the target panes, the margin, the review bar, the problems list, the status bar and the
   window. A batch of the engine's is read once, here.
@@ -74,7 +75,9 @@ class Change:
     panes show may differ. ``busy``: the newest revision's work is in flight or not (None: not
     said). ``stale_edits``: blocks whose source just changed under a reviewer's text. ``failed``:
     blocks of the current revision that just failed. ``revision_done``: the newest revision
-    settled. ``news``: the engine's word on requests, errors and waits (the status bar's)."""
+    settled. ``news``: the engine's word on requests, errors and waits (the status bar's).
+    ``retry``: the pending retry of failed blocks, counting down ("4 failed blocks: retrying in
+    25 s"; "": none any more; None: not said)."""
 
     blocks: frozenset[str] | None = frozenset()
     review: bool = False
@@ -84,6 +87,7 @@ class Change:
     failed: int = 0
     revision_done: RevisionDone | None = None
     news: tuple[EngineEvent, ...] = field(default=())
+    retry: str | None = None
 
 
 Subscriber = Callable[[Change], None]
@@ -165,6 +169,8 @@ class TargetSession:
         self.floor = 0  # events of older revisions are dropped (the previous mode or language)
         self.doc_floor = 0  # documents of older revisions are ignored (the previous file)
         self._subscribers: list[Subscriber] = []
+        self._retry_said = ""  # the retry text last published
+        self._told: tuple[Review, int] | None = None  # the review and generation last published
 
     # ---- the stream ----------------------------------------------------------------------------
 
@@ -174,8 +180,28 @@ class TargetSession:
         return lambda: self._subscribers.remove(subscriber)
 
     def publish(self, change: Change) -> None:
+        self._told = (self.review, self.review.generation)
         for subscriber in tuple(self._subscribers):
             subscriber(change)
+
+    # ---- the retry schedule's countdown -------------------------------------------------------
+
+    def poll_retry(self) -> float | None:
+        """The schedule woken up (by a timer, or after it was armed or cancelled): where it
+        stands (RetrySchedule.poll), and its text, when that changed, into the stream."""
+        left = self.retry.poll()
+        self._say_retry()
+        return left
+
+    def cancel_retry(self) -> None:
+        """An edit (or Retry Failed Blocks) sends the failed blocks anyway."""
+        self.retry.cancel()
+        self._say_retry()
+
+    def _say_retry(self) -> None:
+        if self.retry.text != self._retry_said:
+            self._retry_said = self.retry.text
+            self.publish(Change(retry=self.retry.text))
 
     # ---- revisions and the rule for stale events -----------------------------------------------
 
@@ -247,6 +273,8 @@ class TargetSession:
         """One batch of the engine's (newest revision ``revision``), read once: the document,
         the events, the retry schedule; the Change is published and returned."""
         before = self.review.generation
+        told = self._told
+        untold = told is None or told[0] is not self.review or told[1] != before
         stale_edits = self.set_doc(doc, revision) if doc is not None else []
         changed = self.apply(events)
         if not busy:
@@ -267,8 +295,10 @@ class TargetSession:
             None,
         )
         change = Change(
+            # a new revision of the source, the work settled (what was in flight is forgotten)
+            # or the review changed since the last change told of it: any block may have
             blocks=frozenset(e.block_id for e in events if isinstance(e, _BLOCK_EVENTS))
-            if doc is None
+            if doc is None and busy and not untold
             else None,
             review=changed or self.review.generation != before,
             target=True,

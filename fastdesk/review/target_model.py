@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import STATES, Review, Snapshot
+from fastdesk.review.model import STATE_STYLES, STATES, Review, Snapshot, StateStyle
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -64,6 +64,13 @@ _BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed)
 # The one vocabulary of block states (TargetModel.state_of): the review's nine, and the engine's
 # "failed" (the last request failed) and "retrying" (in flight again after a failure).
 BLOCK_STATES = (*STATES, "failed", "retrying")
+# How each looks in the target's margin: a failed block as a flagged one (the review flags it
+# "failed"), a retrying one as any block in flight.
+BLOCK_STYLES: dict[str, StateStyle] = {
+    **STATE_STYLES,
+    "failed": STATE_STYLES["flagged"],
+    "retrying": STATE_STYLES["in_flight"],
+}
 KEPT_STATES = frozenset({"stale_edit", "approved", "edited"})  # a reviewer's text stands
 # status_of → what an export of the block would be (finished blocks are not named)
 _UNFINISHED = {
@@ -91,9 +98,6 @@ class TargetModel:
         self._frozen_ok = True
         self._pending: frozenset[str] = frozenset()
         self._pending_of: tuple[object, ...] = ()
-        # blocks the engine's events changed since take_changed() was last asked (None: any)
-        self._changed: set[str] | None = None
-        self._changed_seen = review.generation
 
     # ---- inputs -----------------------------------------------------------------------------
 
@@ -101,7 +105,6 @@ class TargetModel:
         """Another review becomes active (language or mode switched, a file opened)."""
         self.review = review
         self._streaming.clear()
-        self._changed = None
         if self.doc is not None and review.doc is not self.doc:
             review.realign(self.doc)
         self._all_dirty = True
@@ -156,7 +159,6 @@ class TargetModel:
         self._dirty.clear()
         self._all_dirty = False
         self._seen = self.review.generation
-        self._changed = None
         return stale
 
     def apply(self, events: Iterable[EngineEvent]) -> bool:
@@ -165,17 +167,12 @@ class TargetModel:
         review = self.review
         changed = False
         mine = self.review.generation == self._seen
-        if review.generation != self._changed_seen:  # the reviewer did something meanwhile
-            self._changed = None
-        journal = self._changed
         for event in events:
             if not isinstance(event, _BLOCK_EVENTS):
                 continue
             bid = event.block_id
             if bid not in self._index:
                 continue  # a block the document no longer holds
-            if journal is not None:
-                journal.add(bid)
             if isinstance(event, BlockDelta):
                 if review.is_kept(bid) or self._streaming.get(bid) == event.text:
                     continue
@@ -194,8 +191,6 @@ class TargetModel:
                 self._fallback.pop(bid, None)
         if mine:
             self._seen = review.generation
-        if self._changed is not None:
-            self._changed_seen = review.generation
         return changed
 
     def idle(self) -> None:
@@ -204,18 +199,6 @@ class TargetModel:
         if self._streaming:
             self._dirty.update(self._streaming)
             self._streaming.clear()
-        self._changed = None  # which blocks were in flight: the review's own business
-
-    def take_changed(self) -> set[str] | None:
-        """The blocks whose state the engine changed since the last call; None when any block
-        may have changed (another document or review, a reviewer's action, the session idle).
-        One reader: the problems list, which would otherwise look at every block each time."""
-        journal = self._changed
-        if self.review.generation != self._changed_seen:
-            journal = None
-        self._changed = set()
-        self._changed_seen = self.review.generation
-        return journal
 
     def touch(self, block_ids: Iterable[str] = ()) -> None:
         """The review changed outside the engine's events (a reviewer's action)."""

@@ -109,11 +109,12 @@ class RetryBudget:
 class Deadlines:
     """How long one attempt may take, each limit apart (``[requests]`` in the settings).
 
-    ``first_token_s`` is long by default: a cold model took 7.5 s to its first token in a
-    published test of Groq, a reasoning model thinks before it answers, and a local server on a
-    CPU needs minutes (raise it there). ``gap_s`` bounds the silence between two pieces of an
-    answer once it has started (a server that drips a byte every few seconds is cut off by
-    ``total_s``), and ``chars_per_token`` × ``max_tokens`` (plus a margin) bounds its length.
+    ``first_token_s`` is long by default: a cold model can take seconds to its first token (a
+    published test of Groq: docs/routing.md §8), a reasoning model thinks before it answers,
+    and a local server on a CPU needs minutes (raise it there). ``gap_s`` bounds the silence
+    between two pieces of an answer once it has started (a server that drips a byte every few
+    seconds is cut off by ``total_s``), and ``chars_per_token`` × ``max_tokens`` (plus a
+    margin) bounds its length.
     """
 
     first_token_s: float = 60.0

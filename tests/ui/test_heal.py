@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCursor, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolButton, QToolTip
 
 from fastdesk.providers.base import AuthenticationError, BadRequestError, RateLimitedError
+from fastdesk.review.model import STATE_STYLES
 from fastdesk.review.session import duration
 from fastdesk.routing.health import Health
 from fastdesk.routing.limiter import Limiter
@@ -52,6 +53,18 @@ def test_retry_failed_blocks_translates_them_again(make_window, qtbot, provider)
     qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
     assert len(provider.requests) > asked
     assert w.document_view.review_ctl.model.failed() == []
+
+
+def test_the_margin_paints_a_failed_block_as_a_flagged_one(make_window, qtbot, provider) -> None:
+    """The margin reads the session's one vocabulary (failed, retrying…) with today's colours."""
+    w = failed_window(make_window, qtbot, provider)
+    view = w.document_view
+    first = view.review_ctl.model.failed()[0]
+    assert view.review_ctl.state_of(first) == "failed"
+    margin = view.margins[0] if view.showing_raw else view.margins[1]
+    qtbot.waitUntil(lambda: any(key == first for key, _t, _b in margin.blocks()))
+    top, bottom = next((t, b) for key, t, b in margin.blocks() if key == first)
+    assert margin.colour_at((top + bottom) // 2) == STATE_STYLES["flagged"].colour
 
 
 def test_retry_failed_blocks_with_none_failed_sends_nothing(make_window, qtbot, provider) -> None:

@@ -330,11 +330,12 @@ def test_approve_block_approve_all_and_summary_by_keyboard(make_window, qtbot, p
     summary = w.document_view.review_ctl.summary()
     assert (summary.blocks, summary.approved, summary.flagged, summary.edited) == (3, 2, 1, 0)
 
-    qtbot.keyClick(
-        editor,
-        Qt.Key.Key_I,
-        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
-    )
+    # Ctrl+Shift+I is bound (asserted here; test_commands proves every shortcut of the table is
+    # on the window): after the modal boxes above, whether the window is active again before the
+    # next key is the platform's (offscreen: not always), so the command is triggered as the key
+    # would, through its action, like Approve All above.
+    assert w.actions_.summary.shortcut().toString() == "Ctrl+Shift+I"
+    w.actions_.summary.trigger()
     box = w.findChild(QMessageBox, "reviewSummaryBox")
     assert box is not None and box.text() == "3 blocks · 2 approved · 0 edited · 1 flagged"
     assert "Flagged (failed a check): 1" in box.informativeText()

@@ -302,8 +302,9 @@ class EngineWorker(QObject):
         self._schedule_flush()
 
     async def _preload_language(self) -> None:
-        """The answers' language check loads its model now, in a thread of its own (~0.6 s),
-        while no answer streams in: the GIL it holds meanwhile would stall the window then."""
+        """The answers' language check loads its model now, in a thread of its own, while no
+        answer streams in: loading holds the GIL for a noticeable time (docs/performance.md),
+        which would stall the window while the target streams."""
         from fastdesk.translate.language import preload
 
         global _language_frozen

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
@@ -21,8 +21,19 @@ from fastdesk.review.model import Review
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.document.view import DocumentView
 
-if TYPE_CHECKING:
-    from fastdesk.ui.workbench.project import ProjectPanel
+
+class ProjectPlace(Protocol):
+    """What the file commands ask of the open project (the window's project panel,
+    fastdesk.ui.workbench.project.ProjectPanel, which sits above this layer)."""
+
+    def place(self, path: Path | None) -> tuple[Project, PurePosixPath] | None:
+        """The open project and the path in it of the source at ``path`` (None: not one)."""
+        ...
+
+    def write_target(self, path: Path, done: str = "Exported") -> None:
+        """Write the target of the source at ``path`` where the layout says (the status bar
+        says how it went)."""
+        ...
 
 SAMPLE_NAME = "Sample document"
 MARKDOWN_FILTER = "Markdown (*.md *.markdown *.mdown *.mkd *.txt);;All files (*)"
@@ -73,7 +84,7 @@ class FileCommands:
         *,
         remember: Callable[[Path], None],
         select_review_key: Callable[[str], None],
-        project: Callable[[], ProjectPanel | None] = lambda: None,
+        project: Callable[[], ProjectPlace | None] = lambda: None,
     ) -> None:
         self.view = view
         self.parent = parent

@@ -1,7 +1,8 @@
 """The document heals itself: the Qt side of the session's retry schedule
 (fastdesk.review.session.RetrySchedule decides when, with its backoff; an edit cancels it). A
-timer wakes the schedule up; while a retry is pending, the status bar counts down and so does
-the margin tooltip of a failed block that is open."""
+timer wakes the session's schedule up, no more: the countdown goes out in the session's stream
+(Change.retry), which the status bar and the margin tooltip of a failed block that is open
+follow."""
 
 from __future__ import annotations
 
@@ -13,30 +14,28 @@ from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from fastdesk.clock import Clock
-from fastdesk.review.session import RetrySchedule
+from fastdesk.review.session import TargetSession
 
 TICK_MS = 1_000
 
 
 class Healer(QObject):
-    """The timer of one document's retry schedule. The clock (the schedule's: the window's one
+    """The timer of one session's retry schedule. The clock (the schedule's: the window's one
     clock, fastdesk.clock) and the tick are injectable, so tests move time by hand instead of
     sleeping."""
 
     due = Signal()  # retry the failed blocks now
-    changed = Signal(str)  # what the status bar shows while a retry is pending ("": none)
-    ticked = Signal()  # a second went by while a retry is pending (open tooltips refresh)
 
     def __init__(
-        self, schedule: RetrySchedule, parent: QObject | None = None, *, tick_ms: int = TICK_MS
+        self, session: TargetSession, parent: QObject | None = None, *, tick_ms: int = TICK_MS
     ) -> None:
         super().__init__(parent)
-        self.schedule = schedule
+        self.session = session
+        self.schedule = session.retry
         self.tick_ms = tick_ms
         self._tick = QTimer(self)
         self._tick.setSingleShot(True)
         self._tick.timeout.connect(self._on_tick)
-        self._text = ""
 
     @property
     def clock(self) -> Clock:
@@ -55,46 +54,27 @@ class Healer(QObject):
         self.schedule.backoff_s = tuple(steps)
 
     def follow(self) -> None:
-        """The schedule changed (armed, cancelled): the timer and the text follow it."""
+        """The schedule changed (armed, cancelled): the timer follows it."""
         if self.schedule.due_at is None:
             self._tick.stop()
-            self._say(self.schedule.text)
-        else:
-            self._on_tick()
-
-    def arm(self, failed: int, usable_in_s: float | None) -> None:
-        """See RetrySchedule.arm."""
-        self.schedule.arm(failed, usable_in_s)
-        self.follow()
+        self._on_tick()
 
     def cancel(self) -> None:
-        self.schedule.cancel()
-        self.follow()
+        self._tick.stop()
+        self.session.cancel_retry()
 
     def seconds_left(self) -> int | None:
         return self.schedule.seconds_left()
 
-    @property
-    def text(self) -> str:
-        return self._text
-
     def _on_tick(self) -> None:
-        left = self.schedule.poll()
+        left = self.session.poll_retry()
         if left is None:
             return
         if left <= 0:
-            self._say("")
             self.due.emit()
             return
-        self._say(self.schedule.text)
-        self.ticked.emit()
         # the next whole second (or the retry itself, when sooner)
         self._tick.start(max(1, min(self.tick_ms, math.ceil(left * 1000))))
-
-    def _say(self, text: str) -> None:
-        if text != self._text:
-            self._text = text
-            self.changed.emit(text)
 
 
 def refresh_open_tooltip(widgets: Sequence[QWidget]) -> None:

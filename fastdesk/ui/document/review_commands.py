@@ -22,6 +22,7 @@ NOT_APPROVED = {
     "stale_edit": "its source changed since your edit: re-translate or keep yours first",
     "pending": "it is not translated yet",
     "in_flight": "it is being translated",
+    "retrying": "it is being translated",
     "copy": "it is kept as is (code, front matter…)",
     "approved": "it is approved already",
 }

@@ -104,7 +104,7 @@ class SecondTarget(QWidget):
         # each block's state in this language (machine, memory, flagged …), as beside the first
         self.margin = ReviewMargin(
             self.preview,
-            lambda key: self.model.review.state_of(key),
+            lambda key: self.model.state_of(key),
             lambda key: STATE_STYLES[self.model.review.state_of(key)].meaning,
         )
         self.title = QLabel()

@@ -80,7 +80,6 @@ class DocumentView(QWidget):
     files_dropped = Signal(list)  # Markdown files dropped on the source
     target_updated = Signal()  # the target panes finished applying what the worker sent
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
-    healing = Signal(str)  # the pending retry of failed blocks, counting down ("": none)
     file_saved = Signal(object)  # the source (and its review file) written to this Path
 
     def __init__(
@@ -142,10 +141,8 @@ class DocumentView(QWidget):
         self._sent_visible: frozenset[str] = frozenset()
         self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
         # the session's retry schedule: failed blocks retried once usable, unless edited first
-        self.healer = Healer(self.session.retry, self)
+        self.healer = Healer(self.session, self)
         self.healer.due.connect(self.retry_failed)
-        self.healer.changed.connect(self.healing)
-        self.healer.ticked.connect(lambda: refresh_open_tooltip(self.margins))
         self._wire_review()
         self.second = SecondPane(self, spec, self)  # a second target pane, in another language
 
@@ -392,9 +389,12 @@ class DocumentView(QWidget):
         self.refresh_target()
 
     def _session_changed(self, change: Change) -> None:
-        """The session's stream: the busy light follows, the window hears of it."""
+        """The session's stream: the busy light follows, an open tooltip of a failed block
+        counts down with the retry, the window hears of it."""
         if change.busy is not None:
             self.busy.emit(change.busy)
+        if change.retry:
+            refresh_open_tooltip(self.margins)
         self.session_changed.emit(change)
 
     def refresh_target(self) -> None:

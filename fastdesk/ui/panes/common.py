@@ -78,8 +78,8 @@ def flat_scroll_bars(area: QAbstractScrollArea) -> None:
     """Plain scroll bars in the palette's colours for a pane that changes while it streams.
 
     Why: the target pane's bar is repainted after every render slice (its range follows the
-    document), and Fusion's gradient bar costs ~2 ms a repaint here (offscreen, 2 cores), a
-    style sheet's flat one ~0.03 ms. Call again when the palette changes.
+    document), and Fusion's gradient bar costs many times what a style sheet's flat one does
+    (figures: docs/performance.md, "What costs what"). Call again when the palette changes.
     """
     pal = area.palette()
     base = pal.color(QPalette.ColorRole.Base).name()

@@ -68,8 +68,8 @@ class Incremental:
         self.cursor_placed = False
         self.at_once = False
         # The wanted segments whose diff a step last applied in full: while they stay, the
-        # steps that render stand-ins need no diff (one walk of every block: at 7,000 blocks
-        # ~0.35 ms a step, a tenth of the slice).
+        # steps that render stand-ins need no diff (one walk of every block, a cost that grows
+        # with the document and is paid every step: docs/performance.md).
         self._applied: tuple[Segment, ...] | None = None
 
     def want(self, segments: Sequence[Segment]) -> None:
@@ -174,8 +174,8 @@ class Incremental:
     def _out_of_time(self, deadline: float) -> bool:
         """True when another edit costing as much as the last one would end past the deadline.
 
-        Checking only for a deadline already passed let one slow edit (a long block's HTML:
-        2–3 ms) overrun the slice, and the repaint that follows then made a stalled frame."""
+        Checking only for a deadline already passed let one slow edit (a long block's HTML)
+        overrun the slice, and the repaint that follows then made a stalled frame."""
         now = time.perf_counter()
         cost = now - self._mark
         self._mark = now
@@ -246,8 +246,8 @@ class RenderScheduler(QObject):
 
     One timer for both panes, so together they never hold the event loop longer than one slice.
     A slice is not the whole frame: the repaint it causes and Qt's queued layout work follow in
-    the same turn (benchmarks/bench_ui.py, three paired runs: a 3 ms budget gave a worst stall
-    of 9.5-11.4 ms against 13.7-19.4 ms with 4 ms, and the stream ended no later).
+    the same turn, so the budget is well under a frame (benchmarks/bench_ui.py compares budgets
+    in paired runs; figures: docs/performance.md, "Figures behind the code's choices").
 
     The pane on screen goes first. A hidden one (the raw editor behind the rendered view, or
     the other way round) is brought up to date once the wanted texts have stayed the same for

@@ -50,11 +50,11 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
     position where block i begins, and its run ends with its closing paragraph break.
 
     The runs sit in child frames of the root frame, about GROUP blocks each (a "group"). Why:
-    Qt lays out again the whole frame an edit is in and moves every later paragraph of it; in
-    the root frame at 7,000 blocks one block's edit cost ~7 ms (benchmarks/bench_layout.py),
-    in a frame of 100 the same as in a 500-block document. The first design gave each block a
-    frame of its own, and Qt's layout and painting walk every child frame on each edit and
-    repaint: at 500 blocks an edit cost ~2 ms. Groups keep the frames few (~70 at 7,000).
+    Qt lays out again the whole frame an edit is in and moves every later paragraph of it, so
+    in the root frame an edit costs more the longer the document (benchmarks/bench_layout.py),
+    and in a frame of GROUP blocks what it costs in a short document. A frame per block is no
+    better: Qt's layout and painting walk every child frame on each edit and repaint. Groups
+    keep the frames few (figures: docs/performance.md, "The rendered view in group frames").
 
     The layout Qt gives frames: a root block before each frame, whose only character is the
     frame's start marker (the "glue"), the frame's paragraphs, the last one closed by the
@@ -113,7 +113,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self._retint = False  # the tinted block's text changed: tint it again after the step
         self._anchor: int | None = None  # the block at the top of the view while a step edits
         self._anchor_offset = 0.0
-        self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
+        # PySide wraps the first viewport of a process lazily, at a cost a first render slice
+        # would pay (docs/performance.md): now, while the window is built
+        self.viewport()
         self._repaints = HeldRepaints(self)
         self._edited_from: int | None = None  # the first block the current step edited
         self._edited_last: int | None = None  # and the last
@@ -399,7 +401,7 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         """Block `index`'s HTML in place of the cursor's selection (or at the cursor).
 
         One edit block: Qt lays the document out again once for it, not once per step (each
-        layout moves every paragraph below: ~0.45 ms near the top of a 500-block document).
+        layout moves every paragraph below, so it costs more the nearer the top the edit).
         """
         self._edited(index)
         self._stand_ins[index] = 0
@@ -427,8 +429,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         """More than ``stand_ins_from`` blocks to add at the end (a long document's first
         fill): a group at a time as stand-ins, their Markdown as plain paragraphs, greyed;
         ``_finish`` renders them, from the view's top. Why: rendered one by one from the top,
-        at ~0.55 ms a block, a 7,000-block document took ~4 s to fill, and an edit half way
-        down showed only when the fill got there; its stand-ins go in within ~0.3 s."""
+        a long document took seconds to fill, and an edit half way down showed only when the
+        fill got there; stand-ins go in many times faster (figures: docs/performance.md, "A
+        long first fill as stand-ins")."""
         self._catch_up()
         count = self.block_count
         many = stop - start > self.stand_ins_from
@@ -521,10 +524,10 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
 
     def _shift(self, first: int, delta: int) -> None:
         """The starts from `first` on move by `delta`: lazily, as ``_lag``, until a step's edits
-        reach them or it ends. Why: one block rendered moves every start after it, and at
-        7,000 blocks moving them all (~0.15 ms) after each of a slice's few edits was a fifth
-        of the GUI thread's time while the stand-ins rendered; the slice's edits mostly go down
-        from one block to the next."""
+        reach them or it ends. Why: one block rendered moves every start after it, and moving
+        them all after each of a slice's few edits grows with the document (a large share of
+        the GUI thread's time while a long document's stand-ins render: docs/performance.md);
+        the slice's edits mostly go down from one block to the next."""
         if not delta:
             return
         if self._lag is None:

@@ -457,7 +457,8 @@ class ReviewController(QObject):
     # ---- reading ---------------------------------------------------------------------------------
 
     def state_of(self, block_id: str) -> str:
-        return self.review.state_of(block_id)
+        """The block's state in the session's one vocabulary (TargetModel.state_of)."""
+        return self.model.state_of(block_id)
 
     def info(self, block_id: str) -> BlockInfo:
         return self.review.info(block_id)

@@ -1,9 +1,11 @@
 """The review on screen: a coloured mark per block beside the target, and a bar under it with
 the summary and the "source changed since your edit" choice.
 
-Nothing here decides anything: the window gives the margin two lookups (block id → state, block
-id → tooltip) and connects its click to the Review menu; the colours are the core's
-(fastdesk.review.model.STATE_STYLES), the same as in the bilingual export.
+Nothing here decides anything: the window gives the margin two lookups (block id → state in the
+session's one vocabulary, fastdesk.review.target_model.BLOCK_STATES; block id → tooltip) and
+connects its click to the Review menu; the colours are the core's
+(fastdesk.review.target_model.BLOCK_STYLES: the review's states as in the bilingual export, a
+failed block as a flagged one, a retrying one as one in flight).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.review.model import STATE_STYLES, ReviewSummary
+from fastdesk.review.target_model import BLOCK_STYLES
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.target_editor import TargetEditor
@@ -76,7 +79,7 @@ class ReviewMargin(QWidget):
     def colour_at(self, y: int) -> str | None:
         """The colour drawn at height ``y`` (for tests: what the reader sees)."""
         key = self.block_at(y)
-        return STATE_STYLES[self._state_of(key)].colour if key else None
+        return BLOCK_STYLES[self._state_of(key)].colour if key else None
 
     # ---- Qt ----------------------------------------------------------------------------------
 
@@ -96,7 +99,7 @@ class ReviewMargin(QWidget):
     def _colour(self, state: str) -> QColor:
         colour = self._colours.get(state)
         if colour is None:
-            colour = self._colours[state] = QColor(STATE_STYLES[state].colour)
+            colour = self._colours[state] = QColor(BLOCK_STYLES[state].colour)
             if state in QUIET_STATES:
                 colour.setAlpha(90)
         return colour

@@ -164,7 +164,6 @@ class MainWindow(QMainWindow):
         self.review_commands.history.bind(actions.undo, actions.redo)
         view.message.connect(self.statusBar().showMessage)
         view.problem.connect(self.status.show_error)
-        view.healing.connect(self.status.set_retry)
         self.status.retry_button.clicked.connect(view.retry_failed)
         view.busy.connect(self.status.set_busy)
         view.session_changed.connect(self._document_changed)
@@ -225,7 +224,10 @@ class MainWindow(QMainWindow):
 
     def _document_changed(self, change: Change) -> None:
         """The document's session: requests, errors and waits, failures of the current
-        revision, the revision settled (the session judged what is current)."""
+        revision, the revision settled (the session judged what is current), the countdown of
+        the retry of failed blocks."""
+        if change.retry is not None:
+            self.status.set_retry(change.retry)
         for event in change.news:
             self._on_event(event)
         if change.failed:

@@ -23,6 +23,7 @@ from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.outline import Heading
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
+from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
 from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.bridge.threads import gui_first
@@ -80,8 +81,8 @@ class Workbench(QObject):
         self._problems_timer.setSingleShot(True)
         self._problems_timer.setInterval(PROBLEMS_EVERY_MS)
         self._problems_timer.timeout.connect(self.refresh_problems)
-        for signal in (view.review_ctl.changed, view.session_changed, view.target_updated):
-            signal.connect(self._problems_soon)
+        view.session_changed.connect(self._session_changed)
+        view.target_updated.connect(self._problems_soon)
         self.problems.visibilityChanged.connect(self._problems_soon)
         self.problems.chosen.connect(self.go_to_problem)
         self.problems.restore.connect(self.restore_problem)
@@ -208,6 +209,13 @@ class Workbench(QObject):
         self.problems.raise_()
         self.refresh_problems()
         self.problems.table.setFocus()
+
+    def _session_changed(self, change: Change) -> None:
+        """The session's stream: the problems list takes each change (shown or not), and
+        follows soon when it names a block or the review."""
+        self.problem_list.take(change)
+        if change.blocks is None or change.blocks or change.review:
+            self._problems_soon()
 
     def _problems_soon(self, *_args: object) -> None:
         """Something changed (or the dock came on show): the list follows within a moment."""
