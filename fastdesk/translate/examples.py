@@ -8,6 +8,8 @@ never the text itself: the last user message stays the text to translate, exactl
 
 Similarity is the Jaccard index of the two texts' word sets (casefolded): cheap, deterministic,
 and it favours blocks about the same things, which is what makes a correction worth repeating.
+Only the corrections sharing a word with the text are scored, through an index by word: a
+project's thousands of corrections cost a request little (docs/performance.md).
 Examples are hints, not instructions: they are not part of the memory key (a new correction
 does not make every block stale; the memory keeps answers the editor can re-translate).
 """
@@ -22,7 +24,7 @@ from functools import cached_property
 
 from fastdesk.translate.prompts import estimate_tokens
 
-__all__ = ["Example", "ExampleBank", "similarity", "words"]
+__all__ = ["Example", "ExampleBank", "words"]
 
 DEFAULT_LIMIT = 3
 DEFAULT_BUDGET_TOKENS = 400
@@ -33,13 +35,6 @@ _WORD = re.compile(r"[^\W_]{2,}")
 def words(text: str) -> frozenset[str]:
     """The casefolded words of a text (two letters or more: "a", "à" say nothing)."""
     return frozenset(w.casefold() for w in _WORD.findall(text))
-
-
-def similarity(a: frozenset[str], b: frozenset[str]) -> float:
-    """Jaccard index of two word sets: 1 the same words, 0 none in common."""
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
 
 
 def _unique(examples: Iterable[Example]) -> tuple[Example, ...]:
@@ -76,15 +71,27 @@ class ExampleBank:
 
     def __init__(self, examples: Iterable[Example] | Callable[[], Iterable[Example]]) -> None:
         self._load = examples if callable(examples) else None
-        self._examples = () if callable(examples) else _unique(examples)
+        self._examples: tuple[Example, ...] = ()
+        self._index: dict[str, list[int]] = {}  # word → the examples whose source has it
         self._lock = threading.Lock()
+        if not callable(examples):
+            self._fill(examples)
+
+    def _fill(self, examples: Iterable[Example]) -> None:
+        self._examples = _unique(examples)
+        index: dict[str, list[int]] = {}
+        for n, example in enumerate(self._examples):
+            for word in example.words:
+                index.setdefault(word, []).append(n)
+        self._index = index
 
     @property
     def examples(self) -> tuple[Example, ...]:
         if self._load is not None:
             with self._lock:
                 if self._load is not None:
-                    self._examples, self._load = _unique(self._load()), None
+                    self._fill(self._load())
+                    self._load = None
         return self._examples
 
     def __len__(self) -> int:
@@ -109,17 +116,23 @@ class ExampleBank:
         of the request: the model would copy the answer, not learn from it)."""
         wanted = words(text)
         skip = {t.strip() for t in (text, *exclude)}
+        examples = self.examples
+        shared: dict[int, int] = {}  # only the examples with a word in common are scored
+        for word in wanted:
+            for n in self._index.get(word, ()):
+                shared[n] = shared.get(n, 0) + 1
         scored = sorted(
             (
-                (similarity(wanted, e.words), e.source, e)
-                for e in self.examples
-                if e.source.strip() not in skip
+                (common / (len(wanted) + len(examples[n].words) - common), examples[n].source, n)
+                for n, common in shared.items()
+                if examples[n].source.strip() not in skip
             ),
             key=lambda item: (-item[0], item[1]),
         )
         out: list[tuple[str, str]] = []
         spent = 0
-        for score, _source, example in scored:
+        for score, _source, n in scored:
+            example = examples[n]
             if score < MIN_SIMILARITY or len(out) >= limit:
                 break
             if spent + example.tokens > budget_tokens:

@@ -120,7 +120,8 @@ def test_simplify_shows_the_reading_ease_before_and_after(
     w = make_window(settings=Settings(debounce_ms=40, mode="simplify"))
     label = w.status.readability
     w.document_view.source.setPlainText("We utilize the tools and commence the work today.\n")
-    qtbot.waitUntil(lambda: "use the tools" in w.document_view.review_ctl.target_text())
+    wait_settled(w, qtbot)
+    assert "use the tools" in w.document_view.review_ctl.target_text()
 
     def scores() -> tuple[float, ...]:
         text = label.text() if label.isVisible() else ""

@@ -12,9 +12,12 @@ window starts goes through :meth:`HouseKeeper.apply`, and a saved change re-plan
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
+import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,7 +56,21 @@ if TYPE_CHECKING:
 
 __all__ = ["HouseKeeper"]
 
+log = logging.getLogger(__name__)
+
 READABILITY_DELAY_MS = 300
+
+
+def readability_line(source: str, target: str, lang: str | None) -> tuple[str, str]:
+    """(status line, its detail) of the reading ease of ``source`` and ``target``; ("", "")
+    for a language without a formula."""
+    entry = compare(source, target, lang or source_language(source) or "en")
+    if entry is None:
+        return "", ""
+    line = f"Reading ease {entry['before']:g} → {entry['after']:g}"
+    if entry["harder"]:
+        line += " (harder!)"
+    return line, f"{entry['formula']}: about 0-100, higher is easier"
 
 
 class HouseKeeper(QObject):
@@ -61,6 +78,7 @@ class HouseKeeper(QObject):
     ``readability_changed(line, detail)``: simplify's reading ease, for the status bar."""
 
     readability_changed = Signal(str, str)
+    _measured = Signal(int, str, str)  # (request, line, detail), from the measuring thread
 
     def __init__(
         self,
@@ -104,9 +122,9 @@ class HouseKeeper(QObject):
         self._readability = QTimer(self)  # the target settles in bursts: once after them
         self._readability.setSingleShot(True)
         self._readability.setInterval(READABILITY_DELAY_MS)
-        self._readability.timeout.connect(
-            lambda: self.readability_changed.emit(*self.readability())
-        )
+        self._readability.timeout.connect(self._measure_soon)
+        self._generation, self._measuring, self._again = 0, False, False
+        self._measured.connect(self._show_measure)
         view.target_updated.connect(self._readability.start)
         view.busy.connect(self._readability.start)
 
@@ -216,24 +234,43 @@ class HouseKeeper(QObject):
         if self.suggested is not None and self.suggested.source_term:
             self.add_entry(self.suggested.source_term, self.suggested.after)
 
-    def readability(self) -> tuple[str, str]:
-        """Simplify: (status line, its detail) of the document's reading ease before and after;
-        ("", "") otherwise or when the language has no formula."""
-        spec = self._spec()
-        if spec.mode != "simplify":
-            return "", ""
-        view = self.view
-        source = view.text()
-        lang = self.house.project.source_lang if self.house.project else None
-        entry = compare(
-            source, view.review_ctl.target_text(), lang or source_language(source) or "en"
+    def _measure_soon(self) -> None:
+        """Simplify: measure the reading ease of the source and the target on a thread of its
+        own (hyphenation dictionaries and language identification are slow to load and, for a
+        long document, to run); the status bar gets the line when it is ready."""
+        self._generation += 1
+        if self._spec().mode != "simplify":
+            self.readability_changed.emit("", "")
+            return
+        if self._measuring:
+            self._again = True
+            return
+        view, project = self.view, self.house.project
+        args = (
+            self._generation,
+            view.text(),
+            view.review_ctl.target_text(),
+            project.source_lang if project else None,
         )
-        if entry is None:
-            return "", ""
-        line = f"Reading ease {entry['before']:g} → {entry['after']:g}"
-        if entry["harder"]:
-            line += " (harder!)"
-        return line, f"{entry['formula']}: about 0-100, higher is easier"
+        self._measuring = True
+        threading.Thread(target=self._measure, args=args, daemon=True).start()
+
+    def _measure(self, generation: int, source: str, target: str, lang: str | None) -> None:
+        try:
+            line, detail = readability_line(source, target, lang)
+        except Exception:  # a bug here must not stop the window: no line, the log says why
+            log.warning("reading ease not measured", exc_info=True)
+            line, detail = "", ""
+        with contextlib.suppress(RuntimeError):  # the window closed meanwhile
+            self._measured.emit(generation, line, detail)
+
+    def _show_measure(self, generation: int, line: str, detail: str) -> None:
+        self._measuring = False
+        if generation == self._generation:
+            self.readability_changed.emit(line, detail)
+        if self._again:
+            self._again = False
+            self._measure_soon()
 
     # ---- commands ------------------------------------------------------------------------------
 
