@@ -259,3 +259,14 @@ def test_a_tmx_imported_under_a_house_style_answers_with_that_style(tmp_path: Pa
     assert fake.requests == []  # the memory answered, under the style's key
     run(engine_with(fake, memory), "Open the settings window.\n", JobSpec())
     assert len(fake.requests) == 1  # without the style: another key
+
+
+def test_a_style_file_too_large_to_send_with_every_request_is_refused(tmp_path: Path) -> None:
+    from fastdesk.translate.style import MAX_STYLE_BYTES, StyleError
+    from fastdesk.translate.wiring import style_for
+
+    (tmp_path / ".git").mkdir()
+    path = write(tmp_path / STYLE_FILE, "## All\n" + "x" * MAX_STYLE_BYTES)
+    with pytest.raises(StyleError, match=STYLE_FILE):
+        load_style(path)
+    assert style_for(write(tmp_path / "a.md", "A.\n")) is None  # the run goes on without it
