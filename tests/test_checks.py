@@ -596,7 +596,7 @@ def test_echo_passes_every_check(mode: str) -> None:
 def test_registry_names_match_the_report() -> None:
     assert list(CHECKS) == [
         "thinking", "code", "inline_code", "links", "html", "placeholders", "structure",
-        "glossary", "accents",
+        "glossary", "accents", "admonition", "readability",
     ]  # fmt: skip
 
 

@@ -8,20 +8,22 @@ Its own module so that ``cli/translate`` (which hands a folder over to ``cli/pro
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from fastdesk.config.fileio import atomic_write_text, os_reason
 from fastdesk.config.keys import InvalidKey
 from fastdesk.document.blocks import Document
+from fastdesk.project.house import House, house_for
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.readability import ReadingLevel
+from fastdesk.translate.style import Style
 from fastdesk.translate.wiring import (
     NotConfigured,
     build_engine,
-    glossary_for,
     load_user_settings,
     plain_http_warnings,
 )
@@ -41,13 +43,17 @@ class DocReport:
     output: str | None
     doc: Document
     status: str = "pending"  # then ok | partial | failed | interrupted
+    dialect: str = "commonmark"  # its project's site generator's, when it is in one
     not_translated: list[int] = field(default_factory=list)  # blocks whose answers were not
     translated: int = 0
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    simplified: bool = False
+    readability: dict[str, object] | None = None  # simplify: before, after, formula, harder
 
     def as_dict(self) -> dict[str, object]:
+        extra: dict[str, object] = {"readability": self.readability} if self.simplified else {}
         return {
             "input": self.input,
             "output": self.output,
@@ -57,22 +63,28 @@ class DocReport:
             "from_memory": self.from_memory,
             "flags": self.flags,
             "not_translated": sorted(self.not_translated),
+            **extra,
         }
 
 
-def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engine, JobSpec]:
-    """The engine and the job the arguments ask for (settings fill the rest); UsageError when no
-    provider is configured or a key is unusable. ``root``: a docs project's, above which no
-    folder glossary is looked for."""
+def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
+    """The engine, the job the arguments ask for (settings fill the rest) and the house of the
+    first input (a file's docs project, or the folder's): its glossary, house style and the
+    editor's corrections go with every request. UsageError when no provider is configured, a
+    key is unusable or --reading-level is not one."""
     settings = load_user_settings()
-    spec = JobSpec(
-        mode=args.mode or settings.mode,
-        target_lang=args.lang or settings.target_language,
-        provider=args.provider,
-        model=args.model or None,
-        use_memory=not args.no_memory,
-        glossary=glossary_for(settings, args.inputs[0], root),
+    house = house_for(args.inputs[0], settings)
+    mode = args.mode or settings.mode
+    spec = house.apply(
+        JobSpec(
+            mode=mode,
+            target_lang=args.lang or settings.target_language,
+            provider=args.provider,
+            model=args.model or None,
+            use_memory=not args.no_memory,
+        )
     )
+    spec = dataclasses.replace(spec, style=_reading_level(args, mode, spec.style))
     try:
         engine = build_engine(
             settings,
@@ -84,7 +96,20 @@ def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engin
         raise UsageError(str(exc)) from None
     for warning in plain_http_warnings(engine.router.providers, settings):  # once per run
         log.warning("%s", warning)
-    return engine, spec
+    return engine, spec, house
+
+
+def _reading_level(args: argparse.Namespace, mode: str, style: Style | None) -> Style | None:
+    """The house style with --reading-level on top."""
+    level = getattr(args, "reading_level", None)
+    if not level:
+        return style
+    if mode != "simplify":
+        raise UsageError("--reading-level goes with --mode simplify")
+    try:
+        return (style or Style()).with_level(ReadingLevel.parse(level))
+    except ValueError as exc:
+        raise UsageError(f"--reading-level: {exc}") from None
 
 
 def write_report(

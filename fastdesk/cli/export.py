@@ -14,6 +14,7 @@ from pathlib import Path
 from fastdesk.cli.common import UsageError
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
+from fastdesk.project.house import house_for
 from fastdesk.project.layout import enclosing_project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
@@ -27,7 +28,7 @@ from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.wiring import glossary_for, load_user_settings
+from fastdesk.translate.wiring import load_user_settings
 
 FORMATS = ("md", "html", "xliff", "po")
 _SUFFIX = {"xliff": ".xlf", "po": ".po"}
@@ -81,7 +82,9 @@ def fill_from_memory(opened: Opened, lang: str) -> int:
     wanted = [b.id for b in doc.blocks if b.translatable and review.shown_text(b.id) is None]
     if not wanted:
         return 0
-    spec = JobSpec(target_lang=lang, glossary=glossary_for(load_user_settings(), opened.path))
+    house = house_for(opened.path, load_user_settings())
+    # the keys the engine made: the document's glossary and house style
+    spec = JobSpec(target_lang=lang, glossary=house.glossary, style=house.style)
     memory = Memory()
     try:  # planning only: the engine's memory lookup, no provider, no request
         engine = Engine(Router({}, stats=StatsStore.memory()), memory)

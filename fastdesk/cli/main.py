@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "status": "fastdesk.cli.status",
     "export": "fastdesk.cli.export",
     "import": "fastdesk.cli.importing",
+    "glossary": "fastdesk.cli.glossary",
 }
 
 
@@ -34,7 +35,7 @@ def _window_parser() -> argparse.ArgumentParser:
         prog="fastdesk",
         description="Live Markdown translation. Without a command, opens the window.",
         epilog=(
-            "commands: translate, status, export, import, keys, bench, memory"
+            "commands: translate, status, export, import, glossary, keys, bench, memory"
             " (fastdesk COMMAND --help)"
         ),
     )

@@ -188,11 +188,11 @@ def _skipped(skipped: list[tuple[PurePosixPath, str, str]]) -> list[PairReport]:
 
 
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
-    """The single-file command's engine and job (settings, provider, glossary of the folder),
-    one job per language."""
-    engine, spec = build_job(args, project.root)
+    """The single-file command's engine and job (settings, provider, the project's glossary
+    and house style), one job per language with that language's corrections as examples."""
+    engine, spec, house = build_job(args)
     return engine, {
-        lang: replace(spec, mode="translate", target_lang=lang, source_lang=project.source_lang)
+        lang: house.apply(replace(spec, mode="translate", target_lang=lang))
         for lang in project.languages
     }
 

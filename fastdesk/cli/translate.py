@@ -26,6 +26,8 @@ from fastdesk.config.logs import setup_logging
 from fastdesk.config.paths import home_problem
 from fastdesk.config.redact import redact
 from fastdesk.document.blocks import Document, parse
+from fastdesk.project.dialect import apply_dialect
+from fastdesk.project.run import translate_document
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.engine import Engine, JobSpec
@@ -37,7 +39,9 @@ from fastdesk.translate.events import (
     RequestDone,
     Waiting,
 )
+from fastdesk.translate.language import source_language
 from fastdesk.translate.prompts import MODES
+from fastdesk.translate.readability import compare
 from fastdesk.translate.repeats import repeated
 
 log = logging.getLogger("fastdesk.translate")
@@ -55,6 +59,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="BCP-47 code (default: settings, else fr); a folder takes several: fr,de,es",
     )
     p.add_argument("--mode", choices=MODES, help="translate | simplify (default translate)")
+    p.add_argument(
+        "--reading-level",
+        metavar="LEVEL",
+        help="simplify's target: plain, A1-C2 (CEFR) or 'grade N' (default: the house style's)",
+    )
     p.add_argument("--provider", choices=PROVIDER_CHOICES, default="auto")
     p.add_argument("--model", help="model for that provider (default: settings)")
     p.add_argument("-o", "--output", metavar="FILE", help="one input: write here (default: stdout)")
@@ -89,11 +98,14 @@ def run_translate(args: argparse.Namespace) -> int:
     try:
         docs, outputs = _read_inputs(args)
         _check_writable([*(o for o in outputs if o), *_report_file(args)])
-        engine, spec = build_job(args)
+        engine, spec, house = build_job(args)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
         return 2
-    reports = [_report(path, text, out) for (path, text), out in zip(docs, outputs, strict=True)]
+    reports = [
+        _report(path, text, out, house.dialect)
+        for (path, text), out in zip(docs, outputs, strict=True)
+    ]
     requests: list[dict[str, object]] = []
     stopped: list[int] = []  # the signal that stopped the run, if one did
     started = time.perf_counter()
@@ -218,18 +230,19 @@ def _stop_on_signals(stopped: list[int]) -> None:
             loop.add_signal_handler(signum, stop, signum)
 
 
-def _report(path: str, text: str, output: str | None) -> DocReport:
+def _report(path: str, text: str, output: str | None, dialect: str = "commonmark") -> DocReport:
     """A document's report, pending; failed at once (its one line said) on a parser bug."""
-    doc = _parse(path, text)
+    doc = _parse(path, text, dialect)
     if doc is None:
         return _failed(DocReport(path, output, parse("")), "internal error while parsing it")
-    return DocReport(input=path, output=output, doc=doc)
+    return DocReport(input=path, output=output, doc=doc, dialect=dialect)
 
 
-def _parse(path: str, text: str) -> Document | None:
-    """The document's blocks; None (that document fails, the others go on) on a parser bug."""
+def _parse(path: str, text: str, dialect: str = "commonmark") -> Document | None:
+    """The document's blocks (its dialect's syntax kept as it is); None (that document fails,
+    the others go on) on a parser bug."""
     try:
-        return parse(text)
+        return apply_dialect(parse(text), dialect)
     except Exception:
         log.info("%s: could not be split into blocks", path, exc_info=True)
         return None
@@ -297,7 +310,7 @@ async def _translate_one(
         elif isinstance(event, EngineError) and verbose:
             log.warning("%s", event.message)
 
-    results = await engine.run(doc, spec, emit=on_event)
+    results = await translate_document(engine, doc, spec, report.dialect, on_event)
     for bid, flag in repeated(answered).items():  # a prompt injection obeyed on every block
         i = index[bid]
         line = doc.blocks[i].line
@@ -320,6 +333,8 @@ async def _translate_one(
             return
         print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
+    if spec.mode == "simplify":
+        _readability(report, target, spec)
     try:
         if output is None:
             sys.stdout.buffer.write(target.encode("utf-8"))
@@ -334,6 +349,22 @@ async def _translate_one(
     report.flags.sort(key=_flag_order)
     if report.status == "pending":
         report.status = "ok"
+
+
+def _readability(report: DocReport, target: str, spec: JobSpec) -> None:
+    """Simplify: the document's reading ease before and after, and one line when it got
+    harder to read."""
+    source = report.doc.source
+    lang = spec.source_lang or source_language(source) or spec.target_lang
+    report.simplified = True
+    report.readability = compare(source, target, lang)
+    if report.readability and report.readability["harder"]:
+        r = report.readability
+        print(
+            f"fastdesk translate: {report.input}: harder to read than its source "
+            f"({r['formula']} {r['before']} → {r['after']}; higher is easier)",
+            file=sys.stderr,
+        )
 
 
 def _flag_order(flag: dict[str, object]) -> tuple[int, str]:

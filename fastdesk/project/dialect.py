@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.dialects import DIALECTS, TITLES, keep_syntax
 from fastdesk.document.text_ends import common_prefix
 from fastdesk.translate.events import Flag
 
@@ -38,38 +39,7 @@ __all__ = [
     "indent",
 ]
 
-_MKDOCS = (
-    re.compile(r"-{2,}8<-{2,}.*"),  # snippets
-    re.compile(r"\{:?[^{}]*\}"),  # an attribute list alone on its line
-    re.compile(r"(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+\".*\")?"),  # admonition opener
-    re.compile(r"===\+?\s+\".*\""),  # a content tab's opener
-)
-_DOCUSAURUS = (
-    re.compile(r"(?:import|export)\s.*"),  # MDX ES modules
-    re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?/?>"),  # a JSX component tag alone on its line
-    re.compile(r":::\w*.*"),  # an admonition fence alone
-)
-_HUGO = (re.compile(r"\{\{[<%].*?[%>]\}\}"),)  # shortcodes
-
-DIALECTS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "mkdocs": _MKDOCS,
-    "docusaurus": _DOCUSAURUS,
-    "hugo": _HUGO,
-    "commonmark": (),
-}
-
-
 _OPENER = re.compile(r"(?:!!!|\?\?\?\+?)\s+[\w-]+.*|===\+?\s+\".*\"")
-# an opening line's title: !!! note "Title", === "Tab", :::tip Title, :::tip[Title]
-_TITLE = {
-    "mkdocs": re.compile(
-        r"(?P<head>\s*(?:(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*|===\+?)\s+\")"
-        r"(?P<title>[^\"]*\S[^\"]*)(?P<tail>\"\s*)"
-    ),
-    "docusaurus": re.compile(
-        r"(?P<head>\s*:::\w+(?:\[|[ \t]+))(?P<title>[^\]\r\n]*?\S[^\]\r\n]*?)(?P<tail>\]?[ \t]*)"
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -87,22 +57,16 @@ Container = tuple[Piece, ...]
 
 def apply_dialect(doc: Document, dialect: str) -> Document:
     """``doc`` with the blocks made only of ``dialect``'s syntax lines marked not translatable
-    (a titled opening line excepted: its title is translated), and (MkDocs) admonition and tab
-    bodies marked translatable (same ids, same text: the round trip and echo identity hold)."""
-    patterns = DIALECTS.get(dialect, ())
-    if not patterns:
+    (a titled opening line excepted: its title is translated:
+    fastdesk.document.dialects.keep_syntax), and (MkDocs) admonition and tab bodies marked
+    translatable (same ids, same text: the round trip and echo identity hold)."""
+    doc = keep_syntax(doc, dialect)
+    if dialect != "mkdocs":
         return doc
-    titled = _TITLE.get(dialect)
     blocks: list[Block] = []
     changed = False
     for block in doc.blocks:
-        core = block.split()[1]
-        lines = [line.strip() for line in core.splitlines() if line.strip()]
-        syntax = lines and all(any(p.fullmatch(line) for p in patterns) for line in lines)
-        if block.translatable and syntax and not (titled and titled.fullmatch(core)):
-            block = dataclasses.replace(block, translatable=False)
-            changed = True
-        elif dialect == "mkdocs" and not block.translatable and _body_of(blocks, block):
+        if not block.translatable and _body_of(blocks, block):
             block = dataclasses.replace(block, translatable=True)
             changed = True
         blocks.append(block)
@@ -117,7 +81,7 @@ def container(doc: Document, block: Block, dialect: str) -> Container | None:
         if block.translatable and _body_of(doc.blocks[:i], block):
             return (Piece("body", block.text, _prefix(block.text)),)
         return None
-    titled = _TITLE.get(dialect)
+    titled = TITLES.get(dialect)
     first, newline, rest = block.text.partition("\n")
     line, _cr, _ = first.partition("\r")
     opener = titled.fullmatch(line) if titled else None

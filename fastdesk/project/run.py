@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.document.blocks import Block, join, parse
+from fastdesk.document.blocks import Block, Document, join, parse
 from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
 from fastdesk.project.sync import Pair
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "translate_pairs"]
+__all__ = ["PairOutcome", "translate_document", "translate_pairs"]
 
 
 @dataclass
@@ -49,22 +49,10 @@ async def translate_pairs(
         outcome.requested = len(need)
         if not need:
             return outcome
-        spec = specs[pair.lang]
         index = {b.id: b for b in pair.doc.blocks}
-        boxes = {
-            bid: box
-            for bid in need
-            if (box := container(pair.doc, index[bid], pair.project.dialect)) is not None
-        }
-        plain = [bid for bid in need if bid not in boxes]
         answered: dict[str, BlockDone] = {}  # the model's answers, for the repeat check
 
         def on_event(event: EngineEvent) -> None:
-            if isinstance(event, BlockDone) and event.origin != "copy":
-                source = index[event.block_id].text
-                extra = check_dialect(source, event.text, pair.project.dialect)
-                if extra:
-                    event = dataclasses.replace(event, flags=(*event.flags, *extra))
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
                 if event.origin == "model":
@@ -81,10 +69,9 @@ async def translate_pairs(
             elif isinstance(event, RequestDone):
                 on_request(event)
 
-        if plain:
-            await engine.run(pair.doc, spec, emit=on_event, block_ids=plain)
-        for bid, box in boxes.items():
-            on_event(await _container(engine, spec, bid, box, on_request))
+        await translate_document(
+            engine, pair.doc, specs[pair.lang], pair.project.dialect, on_event, block_ids=need
+        )
         pair.review.clear_in_flight()
         _flag_repeats(pair, outcome, answered, index)
         return outcome
@@ -104,12 +91,46 @@ def _flag_repeats(
         outcome.flags.append({"line": index[bid].line, "check": flag.check, "detail": flag.detail})
 
 
+async def translate_document(
+    engine: Engine,
+    doc: Document,
+    spec: JobSpec,
+    dialect: str,
+    emit: Callable[[EngineEvent], None],
+    *,
+    block_ids: Collection[str] | None = None,
+) -> dict[str, str]:
+    """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
+    or a file of a project translated on its own): admonitions and tabs as their pieces, the
+    dialect's syntax in each answer checked. Returns block id → text, like Engine.run."""
+    index = {b.id: b for b in doc.blocks}
+    wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
+    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
+    plain = [bid for bid in wanted if bid not in boxes]
+    results: dict[str, str] = {}
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone) and event.origin != "copy":
+            extra = check_dialect(index[event.block_id].text, event.text, dialect)
+            if extra:
+                event = dataclasses.replace(event, flags=(*event.flags, *extra))
+        if isinstance(event, BlockDone):
+            results[event.block_id] = event.text
+        emit(event)
+
+    if plain:
+        await engine.run(doc, spec, emit=on_event, block_ids=plain)
+    for bid, box in boxes.items():
+        on_event(await _container(engine, spec, bid, box, on_event))
+    return results
+
+
 async def _container(
     engine: Engine,
     spec: JobSpec,
     block_id: str,
     box: Container,
-    on_request: Callable[[RequestDone], None],
+    on_request: Callable[[EngineEvent], None],
 ) -> BlockDone | BlockFailed:
     """An admonition or tab: its title and its body (dedented) translated as documents of
     their own, block by block and memory first; the syntax around them kept as it is."""

@@ -26,6 +26,7 @@ from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
 from fastdesk.translate.events import Flag
+from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.restore import RESTORABLE, restore
 
 __all__ = ["KINDS", "KIND_LABELS", "Problem", "ProblemList", "excerpt", "fix", "step"]
@@ -67,6 +68,7 @@ class ProblemList:
     def __init__(self, model: TargetModel) -> None:
         self.model = model
         self.rows: tuple[Problem, ...] = ()
+        self.glossary: Glossary | None = None  # the document's: an editor's text is checked too
         self._doc: Document | None = None
         # per translatable block, in document order: what its rows were made of, and its rows
         self._made: dict[str, tuple[tuple[object, ...], tuple[Problem, ...]]] = {}
@@ -83,6 +85,12 @@ class ProblemList:
                 self._due |= change.blocks
         review = self.model.review
         self._seen = (review, review.generation)
+
+    def set_glossary(self, glossary: Glossary | None) -> None:
+        """A new glossary for the document: every block is looked at again."""
+        if glossary != self.glossary:
+            self.glossary = glossary
+            self._doc = None
 
     def refresh(self) -> bool:
         """Bring ``rows`` up to date with the model; True when they changed. Only the blocks
@@ -134,7 +142,7 @@ class ProblemList:
         flying = self.model.in_flight(bid)
         shown = review.shown_text(bid) if state in ("flagged", "edited") else None
         if state == "edited" and shown is not None:  # the checks judge the editor's text now
-            flags = _edit_flags(block.text, shown, review.lang)
+            flags = _edit_flags(block.text, shown, review.lang, self.glossary)
             state = "flagged" if flags else state
         key = (index, block.line, state, flags, flying, shown)
         if old is not None and old[0] == key:
@@ -212,13 +220,20 @@ def step(
 
 
 @lru_cache(maxsize=1024)
-def _edit_flags(source: str, text: str, key: str) -> tuple[Flag, ...]:
-    """The checks on an editor's text (the glossary aside: the editor has the last word on
-    terms), so that restoring one item of a block leaves its other problems listed."""
+def _edit_flags(
+    source: str, text: str, key: str, glossary: Glossary | None = None
+) -> tuple[Flag, ...]:
+    """The checks on an editor's text, so that restoring one item of a block leaves its other
+    problems listed; the document's glossary too, when the window knows it (an edit that
+    drops an agreed term is listed like a machine answer that does)."""
     simplify = key == "simplify"
     return tuple(
         check_block(
-            source, text, target_lang="" if simplify else key, mode=key if simplify else "translate"
+            source,
+            text,
+            target_lang="" if simplify else key,
+            mode=key if simplify else "translate",
+            glossary=glossary,
         )
     )
 

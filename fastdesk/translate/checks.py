@@ -25,8 +25,11 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from fastdesk.translate.admonitions import check_types
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary, primary_subtag
+from fastdesk.translate.language import source_language
+from fastdesk.translate.readability import harder
 
 # Emphasis, entities and soft breaks carry nothing a check compares; without them a paragraph is
 # one text token between code spans and links, which is faster and keeps `[t][ref]` in one piece.
@@ -622,6 +625,19 @@ def check_glossary(pair: Pair) -> str | None:
     return "; ".join(f.detail for f in flags) or None
 
 
+def check_admonitions(pair: Pair) -> str | None:
+    """Admonition types are syntax (the engine puts back a changed one: admonitions)."""
+    return check_types(pair.source, pair.answer)
+
+
+def check_readability(pair: Pair) -> str | None:
+    """Simplify: an answer harder to read than its source (a long enough block only: the
+    formulas say little about one sentence)."""
+    if not pair.simplify:
+        return None
+    return harder(pair.source, pair.answer, source_language(pair.source) or pair.target_lang)
+
+
 CHECKS: dict[str, Check] = {
     "thinking": check_thinking,
     "code": check_code,
@@ -632,6 +648,8 @@ CHECKS: dict[str, Check] = {
     "structure": check_structure,
     "glossary": check_glossary,
     "accents": check_accents,
+    "admonition": check_admonitions,
+    "readability": check_readability,
 }
 """Every check by the name its flags carry, in the order they run and are reported."""
 
@@ -668,6 +686,12 @@ PLAIN_WORDS: dict[str, CheckWords] = {
         "not a translation", "the model's answer was not a translation: the source is shown"
     ),
     "dialect": CheckWords("site syntax changed", "the site generator's markup must stay"),
+    "admonition": CheckWords(
+        "admonition type changed", "the site generator knows its admonition types by name"
+    ),
+    "readability": CheckWords(
+        "harder to read", "the simplified text reads harder than its source by the formula"
+    ),
     "repeated": CheckWords(
         "same answer as other blocks",
         "several different blocks got this one answer: the model may have stopped translating",

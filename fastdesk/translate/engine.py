@@ -26,6 +26,7 @@ from fastdesk.routing.router import (
     Restart,
     Router,
 )
+from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
     BlockDelta,
@@ -40,6 +41,7 @@ from fastdesk.translate.events import (
     RevisionDone,
     Waiting,
 )
+from fastdesk.translate.examples import ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -50,6 +52,7 @@ from fastdesk.translate.prompts import (
     ThinkStripper,
     batch_text,
     build_messages,
+    estimate_tokens,
     expand_prompt,
     needs_markers,
     partial_batch,
@@ -57,6 +60,7 @@ from fastdesk.translate.prompts import (
     system_prompt,
 )
 from fastdesk.translate.slots import Slots
+from fastdesk.translate.style import Style
 
 Emit = Callable[[EngineEvent], None]
 
@@ -80,6 +84,21 @@ class JobSpec:
     # the source's language, when known (a docs project's): recorded with each answer in the
     # memory so it can be exported as TMX; else identified from the block when it can be
     source_lang: str | None = None
+    # the project's house style (its text for this mode and language goes to every request and
+    # its digest into the memory key) and the editor's corrections, offered as examples
+    style: Style | None = None
+    examples: ExampleBank | None = None
+    # the site generator's Markdown dialect of the document's project: a document translated
+    # live keeps its syntax lines as they are (fastdesk.document.dialects.keep_syntax)
+    dialect: str = "commonmark"
+
+    @property
+    def style_text(self) -> str:
+        return self.style.text_for(self.mode, self.target_lang) if self.style else ""
+
+    @property
+    def style_version(self) -> str:
+        return self.style.version(self.mode, self.target_lang) if self.style else ""
 
     @property
     def glossary_lang(self) -> str | None:
@@ -129,11 +148,6 @@ class _Outcome:
 
 def _noop(_event: EngineEvent) -> None:
     return None
-
-
-def estimate_tokens(text: str) -> int:
-    """A provider-neutral estimate (≈4 characters a token) for sizing batches."""
-    return len(text) // 4 + 1
 
 
 def section_text(doc: Document, block_id: str) -> str:
@@ -208,6 +222,7 @@ class Engine:
         title = document_title(doc)
         wanted = None if block_ids is None else set(block_ids)
         previous = ""
+        style_version = spec.style_version
         for block in doc.blocks:
             lead, core, trail = block.split()
             if wanted is not None and block.id not in wanted:
@@ -218,7 +233,12 @@ class Engine:
                 continue
             used = spec.glossary_for(core)
             key = MemoryKey(
-                core, spec.mode, spec.target_lang, PROMPT_VERSION, used.version if used else ""
+                core,
+                spec.mode,
+                spec.target_lang,
+                PROMPT_VERSION,
+                used.version if used else "",
+                style_version,
             )
             hit = None
             if self.memory is not None and spec.use_memory and block.id not in force:
@@ -403,6 +423,7 @@ class Engine:
             if again is None or not_translated(w.core, again[0], spec.target_lang):
                 return _Outcome(None, provider=provider, model=model, not_translated=why)
             answer, provider, model = again
+        answer = keep_types(w.core, answer)  # an admonition's type is syntax: put it back
         flags = self._check(w, answer, spec)
         if not flags:
             return _Outcome(answer, (), provider=provider, model=model)
@@ -410,7 +431,7 @@ class Engine:
         retry = await self._single(w, spec, revision, emit, firmer=firmer)
         if retry is None:
             return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        second = retry[0]
+        second = keep_types(w.core, retry[0])
         second_flags = self._check(w, second, spec)
         if len(second_flags) <= len(flags) and not (
             spec.mode == "translate" and not_translated(w.core, second, spec.target_lang)
@@ -485,12 +506,15 @@ class Engine:
             spec.provider, spec.model, expected_tokens=expected, lang=spec.target_lang
         )
         model_hint = candidates[0][1] if candidates else (spec.model or "")
+        examples = spec.examples.pick(text, exclude=cores) if spec.examples else []
         messages = build_messages(
             system_prompt(
                 spec.mode,
                 spec.target_lang,
                 model=model_hint,
+                style=spec.style_text,
                 glossary_lines=glossary_lines,
+                examples=examples,
                 context=context,
                 firmer=firmer,
             ),

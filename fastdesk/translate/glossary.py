@@ -271,20 +271,28 @@ class _Lookup:
 
 
 def find_folder_glossary(doc_path: Path, root: Path | None = None) -> Path | None:
-    """The nearest ``.fastdesk-glossary.toml`` in the document's folder or a parent, stopping at
-    ``root`` (a docs project's), the top of a git work tree (a folder holding ``.git``) or a
-    project's configuration. Never in the user's home or above it, nor in a folder anyone may
-    write to (``/tmp``): a glossary there would steer the prompts of every document below."""
+    """The nearest ``.fastdesk-glossary.toml`` (or TBX, TSV, CSV) in the document's folder or a
+    parent (see :func:`find_nearest`)."""
+    return find_nearest(doc_path, FOLDER_GLOSSARIES, root)
+
+
+def find_nearest(doc_path: Path, names: Iterable[str], root: Path | None = None) -> Path | None:
+    """The first of ``names`` in the document's folder or a parent (the glossary, the house
+    style), stopping at ``root`` (a docs project's), the top of a git work tree (a folder
+    holding ``.git``) or a project's configuration. Never in the user's home or above it, nor
+    in a folder anyone may write to (``/tmp``): a file there would steer the prompts of every
+    document below."""
     path = Path(doc_path).absolute()
     folder = path if path.is_dir() else path.parent
     home = Path.home().absolute()
+    names = tuple(names)
     for candidate in (folder, *folder.parents):
         if candidate == home or candidate in home.parents or _anyone_writes(candidate):
             return None
-        for name in FOLDER_GLOSSARIES:
-            glossary = candidate / name
-            if glossary.is_file():
-                return glossary
+        for name in names:
+            found = candidate / name
+            if found.is_file():
+                return found
         if candidate == root or any((candidate / m).exists() for m in _TOPS):
             return None
     return None

@@ -22,6 +22,7 @@ import contextlib
 from collections.abc import Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, parse, reparse
+from fastdesk.document.dialects import keep_syntax
 from fastdesk.document.target import TargetView
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
@@ -55,7 +56,8 @@ class LiveSession:
         self.revision = revision
         first = self.doc is None
         before = self._ids
-        self.doc = parse(source) if self.doc is None else reparse(self.doc, source)
+        doc = parse(source) if self.doc is None else reparse(self.doc, source)
+        self.doc = keep_syntax(doc, self.spec.dialect)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
         edited = frozenset() if first else present - before
         # A few new blocks are an edit and go first; a whole new text (another file opened in
@@ -96,11 +98,16 @@ class LiveSession:
         return tier, where
 
     def set_spec(self, spec: JobSpec) -> None:
-        """Mode, language or provider changed: every block is planned again."""
+        """Mode, language, provider or the document's house changed: every block is planned
+        again."""
+        dialect_changed = spec.dialect != self.spec.dialect
         self.spec = spec
         self._cancel_all()
         self.done.clear()
         if self.doc is not None:
+            if dialect_changed:  # which blocks are only syntax: asked afresh
+                self.doc = keep_syntax(parse(self.doc.source), spec.dialect)
+                self._ids = frozenset(b.id for b in self.doc.blocks)
             self._start(force=())
 
     def retranslate(self, block_ids: Collection[str]) -> None:

@@ -1,6 +1,7 @@
 """Translation memory: SQLite in the cache dir, so reopening a document costs zero requests.
 
-Keyed by (block text, mode, language, prompt version, glossary version) and model; a lookup
+Keyed by (block text, mode, language, prompt version, glossary version, house style version)
+and model; a lookup
 without a model takes the most recently used answer of any model. WAL mode lets the window and
 the command line use it at once. Size is bounded: least recently used entries go first.
 Empty or failed answers are never stored (the engine only offers complete ones; ``put`` refuses
@@ -62,10 +63,14 @@ CREATE TABLE IF NOT EXISTS sources (
     lang TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
     glossary_version TEXT NOT NULL,
-    source_lang TEXT NOT NULL
+    source_lang TEXT NOT NULL,
+    style_version TEXT NOT NULL DEFAULT ''
 );
 """
-_REMEMBER = "INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?, ?, ?, ?)"
+_REMEMBER = (
+    "INSERT OR REPLACE INTO sources (key, text, mode, lang, prompt_version, glossary_version,"
+    " source_lang, style_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,18 @@ class MemoryKey:
     lang: str
     prompt_version: str
     glossary_version: str = ""
+    style_version: str = ""  # the house style's digest (translate.style); "" without one
 
     def digest(self) -> str:
-        parts = (self.mode, self.lang, self.prompt_version, self.glossary_version, self.text)
+        parts: tuple[str, ...] = (
+            self.mode,
+            self.lang,
+            self.prompt_version,
+            self.glossary_version,
+            self.text,
+        )
+        if self.style_version:  # without a style, the keys of earlier versions still match
+            parts += (self.style_version,)
         return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=20).hexdigest()
 
 
@@ -163,6 +177,9 @@ class Memory:
             if columns and columns != _COLUMNS:
                 raise _Broken(f"not a fastdesk memory: its entries are {', '.join(columns)}")
             db.executescript(_SCHEMA)
+            sources = {row[1] for row in db.execute("PRAGMA table_info(sources)")}
+            if "style_version" not in sources:  # a memory from before house styles
+                db.execute("ALTER TABLE sources ADD COLUMN style_version TEXT NOT NULL DEFAULT ''")
             db.commit()
             db.execute("SELECT COUNT(*) FROM entries").fetchone()  # walks an index: cheap
         except sqlite3.Error as exc:
@@ -360,7 +377,7 @@ class Memory:
         most recently used answer per key; only ``lang``'s when given."""
         sql = (
             "SELECT s.text, s.mode, s.lang, s.prompt_version, s.glossary_version, s.source_lang,"
-            " e.answer FROM sources s JOIN entries e ON e.key = s.key"
+            " e.answer, s.style_version FROM sources s JOIN entries e ON e.key = s.key"
             " WHERE s.mode = 'translate'"
         )
         args: tuple[str, ...] = ()
@@ -369,7 +386,7 @@ class Memory:
             args = (lang,)
         sql += " ORDER BY s.text, s.lang, e.used DESC"
 
-        Row = tuple[str, str, str, str, str, str, str]
+        Row = tuple[str, str, str, str, str, str, str, str]
 
         def work(db: sqlite3.Connection) -> list[Row]:
             return db.execute(sql, args).fetchall()
@@ -377,8 +394,8 @@ class Memory:
         none: list[Row] = []
         rows = self._do(work, none)
         out: dict[str, tuple[MemoryKey, str, str]] = {}
-        for text, mode, tlang, pv, gv, slang, answer in rows:
-            key = MemoryKey(text, mode, tlang, pv, gv)
+        for text, mode, tlang, pv, gv, slang, answer, sv in rows:
+            key = MemoryKey(text, mode, tlang, pv, gv, sv)
             out.setdefault(key.digest(), (key, answer, slang))
         return list(out.values())
 
@@ -410,6 +427,7 @@ def _source_row(key: MemoryKey, source_lang: str) -> tuple[str, ...]:
         key.prompt_version,
         key.glossary_version,
         source_lang,
+        key.style_version,
     )
 
 

@@ -57,6 +57,11 @@ class Markers:
         return re.compile(rf"(?:^|\n)[ \t]*<{steps}{tail}{')?' * (len(prefix) - 1)}\Z")
 
 
+def estimate_tokens(text: str) -> int:
+    """A provider-neutral estimate (≈4 characters a token) for sizing batches and budgets."""
+    return len(text) // 4 + 1
+
+
 def needs_markers(cores: Sequence[str]) -> bool:
     """Several blocks, or one that itself starts with ``<think>``: then anything before the
     first marker is the model's own (its thinking, stripped) and the source's is kept."""
@@ -97,16 +102,20 @@ def system_prompt(
     target_lang: str,
     *,
     model: str = "",
+    style: str = "",
     glossary_lines: Sequence[str] = (),
+    examples: Sequence[tuple[str, str]] = (),
     context: Context | None = None,
     firmer: str = "",
 ) -> str:
     """The instructions for one request (everything except the text itself).
 
     The parts that are the same for every request of a mode, language and model come first, then
-    what varies (the glossary entries the text uses, its context, a retry's reproach): providers
-    cache prompts by their exact prefix (Groq, Cerebras, OpenAI-style servers), so the stable part
-    is computed once and billed at the cached price where there is one."""
+    the project's house style (the same for every request of a project and language), then what
+    varies (the glossary entries the text uses, the editor's corrections most like it, its
+    context, a retry's reproach): providers cache prompts by their exact prefix (Groq, Cerebras,
+    OpenAI-style servers), so the stable part is computed once and billed at the cached price
+    where there is one. ``examples``: (source, corrected translation) pairs."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     if mode == "translate":
@@ -130,9 +139,18 @@ def system_prompt(
     parts = [head, rules]
     if _is_reasoning_model(model):
         parts.append("/no_think")
+    if style.strip():
+        parts.append(f"House style of this project (follow it):\n{style.strip()}")
     if glossary_lines:
         parts.append(
             "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines)
+        )
+    if examples:
+        what = "translations" if mode == "translate" else "rewrites"
+        shown = [f"Source:\n{src}\nCorrected:\n{dst}" for src, dst in examples]
+        parts.append(
+            f"Examples of {what} as this team's editor corrected them (follow their choices of "
+            "words and style; they are not the text to work on):\n\n" + "\n\n".join(shown)
         )
     if context and (context.title or context.previous):
         ctx = ["Context, for coherence only (do not translate or repeat it):"]

@@ -21,6 +21,7 @@ from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION
+from fastdesk.translate.style import Style
 
 __all__ = ["TmxError", "TmxImport", "TmxUnit", "export_tmx", "import_tmx", "read_tmx", "write_tmx"]
 
@@ -126,9 +127,15 @@ class TmxImport:
         return "; ".join(parts)
 
 
-def import_tmx(memory: Memory, units: Iterable[TmxUnit], glossary: Glossary | None) -> TmxImport:
+def import_tmx(
+    memory: Memory,
+    units: Iterable[TmxUnit],
+    glossary: Glossary | None,
+    style: Style | None = None,
+) -> TmxImport:
     """Store every target of ``units`` as a translation, checked as a model's answer is (its
-    flags go with it, so a block it answers is flagged); says what was kept."""
+    flags go with it, so a block it answers is flagged), under the keys the engine looks up
+    with this glossary and house style; says what was kept."""
 
     keys: list[tuple[MemoryKey, str]] = []
     done = TmxImport()
@@ -138,10 +145,16 @@ def import_tmx(memory: Memory, units: Iterable[TmxUnit], glossary: Glossary | No
             if "\x00" in text or "\x00" in unit.source or not is_bcp47(lang):
                 done.refused += 1
                 continue
-            spec = JobSpec(target_lang=lang, glossary=glossary)  # the key the engine looks up
+            # the key the engine looks up
+            spec = JobSpec(target_lang=lang, glossary=glossary, style=style)
             used = spec.glossary_for(unit.source)
             key = MemoryKey(
-                unit.source, spec.mode, lang, PROMPT_VERSION, used.version if used else ""
+                unit.source,
+                spec.mode,
+                lang,
+                PROMPT_VERSION,
+                used.version if used else "",
+                spec.style_version,
             )
             flags = tuple(
                 check_block(unit.source, text, target_lang=lang, mode=spec.mode, glossary=glossary)

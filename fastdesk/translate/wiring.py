@@ -25,6 +25,7 @@ from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory
+from fastdesk.translate.style import Style, StyleError, find_style_file, load_style
 
 if TYPE_CHECKING:
     from fastdesk.providers.base import Provider
@@ -59,6 +60,25 @@ def glossary_for(
     except GlossaryError as exc:
         log.warning("glossary ignored: %s", exc)
         return None
+
+
+def style_for(document: str | Path | None, root: Path | None = None) -> Style | None:
+    """The house style beside the document or above it (not above ``root``, the project's
+    root); None without one. A file that cannot be read is logged and left out, like a bad
+    glossary: the translation goes on without it."""
+    if document is None:
+        return None
+    path = find_style_file(Path(document), root)
+    if path is None:
+        return None
+    try:
+        style = load_style(path)
+    except StyleError as exc:
+        log.warning("house style ignored: %s", exc)
+        return None
+    for warning in style.warnings:
+        log.warning("%s: %s", path, warning)
+    return style
 
 
 def build_providers(

@@ -154,6 +154,9 @@ COMMANDS: tuple[Command, ...] = (
       "review_commands.decide", "Ctrl+Alt+C",
       "What changed in the source under your edit, and the new translation: then "
       "re-translate or keep yours", menus=(("Review", 0),)),
+    C("add_to_glossary", "actionAddToGlossary", "Add to &Glossary…", "house.add_to_glossary",
+      "Ctrl+Shift+G", "The selected source term, and the selected translation, as a glossary "
+      "entry", menus=(("Review", 0),)),
     C("next_problem", "actionNextProblem", "&Next Problem", "workbench.next_problem", "F8",
       "Go to the next block of the problems list (flagged, failed, changed, unchecked)",
       menus=(("Review", 1),)),
@@ -181,6 +184,12 @@ COMMANDS: tuple[Command, ...] = (
       "Blocks that need a look", menus=(("View", 2),)),
     C("project", "actionProject", "Pro&ject", "show_project", "Ctrl+Shift+J",
       "A docs project's files by language, what is stale (a folder to open first)",
+      menus=(("View", 2),)),
+    C("house_style", "actionHouseStyle", "&House Style", "house.show_style", "Ctrl+Alt+S",
+      "The project's instructions to the model: audience, tone, per language",
+      menus=(("View", 2),)),
+    C("glossary", "actionGlossary", "&Glossary", "house.show_glossary", "Ctrl+Alt+G",
+      "The project's glossary for this language: add, change, delete, import, export",
       menus=(("View", 2),)),
     # ---- Help
     C("guide", "actionGuide", "fastdesk &Guide", "workbench.show_guide", "F1",

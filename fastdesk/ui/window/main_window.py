@@ -31,6 +31,7 @@ from fastdesk.review import autosave
 from fastdesk.review.session import Change
 from fastdesk.routing.costs import budget_state
 from fastdesk.routing.health import HealthEntry
+from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.events import (
     EngineError,
     EngineEvent,
@@ -55,6 +56,7 @@ from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
+from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
 
 log = logging.getLogger("fastdesk.ui")
@@ -111,7 +113,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.selectors = Selectors(settings, self)
         self.document_view = view = DocumentView(
-            spec=self.selectors.spec,
+            spec=self._job,
             live=lambda: self.live,
             debounce_ms=settings.debounce_ms,
             engine_factory=engine_factory or functools.partial(default_engine_factory, self.clock),
@@ -130,9 +132,14 @@ class MainWindow(QMainWindow):
         )
         self.review_commands = ReviewCommands(view, self)
         self.workbench = Workbench(view, self, lambda: self.actions_.shortcut_rows())
+        self.house = HouseKeeper(
+            view, self, self.selectors.spec, lambda: self.settings, self.workbench.problem_list
+        )
+        self.house.readability_changed.connect(self.status.set_readability)
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.workbench.install()
+        self.house.install()
         self.project = self._install_project()
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -194,6 +201,12 @@ class MainWindow(QMainWindow):
         else:
             self.set_mode("translate")
             self.set_language(key)
+
+    def _job(self) -> JobSpec:
+        """The selectors' job with the document's house (glossary, style, corrections)."""
+        spec = self.selectors.spec()
+        house = getattr(self, "house", None)  # none yet while the view is built
+        return house.apply(spec) if house is not None else spec
 
     def _spec_changed(self) -> None:
         self.document_view.respec()

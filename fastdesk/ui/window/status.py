@@ -162,17 +162,23 @@ class StatusPanel(QObject):
         self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cost = ElidedLabel("")
         self.cost.setObjectName("costLabel")
+        # simplify: the document's reading ease before and after (translate/readability.py)
+        self.readability = ElidedLabel("")
+        self.readability.setObjectName("readabilityLabel")
+        self.readability.hide()
         for widget in (
             self.activity,
             self.error_button,
             self.retry_button,
             self.latency,
             self.cost,
+            self.readability,
         ):
             widget.setParent(bar)
         # All permanent: QStatusBar hides its normal widgets while a temporary message shows.
         bar.addPermanentWidget(self.error_button)
         bar.addPermanentWidget(self.retry_button)
+        bar.addPermanentWidget(self.readability)
         bar.addPermanentWidget(self.activity)
         bar.addPermanentWidget(self.latency)
         bar.addPermanentWidget(_separator(bar))
@@ -215,6 +221,12 @@ class StatusPanel(QObject):
         if stats.status == "ok":
             self.clear_error()
         self._refresh_cost()
+
+    def set_readability(self, text: str, detail: str = "") -> None:
+        """ "Reading ease 31 → 69" in simplify mode; "" hides it."""
+        self.readability.setText(text)
+        self.readability.set_detail(detail)
+        self.readability.setVisible(bool(text))
 
     def waiting(self, event: Waiting) -> None:
         """Requests wait (a retry, or the rate limiter): "waiting 4 s: Groq free tier, 30

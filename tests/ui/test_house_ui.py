@@ -1,0 +1,209 @@
+"""The Style and Glossary docks: they write the project's files, and what they write is in the
+next prompt (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QPushButton
+
+from fastdesk.translate.glossary import load_glossary
+from tests.ui.test_review_ui import raw, type_in_target, wait_settled
+from tests.ui.test_workbench import key
+from tests.ui.uifakes import WordProvider
+
+TEXT = "# Hello\n\nHello world.\n\nThe cat sleeps.\n"
+
+
+def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / ".fastdesk-glossary.toml").write_text(
+        '# ours\n[translate.fr]\n"world" = "monde"\n', encoding="utf-8"
+    )
+    doc = folder / "page.md"
+    doc.write_text(TEXT, encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
+    return w, folder
+
+
+def last_system(provider: WordProvider) -> str:
+    return provider.requests[-1].messages[0]["content"]
+
+
+def test_the_glossary_dock_lists_adds_and_deletes_into_the_file(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, folder = opened(make_window, qtbot, tmp_path)
+    assert '"world"' in last_system(provider)  # the document's glossary was sent
+    key(qtbot, w, "Ctrl+Alt+G")
+    dock = w.house.glossary_dock
+    assert dock.isVisible() and w.findChild(type(dock), "glossaryView") is dock
+    table = dock.table
+    assert [(table.item(0, 0).text(), table.item(0, 1).text())] == [("world", "monde")]
+    # Add to Glossary from a selection in the source
+    source = w.document_view.source
+    cursor = source.document().find("cat")
+    source.setTextCursor(cursor)
+    key(qtbot, w, "Ctrl+Shift+G")
+    assert dock.source.text() == "cat"
+    menu = w.house.context_menu(source)  # right-click offers it too
+    assert "actionAddToGlossary" in [a.objectName() for a in menu.actions()]
+    menu.deleteLater()
+    dock.target.setText("félin")
+    before = len(provider.requests)
+    dock.target.returnPressed.emit()
+    path = folder / ".fastdesk-glossary.toml"
+    assert load_glossary([path]).terms_for("fr") == {"world": "monde", "cat": "félin"}
+    assert path.read_text(encoding="utf-8").startswith("# ours\n")
+    qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
+    qtbot.waitUntil(lambda: '"cat" as "félin"' in last_system(provider), timeout=5000)
+    assert table.rowCount() == 2
+    # delete the selected entry
+    table.selectRow([table.item(r, 0).text() for r in range(2)].index("cat"))
+    dock.findChild(QPushButton, "glossaryDelete").click()
+    assert load_glossary([path]).terms_for("fr") == {"world": "monde"}
+
+
+def test_the_style_dock_says_what_a_change_costs_and_saving_sends_it(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, folder = opened(make_window, qtbot, tmp_path)
+    key(qtbot, w, "Ctrl+Alt+S")
+    dock = w.house.style_dock
+    assert dock.isVisible() and "saving creates it" in dock.where.text()
+    dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")
+    assert dock.impact.text() == "Saving translates 3 blocks of this document again (this language)"
+    dock.editor.setPlainText("## de\nSiezen.\n")
+    assert dock.impact.text() == "No block of this document changes"
+    dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")
+    typed = dock.editor.document().find("le lecteur")
+    typed.insertText("la lectrice")  # typed, not saved: showing the dock again keeps it
+    w.house.fill()
+    assert "la lectrice" in dock.editor.toPlainText()
+    typed = dock.editor.document().find("la lectrice")
+    typed.insertText("le lecteur")
+    before = len(provider.requests)
+    dock.save_button.click()
+    assert (folder / ".fastdesk-style.md").read_text(encoding="utf-8") == (
+        "## fr\nVouvoyez le lecteur.\n"
+    )
+    qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
+    assert "Vouvoyez le lecteur." in last_system(provider)
+
+
+def test_an_edit_that_drops_a_glossary_term_is_a_problem(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, _folder = opened(make_window, qtbot, tmp_path)
+    problems = w.workbench.problem_list
+    assert problems.glossary is not None
+    wait_settled(w, qtbot)
+    raw(w)
+    type_in_target(w, qtbot, "Bonjour mon", "X")  # monde → monXde
+    qtbot.waitUntil(
+        lambda: [problems.refresh(), any(p.check == "glossary" for p in problems.rows)][1],
+        timeout=5000,
+    )
+    row = next(p for p in problems.rows if p.check == "glossary")
+    assert "monde" in row.reason
+
+
+
+def test_simplify_shows_the_reading_ease_before_and_after(
+    make_window, qtbot, provider: WordProvider
+) -> None:
+    from fastdesk.config.settings import Settings
+
+    w = make_window(settings=Settings(debounce_ms=40, mode="simplify"))
+    label = w.status.readability
+    w.document_view.source.setPlainText("We utilize the tools and commence the work today.\n")
+    wait_settled(w, qtbot)
+    assert "use the tools" in w.document_view.review_ctl.target_text()
+
+    def scores() -> tuple[float, ...]:
+        text = label.text() if label.isVisible() else ""
+        return tuple(float(x) for x in text.split("ease ")[1].split(" → ")) if text else ()
+
+    # "use" and "start" have fewer syllables than "utilize" and "commence": easier to read
+    qtbot.waitUntil(lambda: len(scores()) == 2 and scores()[1] > scores()[0], timeout=5000)
+    wait_settled(w, qtbot)
+    # a reading level chosen in the window goes with the next requests
+    before = len(provider.requests)
+    dock = w.house.style_dock
+    dock.level.setCurrentIndex(dock.level.findData("B1"))
+    qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
+    assert "CEFR B1" in provider.requests[-1].messages[0]["content"]
+    wait_settled(w, qtbot)
+    w.set_mode("translate")  # translating: no reading ease
+    qtbot.waitUntil(lambda: not label.isVisible(), timeout=5000)
+
+
+def test_the_same_correction_in_three_blocks_is_offered_as_an_entry(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    doc = folder / "page.md"
+    doc.write_text("Hello world.\n\nThe world turns.\n\nA world of cats.\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    wait_settled(w, qtbot)
+    ctl, view = w.document_view.review_ctl, w.document_view
+    w.house.show_glossary()
+    dock = w.house.glossary_dock
+    assert not dock.suggestion.isVisible()
+    blocks = [b for b in view.review.doc.blocks if "world" in b.text]
+    for block in blocks:
+        shown = view.review.shown_text(block.id)
+        assert shown is not None and "monde" in shown
+        ctl.take_edits(view.review_key(), [(block.id, shown.replace("monde", "terre"))])
+        assert ctl.approve(block.id)
+    qtbot.waitUntil(lambda: dock.suggestion.isVisible(), timeout=5000)
+    assert dock.suggestion.text() == (
+        'you changed "monde" to "terre" 3 times (for "world"): add to the glossary?'
+    )
+    dock.suggest_add.click()
+    glossary = load_glossary([folder / ".fastdesk-glossary.toml"])
+    assert glossary.terms_for("fr") == {"world": "terre"}
+    qtbot.waitUntil(lambda: not dock.suggestion.isVisible(), timeout=5000)  # said now
+
+
+def test_the_glossary_panel_imports_tbx_or_csv_and_exports_csv(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, folder = opened(make_window, qtbot, tmp_path)
+    w.house.show_glossary()
+    incoming = tmp_path / "from-tool.csv"
+    incoming.write_text("en,fr,de\nbranch,branche,Zweig\nworld,monde,Welt\n", encoding="utf-8")
+    assert w.house.import_path(incoming) == 1  # "world" was there already
+    path = folder / ".fastdesk-glossary.toml"
+    assert load_glossary([path]).terms_for("fr") == {"world": "monde", "branch": "branche"}
+    assert w.house.glossary_dock.table.rowCount() == 2
+    out = tmp_path / "out.csv"
+    w.house.export_path(out)
+    assert out.read_text(encoding="utf-8") == "en,fr\nbranch,branche\nworld,monde\n"
+    bad = tmp_path / "bad.tbx"
+    bad.write_text("<not-tbx/>", encoding="utf-8")
+    assert w.house.import_path(bad) == 0
+    assert "not a TBX file" in w.house.glossary_dock.message.text()
+
+
+def test_a_file_opened_inside_a_docs_project_keeps_its_syntax_lines(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    root = tmp_path / "site"
+    (root / ".git").mkdir(parents=True)
+    (root / "mkdocs.yml").write_text("site_name: S\n", encoding="utf-8")
+    (root / "docs").mkdir()
+    page = root / "docs" / "index.md"
+    page.write_text('# Hello\n\n--8<-- "includes/world.md"\n\nHello world.\n', encoding="utf-8")
+    w = make_window()
+    assert w.open_file(page)
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: "Bonjour monde." in w.document_view.review_ctl.target_text())
+    assert '--8<-- "includes/world.md"' in w.document_view.review_ctl.target_text()
+    sent = [m["content"] for r in provider.requests for m in r.messages if m["role"] == "user"]
+    assert sent and all("--8<--" not in text for text in sent)
