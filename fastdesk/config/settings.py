@@ -106,6 +106,9 @@ class Settings:
     warmup: bool = True  # a tiny request when the window opens or after a long idle
     daily_budget_usd: float | None = None  # None = no limit
     concurrency: int = 4
+    # the model that reviews translations (docs/quality.md): "provider/model", or "" for the
+    # fastest configured one, another than the translator's when there is one
+    review_model: str = ""
     # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)
     requests: dict[str, float] = field(default_factory=dict)
     # provider → model (or "*") → {requests_per_minute, …}: overrides resources/rate_limits.toml
@@ -416,6 +419,7 @@ _READERS: dict[str, Callable[[object], object]] = {
     "warmup": _bool,
     "daily_budget_usd": _money,
     "concurrency": _int_range(1, 64),
+    "review_model": _text,
     "requests": _requests,
     "rate_limits": _rate_limits,
     "recent_files": _recent,

@@ -31,6 +31,7 @@ from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
     BlockFailed,
+    BlockReviewed,
     BlockStarted,
     EngineError,
     EngineEvent,
@@ -56,7 +57,8 @@ from fastdesk.translate.prompts import (
     split_batch,
     system_prompt,
 )
-from fastdesk.translate.slots import Slots
+from fastdesk.translate.quality import Reviewer
+from fastdesk.translate.slots import LAST, Slots
 
 Emit = Callable[[EngineEvent], None]
 
@@ -80,6 +82,8 @@ class JobSpec:
     # the source's language, when known (a docs project's): recorded with each answer in the
     # memory so it can be exported as TMX; else identified from the block when it can be
     source_lang: str | None = None
+    # a reviewer model judges each translated block after the run's translations (quality.py)
+    review: bool = False
 
     @property
     def glossary_lang(self) -> str | None:
@@ -174,8 +178,10 @@ class Engine:
         batch_tokens: int = 1200,
         max_batch_blocks: int = 16,
         partial_interval: float = PARTIAL_INTERVAL_S,
+        reviewer: Reviewer | None = None,
     ) -> None:
         self.router = router
+        self.reviewer = reviewer or Reviewer(router, memory)
         self.partial_interval = partial_interval
         self.memory = memory
         self.concurrency = max(1, concurrency)
@@ -282,12 +288,15 @@ class Engine:
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
+        settled: list[tuple[_Work, _Outcome]] = []
+
         async def one(batch: list[_Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
             async with sem.take((lambda: rank(ids)) if rank is not None else (lambda: 0)):
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
+                settled.append((w, outcome))
 
         await asyncio.gather(*(one(b) for b in batches))
         emit(
@@ -300,7 +309,68 @@ class Engine:
                 flagged=tuple(flagged),
             )
         )
+        if spec.review and spec.mode == "translate":
+            await self._review(settled, hits, spec, revision, emit)
         return results
+
+    async def _review(
+        self,
+        settled: list[tuple[_Work, _Outcome]],
+        hits: list[tuple[Block, str, tuple[Flag, ...]]],
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+    ) -> None:
+        """Each translated block's review, after the translations: cached ones at once, the
+        others at the lowest rank of the request slots (see quality.Reviewer)."""
+        todo: dict[tuple[str, str], tuple[list[Block], tuple[str, str] | None]] = {}
+        for w, outcome in settled:
+            if outcome.text is not None and not outcome.not_translated:
+                pair = (outcome.provider, outcome.model)
+                todo.setdefault((w.core, outcome.text), ([], pair))[0].extend(w.blocks)
+        for block, text, _flags in hits:
+            lead, core, trail = block.split()
+            answer = text[len(lead) : len(text) - len(trail)]
+            todo.setdefault((core, answer), ([], None))[0].append(block)
+        sem = self._semaphore()
+        reviewer = self.reviewer
+
+        async def one(
+            core: str, answer: str, blocks: list[Block], pair: tuple[str, str] | None
+        ) -> None:
+            review = reviewer.cached(core, answer, spec.target_lang)
+            if review is None:
+                async with sem.take(lambda: LAST):
+                    review = await reviewer.review(
+                        core,
+                        answer,
+                        source_lang=spec.source_lang or source_language(core),
+                        target_lang=spec.target_lang,
+                        translator=pair,
+                        emit=emit,
+                        revision=revision,
+                    )
+            if review is not None:
+                for block in blocks:
+                    emit(BlockReviewed(revision, block.id, review))
+
+        await asyncio.gather(
+            *(one(core, answer, blocks, pair) for (core, answer), (blocks, pair) in todo.items())
+        )
+
+    async def back_translate(
+        self, doc: Document, block_id: str, text: str, spec: JobSpec, *, emit: Emit = _noop
+    ) -> str | None:
+        """The block's translation ``text`` (its whole text, as the target shows it) translated
+        back into the source's language, for an editor who does not read the target's."""
+        block = next((b for b in doc.blocks if b.id == block_id), None)
+        if block is None or not block.translatable:
+            return None
+        core = block.split()[1]
+        source_lang = spec.source_lang or source_language(core) or "en"
+        return await self.reviewer.back_translate(
+            text.strip(), source_lang=source_lang, target_lang=spec.target_lang, emit=emit
+        )
 
     def _settle(
         self,

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fastdesk.providers.base import RequestStats
+
+if TYPE_CHECKING:
+    from fastdesk.translate.quality import QualityReview
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,16 @@ class Expansion:
     done: bool = False
 
 
+@dataclass(frozen=True)
+class BlockReviewed:
+    """The reviewer's verdict on a block's translation (fastdesk.translate.quality): its
+    errors and score. Sent after the block's BlockDone, for a translation still current."""
+
+    revision: int
+    block_id: str
+    review: QualityReview
+
+
 EngineEvent = (
     BlockStarted
     | BlockDelta
@@ -119,4 +133,5 @@ EngineEvent = (
     | RevisionDone
     | Expansion
     | Waiting
+    | BlockReviewed
 )

@@ -211,7 +211,7 @@ MERGED: list[tuple[str, str, str]] = [
         "Press F5. The block is translated again.",
         "Drücken Sie F5, damit der Block erneut übersetzt wird.",
         "de",
-    ),  # fmt: skip
+    ),
     (
         "The export is a zip file. It holds every page and its images.",
         "La exportación es un archivo zip que contiene todas las páginas y sus imágenes.",
