@@ -18,6 +18,7 @@ from fastdesk.config.fileio import atomic_write_text, os_reason
 from fastdesk.config.keys import InvalidKey
 from fastdesk.document.blocks import Document
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.quality import QualityReview, document_score
 from fastdesk.translate.wiring import (
     NotConfigured,
     build_engine,
@@ -46,9 +47,15 @@ class DocReport:
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    reviewed: bool = False  # --review: the reviewer's verdicts below go in the report
+    reviews: dict[int, QualityReview] = field(default_factory=dict)  # block index → review
+
+    @property
+    def score(self) -> float | None:
+        return document_score(self.reviews.values())
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "input": self.input,
             "output": self.output,
             "status": self.status,
@@ -58,6 +65,20 @@ class DocReport:
             "flags": self.flags,
             "not_translated": sorted(self.not_translated),
         }
+        if self.reviewed:
+            out["score"] = self.score
+            out["reviewed_blocks"] = len(self.reviews)
+            out["review_errors"] = [
+                {"block": i, "line": self.doc.blocks[i].line, **error.as_dict()}
+                for i, review in sorted(self.reviews.items())
+                for error in review.errors
+            ]
+        return out
+
+
+def wants_review(args: argparse.Namespace) -> bool:
+    """``--review``, or ``--min-score`` (which needs the scores)."""
+    return bool(getattr(args, "review", False) or getattr(args, "min_score", None) is not None)
 
 
 def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engine, JobSpec]:
@@ -65,6 +86,7 @@ def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engin
     provider is configured or a key is unusable. ``root``: a docs project's, above which no
     folder glossary is looked for."""
     settings = load_user_settings()
+    review = wants_review(args)
     spec = JobSpec(
         mode=args.mode or settings.mode,
         target_lang=args.lang or settings.target_language,
@@ -72,13 +94,17 @@ def build_job(args: argparse.Namespace, root: Path | None = None) -> tuple[Engin
         model=args.model or None,
         use_memory=not args.no_memory,
         glossary=glossary_for(settings, args.inputs[0], root),
+        review=review,
     )
+    if review and spec.mode != "translate":
+        raise UsageError("--review and --min-score judge translations: not with --mode simplify")
     try:
         engine = build_engine(
             settings,
             provider=args.provider,
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
+            patient_review=review,
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None
@@ -93,16 +119,24 @@ def write_report(
     """Write the report; False (after one line) when it could not be (the outputs stay)."""
     if not target:
         return True
-    costs = [r["cost_usd"] for r in requests]
-    known = [float(c) for c in costs if isinstance(c, int | float)]
-    totals = {
+    reviews = [r for r in requests if r.pop("purpose", None) == "review"]
+    requests = [r for r in requests if r not in reviews]
+    totals: dict[str, object] = {
         "requests": len(requests),
         "prompt_tokens": _total(requests, "prompt_tokens"),
         "completion_tokens": _total(requests, "completion_tokens"),
-        "cost_usd": sum(known) if len(known) == len(costs) else None,
+        "cost_usd": _cost(requests),
         "wall_ms": round(wall_ms, 1),
     }
-    payload = {"documents": [r.as_dict() for r in reports], "requests": requests, "totals": totals}
+    payload: dict[str, object] = {
+        "documents": [r.as_dict() for r in reports],
+        "requests": requests,
+        "totals": totals,
+    }
+    if any(r.reviewed for r in reports):  # counted apart: a review is not a translation
+        payload["review_requests"] = reviews
+        totals["review_requests"] = len(reviews)
+        totals["review_cost_usd"] = _cost(reviews)
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     if target == "-":
         sys.stderr.write(text)
@@ -114,6 +148,13 @@ def write_report(
         print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
         return False
     return True
+
+
+def _cost(requests: list[dict[str, object]]) -> float | None:
+    """Their total cost; None when one has no known price (never counted as $0)."""
+    costs = [r["cost_usd"] for r in requests]
+    known = [float(c) for c in costs if isinstance(c, int | float)]
+    return sum(known) if len(known) == len(costs) else None
 
 
 def _total(requests: list[dict[str, object]], name: str) -> int | None:
