@@ -37,7 +37,8 @@ from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.events import EngineEvent, RequestDone
-from fastdesk.translate.quality import Reviewer, word_count
+from fastdesk.translate.mqm import word_count
+from fastdesk.translate.quality import Reviewer
 from fastdesk.translate.slots import LAST, Slots
 from tests.data.meaning_corpus import CORPUS
 from tests.emulator import Emulator, scripted_reviewer

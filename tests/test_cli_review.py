@@ -12,7 +12,7 @@ import pytest
 
 from fastdesk.cli.main import run
 from fastdesk.config.logs import reset_logging
-from fastdesk.translate.quality import mqm_score
+from fastdesk.translate.mqm import mqm_score
 from tests.data.meaning_corpus import CORPUS
 from tests.emulator import Emulator, last_user_content, review_pair, scripted_reviewer
 from tests.project_kit import make_project, translator, use_emulator

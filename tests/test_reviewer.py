@@ -24,14 +24,14 @@ from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockReviewed, EngineError, RequestDone
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.quality import (
+from fastdesk.translate.mqm import (
     QualityReview,
-    Reviewer,
     ReviewError,
     document_score,
     mqm_score,
     parse_review,
 )
+from fastdesk.translate.quality import Reviewer
 from fastdesk.translate.slots import LAST, Slots
 from tests.data.meaning_corpus import CORPUS, NEGATIONS
 from tests.emulator import Emulator, last_user_content, review_pair, scripted_reviewer

@@ -18,7 +18,7 @@ from fastdesk.config.fileio import atomic_write_text, os_reason
 from fastdesk.config.keys import InvalidKey
 from fastdesk.document.blocks import Document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.quality import QualityReview, document_score
+from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.wiring import (
     NotConfigured,
     build_engine,

@@ -16,7 +16,8 @@ from fastdesk.project.layout import Project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.quality import QualityReview, cached_review, document_score
+from fastdesk.translate.mqm import QualityReview, document_score
+from fastdesk.translate.quality import cached_review
 
 __all__ = [
     "ProjectStatus",

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fastdesk.providers.base import RequestStats
-
-if TYPE_CHECKING:
-    from fastdesk.translate.quality import QualityReview
+from fastdesk.translate.mqm import QualityReview
 
 
 @dataclass(frozen=True)
