@@ -107,7 +107,7 @@ def run_translate(args: argparse.Namespace) -> int:
         return 2
     reports = [_report(path, text, out) for (path, text), out in zip(docs, outputs, strict=True)]
     for report in reports:
-        report.reviewed = spec.review
+        report.reviewed = bool(spec.review)
     requests: list[dict[str, object]] = []
     stopped: list[int] = []  # the signal that stopped the run, if one did
     started = time.perf_counter()

@@ -82,8 +82,9 @@ class JobSpec:
     # the source's language, when known (a docs project's): recorded with each answer in the
     # memory so it can be exported as TMX; else identified from the block when it can be
     source_lang: str | None = None
-    # a reviewer model judges each translated block after the run's translations (quality.py)
-    review: bool = False
+    # a reviewer model judges each translated block after the run's translations (quality.py);
+    # None: when the budget allows (the user's own rate limits: Reviewer.budget_allows)
+    review: bool | None = False
 
     @property
     def glossary_lang(self) -> str | None:
@@ -309,7 +310,10 @@ class Engine:
                 flagged=tuple(flagged),
             )
         )
-        if spec.review and spec.mode == "translate":
+        review = spec.review
+        if review is None:
+            review = self.reviewer.budget_allows(spec.target_lang)
+        if review and spec.mode == "translate":
             await self._review(settled, hits, spec, revision, emit)
         return results
 

@@ -123,6 +123,13 @@ class Reviewer:
         others = [p for p in ranked if p != translator] or ranked
         return others[0] if others else None
 
+    def budget_allows(self, lang: str) -> bool:
+        """Whether reviews are on by default: when the reviewer's limits are the user's own
+        (settings' [rate_limits]: their tier), not a free tier's, whose minute goes to the
+        translations, nor unknown ones (docs/quality.md)."""
+        pair = self.choice(lang)
+        return pair is not None and self.router.limiter.yours(pair)
+
     def has_room(self, pair: Pair, tokens: int) -> bool:
         """Whether a review may go now without taking a translation's place in the budget."""
         if self.router.limiter.wait_s(pair, tokens) > 0:
