@@ -365,3 +365,15 @@ def test_back_translation_goes_into_the_source_language_and_is_cached(
     assert asyncio.run(engine.back_translate(doc, block.id, GOOD + "\n", SPEC)) == SOURCE
     assert emu.chat_requests == []
     assert memory.translations() == []  # never exported as a translation
+
+
+def test_auto_reviews_when_the_limits_are_the_users_own_not_on_a_free_tier(emu: Emulator) -> None:
+    """JobSpec.review None (the window's "auto"): on with the user's [rate_limits] for the
+    reviewer (their tier), off on the published free tiers."""
+    emu.configure(answer=scripted_reviewer(findings(FINDING), french))
+    auto = JobSpec(target_lang="fr", source_lang="en", review=None)
+    free = run(make_engine(emu, limiter=Limiter()), SOURCE + "\n", auto)  # the published tiers
+    assert reviews(free) == [] and review_requests(emu) == []
+    paid = Limiter({"groq": {"*": {"requests_per_minute": 1000}}})
+    assert reviews(run(make_engine(emu, limiter=paid), SOURCE + "\n", auto))
+    assert len(review_requests(emu)) == 1
