@@ -269,8 +269,13 @@ class Engine:
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
         rank: Callable[[Sequence[str]], object] | None = None,
+        reviews: set[asyncio.Task[None]] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
+
+        With ``spec.review``, the translated blocks are reviewed after the translations: before
+        this returns, or, given a ``reviews`` set (the live session's), in a task put there, so
+        that the run ends with its translations (nothing waiting on it waits for a review).
 
         ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served)."""
@@ -314,7 +319,13 @@ class Engine:
         if review is None:
             review = self.reviewer.budget_allows(spec.target_lang)
         if review and spec.mode == "translate":
-            await self._review(settled, hits, spec, revision, emit)
+            judging = self._review(settled, hits, spec, revision, emit)
+            if reviews is None:
+                await judging
+            else:
+                task = asyncio.get_running_loop().create_task(judging)
+                reviews.add(task)
+                task.add_done_callback(reviews.discard)
         return results
 
     async def _review(
