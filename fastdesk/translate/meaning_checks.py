@@ -88,6 +88,9 @@ _TIME = re.compile(
 _VERSION = re.compile(r"(?<![\w.])(v?)(\d+(?:\.\d+){2,}|(?<=v)\d+\.\d+)(?![\w]|\.\d)")
 _NUMBER = re.compile(r"(?<!\w)\d+(?:(?:[.,'’\u00a0\u202f\u2009]|[ ])\d+)*")
 _HAS_DIGIT = re.compile(r"\d")
+_HINT_NUM_DATE = re.compile(r"\d[/.]\d{1,2}[/.]\d")
+_HINT_TIME = re.compile(r"\d\s?(?::\d|[hH](?![^\W\d_])|[AaPp]\.?\s?[Mm]|Uhr)")
+_HINT_VERSION = re.compile(r"\d\.\d+\.\d|v\d")
 _SPACES = " \u00a0\u202f\u2009"
 _AMBIGUOUS = re.compile(r"(?<![\d.,])\d{1,3}[.,]\d{3}(?![\d.,])")  # 1,000: which mark is it?
 _UNIT = re.compile(
@@ -221,11 +224,14 @@ def extract(text: str, lang: str = "", *, spelled: bool = False) -> list[Item]:
             taken[i] = True
         items.append(item)
 
-    for m in _ISO_DATE.finditer(text):
+    # Each pattern only where a cheap hint says it may match: the checks run on every answer
+    # (2 ms a paragraph with every pattern everywhere; tests/test_checks.py's budget)
+    words = _WORD.findall(text)
+    for m in _ISO_DATE.finditer(text) if "-" in text else ():
         y, mo, d = m.groups()
         if 1 <= int(mo) <= 12 and 1 <= int(d) <= 31:
             take(m, Item("date", m.group(), _date_keys(y, int(mo), d), parts=(y, mo, d)))
-    for m in _NUM_DATE.finditer(text):
+    for m in _NUM_DATE.finditer(text) if _HINT_NUM_DATE.search(text) else ():
         a, _sep, b, y = m.groups()
         y4 = y if len(y) == 4 else str(2000 + int(y))
         keys = {
@@ -235,8 +241,9 @@ def extract(text: str, lang: str = "", *, spelled: bool = False) -> list[Item]:
         }
         if keys and free(m):
             take(m, Item("date", m.group(), frozenset(keys), parts=(a, b, y)))
+    named = any(_month(w) is not None for w in words)
     for pattern, order in ((_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy"), (_MONTH_YEAR, "my")):
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text) if named else ():
             if not free(m):
                 continue
             if order == "dmy":
@@ -250,12 +257,12 @@ def extract(text: str, lang: str = "", *, spelled: bool = False) -> list[Item]:
                 continue
             parts = tuple(p for p in (day, year) if p)
             take(m, Item("date", m.group(), _date_keys(year, month, day), parts=parts))
-    for m in _TIME.finditer(text):
+    for m in _TIME.finditer(text) if _HINT_TIME.search(text) else ():
         if free(m):
             item = _time(m)
             if item is not None:
                 take(m, item)
-    for m in _VERSION.finditer(text):
+    for m in _VERSION.finditer(text) if _HINT_VERSION.search(text) else ():
         body = m.group(2)
         if not m.group(1) and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", body):
             continue  # 1.000.000: a German million, not a version
@@ -267,15 +274,15 @@ def extract(text: str, lang: str = "", *, spelled: bool = False) -> list[Item]:
         token = m.group().rstrip(_SPACES)
         pieces = _pieces(token, decimal)
         for n, (values, shown) in enumerate(pieces):
-            after = text[m.start() + len(token) :] if n == len(pieces) - 1 else ""
-            before = text[: m.start()] if n == 0 else ""
-            items.append(Item("number", shown, values, _unit(after, before)))
+            after = m.start() + len(token) if n == len(pieces) - 1 else None
+            before = text[max(0, m.start() - 2) : m.start()] if n == 0 else ""
+            items.append(Item("number", shown, values, _unit(text, after, before)))
         for i in range(m.start(), m.end()):
             taken[i] = True
-    words = {**_SPELLED.get(primary(lang), {}), **_SPELLED_EXTRA.get(primary(lang), {})}
-    if spelled and words:
-        for word in _WORD.findall(text):
-            value = words.get(word.lower())
+    table = {**_SPELLED.get(primary(lang), {}), **_SPELLED_EXTRA.get(primary(lang), {})}
+    if spelled and table:
+        for word in words:
+            value = table.get(word.lower())
             if value is not None:
                 items.append(Item("spelled", word, frozenset({str(value)})))
     return items
@@ -303,8 +310,10 @@ def _pieces(token: str, decimal: str | None) -> list[tuple[frozenset[str], str]]
     return out
 
 
-def _unit(after: str, before: str) -> str | None:
-    m = _UNIT.match(after)
+def _unit(text: str, after: int | None, before: str) -> str | None:
+    """The unit written after the number ending at ``after`` (None: not the run's last), else
+    a currency sign just ``before`` it."""
+    m = _UNIT.match(text, after) if after is not None else None
     if m is not None:
         unit = m.group(1)
         return _UNIT_ALIASES.get(unit, unit)
