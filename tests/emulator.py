@@ -1174,6 +1174,45 @@ def _serve_in_child(conn: Any, config: dict[str, Any]) -> None:
                 return
 
 
+# ---- a scripted reviewer ---------------------------------------------------------------------
+
+REVIEW_MARK = "translation reviewer"  # in the system message of fastdesk.translate.quality's
+_REVIEW_USER = re.compile(r"Source:\n<<<\n(.*)\n>>>\n\nTranslation:\n<<<\n(.*)\n>>>", re.DOTALL)
+
+
+def review_pair(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
+    """(source, translation) of a reviewer's request, or None for any other request."""
+    system = " ".join(
+        _content_text(m.get("content")) for m in messages if m.get("role") == "system"
+    )
+    if REVIEW_MARK not in system:
+        return None
+    found = _REVIEW_USER.fullmatch(last_user_content(messages))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def scripted_reviewer(
+    script: Callable[[str, str], str] | str,
+    translate: Answer | None = None,
+    *,
+    gate: threading.Event | None = None,
+) -> Answer:
+    """An ``answer`` (Config) that plays a reviewer: a review request gets ``script(source,
+    translation)`` (or the fixed text ``script``), any other ``translate(messages)`` (default:
+    the echo). ``gate``: a review answers only once it is set (a slow reviewer; the server's
+    stop does not wait for it, so set it before leaving the test)."""
+
+    def answer(messages: Sequence[Mapping[str, Any]]) -> str:
+        pair = review_pair(messages)
+        if pair is None:
+            return translate(messages) if translate is not None else last_user_content(messages)
+        if gate is not None:
+            gate.wait(30)
+        return script(*pair) if callable(script) else script
+
+    return answer
+
+
 # ---- pytest --------------------------------------------------------------------------------
 
 

@@ -397,7 +397,8 @@ PT = (
 IT = (
     "La memoria di traduzione conserva ogni risposta accettata. Quando riapri un documento già "
     "tradotto non parte nessuna richiesta, perché i blocchi invariati vengono riutilizzati così "
-    "come sono e solo i paragrafi modificati vanno al modello."
+    "come sono e solo i paragrafi modificati vanno al modello. Il costo di una modifica cresce "
+    "quindi con la sua dimensione, non con quella dell'intero documento."
 )
 
 
@@ -596,7 +597,7 @@ def test_echo_passes_every_check(mode: str) -> None:
 def test_registry_names_match_the_report() -> None:
     assert list(CHECKS) == [
         "thinking", "code", "inline_code", "links", "html", "placeholders", "structure",
-        "glossary", "accents", "admonition", "readability",
+        "glossary", "accents", "admonition", "readability", "numbers", "omission",
     ]  # fmt: skip
 
 

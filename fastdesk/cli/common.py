@@ -19,6 +19,7 @@ from fastdesk.config.keys import InvalidKey
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import Style
 from fastdesk.translate.wiring import (
@@ -51,10 +52,16 @@ class DocReport:
     errors: list[str] = field(default_factory=list)
     simplified: bool = False
     readability: dict[str, object] | None = None  # simplify: before, after, formula, harder
+    reviewed: bool = False  # --review: the reviewer's verdicts below go in the report
+    reviews: dict[int, QualityReview] = field(default_factory=dict)  # block index → review
+
+    @property
+    def score(self) -> float | None:
+        return document_score(self.reviews.values())
 
     def as_dict(self) -> dict[str, object]:
         extra: dict[str, object] = {"readability": self.readability} if self.simplified else {}
-        return {
+        out: dict[str, object] = {
             "input": self.input,
             "output": self.output,
             "status": self.status,
@@ -65,6 +72,20 @@ class DocReport:
             "not_translated": sorted(self.not_translated),
             **extra,
         }
+        if self.reviewed:
+            out["score"] = self.score
+            out["reviewed_blocks"] = len(self.reviews)
+            out["review_errors"] = [
+                {"block": i, "line": self.doc.blocks[i].line, **error.as_dict()}
+                for i, review in sorted(self.reviews.items())
+                for error in review.errors
+            ]
+        return out
+
+
+def wants_review(args: argparse.Namespace) -> bool:
+    """``--review``, or ``--min-score`` (which needs the scores)."""
+    return bool(getattr(args, "review", False) or getattr(args, "min_score", None) is not None)
 
 
 def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
@@ -75,6 +96,9 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
     settings = load_user_settings()
     house = house_for(args.inputs[0], settings)
     mode = args.mode or settings.mode
+    review = wants_review(args)
+    if review and mode != "translate":
+        raise UsageError("--review and --min-score judge translations: not with --mode simplify")
     spec = house.apply(
         JobSpec(
             mode=mode,
@@ -82,6 +106,7 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
             provider=args.provider,
             model=args.model or None,
             use_memory=not args.no_memory,
+            review=review,
         )
     )
     spec = dataclasses.replace(spec, style=_reading_level(args, mode, spec.style))
@@ -91,6 +116,7 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
             provider=args.provider,
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
+            patient_review=review,
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None
@@ -118,16 +144,24 @@ def write_report(
     """Write the report; False (after one line) when it could not be (the outputs stay)."""
     if not target:
         return True
-    costs = [r["cost_usd"] for r in requests]
-    known = [float(c) for c in costs if isinstance(c, int | float)]
-    totals = {
+    reviews = [r for r in requests if r.pop("purpose", None) == "review"]
+    requests = [r for r in requests if r not in reviews]
+    totals: dict[str, object] = {
         "requests": len(requests),
         "prompt_tokens": _total(requests, "prompt_tokens"),
         "completion_tokens": _total(requests, "completion_tokens"),
-        "cost_usd": sum(known) if len(known) == len(costs) else None,
+        "cost_usd": _cost(requests),
         "wall_ms": round(wall_ms, 1),
     }
-    payload = {"documents": [r.as_dict() for r in reports], "requests": requests, "totals": totals}
+    payload: dict[str, object] = {
+        "documents": [r.as_dict() for r in reports],
+        "requests": requests,
+        "totals": totals,
+    }
+    if any(r.reviewed for r in reports):  # counted apart: a review is not a translation
+        payload["review_requests"] = reviews
+        totals["review_requests"] = len(reviews)
+        totals["review_cost_usd"] = _cost(reviews)
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     if target == "-":
         sys.stderr.write(text)
@@ -139,6 +173,13 @@ def write_report(
         print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
         return False
     return True
+
+
+def _cost(requests: list[dict[str, object]]) -> float | None:
+    """Their total cost; None when one has no known price (never counted as $0)."""
+    costs = [r["cost_usd"] for r in requests]
+    known = [float(c) for c in costs if isinstance(c, int | float)]
+    return sum(known) if len(known) == len(costs) else None
 
 
 def _total(requests: list[dict[str, object]], name: str) -> int | None:

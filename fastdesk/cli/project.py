@@ -154,7 +154,9 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     as_docs: list[DocReport] = [*reports]
     write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
     _summary(project, reports, len(requests))
-    return 1 if any(r.status in ("failed", "skipped") for r in reports) else 0
+    finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
+    below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
+    return 1 if below or any(r.status in ("failed", "skipped") for r in reports) else 0
 
 
 def _say_escapes(project: Project, record: WrittenRecord) -> None:
@@ -187,6 +189,31 @@ def _skipped(skipped: list[tuple[PurePosixPath, str, str]]) -> list[PairReport]:
     return out
 
 
+def _below_min_score(pairs: list[Pair], reports: list[PairReport], min_score: float) -> bool:
+    """``--min-score`` on a folder: each page's score as the memory's reviews give it (see
+    ``fastdesk status``); one line for each page below it or without a score."""
+    from fastdesk.translate.memory import Memory, default_path
+
+    memory = Memory(default_path())
+    below = False
+    try:
+        for pair, report in zip(pairs, reports, strict=True):
+            if report.status == "failed":
+                continue
+            score = status.page_score(pair, memory)
+            if score is None or score < min_score:
+                said = "no review could score it" if score is None else f"review score {score:g}"
+                print(
+                    f"fastdesk translate: {pair.target.as_posix()}: {said} "
+                    f"(--min-score {min_score:g})",
+                    file=sys.stderr,
+                )
+                below = True
+    finally:
+        memory.close()
+    return below
+
+
 def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str, JobSpec]]:
     """The single-file command's engine and job (settings, provider, the project's glossary
     and house style), one job per language with that language's corrections as examples."""
@@ -206,7 +233,7 @@ async def _run(
     ledger = CostLedger(background=True)
 
     def on_request(event: RequestDone) -> None:
-        requests.append(event.stats.report_dict())
+        requests.append({**event.stats.report_dict(), "purpose": event.stats.purpose})
         ledger.record(event.stats)
 
     try:

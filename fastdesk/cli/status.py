@@ -16,6 +16,7 @@ from fastdesk.cli.project import open_project
 from fastdesk.config.fileio import DocumentError
 from fastdesk.project.layout import publish_hint
 from fastdesk.project.status import describe, read_status
+from fastdesk.translate.memory import Memory, default_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,11 +27,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_status)
 
 
+def _memory() -> Memory | None:
+    """The translation memory, for the pages' review scores; None when there is none yet
+    (opening it would make one)."""
+    path = default_path()
+    return Memory(path) if path.is_file() else None
+
+
 def run_status(args: argparse.Namespace) -> int:
     skipped: list[tuple[PurePosixPath, str, str]] = []
     try:
         project = open_project(args.folder, args.lang)
-        status = read_status(project, skipped=skipped)
+        memory = _memory()
+        try:
+            status = read_status(project, skipped=skipped, memory=memory)
+        finally:
+            if memory is not None:
+                memory.close()
     except (UsageError, DocumentError) as exc:
         print(f"fastdesk status: {exc}", file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
     BlockDone,
     BlockFailed,
+    BlockReviewed,
     EngineError,
     EngineEvent,
     RequestDone,
@@ -75,6 +76,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # a docs project (a folder): fastdesk/cli/project.py
     p.add_argument("--changed-since", metavar="GIT_REF", help="a folder: only files changed since")
     p.add_argument(
+        "--review",
+        action="store_true",
+        help="a reviewer model scores each translated block (MQM); scores and errors in --report",
+    )
+    p.add_argument(
+        "--min-score",
+        type=float,
+        metavar="N",
+        help="exit 1 when a document's review score is below N (0-100; implies --review)",
+    )
+    p.add_argument(
         "--allow-partial",
         action="store_true",
         help="write a document (or a folder's targets) even when some blocks were not translated",
@@ -106,6 +118,8 @@ def run_translate(args: argparse.Namespace) -> int:
         _report(path, text, out, house.dialect)
         for (path, text), out in zip(docs, outputs, strict=True)
     ]
+    for report in reports:
+        report.reviewed = bool(spec.review)
     requests: list[dict[str, object]] = []
     stopped: list[int] = []  # the signal that stopped the run, if one did
     started = time.perf_counter()
@@ -119,6 +133,7 @@ def run_translate(args: argparse.Namespace) -> int:
             if report.status == "pending":
                 report.status = "interrupted"
     written = write_report(args.report, reports, requests, wall_ms)
+    below = _below_min_score(reports, args.min_score)
     if stopped:
         done = sum(r.status in ("ok", "partial") for r in reports)
         print(
@@ -127,7 +142,34 @@ def run_translate(args: argparse.Namespace) -> int:
         )
         return 128 + int(stopped[0])
     failed = any(r.status in ("failed", "partial") for r in reports)
-    return 1 if failed or not written else 0
+    return 1 if failed or below or not written else 0
+
+
+def _below_min_score(reports: list[DocReport], min_score: float | None) -> bool:
+    """``--min-score``: one line for each written document that scored below it (or that no
+    review could score); True when there is one."""
+    if min_score is None:
+        return False
+    below = False
+    for report in reports:
+        if report.status not in ("ok", "partial"):
+            continue
+        score = report.score
+        if score is None:
+            print(
+                f"fastdesk translate: {report.input}: no review could score it "
+                f"(--min-score {min_score:g})",
+                file=sys.stderr,
+            )
+            below = True
+        elif score < min_score:
+            print(
+                f"fastdesk translate: {report.input}: review score {score:g} is below "
+                f"--min-score {min_score:g}",
+                file=sys.stderr,
+            )
+            below = True
+    return below
 
 
 def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str | None]]:
@@ -140,6 +182,8 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[
         raise UsageError("several inputs need --out-dir DIR")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if args.min_score is not None and not 0 <= args.min_score <= 100:
+        raise UsageError("--min-score must be between 0 and 100")
     names = [Path(p).name for p in args.inputs]
     if args.out_dir and len(set(names)) != len(names):
         raise UsageError("two inputs share a file name; --out-dir would write one over the other")
@@ -300,8 +344,10 @@ async def _translate_one(
         elif isinstance(event, BlockFailed):
             progress.advance(path)
             report.errors.append(event.error)
+        elif isinstance(event, BlockReviewed):
+            report.reviews[index[event.block_id]] = event.review
         elif isinstance(event, RequestDone):
-            requests.append(event.stats.report_dict())
+            requests.append({**event.stats.report_dict(), "purpose": event.stats.purpose})
             ledger.record(event.stats)
             if verbose:
                 log.info("%s", describe_request(event))

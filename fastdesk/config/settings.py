@@ -65,6 +65,7 @@ BASE_URL_ENV_VARS = {
 }
 MODES = ("translate", "simplify")
 THEMES = ("system", "light", "dark")
+REVIEW_CHOICES = ("auto", "on", "off")  # the window's reviewer pass: auto = when the budget allows
 PROVIDER_CHOICES = ("auto", *PROVIDER_NAMES)
 RECENT_FILES_MAX = 10
 GLOSSARY_FILE_NAME = "glossary.toml"
@@ -106,6 +107,11 @@ class Settings:
     warmup: bool = True  # a tiny request when the window opens or after a long idle
     daily_budget_usd: float | None = None  # None = no limit
     concurrency: int = 4
+    # the window's reviewer pass (docs/quality.md): auto (when the rate budget allows: your own
+    # [rate_limits], not a free tier's) | on | off; and its model: "provider/model", or "" for
+    # the fastest configured one, another than the translator's when there is one
+    review: str = "auto"
+    review_model: str = ""
     # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)
     requests: dict[str, float] = field(default_factory=dict)
     # provider → model (or "*") → {requests_per_minute, …}: overrides resources/rate_limits.toml
@@ -416,6 +422,8 @@ _READERS: dict[str, Callable[[object], object]] = {
     "warmup": _bool,
     "daily_budget_usd": _money,
     "concurrency": _int_range(1, 64),
+    "review": _str_choice(REVIEW_CHOICES),
+    "review_model": _text,
     "requests": _requests,
     "rate_limits": _rate_limits,
     "recent_files": _recent,

@@ -15,8 +15,19 @@ from fastdesk.config.fileio import FileError, os_reason
 from fastdesk.project.layout import Project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
+from fastdesk.translate.memory import Memory
+from fastdesk.translate.mqm import QualityReview, document_score
+from fastdesk.translate.quality import cached_review
 
-__all__ = ["ProjectStatus", "describe", "headline", "load_pairs", "read_status", "totals"]
+__all__ = [
+    "ProjectStatus",
+    "describe",
+    "headline",
+    "load_pairs",
+    "page_score",
+    "read_status",
+    "totals",
+]
 
 STATES = ("up_to_date", "stale", "missing", "conflict")
 
@@ -71,12 +82,37 @@ def read_status(
     *,
     pairs: Iterable[tuple[PurePosixPath, str]] | None = None,
     skipped: list[tuple[PurePosixPath, str, str]] | None = None,
+    memory: Memory | None = None,
 ) -> ProjectStatus:
     """The status of every pair of ``project`` (of ``sources`` only, or only ``pairs``) as the
-    disk has it; ``skipped``, when given, takes the pairs that cannot be read (load_pairs)."""
+    disk has it; ``skipped``, when given, takes the pairs that cannot be read (load_pairs);
+    with ``memory``, each page's review score too ("score": None when no block of it was
+    reviewed)."""
     record = WrittenRecord(project.root)
     loaded = load_pairs(project, record, sources, pairs=pairs, skipped=skipped)
-    return ProjectStatus(project, tuple(p.status() for p in loaded))
+    files = [p.status() for p in loaded]
+    if memory is not None:
+        for entry, pair in zip(files, loaded, strict=True):
+            entry["score"] = page_score(pair, memory)
+    return ProjectStatus(project, tuple(files))
+
+
+def page_score(pair: Pair, memory: Memory) -> float | None:
+    """The review score (fastdesk.translate.quality) of the page's translation as shown, from
+    the reviews the memory holds for its blocks (read only); None: no block reviewed."""
+    reviews: list[QualityReview] = []
+    for block in pair.doc.blocks:
+        lead, core, trail = block.split()
+        shown = pair.review.shown_text(block.id) if block.translatable else None
+        if shown is None or not core.strip():
+            continue
+        answer = shown
+        if shown.startswith(lead) and shown.endswith(trail) and len(shown) >= len(lead + trail):
+            answer = shown[len(lead) : len(shown) - len(trail)]
+        found = cached_review(memory, core, answer, pair.lang, touch=False)
+        if found is not None:
+            reviews.append(found)
+    return document_score(reviews)
 
 
 def _count(files: Iterable[dict[str, object]], name: str) -> int:
@@ -116,4 +152,7 @@ def describe(entry: dict[str, object]) -> str:
     if entry["hand_edits"]:
         parts.append(f"{entry['hand_edits']} edited on disk")
     parts.append(f"{entry['approved_percent']}% approved")
+    score = entry.get("score")
+    if isinstance(score, int | float):
+        parts.append(f"score {score:g}")
     return " · ".join(parts)

@@ -223,7 +223,7 @@ class RequestStats:
     error: str | None = None
     tokens_per_s: float | None = None
     blocks: int = 0
-    purpose: str = "translate"  # translate | retry | warmup | bench | expand
+    purpose: str = "translate"  # translate | retry | warmup | bench | expand | review
     cached_tokens: int | None = None  # prompt tokens served from the provider's prompt cache
     cached_at_full_price: bool = False  # some were cached, but no cached price is known
 

@@ -11,7 +11,9 @@ Each block shows in one kind, the first that applies: source changed since your 
 its request failed (failed, or retrying), not translated yet (untranslated), a check failed
 (flagged: one row per failed check, in the editor's words; an edited block is checked again on
 the editor's text), translated but not approved yet (unapproved). Approved blocks and blocks
-kept as they are (code, front matter) need nothing.
+kept as they are (code, front matter) need nothing. Besides, each error the reviewer model found
+in what the block shows is a row of its MQM category's kind (accuracy, fluency, terminology,
+style, locale: fastdesk.review.quality), so that the list filters them by category.
 """
 
 from __future__ import annotations
@@ -27,17 +29,29 @@ from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.mqm import QualityReview
 from fastdesk.translate.restore import RESTORABLE, restore
 
-__all__ = ["KINDS", "KIND_LABELS", "Problem", "ProblemList", "excerpt", "fix", "step"]
+__all__ = [
+    "KINDS",
+    "KIND_LABELS",
+    "REVIEW_KINDS",
+    "Problem",
+    "ProblemList",
+    "excerpt",
+    "fix",
+    "step",
+]
 
-KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved")
+REVIEW_KINDS = ("accuracy", "fluency", "terminology", "style", "locale")  # MQM's top level
+KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved", *REVIEW_KINDS)
 KIND_LABELS = {
     "flagged": "Flagged",
     "failed": "Failed",
     "stale": "Source changed",
     "untranslated": "Not translated",
     "unapproved": "Not approved",
+    **{kind: kind.capitalize() for kind in REVIEW_KINDS},
 }
 _UNAPPROVED = {
     "machine": "machine translation, not checked",
@@ -144,10 +158,12 @@ class ProblemList:
         if state == "edited" and shown is not None:  # the checks judge the editor's text now
             flags = _edit_flags(block.text, shown, review.lang, self.glossary)
             state = "flagged" if flags else state
-        key = (index, block.line, state, flags, flying, shown)
+        verdict = self.model.quality_of(bid)
+        key = (index, block.line, state, flags, flying, shown, verdict)
         if old is not None and old[0] == key:
             return old
-        return key, self._make(block, index, state, flags, flying)
+        rows = self._make(block, index, state, flags, flying)
+        return key, rows + _verdict_rows(block, index, verdict)
 
     def _make(
         self, block: Block, index: int, state: str, flags: tuple[Flag, ...], flying: bool
@@ -175,6 +191,25 @@ class ProblemList:
                 out.append(Problem(bid, index, line, "flagged", title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
+
+
+def _verdict_rows(block: Block, index: int, verdict: QualityReview | None) -> tuple[Problem, ...]:
+    """One row per error the reviewer model found: its category's kind, e.g. "mistranslation
+    (critical)", and the span with the explanation."""
+    if verdict is None:
+        return ()
+    return tuple(
+        Problem(
+            block.id,
+            index,
+            block.line,
+            e.category.split("/")[0],
+            f"{e.category.split('/')[-1]} ({e.severity})",
+            f"“{e.span}”: {e.explanation}",
+            f"review:{e.category}",
+        )
+        for e in verdict.errors
+    )
 
 
 _COMMON: dict[tuple[str, bool], tuple[str, str, str]] = {

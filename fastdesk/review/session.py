@@ -34,6 +34,7 @@ from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
     BlockFailed,
+    BlockReviewed,
     BlockStarted,
     EngineEvent,
     RequestDone,
@@ -51,7 +52,8 @@ __all__ = [
 ]
 
 BACKOFF_S = (30.0, 60.0, 120.0)  # the last one repeats
-_BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed)
+# a block's own news (a reviewer model's verdict too: the panes mark its errors)
+_BLOCK_EVENTS = (BlockStarted, BlockDelta, BlockDone, BlockFailed, BlockReviewed)
 
 
 class Revisions:

@@ -25,6 +25,7 @@ from fastdesk.document.blocks import Document
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import STATE_STYLES, STATES, Review, Snapshot, StateStyle
+from fastdesk.review.quality import Marks, Underline
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -32,6 +33,7 @@ from fastdesk.translate.events import (
     BlockStarted,
     EngineEvent,
 )
+from fastdesk.translate.mqm import QualityReview
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,14 @@ class TargetModel:
         self._frozen_ok = True
         self._pending: frozenset[str] = frozenset()
         self._pending_of: tuple[object, ...] = ()
+        self.marks = Marks()  # the reviewer model's verdicts (fastdesk.review.quality)
 
     # ---- inputs -----------------------------------------------------------------------------
 
     def set_review(self, review: Review) -> None:
         """Another review becomes active (language or mode switched, a file opened)."""
         self.review = review
+        self.marks.clear()  # verdicts on the other review's answers
         self._streaming.clear()
         if self.doc is not None and review.doc is not self.doc:
             review.realign(self.doc)
@@ -167,6 +171,9 @@ class TargetModel:
         review = self.review
         changed = False
         mine = self.review.generation == self._seen
+        events = list(events)
+        if self.marks.apply(events, review):  # the reviewer model's verdicts: news too
+            changed = True
         for event in events:
             if not isinstance(event, _BLOCK_EVENTS):
                 continue
@@ -346,6 +353,37 @@ class TargetModel:
 
     def index_of(self, block_id: str) -> int | None:
         return self._index.get(block_id)
+
+    # ---- the reviewer model's verdicts (fastdesk.review.quality) ----------------------------
+
+    def quality_of(self, block_id: str) -> QualityReview | None:
+        """The verdict on what the block shows (None: none, or the editor corrected it)."""
+        return self.marks.of(block_id, self.review)
+
+    def underlines(self, block_id: str) -> list[Underline]:
+        """The block's errors as spans of its text in the target pane (UTF-16 offsets)."""
+        spans = self.marks.spans(block_id, self.review)
+        if not spans:
+            return []
+        text = self.marks.machine_text(block_id)
+        return [
+            Underline(qt_len(normalize(text[:a])), qt_len(normalize(text[:b])), error)
+            for a, b, error in spans
+        ]
+
+    def judged_underlines(self) -> dict[str, tuple[str, list[Underline]]]:
+        """Per block of the document with errors on show: (its text as the pane holds it, the
+        underlines), so that a pane marks a block only while it shows that text."""
+        out = {}
+        for bid in self.marks.judged():
+            lines = self.underlines(bid) if bid in self._index else []
+            if lines:
+                out[bid] = (normalize(self.marks.machine_text(bid)), lines)
+        return out
+
+    def document_score(self) -> float | None:
+        """The document's score: its shown blocks' verdicts together (None: none judged)."""
+        return self.marks.document_score(self.review, self._index)
 
     def block_ids(self, first: int, last: int) -> list[str]:
         """Ids of the blocks ``first``..``last`` (inclusive, clamped)."""

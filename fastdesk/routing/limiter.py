@@ -194,6 +194,12 @@ class Limiter:
                 return found
         return Limits()
 
+    def yours(self, pair: Pair) -> bool:
+        """Whether the user's settings give ``pair``'s limits (their tier, a paid one as a
+        rule), rather than the published free tiers or nothing known."""
+        yours = self._yours.get(pair[0], {})
+        return yours.get(pair[1]) is not None or yours.get("*") is not None
+
     # ---- asking --------------------------------------------------------------------------
 
     def wait_s(self, pair: Pair, tokens: int) -> float:

@@ -29,6 +29,7 @@ from fastdesk.translate.admonitions import check_types
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary, primary_subtag
 from fastdesk.translate.language import source_language
+from fastdesk.translate.meaning_checks import numbers_problem, omission_problem
 from fastdesk.translate.readability import harder
 
 # Emphasis, entities and soft breaks carry nothing a check compares; without them a paragraph is
@@ -650,6 +651,10 @@ CHECKS: dict[str, Check] = {
     "accents": check_accents,
     "admonition": check_admonitions,
     "readability": check_readability,
+    "numbers": lambda p: numbers_problem(p.src.prose, p.ans.prose, p.target_lang),
+    "omission": lambda p: (
+        None if p.simplify else omission_problem(p.src.prose, p.ans.prose, p.target_lang)
+    ),
 }
 """Every check by the name its flags carry, in the order they run and are reported."""
 
@@ -681,6 +686,10 @@ PLAIN_WORDS: dict[str, CheckWords] = {
     ),
     "glossary": CheckWords("glossary term not followed", "the glossary says how this term goes"),
     "accents": CheckWords("accents missing", "the language's accented letters are missing"),
+    "numbers": CheckWords(
+        "number changed", "a number, date, version or unit of the source is not in the answer"
+    ),
+    "omission": CheckWords("text left out", "a sentence is missing or left in the source language"),
     "failed": CheckWords("translation failed", "the request for this block failed"),
     "not_translated": CheckWords(
         "not a translation", "the model's answer was not a translation: the source is shown"

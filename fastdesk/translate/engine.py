@@ -32,6 +32,7 @@ from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
     BlockFailed,
+    BlockReviewed,
     BlockStarted,
     EngineError,
     EngineEvent,
@@ -59,7 +60,8 @@ from fastdesk.translate.prompts import (
     split_batch,
     system_prompt,
 )
-from fastdesk.translate.slots import Slots
+from fastdesk.translate.quality import Reviewer
+from fastdesk.translate.slots import LAST, Slots
 from fastdesk.translate.style import Style
 
 Emit = Callable[[EngineEvent], None]
@@ -84,6 +86,9 @@ class JobSpec:
     # the source's language, when known (a docs project's): recorded with each answer in the
     # memory so it can be exported as TMX; else identified from the block when it can be
     source_lang: str | None = None
+    # a reviewer model judges each translated block after the run's translations (quality.py);
+    # None: when the budget allows (the user's own rate limits: Reviewer.budget_allows)
+    review: bool | None = False
     # the project's house style (its text for this mode and language goes to every request and
     # its digest into the memory key) and the editor's corrections, offered as examples
     style: Style | None = None
@@ -188,8 +193,10 @@ class Engine:
         batch_tokens: int = 1200,
         max_batch_blocks: int = 16,
         partial_interval: float = PARTIAL_INTERVAL_S,
+        reviewer: Reviewer | None = None,
     ) -> None:
         self.router = router
+        self.reviewer = reviewer or Reviewer(router, memory)
         self.partial_interval = partial_interval
         self.memory = memory
         self.concurrency = max(1, concurrency)
@@ -282,8 +289,13 @@ class Engine:
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
         rank: Callable[[Sequence[str]], object] | None = None,
+        reviews: set[asyncio.Task[None]] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
+
+        With ``spec.review``, the translated blocks are reviewed after the translations: before
+        this returns, or, given a ``reviews`` set (the live session's), in a task put there, so
+        that the run ends with its translations (nothing waiting on it waits for a review).
 
         ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served)."""
@@ -302,12 +314,15 @@ class Engine:
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
+        settled: list[tuple[_Work, _Outcome]] = []
+
         async def one(batch: list[_Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
             async with sem.take((lambda: rank(ids)) if rank is not None else (lambda: 0)):
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
+                settled.append((w, outcome))
 
         await asyncio.gather(*(one(b) for b in batches))
         emit(
@@ -320,7 +335,77 @@ class Engine:
                 flagged=tuple(flagged),
             )
         )
+        review = spec.review
+        if review is None:
+            review = self.reviewer.budget_allows(spec.target_lang)
+        if review and spec.mode == "translate":
+            judging = self._review(settled, hits, spec, revision, emit)
+            if reviews is None:
+                await judging
+            else:
+                task = asyncio.get_running_loop().create_task(judging)
+                reviews.add(task)
+                task.add_done_callback(reviews.discard)
         return results
+
+    async def _review(
+        self,
+        settled: list[tuple[_Work, _Outcome]],
+        hits: list[tuple[Block, str, tuple[Flag, ...]]],
+        spec: JobSpec,
+        revision: int,
+        emit: Emit,
+    ) -> None:
+        """Each translated block's review, after the translations: cached ones at once, the
+        others at the lowest rank of the request slots (see quality.Reviewer)."""
+        todo: dict[tuple[str, str], tuple[list[Block], tuple[str, str] | None]] = {}
+        for w, outcome in settled:
+            if outcome.text is not None and not outcome.not_translated:
+                pair = (outcome.provider, outcome.model)
+                todo.setdefault((w.core, outcome.text), ([], pair))[0].extend(w.blocks)
+        for block, text, _flags in hits:
+            lead, core, trail = block.split()
+            answer = text[len(lead) : len(text) - len(trail)]
+            todo.setdefault((core, answer), ([], None))[0].append(block)
+        sem = self._semaphore()
+        reviewer = self.reviewer
+
+        async def one(
+            core: str, answer: str, blocks: list[Block], pair: tuple[str, str] | None
+        ) -> None:
+            review = reviewer.cached(core, answer, spec.target_lang)
+            if review is None:
+                async with sem.take(lambda: LAST):
+                    review = await reviewer.review(
+                        core,
+                        answer,
+                        source_lang=spec.source_lang or source_language(core),
+                        target_lang=spec.target_lang,
+                        translator=pair,
+                        emit=emit,
+                        revision=revision,
+                    )
+            if review is not None:
+                for block in blocks:
+                    emit(BlockReviewed(revision, block.id, review))
+
+        await asyncio.gather(
+            *(one(core, answer, blocks, pair) for (core, answer), (blocks, pair) in todo.items())
+        )
+
+    async def back_translate(
+        self, doc: Document, block_id: str, text: str, spec: JobSpec, *, emit: Emit = _noop
+    ) -> str | None:
+        """The block's translation ``text`` (its whole text, as the target shows it) translated
+        back into the source's language, for an editor who does not read the target's."""
+        block = next((b for b in doc.blocks if b.id == block_id), None)
+        if block is None or not block.translatable:
+            return None
+        core = block.split()[1]
+        source_lang = spec.source_lang or source_language(core) or "en"
+        return await self.reviewer.back_translate(
+            text.strip(), source_lang=source_lang, target_lang=spec.target_lang, emit=emit
+        )
 
     def _settle(
         self,

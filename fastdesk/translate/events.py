@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from fastdesk.providers.base import RequestStats
+from fastdesk.translate.mqm import QualityReview
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,16 @@ class Expansion:
     done: bool = False
 
 
+@dataclass(frozen=True)
+class BlockReviewed:
+    """The reviewer's verdict on a block's translation (fastdesk.translate.quality): its
+    errors and score. Sent after the block's BlockDone, for a translation still current."""
+
+    revision: int
+    block_id: str
+    review: QualityReview
+
+
 EngineEvent = (
     BlockStarted
     | BlockDelta
@@ -119,4 +130,5 @@ EngineEvent = (
     | RevisionDone
     | Expansion
     | Waiting
+    | BlockReviewed
 )

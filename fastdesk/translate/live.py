@@ -48,6 +48,9 @@ class LiveSession:
         self._ids: frozenset[str] = frozenset()
         self._edited: frozenset[str] = frozenset()  # blocks of the latest edit: they go first
         self._visible: frozenset[str] = frozenset()  # blocks on screen: they go next
+        # the reviewer model's work after a run (Engine.run's reviews): apart from the runs, so
+        # that nothing waiting for a run's end (deferred blocks, the busy light) waits for it
+        self._reviews: set[asyncio.Task[None]] = set()
 
     # ---- inputs -----------------------------------------------------------------------------
 
@@ -103,6 +106,8 @@ class LiveSession:
         dialect_changed = spec.dialect != self.spec.dialect
         self.spec = spec
         self._cancel_all()
+        for task in list(self._reviews):
+            task.cancel()
         self.done.clear()
         if self.doc is not None:
             if dialect_changed:  # which blocks are only syntax: asked afresh
@@ -157,7 +162,9 @@ class LiveSession:
         return any(not t.done() for t in self._runs)
 
     async def aclose(self) -> None:
-        tasks = list(self._runs)
+        tasks: list[asyncio.Task[object]] = [*self._runs, *self._reviews]
+        for task in list(self._reviews):
+            task.cancel()
         self._cancel_all()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -201,6 +208,7 @@ class LiveSession:
                 block_ids=wanted,
                 force=force,
                 rank=self.rank,
+                reviews=self._reviews,
             )
         )
         self._runs[task] = frozenset(wanted)

@@ -66,11 +66,22 @@ CREATE TABLE IF NOT EXISTS sources (
     source_lang TEXT NOT NULL,
     style_version TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS reviews (
+    key TEXT PRIMARY KEY,
+    review TEXT NOT NULL,
+    used REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reviews_used ON reviews(used);
 """
 _REMEMBER = (
     "INSERT OR REPLACE INTO sources (key, text, mode, lang, prompt_version, glossary_version,"
     " source_lang, style_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+def default_path() -> Path:
+    """Where the memory lives (the cache dir: deleting it costs only requests)."""
+    return cache_dir() / "memory.sqlite3"
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,7 @@ class Memory:
     """
 
     def __init__(self, path: Path | None = None, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
-        self.path = path or cache_dir() / "memory.sqlite3"
+        self.path = path or default_path()
         self.max_entries = max_entries
         self.notice: str | None = None  # the one line the user was told, if any
         self._lock = threading.Lock()
@@ -302,6 +313,34 @@ class Memory:
 
         return self._do(work, False)
 
+    # ---- reviews (fastdesk.translate.quality): a table of their own, made where it is missing,
+    # so a memory from before reviews opens as it is
+
+    def get_review(self, key: str, *, touch: bool = True) -> str | None:
+        """The cached review (its JSON) under ``key`` (quality.review_key), or None.
+        ``touch=False``: only read (``fastdesk status`` writes nothing)."""
+
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT review FROM reviews WHERE key = ?", (key,)).fetchone()
+            if row is None or not isinstance(row[0], str):
+                return None
+            if touch:
+                db.execute("UPDATE reviews SET used = ? WHERE key = ?", (time.time(), key))
+                db.commit()
+            return row[0]
+
+        return self._do(work, None)
+
+    def put_review(self, key: str, review: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute(
+                "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?)", (key, review, time.time())
+            )
+            db.commit()
+            return True
+
+        return self._do(work, False)
+
     def forget(self, key: MemoryKey) -> int:
         """Drop every model's answer for this block, so the next run translates it afresh."""
 
@@ -317,6 +356,7 @@ class Memory:
 
         def work(db: sqlite3.Connection) -> bool:
             db.execute("DELETE FROM entries")
+            db.execute("DELETE FROM reviews")
             db.commit()
             db.execute("VACUUM")
             return True
@@ -330,6 +370,14 @@ class Memory:
         return self._do(self._prune, 0)
 
     def _prune(self, db: sqlite3.Connection) -> int:
+        reviews = int(db.execute("SELECT COUNT(*) FROM reviews").fetchone()[0]) - self.max_entries
+        if reviews > 0:
+            db.execute(
+                "DELETE FROM reviews WHERE rowid IN "
+                "(SELECT rowid FROM reviews ORDER BY used ASC LIMIT ?)",
+                (reviews,),
+            )
+            db.commit()
         excess = int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
         if excess <= 0:
             return 0

@@ -21,6 +21,24 @@ def _first(_rank: Any = None) -> int:
     return 0
 
 
+class _Last:
+    """A rank after every other (a review's: it waits for every translation)."""
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return other is not self
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    __hash__ = object.__hash__
+
+
+LAST = _Last()
+
+
 class Slots:
     """At most ``size`` holders at once; see the module docstring."""
 

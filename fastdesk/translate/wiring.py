@@ -25,6 +25,7 @@ from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory
+from fastdesk.translate.quality import Reviewer
 from fastdesk.translate.style import Style, StyleError, find_style_file, load_style
 
 if TYPE_CHECKING:
@@ -150,11 +151,17 @@ def build_engine(
     concurrency: int | None = None,
     env: Mapping[str, str] | None = None,
     clock: Clock | None = None,
+    patient_review: bool = False,
 ) -> Engine:
+    """``patient_review``: reviews wait for the rate limit (the command line's ``--review``)
+    rather than give way (the window's: translations first)."""
     settings = settings or load_settings()[0]
     router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
-    return Engine(router, memory, concurrency=concurrency or settings.concurrency)
+    reviewer = Reviewer(router, memory, model=settings.review_model, patient=patient_review)
+    return Engine(
+        router, memory, concurrency=concurrency or settings.concurrency, reviewer=reviewer
+    )
 
 
 def plain_http_warnings(providers: Collection[str], settings: Settings | None = None) -> list[str]:

@@ -143,6 +143,8 @@ class EngineWorker(QObject):
     """Runs the engine in its own thread; see the module docstring for the protocol."""
 
     batch = Signal(object)  # WorkerBatch
+    # block id, its translation, the translation back into the source's language ("": none)
+    back_translated = Signal(str, str, str)
 
     def __init__(
         self,
@@ -224,6 +226,11 @@ class EngineWorker(QObject):
 
     def expand(self, block_id: str) -> None:
         self._call(self._expand, block_id)
+
+    def back_translate(self, block_id: str, text: str) -> None:
+        """``text`` (the block's translation) back into the source's language: the answer
+        comes as ``back_translated`` (fastdesk.translate.quality, cached in the memory)."""
+        self._call(self._back_translate, block_id, text)
 
     def set_visible(self, block_ids: Collection[str]) -> None:
         """The blocks on screen: their waiting work goes next (after an edit's)."""
@@ -408,6 +415,25 @@ class EngineWorker(QObject):
             self._session.expand(block_id)
         except Exception as exc:
             self._failed("Could not expand the section", exc)
+
+    def _back_translate(self, block_id: str, text: str) -> None:
+        engine, session = self._engine, self._session
+        if engine is None or session is None or session.doc is None:
+            self.back_translated.emit(block_id, text, "")
+            return
+        job = engine.back_translate(session.doc, block_id, text, self._spec, emit=self._on_event)
+        task: asyncio.Future[str | None] = asyncio.ensure_future(job)
+
+        def done(finished: asyncio.Future[str | None]) -> None:
+            self._tasks.discard(finished)
+            answer = None
+            if not finished.cancelled() and finished.exception() is None:
+                answer = finished.result()
+            if not self._stopping:
+                self.back_translated.emit(block_id, text, answer or "")
+
+        self._tasks.add(task)  # type: ignore[arg-type]  # the loop keeps weak references only
+        task.add_done_callback(done)
 
     def _warm_up(self, active: bool = False) -> None:
         """Send the warm-up when nothing was asked for a while and nothing is in flight; while

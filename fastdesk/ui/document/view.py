@@ -54,6 +54,8 @@ from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.panes.underlines import ReviewUnderlines
+from fastdesk.ui.review.back_translation import show_back_translation
 from fastdesk.ui.review.controller import ReviewController, review_key
 from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
 
@@ -173,9 +175,16 @@ class DocumentView(QWidget):
         self.target_layout.addWidget(self.review_bar)
         ctl = self.review_ctl
         self.margins = [
-            ReviewMargin(pane, ctl.state_of, ctl.tooltip_of)
+            ReviewMargin(pane, ctl.state_of, ctl.tooltip_of, ctl.score_of)
             for pane in (self.target_editor, self.preview)
         ]
+        # the reviewer model's errors under their spans: marked once the pane shows the text
+        # they were found in (a moment after the verdict: the pane takes it in slices)
+        self.underlines = ReviewUnderlines(self.target_editor, self.session.model.judged_underlines)
+        self._underline_soon = QTimer(self)
+        self._underline_soon.setSingleShot(True)
+        self._underline_soon.setInterval(150)
+        self._underline_soon.timeout.connect(self.underlines.refresh)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -285,6 +294,7 @@ class DocumentView(QWidget):
         )
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
         worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
+        worker.back_translated.connect(self._back_translated, Qt.ConnectionType.QueuedConnection)
         worker.start()
         self._worker = worker
         self.second.attach(worker)
@@ -356,6 +366,24 @@ class DocumentView(QWidget):
         self.worker.expand(block_id)
         self.message.emit("Expanding the section…", 3000)
 
+    def back_translate_block(self) -> None:
+        """The translation of the block under the cursor, translated back into the source's
+        language, shown beside its source (for an editor who does not read the target's)."""
+        block_id = self.block_under_cursor()
+        if not block_id or self.session.doc is None:
+            self.message.emit("Put the cursor in a translated block first", 3000)
+            return
+        self.worker.back_translate(block_id, self.session.model.text_of(block_id, final=True))
+        self.message.emit("Translating the block back…", 3000)
+
+    @Slot(str, str, str)
+    def _back_translated(self, block_id: str, text: str, back: str) -> None:
+        doc = self.session.doc
+        if not back or doc is None or doc.index_of(block_id) is None:
+            self.message.emit("No back-translation: the block changed, or no model answered", 5000)
+            return
+        show_back_translation(self, doc.by_id(block_id).text, text, back)
+
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
         with gui_first():
@@ -395,6 +423,8 @@ class DocumentView(QWidget):
             self.busy.emit(change.busy)
         if change.retry:
             refresh_open_tooltip(self.margins)
+        if change.review and (self.underlines.marks or self.session.model.marks.judged()):
+            self._underline_soon.start()
         self.session_changed.emit(change)
 
     def refresh_target(self) -> None:

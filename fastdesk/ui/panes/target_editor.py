@@ -21,7 +21,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QTextCursor,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
@@ -65,6 +65,8 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         self._at_top = True
         self._applying = False
         self._in_bulk = False
+        self._highlight: list[QTextEdit.ExtraSelection] = []  # the block under the cursor's
+        self._marks: list[QTextEdit.ExtraSelection] = []  # the reviewer model's errors
         self.document().contentsChange.connect(self._contents_change)
         flat_scroll_bars(self)
         self.viewport()  # PySide wraps the first viewport of a process lazily (~9 ms): now
@@ -265,10 +267,13 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         return max(0, min(len(self.shown) - 1, bisect.bisect_right(starts, position) - 1))
 
     def show_block(self, index: int | None) -> None:
-        if index is None:
-            self.setExtraSelections([])
-            return
-        self.setExtraSelections(range_selection(self, *self.block_range(index)))
+        self._highlight = [] if index is None else range_selection(self, *self.block_range(index))
+        self.setExtraSelections(self._highlight + self._marks)
+
+    def set_marks(self, marks: list[QTextEdit.ExtraSelection]) -> None:
+        """The reviewer model's errors (fastdesk.ui.panes.underlines), under the highlight."""
+        self._marks = marks
+        self.setExtraSelections(self._highlight + self._marks)
 
 
 def _history_key(event: QKeyEvent) -> str | None:

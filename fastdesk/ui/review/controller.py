@@ -463,6 +463,11 @@ class ReviewController(QObject):
     def info(self, block_id: str) -> BlockInfo:
         return self.review.info(block_id)
 
+    def score_of(self, block_id: str) -> float | None:
+        """The reviewer model's score of what the block shows (None: not judged)."""
+        verdict = self.session.model.quality_of(block_id)
+        return verdict.score if verdict is not None else None
+
     def tooltip_of(self, block_id: str) -> str:
         """The margin's hover text: the state, the reasons (failed checks, the source an edit
         was made for) and what a click offers."""
@@ -478,6 +483,14 @@ class ReviewController(QObject):
             lines.append("<small>Click: see what changed, then re-translate or keep yours.</small>")
         elif info.edited and info.machine:
             lines.append(f"Machine translation: <i>{_escape(_excerpt(info.machine))}</i>")
+        verdict = self.session.model.quality_of(block_id)
+        if verdict is not None:
+            lines.append(f"Review score {verdict.score:g}")
+            lines += [
+                f"• {_escape(e.category)} ({e.severity}): “{_escape(e.span)}”: "
+                f"{_escape(e.explanation)}"
+                for e in verdict.errors
+            ]
         if info.state in ("machine", "memory", "flagged", "edited", "approved"):
             lines.append("<small>Click: approve, revert, re-translate.</small>")
         return "<br>".join(lines)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.review.model import STATE_STYLES, ReviewSummary
+from fastdesk.review.quality import score_colour
 from fastdesk.review.target_model import BLOCK_STYLES
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.panes.preview import TargetPreview
@@ -34,12 +35,15 @@ from fastdesk.ui.panes.target_editor import TargetEditor
 
 MARGIN_WIDTH = 10
 BAR_WIDTH = 4
+SCORE_WIDTH = 2  # the reviewer model's score of the block, at the margin's right edge
 QUIET_STATES = frozenset({"copy"})  # nothing to review: drawn faint
 
 
 class ReviewMargin(QWidget):
     """A narrow strip at the left of a target pane (like a line-number area): one bar per
-    block in its state's colour; hover for the state and reasons, click for the choices."""
+    block in its state's colour, and a thin one in its review score's colour once the reviewer
+    model judged it (fastdesk.review.quality); hover for the state and reasons, click for the
+    choices."""
 
     clicked = Signal(str, QPoint)  # block id, global position (where a menu should open)
 
@@ -48,8 +52,10 @@ class ReviewMargin(QWidget):
         pane: TargetEditor | TargetPreview,
         state_of: Callable[[str], str],
         tooltip_of: Callable[[str], str],
+        score_of: Callable[[str], float | None] = lambda _block_id: None,
     ) -> None:
         super().__init__(pane)
+        self._score_of = score_of
         self.setObjectName("reviewMargin")
         # It fills every pixel it is asked to paint: Qt then leaves the pane, the stack, the
         # splitter and the window beneath it alone (~0.5 ms a repaint of theirs, while streaming).
@@ -80,6 +86,12 @@ class ReviewMargin(QWidget):
         """The colour drawn at height ``y`` (for tests: what the reader sees)."""
         key = self.block_at(y)
         return BLOCK_STYLES[self._state_of(key)].colour if key else None
+
+    def score_colour_at(self, y: int) -> str | None:
+        """The score's colour drawn at height ``y`` (None: no score there)."""
+        key = self.block_at(y)
+        score = self._score_of(key) if key else None
+        return score_colour(score) if score is not None else None
 
     # ---- Qt ----------------------------------------------------------------------------------
 
@@ -118,6 +130,14 @@ class ReviewMargin(QWidget):
             if key:
                 height = max(3, bottom - top - 3)
                 painter.fillRect(x, top + 2, BAR_WIDTH, height, self._colour(self._state_of(key)))
+                score = self._score_of(key)
+                if score is not None:
+                    colour = self._colours.setdefault(
+                        score_colour(score), QColor(score_colour(score))
+                    )
+                    painter.fillRect(
+                        MARGIN_WIDTH - SCORE_WIDTH, top + 2, SCORE_WIDTH, height, colour
+                    )
         painter.end()
 
     def event(self, event: QEvent) -> bool:

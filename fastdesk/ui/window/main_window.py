@@ -243,6 +243,8 @@ class MainWindow(QMainWindow):
             self.status.set_retry(change.retry)
         for event in change.news:
             self._on_event(event)
+        if change.review:
+            self.status.set_score(self.document_view.session.model.document_score())
         if change.failed:
             self.statusBar().showMessage("A section could not be translated: see the error", 5000)
         if change.revision_done is not None:

@@ -15,6 +15,9 @@ from fastdesk.document.languages import LANGUAGES
 from fastdesk.providers.factory import not_configured
 from fastdesk.ui.language_box import fill_languages, show_language
 
+# the settings' review (auto | on | off) as a job's (None: when the rate budget allows)
+REVIEW: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
 
@@ -34,6 +37,7 @@ class Selectors(QObject):
 
     def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.review = REVIEW[settings.review]
         self.mode = QComboBox()
         self.mode.setObjectName("modeSelector")
         self.mode.setToolTip("Mode (Ctrl+1 translate, Ctrl+2 simplify)")
@@ -79,6 +83,7 @@ class Selectors(QObject):
             mode=self.mode.currentData() or "translate",
             target_lang=self.language.currentData() or "fr",
             provider=self.provider.currentData() or "auto",
+            review=self.review,
         )
 
     def set_mode(self, mode: str) -> None:
@@ -89,6 +94,7 @@ class Selectors(QObject):
 
     def follow(self, settings: Settings) -> None:
         """Show what the settings say, without ``changed`` (the caller acts on the whole)."""
+        self.review = REVIEW[settings.review]
         for combo, value in ((self.mode, settings.mode), (self.provider, settings.provider)):
             combo.blockSignals(True)
             combo.setCurrentIndex(max(0, combo.findData(value)))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWid
 
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import RequestStats
+from fastdesk.review.quality import score_colour
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
@@ -166,6 +167,14 @@ class StatusPanel(QObject):
         self.readability = ElidedLabel("")
         self.readability.setObjectName("readabilityLabel")
         self.readability.hide()
+        # The reviewer model's score of the document (fastdesk.review.quality), and what its
+        # reviews cost, apart from the translations'
+        self.score = QLabel("")
+        self.score.setObjectName("scoreLabel")
+        self.score.hide()
+        self.review_cost = 0.0
+        self.review_requests = 0
+        self.review_unpriced = 0
         for widget in (
             self.activity,
             self.error_button,
@@ -173,6 +182,7 @@ class StatusPanel(QObject):
             self.latency,
             self.cost,
             self.readability,
+            self.score,
         ):
             widget.setParent(bar)
         # All permanent: QStatusBar hides its normal widgets while a temporary message shows.
@@ -183,6 +193,7 @@ class StatusPanel(QObject):
         bar.addPermanentWidget(self.latency)
         bar.addPermanentWidget(_separator(bar))
         bar.addPermanentWidget(self.cost)
+        bar.addPermanentWidget(self.score)
         self.last_cost: float | None = None
         self.has_last = False
         self.last_from_memory = False
@@ -210,6 +221,15 @@ class StatusPanel(QObject):
         if stats.purpose == "warmup":
             self._refresh_cost()
             return
+        if stats.purpose == "review":  # counted apart: the latency shown stays a translation's
+            self.review_requests += 1
+            if stats.cost_usd is None:
+                self.review_unpriced += 1
+            else:
+                self.review_cost += stats.cost_usd
+            self._refresh_cost()
+            self.score.setToolTip(self._score_tooltip())
+            return
         if stats.status == "cancelled" and stats.completion_tokens is None:
             self._refresh_cost()
             return
@@ -227,6 +247,24 @@ class StatusPanel(QObject):
         self.readability.setText(text)
         self.readability.set_detail(detail)
         self.readability.setVisible(bool(text))
+
+    def set_score(self, score: float | None) -> None:
+        """The document's score by the reviewer model (None: no block judged: hidden)."""
+        if score is None:
+            self.score.hide()
+            return
+        self.score.setText(f"score {score:g}")
+        self.score.setStyleSheet(f"QLabel {{ color: {score_colour(score)}; font-weight: 600; }}")
+        self.score.setToolTip(self._score_tooltip())
+        self.score.show()
+
+    def _score_tooltip(self) -> str:
+        cost = format_cost(self.review_cost if not self.review_unpriced else None)
+        return (
+            "The reviewer model's score of this document (MQM: 100 less weighted errors per "
+            f"word; the problems list names them). Reviews this session: "
+            f"{self.review_requests} request(s), {cost}"
+        )
 
     def waiting(self, event: Waiting) -> None:
         """Requests wait (a retry, or the rate limiter): "waiting 4 s: Groq free tier, 30

@@ -1,0 +1,131 @@
+"""The reviewer model's verdicts in the window: the error underlined in the Markdown pane with
+its explanation on hover, the block's score as a colour in the margin, the errors in the problems
+list filterable by category, the document's score in the status bar; and a block translated back
+into the source's language on Ctrl+Shift+U (pytest-qt, offscreen; the real engine, session and
+reviewer, a fake provider that plays translator and reviewer)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from PySide6.QtGui import QAction, QKeySequence, QTextCursor
+from PySide6.QtWidgets import QDockWidget
+
+from fastdesk.config.settings import Settings
+from fastdesk.review.quality import score_colour
+from fastdesk.translate.mqm import mqm_score
+from fastdesk.ui.review.back_translation import BackTranslationDialog
+from tests.ui.test_review_ui import TEXT, block, raw, target_text, wait_settled
+from tests.ui.test_workbench import key
+from tests.ui.uifakes import fake_answer
+
+ERROR = {
+    "span": "Bonjour",
+    "category": "accuracy/mistranslation",
+    "severity": "minor",
+    "explanation": "too formal for a greeting here",
+}
+BACK = {"Bonjour": "Hello", "monde": "world", "chat": "cat"}
+
+
+def translator_and_reviewer(request) -> str:  # type: ignore[no-untyped-def]
+    system = request.messages[0]["content"]
+    user = request.messages[-1]["content"]
+    if "translation reviewer" in system:  # one minor error where its span is, none elsewhere
+        found = [ERROR] if "Bonjour" in user.split("Translation:")[1] else []
+        return json.dumps({"errors": found})
+    if "into English (en)" in system:  # a back-translation
+        for word, back in BACK.items():
+            user = re.sub(rf"\b{word}\b", back, user)
+        return user
+    return fake_answer(request)
+
+
+def reviewed_window(make_window, qtbot, provider, **kw):  # type: ignore[no-untyped-def]
+    provider.answer = translator_and_reviewer
+    w = make_window(settings=Settings(debounce_ms=40, review="on"), **kw)
+    raw(w)
+    w.document_view.source.setPlainText(TEXT)  # Hello world. / The cat.
+    qtbot.waitUntil(lambda: "Bonjour" in target_text(w))
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: w.status.score.isVisible(), timeout=5000)
+    return w
+
+
+def test_the_reviewers_error_is_underlined_and_explained_on_hover(
+    make_window, qtbot, provider
+) -> None:
+    w = reviewed_window(make_window, qtbot, provider)
+    underlines = w.document_view.underlines
+    qtbot.waitUntil(lambda: len(underlines.marks) == 1)
+    ((cursor, _line),) = underlines.marks
+    assert cursor.selectedText() == "Bonjour"
+    assert cursor.selectionStart() == target_text(w).index("Bonjour")
+    tip = underlines.tooltip_at(cursor.selectionStart() + 2)
+    assert tip == "accuracy/mistranslation (minor): too formal for a greeting here"
+    assert underlines.tooltip_at(target_text(w).index("monde")) is None
+    marks = w.document_view.target_editor.extraSelections()
+    assert any(s.cursor.selectedText() == "Bonjour" for s in marks)
+
+
+def test_margin_status_bar_and_problems_show_the_scores(make_window, qtbot, provider) -> None:
+    w = reviewed_window(make_window, qtbot, provider)
+    hello, cat = block(w, "Hello"), block(w, "cat")
+    block_score = mqm_score(1, 2)  # one minor error in "Hello world."
+    document = mqm_score(1, 4)  # and none in "The cat."
+    assert w.status.score.text() == f"score {document:g}"
+    assert "Reviews this session: 2 request(s)" in w.status.score.toolTip()  # apart from the
+    assert w.status.latency.text() != ""  # translations': the latency shown is a translation's
+    margin = w.document_view.margins[0]
+    places = {k: (top + bottom) // 2 for k, top, bottom in margin.blocks()}
+    assert margin.score_colour_at(places[hello]) == score_colour(block_score)
+    assert margin.score_colour_at(places[cat]) == score_colour(100.0)
+    assert score_colour(block_score) != score_colour(100.0)
+    key(qtbot, w, "Ctrl+Shift+M")  # View > Problems
+    dock = w.findChild(QDockWidget, "problemsView")
+    qtbot.waitUntil(lambda: any(p.kind == "accuracy" for p in dock.rows))
+    (row,) = [p for p in dock.rows if p.kind == "accuracy"]
+    assert (row.block_id, row.title) == (hello, "mistranslation (minor)")
+    assert dock.filters["accuracy"].text() == "Accuracy 1"
+    dock.filters["unapproved"].setChecked(False)
+    assert [p.kind for p in dock.rows] == ["accuracy"]
+    dock.filters["accuracy"].setChecked(False)
+    assert dock.rows == []
+
+
+def test_a_corrected_block_loses_its_verdict(make_window, qtbot, provider) -> None:
+    w = reviewed_window(make_window, qtbot, provider)
+    view = w.document_view
+    hello = block(w, "Hello")
+    qtbot.waitUntil(lambda: len(view.underlines.marks) == 1)
+    view.target_editor.edit_blocks("Replace", [(hello, "Salut monde.\n\n")])  # the editor's
+    qtbot.waitUntil(lambda: view.review.state_of(hello) == "edited")
+    qtbot.waitUntil(lambda: view.underlines.marks == [])
+    assert view.session.model.quality_of(hello) is None
+    assert w.status.score.text() == "score 100"  # the corrected block no longer counts
+
+
+def test_back_translation_on_its_shortcut(make_window, qtbot, provider) -> None:
+    w = reviewed_window(make_window, qtbot, provider, memory=True)
+    action = w.findChild(QAction, "actionBackTranslate")
+    assert action.shortcut() == QKeySequence("Ctrl+Shift+U")
+    source = w.document_view.source
+    cursor = source.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.Start)
+    source.setTextCursor(cursor)
+    key(qtbot, w, "Ctrl+Shift+U")
+    qtbot.waitUntil(lambda: w.findChild(BackTranslationDialog) is not None, timeout=5000)
+    dialog = w.findChild(BackTranslationDialog)
+    assert dialog.texts["back"].toPlainText() == "Hello world."
+    assert dialog.texts["source"].toPlainText() == "Hello world."
+    assert dialog.texts["translation"].toPlainText() == "Bonjour monde."
+
+    def asked() -> int:
+        return sum("into English (en)" in r.messages[0]["content"] for r in provider.requests)
+
+    assert asked() == 1
+    dialog.close()
+    key(qtbot, w, "Ctrl+Shift+U")  # again: from the memory
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in w.findChildren(BackTranslationDialog)))
+    assert asked() == 1
