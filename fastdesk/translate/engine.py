@@ -9,12 +9,14 @@ A batch whose answer cannot be mapped back exactly is split and retried, never w
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.providers._common import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.providers.base import TextDelta
 from fastdesk.providers.factory import not_configured
 from fastdesk.routing.retry import RetryPolicy
@@ -139,6 +141,7 @@ class _Route(TypedDict, total=False):
     blocks: int
     expected_tokens: int | None
     avoid: tuple[str, str] | None
+    background: bool
 
 
 @dataclass
@@ -153,6 +156,11 @@ class _Outcome:
 
 def _noop(_event: EngineEvent) -> None:
     return None
+
+
+# whether the batch this task sends is backlog (set per batch task in Engine.run)
+_BACKLOG: contextvars.ContextVar[bool] = contextvars.ContextVar("backlog", default=False)
+LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
 
 
 def section_text(doc: Document, block_id: str) -> str:
@@ -210,7 +218,8 @@ class Engine:
         served by rank (see ``run``'s ``rank``)."""
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem_loop is not loop:
-            self._sem, self._sem_loop = Slots(self.concurrency), loop
+            # one slot more for what the reader waits for (see Slots)
+            self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop
         return self._sem
 
     # ---- planning ---------------------------------------------------------------------------
@@ -260,6 +269,12 @@ class Engine:
             previous = core
         return copied, list(work.values()), hits
 
+    def workload(self, doc: Document, spec: JobSpec) -> tuple[int, int]:
+        """(requests, source tokens) still to send for ``doc``: what the rate limits will pace
+        (copies and the memory's answers left out), for the estimate of how long it takes."""
+        _copied, work, _hits = self.plan(doc, spec)
+        return len(self.batches(work)), sum(w.tokens for w in work)
+
     def batches(self, work: Sequence[_Work]) -> list[list[_Work]]:
         """Consecutive blocks grouped up to the token and block budget of one request."""
         out: list[list[_Work]] = []
@@ -290,6 +305,7 @@ class Engine:
         force: Collection[str] = (),
         rank: Callable[[Sequence[str]], object] | None = None,
         reviews: set[asyncio.Task[None]] | None = None,
+        foreground: Callable[[Sequence[str]], bool] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
 
@@ -298,7 +314,10 @@ class Engine:
         that the run ends with its translations (nothing waiting on it waits for a review).
 
         ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
-        (lowest first, asked when a slot frees; None: first come, first served)."""
+        (lowest first, asked when a slot frees; None: first come, first served).
+        ``foreground(block ids)``: whether a batch is what the reader waits for (an edit, the
+        screen); the others are backlog and leave part of each minute's rate-limit budget to
+        them (None: nothing is backlog)."""
         copied, work, hits = self.plan(doc, spec, block_ids, force)
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -318,7 +337,10 @@ class Engine:
 
         async def one(batch: list[_Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
-            async with sem.take((lambda: rank(ids)) if rank is not None else (lambda: 0)):
+            first = foreground is not None and foreground(ids)
+            order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
+            async with sem.take(order, priority=first):
+                _BACKLOG.set(foreground is not None and not foreground(ids))
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
@@ -471,6 +493,21 @@ class Engine:
         if isinstance(answer, _Outcome):  # every provider failed
             return [answer] * len(batch)
         text, finish, provider, model = answer
+        scale = 1
+        while finish == "length" and scale < LENGTH_RETRIES_SCALE:  # cut by its budget: more
+            scale *= 2
+            answer = await self._request(
+                batch,
+                spec,
+                revision,
+                emit,
+                with_context=with_context,
+                markers=markers,
+                scale=scale,
+            )
+            if isinstance(answer, _Outcome):
+                return [answer] * len(batch)
+            text, finish, provider, model = answer
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
         parts = split_batch(text, len(batch), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
@@ -577,8 +614,11 @@ class Engine:
         purpose: str = "translate",
         markers: Markers | None,
         avoid: tuple[str, str] | None = None,
+        scale: int = 1,
     ) -> tuple[str, str | None, str, str] | _Outcome:
-        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
+        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome.
+        ``scale``: times the usual completion budget (an answer it cut is asked again with
+        more)."""
         cores = [w.core for w in batch]
         text = batch_text(cores, markers)
         used = spec.glossary_for(text)
@@ -621,11 +661,13 @@ class Engine:
             on_text=lambda so_far: self._emit_partial(
                 batch, so_far, shown, revision, emit, markers
             ),
-            max_tokens=max(512, 3 * estimate_tokens(text) + 256),
+            max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
             blocks=len(batch),
             expected_tokens=expected,
             avoid=avoid,
+            background=_BACKLOG.get(),
+            block_ids=tuple(ids),
             runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )
 
@@ -639,6 +681,7 @@ class Engine:
         on_text: Callable[[str], None],
         on_start: Callable[[], None] = lambda: None,
         runaway_chars: int | None = None,
+        block_ids: tuple[str, ...] = (),
         **route: Unpack[_Route],
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one answer through the router, thinking stripped and fallbacks restarted:
@@ -681,7 +724,7 @@ class Engine:
                     finish = ev.finish_reason
                     emit(RequestDone(revision, ev.stats))
                 elif isinstance(ev, Backoff):
-                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason))
+                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason, ev.kind, block_ids))
         except AllProvidersFailed as exc:
             message = _failure_message(exc, self.router.retry)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
