@@ -14,8 +14,8 @@ from fastdesk.routing.router import Backoff, Router
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, Waiting
-from tests.fakes import FakeProvider
 from tests.fakes import FakeClock as Clock
+from tests.fakes import FakeProvider
 
 GPT = ("groq", "openai/gpt-oss-120b")
 TABLE = {

@@ -263,12 +263,12 @@ async def _translate_all(
 def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> None:
     """One line when the rate limits will make the run long: how long, at which limit, and
     what would go faster (the run is paced, never failed, by them: Ctrl+C stops it)."""
-    from fastdesk.routing.pace import estimate, workload_tokens
+    from fastdesk.routing.pace import estimate, workload, workload_tokens
 
     requests = tokens = 0
     for report in reports:
         if report.status == "pending":
-            more, source = engine.workload(report.doc, spec)
+            more, source = workload(engine, report.doc, spec)
             requests, tokens = requests + more, tokens + source
     router = engine.router
     pairs = router.candidates(spec.provider, spec.model, lang=spec.target_lang)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from fastdesk.config.redact import account_id
 from fastdesk.routing.limiter import Limiter, Pair, shown_name
@@ -50,6 +51,13 @@ class Estimate:
         else:
             hint = "; a paid tier would go faster"
         return f"about {span} at {self.binding}{hint}"
+
+
+def workload(engine: Any, doc: Any, spec: Any) -> tuple[int, int]:
+    """(requests, source tokens) an engine still has to send for ``doc`` (copies and the
+    memory's answers left out): what the rate limits will pace."""
+    _copied, work, _hits = engine.plan(doc, spec)
+    return len(engine.batches(work)), sum(w.tokens for w in work)
 
 
 def workload_tokens(source_tokens: int, requests: int) -> int:

@@ -69,6 +69,8 @@ from fastdesk.translate.style import Style
 Emit = Callable[[EngineEvent], None]
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
+_BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's batch: backlog?
+LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
 # A streaming answer is handed on (BlockDelta, Expansion) at most this often: each hand-on
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
@@ -158,11 +160,6 @@ def _noop(_event: EngineEvent) -> None:
     return None
 
 
-# whether the batch this task sends is backlog (set per batch task in Engine.run)
-_BACKLOG: contextvars.ContextVar[bool] = contextvars.ContextVar("backlog", default=False)
-LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
-
-
 def section_text(doc: Document, block_id: str) -> str:
     """A heading's whole section (up to the next heading of its level or higher), else the block."""
     blocks = list(doc.blocks)
@@ -218,8 +215,7 @@ class Engine:
         served by rank (see ``run``'s ``rank``)."""
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem_loop is not loop:
-            # one slot more for what the reader waits for (see Slots)
-            self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop
+            self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop  # 1 for edits
         return self._sem
 
     # ---- planning ---------------------------------------------------------------------------
@@ -269,12 +265,6 @@ class Engine:
             previous = core
         return copied, list(work.values()), hits
 
-    def workload(self, doc: Document, spec: JobSpec) -> tuple[int, int]:
-        """(requests, source tokens) still to send for ``doc``: what the rate limits will pace
-        (copies and the memory's answers left out), for the estimate of how long it takes."""
-        _copied, work, _hits = self.plan(doc, spec)
-        return len(self.batches(work)), sum(w.tokens for w in work)
-
     def batches(self, work: Sequence[_Work]) -> list[list[_Work]]:
         """Consecutive blocks grouped up to the token and block budget of one request."""
         out: list[list[_Work]] = []
@@ -315,9 +305,8 @@ class Engine:
 
         ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served).
-        ``foreground(block ids)``: whether a batch is what the reader waits for (an edit, the
-        screen); the others are backlog and leave part of each minute's rate-limit budget to
-        them (None: nothing is backlog)."""
+        ``foreground(block ids)``: whether the reader waits for a batch (an edit, the screen);
+        the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
         copied, work, hits = self.plan(doc, spec, block_ids, force)
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -337,9 +326,8 @@ class Engine:
 
         async def one(batch: list[_Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
-            first = foreground is not None and foreground(ids)
             order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
-            async with sem.take(order, priority=first):
+            async with sem.take(order, priority=foreground is not None and foreground(ids)):
                 _BACKLOG.set(foreground is not None and not foreground(ids))
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
@@ -493,21 +481,6 @@ class Engine:
         if isinstance(answer, _Outcome):  # every provider failed
             return [answer] * len(batch)
         text, finish, provider, model = answer
-        scale = 1
-        while finish == "length" and scale < LENGTH_RETRIES_SCALE:  # cut by its budget: more
-            scale *= 2
-            answer = await self._request(
-                batch,
-                spec,
-                revision,
-                emit,
-                with_context=with_context,
-                markers=markers,
-                scale=scale,
-            )
-            if isinstance(answer, _Outcome):
-                return [answer] * len(batch)
-            text, finish, provider, model = answer
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
         parts = split_batch(text, len(batch), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
@@ -614,11 +587,9 @@ class Engine:
         purpose: str = "translate",
         markers: Markers | None,
         avoid: tuple[str, str] | None = None,
-        scale: int = 1,
+        scale: int = 1,  # times the usual completion budget (it cut the answer: more)
     ) -> tuple[str, str | None, str, str] | _Outcome:
-        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome.
-        ``scale``: times the usual completion budget (an answer it cut is asked again with
-        more)."""
+        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
         text = batch_text(cores, markers)
         used = spec.glossary_for(text)
@@ -652,7 +623,7 @@ class Engine:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
 
-        return await self._stream(
+        answer = await self._stream(
             messages,
             spec,
             revision,
@@ -670,6 +641,12 @@ class Engine:
             block_ids=tuple(ids),
             runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )
+        if isinstance(answer, tuple) and answer[1] == "length" and scale < LENGTH_RETRIES_SCALE:
+            return await self._request(  # cut by its budget: asked again with twice as much
+                *(batch, spec, revision, emit), with_context=with_context, firmer=firmer,
+                purpose=purpose, markers=markers, avoid=avoid, scale=2 * scale,
+            )  # fmt: skip
+        return answer
 
     async def _stream(
         self,

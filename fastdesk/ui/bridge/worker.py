@@ -634,12 +634,12 @@ class EngineWorker(QObject):
 
     def _say_estimate(self, source: str) -> None:
         """How long the document will take at the pooled rate limits (routing/pace.py)."""
-        from fastdesk.routing.pace import estimate, workload_tokens
+        from fastdesk.routing.pace import estimate, workload, workload_tokens
 
         if self._engine is None:
             return
         router, spec = self._engine.router, self._spec
-        requests, tokens = self._engine.workload(parse(source), spec)
+        requests, tokens = workload(self._engine, parse(source), spec)
         pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
         found = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests))
         self._estimate = found.text()
