@@ -98,6 +98,21 @@ class RateLimits:
 
 
 @dataclass(frozen=True)
+class Account:
+    """An account's limits as the provider enforces them, its headers stating them live.
+
+    Groq's headers state requests per day and tokens per minute, never requests per minute
+    (console.groq.com/docs/rate-limits); past ``requests_per_minute`` a 429 comes without
+    warning. Tokens per minute count each request's prompt plus its completion; Cerebras books
+    the whole ``max_completion_tokens`` up front (inference-docs.cerebras.ai), Groq what the
+    answer used. Past a limit: 429 with ``retry-after`` (the seconds until room)."""
+
+    requests_per_minute: int | None = None
+    requests_per_day: int | None = None
+    tokens_per_minute: int | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """How the server behaves; replace it at any time with :meth:`Emulator.configure`."""
 
@@ -126,6 +141,11 @@ class Config:
     # prompt tokens reported as served from the prompt cache (usage.prompt_tokens_details, as
     # Groq and OpenAI send it); None: Groq and OpenAI send no details, Cerebras says 0
     cached_tokens: int | None = None
+    account: Account | None = None  # live limits and headers (replaces ``rate_limits``' values)
+    # model ids the provider has shut down: Groq answers 400 model_decommissioned, Cerebras 404
+    # model_not_found (flat body), per flavour
+    retired: Mapping[str, Sequence[str]] | None = None
+    cut_at_max_tokens: bool = False  # stop at max_completion_tokens with finish_reason "length"
 
 
 @dataclass(frozen=True)
@@ -411,6 +431,11 @@ class Emulator:
         self._answered = 0
         self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
         self._refused = 0
+        self._spent: list[list[float]] = []  # the account's [time, tokens] of the last minute
+        self._day: list[float] = []  # times of the account's requests of the last day
+        self.booked_completion = 0  # max_completion_tokens asked, over answered requests
+        self.used_completion = 0  # completion tokens answered
+        self.booked_total = 0  # what the account's minute counted (see Account)
         self._handlers: set[_Handler] = set()
         self._threads: set[threading.Thread] = set()
         self._stopping = threading.Event()
@@ -672,6 +697,70 @@ class Emulator:
             self._accepted.append(now)
         return None
 
+    def _account_refuses(
+        self, account: Account, flavour: str, body: Mapping[str, Any]
+    ) -> tuple[str, float] | None:
+        """(which limit, seconds until room) when this request is over one; else it is counted."""
+        now = time.monotonic()
+        prompt = count_prompt_tokens(body.get("messages") or [])
+        asked = body.get("max_completion_tokens") or body.get("max_tokens") or 0
+        need = prompt + (int(asked) if flavour == "cerebras" else 0)
+        with self._lock:
+            self._spent = [e for e in self._spent if e[0] > now - 60.0]
+            self._day = [t for t in self._day if t > now - 86400.0]
+            rpm, rpd, tpm = (
+                account.requests_per_minute,
+                account.requests_per_day,
+                account.tokens_per_minute,
+            )
+            refused: tuple[str, float] | None = None
+            if rpm is not None and len(self._spent) >= rpm:
+                refused = ("requests per minute (RPM)", self._spent[-rpm][0] + 60.0 - now)
+            elif rpd is not None and len(self._day) >= rpd:
+                refused = ("requests per day (RPD)", self._day[-rpd] + 86400.0 - now)
+            elif tpm is not None and self._spent and sum(e[1] for e in self._spent) + need > tpm:
+                left = sum(e[1] for e in self._spent) + min(need, tpm) - tpm
+                at = self._spent[0][0]
+                for t, tokens in self._spent:
+                    left -= tokens
+                    at = t
+                    if left <= 0:
+                        break
+                refused = ("tokens per minute (TPM)", at + 60.0 - now)
+            if refused is not None:
+                self._refused += 1
+                return refused
+            self._spent.append([now, float(need)])
+            self._day.append(now)
+            self.booked_total += need
+        return None
+
+    def _account_used(self, flavour: str, completion: int, asked: int) -> None:
+        """An answer ended: Groq's minute counts its completion (Cerebras booked it before)."""
+        with self._lock:
+            self.used_completion += completion
+            self.booked_completion += asked
+            if flavour != "cerebras" and self._spent:
+                self._spent[-1][1] += completion
+                self.booked_total += completion
+
+    def account_headers(self, flavour: str, account: Account) -> dict[str, str]:
+        """The live rate-limit headers of ``account`` (what is left now, and when it resets)."""
+        now = time.monotonic()
+        with self._lock:
+            spent = sum(e[1] for e in self._spent if e[0] > now - 60.0)
+            oldest = min((e[0] for e in self._spent if e[0] > now - 60.0), default=now)
+            day = [t for t in self._day if t > now - 86400.0]
+        limits = RateLimits(
+            limit_requests=account.requests_per_day or 10**9,
+            remaining_requests=max(0, (account.requests_per_day or 10**9) - len(day)),
+            reset_requests_s=round(86400.0 / (account.requests_per_day or 10**9), 3),
+            limit_tokens=account.tokens_per_minute or 10**9,
+            remaining_tokens=max(0, int((account.tokens_per_minute or 10**9) - spent)),
+            reset_tokens_s=round(max(0.0, oldest + 60.0 - now), 3),
+        )
+        return _rate_limit_headers(flavour, limits)
+
     def _flaky(self, cfg: Config) -> bool:
         """Whether this chat request is the Nth of ``fail_every``."""
         if not cfg.fail_every:
@@ -708,6 +797,20 @@ class Emulator:
         if endpoint not in ("chat/completions", "models"):
             return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
         model = body.get("model") if isinstance(body, dict) else None
+        if endpoint == "chat/completions" and model in ((cfg.retired or {}).get(flavour) or ()):
+            return _send_retired(ex, flavour, cfg, str(model))
+        if endpoint == "chat/completions" and cfg.account is not None and isinstance(body, dict):
+            refused = self._account_refuses(cfg.account, flavour, body)
+            if refused is not None:
+                why, wait = refused
+                limited = Fault(
+                    "status",
+                    status=429,
+                    message=f"Rate limit reached for model `{model}` on {why}.",
+                    retry_after=math.ceil(wait),
+                    retry_in=f"{wait:.3f}s",
+                )
+                return _send_error(ex, flavour, limited, cfg, model=model)
         wait = self._over_limit(cfg) if endpoint == "chat/completions" else None
         if wait is not None:
             message = (
@@ -825,6 +928,29 @@ def _send_error(
     _send_json(ex, fault.status, payload, headers)
 
 
+def _send_retired(ex: _Exchange, flavour: str, cfg: Config, model: str) -> None:
+    """A shut-down model as each provider says it: Groq's 400 ``model_decommissioned``,
+    Cerebras' 404 ``model_not_found`` with a flat body."""
+    if flavour == "groq":
+        message = (
+            f"The model `{model}` has been decommissioned and is no longer supported. Please "
+            "refer to https://console.groq.com/docs/deprecations for a recommendation on which "
+            "model to use instead."
+        )
+        fault = Fault("status", status=400, message=message, code="model_decommissioned")
+        return _send_error(ex, flavour, fault, cfg, model=model)
+    message = f"Model {model} does not exist or you do not have access to it."
+    fault = Fault(
+        "status",
+        status=404,
+        message=message,
+        error_type="not_found_error",
+        code="model_not_found",
+        flat_body=True,
+    )
+    return _send_error(ex, flavour, fault, cfg, model=model)
+
+
 def _send_models(ex: _Exchange, flavour: str, cfg: Config) -> None:
     ids = (cfg.models or {}).get(flavour)
     if ids is None:
@@ -854,6 +980,8 @@ class _Plan:
     prompt_tokens: int
     cached_tokens: int | None = None
     started: float = field(default_factory=time.monotonic)
+    asked: int = 0  # max_completion_tokens (0: none given)
+    cut: bool = False  # stopped at ``asked``: finish_reason "length"
 
     @property
     def completion_tokens(self) -> int:
@@ -865,7 +993,7 @@ def _plan(body: Mapping[str, Any], cfg: Config) -> _Plan:
     answer = cfg.answer(messages) if cfg.answer is not None else last_user_content(messages)
     if cfg.think is not None:
         answer = f"<think>\n{cfg.think}\n</think>\n\n{answer}"
-    return _Plan(
+    plan = _Plan(
         model=str(body.get("model") or "unknown"),
         answer=answer,
         pieces=tokenize(answer, cfg.chunk_chars),
@@ -873,6 +1001,14 @@ def _plan(body: Mapping[str, Any], cfg: Config) -> _Plan:
         prompt_tokens=count_prompt_tokens(messages),
         cached_tokens=cfg.cached_tokens,
     )
+    asked = body.get("max_completion_tokens") or body.get("max_tokens")
+    plan.asked = int(asked) if isinstance(asked, int) else 0
+    if cfg.cut_at_max_tokens and plan.asked and plan.completion_tokens > plan.asked:
+        keep = max(0, plan.asked - len(plan.reasoning))
+        plan.pieces = plan.pieces[:keep]
+        plan.answer = "".join(plan.pieces)
+        plan.cut = True
+    return plan
 
 
 def _usage(plan: _Plan) -> dict[str, Any]:
@@ -925,7 +1061,10 @@ def _stream_chat(
         "Cache-Control": "no-cache",
         "x-request-id": "req_" + uuid.uuid4().hex[:16],
     }
-    headers.update(_rate_limit_headers(flavour, cfg.rate_limits))
+    if cfg.account is not None:
+        headers.update(ex.emu.account_headers(flavour, cfg.account))
+    else:
+        headers.update(_rate_limit_headers(flavour, cfg.rate_limits))
     ex.start(200, headers, chunked=True)
     cid = "chatcmpl-" + uuid.uuid4().hex
     created = int(time.time())
@@ -966,7 +1105,10 @@ def _finish_stream(
     cid: str,
     created: int,
 ) -> None:
-    final = _chunk(plan, cid, created, flavour, _delta({}, cfg.finish_reason))
+    final = _chunk(
+        plan, cid, created, flavour, _delta({}, "length" if plan.cut else cfg.finish_reason)
+    )
+    ex.emu._account_used(flavour, plan.completion_tokens, plan.asked)
     if flavour == "groq":
         final["x_groq"]["usage"] = {**_usage(plan), **_timings(plan)}
         ex.event(final)

@@ -254,7 +254,8 @@ def test_rate_limited_everywhere_exits_1_with_retry_hint(
 ) -> None:
     use(monkeypatch, emu)
     emu.fail_status(429, times=None, retry_after=7)
-    budget(retry_seconds=2)  # 7 s is more than this request may wait: it fails at once
+    # 7 s is more than this request may wait: it fails at once (rate waits counted)
+    budget(retry_seconds=2, wait_for_rate=0)
     src = write(tmp_path / "a.md", "One paragraph.\n")
     assert run(["translate", str(src), "-o", str(tmp_path / "o.md")]) == 1
     err = capsys.readouterr().err

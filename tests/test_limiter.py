@@ -18,10 +18,19 @@ from tests.emulator import Emulator, RateLimits
 from tests.fakes import FakeClock
 
 GROQ_8B = ("groq", "llama-3.1-8b-instant")
+# The free tiers as published when these tests were written (Groq has since retired this model:
+# the bundled table no longer lists it, so the tests bring their own).
+FREE = {
+    "groq": {
+        "*": Limits(requests_per_minute=30, label="Groq free tier"),
+        "llama-3.1-8b-instant": Limits(30, 14400, 6000, 500000, label="Groq free tier"),
+    },
+    "cerebras": {"gpt-oss-120b": Limits(30, 14400, 60000, 1000000, label="Cerebras free tier")},
+}
 
 
 def test_seeded_from_the_published_free_tiers_and_overridden_by_settings() -> None:
-    limiter = Limiter()
+    limiter = Limiter(table=FREE)
     limits = limiter.limits(GROQ_8B)
     assert (limits.requests_per_minute, limits.requests_per_day) == (30, 14400)
     assert (limits.tokens_per_minute, limits.tokens_per_day) == (6000, 500000)
@@ -29,7 +38,7 @@ def test_seeded_from_the_published_free_tiers_and_overridden_by_settings() -> No
     assert limiter.limits(("groq", "some-new-model")).requests_per_minute == 30  # "*"
     assert limiter.limits(("cerebras", "gpt-oss-120b")).tokens_per_minute == 60000
     assert limiter.limits(("openai", "local-model")) == Limits()  # a local server: no limit
-    paid = Limiter({"groq": {"llama-3.1-8b-instant": {"requests_per_minute": 1000}}})
+    paid = Limiter({"groq": {"llama-3.1-8b-instant": {"requests_per_minute": 1000}}}, table=FREE)
     assert paid.limits(GROQ_8B).requests_per_minute == 1000
     assert paid.limits(GROQ_8B).tokens_per_minute is None  # not in the override: no limit
 
@@ -41,7 +50,7 @@ def test_the_users_lines_come_before_the_table_and_a_named_model_before_their_st
             "openai/gpt-oss-120b": {"requests_per_minute": 50},
         }
     }
-    limiter = Limiter(yours)
+    limiter = Limiter(yours, table=FREE)
     paid = limiter.limits(GROQ_8B)  # published with its own line: the user's "*" wins
     assert (paid.requests_per_minute, paid.tokens_per_minute) == (1000, 300000)
     assert paid.requests_per_day is None and paid.label == "your settings"
@@ -54,7 +63,7 @@ def test_the_users_lines_come_before_the_table_and_a_named_model_before_their_st
 
 def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
     clock = FakeClock()
-    limiter = Limiter(clock=clock)
+    limiter = Limiter(table=FREE, clock=clock)
     for _ in range(30):
         assert limiter.wait_s(GROQ_8B, 10) == 0.0
         limiter.book(GROQ_8B, 10)
@@ -67,7 +76,7 @@ def test_requests_per_minute_wait_for_the_oldest_to_leave_the_window() -> None:
 
 def test_tokens_per_minute_and_the_real_usage_replacing_the_booking() -> None:
     clock = FakeClock()
-    limiter = Limiter(clock=clock)
+    limiter = Limiter(table=FREE, clock=clock)
     booking = limiter.book(GROQ_8B, 5000)
     assert limiter.wait_s(GROQ_8B, 2000) == pytest.approx(60.0)
     assert limiter.why(GROQ_8B, 2000) == "Groq free tier, 6,000 tokens/min"
@@ -104,7 +113,7 @@ def test_headers_are_read_for_their_own_window(headers, bare, windows) -> None:
 
 def test_headers_tighten_the_limits_and_say_when_the_budget_is_spent() -> None:
     clock = FakeClock()
-    limiter = Limiter(clock=clock)
+    limiter = Limiter(table=FREE, clock=clock)
     limiter.observe(
         GROQ_8B, RateLimitInfo(limit_tokens=3000, remaining_tokens=100, reset_tokens_s=2.0)
     )
@@ -201,3 +210,20 @@ def test_settings_override_reaches_the_router_and_a_bad_one_falls_back(tmp_path)
     path.write_text('version = 1\n[rate_limits.groq."*"]\nrequests_per_minute = "lots"\n')
     settings, warnings = load_settings(path)
     assert settings.rate_limits == {} and "rate_limits" in warnings[0]
+
+
+def test_the_bundled_table_lists_current_models_with_the_day_and_the_source() -> None:
+    import tomllib
+
+    from fastdesk.config.paths import resource
+    from fastdesk.routing.limiter import published
+
+    raw = tomllib.loads(resource("rate_limits.toml").read_text(encoding="utf-8"))
+    retired = {"llama-3.1-8b-instant", "llama-3.3-70b-versatile", "qwen/qwen3-32b", "llama3.1-8b"}
+    for provider, models in raw.items():
+        assert not retired & set(models), provider
+        for entry in models.values():
+            assert entry["read"] == "2026-12-02" and entry["source"].startswith("https://")
+    groq = published()["groq"]["openai/gpt-oss-120b"]
+    assert (groq.requests_per_minute, groq.requests_per_day) == (30, 1000)
+    assert (groq.tokens_per_minute, groq.tokens_per_day) == (8000, 200000)

@@ -53,3 +53,14 @@ def test_format_cost() -> None:
     assert format_cost(1.23456) == "$1.23456"
     assert format_cost(0.0000001) == "< $0.000001"  # never "$0" for a sum that is not nothing
     assert format_cost(0) == "$0"
+
+
+def test_retired_models_keep_their_price_for_the_past_but_are_not_offered() -> None:
+    table = PriceTable()
+    old = table.price("groq", "llama-3.1-8b-instant")
+    assert old is not None and old.retired == "2026-08-16"  # past requests still have a cost
+    assert "llama-3.1-8b-instant" not in table.models("groq")
+    current = table.models("groq")["openai/gpt-oss-120b"]
+    assert (current.input, current.output, current.cached_input) == (0.15, 0.60, 0.075)
+    assert current.read == "2026-12-02" and not current.retired
+    assert table.models("groq")["qwen/qwen3.6-27b"].output == 3.00

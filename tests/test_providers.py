@@ -257,7 +257,7 @@ def test_request_carries_model_key_and_messages(emu: Emulator, kind: str) -> Non
 
 @pytest.mark.parametrize("kind", ["groq", "cerebras"])
 def test_default_model_used_when_request_names_none(emu: Emulator, kind: str) -> None:
-    provider_default = {"groq": "llama-3.1-8b-instant", "cerebras": "gpt-oss-120b"}[kind]
+    provider_default = {"groq": "openai/gpt-oss-20b", "cerebras": "gpt-oss-120b"}[kind]
     run(use(kind, emu, lambda p: collect(p, request("x"))))
     assert emu.chat_requests[-1].body["model"] == provider_default
 

@@ -75,7 +75,7 @@ def make_engine(
     provider = GroqProvider("gsk_test_not_a_real_key_000000", base_url=emu.groq_base_url)
     router = Router(
         {"groq": provider},
-        models={"groq": ["openai/gpt-oss-20b"]},
+        models={"groq": ["openai/gpt-oss-120b"]},  # a model besides Groq's default, gpt-oss-20b
         stats=StatsStore.memory(),
         retry=RetryPolicy.none(),
         limiter=kw.pop("limiter", None),

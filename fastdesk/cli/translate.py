@@ -234,6 +234,7 @@ async def _translate_all(
 ) -> None:
     """Translate every document; Ctrl+C or SIGTERM cancels what runs, and what is done stays."""
     _stop_on_signals(stopped)
+    _say_estimate(engine, spec, reports)
     progress = Progress(sum(len(r.doc.blocks) for r in reports))
     # Today's spend, shared with the window's status bar. Written as each request completes
     # (no writer thread): a run killed at any moment has counted every answered request.
@@ -257,6 +258,23 @@ async def _translate_all(
         await engine.router.aclose()
         if engine.memory is not None:
             engine.memory.close()
+
+
+def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> None:
+    """One line when the rate limits will make the run long: how long, at which limit, and
+    what would go faster (the run is paced, never failed, by them: Ctrl+C stops it)."""
+    from fastdesk.routing.pace import estimate, workload, workload_tokens
+
+    requests = tokens = 0
+    for report in reports:
+        if report.status == "pending":
+            more, source = workload(engine, report.doc, spec)
+            requests, tokens = requests + more, tokens + source
+    router = engine.router
+    pairs = router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+    text = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests)).text()
+    if text:
+        print(f"fastdesk translate: {text} (Ctrl+C stops)", file=sys.stderr)
 
 
 def _stop_on_signals(stopped: list[int]) -> None:

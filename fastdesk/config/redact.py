@@ -16,11 +16,12 @@ tell two keys apart, not enough to use one.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterable
 
-__all__ = ["clear_secrets", "contains_secret", "mask", "redact", "register_secret"]
+__all__ = ["account_id", "clear_secrets", "contains_secret", "mask", "redact", "register_secret"]
 
 MIN_SECRET_LENGTH = 8  # shorter strings would redact ordinary words; real keys are far longer
 MIN_NAMED_SECRET_LENGTH = 4  # a secret the caller names is one, however short
@@ -102,3 +103,11 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 def contains_secret(text: str) -> bool:
     """Whether :func:`redact` would change ``text`` (a registered secret or a key-shaped token)."""
     return redact(text) != text
+
+
+def account_id(secret: str | None) -> str:
+    """A short name for the account behind ``secret`` (an API key): a salted hash, so files can
+    say which entries share a key (one rate-limit budget) without holding anything usable."""
+    if not secret:
+        return ""
+    return hashlib.sha256(b"fastdesk-account\0" + secret.encode()).hexdigest()[:16]

@@ -351,6 +351,9 @@ REQUEST_LIMITS: dict[str, tuple[float, float]] = {
     "first_token_s": (1.0, 3600.0),  # from sending to the first token (cold or CPU servers)
     "gap_s": (1.0, 3600.0),  # between two pieces of the answer
     "total_s": (1.0, 7200.0),  # one request from start to end
+    # 1 (the default): a rate limit is waited out however long (a document is paced, never
+    # failed, by it); 0: a rate limit spends the retry budget like any fault
+    "wait_for_rate": (0, 1),
 }
 
 

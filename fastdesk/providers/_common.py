@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 import httpx
 from httpx_aiohttp import HttpxAiohttpClient
 
+from fastdesk.config.redact import account_id
 from fastdesk.providers.base import (
     ChatRequest,
     ModelInfo,
@@ -63,17 +64,29 @@ def last_user_text(request: ChatRequest) -> str:
     return ""
 
 
-def default_max_tokens(request: ChatRequest) -> int:
-    """A completion budget when the caller gave none: Cerebras books it against the quota.
+REASONING_ALLOWANCE = 256  # what gpt-oss (effort "low") or Qwen3 think before answering
+MAX_COMPLETION_TOKENS = 16384
 
-    Output ≈ input for translation; allow twice the text (≈3 chars a token), plus room for
-    the reasoning gpt-oss cannot switch off.
-    """
-    text_tokens = math.ceil(len(last_user_text(request)) / 3)
-    budget = 2 * text_tokens + 256
-    if reasoning_family(request.model) == "gpt-oss":
-        budget += 2048
-    return max(512, min(budget, 16384))
+
+def completion_budget(source_tokens: int, model: str) -> int:
+    """The completion tokens to ask for an answer to ``source_tokens`` of text: a translation is
+    about as long as its source (up to ~1.5× in wordier languages), plus a little, plus what a
+    reasoning model thinks first. Kept near the need because Cerebras books all of
+    ``max_completion_tokens`` against tokens/minute up front (inference-docs.cerebras.ai), and a
+    budget 3× too big let a free tier's minute serve a third of the requests it could. An answer
+    cut by it (finish_reason "length") is asked again with more, not failed."""
+    budget = math.ceil(1.5 * max(0, source_tokens)) + 64
+    if reasoning_family(model) is not None:
+        budget += REASONING_ALLOWANCE
+    return min(budget, MAX_COMPLETION_TOKENS)
+
+
+def default_max_tokens(request: ChatRequest) -> int:
+    """A completion budget when the caller gave none (≈4 characters a token; at least 512,
+    since nothing says what the answer is for: the engine always gives its own)."""
+    answer = max(512, completion_budget(math.ceil(len(last_user_text(request)) / 4), ""))
+    thinking = REASONING_ALLOWANCE if reasoning_family(request.model) is not None else 0
+    return min(answer + thinking, MAX_COMPLETION_TOKENS)
 
 
 # ---- the SDK adapters' common part ------------------------------------------------------------
@@ -110,6 +123,8 @@ class SdkProvider:
         """``base_url`` is the bare host; ``default_model`` None means the class's default."""
         limits = make_timeout(timeout, connect_timeout)
         self._secrets = (api_key,)
+        self.account = account_id(api_key)  # whose rate limits (a hash: never the key)
+        self.account = account_id(api_key)  # whose rate limits (a hash: never the key)
         self._http = make_http_client(limits, client_class=self.http_client_class)
         self._client = self._make_client(
             api_key=api_key,

@@ -10,6 +10,7 @@ Error tree (every error's ``str()`` is safe to show: it never contains an API ke
      │    └── MalformedStreamError  the server answered, but not a well-formed stream
      ├── ServerError              5xx, or a server error event inside the stream
      ├── BadRequestError          400/404/422: bad model id, prompt too long …
+     │                            (``retired``: the model was shut down or is unknown)
      └── AnswerTooLongError       the answer went past its max_tokens (and a margin): stopped
 
 A provider adapts its SDK to this and nothing more: no retries across providers, no timing (the
@@ -144,6 +145,15 @@ class ServerError(ProviderError):
 
 class BadRequestError(ProviderError):
     kind = "bad_request"
+
+    def __init__(
+        self, provider: str, message: str, *, status: int | None = None, retired: bool = False
+    ) -> None:
+        """``retired``: the server says the model is shut down or unknown (Groq's 400
+        ``model_decommissioned``, Cerebras' ``model_not_found``): the settings' fault, not the
+        request's; the router moves to a current model."""
+        super().__init__(provider, message, status=status)
+        self.retired = retired
 
 
 class AnswerTooLongError(ProviderError):

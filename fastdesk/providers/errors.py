@@ -223,7 +223,8 @@ def _from_sdk_status(
     body = getattr(exc, "body", None)
     response = getattr(exc, "response", None)
     headers = response.headers if isinstance(response, httpx.Response) else None
-    message = error_fields(body)[0] or getattr(exc, "message", None)
+    message, kinds, _status = error_fields(body)
+    message = message or getattr(exc, "message", None)
     if isinstance(response, httpx.Response) and response.status_code < 400:
         # Cerebras raises an error event inside a 200 stream as a status error.
         return from_error_body(provider, body, message, headers, secrets)
@@ -232,7 +233,14 @@ def _from_sdk_status(
         status = next((code for name, code in _SDK_STATUS.items() if name in names), None)
     if status is None:
         return from_error_body(provider, body, message, headers, secrets)
+    if status in (400, 404) and _RETIRED.search(kinds):
+        text = safe_text(message or f"HTTP {status}", secrets)
+        return BadRequestError(provider, f"HTTP {status}: {text}", status=status, retired=True)
     return from_status(provider, status, message, headers, secrets)
+
+
+# Groq: 400 model_decommissioned; Cerebras: model_not_found (also in a flat body)
+_RETIRED = re.compile(r"model_decommissioned|model_not_found")
 
 
 def should_chain(exc: BaseException) -> bool:

@@ -14,7 +14,10 @@ from fastdesk.providers._common import SdkProvider, reasoning_family
 from fastdesk.providers.base import ChatRequest
 
 DEFAULT_BASE_URL = "https://api.groq.com"
-DEFAULT_MODEL = "llama-3.1-8b-instant"
+# The settings' default too (config/settings.py DEFAULT_MODELS). Groq shut down
+# llama-3.1-8b-instant on 2026-08-16 and names openai/gpt-oss-20b among its replacements
+# (https://console.groq.com/docs/deprecations, read 2026-12-02).
+DEFAULT_MODEL = "openai/gpt-oss-20b"
 
 
 class GroqProvider(SdkProvider):

@@ -5,7 +5,7 @@ now (for "Compare providers")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -52,6 +52,8 @@ class Allowed:
     ) -> None:
         self.providers = providers
         self.models = {name: list(ms) for name, ms in (models or {}).items()}
+        # a pair as served now: its replacement once found retired (Router sets it)
+        self.current: Callable[[Pair], Pair] = lambda pair: pair
         self._excluded = self._matcher(_flatten(excluded))
         self._preferred = {
             lang.lower(): self._matcher(_flatten_pref(v)) for lang, v in (preferred or {}).items()
@@ -64,8 +66,9 @@ class Allowed:
             models = [m for m in [provider.default_model, *self.models.get(name, ())] if m]
             # no model named anywhere: the server's own choice (a local server's first model)
             for model in dict.fromkeys(models or [""]):
-                if (name, model) not in out:
-                    out.append((name, model))
+                pair = self.current((name, model)) if model else (name, model)
+                if pair not in out:
+                    out.append(pair)
         return out
 
     def _matcher(self, items: Iterable[Pair | str]) -> Matcher:
@@ -110,7 +113,7 @@ class Allowed:
             if provider not in self.providers:
                 return [], []
             if model:  # the user pinned both: their explicit choice beats the quality rules
-                return [(provider, model)], []
+                return [self.current((provider, model))], []
         pool = [p for p in self.pairs() if provider == "auto" or p[0] == provider]
         if model:  # a model named without a provider: where it is listed, else try it on each
             pool = [p for p in pool if p[1] == model] or [(name, model) for name, _m in pool]

@@ -39,6 +39,9 @@ class Backoff:
     provider: str
     seconds: float
     reason: str
+    # "rate" (a limit: the request is paced), "outage" (the provider cannot be reached or
+    # fails: "groq unreachable, retrying in 12 s"), "fault" (anything else worth retrying)
+    kind: str = "rate"
 
 
 RouterEvent = Attempt | TextDelta | Restart | AttemptDone | Backoff
@@ -76,10 +79,19 @@ class HedgeSummary:
 _REASONS = {
     "rate_limited": "rate limit reached",
     "timeout": "no answer in time",
-    "connection": "connection failed",
+    "connection": "unreachable",
     "malformed": "stream malformed",
     "server": "server error",
 }
+
+
+def wait_kind(error: ProviderError) -> str:
+    """How a wait after ``error`` reads: paced by a rate, an outage, or another fault."""
+    if error.kind == "rate_limited":
+        return "rate"
+    if error.kind in ("connection", "timeout", "server", "malformed"):
+        return "outage"
+    return "fault"
 
 
 def wait_reason(error: ProviderError) -> str:

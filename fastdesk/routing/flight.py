@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import (
     AnswerTooLongError,
+    BadRequestError,
     ChatRequest,
     ProviderError,
     ProviderTimeoutError,
@@ -32,6 +33,7 @@ from fastdesk.providers.base import (
 )
 from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, Restart, RouterEvent
 from fastdesk.routing.limiter import Booking
+from fastdesk.routing.retired import Retirements
 from fastdesk.routing.stats import ChoiceStats, Pair
 
 if TYPE_CHECKING:
@@ -57,6 +59,9 @@ class FlightHost(Protocol):
     health: Health
     hedge_unmeasured_ms: float
     hedging: HedgeSummary
+    retirements: Retirements
+
+    def is_excluded(self, pair: Pair) -> bool: ...
 
     def record(
         self, stats: RequestStats, rate: RateLimitInfo | None = None, pair: Pair | None = None
@@ -296,6 +301,10 @@ class Flight:
             if isinstance(exc, RateLimitedError):
                 after = self.router.retry.cap(exc.retry_after)
                 self.router.limiter.rate_limited(run.pair, after, run.rate)
+            elif isinstance(exc, BadRequestError) and exc.retired:  # its replacement answers
+                new = self.router.retirements.retire(run.pair)
+                if new is not None and new not in self.pending and not self.router.is_excluded(new):
+                    self.pending.appendleft(new)
             error = str(exc)
         elif run.booking is not None and run.usage is not None:
             used = run.usage.prompt_tokens + run.usage.completion_tokens

@@ -13,10 +13,20 @@ Tokens are booked when a request goes out: the prompt plus the completion budget
 ``max_completion_tokens`` against tokens/minute up front), and corrected to what the server
 reported once the answer is in. Times are the monotonic readings of the one clock the wiring
 hands in (fastdesk.clock).
+
+The servers' headers are the account's truth: a limit a header states replaces the table's
+first guess, up as well as down (a line of the user's settings is a cap: only tightened), and
+is remembered per account, provider and model with the day it was read (:mod:`.shared`), so the
+next start begins at the account's pace. A stated limit above the free tier's largest
+(``free_at_most`` in the table) means a paid tier: the free-tier figures no header states
+(Groq never states requests per minute) no longer apply and are learned from 429s instead.
+With a :class:`~fastdesk.routing.shared.SharedBudget`, every limiter on this computer spending
+the same key counts the others' requests too.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
 import tomllib
 from collections import deque
@@ -28,11 +38,20 @@ from typing import Any
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.paths import resource
 from fastdesk.providers.base import RateLimitInfo
+from fastdesk.routing.shared import DAY_S, Foreign, Key, SharedBudget
 
 Pair = tuple[str, str]
 WINDOWS = {"minute": 60.0, "day": 86400.0}
 LEARN_AFTER = 5
 FIELDS = ("requests_per_minute", "requests_per_day", "tokens_per_minute", "tokens_per_day")
+RESERVE = 0.2  # of each minute's budget, kept for edits and the blocks on screen
+SYNC_S = 0.02  # the other processes' entries are read again after this long
+_SHOWN = {"groq": "Groq", "cerebras": "Cerebras", "openai": "the server"}
+
+
+def shown_name(provider: str) -> str:
+    """ "Groq" for "groq": a provider as a sentence names it."""
+    return _SHOWN.get(provider, provider)
 
 
 @dataclass(frozen=True)
@@ -43,11 +62,63 @@ class Limits:
     requests_per_day: int | None = None
     tokens_per_minute: int | None = None
     tokens_per_day: int | None = None
-    label: str = ""  # "Groq free tier", "your settings"
+    label: str = ""  # "Groq free tier", "your settings", "Groq paid tier"
+    # field → where its value came from when not from ``label``'s line: "header 2026-12-02" (a
+    # server's rate-limit header, that day), "paid 2026-12-02" (no such limit: the headers told
+    # a paid tier), "429 2026-12-02" (learned from a refusal)
+    origins: tuple[tuple[str, str], ...] = ()
 
     def limit(self, what: str, window: str) -> int | None:
         value: int | None = getattr(self, f"{what}_per_{window}")
         return value
+
+    def origin(self, field: str) -> str:
+        return dict(self.origins).get(field, "")
+
+    def with_value(self, field: str, value: int | None, origin: str) -> Limits:
+        """These limits with ``field`` set to ``value`` (None: no limit), from ``origin``."""
+        origins = dict(self.origins)
+        origins[field] = origin
+        changes: dict[str, Any] = {field: value, "origins": tuple(sorted(origins.items()))}
+        return replace(self, **changes)
+
+    def who(self, field: str, provider: str) -> str:
+        """Who set ``field``, for "…, 30 requests/min": "Groq free tier", "Groq paid tier",
+        "your settings", "Groq" (a header), "Groq (learned from a 429)"."""
+        origin = self.origin(field)
+        if origin.startswith("429"):
+            return f"{shown_name(provider)} (learned from a 429)"
+        if origin and not self.label.endswith("paid tier"):
+            return shown_name(provider)
+        return self.label or shown_name(provider)
+
+    def describe(self, provider: str) -> list[str]:
+        """One line per limit and where it came from, for Settings and the status bar:
+        "2,000,000 tokens/min, read from Groq on 2026-12-02"."""
+        name, lines = shown_name(provider), []
+        for name_ in FIELDS:
+            value: int | None = getattr(self, name_)
+            what, _, window = name_.split("_")
+            unit = "min" if window == "minute" else window
+            kind, _, day = self.origin(name_).partition(" ")
+            if kind == "paid":
+                lines.append(
+                    f"{what}/{unit}: not limited by the free tier ({name}'s headers "
+                    f"on {day} said paid tier); learned from 429s"
+                )
+                continue
+            if value is None:
+                continue
+            if kind == "header":
+                source = f"read from {name} on {day}"
+            elif kind == "429":
+                source = f"learned from a 429 on {day}"
+            elif self.label == "your settings":
+                source = "your settings"
+            else:
+                source = f"{self.label or name}, as published (until its headers say)"
+            lines.append(f"{value:,} {what}/{unit}, {source}")
+        return lines
 
     def tighter(self, what: str, window: str, value: int) -> Limits:
         """These limits with ``what``/``window`` at most ``value``."""
@@ -70,13 +141,32 @@ def published() -> dict[str, dict[str, Limits]]:
     }
 
 
+@lru_cache(maxsize=1)
+def free_ceilings() -> dict[str, dict[str, int]]:
+    """provider → field → the largest figure any of its free-tier models had (``free_at_most``
+    of its ``"*"`` line, and every line's own figures): a header stating more means paid."""
+    raw = tomllib.loads(resource("rate_limits.toml").read_text(encoding="utf-8"))
+    out: dict[str, dict[str, int]] = {}
+    for provider, models in raw.items():
+        top = out.setdefault(provider, {})
+        for entry in models.values():
+            for source in (entry, entry.get("free_at_most") or {}):
+                for name in FIELDS:
+                    value = source.get(name)
+                    if isinstance(value, int) and value > top.get(name, 0):
+                        top[name] = value
+    return out
+
+
 def limits_from(entry: Mapping[str, object], label: str) -> Limits:
     """Limits from a table entry; 0 or a missing value means no limit."""
-    values: dict[str, int | None] = {}
-    for name in FIELDS:
-        value = entry.get(name)
-        values[name] = value if isinstance(value, int) and value > 0 else None
-    return Limits(**values, label=label)
+
+    def value(name: str) -> int | None:
+        found = entry.get(name)
+        return found if isinstance(found, int) and found > 0 else None
+
+    rpm, rpd, tpm, tpd = (value(name) for name in FIELDS)
+    return Limits(rpm, rpd, tpm, tpd, label=label)
 
 
 @dataclass
@@ -118,6 +208,9 @@ class _State:
     blocked_why: str = ""
     # what the last headers said is left: "requests"/"tokens" → [remaining, until, why, window]
     server: dict[str, list[Any]] = field(default_factory=dict)
+    key: Key = ("", "", "")  # (account, provider, model) in the shared file
+    foreign: list[list[float]] = field(default_factory=list)  # others' [time, tokens], by time
+    synced: float = -math.inf  # when ``foreign`` was read
 
 
 @dataclass(frozen=True)
@@ -154,6 +247,7 @@ class Booking:
     pair: Pair
     entries: tuple[list[float], ...]
     windows: tuple[_Window, ...]
+    row: int | None = None  # its line in the shared file
 
 
 class Limiter:
@@ -165,8 +259,20 @@ class Limiter:
         *,
         table: Mapping[str, Mapping[str, Limits]] | None = None,
         clock: Clock | None = None,
+        shared: SharedBudget | None = None,
+        accounts: Mapping[str, str] | None = None,
+        ceilings: Mapping[str, Mapping[str, int]] | None = None,
     ) -> None:
+        """``shared``: the file other processes' limiters use too (None: this one alone).
+        ``accounts``: provider → :func:`~fastdesk.routing.shared.account_id` of its key.
+        ``ceilings``: provider → field → the free tier's largest figure (default: the
+        table's)."""
         self._table = published() if table is None else table
+        self._ceilings = (
+            (free_ceilings() if table is None else {}) if ceilings is None else ceilings
+        )
+        self.shared = shared
+        self.accounts = dict(accounts or {})
         self._yours = {
             provider: {model: limits_from(entry, "your settings") for model, entry in m.items()}
             for provider, m in (overrides or {}).items()
@@ -180,9 +286,53 @@ class Limiter:
     def _state(self, pair: Pair) -> _State:
         state = self._states.get(pair)
         if state is None:
-            state = _State(self._seed(pair))
+            key = (self.accounts.get(pair[0], ""), *pair)
+            state = _State(self._seed(pair), key=key)
+            if self.shared is not None:
+                state.limits = self._remembered(state.limits, self.shared.learned(key), pair)
             self._states[pair] = state
         return state
+
+    @staticmethod
+    def _remembered(limits: Limits, learned: Mapping[str, tuple[int, str]], pair: Pair) -> Limits:
+        """The seed with what the servers stated on earlier runs (a user's line only tightened)."""
+        for name, (value, origin) in learned.items():
+            if name not in FIELDS:
+                continue
+            current: int | None = getattr(limits, name)
+            if limits.label == "your settings" and (value == 0 or (current or math.inf) <= value):
+                continue
+            limits = limits.with_value(name, value or None, origin)
+            if origin.startswith("paid"):
+                limits = replace(limits, label=f"{shown_name(pair[0])} paid tier")
+        return limits
+
+    def _sync(self, state: _State) -> None:
+        """Read the other processes' requests and blocks on this key (at most every SYNC_S)."""
+        if self.shared is None:
+            return
+        now = self.clock.monotonic()
+        if now - state.synced < SYNC_S:
+            return
+        state.synced = now
+        offset = now - self.shared.wall()  # wall time → this limiter's clock
+        found: Foreign = self.shared.foreign(state.key, self.shared.wall() - DAY_S)
+        state.foreign = [[at + offset, tokens] for at, tokens in found.sent]
+        if found.blocked_until + offset > state.blocked_until:
+            state.blocked_until = found.blocked_until + offset
+            state.blocked_why = found.blocked_why
+
+    def _windows(self, state: _State) -> dict[str, _Window]:
+        """This limiter's windows with the other processes' requests merged in."""
+        if not state.foreign:
+            return state.windows
+        merged = {}
+        for name, window in state.windows.items():
+            since = self.clock.monotonic() - window.seconds
+            theirs = [e for e in state.foreign if e[0] > since]
+            sent = deque(sorted([*window.sent, *theirs], key=lambda e: e[0]))
+            merged[name] = _Window(window.seconds, sent, window.tokens + sum(e[1] for e in theirs))
+        return merged
 
     def _seed(self, pair: Pair) -> Limits:
         """The user's line for the model, else the user's ``"*"`` for the provider (a paid tier
@@ -202,18 +352,25 @@ class Limiter:
 
     # ---- asking --------------------------------------------------------------------------
 
-    def wait_s(self, pair: Pair, tokens: int) -> float:
-        """Seconds before a request of ``tokens`` (prompt + completion budget) may go (0: now)."""
+    def wait_s(self, pair: Pair, tokens: int, *, reserve: float = 0.0) -> float:
+        """Seconds before a request of ``tokens`` (prompt + completion budget) may go (0: now).
+        ``reserve``: the share of each minute's budget this request may not use (a document's
+        backlog leaves it to the block being edited and the blocks on screen)."""
         state = self._state(pair)
+        self._sync(state)
         now = self.clock.monotonic()
         wait = max(0.0, state.blocked_until - now)
         for what, (remaining, until, _why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 wait = max(wait, until - now)
-        for name, window in state.windows.items():
+        for window in state.windows.values():
             window.expire(now)
+        for name, window in self._windows(state).items():
             requests = state.limits.limit("requests", name)
             budget = state.limits.limit("tokens", name)
+            if reserve > 0 and name == "minute":
+                requests = None if requests is None else max(1, int(requests * (1 - reserve)))
+                budget = None if budget is None else max(1, int(budget * (1 - reserve)))
             wait = max(wait, window.wait_for(now, requests, budget, tokens))
         return wait
 
@@ -222,9 +379,10 @@ class Limiter:
         wait = self.wait_s(pair, tokens)  # expires the windows too
         state = self._state(pair)
         now = self.clock.monotonic()
-        sent = tuple(at for at, _tokens in state.windows["minute"].sent)
+        windows = self._windows(state)
+        sent = tuple(at for at, _tokens in windows["minute"].sent)
         per_day = state.limits.requests_per_day
-        left = None if per_day is None else max(0, per_day - len(state.windows["day"].sent))
+        left = None if per_day is None else max(0, per_day - len(windows["day"].sent))
         remaining, until, _why, window = state.server.get("requests", (0, -math.inf, "", ""))
         if window == "day" and now < until:
             left = remaining if left is None else min(left, remaining)
@@ -241,16 +399,18 @@ class Limiter:
         for what, (remaining, until, why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 return str(why)
-        label = state.limits.label or pair[0]
-        for name, window in state.windows.items():
-            requests = state.limits.limit("requests", name)
-            budget = state.limits.limit("tokens", name)
+        limits = state.limits
+        for name, window in self._windows(state).items():
+            requests = limits.limit("requests", name)
+            budget = limits.limit("tokens", name)
             unit = "min" if name == "minute" else name
             if window.wait_for(now, requests, None, tokens) > 0:
-                return f"{label}, {requests:,} requests/{unit}"
+                return (
+                    f"{limits.who(f'requests_per_{name}', pair[0])}, {requests:,} requests/{unit}"
+                )
             if window.wait_for(now, None, budget, tokens) > 0:
-                return f"{label}, {budget:,} tokens/{unit}"
-        return f"{label}, rate limit"
+                return f"{limits.who(f'tokens_per_{name}', pair[0])}, {budget:,} tokens/{unit}"
+        return f"{limits.label or shown_name(pair[0])}, rate limit"
 
     # ---- bookkeeping ---------------------------------------------------------------------
 
@@ -267,7 +427,10 @@ class Limiter:
             window.tokens += tokens
             entries.append(entry)
             windows.append(window)
-        return Booking(pair, tuple(entries), tuple(windows))
+        row = None
+        if self.shared is not None:
+            row = self.shared.book(state.key, self.shared.wall(), float(tokens))
+        return Booking(pair, tuple(entries), tuple(windows), row)
 
     def settle(self, booking: Booking, tokens: int | None) -> None:
         """The server reported what the request really used (None: keep what was booked)."""
@@ -277,59 +440,103 @@ class Limiter:
             if entry in window.sent:  # not expired yet
                 window.tokens += tokens - entry[1]
                 entry[1] = float(tokens)
+        if self.shared is not None and booking.row is not None:
+            self.shared.settle(booking.row, float(tokens))
 
     def observe(self, pair: Pair, info: RateLimitInfo | None) -> None:
-        """Tighten from a response's rate-limit headers (each read for its own window)."""
+        """Adopt what a response's rate-limit headers state (each read for its own window): the
+        limits themselves (see :meth:`_adopt`), and what is left until when."""
         if info is None:
             return
         state = self._state(pair)
         now = self.clock.monotonic()
-        for what, limit, remaining, reset, window in (
-            (
-                "requests",
-                info.limit_requests,
-                info.remaining_requests,
-                info.reset_requests_s,
-                info.requests_per,
-            ),
-            (
-                "tokens",
-                info.limit_tokens,
-                info.remaining_tokens,
-                info.reset_tokens_s,
-                info.tokens_per,
-            ),
-        ):
-            if window not in WINDOWS:
-                continue
-            if limit is not None and limit > 0:
-                state.limits = state.limits.tighter(what, window, limit)
+        rows = [
+            (what, limit, remaining, reset, window)
+            for what, limit, remaining, reset, window in (
+                (
+                    "requests",
+                    info.limit_requests,
+                    info.remaining_requests,
+                    info.reset_requests_s,
+                    info.requests_per,
+                ),
+                (
+                    "tokens",
+                    info.limit_tokens,
+                    info.remaining_tokens,
+                    info.reset_tokens_s,
+                    info.tokens_per,
+                ),
+            )
+            if window in WINDOWS
+        ]
+        stated = {f"{r[0]}_per_{r[4]}": r[1] for r in rows if r[1] is not None and r[1] > 0}
+        self._adopt(pair, state, stated)
+        for what, limit, remaining, reset, window in rows:
             if remaining is not None and reset is not None:
                 unit = "min" if window == "minute" else window
                 shown = limit if limit is not None else state.limits.limit(what, window)
-                why = f"{state.limits.label or pair[0]}, {shown or 0:,} {what}/{unit}"
+                who = state.limits.who(f"{what}_per_{window}", pair[0])
+                why = f"{who}, {shown or 0:,} {what}/{unit}"
                 state.server[what] = [remaining, now + min(reset, WINDOWS[window]), why, window]
+
+    def _adopt(self, pair: Pair, state: _State, stated: Mapping[str, int]) -> None:
+        """The stated limits replace the first guess, up as well as down (a line of the user's
+        settings is a cap: only tightened). A figure above the free tier's largest means a paid
+        tier: the table's other figures, which no header states, are dropped (learned from 429s
+        from then on). What changed is remembered for the next start and the other processes."""
+        if not stated:
+            return
+        limits, day = state.limits, self._today()
+        yours = limits.label == "your settings"
+        changed: dict[str, tuple[int, str]] = {}
+        for name, value in stated.items():
+            current: int | None = getattr(limits, name)
+            if current == value or (yours and current is not None and current < value):
+                continue
+            limits = limits.with_value(name, value, f"header {day}")
+            changed[name] = (value, f"header {day}")
+        ceiling = self._ceilings.get(pair[0], {})
+        paid = any(value > ceiling.get(name, math.inf) for name, value in stated.items())
+        if paid and not yours and not limits.label.endswith("paid tier"):
+            for name in FIELDS:
+                if name not in stated and not limits.origin(name) and getattr(limits, name):
+                    limits = limits.with_value(name, None, f"paid {day}")
+                    changed[name] = (0, f"paid {day}")
+            limits = replace(limits, label=f"{shown_name(pair[0])} paid tier")
+        state.limits = limits
+        if self.shared is not None:
+            for name, (value, origin) in changed.items():
+                self.shared.learn(state.key, name, value, origin)
+
+    def _today(self) -> str:
+        return datetime.date.fromtimestamp(self.clock.wall()).isoformat()
 
     def rate_limited(
         self, pair: Pair, retry_after: float | None, info: RateLimitInfo | None = None
     ) -> None:
         """A 429: nothing more until its retry-after. A 429 the tokens do not explain, met after
-        at least ``LEARN_AFTER`` requests this minute, means fewer requests a minute than we
-        thought: the minute's count becomes the limit (fewer say nothing about a requests/min
-        limit: a token limit or a passing overload)."""
+        at least ``LEARN_AFTER`` requests this minute (every process's on this key), means fewer
+        requests a minute than we thought: the minute's count becomes the limit (fewer say
+        nothing about a requests/min limit: a token limit or a passing overload)."""
         state = self._state(pair)
         now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
-        minute = state.windows["minute"]
-        minute.expire(now)
-        accepted = len(minute.sent) - 1  # the refused one does not count
-        if not tokens_out and accepted >= LEARN_AFTER:
-            state.limits = state.limits.tighter("requests", "minute", accepted)
+        state.windows["minute"].expire(now)
+        accepted = len(self._windows(state)["minute"].sent) - 1  # the refused one does not count
+        current = state.limits.requests_per_minute
+        if not tokens_out and accepted >= LEARN_AFTER and (current is None or accepted < current):
+            origin = f"429 {self._today()}"
+            state.limits = state.limits.with_value("requests_per_minute", accepted, origin)
+            if self.shared is not None:
+                self.shared.learn(state.key, "requests_per_minute", accepted, origin)
         self.observe(pair, info)
         if retry_after is not None:
-            self._block(state, now + retry_after, f"{pair[0]} rate limit reached")
+            self._block(state, now + retry_after, f"{shown_name(pair[0])} rate limit reached")
 
-    @staticmethod
-    def _block(state: _State, until: float, why: str) -> None:
+    def _block(self, state: _State, until: float, why: str) -> None:
         if until > state.blocked_until:
             state.blocked_until, state.blocked_why = until, why
+            if self.shared is not None:
+                wall = self.shared.wall() + (until - self.clock.monotonic())
+                self.shared.block(state.key, wall, why)

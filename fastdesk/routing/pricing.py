@@ -25,6 +25,7 @@ class Price:
     # USD per million prompt tokens the provider served from its prompt cache; None: no cached
     # price known, so cached tokens are counted at the full input price (the status bar says so)
     cached_input: float | None = None
+    retired: str = ""  # the day the provider shut the model down ("": still served)
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
         cached = min(max(cached_tokens, 0), prompt_tokens)
@@ -48,6 +49,7 @@ def _price(v: Mapping[str, float | str]) -> Price:
         read=str(v.get("read", "")),
         source=str(v.get("source", "")),
         cached_input=None if cached is None else float(cached),
+        retired=str(v.get("retired", "")),
     )
 
 
@@ -87,7 +89,8 @@ class PriceTable:
         return price.cost(prompt_tokens, completion_tokens, cached_tokens or 0)
 
     def models(self, provider: str) -> dict[str, Price]:
-        return dict(self._prices.get(provider, {}))
+        """The priced models the provider still serves (a retired line only prices the past)."""
+        return {m: p for m, p in self._prices.get(provider, {}).items() if not p.retired}
 
 
 COST_DECIMALS = 6  # every sum to the millionth of a dollar: a request's cost is that small

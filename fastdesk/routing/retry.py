@@ -82,14 +82,20 @@ class RetryBudget:
     def remaining_s(self) -> float:
         return self.policy.seconds - (self.clock.monotonic() - self.started)
 
-    def next_wait(self, errors: list[ProviderError]) -> tuple[float, ProviderError] | None:
+    def next_wait(
+        self, errors: list[ProviderError], *, patient: bool = False
+    ) -> tuple[float, ProviderError] | None:
         """How long to wait before the next round, and the error that makes us wait; None: give
         up (nothing worth retrying, attempts spent, or the wait would outlast the budget).
 
         ``errors``: the round's failures, skipped choices included (a rate-limited one carries
-        the seconds until it may be asked again)."""
-        self.rounds += 1
+        the seconds until it may be asked again). ``patient``: when the rate is the only
+        obstacle (every retryable failure a 429), the wait costs nothing of the budget: a
+        document is paced, never failed, by a rate limit."""
         retryable = [e for e in errors if e.kind in RETRYABLE_KINDS]
+        if patient and retryable and all(e.kind == "rate_limited" for e in retryable):
+            return self.rate_wait(retryable)
+        self.rounds += 1
         if not retryable or self.rounds >= self.policy.attempts:
             return None
         waits: list[float] = []
@@ -103,6 +109,21 @@ class RetryBudget:
         if wait > self.remaining_s():
             return None
         return wait, retryable[-1]
+
+    def rate_wait(self, limited: list[ProviderError]) -> tuple[float, ProviderError]:
+        """The wait until the first rate-limited choice may be asked again (its retry-after, else
+        the backoff), given back to the budget."""
+        waits = []
+        for error in limited:
+            after = self.policy.cap(getattr(error, "retry_after", None))
+            waits.append(after if after is not None else self.policy.backoff(1, self.rng))
+        wait = min(waits)
+        self.forgive(wait)
+        return wait, limited[-1]
+
+    def forgive(self, seconds: float) -> None:
+        """``seconds`` spent waiting for the rate do not count against the budget."""
+        self.started += seconds
 
 
 @dataclass(frozen=True)

@@ -54,12 +54,14 @@ from fastdesk.routing.events import (
     HedgeSummary,
     Restart,
     RouterEvent,
+    wait_kind,
     wait_reason,
 )
 from fastdesk.routing.flight import Flight
 from fastdesk.routing.health import Health, HealthEntry
-from fastdesk.routing.limiter import Limiter
+from fastdesk.routing.limiter import RESERVE, Limiter
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retired import Retirements
 from fastdesk.routing.retry import Deadlines, RetryBudget, RetryPolicy
 from fastdesk.routing.stats import Pair, StatsStore, write_snapshot
 
@@ -109,6 +111,8 @@ class Router:
         limiter: Limiter | None = None,
         deadlines: Deadlines | None = None,
         clock: Clock | None = None,
+        patient: bool = False,
+        retirements: Retirements | None = None,
     ) -> None:
         """``models``: extra models per provider (besides its default). ``excluded``: pairs,
         ``"provider/model"``, bare model ids or provider names, or ``{provider: [models]}`` as in
@@ -127,6 +131,14 @@ class Router:
         self.stats = stats if stats is not None else StatsStore.load(clock=self.clock)
         self.retry = retry or RetryPolicy()
         self.deadlines = deadlines or Deadlines()
+        # wait out rate limits (never fail a request for the rate): the app and the command line
+        # are (translate/wiring.py); a bare router fails once its retry budget is spent
+        self.patient = patient
+        # models found shut down, and what replaces each (said once, remembered)
+        self.retirements = retirements or Retirements(
+            defaults=lambda name: getattr(self.providers.get(name), "default_model", "")
+        )
+        self.allowed.current = self.retirements.current
         # no limits unless given (wiring seeds one from the published free tiers and settings)
         self.limiter = limiter or Limiter(table={}, clock=self.clock)
         self.health = health or Health(
@@ -270,6 +282,7 @@ class Router:
         lang: str | None = None,
         hedge: bool | None = None,
         avoid: Pair | None = None,
+        background: bool = False,
     ) -> AsyncIterator[RouterEvent]:
         """Stream one answer, falling back across candidates. Raises AllProvidersFailed.
 
@@ -277,30 +290,42 @@ class Router:
         time to first token). ``lang``: the target language (per-language preferences).
         ``hedge``: override the router's hedging setting for this request. ``avoid``: a choice
         to try last (its answer was not a translation: the next model gets the retry).
+        ``background``: a document's backlog, which leaves part of each minute's budget
+        (``limiter.RESERVE``) to edits and the blocks on screen.
         """
         budget = RetryBudget(self.retry, self.rng, self.clock)
+        # a document or an edit waits for the rate as long as it takes; a warm-up does not
+        patient = self.patient and purpose not in UNMEASURED_PURPOSES
         streamed = False  # something was yielded that a retry must take back (Restart)
         prompt = sum(len(m.get("content", "")) for m in messages) // 4 + 1
 
         def booked(pair: Pair) -> int:
             """Tokens a request books: the prompt and its completion budget (Cerebras counts
-            all of max_completion_tokens up front; the others about what is expected)."""
-            budget = max_tokens if pair[0] == "cerebras" else expected_tokens or max_tokens
-            return prompt + (budget or 0)
+            all of max_completion_tokens up front; the others count what was used, which the
+            booking becomes once reported: the budget covers a reasoning model's thinking,
+            which the expected answer does not)."""
+            return prompt + (max_tokens or expected_tokens or 0)
+
+        reserve = RESERVE if background else 0.0
+
+        def wait_for(pair: Pair) -> float:
+            return self.limiter.wait_s(pair, booked(pair), reserve=reserve)
 
         while True:
             order, errors, preferred = self._rank(provider, model, expected_tokens, lang)
             if avoid in order and len(order) > 1:
                 order = [p for p in order if p != avoid] + [avoid]
-            ready = [p for p in order if self.limiter.wait_s(p, booked(p)) <= 0]
+            ready = [p for p in order if wait_for(p) <= 0]
             if order and not ready:  # every choice is at its limit: wait for the first free one
-                pair = min(order, key=lambda p: self.limiter.wait_s(p, booked(p)))
-                wait = self.limiter.wait_s(pair, booked(pair))
+                pair = min(order, key=wait_for)
+                wait = wait_for(pair)
                 why = self.limiter.why(pair, booked(pair))
-                if wait > budget.remaining_s():
+                if wait > budget.remaining_s() and not patient:
                     limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)
                     raise AllProvidersFailed([*errors, limited])
-                yield Backoff(pair[0], wait, why)
+                yield Backoff(pair[0], wait, why, kind="rate")
+                if patient:
+                    budget.forgive(wait)  # paced, not failing: the rate is no fault
                 await asyncio.sleep(wait)
                 continue
             order = ready
@@ -322,12 +347,12 @@ class Router:
                     return
                 except AllProvidersFailed as exc:
                     errors = exc.errors
-            step = budget.next_wait(errors)
+            step = budget.next_wait(errors, patient=patient)
             if step is None:
                 raise AllProvidersFailed(errors)
             wait, cause = step
             log.info("retrying in %.1f s after: %s", wait, cause)
-            yield Backoff(cause.provider, wait, wait_reason(cause))
+            yield Backoff(cause.provider, wait, wait_reason(cause), kind=wait_kind(cause))
             if wait > 0:
                 await asyncio.sleep(wait)
             if streamed:

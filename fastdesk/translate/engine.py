@@ -9,12 +9,14 @@ A batch whose answer cannot be mapped back exactly is split and retried, never w
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.providers._common import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.providers.base import TextDelta
 from fastdesk.providers.factory import not_configured
 from fastdesk.routing.retry import RetryPolicy
@@ -67,6 +69,8 @@ from fastdesk.translate.style import Style
 Emit = Callable[[EngineEvent], None]
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
+_BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's batch: backlog?
+LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
 # A streaming answer is handed on (BlockDelta, Expansion) at most this often: each hand-on
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
@@ -139,6 +143,7 @@ class _Route(TypedDict, total=False):
     blocks: int
     expected_tokens: int | None
     avoid: tuple[str, str] | None
+    background: bool
 
 
 @dataclass
@@ -210,7 +215,7 @@ class Engine:
         served by rank (see ``run``'s ``rank``)."""
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem_loop is not loop:
-            self._sem, self._sem_loop = Slots(self.concurrency), loop
+            self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop  # 1 for edits
         return self._sem
 
     # ---- planning ---------------------------------------------------------------------------
@@ -290,6 +295,7 @@ class Engine:
         force: Collection[str] = (),
         rank: Callable[[Sequence[str]], object] | None = None,
         reviews: set[asyncio.Task[None]] | None = None,
+        foreground: Callable[[Sequence[str]], bool] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
 
@@ -298,7 +304,9 @@ class Engine:
         that the run ends with its translations (nothing waiting on it waits for a review).
 
         ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
-        (lowest first, asked when a slot frees; None: first come, first served)."""
+        (lowest first, asked when a slot frees; None: first come, first served).
+        ``foreground(block ids)``: whether the reader waits for a batch (an edit, the screen);
+        the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
         copied, work, hits = self.plan(doc, spec, block_ids, force)
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -318,7 +326,9 @@ class Engine:
 
         async def one(batch: list[_Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
-            async with sem.take((lambda: rank(ids)) if rank is not None else (lambda: 0)):
+            order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
+            async with sem.take(order, priority=foreground is not None and foreground(ids)):
+                _BACKLOG.set(foreground is not None and not foreground(ids))
                 outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
             for w, outcome in zip(batch, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
@@ -577,6 +587,7 @@ class Engine:
         purpose: str = "translate",
         markers: Markers | None,
         avoid: tuple[str, str] | None = None,
+        scale: int = 1,  # times the usual completion budget (it cut the answer: more)
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in batch]
@@ -612,7 +623,7 @@ class Engine:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
 
-        return await self._stream(
+        answer = await self._stream(
             messages,
             spec,
             revision,
@@ -621,13 +632,21 @@ class Engine:
             on_text=lambda so_far: self._emit_partial(
                 batch, so_far, shown, revision, emit, markers
             ),
-            max_tokens=max(512, 3 * estimate_tokens(text) + 256),
+            max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
             blocks=len(batch),
             expected_tokens=expected,
             avoid=avoid,
+            background=_BACKLOG.get(),
+            block_ids=tuple(ids),
             runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )
+        if isinstance(answer, tuple) and answer[1] == "length" and scale < LENGTH_RETRIES_SCALE:
+            return await self._request(  # cut by its budget: asked again with twice as much
+                *(batch, spec, revision, emit), with_context=with_context, firmer=firmer,
+                purpose=purpose, markers=markers, avoid=avoid, scale=2 * scale,
+            )  # fmt: skip
+        return answer
 
     async def _stream(
         self,
@@ -639,6 +658,7 @@ class Engine:
         on_text: Callable[[str], None],
         on_start: Callable[[], None] = lambda: None,
         runaway_chars: int | None = None,
+        block_ids: tuple[str, ...] = (),
         **route: Unpack[_Route],
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one answer through the router, thinking stripped and fallbacks restarted:
@@ -681,7 +701,7 @@ class Engine:
                     finish = ev.finish_reason
                     emit(RequestDone(revision, ev.stats))
                 elif isinstance(ev, Backoff):
-                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason))
+                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason, ev.kind, block_ids))
         except AllProvidersFailed as exc:
             message = _failure_message(exc, self.router.retry)
             emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))

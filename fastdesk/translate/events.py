@@ -79,10 +79,24 @@ class Waiting:
     provider: str
     seconds: float
     reason: str
+    kind: str = "rate"  # "rate" (paced by a limit), "outage", "fault" (see routing's Backoff)
+    block_ids: tuple[str, ...] = ()  # the blocks of the waiting request (none: not known)
+
+    def queued(self, seconds_left: float) -> str:
+        """What a waiting block shows: "queued, about 12 s"."""
+        return f"queued, about {math.ceil(max(0.0, seconds_left))} s"
 
     @property
     def message(self) -> str:
-        return f"waiting {math.ceil(self.seconds)} s: {self.reason}"
+        return self.text(self.seconds)
+
+    def text(self, seconds_left: float) -> str:
+        """The line with ``seconds_left`` (a countdown redraws it): an outage is said as one
+        ("groq unreachable, retrying in 12 s"), never as a rate limit."""
+        left = math.ceil(max(0.0, seconds_left))
+        if self.kind == "rate":
+            return f"waiting {left} s: {self.reason}"
+        return f"{self.reason}, retrying in {left} s"
 
 
 @dataclass(frozen=True)

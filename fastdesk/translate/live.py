@@ -100,6 +100,12 @@ class LiveSession:
         where = doc.index_of(block_ids[0]) if doc is not None and block_ids[0] in self._ids else 0
         return tier, where
 
+    def foreground(self, block_ids: Sequence[str]) -> bool:
+        """Whether the reader waits for this batch (edited or on screen): the backlog leaves
+        part of each minute's rate-limit budget to it, so an edit goes within one slot."""
+        rank = self.rank(block_ids)
+        return rank[0] < 2
+
     def set_spec(self, spec: JobSpec) -> None:
         """Mode, language, provider or the document's house changed: every block is planned
         again."""
@@ -209,6 +215,7 @@ class LiveSession:
                 force=force,
                 rank=self.rank,
                 reviews=self._reviews,
+                foreground=self.foreground,
             )
         )
         self._runs[task] = frozenset(wanted)

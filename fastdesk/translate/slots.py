@@ -40,20 +40,26 @@ LAST = _Last()
 
 
 class Slots:
-    """At most ``size`` holders at once; see the module docstring."""
+    """At most ``size`` holders at once, plus ``reserved`` more for priority holders only (an
+    edit, the screen: the backlog's requests may hold their slot a minute while the rate limit
+    paces them, and the edit must not wait behind them); see the module docstring."""
 
-    def __init__(self, size: int) -> None:
-        self._free = max(1, size)
-        self._waiters: list[tuple[int, Rank, asyncio.Future[None]]] = []
+    def __init__(self, size: int, reserved: int = 0) -> None:
+        self._reserved = max(0, reserved)
+        self._free = max(1, size) + self._reserved
+        self._waiters: list[tuple[int, Rank, asyncio.Future[None], bool]] = []
         self._order = itertools.count()
 
+    def _can(self, priority: bool) -> bool:
+        return self._free > (0 if priority else self._reserved)
+
     @asynccontextmanager
-    async def take(self, rank: Rank = _first) -> AsyncIterator[None]:
-        if self._free > 0 and not self._waiters:
+    async def take(self, rank: Rank = _first, *, priority: bool = False) -> AsyncIterator[None]:
+        if self._can(priority) and not any(self._can(w[3]) for w in self._waiters):
             self._free -= 1
         else:
             future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            entry = (next(self._order), rank, future)
+            entry = (next(self._order), rank, future, priority)
             self._waiters.append(entry)
             try:
                 await future
@@ -73,10 +79,14 @@ class Slots:
         return len(self._waiters)
 
     def _release(self) -> None:
+        self._free += 1
         while self._waiters:
-            entry = min(self._waiters, key=lambda e: (e[1](), e[0]))
+            eligible = [e for e in self._waiters if self._can(e[3])]
+            if not eligible:
+                return
+            entry = min(eligible, key=lambda e: (e[1](), e[0]))
             self._waiters.remove(entry)
             if not entry[2].done():
+                self._free -= 1
                 entry[2].set_result(None)
                 return
-        self._free += 1

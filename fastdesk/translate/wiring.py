@@ -20,8 +20,10 @@ from fastdesk.config.settings import Settings, glossary_file, load_settings, pro
 from fastdesk.providers.factory import configured_providers, not_configured
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.retired import Retirements
 from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
+from fastdesk.routing.shared import SharedBudget, default_path
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory
@@ -112,8 +114,12 @@ def build_router(
     options = options_from_settings(settings)
     pricing = PriceTable(settings.price_overrides)
     retry = RetryPolicy.from_settings(settings.requests)
-    # the published free tiers, the settings on top
-    limiter = Limiter(settings.rate_limits, clock=clock)
+    # the published free tiers, the settings on top, what the servers stated on earlier runs,
+    # and every other window or command on the same key counted (one budget per key)
+    accounts = {name: str(getattr(p, "account", "")) for name, p in providers.items()}
+    shared = SharedBudget(default_path(), wall=clock.wall)
+    limiter = Limiter(settings.rate_limits, clock=clock, shared=shared, accounts=accounts)
+    retirements = Retirements(shared, defaults=lambda name: providers[name].default_model)
     deadlines = Deadlines.from_settings(settings.requests)
     return Router(
         providers,
@@ -122,6 +128,9 @@ def build_router(
         limiter=limiter,
         deadlines=deadlines,
         clock=clock,
+        retirements=retirements,
+        # a document is paced, never failed, while the rate is the only obstacle
+        patient=bool(settings.requests.get("wait_for_rate", 1)),
         **options,
     )
 

@@ -101,6 +101,8 @@ class WorkerBatch:
     doc: Document | None = None  # the parsed source when it changed; None: unchanged
     # one-line warnings to show once: a key going over plain http, the memory not in use
     notices: tuple[str, ...] = ()
+    # how long the document will take at the account's limits ("" : nothing worth saying)
+    estimate: str = ""
     # with failed blocks among the events: seconds until their provider may be asked again
     # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
     usable_in_s: float | None = None
@@ -192,6 +194,8 @@ class EngineWorker(QObject):
         self._health_changed = False
         self._notices: list[str] = []  # to tell the window (WorkerBatch.notices)
         self._told: set[str] = set()  # told already: each notice is shown once
+        self._estimate_due = True  # a new document or spec: say how long it will take
+        self._estimate = ""
         self._last_activity: float | None = None  # the clock's monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
@@ -303,6 +307,7 @@ class EngineWorker(QObject):
                 router.health.listener = self._on_health  # called in this thread
             self._health_changed = True  # a new engine: whatever the window showed is gone
             self._notice_plain_http(tuple(router.providers))
+            router.retirements.on_notice = self._notices.append  # a model replaced: said once
             task = asyncio.ensure_future(self._preload_language())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -334,6 +339,9 @@ class EngineWorker(QObject):
         self._source = source
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
+            if self._estimate_due:
+                self._estimate_due = False
+                self._guarded(self._say_estimate, source)
         for pane in self._panes.values():
             self._guarded(pane.update, source, revision)
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
@@ -350,6 +358,7 @@ class EngineWorker(QObject):
             # has not started yet and set_spec() cancels it before any request goes out.
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
+            self._guarded(self._say_estimate, source)
         self._force = True
         self._schedule_flush()
 
@@ -562,6 +571,7 @@ class EngineWorker(QObject):
         panes = self._collect_panes()
         quiet = not events and not panes and source is None and busy == self._sent_busy
         quiet = quiet and providers is None and health is None and not notices
+        quiet = quiet and not self._estimate
         if quiet and not self._force:
             return None
         self._force = False
@@ -576,6 +586,7 @@ class EngineWorker(QObject):
             health=health,
             doc=new_doc,
             notices=notices,
+            estimate=self._take_estimate(),
             usable_in_s=self._usable_in_s() if failed else None,
             panes=panes,
         )
@@ -621,6 +632,18 @@ class EngineWorker(QObject):
         except Exception as exc:  # a warning that cannot be worked out must not stop the engine
             log.warning("could not check the providers' base URLs: %s", exc)
 
+    def _say_estimate(self, source: str) -> None:
+        """How long the document will take at the pooled rate limits (routing/pace.py)."""
+        from fastdesk.routing.pace import estimate, workload, workload_tokens
+
+        if self._engine is None:
+            return
+        router, spec = self._engine.router, self._spec
+        requests, tokens = workload(self._engine, parse(source), spec)
+        pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
+        found = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests))
+        self._estimate = found.text()
+
     def _new_notices(self) -> tuple[str, ...]:
         """Notices not told yet; the memory's is looked at on every batch (it can break later)."""
         memory = self._engine.memory if self._engine is not None else None
@@ -630,6 +653,10 @@ class EngineWorker(QObject):
         self._notices.clear()
         self._told.update(new)
         return new
+
+    def _take_estimate(self) -> str:
+        text, self._estimate = self._estimate, ""
+        return text
 
     def _health_report(self) -> tuple[HealthEntry, ...]:
         return () if self._engine is None else tuple(self._engine.router.health_report())

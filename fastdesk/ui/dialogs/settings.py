@@ -157,6 +157,10 @@ class _ProviderBox(QGroupBox):
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
         form.addRow("", self.price_label)
+        self.limits_label = QLabel()  # retired or not; each rate limit and where it came from
+        self.limits_label.setObjectName(f"{name}LimitsLabel")
+        self.limits_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("", self.limits_label)
         outer.addWidget(self.result_label)
 
         self._token: int | None = None
@@ -295,10 +299,21 @@ class _ProviderBox(QGroupBox):
         self._show_price(current)
 
     def _show_price(self, text: str) -> None:
+        """The model's price, whether it was found retired, and its rate limits with where
+        each came from (the table, your settings, or the server's headers on a given day)."""
         model_id = text.strip()
         price = models.model_row(self.name, model_id, self.dialog.prices) if model_id else None
         self.price_label.setText(price.price_text() if price else "")
         self.form.setRowVisible(self.price_label, price is not None)
+        lines: list[str] = []
+        if model_id and self.name != "openai":
+            from fastdesk.config.keys import get_key
+            from fastdesk.routing.pace import settings_lines
+
+            key = self.key_edit.text().strip() or get_key(self.name)
+            lines = settings_lines(self.name, model_id, key, self.dialog.settings.rate_limits)
+        self.limits_label.setText("\n".join(lines))
+        self.form.setRowVisible(self.limits_label, bool(lines))
 
     def chosen_model(self) -> str:
         return self.model_combo.currentText().strip()

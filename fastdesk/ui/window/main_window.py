@@ -256,6 +256,8 @@ class MainWindow(QMainWindow):
             self._set_health(batch.health)
         for notice in batch.notices:  # each once: the memory not in use, a key over plain http
             self.status.show_error(notice)
+        if batch.estimate:  # "about 4 min at Groq free tier, 8,000 tokens/min; add Cerebras …"
+            self.statusBar().showMessage(batch.estimate, 15000)
         if batch.providers is not None:
             self.selectors.fill_providers(
                 batch.providers, self.selectors.provider.currentData() or "auto"

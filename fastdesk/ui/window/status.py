@@ -6,6 +6,8 @@ price table priced them). A cost of None means "unknown price" and is never show
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QPainter, QPaintEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
@@ -199,6 +201,15 @@ class StatusPanel(QObject):
         self.last_from_memory = False
         self.error_message = ""
         self.error_detail = ""
+        # the last error of the session, kept after a success hides the button (Help → Last
+        # Error Details shows it)
+        self.last_error = ("", "")
+        # a wait counting down, redrawn each second: (the event, when it ends, monotonic)
+        self._wait: tuple[Waiting, float] | None = None
+        self.clock = time.monotonic
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._count_down)
         self._refresh_cost()
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -268,8 +279,23 @@ class StatusPanel(QObject):
 
     def waiting(self, event: Waiting) -> None:
         """Requests wait (a retry, or the rate limiter): "waiting 4 s: Groq free tier, 30
-        requests/min", for as long as the wait lasts."""
+        requests/min", counting down each second for as long as the wait lasts; an outage says
+        so ("groq unreachable, retrying in 12 s")."""
+        self._wait = (event, self.clock() + event.seconds)
         self.bar.showMessage(event.message, max(1000, int(event.seconds * 1000)))
+        self._tick.start()
+
+    def _count_down(self) -> None:
+        if self._wait is None:
+            self._tick.stop()
+            return
+        event, until = self._wait
+        left = until - self.clock()
+        if left <= 0 or self.bar.currentMessage() == "":
+            self._wait = None
+            self._tick.stop()
+            return
+        self.bar.showMessage(event.text(left), max(1000, int(left * 1000)))
 
     def from_memory(self, blocks: int) -> None:
         """A revision answered entirely by the translation memory: 0 ms, $0."""
@@ -283,6 +309,7 @@ class StatusPanel(QObject):
     def show_error(self, message: str, detail: str = "") -> None:
         self.error_message = redact(message)
         self.error_detail = redact(detail)
+        self.last_error = (self.error_message, self.error_detail)
         short = (
             self.error_message if len(self.error_message) <= 90 else self.error_message[:87] + "…"
         )
@@ -300,9 +327,14 @@ class StatusPanel(QObject):
         box.setObjectName("errorDetails")
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle("Translation problem")
-        box.setText(self.error_message)
-        if self.error_detail:
-            box.setDetailedText(self.error_detail)
+        message, detail = (self.error_message, self.error_detail)
+        if not message:  # since solved: the last one is still worth reading
+            message, detail = self.last_error
+        if message and not self.error_message:
+            message = f"Last error (since solved): {message}"
+        box.setText(message or "No error so far in this session.")
+        if detail:
+            box.setDetailedText(detail)
         box.open()
 
     # ---- formatting --------------------------------------------------------------------------

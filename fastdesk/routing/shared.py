@@ -1,0 +1,200 @@
+"""One budget per key, whoever spends it: the limiter's state shared between processes.
+
+Why: the window, a second window and ``fastdesk translate`` on the same key each believed they
+had the whole 30 requests a minute, and together met 429s. So every limiter on this computer
+writes what it sends (when, how many tokens), what a 429 said (nothing until …) and what the
+servers' headers stated (the account's limits, with the day they were read) to one small SQLite
+file in the data folder (``limits.sqlite``; SQLite's own locking makes it safe for several
+processes), and reads the others' entries before deciding how long to wait.
+
+An account is named by a hash of its key (``config.redact.account_id``), never the key
+itself. Times in the file are wall-clock seconds (the only clock two processes share); the
+limiter converts them to its own monotonic clock. Entries older than a day are dropped. A
+file that cannot be opened or written (read-only data folder, a locked disk) costs only the
+sharing: each process then keeps its own budget, as before, and says so once in the log.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastdesk.config.redact import account_id
+
+__all__ = ["DAY_S", "Foreign", "Key", "SharedBudget", "account_id", "default_path"]
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "limits.sqlite"
+DAY_S = 86400.0
+Key = tuple[str, str, str]  # (account, provider, model)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sent (
+    id INTEGER PRIMARY KEY, owner TEXT, account TEXT, provider TEXT, model TEXT,
+    at REAL, tokens REAL);
+CREATE INDEX IF NOT EXISTS sent_key ON sent (account, provider, model, at);
+CREATE TABLE IF NOT EXISTS blocked (
+    owner TEXT, account TEXT, provider TEXT, model TEXT, until REAL, why TEXT,
+    PRIMARY KEY (owner, account, provider, model));
+CREATE TABLE IF NOT EXISTS learned (
+    account TEXT, provider TEXT, model TEXT, field TEXT, value INTEGER, origin TEXT,
+    PRIMARY KEY (account, provider, model, field));
+CREATE TABLE IF NOT EXISTS retired (
+    provider TEXT, model TEXT, replacement TEXT, read TEXT, PRIMARY KEY (provider, model));
+"""
+
+
+def default_path() -> Path:
+    from fastdesk.config import paths
+
+    return paths.data_dir() / FILE_NAME
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """What the other limiters on this key did lately: their requests (wall time, tokens) and
+    the latest "nothing until" one of them met (wall time, why)."""
+
+    sent: tuple[tuple[float, float], ...] = ()
+    blocked_until: float = 0.0
+    blocked_why: str = ""
+
+
+class SharedBudget:
+    """The file every limiter of this computer shares (see the module docstring)."""
+
+    def __init__(self, path: Path | str, *, wall: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.wall = wall
+        self.owner = uuid.uuid4().hex[:12]  # this limiter (pids are reused)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._broken = False
+
+    @classmethod
+    def default(cls) -> SharedBudget:
+        return cls(default_path())
+
+    def today(self) -> str:
+        return datetime.date.fromtimestamp(self.wall()).isoformat()
+
+    # ---- the file -----------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if self._db is not None or self._broken:
+            return self._db
+        try:
+            if isinstance(self.path, Path):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                str(self.path), timeout=5.0, isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            db.execute("DELETE FROM sent WHERE at < ?", (self.wall() - DAY_S,))
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("rate limits not shared with other windows (%s: %s)", self.path, exc)
+            self._broken = True
+            return None
+        self._db = db
+        return db
+
+    def _run(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        """One statement; [] when the file cannot be used (sharing is then off, said once)."""
+        with self._lock:
+            db = self._conn()
+            if db is None:
+                return []
+            try:
+                return db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                log.warning("rate limits not shared any more (%s: %s)", self.path, exc)
+                self._broken = True
+                self._db = None
+                db.close()
+                return []
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # ---- requests and 429s --------------------------------------------------------------
+
+    def book(self, key: Key, at: float, tokens: float) -> int | None:
+        """Record a request sent at wall time ``at``; its row id (None: not shared)."""
+        rows = self._run(
+            "INSERT INTO sent (owner, account, provider, model, at, tokens) "
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (self.owner, *key, at, tokens),
+        )
+        return int(str(rows[0][0])) if rows else None
+
+    def settle(self, row: int, tokens: float) -> None:
+        self._run("UPDATE sent SET tokens = ? WHERE id = ?", (tokens, row))
+
+    def block(self, key: Key, until: float, why: str) -> None:
+        self._run(
+            "INSERT OR REPLACE INTO blocked (owner, account, provider, model, until, why) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (self.owner, *key, until, why),
+        )
+
+    def foreign(self, key: Key, since: float) -> Foreign:
+        """The other limiters' requests since wall time ``since`` and their latest block."""
+        sent = self._run(
+            "SELECT at, tokens FROM sent WHERE account = ? AND provider = ? AND model = ? "
+            "AND at > ? AND owner != ? ORDER BY at",
+            (*key, since, self.owner),
+        )
+        blocked = self._run(
+            "SELECT until, why FROM blocked WHERE account = ? AND provider = ? AND model = ? "
+            "AND owner != ? ORDER BY until DESC LIMIT 1",
+            (*key, self.owner),
+        )
+        until, why = (float(str(blocked[0][0])), str(blocked[0][1])) if blocked else (0.0, "")
+        return Foreign(tuple((float(str(a)), float(str(t))) for a, t in sent), until, why)
+
+    # ---- what the servers stated ----------------------------------------------------------
+
+    def learn(self, key: Key, field: str, value: int, origin: str) -> None:
+        """The account's limit ``field`` (``tokens_per_minute`` …) and where it came from
+        (``origin``: "header 2026-12-02" …; value 0: no such limit, e.g. a paid tier's
+        requests/minute)."""
+        self._run(
+            "INSERT OR REPLACE INTO learned (account, provider, model, field, value, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, field, value, origin),
+        )
+
+    def learned(self, key: Key) -> dict[str, tuple[int, str]]:
+        """field → (value, origin)."""
+        rows = self._run(
+            "SELECT field, value, origin FROM learned WHERE account = ? AND provider = ? "
+            "AND model = ?",
+            key,
+        )
+        return {str(f): (int(str(v)), str(r)) for f, v, r in rows}
+
+    # ---- models that went away ------------------------------------------------------------
+
+    def retire(self, provider: str, model: str, replacement: str) -> None:
+        self._run(
+            "INSERT OR REPLACE INTO retired (provider, model, replacement, read) "
+            "VALUES (?, ?, ?, ?)",
+            (provider, model, replacement, self.today()),
+        )
+
+    def retired(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(provider, model) → (replacement, the day it was found retired)."""
+        rows = self._run("SELECT provider, model, replacement, read FROM retired")
+        return {(str(p), str(m)): (str(r), str(d)) for p, m, r, d in rows}

@@ -1,0 +1,223 @@
+"""The real account against the loopback server, through the real SDKs: a paid tier's headers
+lift the free tier's pace, a limit past which the server answers 429 is paced (not failed), a
+retired model is replaced once and remembered, an answer cut by its budget is asked again,
+two processes on one key share one budget, and two providers stay pooled."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fastdesk.document.blocks import parse
+from fastdesk.providers.cerebras import CerebrasProvider
+from fastdesk.providers.groq import GroqProvider
+from fastdesk.routing.limiter import Limiter, Limits
+from fastdesk.routing.retired import Retirements
+from fastdesk.routing.router import AttemptDone, Backoff, Router
+from fastdesk.routing.shared import SharedBudget
+from fastdesk.routing.stats import StatsStore
+from fastdesk.translate.engine import Engine, JobSpec
+from tests.emulator import Account, Emulator
+
+KEY = "gsk_test_not_a_real_key_000000"
+ASK = [{"role": "user", "content": "Bonjour tout le monde, ceci est un paragraphe."}]
+GPT = ("groq", "openai/gpt-oss-120b")
+
+
+def groq(emu: Emulator, model: str = "openai/gpt-oss-120b") -> GroqProvider:
+    return GroqProvider(KEY, base_url=emu.groq_base_url, default_model=model)
+
+
+def router(providers: dict, **kw) -> Router:
+    kw.setdefault("stats", StatsStore.memory())
+    return Router(providers, explore_share=0.0, patient=True, **kw)
+
+
+async def ask(r: Router, n: int, *, stop_at_rate_wait: bool = False) -> list[object]:
+    """``n`` requests one after the other; every event. Stops at the first paced wait when
+    asked (the test needs to know it waits, not to wait a minute)."""
+    events: list[object] = []
+    for _ in range(n):
+        stream = r.stream(ASK, max_tokens=64)
+        async for ev in stream:
+            events.append(ev)
+            if stop_at_rate_wait and isinstance(ev, Backoff) and ev.kind == "rate":
+                await stream.aclose()  # type: ignore[attr-defined]
+                return events
+    return events
+
+
+def test_a_paid_tiers_headers_lift_the_free_tiers_pace() -> None:
+    paid = Account(requests_per_day=500_000, tokens_per_minute=2_000_000)
+    with Emulator(account=paid) as emu:
+        limiter = Limiter()  # the bundled free tier: 30 requests a minute for this model
+        r = router({"groq": groq(emu)}, limiter=limiter)
+        events = asyncio.run(ask(r, 40))
+        asyncio.run(r.aclose())
+    assert not [e for e in events if isinstance(e, Backoff)]  # 40 in well under a minute
+    assert len(emu.chat_requests) == 40 and emu.refused == 0
+    limits = limiter.limits(GPT)
+    assert limits.label == "Groq paid tier" and limits.requests_per_minute is None
+    assert any(
+        line.startswith("2,000,000 tokens/min, read from Groq") for line in limits.describe("groq")
+    )
+
+
+def test_a_free_tiers_headers_keep_its_pace() -> None:
+    free = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
+    with Emulator(account=free) as emu:
+        limiter = Limiter()
+        r = router({"groq": groq(emu)}, limiter=limiter)
+        events = asyncio.run(ask(r, 31, stop_at_rate_wait=True))
+        asyncio.run(r.aclose())
+    waits = [e for e in events if isinstance(e, Backoff)]
+    assert len(emu.chat_requests) == 30 and emu.refused == 0  # the 31st waits, no 429
+    assert waits[0].kind == "rate" and waits[0].reason == "Groq free tier, 30 requests/min"
+    assert limiter.limits(GPT).requests_per_minute == 30
+
+
+def test_past_a_limit_no_header_states_the_429_is_paced_not_failed() -> None:
+    with Emulator(account=Account(requests_per_minute=3)) as emu:
+        r = router({"groq": groq(emu)}, limiter=Limiter(table={}))
+        events = asyncio.run(ask(r, 4, stop_at_rate_wait=True))
+        asyncio.run(r.aclose())
+    assert emu.refused == 1  # the 4th met the server's limit
+    done = [e for e in events if isinstance(e, AttemptDone)]
+    assert [d.stats.status for d in done] == ["ok", "ok", "ok", "error"]
+    wait = next(e for e in events if isinstance(e, Backoff))
+    assert wait.kind == "rate" and 50 < wait.seconds <= 60  # the server's retry-after
+
+
+@pytest.mark.parametrize("flavour", ["groq", "cerebras"])
+def test_a_retired_model_is_replaced_once_said_once_and_remembered(tmp_path, flavour) -> None:
+    old, new = {
+        "groq": ("llama-3.1-8b-instant", "openai/gpt-oss-20b"),
+        "cerebras": ("llama3.1-8b", "gpt-oss-120b"),
+    }[flavour]
+    said: list[str] = []
+    shared = SharedBudget(tmp_path / "limits.sqlite")
+    current = {"groq": ["openai/gpt-oss-120b", "openai/gpt-oss-20b"], "cerebras": [new]}
+
+    def build(emu: Emulator) -> Router:
+        provider = (
+            groq(emu, old)
+            if flavour == "groq"
+            else CerebrasProvider(
+                "csk-test-key-0000000", base_url=emu.cerebras_base_url, default_model=old
+            )
+        )
+        retirements = Retirements(
+            shared, catalogue=current.get, defaults=lambda _p: new, on_notice=said.append
+        )
+        return router({flavour: provider}, retirements=retirements)
+
+    with Emulator(retired={flavour: [old]}) as emu:
+        r = build(emu)
+        events = asyncio.run(ask(r, 3))
+        asyncio.run(r.aclose())
+        again = build(emu)  # the next start
+        asyncio.run(ask(again, 1))
+        asyncio.run(again.aclose())
+    models = [req.body["model"] for req in emu.chat_requests]
+    assert models == [old, new, new, new, new]  # asked once, then never again
+    done = [e for e in events if isinstance(e, AttemptDone)]
+    assert done[-1].stats.status == "ok" and done[-1].stats.model == new
+    assert said == [
+        f"{flavour.capitalize()} no longer serves {old}; using {new} instead "
+        "(remembered; Settings shows it)"
+    ]
+    assert shared.retired()[(flavour, old)][0] == new
+
+
+def test_an_answer_cut_by_its_budget_is_asked_again_with_more() -> None:
+    text = "A paragraph that the model answers after thinking for a while about it.\n"
+    with Emulator(cut_at_max_tokens=True, reasoning="hmm " * 400) as emu:
+        provider = groq(emu)
+
+        async def go() -> dict[str, str]:
+            engine = Engine(router({"groq": provider}), None, concurrency=1)
+            results = await engine.run(parse(text), JobSpec(target_lang="en"))
+            await provider.aclose()
+            return results
+
+        results = asyncio.run(go())
+    asked = [req.body["max_completion_tokens"] for req in emu.chat_requests]
+    assert len(asked) == 2 and asked[1] == 2 * asked[0]  # cut once, then enough
+    assert "".join(results.values()) == text
+
+
+def test_two_providers_stay_pooled_past_one_free_tier() -> None:
+    table = {"groq": {"*": Limits(requests_per_minute=3, label="Groq free tier")}}
+    with Emulator(account=Account(requests_per_minute=3)) as g, Emulator() as c:
+        providers = {
+            "groq": groq(g),
+            "cerebras": CerebrasProvider("csk-test-key-0000000", base_url=c.cerebras_base_url),
+        }
+        r = router(providers, limiter=Limiter(table=table))
+        events = asyncio.run(ask(r, 10))
+        asyncio.run(r.aclose())
+    assert not [e for e in events if isinstance(e, Backoff)]  # nobody waited
+    assert g.refused == 0 and len(g.chat_requests) == 3 and len(c.chat_requests) == 7
+
+
+CLIENT = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from fastdesk.routing.router import AttemptDone, Backoff
+    from fastdesk.translate.wiring import build_router
+
+    async def main(n):
+        router = build_router(provider="groq")
+        sent = limited = 0
+        paced = False
+        for _ in range(n):
+            stream = router.stream([{"role": "user", "content": "Bonjour."}], max_tokens=32)
+            async for ev in stream:
+                if isinstance(ev, AttemptDone):
+                    sent += 1
+                    limited += ev.stats.status == "error"
+                if isinstance(ev, Backoff) and ev.kind == "rate":
+                    paced = True
+                    break
+            await stream.aclose()
+            if paced:
+                break
+        await router.aclose()
+        print(json.dumps({"sent": sent, "limited": limited, "paced": paced}))
+
+    asyncio.run(main(int(sys.argv[1])))
+    """
+)
+
+
+def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
+    """Two real processes on one key, 20 requests each, against a server that allows 30 a
+    minute (the bundled free-tier guess for the model says so too): together they send 30 and
+    wait, instead of 40 and ten 429s."""
+    with Emulator(account=Account(requests_per_minute=30)) as emu:
+        env = {
+            **os.environ,
+            "GROQ_API_KEY": KEY,
+            "GROQ_BASE_URL": emu.groq_base_url,
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        }
+        env.pop("CEREBRAS_API_KEY", None)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", CLIENT, "20"], env=env, stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        outs = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in procs]
+        refused = emu.refused
+    assert all(p.returncode == 0 for p in procs)
+    assert sum(o["sent"] - o["limited"] for o in outs) == 30
+    assert refused <= 2  # 0 but for a race between the two checks (never ten)
+    assert any(o["paced"] for o in outs), outs  # the one that found the minute full waited

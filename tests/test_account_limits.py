@@ -1,0 +1,166 @@
+"""The account's own limits: headers replace the first guess up and down, a paid tier is told
+from them, what was read is remembered (with its day) and shared by every limiter on the key."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from fastdesk.providers.base import RateLimitInfo
+from fastdesk.routing.limiter import Limiter, Limits
+from fastdesk.routing.shared import SharedBudget, account_id
+
+GPT = ("groq", "openai/gpt-oss-120b")
+TABLE = {
+    "groq": {
+        "*": Limits(requests_per_minute=30, label="Groq free tier"),
+        "openai/gpt-oss-120b": Limits(30, 1000, 8000, 200000, label="Groq free tier"),
+    }
+}
+CEILINGS = {"groq": {"requests_per_day": 14400, "tokens_per_minute": 8000}}
+PAID = RateLimitInfo(
+    limit_requests=500_000, limit_tokens=2_000_000, remaining_tokens=1_999_000, reset_tokens_s=0.1
+)
+DAY = datetime.datetime(2026, 12, 2, 12, tzinfo=datetime.UTC).timestamp()
+
+
+class Wall:
+    """The wall clock every process shares."""
+
+    def __init__(self) -> None:
+        self.now = DAY
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Clock:
+    """One process's clock: its own monotonic origin, the shared wall time."""
+
+    def __init__(self, wall: Wall | None = None, now: float = 1000.0) -> None:
+        self.now = now
+        self._wall = wall or Wall()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        return self._wall()
+
+
+def limiter(shared: SharedBudget | None = None, clock: Clock | None = None, **kw) -> Limiter:
+    return Limiter(
+        table=TABLE,
+        ceilings=CEILINGS,
+        clock=clock or Clock(),
+        shared=shared,
+        accounts={"groq": account_id("gsk_one")},
+        **kw,
+    )
+
+
+def test_a_header_replaces_the_first_guess_up_as_well_as_down() -> None:
+    lim = limiter()
+    lim.observe(GPT, RateLimitInfo(limit_tokens=6000))
+    assert lim.limits(GPT).tokens_per_minute == 6000
+    lim.observe(GPT, RateLimitInfo(limit_tokens=7000))  # up again: the server says so
+    assert lim.limits(GPT).tokens_per_minute == 7000
+    assert lim.limits(GPT).requests_per_minute == 30  # within the free tier: 30/min still holds
+
+
+def test_a_limit_above_the_free_tier_means_a_paid_tier_and_its_pace() -> None:
+    clock = Clock()
+    lim = limiter(clock=clock)
+    lim.observe(GPT, PAID)
+    limits = lim.limits(GPT)
+    assert (limits.requests_per_day, limits.tokens_per_minute) == (500_000, 2_000_000)
+    assert limits.requests_per_minute is None  # no header states it: learned from 429s
+    assert limits.tokens_per_day is None and limits.label == "Groq paid tier"
+    for _ in range(200):  # far past the free tier's 30 a minute, no wait
+        assert lim.wait_s(GPT, 1000) == 0.0
+        lim.book(GPT, 1000)
+    lines = lim.limits(GPT).describe("groq")
+    assert any(line.startswith("2,000,000 tokens/min, read from Groq on ") for line in lines)
+    assert any("requests/min: not limited by the free tier" in line for line in lines)
+    lim.rate_limited(GPT, 1.0)  # the real requests/minute, from a 429
+    assert lim.limits(GPT).requests_per_minute == 199
+    assert lim.why(GPT, 1) == "Groq rate limit reached"
+
+
+def test_a_cerebras_free_tier_header_corrects_a_disputed_figure() -> None:
+    table = {
+        "cerebras": {"gpt-oss-120b": Limits(30, 14400, 60000, 10**6, label="Cerebras free tier")}
+    }
+    ceilings = {"cerebras": {"requests_per_day": 14400, "tokens_per_minute": 60000}}
+    lim = Limiter(table=table, ceilings=ceilings, clock=Clock())
+    pair = ("cerebras", "gpt-oss-120b")
+    lim.observe(pair, RateLimitInfo(limit_tokens=30000, tokens_per="minute", requests_per="day"))
+    limits = lim.limits(pair)
+    assert (limits.tokens_per_minute, limits.requests_per_minute) == (30000, 30)
+    assert limits.describe("cerebras")[2].startswith("30,000 tokens/min, read from Cerebras on ")
+    assert limits.describe("cerebras")[0] == (
+        "30 requests/min, Cerebras free tier, as published (until its headers say)"
+    )
+
+
+def test_your_settings_are_a_cap_headers_only_tighten() -> None:
+    yours = {"groq": {"*": {"requests_per_minute": 100, "tokens_per_minute": 50_000}}}
+    lim = limiter(overrides=yours)
+    lim.observe(GPT, PAID)
+    assert (
+        lim.limits(GPT).tokens_per_minute == 50_000 and lim.limits(GPT).requests_per_minute == 100
+    )
+    lim.observe(GPT, RateLimitInfo(limit_tokens=20_000))
+    assert lim.limits(GPT).tokens_per_minute == 20_000
+
+
+def test_what_the_headers_said_is_remembered_for_the_next_start(tmp_path) -> None:
+    wall = Wall()
+    first = limiter(SharedBudget(tmp_path / "limits.sqlite", wall=wall))
+    first.observe(GPT, PAID)
+    wall.now += 3 * 86400  # days later, another run
+    second = limiter(SharedBudget(tmp_path / "limits.sqlite", wall=wall))
+    limits = second.limits(GPT)
+    assert limits.tokens_per_minute == 2_000_000 and limits.requests_per_minute is None
+    assert "2,000,000 tokens/min, read from Groq on 2026-12-02" in limits.describe("groq")
+    other_key = Limiter(
+        table=TABLE,
+        ceilings=CEILINGS,
+        shared=SharedBudget(tmp_path / "limits.sqlite", wall=wall),
+        accounts={"groq": account_id("gsk_two")},
+    )
+    assert other_key.limits(GPT).tokens_per_minute == 8000  # another account: its own
+
+
+def test_two_limiters_on_one_key_share_the_minute(tmp_path) -> None:
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)  # another monotonic origin
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    for n in range(30):
+        lim = a if n % 2 else b
+        assert lim.wait_s(GPT, 10) == 0.0
+        lim.book(GPT, 10)
+        for c in (clock_a, clock_b):
+            c.now += 1.0
+        wall.now += 1.0
+    clock_a.now += 1.0  # past SYNC_S: the other's entries are read again
+    clock_b.now += 1.0
+    wall.now += 1.0
+    assert a.wait_s(GPT, 10) == pytest.approx(29.0)  # 15 of its own, 15 of the other's
+    assert b.wait_s(GPT, 10) == pytest.approx(29.0)
+    a.rate_limited(GPT, 40.0)
+    clock_b.now += 1.0
+    wall.now += 1.0
+    assert b.wait_s(GPT, 10) == pytest.approx(39.0)  # the 429 the other met counts here too
+    assert "gsk_one" not in (tmp_path / "l.sqlite").read_bytes().decode("latin-1")
+
+
+def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    lim = limiter(SharedBudget(blocker / "sub" / "limits.sqlite", wall=Wall()))
+    lim.book(GPT, 10)
+    lim.observe(GPT, RateLimitInfo(limit_tokens=6000))
+    assert lim.limits(GPT).tokens_per_minute == 6000 and lim.wait_s(GPT, 10) == 0.0
