@@ -207,3 +207,21 @@ def test_a_file_opened_inside_a_docs_project_keeps_its_syntax_lines(
     assert '--8<-- "includes/world.md"' in w.document_view.review_ctl.target_text()
     sent = [m["content"] for r in provider.requests for m in r.messages if m["role"] == "user"]
     assert sent and all("--8<--" not in text for text in sent)
+
+
+def test_a_new_approval_is_an_example_for_the_next_request_at_once(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, folder = opened(make_window, qtbot, tmp_path)
+    wait_settled(w, qtbot)
+    view, ctl = w.document_view, w.document_view.review_ctl
+    block = next(b for b in view.review.doc.blocks if "cat" in b.text)
+    ctl.take_edits(view.review_key(), [(block.id, "Le félin somnole.\n")])
+    assert ctl.approve(block.id)
+    assert not list(folder.glob("*.fastdesk.json"))  # not saved: the approval alone teaches
+    before = len(provider.requests)
+    cursor = view.source.document().find("Hello world.")
+    cursor.setPosition(cursor.selectionStart())
+    cursor.insertText("The cat sleeps a lot.\n\n")
+    qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
+    qtbot.waitUntil(lambda: "Le félin somnole." in last_system(provider), timeout=5000)

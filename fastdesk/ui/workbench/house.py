@@ -113,6 +113,7 @@ class HouseKeeper(QObject):
         self._suggest.setInterval(READABILITY_DELAY_MS)
         self._suggest.timeout.connect(self._show_suggestion)
         view.review_ctl.changed.connect(self._suggest.start)
+        view.review_ctl.changed.connect(self.teach)  # cheap: the blocks with an editor's record
         for pane in (view.source, view.target_editor):  # right-click: Add to Glossary
             pane.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             pane.customContextMenuRequested.connect(
@@ -141,6 +142,7 @@ class HouseKeeper(QObject):
         """The job with the document's glossary, house style and the editor's corrections, and
         the reading level chosen in the window."""
         job = self.house.apply(spec) if self.house.place is not None else spec
+        self.teach()
         if self.level is not None and job.mode == "simplify":
             job = dataclasses.replace(job, style=(job.style or Style()).with_level(self.level))
         return job
@@ -163,9 +165,20 @@ class HouseKeeper(QObject):
         changed = not new.same_as(self.house)
         self.house = new
         self._problems.set_glossary(new.glossary)
+        self.teach()
         if changed and self.view.engine_started:
             self.view.respec()
         self.fill()
+
+    def teach(self) -> None:
+        """The open document's approved corrections (unsaved ones too) into the examples the
+        next request picks from: a new approval teaches at once."""
+        review = self.view.review  # its lang: the language, or "simplify" (no examples)
+        if self.house.place is None or review.lang == "simplify":
+            return
+        bank = self.house.examples(review.lang)
+        if bank is not None:
+            bank.update(review_corrections(review))
 
     def fill(self) -> None:
         """The docks as the house is now (only those on show)."""
