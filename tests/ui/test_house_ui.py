@@ -225,3 +225,20 @@ def test_a_new_approval_is_an_example_for_the_next_request_at_once(
     cursor.insertText("The cat sleeps a lot.\n\n")
     qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
     qtbot.waitUntil(lambda: "Le félin somnole." in last_system(provider), timeout=5000)
+
+
+def test_the_reading_level_chosen_in_the_window_is_saved_and_comes_back(
+    make_window, qtbot, provider: WordProvider
+) -> None:
+    from fastdesk.config.settings import Settings, load_settings
+
+    w = make_window(settings=Settings(debounce_ms=40, reading_level="grade 5"))
+    dock = w.house.style_dock
+    assert dock.level.currentData() == "grade 5"  # not one of the listed: added
+    assert w.house.level is not None and w.house.level.label == "grade 5"
+    dock.level.setCurrentIndex(dock.level.findData("A2"))
+    assert load_settings()[0].reading_level == "A2"
+    again = make_window(settings=load_settings()[0])
+    assert again.house.style_dock.level.currentData() == "A2"
+    dock.level.setCurrentIndex(dock.level.findData(""))
+    assert load_settings()[0].reading_level == ""

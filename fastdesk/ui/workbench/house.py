@@ -87,8 +87,10 @@ class HouseKeeper(QObject):
         spec: Callable[[], JobSpec],
         settings: Callable[[], Settings],
         problems: ProblemList,
+        save: Callable[..., None] = lambda **_changes: None,
     ) -> None:
-        """``spec``: the selectors' job (mode, language, provider), before the house."""
+        """``spec``: the selectors' job (mode, language, provider), before the house;
+        ``save(**changes)``: keep settings (the reading level chosen here)."""
         super().__init__(window)
         self.view, self.window = view, window
         self._spec, self._settings, self._problems = spec, settings, problems
@@ -101,7 +103,10 @@ class HouseKeeper(QObject):
         self.style_dock.edited.connect(self._style_edited)
         self.style_dock.save.connect(self.save_style)
         self.style_dock.level_chosen.connect(self.set_level)
-        self.level: ReadingLevel | None = None  # the window's, for simplify: beats the file's
+        self._save = save
+        saved = settings().reading_level  # the window's, for simplify: beats the file's
+        self.level: ReadingLevel | None = ReadingLevel.parse(saved) if saved else None
+        self.style_dock.show_level(saved)
         self.glossary_dock.add.connect(self.add_entry)
         self.glossary_dock.remove.connect(self.remove_entry)
         self.glossary_dock.import_file.connect(self.import_dialog)
@@ -153,6 +158,7 @@ class HouseKeeper(QObject):
         if level == self.level:
             return
         self.level = level
+        self._save(reading_level=level.label if level is not None else "")
         if self._spec().mode == "simplify" and self.view.engine_started:
             self.view.respec()
 
