@@ -242,3 +242,35 @@ def test_the_reading_level_chosen_in_the_window_is_saved_and_comes_back(
     assert again.house.style_dock.level.currentData() == "A2"
     dock.level.setCurrentIndex(dock.level.findData(""))
     assert load_settings()[0].reading_level == ""
+
+
+def test_a_glossary_problem_is_fixed_in_one_click_and_undone_in_one_step(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    from fastdesk.ui.workbench.problems import FIX, GLOSSARY_FIX_TEXT
+    from tests.ui.test_problems_ui import click, shown
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / ".fastdesk-glossary.toml").write_text(
+        '[translate.fr]\n"cat" = "félin"\n', encoding="utf-8"
+    )
+    doc = folder / "page.md"
+    doc.write_text("The cat sleeps.\n\nA cat eats.\n\nHello world.\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    wait_settled(w, qtbot)
+    view = w.document_view
+    first = next(b.id for b in view.review.doc.blocks if "sleeps" in b.text)
+    assert view.review.shown_text(first) == "The chat sleeps.\n\n"  # the model ignored it
+    key(qtbot, w, "Ctrl+Shift+M")
+    dock = w.workbench.problems
+    qtbot.waitUntil(lambda: any(p.check == "glossary" for p in dock.rows), timeout=5000)
+    row = next(n for n, p in enumerate(dock.rows) if p.block_id == first)
+    assert dock.rows[row].check == "glossary" and shown(dock, row, FIX) == GLOSSARY_FIX_TEXT
+    click(qtbot, dock, row, FIX)
+    assert view.review.shown_text(first) == "The félin sleeps.\n\n"
+    assert view.review.state_of(first) == "edited"  # the editor's own correction
+    qtbot.waitUntil(lambda: all(p.block_id != first for p in dock.rows if p.kind == "flagged"))
+    view.review_ctl.undo_stack.undo()  # one step takes it back
+    qtbot.waitUntil(lambda: view.review.shown_text(first) == "The chat sleeps.\n\n", timeout=5000)
