@@ -41,6 +41,7 @@ __all__ = [
     "ProblemList",
     "excerpt",
     "fix",
+    "other_pairs",
     "step",
 ]
 
@@ -240,14 +241,19 @@ def fix(model: TargetModel, problem: Problem, glossary: Glossary | None = None) 
         return restore(source, text, problem.check)
     if not glossary:
         return None
-    review = model.review
-    others = [
+    lang = None if model.review.lang == "simplify" else model.review.lang
+    return follow_glossary(source, text, glossary, lang, other_pairs(model, problem.block_id))
+
+
+def other_pairs(model: TargetModel, block_id: str) -> list[tuple[str, str]]:
+    """(source, what the target shows) of the document's other translated blocks: what tells
+    which words render a term (fastdesk.translate.term_align)."""
+    review, doc = model.review, model.doc
+    return [
         (b.text, shown)
-        for b in doc.blocks
-        if b.translatable and b.id != problem.block_id and (shown := review.shown_text(b.id))
+        for b in (doc.blocks if doc is not None else ())
+        if b.translatable and b.id != block_id and (shown := review.shown_text(b.id))
     ]
-    lang = None if review.lang == "simplify" else review.lang
-    return follow_glossary(source, text, glossary, lang, others)
 
 
 def step(

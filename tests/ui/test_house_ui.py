@@ -49,6 +49,8 @@ def test_the_glossary_dock_lists_adds_and_deletes_into_the_file(
     source.setTextCursor(cursor)
     key(qtbot, w, "Ctrl+Shift+G")
     assert dock.source.text() == "cat"
+    # nothing selected in the translation: the block's words where the term stands, selected
+    assert dock.target.text() == "chat" and dock.target.selectedText() == "chat"
     menu = w.house.context_menu(source)  # right-click offers it too
     assert "actionAddToGlossary" in [a.objectName() for a in menu.actions()]
     menu.deleteLater()

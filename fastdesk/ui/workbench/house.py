@@ -37,6 +37,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.document.languages import language_name
 from fastdesk.project.house import House, house_for
 from fastdesk.review.corrections import Proposal, propose_entries, review_corrections
+from fastdesk.review.problems import ProblemList, other_pairs
 from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import GlossaryError
 from fastdesk.translate.glossary_edit import (
@@ -48,10 +49,10 @@ from fastdesk.translate.glossary_formats import read_exchange
 from fastdesk.translate.language import source_language
 from fastdesk.translate.readability import ReadingLevel, compare
 from fastdesk.translate.style import STYLE_FILE, Style, blocks_affected, parse_style
+from fastdesk.translate.term_align import guess_rendering
 from fastdesk.ui.workbench.house_docks import GlossaryDock, StyleDock
 
 if TYPE_CHECKING:
-    from fastdesk.review.problems import ProblemList
     from fastdesk.ui.document.view import DocumentView
 
 __all__ = ["HouseKeeper"]
@@ -319,8 +320,22 @@ class HouseKeeper(QObject):
         as its translation, for the user to confirm with Enter."""
         source = self.view.source.textCursor().selectedText().strip()
         target = self.view.target_pane().textCursor().selectedText().strip()
+        if source and not target:
+            target = self._guess(source)
         self.show_glossary()
         self.glossary_dock.prefill(source, target)
+
+    def _guess(self, term: str) -> str:
+        """The words of the block's translation that likely render ``term`` (a proposal,
+        selected in the field: fastdesk.translate.term_align)."""
+        model = self.view.review_ctl.model
+        key = self.view.block_under_cursor()
+        if key is None or model.doc is None or model.index_of(key) is None:
+            return ""
+        shown = self.view.review.shown_text(key)
+        if not shown:
+            return ""
+        return guess_rendering(model.doc.by_id(key).text, shown, term, other_pairs(model, key))
 
     # ---- writing ---------------------------------------------------------------------------------
 
