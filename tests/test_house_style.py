@@ -190,6 +190,29 @@ def test_the_example_budget_and_limit_hold() -> None:
     assert small  # but not nothing
 
 
+def test_the_open_documents_corrections_go_on_top_of_the_files_without_reading_them() -> None:
+    reads: list[int] = []
+
+    def files() -> list[Example]:
+        reads.append(1)
+        return [Example("Pull the branch now.", "Tirez la branche maintenant.")]
+
+    bank = ExampleBank(files)
+    bank.update([Example("Pull the branch now.", "Extrayez la branche maintenant.")])
+    assert not reads  # the window's thread gives them: the files wait for the engine's
+    assert bank.pick("Pull the branch later.") == [
+        ("Pull the branch now.", "Extrayez la branche maintenant.")  # the newer correction
+    ]
+    bank.update([Example("Merge the fork today.", "Fusionnez la copie aujourd'hui.")])
+    assert reads == [1]
+    assert bank.pick("Pull the branch later.") == [
+        ("Pull the branch now.", "Tirez la branche maintenant.")  # withdrawn: the file's again
+    ]
+    assert bank.pick("Merge the fork tomorrow.") == [
+        ("Merge the fork today.", "Fusionnez la copie aujourd'hui.")
+    ]
+
+
 # ---- the memory key ------------------------------------------------------------------------------
 
 

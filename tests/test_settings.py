@@ -100,6 +100,15 @@ def test_no_budget_means_no_key_and_loads_back_as_none(home: Path) -> None:
     assert load_settings()[0].daily_budget_usd is None
 
 
+def test_the_reading_level_is_kept_and_a_bad_one_falls_back(home: Path) -> None:
+    assert Settings().reading_level == ""  # the house style file's
+    save_settings(dataclasses.replace(Settings(), reading_level="grade 5"))
+    assert load_settings()[0].reading_level == "grade 5"
+    settings_file(home).write_text('version = 1\nreading_level = "Z9"\n', encoding="utf-8")
+    loaded, warnings = load_settings()
+    assert loaded.reading_level == "" and any("reading_level" in w for w in warnings)
+
+
 def test_save_is_atomic_and_leaves_no_temporary_file(home: Path) -> None:
     save_settings(Settings())
     save_settings(dataclasses.replace(Settings(), theme="light"))

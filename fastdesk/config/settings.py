@@ -33,6 +33,7 @@ from fastdesk.config.redact import contains_secret
 __all__ = [
     "DEFAULT_MODELS",
     "PROVIDER_NAMES",
+    "READING_LEVELS",
     "SETTINGS_FILE_NAME",
     "SETTINGS_VERSION",
     "Settings",
@@ -66,6 +67,13 @@ BASE_URL_ENV_VARS = {
 MODES = ("translate", "simplify")
 THEMES = ("system", "light", "dark")
 REVIEW_CHOICES = ("auto", "on", "off")  # the window's reviewer pass: auto = when the budget allows
+# simplify's reading levels as fastdesk.translate.readability.ReadingLevel labels them
+READING_LEVELS = (
+    "",
+    "plain",
+    *(f"{level}{n}" for level in "ABC" for n in (1, 2)),
+    *(f"grade {n}" for n in range(1, 13)),
+)
 PROVIDER_CHOICES = ("auto", *PROVIDER_NAMES)
 RECENT_FILES_MAX = 10
 GLOSSARY_FILE_NAME = "glossary.toml"
@@ -119,6 +127,8 @@ class Settings:
     recent_files: tuple[str, ...] = ()
     window: dict[str, str] = field(default_factory=dict)  # opaque strings the UI stores
     theme: str = "system"  # system | light | dark
+    # what simplify aims at in the window (READING_LEVELS; "": the house style file's)
+    reading_level: str = ""
     extra: dict[str, object] = field(default_factory=dict, compare=False)  # unknown keys, kept
     file_version: int = field(default=SETTINGS_VERSION, compare=False)
 
@@ -409,6 +419,12 @@ def _recent(value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))[:RECENT_FILES_MAX]
 
 
+def _reading_level(value: object) -> str:
+    if not isinstance(value, str) or value not in READING_LEVELS:
+        raise _Invalid('"" (the style file\'s), plain, A1 … C2 or grade 1 … grade 12')
+    return value
+
+
 _READERS: dict[str, Callable[[object], object]] = {
     "target_language": _language,
     "mode": _str_choice(MODES),
@@ -432,6 +448,7 @@ _READERS: dict[str, Callable[[object], object]] = {
     "recent_files": _recent,
     "window": _str_table,
     "theme": _str_choice(THEMES),
+    "reading_level": _reading_level,
 }
 _INTERNAL = {"extra", "file_version"}  # Settings fields that are not settings
 

@@ -72,7 +72,19 @@ def corrections(files: Iterable[Path], lang: str) -> list[Example]:
 def review_corrections(review: Review) -> list[Example]:
     """The approved corrections of one review (an open document's, unsaved changes too)."""
     out: list[Example] = []
-    for block in review.doc.blocks if review.doc is not None else ():
+    doc = review.doc
+    if doc is None:
+        return out
+    # only the blocks with a reviewer's record (few), in document order: the window asks at
+    # every change of the review
+    where = {}
+    for bid in review.overlay():
+        try:
+            where[bid] = doc.index_of(bid)
+        except KeyError:
+            continue  # a record of a block the source lost
+    for bid in sorted(where, key=where.__getitem__):
+        block = doc.blocks[where[bid]]
         info = review.info(block.id)
         if not (info.edited and info.approved and info.text) or info.state == "stale_edit":
             continue

@@ -31,6 +31,7 @@ from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview
 from fastdesk.translate.restore import RESTORABLE, restore
+from fastdesk.translate.term_align import follow_glossary
 
 __all__ = [
     "KINDS",
@@ -40,6 +41,7 @@ __all__ = [
     "ProblemList",
     "excerpt",
     "fix",
+    "other_pairs",
     "step",
 ]
 
@@ -73,7 +75,7 @@ class Problem(NamedTuple):
     title: str  # "link target changed", "source changed since your edit" …
     reason: str  # what differs, or why it matters
     check: str = ""  # the failed check's name (flagged rows); never shown
-    restorable: bool = False  # restore(…) can put the source's items back
+    restorable: bool = False  # fix(…) can put the source's items (or the glossary's) back
 
 
 class ProblemList:
@@ -187,7 +189,7 @@ class ProblemList:
                 title, reason = plain_flag(flag.check, flag.detail)
                 fixes = (
                     flag.check in RESTORABLE and restore(block.text, shown, flag.check) is not None
-                )
+                ) or (flag.check == "glossary" and bool(self.glossary))  # tried when asked
                 out.append(Problem(bid, index, line, "flagged", title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
@@ -225,13 +227,33 @@ _COMMON: dict[tuple[str, bool], tuple[str, str, str]] = {
 }
 
 
-def fix(model: TargetModel, problem: Problem) -> str | None:
+def fix(model: TargetModel, problem: Problem, glossary: Glossary | None = None) -> str | None:
     """The block's text with the source's link targets, code spans or placeholders put back
-    (the problem's check), or None when that cannot be done with certainty."""
-    if not problem.restorable or model.doc is None or model.index_of(problem.block_id) is None:
+    (the problem's check), or a glossary term's wrong rendering replaced by the glossary's
+    (found as fastdesk.translate.term_align says: the document's other blocks tell), or None
+    when that cannot be done with certainty."""
+    doc = model.doc
+    if not problem.restorable or doc is None or model.index_of(problem.block_id) is None:
         return None
-    source = model.doc.by_id(problem.block_id).text
-    return restore(source, model.text_of(problem.block_id, final=True), problem.check)
+    source = doc.by_id(problem.block_id).text
+    text = model.text_of(problem.block_id, final=True)
+    if problem.check != "glossary":
+        return restore(source, text, problem.check)
+    if not glossary:
+        return None
+    lang = None if model.review.lang == "simplify" else model.review.lang
+    return follow_glossary(source, text, glossary, lang, other_pairs(model, problem.block_id))
+
+
+def other_pairs(model: TargetModel, block_id: str) -> list[tuple[str, str]]:
+    """(source, what the target shows) of the document's other translated blocks: what tells
+    which words render a term (fastdesk.translate.term_align)."""
+    review, doc = model.review, model.doc
+    return [
+        (b.text, shown)
+        for b in (doc.blocks if doc is not None else ())
+        if b.translatable and b.id != block_id and (shown := review.shown_text(b.id))
+    ]
 
 
 def step(

@@ -71,28 +71,48 @@ class ExampleBank:
 
     def __init__(self, examples: Iterable[Example] | Callable[[], Iterable[Example]]) -> None:
         self._load = examples if callable(examples) else None
-        self._examples: tuple[Example, ...] = ()
-        self._index: dict[str, list[int]] = {}  # word → the examples whose source has it
+        self._base: tuple[Example, ...] = ()  # the files' (or the given) examples
+        self._extra: tuple[Example, ...] = ()  # the open document's, on top: see update
+        # the examples and their index (word → the examples whose source has it), swapped as
+        # one: the engine's thread picks while the window's thread updates
+        self._state: tuple[tuple[Example, ...], dict[str, list[int]]] = ((), {})
         self._lock = threading.Lock()
         if not callable(examples):
-            self._fill(examples)
+            self._base = tuple(examples)
+            self._fill()
 
-    def _fill(self, examples: Iterable[Example]) -> None:
-        self._examples = _unique(examples)
+    def _fill(self) -> None:
+        examples = _unique((*self._base, *self._extra))
         index: dict[str, list[int]] = {}
-        for n, example in enumerate(self._examples):
+        for n, example in enumerate(examples):
             for word in example.words:
                 index.setdefault(word, []).append(n)
-        self._index = index
+        self._state = (examples, index)
 
-    @property
-    def examples(self) -> tuple[Example, ...]:
+    def update(self, extra: Iterable[Example]) -> None:
+        """The open document's approved corrections (unsaved ones too), on top of the files':
+        the window gives them at each approval, so the next request has them at once (the
+        files are read again only when the document is opened or saved)."""
+        extra = tuple(extra)
+        with self._lock:
+            if extra == self._extra:
+                return
+            self._extra = extra
+            if self._load is None:
+                self._fill()
+
+    def _loaded(self) -> tuple[tuple[Example, ...], dict[str, list[int]]]:
         if self._load is not None:
             with self._lock:
                 if self._load is not None:
-                    self._fill(self._load())
+                    self._base = tuple(self._load())
+                    self._fill()
                     self._load = None
-        return self._examples
+        return self._state
+
+    @property
+    def examples(self) -> tuple[Example, ...]:
+        return self._loaded()[0]
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -116,10 +136,10 @@ class ExampleBank:
         of the request: the model would copy the answer, not learn from it)."""
         wanted = words(text)
         skip = {t.strip() for t in (text, *exclude)}
-        examples = self.examples
+        examples, index = self._loaded()
         shared: dict[int, int] = {}  # only the examples with a word in common are scored
         for word in wanted:
-            for n in self._index.get(word, ()):
+            for n in index.get(word, ()):
                 shared[n] = shared.get(n, 0) + 1
         scored = sorted(
             (

@@ -49,6 +49,8 @@ def test_the_glossary_dock_lists_adds_and_deletes_into_the_file(
     source.setTextCursor(cursor)
     key(qtbot, w, "Ctrl+Shift+G")
     assert dock.source.text() == "cat"
+    # nothing selected in the translation: the block's words where the term stands, selected
+    assert dock.target.text() == "chat" and dock.target.selectedText() == "chat"
     menu = w.house.context_menu(source)  # right-click offers it too
     assert "actionAddToGlossary" in [a.objectName() for a in menu.actions()]
     menu.deleteLater()
@@ -207,3 +209,70 @@ def test_a_file_opened_inside_a_docs_project_keeps_its_syntax_lines(
     assert '--8<-- "includes/world.md"' in w.document_view.review_ctl.target_text()
     sent = [m["content"] for r in provider.requests for m in r.messages if m["role"] == "user"]
     assert sent and all("--8<--" not in text for text in sent)
+
+
+def test_a_new_approval_is_an_example_for_the_next_request_at_once(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    w, folder = opened(make_window, qtbot, tmp_path)
+    wait_settled(w, qtbot)
+    view, ctl = w.document_view, w.document_view.review_ctl
+    block = next(b for b in view.review.doc.blocks if "cat" in b.text)
+    ctl.take_edits(view.review_key(), [(block.id, "Le félin somnole.\n")])
+    assert ctl.approve(block.id)
+    assert not list(folder.glob("*.fastdesk.json"))  # not saved: the approval alone teaches
+    before = len(provider.requests)
+    cursor = view.source.document().find("Hello world.")
+    cursor.setPosition(cursor.selectionStart())
+    cursor.insertText("The cat sleeps a lot.\n\n")
+    qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
+    qtbot.waitUntil(lambda: "Le félin somnole." in last_system(provider), timeout=5000)
+
+
+def test_the_reading_level_chosen_in_the_window_is_saved_and_comes_back(
+    make_window, qtbot, provider: WordProvider
+) -> None:
+    from fastdesk.config.settings import Settings, load_settings
+
+    w = make_window(settings=Settings(debounce_ms=40, reading_level="grade 5"))
+    dock = w.house.style_dock
+    assert dock.level.currentData() == "grade 5"  # not one of the listed: added
+    assert w.house.level is not None and w.house.level.label == "grade 5"
+    dock.level.setCurrentIndex(dock.level.findData("A2"))
+    assert load_settings()[0].reading_level == "A2"
+    again = make_window(settings=load_settings()[0])
+    assert again.house.style_dock.level.currentData() == "A2"
+    dock.level.setCurrentIndex(dock.level.findData(""))
+    assert load_settings()[0].reading_level == ""
+
+
+def test_a_glossary_problem_is_fixed_in_one_click_and_undone_in_one_step(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    from fastdesk.ui.workbench.problems import FIX, GLOSSARY_FIX_TEXT
+    from tests.ui.test_problems_ui import click, shown
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / ".fastdesk-glossary.toml").write_text(
+        '[translate.fr]\n"cat" = "félin"\n', encoding="utf-8"
+    )
+    doc = folder / "page.md"
+    doc.write_text("The cat sleeps.\n\nA cat eats.\n\nHello world.\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    wait_settled(w, qtbot)
+    view = w.document_view
+    first = next(b.id for b in view.review.doc.blocks if "sleeps" in b.text)
+    assert view.review.shown_text(first) == "The chat sleeps.\n\n"  # the model ignored it
+    key(qtbot, w, "Ctrl+Shift+M")
+    dock = w.workbench.problems
+    qtbot.waitUntil(lambda: any(p.check == "glossary" for p in dock.rows), timeout=5000)
+    row = next(n for n, p in enumerate(dock.rows) if p.block_id == first)
+    assert dock.rows[row].check == "glossary" and shown(dock, row, FIX) == GLOSSARY_FIX_TEXT
+    click(qtbot, dock, row, FIX)
+    assert view.review.shown_text(first) == "The félin sleeps.\n\n"
+    assert view.review.state_of(first) == "edited"  # the editor's own correction
+    qtbot.waitUntil(lambda: all(p.block_id != first for p in dock.rows if p.kind == "flagged"))
+    view.review_ctl.undo_stack.undo()  # one step takes it back
+    qtbot.waitUntil(lambda: view.review.shown_text(first) == "The chat sleeps.\n\n", timeout=5000)

@@ -133,7 +133,12 @@ class MainWindow(QMainWindow):
         self.review_commands = ReviewCommands(view, self)
         self.workbench = Workbench(view, self, lambda: self.actions_.shortcut_rows())
         self.house = HouseKeeper(
-            view, self, self.selectors.spec, lambda: self.settings, self.workbench.problem_list
+            view,
+            self,
+            self.selectors.spec,
+            lambda: self.settings,
+            self.workbench.problem_list,
+            save=lambda **changes: self._save_settings(**changes),
         )
         self.house.readability_changed.connect(self.status.set_readability)
         self.actions_ = Actions(self)  # every command of the table, run by this window

@@ -277,14 +277,18 @@ class Workbench(QObject):
         return -1 if index is None else index
 
     def restore_problem(self, problem: Problem) -> bool:
-        """Put the source's link target, code span or placeholder back, as the editor's edit."""
-        new = fix(self.view.review_ctl.model, problem)
+        """Put the source's link target, code span or placeholder back, or the glossary's term
+        in place of its wrong rendering, as the editor's edit (one undoable step)."""
+        new = fix(self.view.review_ctl.model, problem, self.problem_list.glossary)
         if new is None or not self.edit_block(problem.block_id, new):
             self.view.message.emit(
                 "This cannot be restored automatically: correct it by hand", 5000
             )
             return False
-        self.view.message.emit(f"Restored from the source ({problem.title}), as your edit", 5000)
+        done = "The glossary's term put in" if problem.check == "glossary" else (
+            f"Restored from the source ({problem.title})"
+        )
+        self.view.message.emit(f"{done}, as your edit", 5000)
         self.refresh_problems()
         return True
 

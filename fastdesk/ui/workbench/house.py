@@ -37,6 +37,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.document.languages import language_name
 from fastdesk.project.house import House, house_for
 from fastdesk.review.corrections import Proposal, propose_entries, review_corrections
+from fastdesk.review.problems import ProblemList, other_pairs
 from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import GlossaryError
 from fastdesk.translate.glossary_edit import (
@@ -48,10 +49,10 @@ from fastdesk.translate.glossary_formats import read_exchange
 from fastdesk.translate.language import source_language
 from fastdesk.translate.readability import ReadingLevel, compare
 from fastdesk.translate.style import STYLE_FILE, Style, blocks_affected, parse_style
+from fastdesk.translate.term_align import guess_rendering
 from fastdesk.ui.workbench.house_docks import GlossaryDock, StyleDock
 
 if TYPE_CHECKING:
-    from fastdesk.review.problems import ProblemList
     from fastdesk.ui.document.view import DocumentView
 
 __all__ = ["HouseKeeper"]
@@ -87,8 +88,10 @@ class HouseKeeper(QObject):
         spec: Callable[[], JobSpec],
         settings: Callable[[], Settings],
         problems: ProblemList,
+        save: Callable[..., None] = lambda **_changes: None,
     ) -> None:
-        """``spec``: the selectors' job (mode, language, provider), before the house."""
+        """``spec``: the selectors' job (mode, language, provider), before the house;
+        ``save(**changes)``: keep settings (the reading level chosen here)."""
         super().__init__(window)
         self.view, self.window = view, window
         self._spec, self._settings, self._problems = spec, settings, problems
@@ -101,7 +104,10 @@ class HouseKeeper(QObject):
         self.style_dock.edited.connect(self._style_edited)
         self.style_dock.save.connect(self.save_style)
         self.style_dock.level_chosen.connect(self.set_level)
-        self.level: ReadingLevel | None = None  # the window's, for simplify: beats the file's
+        self._save = save
+        saved = settings().reading_level  # the window's, for simplify: beats the file's
+        self.level: ReadingLevel | None = ReadingLevel.parse(saved) if saved else None
+        self.style_dock.show_level(saved)
         self.glossary_dock.add.connect(self.add_entry)
         self.glossary_dock.remove.connect(self.remove_entry)
         self.glossary_dock.import_file.connect(self.import_dialog)
@@ -113,6 +119,7 @@ class HouseKeeper(QObject):
         self._suggest.setInterval(READABILITY_DELAY_MS)
         self._suggest.timeout.connect(self._show_suggestion)
         view.review_ctl.changed.connect(self._suggest.start)
+        view.review_ctl.changed.connect(self.teach)  # cheap: the blocks with an editor's record
         for pane in (view.source, view.target_editor):  # right-click: Add to Glossary
             pane.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             pane.customContextMenuRequested.connect(
@@ -141,6 +148,7 @@ class HouseKeeper(QObject):
         """The job with the document's glossary, house style and the editor's corrections, and
         the reading level chosen in the window."""
         job = self.house.apply(spec) if self.house.place is not None else spec
+        self.teach()
         if self.level is not None and job.mode == "simplify":
             job = dataclasses.replace(job, style=(job.style or Style()).with_level(self.level))
         return job
@@ -151,6 +159,7 @@ class HouseKeeper(QObject):
         if level == self.level:
             return
         self.level = level
+        self._save(reading_level=level.label if level is not None else "")
         if self._spec().mode == "simplify" and self.view.engine_started:
             self.view.respec()
 
@@ -163,9 +172,20 @@ class HouseKeeper(QObject):
         changed = not new.same_as(self.house)
         self.house = new
         self._problems.set_glossary(new.glossary)
+        self.teach()
         if changed and self.view.engine_started:
             self.view.respec()
         self.fill()
+
+    def teach(self) -> None:
+        """The open document's approved corrections (unsaved ones too) into the examples the
+        next request picks from: a new approval teaches at once."""
+        review = self.view.review  # its lang: the language, or "simplify" (no examples)
+        if self.house.place is None or review.lang == "simplify":
+            return
+        bank = self.house.examples(review.lang)
+        if bank is not None:
+            bank.update(review_corrections(review))
 
     def fill(self) -> None:
         """The docks as the house is now (only those on show)."""
@@ -300,8 +320,22 @@ class HouseKeeper(QObject):
         as its translation, for the user to confirm with Enter."""
         source = self.view.source.textCursor().selectedText().strip()
         target = self.view.target_pane().textCursor().selectedText().strip()
+        if source and not target:
+            target = self._guess(source)
         self.show_glossary()
         self.glossary_dock.prefill(source, target)
+
+    def _guess(self, term: str) -> str:
+        """The words of the block's translation that likely render ``term`` (a proposal,
+        selected in the field: fastdesk.translate.term_align)."""
+        model = self.view.review_ctl.model
+        key = self.view.block_under_cursor()
+        if key is None or model.doc is None or model.index_of(key) is None:
+            return ""
+        shown = self.view.review.shown_text(key)
+        if not shown:
+            return ""
+        return guess_rendering(model.doc.by_id(key).text, shown, term, other_pairs(model, key))
 
     # ---- writing ---------------------------------------------------------------------------------
 

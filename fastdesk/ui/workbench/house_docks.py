@@ -76,6 +76,16 @@ class StyleDock(QDockWidget):
         self.editor.textChanged.connect(lambda: self.edited.emit(self.editor.toPlainText()))
         self.save_button.clicked.connect(lambda: self.save.emit(self.editor.toPlainText()))
 
+    def show_level(self, label: str) -> None:
+        """Show ``label`` chosen ("": the file's), without saying so (a saved choice)."""
+        index = self.level.findData(label)
+        self.level.blockSignals(True)
+        if index < 0:
+            self.level.addItem(f"Simplify for: {label}", label)
+            index = self.level.count() - 1
+        self.level.setCurrentIndex(index)
+        self.level.blockSignals(False)
+
     def show_file(self, path: Path, text: str, exists: bool) -> None:
         """The file's text, unless the user's unsaved edit of that same file is showing."""
         label = str(path) if exists else f"{path} (saving creates it)"

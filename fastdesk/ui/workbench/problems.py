@@ -33,6 +33,14 @@ ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
 _HEADERS = ("Line", "Problem", "Detail", "Block", "")
 FIX_TEXT = "Restore from source"
+GLOSSARY_FIX_TEXT = "Use the glossary's term"
+
+
+def fix_text(problem: Problem) -> str:
+    """What the row's fix says ("" when it has none)."""
+    if not problem.restorable:
+        return ""
+    return GLOSSARY_FIX_TEXT if problem.check == "glossary" else FIX_TEXT
 
 
 class ProblemsModel(QAbstractTableModel):
@@ -92,8 +100,10 @@ class ProblemsModel(QAbstractTableModel):
                 return problem.reason
             if column == BLOCK:
                 return self._excerpt(problem)
-            return FIX_TEXT if problem.restorable else ""
+            return fix_text(problem)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == FIX and problem.check == "glossary":
+                return "Replace the term's translation by the glossary's, as your edit"
             if column == FIX:
                 return "Put the source's version back, as your edit" if problem.restorable else None
             return f"{problem.title}: {problem.reason}" if problem.reason else problem.title
