@@ -377,6 +377,9 @@ class _Exchange:
         """Wait ``seconds`` (None: for ever); raise :class:`_Disconnected` if the client leaves."""
         if seconds is not None and seconds <= 0:
             return
+        if seconds is not None:
+            with self.emu._lock:
+                self.emu._pauses.append(seconds)
         deadline = None if seconds is None else time.monotonic() + seconds
         wake = self.emu._wake_r
         while True:
@@ -429,6 +432,7 @@ class Emulator:
         self._connections = 0
         self._disconnects = 0
         self._answered = 0
+        self._pauses: list[float] = []  # every wait the answers were told to make, in order
         self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
         self._refused = 0
         self._spent: list[list[float]] = []  # the account's [time, tokens] of the last minute
@@ -596,6 +600,13 @@ class Emulator:
         with self._lock:
             return self._answered
 
+    @property
+    def pauses(self) -> list[float]:
+        """Every timed wait the answers made (time to first token, gaps between tokens), in
+        seconds, in order: what the pacing was told to do, read without a stopwatch."""
+        with self._lock:
+            return list(self._pauses)
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         """Block until ``predicate()`` holds (re-checked on every request and disconnect)."""
         deadline = time.monotonic() + timeout
@@ -610,6 +621,7 @@ class Emulator:
     def reset_records(self) -> None:
         with self._lock:
             self._requests.clear()
+            self._pauses.clear()
             self._disconnects = 0
             self._refused = 0
 
