@@ -131,8 +131,9 @@ class Config:
     # when set, the server waits (10 s at most) after the first content chunk until the test sets
     # it: the client has surely read that chunk alone, whatever the machine's load
     hold_after_first: threading.Event | None = None
-    # when set, every request is recorded, then waits (until the server stops) for the test to
-    # set it before anything is answered: a gate, so "the caller did not wait" needs no stopwatch
+    # when set, every request is recorded, then waits for the test to set it before anything is
+    # answered: a gate, so "the caller did not wait" needs no stopwatch (60 s at most, so a
+    # caller that does wait fails its test instead of hanging it)
     hold_before_answer: threading.Event | None = None
     finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
     send_done: bool = True  # end with data: [DONE]
@@ -693,8 +694,8 @@ class Emulator:
             )
         )
         ex = _Exchange(self, h)
-        gate = cfg.hold_before_answer
-        while gate is not None and not gate.wait(0.05):
+        gate, held_until = cfg.hold_before_answer, time.monotonic() + 60
+        while gate is not None and not gate.wait(0.05) and time.monotonic() < held_until:
             if self._stopping.is_set():
                 h.close_connection = True
                 return
