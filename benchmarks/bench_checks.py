@@ -24,7 +24,7 @@ from tests.test_checks import EN, FR
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
