@@ -131,6 +131,10 @@ class Config:
     # when set, the server waits (10 s at most) after the first content chunk until the test sets
     # it: the client has surely read that chunk alone, whatever the machine's load
     hold_after_first: threading.Event | None = None
+    # when set, every request is recorded, then waits for the test to set it before anything is
+    # answered: a gate, so "the caller did not wait" needs no stopwatch (60 s at most, so a
+    # caller that does wait fails its test instead of hanging it)
+    hold_before_answer: threading.Event | None = None
     finish_reason: str | None = "stop"  # None: the final chunk says nothing (a truncated answer)
     send_done: bool = True  # end with data: [DONE]
     # a provider's requests/minute limit: past it, chat requests get a 429 with retry-after
@@ -377,6 +381,9 @@ class _Exchange:
         """Wait ``seconds`` (None: for ever); raise :class:`_Disconnected` if the client leaves."""
         if seconds is not None and seconds <= 0:
             return
+        if seconds is not None:
+            with self.emu._lock:
+                self.emu._pauses.append(seconds)
         deadline = None if seconds is None else time.monotonic() + seconds
         wake = self.emu._wake_r
         while True:
@@ -429,6 +436,7 @@ class Emulator:
         self._connections = 0
         self._disconnects = 0
         self._answered = 0
+        self._pauses: list[float] = []  # every wait the answers were told to make, in order
         self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
         self._refused = 0
         self._spent: list[list[float]] = []  # the account's [time, tokens] of the last minute
@@ -596,6 +604,13 @@ class Emulator:
         with self._lock:
             return self._answered
 
+    @property
+    def pauses(self) -> list[float]:
+        """Every timed wait the answers made (time to first token, gaps between tokens), in
+        seconds, in order: what the pacing was told to do, read without a stopwatch."""
+        with self._lock:
+            return list(self._pauses)
+
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         """Block until ``predicate()`` holds (re-checked on every request and disconnect)."""
         deadline = time.monotonic() + timeout
@@ -610,6 +625,7 @@ class Emulator:
     def reset_records(self) -> None:
         with self._lock:
             self._requests.clear()
+            self._pauses.clear()
             self._disconnects = 0
             self._refused = 0
 
@@ -678,6 +694,11 @@ class Emulator:
             )
         )
         ex = _Exchange(self, h)
+        gate, held_until = cfg.hold_before_answer, time.monotonic() + 60
+        while gate is not None and not gate.wait(0.05) and time.monotonic() < held_until:
+            if self._stopping.is_set():
+                h.close_connection = True
+                return
         try:
             self._dispatch(ex, cfg, flavour, endpoint, body, auth_value)
         except _Disconnected:

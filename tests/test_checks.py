@@ -3,7 +3,6 @@ and lets a faithful translation through; a verbatim echo passes everything."""
 
 from __future__ import annotations
 
-import time
 import unicodedata
 
 import pytest
@@ -601,11 +600,10 @@ def test_registry_names_match_the_report() -> None:
     ]  # fmt: skip
 
 
-def test_checks_are_fast_enough() -> None:
-    # The engine checks every answer; the budget is ~0.2 ms per typical paragraph (measured
-    # ~0.1 ms); this bound is loose so a busy machine does not fail it.
+def test_checks_pass_a_run_of_typical_paragraphs() -> None:
+    """The engine checks every answer: a run of typical paragraphs and their translations passes
+    clean, each on its own. Its speed (budget ~0.2 ms per paragraph) is a figure, printed by
+    benchmarks/bench_checks.py on these same pairs, not a timed assertion here."""
     pairs = [(EN + f" {i}", FR + f" {i}") for i in range(200)]
-    start = time.perf_counter()
     for source, answer in pairs:
-        check_block(source, answer, target_lang="fr", mode="translate")
-    assert (time.perf_counter() - start) / len(pairs) < 0.005
+        assert check_block(source, answer, target_lang="fr", mode="translate") == []

@@ -5,7 +5,6 @@ that did not finish with "stop" is not written."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -29,7 +28,10 @@ def router_for(emu: Emulator, **kw) -> Router:
     return Router({"groq": provider}, stats=StatsStore.memory(), explore_share=0.0, **kw)
 
 
-def fail_with(emu: Emulator, router: Router, max_tokens: int = 64) -> tuple[ProviderError, float]:
+def fail_with(emu: Emulator, router: Router, max_tokens: int = 64) -> ProviderError:
+    """How the request failed. Which limit cut it is read from the error (it names the limit),
+    and that the client cut it from the server seeing it leave (``left``), not from a stopwatch."""
+
     async def go() -> ProviderError:
         try:
             with pytest.raises(AllProvidersFailed) as info:
@@ -41,41 +43,47 @@ def fail_with(emu: Emulator, router: Router, max_tokens: int = 64) -> tuple[Prov
         assert last is not None
         return last
 
-    start = time.monotonic()
-    error = asyncio.run(go())
-    return error, time.monotonic() - start
+    return asyncio.run(go())
+
+
+def left(emu: Emulator) -> bool:
+    """The server saw the client leave mid-answer (30 s: a hang guard only)."""
+    return emu.wait_for(lambda: emu.disconnects >= 1, 30)
 
 
 def test_a_drip_is_cut_off_by_the_whole_request_deadline() -> None:
     with Emulator() as emu:
         emu.inject(Fault("drip", after_chunks=1, interval=0.05))
         router = router_for(emu, deadlines=Deadlines(total_s=0.6, gap_s=5))
-        error, took = fail_with(emu, router, max_tokens=10_000)
+        error = fail_with(emu, router, max_tokens=10_000)
+        assert left(emu)  # a drip of 10,000 tokens, 50 ms apart: it would not have ended
     assert error.kind == "timeout" and "longer than 0.6 s" in error.message
-    assert took < 3
 
 
 def test_silence_after_the_first_token_is_cut_off_by_the_gap_deadline() -> None:
     with Emulator() as emu:
         emu.fail_hang(after_chunks=2)
         router = router_for(emu, deadlines=Deadlines(gap_s=0.3))
-        error, took = fail_with(emu, router)
-    assert error.kind == "timeout" and "stopped for 0.3 s" in error.message and took < 3
+        error = fail_with(emu, router)
+        assert left(emu)  # the server hangs for ever: only the gap deadline ends it
+    assert error.kind == "timeout" and "stopped for 0.3 s" in error.message
 
 
 def test_no_first_token_in_time() -> None:
     with Emulator(ttfb=2.0) as emu:
         router = router_for(emu, deadlines=Deadlines(first_token_s=0.3))
-        error, took = fail_with(emu, router)
-    assert error.kind == "timeout" and "no first token in 0.3 s" in error.message and took < 2
+        error = fail_with(emu, router)
+        assert left(emu) and emu.answered == 0  # cut during the 2 s wait, before any answer
+    assert error.kind == "timeout" and "no first token in 0.3 s" in error.message
 
 
 def test_an_endless_answer_stops_at_its_max_tokens_with_a_margin() -> None:
     with Emulator() as emu:
         emu.inject(Fault("endless", after_chunks=1))
         router = router_for(emu)
-        error, took = fail_with(emu, router, max_tokens=100)
-    assert error.kind == "too_long" and "past its 100 tokens" in error.message and took < 5
+        error = fail_with(emu, router, max_tokens=100)
+        assert left(emu)  # the answer is endless: the client cut it
+    assert error.kind == "too_long" and "past its 100 tokens" in error.message
 
 
 def test_a_giant_chunk_is_malformed_and_memory_stays_bounded() -> None:
@@ -85,17 +93,18 @@ def test_a_giant_chunk_is_malformed_and_memory_stays_bounded() -> None:
         emu.inject(Fault("giant_chunk", after_chunks=1))
         router = router_for(emu)
         tracemalloc.start()
-        error, took = fail_with(emu, router)
+        error = fail_with(emu, router)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+    # the client stopped reading the 4 GiB chunk at 1 MiB, so its memory stayed small
     assert error.kind == "malformed" and "over 1 MiB" in error.message
-    assert peak < 64 * 2**20 and took < 10
+    assert peak < 64 * 2**20
 
 
 def test_invalid_utf8_fails_the_answer() -> None:
     with Emulator() as emu:
         emu.inject(Fault("bad_utf8", after_chunks=1))
-        error, _ = fail_with(emu, router_for(emu))
+        error = fail_with(emu, router_for(emu))
     assert error.kind == "malformed" and "invalid UTF-8" in error.message
     assert "the server answered but its stream was malformed" in error.message
 

@@ -18,9 +18,10 @@ from fastdesk.translate.events import (
     EngineError,
     RequestDone,
     RevisionDone,
+    Waiting,
 )
 from fastdesk.translate.memory import Memory
-from tests.fakes import FakeProvider, last_user
+from tests.fakes import FakeClock, FakeProvider, last_user
 
 DOC = """---
 title: Guide
@@ -310,26 +311,45 @@ def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
     assert any(isinstance(e, RequestDone) and e.stats.purpose == "expand" for e in events)
 
 
-def test_rate_limit_headers_slow_requests_down_before_a_429() -> None:
-    import time
-
+def test_rate_limit_headers_slow_requests_down_before_a_429(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first answer's headers say the minute's tokens are spent until a reset a minute away:
+    the second request waits for it. The router runs on a clock the test moves, and its sleep
+    moves that clock instead of the machine's, so the wait is read exactly, not timed."""
     from fastdesk.providers.groq import GroqProvider
     from tests.emulator import Emulator, RateLimits
 
-    limits = RateLimits(remaining_tokens=50, reset_tokens_s=0.4)
+    clock = FakeClock()
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep_on_the_clock(delay: float, result: object = None) -> object:
+        if delay > 0:
+            slept.append(delay)
+            clock.now += delay
+        return await real_sleep(0, result)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep_on_the_clock)
+    limits = RateLimits(remaining_tokens=50, reset_tokens_s=60)
+    events: list[object] = []
     with Emulator(rate_limits=limits) as emu:
 
-        async def go() -> float:
+        async def go() -> None:
             provider = GroqProvider("gsk_test", base_url=emu.groq_base_url)
-            engine = Engine(Router({"groq": provider}), None, concurrency=1, max_batch_blocks=2)
-            start = time.perf_counter()
-            await engine.run(parse(big_doc(2)), JobSpec(target_lang="en"))
+            router = Router({"groq": provider}, clock=clock)
+            engine = Engine(router, None, concurrency=1, max_batch_blocks=2)
+            await engine.run(parse(big_doc(2)), JobSpec(target_lang="en"), emit=events.append)
             await provider.aclose()
-            return time.perf_counter() - start
 
-        elapsed = asyncio.run(go())
+        asyncio.run(go())
         assert len(emu.chat_requests) == 2
-    assert elapsed >= 0.3  # the second request waited for the token budget to reset
+    # the second request waited for the token budget to reset, and said so
+    assert slept == [pytest.approx(60)]
+    waits = [e for e in events if isinstance(e, Waiting)]
+    assert len(waits) == 1 and waits[0].seconds == pytest.approx(60)
+    done = [i for i, e in enumerate(events) if isinstance(e, RequestDone)]
+    assert done[0] < events.index(waits[0]) < done[1]
 
 
 def test_a_source_that_starts_with_think_keeps_it_and_the_models_own_is_stripped() -> None:

@@ -10,7 +10,6 @@ import datetime
 import ipaddress
 import json
 import ssl
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -412,16 +411,15 @@ def test_a_refused_connection_reads_cannot_reach_not_no_answer(kind: str) -> Non
     """httpx_aiohttp reports a refused connection as ``httpx.ConnectTimeout`` (which the SDKs
     turn into a timeout): the user must read that the server cannot be reached."""
 
-    async def go() -> tuple[ProviderError, float]:
+    async def go() -> ProviderError:
         async with Server(keep_answering_nothing) as server:
             url = server.url
-        started = time.monotonic()  # the server is gone: its port refuses
-        return await error(make(kind, url)), time.monotonic() - started
+        return await error(make(kind, url))  # the server is gone: its port refuses
 
-    exc, elapsed = run(go())
+    exc = run(go())
+    # the refusal ended it (named in the error), not a timeout waited out
     assert isinstance(exc, ConnectionFailedError) and exc.kind == "connection"
     assert "could not reach the server (ConnectionRefusedError)" in str(exc)
-    assert elapsed < 2
 
 
 async def keep_answering_nothing(reader: Any, writer: Any, n: int) -> None:

@@ -4,6 +4,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,12 +175,21 @@ def test_a_memory_locked_by_another_process_means_this_run_without_it(
 ) -> None:
     import subprocess
     import sys
-    import time
 
     from fastdesk.translate import memory as memory_module
 
     monkeypatch.setattr(memory_module, "LOCK_TIMEOUT_S", 0.3)
     path = _filled(tmp_path / "memory.sqlite3", 5)
+    # A lock is waited for by the connection that meets it (its busy timeout); counting the
+    # connections opened tells how many waits there can have been, with no stopwatch.
+    connections: list[object] = []
+    real_connect = memory_module.sqlite3.connect
+
+    def counting_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        connections.append(kwargs.get("timeout"))
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(memory_module.sqlite3, "connect", counting_connect)
     content = path.read_bytes()
     holder = subprocess.Popen(
         [
@@ -195,14 +205,15 @@ def test_a_memory_locked_by_another_process_means_this_run_without_it(
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         m = Memory(path)
-        started = time.monotonic()
         assert m.put(key("new"), "Nouveau", provider="groq", model="a") is False
         assert not m.available
         assert m.notice is not None and "locked by another program" in m.notice
         assert "this run goes without memory" in m.notice
         assert m.get(key("paragraph 1 " * 10)) is None  # no second wait
         assert m.count() == 0 and m.clear() is False
-        assert time.monotonic() - started < 2
+        # one connection met the lock and waited its timeout, once; it was closed, and no call
+        # after it opened another: nothing waited a second time
+        assert connections == [0.3] and m._db is None
         m.close()
     finally:
         holder.kill()

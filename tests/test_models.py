@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +42,16 @@ async def refresh_and_close(provider):
 
 
 def test_groq_list_is_fetched_priced_and_cached(emulator: Emulator, isolated_home: Path) -> None:
-    rows = run(refresh_and_close(GroqProvider(KEY, base_url=emulator.groq_base_url)))
+    clock = FakeClock(1_790_000_000.0)  # the list is dated by the one clock, any date
+
+    async def refresh() -> list[ModelRow]:
+        provider = GroqProvider(KEY, base_url=emulator.groq_base_url)
+        try:
+            return await refresh_models(provider, prices=PriceTable(), clock=clock)
+        finally:
+            await provider.aclose()
+
+    rows = run(refresh())
     assert [r.id for r in rows] == sorted(DEFAULT_MODELS["groq"])
     assert emulator.requests[-1].path == "/openai/v1/models"
     by_id = {r.id: r for r in rows}
@@ -53,8 +62,8 @@ def test_groq_list_is_fetched_priced_and_cached(emulator: Emulator, isolated_hom
     cache = json.loads((isolated_home / "cache" / "models.json").read_text(encoding="utf-8"))
     entry = cache["providers"]["groq"]
     assert entry["models"] == sorted(DEFAULT_MODELS["groq"])
-    assert abs(entry["fetched"] - time.time()) < 60
-    assert cached_models("groq", prices=PriceTable()) == rows
+    assert entry["fetched"] == clock.now
+    assert cached_models("groq", prices=PriceTable(), now=clock.now + 60) == rows
     assert models.fetched_at("groq") == entry["fetched"]
 
 
@@ -174,15 +183,26 @@ def test_probe_lists_models_with_round_trip(emulator: Emulator) -> None:
     assert KEY not in str(info.value)
 
 
-def test_probe_openai_needs_no_key_and_refused_port_fails_fast() -> None:
+def test_probe_openai_needs_no_key_and_refused_port_fails_fast(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with Emulator() as emu:
         result = run(probe("openai", api_key=None, base_url=emu.openai_base_url))
         assert [r.id for r in result.rows] == ["local-model"]
         dead = emu.openai_base_url
-    started = time.perf_counter()
+    attempts: list[object] = []  # connections tried, counted rather than timed
+    real_connect = asyncio.selector_events.BaseSelectorEventLoop.sock_connect
+
+    async def counting_connect(self: Any, *args: Any, **kw: Any) -> Any:
+        attempts.append(args[1])
+        return await real_connect(self, *args, **kw)
+
+    monkeypatch.setattr(
+        asyncio.selector_events.BaseSelectorEventLoop, "sock_connect", counting_connect
+    )
     with pytest.raises(ConnectionFailedError):
         run(probe("openai", api_key=None, base_url=dead))
-    assert time.perf_counter() - started < 3  # no retries
+    assert len(attempts) == 1  # fails on the refusal: no retries
 
 
 def test_probe_says_what_is_missing() -> None:

@@ -8,6 +8,7 @@ import threading
 import time
 import traceback
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -457,10 +458,11 @@ def test_malformed_event(emu: Emulator, kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_silent_server_times_out_before_headers(emu: Emulator, kind: str) -> None:
     emu.fail_hang()
-    started = time.monotonic()
     _, exc = run(use(kind, emu, lambda p: collect_until_error(p, request()), timeout=0.3))
     assert isinstance(exc, ProviderTimeoutError) and exc.kind == "timeout"
-    assert time.monotonic() - started < 3
+    # the server hangs for ever, so only the client's read timeout can end it: the one given
+    assert "no answer after 0.3 s" in exc.message
+    assert emu.wait_for(lambda: emu.disconnects == 1, 30)  # the client left (a hang guard)
     assert_no_secret(exc, kind)
     assert len(emu.chat_requests) == 1
 
@@ -535,7 +537,7 @@ def test_key_not_in_provider_repr(emu: Emulator, kind: str) -> None:
 def test_cancel_mid_stream_closes_the_response(emu: Emulator, kind: str) -> None:
     emu.configure(tokens_per_second=20)  # 200 tokens: ten seconds if nobody cancels
 
-    async def go(p: Provider) -> float:
+    async def go(p: Provider) -> None:
         got_first = asyncio.Event()
         seen: list[str] = []
 
@@ -547,17 +549,17 @@ def test_cancel_mid_stream_closes_the_response(emu: Emulator, kind: str) -> None
 
         task = asyncio.create_task(consume())
         await asyncio.wait_for(got_first.wait(), 5)
-        started = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        elapsed = time.monotonic() - started
+        # the cancel ended the stream where it was: not every token came, none after it
         assert 1 <= len(seen) < 200
+        after_cancel = len(seen)
         # The server notices the closed socket while this provider is still open.
         assert await asyncio.to_thread(emu.wait_for, lambda: emu.disconnects >= 1, 5)
-        return elapsed
+        assert len(seen) == after_cancel and emu.answered == 0  # it never sent its end
 
-    assert run(use(kind, emu, go)) < 0.5
+    run(use(kind, emu, go))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -684,9 +686,7 @@ def test_cerebras_construction_does_not_warm_tcp(emu: Emulator) -> None:
         assert emu.request_count == 0
         await collect(p, request("x"))
 
-    started = time.monotonic()
     run(use("cerebras", emu, go))
-    assert time.monotonic() - started < 2
     assert all(r.endpoint != "tcp_warming" for r in emu.requests)
 
 
@@ -812,11 +812,12 @@ def test_parse_duration(text: str | None, seconds: float | None) -> None:
     assert headers.parse_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
 
 
-def test_retry_after_http_date() -> None:
-    when = time.time() + 30
-    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(when))
+def test_retry_after_http_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = 1_790_000_000.25  # the reading of the header's clock, fixed (any date would do)
+    monkeypatch.setattr(headers, "time", SimpleNamespace(time=lambda: now))
+    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(now + 30))
     value = headers.retry_after_from_headers(httpx.Headers({"Retry-After": date}))
-    assert value is not None and 25 <= value <= 31
+    assert value == pytest.approx(29.75)  # the date has whole seconds: 30 s from now, less 0.25
 
 
 def test_redact_removes_keys_and_key_shapes() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -491,9 +490,10 @@ def test_machine_answers_survive_for_blocks_still_present() -> None:
     assert review.state_of(block(new, "black cats")) == "pending"
 
 
-def test_realigning_a_rewritten_document_stays_fast() -> None:
+def test_realigning_a_rewritten_document_keeps_each_edit_on_its_paragraph() -> None:
     """Another editor rewrote every paragraph on disk and added some: 500 stale edits, each on
-    its own paragraph, without a quadratic blow-up (a character-level diff took 27 s here)."""
+    its own paragraph. How long it takes (a character-level diff took 27 s here) is a figure:
+    benchmarks/bench_realign.py prints it for this same document."""
     paras = [f"Paragraph {i} says a few words about topic {i}, " * 3 + "\n\n" for i in range(500)]
     doc, review = fresh("".join(paras))
     for b in doc.blocks:
@@ -503,10 +503,8 @@ def test_realigning_a_rewritten_document_stays_fast() -> None:
         for i, p in enumerate(paras)
     )
     new = parse(rewritten)
-    start = time.perf_counter()
     stale = review.realign(new)
-    elapsed = time.perf_counter() - start
-    assert len(stale) == 500 and elapsed < 2.0
+    assert len(stale) == 500
     for b in new.blocks:
         info = review.info(b.id)
         if info.state == "stale_edit":

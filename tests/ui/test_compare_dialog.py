@@ -4,7 +4,7 @@ cancel the requests in flight, "Use this model" saves the choice, the budget is 
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,16 +80,21 @@ def test_the_table_fills_with_every_provider_and_model(
     make_dialog, emulators, ledger, qtbot
 ) -> None:
     groq, cerebras = emulators
+    gate = threading.Event()  # every answer is held after its first token until the test says
+    for emu in emulators:
+        emu.configure(hold_after_first=gate)
     dialog = make_dialog()
     assert dialog.runs_spin.value() == 3  # the default
     assert dialog.document_combo.currentText() == "doc.md (22 words)"
-    started = time.perf_counter()
     dialog.runs_spin.setValue(2)
     with qtbot.waitSignal(dialog.comparisonEnded, timeout=15_000) as ended:
         dialog.run_button.click()
-        assert time.perf_counter() - started < 0.2  # the GUI thread did not wait
+        # the click returned while no answer can end (the gate is closed): the GUI thread
+        # did not wait for the comparison
+        assert not ended.signal_triggered and not gate.is_set()
         assert dialog.running and not dialog.run_button.isEnabled()
         assert dialog.stop_button.isEnabled()
+        gate.set()
     assert ended.args == ["done"]
     assert not dialog.running and dialog.run_button.isEnabled()
     assert sorted(zip(shown(dialog, 0), shown(dialog, 1), strict=True)) == [
@@ -158,9 +163,10 @@ def test_stop_cancels_at_once_and_keeps_the_dialog(make_dialog, emulators, qtbot
     dialog.run_button.click()
     qtbot.waitUntil(lambda: bool(groq.chat_requests or cerebras.chat_requests), timeout=5_000)
     with qtbot.waitSignal(dialog.comparisonEnded) as ended:
-        started = time.perf_counter()
         dialog.stop_button.click()
-    assert time.perf_counter() - started < 0.1
+        # ended within the click, while both servers still hold their answers for ever: Stop
+        # did not wait for the requests
+        assert ended.signal_triggered
     assert ended.args == ["stopped"]
     assert dialog.isVisible() and dialog.run_button.isEnabled()
     assert dialog.status_label.text() == "Stopped."
@@ -174,13 +180,13 @@ def test_closing_cancels_the_requests_in_flight(make_dialog, emulators, qtbot) -
     dialog = make_dialog()
     dialog.run_button.click()
     qtbot.waitUntil(lambda: bool(groq.chat_requests or cerebras.chat_requests), timeout=5_000)
-    started = time.perf_counter()
-    dialog.close()
-    assert time.perf_counter() - started < 0.6
+    dialog.close()  # returns although both servers hold their answers for ever
     assert not dialog.isVisible()
-    assert groq.wait_for(lambda: groq.disconnects + cerebras.disconnects >= 1)
+    assert groq.wait_for(lambda: groq.disconnects + cerebras.disconnects >= 1)  # cancelled
     sent = groq.request_count + cerebras.request_count
-    assert not dialog.runner._thread.running  # the loop thread ended: nothing more goes out
+    thread = dialog.runner._thread
+    assert thread is not None and thread.join(30)  # (a hang guard: it has ended or is ending)
+    assert not thread.running  # the loop thread ended: nothing more goes out
     assert groq.request_count + cerebras.request_count == sent
 
 

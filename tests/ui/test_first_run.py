@@ -5,7 +5,6 @@ button that opens the Settings dialog."""
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 
 import keyring
@@ -72,10 +71,10 @@ def test_detects_a_local_server_and_uses_it(make_panel, qtbot) -> None:
     with Emulator(models={"openai": ["qwen3:8b", "llama3.2:latest"]}) as emu:
         base = f"{emu.url}/compat"
         save_settings(Settings(target_language="de"))
-        panel = make_panel(base)
-        started = time.perf_counter()
-        panel.show()  # detection starts; showing returns at once
-        assert time.perf_counter() - started < 0.3
+        panel = make_panel(base, timeout=30.0)  # (a loaded machine must not miss the server)
+        panel.show()  # detection starts; showing returns at once:
+        # the outcome can only arrive through the event loop, which has not run yet, so a
+        # show() that waited for it would have ended the detection
         assert panel.detecting
         assert panel.local_status.text().startswith("Looking for Ollama on")
         qtbot.waitUntil(lambda: not panel.detecting, timeout=3000)
@@ -98,7 +97,7 @@ def test_detects_a_local_server_and_uses_it(make_panel, qtbot) -> None:
 
 
 def test_nothing_found_offers_to_look_again(make_panel, qtbot) -> None:
-    panel = make_panel(f"http://127.0.0.1:{free_port()}")
+    panel = make_panel(f"http://127.0.0.1:{free_port()}", timeout=30.0)  # (refused at once)
     panel.show()
     qtbot.waitUntil(lambda: not panel.detecting, timeout=3000)
     assert panel.models is None
@@ -117,7 +116,7 @@ def test_nothing_found_offers_to_look_again(make_panel, qtbot) -> None:
 
 def test_server_without_models_says_pull_one(make_panel, qtbot) -> None:
     with TinyServer({"/api/tags": (200, {"models": []})}) as ollama:
-        panel = make_panel(ollama.url)
+        panel = make_panel(ollama.url, timeout=30.0)  # (a loaded machine must not miss it)
         panel.show()
         qtbot.waitUntil(lambda: not panel.detecting, timeout=3000)
     assert panel.models == []
@@ -131,10 +130,11 @@ def test_silent_server_does_not_block(make_panel, qtbot) -> None:
         silent.bind(("127.0.0.1", 0))
         silent.listen(4)
         panel = make_panel(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=0.2)
-        started = time.perf_counter()
         panel.show()
-        assert time.perf_counter() - started < 0.15
-        qtbot.waitUntil(lambda: not panel.detecting, timeout=3000)
+        # show() returned with the detection still running (its end comes through the event
+        # loop, not yet run): it did not wait for a server that never answers
+        assert panel.detecting
+        qtbot.waitUntil(lambda: not panel.detecting, timeout=10_000)  # the timeout holds
     assert panel.models is None
 
 

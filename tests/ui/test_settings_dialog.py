@@ -5,9 +5,7 @@ notice, and saving every field through settings.save_settings."""
 from __future__ import annotations
 
 import gc
-import itertools
 import threading
-import time
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,15 +136,17 @@ def test_test_connection_lists_models_in_the_background(
     make_dialog, memory, emulator, monkeypatch, qtbot
 ) -> None:
     monkeypatch.setenv("GROQ_BASE_URL", emulator.groq_base_url)
-    emulator.configure(require_key=GROQ_KEY)
+    gate = threading.Event()  # the server answers only once the test opens it
+    emulator.configure(require_key=GROQ_KEY, hold_before_answer=gate)
     dialog = make_dialog()
     box = dialog.boxes["groq"]
     box.key_edit.setText(GROQ_KEY)  # typed, not saved: the test uses it
-    started = time.perf_counter()
     qtbot.mouseClick(box.test_button, Qt.MouseButton.LeftButton)
-    assert time.perf_counter() - started < 0.5  # the click returned at once
+    # the click returned while the server could not answer: it did not wait for the answer
+    assert not gate.is_set()
     assert not box.test_button.isEnabled() and box.test_button.text() == "Testing…"
     assert box.result_label.text() == "Connecting…"
+    gate.set()
     qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
     result = box.result_label.text()
     assert result.startswith("Connected in ") and " ms · 4 models: " in result
@@ -191,17 +191,16 @@ def test_a_hanging_server_never_freezes_the_dialog(
     box.key_edit.setText(GROQ_KEY)
     box.test_button.click()
     assert emulator.wait_for(lambda: emulator.request_count >= 1)
-    ticks: list[float] = []
+    ticks: list[None] = []
     timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.timeout.connect(lambda: ticks.append(None))
     timer.start(10)
-    qtbot.waitUntil(lambda: len(ticks) >= 10, timeout=2000)  # the event loop keeps running
+    # the event loop keeps running while the request hangs for ever (how smooth it runs is a
+    # figure: benchmarks/bench_ui.py and stall_trace.py print the GUI thread's stalls)
+    qtbot.waitUntil(lambda: len(ticks) >= 10, timeout=10_000)
     timer.stop()
-    assert max(b - a for a, b in itertools.pairwise(ticks)) < 0.2
-    assert box.test_button.text() == "Testing…"
-    started = time.perf_counter()
-    dialog.reject()  # closing cancels the request at once
-    assert time.perf_counter() - started < 1.5
+    assert box.test_button.text() == "Testing…"  # still waiting: the server never answers
+    dialog.reject()  # closing cancels the request: it returns although the server hangs on
     assert not dialog.runner._thread.running
     assert emulator.wait_for(lambda: emulator.disconnects >= 1)
 
@@ -430,9 +429,11 @@ def test_runner_never_calls_back_inside_submit(qtbot) -> None:
         done.set()
         return 1
 
-    runner.submit(instant, lambda r, e: got.append(r))
-    assert done.wait(2)
-    time.sleep(0.05)  # the loop thread has finished; the GUI thread has not run its events
+    token = runner.submit(instant, lambda r, e: got.append(r))
+    assert done.wait(30)  # (a hang guard)
+    # the loop thread has reported the outcome (its coroutine has ended); the GUI thread has
+    # not run its events yet, so nothing was called back
+    runner._futures[token].result(timeout=30)
     assert got == []
     qtbot.waitUntil(lambda: got == [1], timeout=2000)
     assert not runner.busy

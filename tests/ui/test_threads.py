@@ -5,7 +5,6 @@ from __future__ import annotations
 import selectors
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -25,41 +24,79 @@ def loop() -> Iterator[object]:
     loop.close()
 
 
-def test_a_loop_thread_waits_for_the_gui_thread_then_goes_on(loop, monkeypatch) -> None:
-    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+class RecordingGate:
+    """threads._gui_free, watched: each wait of a loop thread is recorded as (timeout, whether
+    the GUI thread let go), and ``parked`` is set when one starts. No stopwatch needed."""
+
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
+        self.waits: list[tuple[float | None, bool]] = []
+        self.parked = threading.Event()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def set(self) -> None:
+        self.event.set()
+
+    def clear(self) -> None:
+        self.event.clear()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.parked.set()
+        let_go = self.event.wait(timeout)
+        self.waits.append((timeout, let_go))
+        return let_go
+
+
+@pytest.fixture
+def gate(monkeypatch) -> RecordingGate:
+    recording = RecordingGate(threads._gui_free)
+    monkeypatch.setattr(threads, "_gui_free", recording)
+    return recording
+
+
+def test_a_loop_thread_waits_for_the_gui_thread_then_goes_on(loop, gate, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 3600.0)  # only the hold's end can let it go
     ran = threading.Event()
     with gui_first():
         loop.call_soon_threadsafe(ran.set)
-        assert not ran.wait(0.1)  # held back while the GUI thread works
-    assert ran.wait(2.0)  # and let go as soon as it is done, long before MAX_YIELD_S
+        assert gate.parked.wait(60)  # (a hang guard) the loop thread woke and waits for us
+        assert not ran.is_set()  # held back while the GUI thread works
+    assert ran.wait(60)  # (a hang guard) let go as soon as it is done, not after MAX_YIELD_S
+    assert gate.waits[0] == (3600.0, True)
 
 
-def test_a_loop_thread_never_waits_longer_than_max_yield(loop, monkeypatch) -> None:
+def test_a_loop_thread_never_waits_longer_than_max_yield(loop, gate, monkeypatch) -> None:
     monkeypatch.setattr(threads, "MAX_YIELD_S", 0.05)
     ran = threading.Event()
     with gui_first():
-        started = time.monotonic()
         loop.call_soon_threadsafe(ran.set)
-        assert ran.wait(5.0)  # the GUI thread still holds it: no starving
-        assert time.monotonic() - started >= 0.045  # but it did wait
+        assert ran.wait(60)  # (a hang guard) the GUI thread still holds it: no starving
+        waits = list(gate.waits)
+    # but it did wait: a full MAX_YIELD_S, which ended with the GUI thread still holding on
+    assert waits and waits[0] == (0.05, False)
 
 
-def test_nested_holds_end_with_the_outer_one(loop, monkeypatch) -> None:
-    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+def test_nested_holds_end_with_the_outer_one(loop, gate, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 3600.0)  # only the hold's end can let it go
     ran = threading.Event()
     with gui_first():
         with gui_first():
             pass
         loop.call_soon_threadsafe(ran.set)
-        assert not ran.wait(0.1)
-    assert ran.wait(2.0)
+        assert gate.parked.wait(60)  # (a hang guard) the loop thread waits for us
+        assert not ran.is_set()  # the inner hold's end did not let it go
+    assert ran.wait(60)  # (a hang guard)
+    assert gate.waits[0] == (3600.0, True)
 
 
-def test_without_a_hold_the_loop_runs_at_once(loop, monkeypatch) -> None:
-    monkeypatch.setattr(threads, "MAX_YIELD_S", 5.0)
+def test_without_a_hold_the_loop_runs_at_once(loop, gate, monkeypatch) -> None:
+    monkeypatch.setattr(threads, "MAX_YIELD_S", 3600.0)
     ran = threading.Event()
     loop.call_soon_threadsafe(ran.set)
-    assert ran.wait(2.0)
+    assert ran.wait(60)  # (a hang guard)
+    assert gate.waits == []  # it never waited for the GUI thread
 
 
 def test_the_loop_paces_its_waits_for_io(monkeypatch) -> None:

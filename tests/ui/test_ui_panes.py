@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
@@ -11,6 +12,7 @@ from fastdesk.ui.bridge.segments import segment
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.target_editor import TargetEditor
+from tests.fakes import FakeClock
 from tests.ui.uifakes import translated
 
 
@@ -206,7 +208,15 @@ def test_preview_keeps_block_boundaries_and_shows_expansions_inside_their_block(
     assert preview.lengths == [] and preview.toPlainText() == ""
 
 
-def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(qtbot) -> None:
+def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(
+    qtbot, monkeypatch
+) -> None:
+    # The scheduler's pause is read on a clock the test moves (its module's perf_counter): the
+    # stream's pace and the pause are the test's, not the machine's.
+    from fastdesk.ui.panes import incremental
+
+    clock = FakeClock()
+    monkeypatch.setattr(incremental, "time", SimpleNamespace(perf_counter=clock.monotonic))
     shown_pane, hidden_pane = TargetPreview(), TargetEditor()
     for pane in (shown_pane, hidden_pane):
         qtbot.addWidget(pane)
@@ -223,22 +233,27 @@ def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(q
         shown_pane.want(segs)
         hidden_pane.want(segs)
         scheduler.kick()
-        qtbot.wait(30)
-        assert shown_pane.settled  # the pane on screen keeps up
+        qtbot.waitUntil(lambda: shown_pane.settled)  # the pane on screen keeps up
+        clock.now += 0.03
     assert edits == [] and not scheduler.idle  # nothing done for the hidden one yet
-    with qtbot.waitSignal(scheduler.settled, timeout=2000):
+    clock.now += 0.5  # the stream paused
+    with qtbot.waitSignal(scheduler.settled, timeout=10_000):  # (a hang guard)
         pass
     assert hidden_pane.toPlainText() == "".join(s.text for s in segs)
     assert len(edits) <= len(segs)  # the final texts, once each (not every growing version)
-    # shown at once when it becomes the pane on screen, without waiting for a pause
+    # shown at once when it becomes the pane on screen, without waiting for a pause (the clock
+    # stands still from here: a pause never comes)
     more = [segment("b0", "Tout neuf\n\n"), *segs[1:]]
     shown_pane.want(more)
     hidden_pane.want(more)
     raw = True
     scheduler.kick()
-    qtbot.waitUntil(lambda: hidden_pane.toPlainText().startswith("Tout neuf"), timeout=400)
+    qtbot.waitUntil(lambda: hidden_pane.toPlainText().startswith("Tout neuf"), timeout=10_000)
     assert "Tout neuf" not in shown_pane.toPlainText()  # hidden now: waits for a pause
-    qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=2000)
+    qtbot.wait(50)  # turns of the event loop: still no pause, still waiting
+    assert "Tout neuf" not in shown_pane.toPlainText()
+    clock.now += 0.5
+    qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=10_000)
 
 
 def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(

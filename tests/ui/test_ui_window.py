@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -213,9 +212,11 @@ def test_closing_while_streaming_cancels_within_a_second(make_window, qtbot, pro
     w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(provider.started.is_set)
     assert w.status.activity.isVisible()
-    started = time.perf_counter()
     assert w.close()
-    assert time.perf_counter() - started < 1.0
+    # the worker's thread had ended when close() returned, while the answer was still held (it
+    # never comes): the request was cancelled, not waited for; close gives the thread a second
+    # at most (EngineWorker.stop), so one still running would mean it was left behind
+    assert provider.hold is not None and not provider.hold.is_set()
     assert not w.document_view.worker.running
 
 

@@ -6,7 +6,6 @@ import asyncio
 import gc
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,24 +23,26 @@ class RecordingSession:
     planning and the SDK's awaits do before the first bytes leave."""
 
     def __init__(self, marks: list[tuple[str, float]]) -> None:
+        """``marks``: what happened on the worker's thread, in order, with a wait where one was
+        asked for (0.0 where none)."""
         self.marks = marks
         self._doc: Any = None
         self.busy = False
 
     @property
     def doc(self) -> Any:
-        self.marks.append(("collect", time.monotonic()))  # the worker gathers a batch for the GUI
+        self.marks.append(("collect", 0.0))  # the worker gathers a batch for the GUI
         return self._doc
 
     def update(self, source: str, revision: int) -> None:
         self._doc = parse(source)
-        self.marks.append(("update", time.monotonic()))
+        self.marks.append(("update", 0.0))
         asyncio.get_running_loop().create_task(self._request())
 
     async def _request(self) -> None:
         for _ in range(3):
             await asyncio.sleep(0)
-        self.marks.append(("request", time.monotonic()))
+        self.marks.append(("request", 0.0))
 
     def set_spec(self, spec: JobSpec) -> None:
         pass
@@ -66,22 +67,31 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
         engine_factory=lambda: Engine(Router({})),  # no provider: the session stands in
         session_factory=lambda _engine, _spec, _emit: RecordingSession(marks),
     )
+    # the waits the worker asks its loop for before a flush, recorded in line with the marks
+    loop, call_later = worker._loop, worker._loop.call_later
+
+    def recorded_call_later(delay: float, callback: Any, *args: Any) -> Any:
+        if getattr(callback, "__name__", "") == "_flush":
+            marks.append(("flush in", delay))
+        return call_later(delay, callback, *args)
+
+    loop.call_later = recorded_call_later  # type: ignore[method-assign]
     batches: list[Any] = []
-    worker.batch.connect(lambda batch: batches.append((batch, time.monotonic())))
+    worker.batch.connect(batches.append)
     worker.start()
     try:
         qtbot.waitUntil(lambda: bool(batches), timeout=5000)  # the engine is up
         qtbot.wait(int(worker.flush_interval * 1000) + 50)  # no flush throttled: a quiet pause
         worker.update("# Title\n\nA paragraph.\n", 1)
-        qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b, _ in batches))
+        qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in batches))
     finally:
         assert worker.stop()
     names = [name for name, _t in marks]
     after = names[names.index("update") :]
     assert after.index("request") < after.index("collect")  # the request went first
-    update_at = dict(marks)["update"]
-    collected_at = next(t for name, t in marks if name == "collect" and t > update_at)
-    assert collected_at - update_at >= REQUEST_FIRST_S
+    # the flush that collects it was put off by REQUEST_FIRST_S at least (the loop's timer)
+    flush_in = next(delay for name, delay in marks[names.index("update") :] if name == "flush in")
+    assert flush_in >= REQUEST_FIRST_S
 
 
 def test_a_memory_not_in_use_is_told_to_the_window_once(qtbot, tmp_path) -> None:
