@@ -10,12 +10,15 @@ import json
 import re
 
 from PySide6.QtGui import QAction, QKeySequence, QTextCursor
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QStatusBar
 
 from fastdesk.config.settings import Settings
+from fastdesk.providers.base import RequestStats
 from fastdesk.review.quality import score_colour
+from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.mqm import mqm_score
 from fastdesk.ui.review.back_translation import BackTranslationDialog
+from fastdesk.ui.window.status import StatusPanel
 from tests.ui.test_review_ui import TEXT, block, raw, target_text, wait_settled
 from tests.ui.test_workbench import key
 from tests.ui.uifakes import fake_answer
@@ -129,3 +132,24 @@ def test_back_translation_on_its_shortcut(make_window, qtbot, provider) -> None:
     key(qtbot, w, "Ctrl+Shift+U")  # again: from the memory
     qtbot.waitUntil(lambda: any(d.isVisible() for d in w.findChildren(BackTranslationDialog)))
     assert asked() == 1
+
+
+def test_the_reviews_cost_is_shown_apart_from_the_translations(qtbot, tmp_path) -> None:
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    status = StatusPanel(bar, ledger=CostLedger(tmp_path / "costs.json"))
+    status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.0123))
+    assert "reviews" not in status.cost.text()  # none yet: the label as it always was
+    review = RequestStats("groq", "r", "ok", 90.0, 200.0, 30, 40, 0.0012, purpose="review")
+    status.request_done(review)
+    status.request_done(review)
+    # the last request shown stays the translation's; the session counts both, the reviews
+    # their own share
+    assert status.cost.text().startswith("last $0.0123 · session $0.0147 · today $0.0147")
+    assert status.cost.text().endswith(" · reviews $0.0024")
+    unpriced = RequestStats("groq", "new", "ok", 90.0, 200.0, 30, 40, None, purpose="review")
+    status.request_done(unpriced)
+    assert status.cost.text().endswith(" · reviews $0.0024 + 1 request of unknown cost")
+    status.set_score(97.5)
+    assert "Reviews this session: 3 request(s), $0.0024 + 1 request" in status.score.toolTip()
+    status.close()
