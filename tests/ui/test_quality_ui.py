@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QDockWidget, QStatusBar
 
 from fastdesk.config.settings import Settings
 from fastdesk.providers.base import RequestStats
-from fastdesk.review.quality import score_colour
+from fastdesk.review.quality import Underline, score_colour
+from fastdesk.review.target_model import qt_len
 from fastdesk.routing.costs import CostLedger
-from fastdesk.translate.mqm import mqm_score
+from fastdesk.translate.mqm import ReviewError, mqm_score
+from fastdesk.ui.panes.underlines import _locate
 from fastdesk.ui.review.back_translation import BackTranslationDialog
 from fastdesk.ui.window.status import StatusPanel
 from tests.ui.test_review_ui import TEXT, block, raw, target_text, wait_settled
@@ -45,10 +48,11 @@ def translator_and_reviewer(request) -> str:  # type: ignore[no-untyped-def]
     return fake_answer(request)
 
 
-def reviewed_window(make_window, qtbot, provider, **kw):  # type: ignore[no-untyped-def]
+def reviewed_window(make_window, qtbot, provider, rendered=False, **kw):  # type: ignore[no-untyped-def]
     provider.answer = translator_and_reviewer
     w = make_window(settings=Settings(debounce_ms=40, review="on"), **kw)
-    raw(w)
+    if not rendered:
+        raw(w)
     w.document_view.source.setPlainText(TEXT)  # Hello world. / The cat.
     qtbot.waitUntil(lambda: "Bonjour" in target_text(w))
     wait_settled(w, qtbot)
@@ -70,6 +74,45 @@ def test_the_reviewers_error_is_underlined_and_explained_on_hover(
     assert underlines.tooltip_at(target_text(w).index("monde")) is None
     marks = w.document_view.target_editor.extraSelections()
     assert any(s.cursor.selectedText() == "Bonjour" for s in marks)
+
+
+def test_the_error_is_underlined_in_the_rendered_view_too(make_window, qtbot, provider) -> None:
+    w = reviewed_window(make_window, qtbot, provider, rendered=True)
+    view = w.document_view
+    assert view.target_pane() is view.preview
+    underlines = view.preview_underlines
+    qtbot.waitUntil(lambda: len(underlines.marks) == 1)
+    ((cursor, _line),) = underlines.marks
+    assert cursor.selectedText() == "Bonjour"
+    assert view.preview.toPlainText().startswith("Bonjour monde.")
+    tip = underlines.tooltip_at(cursor.selectionStart() + 1)
+    assert tip == "accuracy/mistranslation (minor): too formal for a greeting here"
+    assert underlines.tooltip_at(cursor.selectionEnd() + 1) is None  # " monde": no error
+    marks = view.preview.extraSelections()
+    assert any(s.cursor.selectedText() == "Bonjour" for s in marks)
+    view.preview.show_block(1)  # the other pane's cursor tints a block: the marks stay
+    assert any(s.cursor.selectedText() == "Bonjour" for s in view.preview.extraSelections())
+    assert len(view.preview.extraSelections()) == 2
+
+
+def test_a_span_is_found_in_the_rendered_text_without_its_markup() -> None:
+    markdown = "Le **délai** est de 30 jours, puis `30` jours 🙂 de plus."
+    error = ReviewError(0, "", "accuracy/mistranslation", "major", "why")
+
+    def line(span: str, nth: int = 0) -> Underline:
+        at = [i for i in range(len(markdown)) if markdown.startswith(span, i)][nth]
+        e = replace(error, span=span, start=at)
+        return Underline(qt_len(markdown[:at]), qt_len(markdown[:at]) + qt_len(span), e)
+
+    rendered = "Le délai est de 30 jours, puis 30 jours 🙂 de plus."
+    lines = [line("**délai**"), line("30 jours", 0), line("`30` jours"), line("de plus")]
+    absent = replace(lines[0], error=replace(error, span="absent"))
+    found = _locate(markdown, [*lines, absent], rendered)
+    assert found[0] == (3, 5)  # "délai", its markup gone
+    assert found[1] == (16, 8)  # the first "30 jours"
+    assert found[2] == (31, 8)  # the second: the same occurrence as in the Markdown
+    assert found[3] == (rendered.index("de plus") + 1, 7)  # after the emoji: UTF-16 offsets
+    assert found[4] is None  # not in the text: not marked
 
 
 def test_margin_status_bar_and_problems_show_the_scores(make_window, qtbot, provider) -> None:

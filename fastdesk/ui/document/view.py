@@ -179,12 +179,16 @@ class DocumentView(QWidget):
             for pane in (self.target_editor, self.preview)
         ]
         # the reviewer model's errors under their spans: marked once the pane shows the text
-        # they were found in (a moment after the verdict: the pane takes it in slices)
-        self.underlines = ReviewUnderlines(self.target_editor, self.session.model.judged_underlines)
+        # they were found in (a moment after the verdict: the pane takes it in slices), in
+        # both views; again when the rendering settles (stand-ins rendered, blocks re-rendered)
+        judged = self.session.model.judged_underlines
+        self.underlines = ReviewUnderlines(self.target_editor, judged)
+        self.preview_underlines = ReviewUnderlines(self.preview, judged)
         self._underline_soon = QTimer(self)
         self._underline_soon.setSingleShot(True)
         self._underline_soon.setInterval(150)
         self._underline_soon.timeout.connect(self.underlines.refresh)
+        self._underline_soon.timeout.connect(self.preview_underlines.refresh)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -214,6 +218,7 @@ class DocumentView(QWidget):
         self._margin_timer.timeout.connect(self.repaint_margins)
         self.scheduler.rendered.connect(self._repaint_margins_soon)
         self.scheduler.settled.connect(self.repaint_margins)
+        self.scheduler.settled.connect(self._underline_after_render)
         self._review_timer = QTimer(self)  # one bar update per burst of changes: ~8 a second
         self._review_timer.setSingleShot(True)
         self._review_timer.setInterval(120)
@@ -383,6 +388,14 @@ class DocumentView(QWidget):
             self.message.emit("No back-translation: the block changed, or no model answered", 5000)
             return
         show_back_translation(self, doc.by_id(block_id).text, text, back)
+
+    def _underline_after_render(self) -> None:
+        if (
+            self.underlines.marks
+            or self.preview_underlines.marks
+            or self.session.model.marks.judged()
+        ):
+            self._underline_soon.start()
 
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
