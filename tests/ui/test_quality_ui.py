@@ -196,3 +196,47 @@ def test_the_reviews_cost_is_shown_apart_from_the_translations(qtbot, tmp_path) 
     status.set_score(97.5)
     assert "Reviews this session: 3 request(s), $0.0024 + 1 request" in status.score.toolTip()
     status.close()
+
+
+def test_back_translation_of_a_selection_in_either_pane(make_window, qtbot, provider) -> None:
+    w = reviewed_window(make_window, qtbot, provider, memory=True)
+    view = w.document_view
+
+    def asked() -> int:
+        return sum("into English (en)" in r.messages[0]["content"] for r in provider.requests)
+
+    source = view.source
+    cursor = source.textCursor()
+    cursor.setPosition(3)  # from inside "Hello world." into "The cat."
+    cursor.setPosition(len(TEXT) - 3, QTextCursor.MoveMode.KeepAnchor)
+    source.setTextCursor(cursor)
+    source.setFocus()
+    assert view.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
+    key(qtbot, w, "Ctrl+Shift+U")
+    qtbot.waitUntil(lambda: w.findChild(BackTranslationDialog) is not None, timeout=5000)
+    dialog = w.findChild(BackTranslationDialog)
+    assert [(src.strip(), text.strip(), back.strip()) for src, text, back in dialog.rows] == [
+        ("Hello world.", "Bonjour monde.", "Hello world."),
+        ("The cat.", "The chat.", "The cat."),
+    ]
+    # each block's back-translation beside its source, in the same order
+    assert dialog.texts["source"].toPlainText() == "Hello world.\n\nThe cat."
+    assert dialog.texts["back"].toPlainText() == "Hello world.\n\nThe cat."
+    assert dialog.texts["translation"].toPlainText() == "Bonjour monde.\n\nThe chat."
+    assert asked() == 2
+    dialog.close()
+
+    # the same selection in the Markdown view of the translation: known, nothing asked
+    raw(w)
+    editor = view.target_editor
+    cursor = editor.textCursor()
+    cursor.setPosition(0)
+    cursor.setPosition(len(target_text(w)) - 1, QTextCursor.MoveMode.KeepAnchor)
+    editor.setTextCursor(cursor)
+    editor.setFocus()
+    assert view.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
+    key(qtbot, w, "Ctrl+Shift+U")
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in w.findChildren(BackTranslationDialog)))
+    shown = next(d for d in w.findChildren(BackTranslationDialog) if d.isVisible())
+    assert [r[2].strip() for r in shown.rows] == ["Hello world.", "The cat."]
+    assert asked() == 2
