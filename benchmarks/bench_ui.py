@@ -30,6 +30,11 @@ would otherwise take the GIL from the GUI thread. It measures:
 With ``--problems`` the problems dock is on show throughout (it follows the translation only
 while shown), and the GUI thread's time in it is reported: each pass of the list over the
 target model and each update of the dock's rows, with the rows on show at the end.
+
+With ``--review`` the reviewer pass is on (setting ``review = "on"``) and the emulator plays the
+reviewer too (one minor error in each block); after the edits, the run waits for the verdicts
+to stop coming and reports the review phase: from the first verdict to the last, the GUI
+thread's CPU seconds, and (with ``--problems``) the problems list's passes in it.
 """
 
 from __future__ import annotations
@@ -53,9 +58,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from benchmarks.stall_trace import Gap, StallTrace, report, wrap_window_slots
-from fastdesk.translate.events import BlockDone
+from fastdesk.translate.events import BlockDone, BlockReviewed
 from fastdesk.ui.bridge import threads
-from tests.emulator import EmulatorProcess
+from tests.emulator import EmulatorProcess, last_user_content, review_pair
 
 TTFB = 0.05  # the emulator's time to first token, seconds
 RATE = 2000.0  # the emulator's tokens per second (≈ Groq/Cerebras fast models)
@@ -81,6 +86,18 @@ def document(blocks: int) -> str:
             parts.append("```python\nprint('unchanged code')\n```\n\n")
         i += 1
     return "".join(parts[:blocks])
+
+
+def review_answer(messages):  # type: ignore[no-untyped-def]
+    """The emulator's answer with --review (module level: it crosses to the child process):
+    a reviewer's verdict, one minor error on the translation's first word; the echo else."""
+    pair = review_pair(messages)
+    if pair is None:
+        return last_user_content(messages)
+    words = pair[1].split()
+    found = [{"span": w, "category": "fluency", "severity": "minor", "explanation": "remark"}
+             for w in words[:1]]  # fmt: skip
+    return json.dumps({"errors": found})
 
 
 class Timed:
@@ -444,6 +461,7 @@ def run(
     trace: bool = False,
     nice: int | None = None,
     emulator_nice: int = 0,
+    review: bool = False,
 ) -> dict[str, object]:
     _app = QApplication.instance() or QApplication([])  # kept alive for the run
     if nice is not None:  # the background threads' priority below the GUI thread's
@@ -458,6 +476,7 @@ def run(
     # (the client-side limiter would pace a first fill of hundreds of blocks over minutes).
     os.makedirs(os.path.join(home, "config"), exist_ok=True)
     with open(os.path.join(home, "config", "settings.toml"), "w", encoding="utf-8") as f:
+        f.write(f'review = "{"on" if review else "off"}"\n')
         f.writelines(
             f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
             for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
@@ -470,6 +489,7 @@ def run(
         chunk_chars=CHUNK_CHARS,
         rate_limits=None,
         nice=emulator_nice,
+        answer=review_answer if review else None,
     ) as emu:
         os.environ["GROQ_BASE_URL"] = emu.groq_base_url
         os.environ["GROQ_API_KEY"] = "gsk_bench_not_a_real_key_000000000000"
@@ -531,6 +551,19 @@ def run(
                 last_answer[:] = [time.perf_counter(), time.process_time()]
 
         window.document_view.engine_news.connect(answered)
+        # the reviewer model's verdicts: when the first came, the GUI's CPU and passes by then
+        verdicts: dict[str, float] = {}
+
+        def reviewed(batch) -> None:  # type: ignore[no-untyped-def]
+            n = sum(isinstance(e, BlockReviewed) for e in batch.events)
+            if n and not verdicts:
+                verdicts.update(at=time.perf_counter(), gui=cpu_now(None)["gui"] or 0.0)
+                verdicts["passes"] = len(timed["pass"].ms) if "pass" in timed else 0
+            if n:
+                verdicts["n"] = verdicts.get("n", 0) + n
+                verdicts["last"] = time.perf_counter()
+
+        window.document_view.engine_news.connect(reviewed)
 
         def all_shown() -> bool:
             return (
@@ -635,6 +668,21 @@ def run(
             late = tracer.late_stacks()
             collections = tracer.collections()
             syscalls = tracer.syscalls.most_common()
+        reviews: dict[str, object] = {}
+        if review:  # until no verdict came for 3 s
+            wait_until(lambda: bool(verdicts), 120)
+            wait_until(lambda: time.perf_counter() - verdicts.get("last", 0.0) > 3.0, 600)
+            window.document_view.engine_news.disconnect(reviewed)
+            if verdicts:
+                passes = timed["pass"].ms[int(verdicts["passes"]) :] if "pass" in timed else []
+                reviews = {
+                    "verdicts": int(verdicts["n"]),
+                    "seconds": round(verdicts["last"] - verdicts["at"], 2),
+                    "gui_cpu_s": round((cpu_now(None)["gui"] or 0.0) - verdicts["gui"], 2),
+                    "passes": len(passes),
+                    "pass_ms_total": round(sum(passes), 1),
+                    "pass_ms_worst": round(max(passes, default=0.0), 2),
+                }
         window.document_view.source.document().setModified(False)
         window.close()
 
@@ -648,6 +696,7 @@ def run(
             **{name: t.summary() for name, t in timed.items()},
             "rows_at_end": len(window.workbench.problems.rows) if problems else None,
         },
+        "reviews": reviews,
         "trace": report(traced) if trace else None,
         "late_stacks": late.most_common(12) if trace else None,
         "collections": collections if trace else None,
@@ -674,6 +723,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--problems", action="store_true", help="the problems dock on show, its work timed"
+    )
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="the reviewer pass on (the emulator reviews too), the review phase timed",
     )
     parser.add_argument(
         "--trace", action="store_true", help="say what the GUI thread ran in each beat over 16 ms"
@@ -703,6 +757,7 @@ def main() -> int:
         args.trace,
         args.nice,
         args.emulator_nice,
+        args.review,
     )
     if args.json:
         print(json.dumps(result, indent=2))
@@ -771,6 +826,13 @@ def main() -> int:
             f"Problems dock on show ({p['rows_at_end']} rows at the end): {pas['calls']} passes"
             f" over the model, p50 {pas['p50_ms']} ms, worst {pas['worst_ms']} ms;"
             f" {rows['calls']} row updates, p50 {rows['p50_ms']} ms, worst {rows['worst_ms']} ms"
+        )
+    r = result["reviews"]
+    if r:
+        print(
+            f"Reviews: {r['verdicts']} verdicts over {r['seconds']} s; the GUI thread's CPU from"
+            f" the first to 3 s after the last: {r['gui_cpu_s']} s; problems passes meanwhile:"
+            f" {r['passes']}, {r['pass_ms_total']} ms in all, worst {r['pass_ms_worst']} ms"
         )
     load = result["load_average"]
     if load[0]:

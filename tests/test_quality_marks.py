@@ -10,7 +10,7 @@ from fastdesk.review.problems import KIND_LABELS, REVIEW_KINDS, ProblemList
 from fastdesk.review.quality import score_colour, score_label
 from fastdesk.review.session import Change, TargetSession
 from fastdesk.review.target_model import TargetModel, qt_len
-from fastdesk.translate.events import BlockDone, BlockReviewed
+from fastdesk.translate.events import BlockDone, BlockReviewed, BlockStarted
 from fastdesk.translate.mqm import QualityReview, ReviewError, mqm_score
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph 🙂 here.\n"
@@ -112,7 +112,45 @@ def test_a_verdict_is_news_for_its_block_not_for_the_status_line() -> None:
     done = [BlockDone(1, b.id, a, "model") for b, a in zip(doc.blocks, ANSWERS, strict=True)]
     session.take(1, done, doc=doc)
     # while the engine works, the change names the block (the problems list looks at it
-    # alone); once it settled, any block may have changed (Change.blocks None)
+    # alone); as it settles, any block may have changed (Change.blocks None)
     change = session.take(1, [BlockReviewed(1, first, verdict(ANSWERS[1]))], busy=True)
     assert change.blocks == {first} and change.review and change.news == ()
     assert session.model.quality_of(first) is not None and seen[-1] is change
+
+
+def test_verdicts_after_the_engine_settled_name_their_blocks() -> None:
+    """The reviews come after the translations, the engine idle: each batch of verdicts names
+    its blocks, so that the problems list looks at them alone, not at the whole document."""
+    session = TargetSession(Review(None, "fr"))
+    doc = parse(TEXT)
+    first, second = doc.blocks[1].id, doc.blocks[2].id
+    session.take(1, [BlockDone(1, doc.blocks[0].id, ANSWERS[0], "model")], doc=doc, busy=True)
+    problems = ProblemList(session.model)
+    session.subscribe(problems.take)
+    problems.refresh()
+    rest = [
+        BlockDone(1, b.id, a, "model") for b, a in zip(doc.blocks[1:], ANSWERS[1:], strict=True)
+    ]
+    assert session.take(1, rest, busy=False).blocks is None  # settling: in flight forgotten
+    problems.refresh()
+    before = {p.block_id: p for p in problems.rows}
+    minor = verdict(ANSWERS[1], ("paragraphe", "fluency", "minor"))
+    change = session.take(1, [BlockReviewed(1, first, minor)], busy=False)
+    assert change.blocks == {first} and change.review
+    looked: list[str] = []
+    entry = problems._entry
+
+    def watched(block, *rest):  # type: ignore[no-untyped-def]
+        looked.append(block.id)
+        return entry(block, *rest)
+
+    problems._entry = watched  # type: ignore[method-assign]
+    assert problems.refresh()
+    assert looked == [first]  # the verdict's block alone
+    assert [p.kind for p in problems.rows if p.block_id == first] == ["unapproved", "fluency"]
+    assert [p for p in problems.rows if p.block_id == second] == [before[second]]
+    # a batch that finds blocks still in flight (cancelled work) forgets them: any block again
+    session.take(1, [BlockReviewed(1, second, verdict(ANSWERS[2]))], busy=True)
+    session.take(1, [BlockStarted(1, second)], busy=True)
+    assert session.take(1, [], busy=False).blocks is None
+    assert session.take(1, [BlockReviewed(1, second, verdict(ANSWERS[2]))]).blocks == {second}

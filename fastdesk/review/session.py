@@ -173,6 +173,7 @@ class TargetSession:
         self._subscribers: list[Subscriber] = []
         self._retry_said = ""  # the retry text last published
         self._told: tuple[Review, int] | None = None  # the review and generation last published
+        self._settled = False  # the last batch taken found the engine idle, nothing forgotten
 
     # ---- the stream ----------------------------------------------------------------------------
 
@@ -279,8 +280,10 @@ class TargetSession:
         untold = told is None or told[0] is not self.review or told[1] != before
         stale_edits = self.set_doc(doc, revision) if doc is not None else []
         changed = self.apply(events)
-        if not busy:
-            self.model.idle()
+        # the work settled: what was in flight is forgotten, any block may have changed; once
+        # settled, a batch (the reviewer model's verdicts, say) names its blocks again
+        settled = not busy and not self.model.idle() and self._settled
+        self._settled = not busy
         failed_now = [
             e for e in events if isinstance(e, BlockFailed) and e.revision >= self.revision
         ]
@@ -297,10 +300,10 @@ class TargetSession:
             None,
         )
         change = Change(
-            # a new revision of the source, the work settled (what was in flight is forgotten)
+            # a new revision of the source, the work settling (what was in flight is forgotten)
             # or the review changed since the last change told of it: any block may have
             blocks=frozenset(e.block_id for e in events if isinstance(e, _BLOCK_EVENTS))
-            if doc is None and busy and not untold
+            if doc is None and (busy or settled) and not untold
             else None,
             review=changed or self.review.generation != before,
             target=True,

@@ -200,12 +200,16 @@ class TargetModel:
             self._seen = review.generation
         return changed
 
-    def idle(self) -> None:
-        """The session has nothing in flight: partial answers left (cancelled work) go."""
+    def idle(self) -> bool:
+        """The session has nothing in flight: partial answers left (cancelled work) go. True
+        when there were any (blocks in flight or streaming forgotten)."""
+        before = self.review.generation
         self.review.clear_in_flight()
+        forgot = bool(self._streaming) or self.review.generation != before
         if self._streaming:
             self._dirty.update(self._streaming)
             self._streaming.clear()
+        return forgot
 
     def touch(self, block_ids: Iterable[str] = ()) -> None:
         """The review changed outside the engine's events (a reviewer's action)."""

@@ -38,7 +38,12 @@ def test_the_command_opens_a_second_language_translated_live_beside_the_first(
     assert pane is not None and action.isChecked()
     assert view.splitter.indexOf(pane) == 2  # beside the first target
     assert pane.lang == "de" and pane.language.currentData() == "de"
-    qtbot.waitUntil(lambda: "Hallo Welt." in second_text(w), timeout=10_000)
+    # each block arrives in its own answer: wait for both (the second may come a beat later)
+    qtbot.waitUntil(
+        lambda: "Hallo Welt." in second_text(w) and "Tschüss Katze." in second_text(w),
+        timeout=10_000,
+    )
+    assert "Hallo Welt." in second_text(w)
     assert "Tschüss Katze." in second_text(w)
     # a model of its own, on a review of its own; the first pane is untouched
     assert pane.model is not view.review_ctl.model

@@ -328,6 +328,44 @@ def test_a_bad_language_is_not_saved(make_dialog, memory) -> None:
     assert not settings_path().exists()
 
 
+def test_the_reviewer_pass_and_its_model(make_dialog, memory, qtbot) -> None:
+    save_settings(Settings(review="off", review_model="groq/openai/gpt-oss-20b"))
+    dialog = make_dialog(load_settings()[0])
+    assert dialog.review_combo.currentData() == "off"
+    assert dialog.review_model_edit.text() == "groq/openai/gpt-oss-20b"
+    assert [dialog.review_combo.itemData(i) for i in range(dialog.review_combo.count())] == [
+        "auto",
+        "on",
+        "off",
+    ]
+    dialog.review_combo.setCurrentIndex(dialog.review_combo.findData("on"))
+    dialog.review_model_edit.setText(" cerebras/gpt-oss-120b ")
+    with qtbot.waitSignal(dialog.settingsSaved):
+        save(dialog)
+    saved = load_settings()[0]
+    assert saved.review == "on" and saved.review_model == "cerebras/gpt-oss-120b"
+
+
+@pytest.mark.parametrize("typed", ["gpt-oss-120b", "mistral/large", "groq/", "groq/  "])
+def test_a_bad_reviewer_model_is_not_saved(make_dialog, memory, typed: str) -> None:
+    dialog = make_dialog()
+    dialog.review_model_edit.setText(typed)
+    save(dialog)
+    assert dialog.isVisible()
+    assert "reviewer model must be provider/model" in dialog.error_label.text()
+    assert dialog.tabs.currentIndex() == 1
+    assert not settings_path().exists()
+
+
+def test_an_empty_reviewer_model_means_the_fastest(make_dialog, memory, qtbot) -> None:
+    save_settings(Settings(review_model="groq/x"))
+    dialog = make_dialog(load_settings()[0])
+    dialog.review_model_edit.clear()
+    with qtbot.waitSignal(dialog.settingsSaved):
+        save(dialog)
+    assert load_settings()[0].review_model == "" and load_settings()[0].review == "auto"
+
+
 def test_budget_field_takes_only_amounts(make_dialog, memory, qtbot) -> None:
     dialog = make_dialog()
     dialog.tabs.setCurrentIndex(1)

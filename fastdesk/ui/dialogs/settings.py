@@ -81,6 +81,12 @@ PROVIDER_CHOICES = (
     ("openai", "OpenAI-compatible server"),
 )
 MODES = (("translate", "Translate"), ("simplify", "Simplify (plain language)"))
+# the window's reviewer pass (docs/quality.md), as config.settings.REVIEW_CHOICES
+REVIEW_CHOICES = (
+    ("auto", "When the rate budget allows (your own rate limits)"),
+    ("on", "On"),
+    ("off", "Off"),
+)
 _CODE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
 _CODE_IN_PARENS = re.compile(r"\(([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\)\s*$")
 SHOWN_MODELS = 3  # model names spelled out in a test result
@@ -504,6 +510,25 @@ class SettingsDialog(QDialog):
         glossary_row.addWidget(browse)
         form.addRow(_buddy("&Glossary file:", self.glossary_edit), glossary_row)
 
+        self.review_combo = QComboBox()
+        self.review_combo.setObjectName("reviewCombo")
+        for code, label in REVIEW_CHOICES:
+            self.review_combo.addItem(label, code)
+        self.review_combo.setCurrentIndex(max(0, self.review_combo.findData(s.review)))
+        self.review_combo.setToolTip(
+            "A second model reviews each translated block: errors underlined, a score per block"
+            " and for the document. Automatic: only when the rate limits are your own tier's"
+            " (a free tier's requests go to translations)."
+        )
+        form.addRow(_buddy("&Quality review:", self.review_combo), self.review_combo)
+        self.review_model_edit = QLineEdit(s.review_model)
+        self.review_model_edit.setObjectName("reviewModelEdit")
+        self.review_model_edit.setPlaceholderText(
+            "the fastest configured model (another than the translator's)"
+        )
+        self.review_model_edit.setToolTip("provider/model, e.g. cerebras/gpt-oss-120b")
+        form.addRow(_buddy("Revi&ewer model:", self.review_model_edit), self.review_model_edit)
+
         self.memory_label = QLabel(self._memory_text())
         self.memory_label.setObjectName("memoryCount")
         clear = QPushButton("&Clear…")
@@ -595,6 +620,15 @@ class SettingsDialog(QDialog):
             self.tabs.setCurrentIndex(1)
             self.budget_edit.setFocus()
             raise ValueError("the daily budget must be an amount in USD, or empty for no limit")
+        review_model = self.review_model_edit.text().strip()
+        provider, _sep, model = review_model.partition("/")
+        if review_model and (provider not in PROVIDER_NAMES or not model.strip()):
+            self.tabs.setCurrentIndex(1)
+            self.review_model_edit.setFocus()
+            names = ", ".join(PROVIDER_NAMES)
+            raise ValueError(
+                f"the reviewer model must be provider/model ({names}), or empty for the fastest"
+            )
         chosen = dict(base.models)
         for name, box in self.boxes.items():
             model = box.chosen_model()
@@ -621,6 +655,8 @@ class SettingsDialog(QDialog):
             warmup=self.warmup_check.isChecked(),
             daily_budget_usd=budget,
             glossary_path=self.glossary_edit.text().strip(),
+            review=self.review_combo.currentData(),
+            review_model=review_model,
         )
 
     def show_error(self, text: str) -> None:

@@ -55,7 +55,7 @@ from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.panes.underlines import ReviewUnderlines
-from fastdesk.ui.review.back_translation import show_back_translation
+from fastdesk.ui.review.back_translation import BackTranslations
 from fastdesk.ui.review.controller import ReviewController, review_key
 from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
 
@@ -179,12 +179,19 @@ class DocumentView(QWidget):
             for pane in (self.target_editor, self.preview)
         ]
         # the reviewer model's errors under their spans: marked once the pane shows the text
-        # they were found in (a moment after the verdict: the pane takes it in slices)
-        self.underlines = ReviewUnderlines(self.target_editor, self.session.model.judged_underlines)
+        # they were found in (a moment after the verdict: the pane takes it in slices), in
+        # both views; again when the rendering settles (stand-ins rendered, blocks re-rendered)
+        judged = self.session.model.judged_underlines
+        self.underlines = ReviewUnderlines(self.target_editor, judged)
+        self.preview_underlines = ReviewUnderlines(self.preview, judged)
+        self.back_translations = BackTranslations(
+            self, lambda b, t: self.worker.back_translate(b, t)
+        )
         self._underline_soon = QTimer(self)
         self._underline_soon.setSingleShot(True)
         self._underline_soon.setInterval(150)
         self._underline_soon.timeout.connect(self.underlines.refresh)
+        self._underline_soon.timeout.connect(self.preview_underlines.refresh)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -214,6 +221,7 @@ class DocumentView(QWidget):
         self._margin_timer.timeout.connect(self.repaint_margins)
         self.scheduler.rendered.connect(self._repaint_margins_soon)
         self.scheduler.settled.connect(self.repaint_margins)
+        self.scheduler.settled.connect(self._underline_after_render)
         self._review_timer = QTimer(self)  # one bar update per burst of changes: ~8 a second
         self._review_timer.setSingleShot(True)
         self._review_timer.setInterval(120)
@@ -367,22 +375,31 @@ class DocumentView(QWidget):
         self.message.emit("Expanding the section…", 3000)
 
     def back_translate_block(self) -> None:
-        """The translation of the block under the cursor, translated back into the source's
-        language, shown beside its source (for an editor who does not read the target's)."""
-        block_id = self.block_under_cursor()
-        if not block_id or self.session.doc is None:
+        """The translation of the selected blocks (or the block under the cursor), in either
+        pane, translated back into the source's language, shown beside their source (for an
+        editor who does not read the target's; fastdesk.ui.review.back_translation)."""
+        doc = self.session.doc
+        keys = self.blocks_under_selection() if doc is not None else []
+        if doc is None or not keys:
             self.message.emit("Put the cursor in a translated block first", 3000)
             return
-        self.worker.back_translate(block_id, self.session.model.text_of(block_id, final=True))
-        self.message.emit("Translating the block back…", 3000)
+        model = self.session.model
+        blocks = [(k, doc.by_id(k).text, model.text_of(k, final=True)) for k in keys]
+        if self.back_translations.request(self.review.lang, blocks):
+            self.message.emit("Translating back…", 3000)
 
     @Slot(str, str, str)
     def _back_translated(self, block_id: str, text: str, back: str) -> None:
-        doc = self.session.doc
-        if not back or doc is None or doc.index_of(block_id) is None:
+        if self.back_translations.answered(block_id, text, back) is False:
             self.message.emit("No back-translation: the block changed, or no model answered", 5000)
-            return
-        show_back_translation(self, doc.by_id(block_id).text, text, back)
+
+    def _underline_after_render(self) -> None:
+        if (
+            self.underlines.marks
+            or self.preview_underlines.marks
+            or self.session.model.marks.judged()
+        ):
+            self._underline_soon.start()
 
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
@@ -508,6 +525,19 @@ class DocumentView(QWidget):
         if index is None or not 0 <= index < len(self._source_blocks):
             return None
         return self._source_blocks[index].key
+
+    def blocks_under_selection(self) -> list[str]:
+        """The blocks the selection touches in the focused pane (the source, unless a target
+        pane has the focus); the block under the cursor when nothing is selected."""
+        pane = self.focused_target_pane()
+        cursor = (pane or self.source).textCursor()
+        ends = (cursor.selectionStart(), max(cursor.selectionStart(), cursor.selectionEnd() - 1))
+        find = pane.index_at if pane is not None else self.sync.source_block_index
+        first, last = (find(p) for p in ends)
+        blocks = self._source_blocks
+        if first is None or last is None:
+            return []
+        return [b.key for b in blocks[max(0, first) : min(last + 1, len(blocks))]]
 
     def focused_target_pane(self) -> TargetEditor | TargetPreview | None:
         """The target pane that has the window's focus, if one has."""

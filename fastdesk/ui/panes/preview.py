@@ -16,7 +16,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QTextBrowser, QTextEdit, QWidget
 
 from fastdesk.document.html import NO_CONTEXT, Context
 from fastdesk.ui.bridge import segments as render
@@ -110,6 +110,8 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self._firsts: list[int] = []  # the index of each group's first block, in order
         self._stand_ins = bytearray()  # 1 for each block shown as its plain text for now
         self._highlighted: int | None = None
+        self._highlight: list[QTextEdit.ExtraSelection] = []  # the tint of show_block
+        self._marks: list[QTextEdit.ExtraSelection] = []  # the reviewer model's errors
         self._retint = False  # the tinted block's text changed: tint it again after the step
         self._anchor: int | None = None  # the block at the top of the view while a step edits
         self._anchor_offset = 0.0
@@ -645,10 +647,27 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         """Tint the block under the other pane's cursor."""
         if index is None or not 0 <= index < self.block_count:
             self._highlighted = None
-            self.setExtraSelections([])
-            return
-        self._highlighted = index
-        self.setExtraSelections(range_selection(self, self._starts[index], self._stop(index)))
+            self._highlight = []
+        else:
+            self._highlighted = index
+            self._highlight = range_selection(self, self._starts[index], self._stop(index))
+        self.setExtraSelections(self._highlight + self._marks)
+
+    def set_marks(self, marks: list[QTextEdit.ExtraSelection]) -> None:
+        """The reviewer model's errors (fastdesk.ui.panes.underlines), under the tint."""
+        self._marks = marks
+        self.setExtraSelections(self._highlight + self._marks)
+
+    def markdown_of(self, index: int) -> str:
+        """The Markdown block ``index`` shows (its expansion and context apart)."""
+        return self._parts(self.shown[index])[0]
+
+    def rendered_text(self, index: int) -> str:
+        """Block ``index``'s text as rendered, from its start (paragraphs split by U+2029)."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.starts()[index])
+        cursor.setPosition(self._stop(index) - 1, KEEP)
+        return cursor.selectedText()
 
     @property
     def tinted_block(self) -> int | None:

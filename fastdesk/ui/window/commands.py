@@ -168,8 +168,8 @@ COMMANDS: tuple[Command, ...] = (
       "How many blocks are approved, edited, flagged", menus=(("Review", 1),)),
     C("back_translate", "actionBackTranslate", "Bac&k-Translate Block",
       "document_view.back_translate_block", "Ctrl+Shift+U",
-      "The translation of the block under the cursor, translated back into the source's "
-      "language, beside the source", menus=(("Review", 1),)),
+      "The translation of the selected blocks (or the block under the cursor), translated "
+      "back into the source's language, beside the source", menus=(("Review", 1),)),
     # ---- View
     C("toggle_view", "actionToggleView", "Show &Markdown", "toggle_target_view", "Ctrl+R",
       "Switch the translation between rendered and raw Markdown", menus=(("View", 0),)),

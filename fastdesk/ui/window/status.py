@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWid
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import RequestStats
 from fastdesk.review.quality import score_colour
-from fastdesk.routing.costs import CostLedger
+from fastdesk.routing.costs import CostLedger, Totals
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
 
@@ -174,9 +174,7 @@ class StatusPanel(QObject):
         self.score = QLabel("")
         self.score.setObjectName("scoreLabel")
         self.score.hide()
-        self.review_cost = 0.0
-        self.review_requests = 0
-        self.review_unpriced = 0
+        self.reviews = Totals()  # the reviewer model's requests this session (in the ledger too)
         for widget in (
             self.activity,
             self.error_button,
@@ -233,11 +231,8 @@ class StatusPanel(QObject):
             self._refresh_cost()
             return
         if stats.purpose == "review":  # counted apart: the latency shown stays a translation's
-            self.review_requests += 1
-            if stats.cost_usd is None:
-                self.review_unpriced += 1
-            else:
-                self.review_cost += stats.cost_usd
+            known = stats.cost_usd is not None
+            self.reviews += Totals(stats.cost_usd or 0.0, int(known), int(not known))
             self._refresh_cost()
             self.score.setToolTip(self._score_tooltip())
             return
@@ -270,11 +265,11 @@ class StatusPanel(QObject):
         self.score.show()
 
     def _score_tooltip(self) -> str:
-        cost = format_cost(self.review_cost if not self.review_unpriced else None)
+        reviews = self.reviews
         return (
             "The reviewer model's score of this document (MQM: 100 less weighted errors per "
             f"word; the problems list names them). Reviews this session: "
-            f"{self.review_requests} request(s), {cost}"
+            f"{reviews.requests + reviews.unknown} request(s), {reviews.text()}"
         )
 
     def waiting(self, event: Waiting) -> None:
@@ -351,11 +346,14 @@ class StatusPanel(QObject):
             f"session {self.ledger.session.text()}",
             f"today {self.ledger.today().text()}",
         ]
+        if not self.reviews.empty:  # the reviewer model's share of the session, apart
+            parts.append(f"reviews {self.reviews.text()}")
         self.cost.setText(" · ".join(parts))
         self.cost.set_detail(
-            "Cost of the last request, of this window's session, and of today (every fastdesk "
-            "process; warm-ups included). Requests to models without a known price are counted "
-            "apart, never as $0."
+            "Cost of the last translation request, of this window's session, and of today (every"
+            " fastdesk process; warm-ups and reviews included); then what the reviewer model's"
+            " requests cost this session. Requests to models without a known price are counted"
+            " apart, never as $0."
         )
 
     def close(self) -> None:
