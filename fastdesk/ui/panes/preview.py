@@ -380,9 +380,16 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
             cursor.setBlockCharFormat(formats[1])
             removed = length
         else:
+            # Qt keeps a paragraph's block char format on the character before it: the next
+            # block's is on this block's closing break, which goes, and the break before this
+            # block, which stays, holds this block's (a stand-in's grey: its list bullets and
+            # empty lines would stay grey). The next block's own goes back.
+            kept = cursor.document().findBlock(start + length).charFormat()
             cursor.setPosition(start)
             cursor.setPosition(start + length, KEEP)
             cursor.removeSelectedText()
+            if cursor.blockCharFormat() != kept:
+                cursor.setBlockCharFormat(kept)
             removed = length
         del self._starts[index]  # (the next block's start, or the end, takes its place)
         del self._stand_ins[index]
