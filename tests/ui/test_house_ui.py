@@ -15,14 +15,19 @@ from tests.ui.uifakes import WordProvider
 TEXT = "# Hello\n\nHello world.\n\nThe cat sleeps.\n"
 
 
-def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def docs_page(tmp_path: Path, glossary: str, text: str = TEXT) -> Path:
+    """docs/page.md with ``text``, beside a glossary file of ``glossary``."""
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / ".fastdesk-glossary.toml").write_text(
-        '# ours\n[translate.fr]\n"world" = "monde"\n', encoding="utf-8"
-    )
+    (folder / ".fastdesk-glossary.toml").write_text(glossary, encoding="utf-8")
     doc = folder / "page.md"
-    doc.write_text(TEXT, encoding="utf-8")
+    doc.write_text(text, encoding="utf-8")
+    return doc
+
+
+def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    doc = docs_page(tmp_path, '# ours\n[translate.fr]\n"world" = "monde"\n')
+    folder = doc.parent
     w = make_window()
     assert w.open_file(doc)
     qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
@@ -254,13 +259,8 @@ def test_a_glossary_problem_is_fixed_in_one_click_and_undone_in_one_step(
     from fastdesk.ui.workbench.problems import FIX, GLOSSARY_FIX_TEXT
     from tests.ui.test_problems_ui import click, shown
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / ".fastdesk-glossary.toml").write_text(
-        '[translate.fr]\n"cat" = "félin"\n', encoding="utf-8"
-    )
-    doc = folder / "page.md"
-    doc.write_text("The cat sleeps.\n\nA cat eats.\n\nHello world.\n", encoding="utf-8")
+    text = "The cat sleeps.\n\nA cat eats.\n\nHello world.\n"
+    doc = docs_page(tmp_path, '[translate.fr]\n"cat" = "félin"\n', text)
     w = make_window()
     assert w.open_file(doc)
     wait_settled(w, qtbot)
@@ -289,13 +289,7 @@ def test_the_house_is_read_off_the_window_thread_and_the_first_request_has_it(
 
     from fastdesk.project.house import house_for
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / ".fastdesk-glossary.toml").write_text(
-        '[translate.fr]\n"world" = "monde"\n', encoding="utf-8"
-    )
-    doc = folder / "page.md"
-    doc.write_text(TEXT, encoding="utf-8")
+    doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
     w = make_window()
     gate, entered = threading.Event(), threading.Event()
     readers: list[int] = []
