@@ -247,3 +247,17 @@ def test_a_document_translated_live_keeps_its_dialects_syntax_lines() -> None:
         await session.aclose()
 
     asyncio.run(scenario())
+
+
+def test_an_admonitions_paragraphs_after_a_lazy_first_one_are_its_body() -> None:
+    from fastdesk.document.blocks import parse
+    from fastdesk.document.dialects import apply_dialect, container
+
+    source = '!!! note "Title"\n    First.\n\n    Second.\n\nAfter.\n\n    real code\n'
+    doc = apply_dialect(parse(source), "mkdocs")
+    second = next(b for b in doc.blocks if "Second." in b.text)
+    code = next(b for b in doc.blocks if "real code" in b.text)
+    assert second.translatable and not code.translatable
+    assert container(doc, second, "mkdocs") is not None
+    assert container(doc, code, "mkdocs") is None
+    assert apply_dialect(parse(source), "commonmark") == parse(source)

@@ -26,10 +26,10 @@ from fastdesk.config.logs import setup_logging
 from fastdesk.config.paths import home_problem
 from fastdesk.config.redact import redact
 from fastdesk.document.blocks import Document, parse
-from fastdesk.project.dialect import apply_dialect
-from fastdesk.project.run import translate_document
+from fastdesk.document.dialects import apply_dialect
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
+from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
     BlockDone,

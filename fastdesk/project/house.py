@@ -62,7 +62,8 @@ class House:
                 folder = place if place.is_dir() else place.absolute().parent
                 return corrections(review_files(folder, recursive=False), lang)
 
-            self._examples[lang] = ExampleBank(load)
+            # the window's thread and the engine's may both ask: one bank, whichever is first
+            self._examples.setdefault(lang, ExampleBank(load))
         return self._examples[lang]
 
     def apply(self, spec: JobSpec) -> JobSpec:

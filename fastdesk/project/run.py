@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.document.blocks import Block, Document, join, parse
-from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
+from fastdesk.document.blocks import Block
 from fastdesk.project.sync import Pair
+from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "translate_document", "translate_pairs"]
+__all__ = ["PairOutcome", "translate_pairs"]
 
 
 @dataclass
@@ -89,76 +89,3 @@ def _flag_repeats(
         event = answered[bid]
         pair.review.apply_event(dataclasses.replace(event, flags=(*event.flags, flag)))
         outcome.flags.append({"line": index[bid].line, "check": flag.check, "detail": flag.detail})
-
-
-async def translate_document(
-    engine: Engine,
-    doc: Document,
-    spec: JobSpec,
-    dialect: str,
-    emit: Callable[[EngineEvent], None],
-    *,
-    block_ids: Collection[str] | None = None,
-) -> dict[str, str]:
-    """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
-    or a file of a project translated on its own): admonitions and tabs as their pieces, the
-    dialect's syntax in each answer checked. Returns block id → text, like Engine.run."""
-    index = {b.id: b for b in doc.blocks}
-    wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
-    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
-    plain = [bid for bid in wanted if bid not in boxes]
-    results: dict[str, str] = {}
-
-    def on_event(event: EngineEvent) -> None:
-        if isinstance(event, BlockDone) and event.origin != "copy":
-            extra = check_dialect(index[event.block_id].text, event.text, dialect)
-            if extra:
-                event = dataclasses.replace(event, flags=(*event.flags, *extra))
-        if isinstance(event, BlockDone):
-            results[event.block_id] = event.text
-        emit(event)
-
-    if plain:
-        await engine.run(doc, spec, emit=on_event, block_ids=plain)
-    for bid, box in boxes.items():
-        on_event(await _container(engine, spec, bid, box, on_event))
-    return results
-
-
-async def _container(
-    engine: Engine,
-    spec: JobSpec,
-    block_id: str,
-    box: Container,
-    on_request: Callable[[EngineEvent], None],
-) -> BlockDone | BlockFailed:
-    """An admonition or tab: its title and its body (dedented) translated as documents of
-    their own, block by block and memory first; the syntax around them kept as it is."""
-    flags: list[Flag] = []
-    origins: set[str] = set()
-    failed: list[str] = []
-
-    def on_event(event: EngineEvent) -> None:
-        if isinstance(event, BlockDone):
-            origins.add(event.origin)
-            flags.extend(event.flags)
-        elif isinstance(event, BlockFailed):
-            failed.append(event.error)
-        elif isinstance(event, RequestDone):
-            on_request(event)
-
-    parts = []
-    for piece in box:
-        if piece.kind == "keep":
-            parts.append(piece.text)
-            continue
-        doc = parse(dedent(piece.text, piece.prefix))
-        results = await engine.run(doc, spec, emit=on_event)
-        if failed or len(results) != len(doc.blocks):
-            return BlockFailed(0, block_id, failed[0] if failed else "no answer")
-        text = join(results[b.id] for b in doc.blocks)
-        if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
-            text = piece.text  # a title must stay one quoted line: keep the source's
-        parts.append(indent(text, piece.prefix))
-    origin = "model" if "model" in origins else "memory"
-    return BlockDone(0, block_id, "".join(parts), origin, tuple(flags))

@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
+from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
-from fastdesk.project.dialect import apply_dialect
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord

@@ -7,7 +7,9 @@ cancelled. Speculative sentences: the window sends a block as soon as a sentence
 after the sentence, a new paragraph started below it) its request goes on, since the memory keys
 answers by that text: the new block waits for it and takes the answer from the memory. (Without
 a memory in use such a request is cancelled like any stale one.) An answer is only ever shown for
-its own block id, so never for a text that has changed since.
+its own block id, so never for a text that has changed since. In a site generator's project the
+document is read in its dialect and admonitions and tabs go as their pieces
+(fastdesk.translate.dialect), as on the command line: the window writes what it writes.
 
 Work is ordered (fastdesk.translate.slots): the blocks just edited first (and kept requests for
 them), then those on screen (``set_visible``), then the rest in document order. Consumers keep
@@ -22,8 +24,9 @@ import contextlib
 from collections.abc import Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, parse, reparse
-from fastdesk.document.dialects import keep_syntax
+from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
+from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 
@@ -60,7 +63,7 @@ class LiveSession:
         first = self.doc is None
         before = self._ids
         doc = parse(source) if self.doc is None else reparse(self.doc, source)
-        self.doc = keep_syntax(doc, self.spec.dialect)
+        self.doc = apply_dialect(doc, self.spec.dialect)
         present = self._ids = frozenset(b.id for b in self.doc.blocks)
         edited = frozenset() if first else present - before
         # A few new blocks are an edit and go first; a whole new text (another file opened in
@@ -117,7 +120,7 @@ class LiveSession:
         self.done.clear()
         if self.doc is not None:
             if dialect_changed:  # which blocks are only syntax: asked afresh
-                self.doc = keep_syntax(parse(self.doc.source), spec.dialect)
+                self.doc = apply_dialect(parse(self.doc.source), spec.dialect)
                 self._ids = frozenset(b.id for b in self.doc.blocks)
             self._start(force=())
 
@@ -206,9 +209,11 @@ class LiveSession:
             return
         doc, revision, spec = self.doc, self.revision, self.spec
         task = asyncio.get_running_loop().create_task(
-            self.engine.run(
+            translate_document(
+                self.engine,
                 doc,
                 spec,
+                spec.dialect,
                 revision=revision,
                 emit=self._on_event,
                 block_ids=wanted,

@@ -15,14 +15,19 @@ from tests.ui.uifakes import WordProvider
 TEXT = "# Hello\n\nHello world.\n\nThe cat sleeps.\n"
 
 
-def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def docs_page(tmp_path: Path, glossary: str, text: str = TEXT) -> Path:
+    """docs/page.md with ``text``, beside a glossary file of ``glossary``."""
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / ".fastdesk-glossary.toml").write_text(
-        '# ours\n[translate.fr]\n"world" = "monde"\n', encoding="utf-8"
-    )
+    (folder / ".fastdesk-glossary.toml").write_text(glossary, encoding="utf-8")
     doc = folder / "page.md"
-    doc.write_text(TEXT, encoding="utf-8")
+    doc.write_text(text, encoding="utf-8")
+    return doc
+
+
+def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    doc = docs_page(tmp_path, '# ours\n[translate.fr]\n"world" = "monde"\n')
+    folder = doc.parent
     w = make_window()
     assert w.open_file(doc)
     qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
@@ -62,6 +67,7 @@ def test_the_glossary_dock_lists_adds_and_deletes_into_the_file(
     assert path.read_text(encoding="utf-8").startswith("# ours\n")
     qtbot.waitUntil(lambda: len(provider.requests) > before, timeout=5000)
     qtbot.waitUntil(lambda: '"cat" as "félin"' in last_system(provider), timeout=5000)
+    qtbot.waitUntil(lambda: not w.house.loading, timeout=5000)  # the window takes it after
     assert table.rowCount() == 2
     # delete the selected entry
     table.selectRow([table.item(r, 0).text() for r in range(2)].index("cat"))
@@ -183,6 +189,7 @@ def test_the_glossary_panel_imports_tbx_or_csv_and_exports_csv(
     assert w.house.import_path(incoming) == 1  # "world" was there already
     path = folder / ".fastdesk-glossary.toml"
     assert load_glossary([path]).terms_for("fr") == {"world": "monde", "branch": "branche"}
+    qtbot.waitUntil(lambda: not w.house.loading, timeout=5000)  # read in the engine's thread
     assert w.house.glossary_dock.table.rowCount() == 2
     out = tmp_path / "out.csv"
     w.house.export_path(out)
@@ -252,13 +259,8 @@ def test_a_glossary_problem_is_fixed_in_one_click_and_undone_in_one_step(
     from fastdesk.ui.workbench.problems import FIX, GLOSSARY_FIX_TEXT
     from tests.ui.test_problems_ui import click, shown
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / ".fastdesk-glossary.toml").write_text(
-        '[translate.fr]\n"cat" = "félin"\n', encoding="utf-8"
-    )
-    doc = folder / "page.md"
-    doc.write_text("The cat sleeps.\n\nA cat eats.\n\nHello world.\n", encoding="utf-8")
+    text = "The cat sleeps.\n\nA cat eats.\n\nHello world.\n"
+    doc = docs_page(tmp_path, '[translate.fr]\n"cat" = "félin"\n', text)
     w = make_window()
     assert w.open_file(doc)
     wait_settled(w, qtbot)
@@ -276,3 +278,45 @@ def test_a_glossary_problem_is_fixed_in_one_click_and_undone_in_one_step(
     qtbot.waitUntil(lambda: all(p.block_id != first for p in dock.rows if p.kind == "flagged"))
     view.review_ctl.undo_stack.undo()  # one step takes it back
     qtbot.waitUntil(lambda: view.review.shown_text(first) == "The chat sleeps.\n\n", timeout=5000)
+
+
+def test_the_house_is_read_off_the_window_thread_and_the_first_request_has_it(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import threading
+
+    from PySide6.QtCore import QTimer
+
+    from fastdesk.project.house import house_for
+
+    doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
+    w = make_window()
+    gate, entered = threading.Event(), threading.Event()
+    readers: list[int] = []
+    opened: list[bool] = []
+
+    def held(path, settings):  # type: ignore[no-untyped-def]
+        readers.append(threading.get_ident())
+        entered.set()
+        opened.append(gate.wait(timeout=30))  # a bound, not a measure: False fails the test
+        return house_for(path, settings)
+
+    w.house.load = held
+    ticks: list[int] = []
+    timer = QTimer(w)
+    timer.setInterval(1)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+    assert w.open_file(doc)  # returns while the house is being read
+    qtbot.waitUntil(entered.is_set, timeout=5000)
+    ticks.clear()
+    qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=5000)  # the window goes on meanwhile
+    assert w.house.loading and not provider.requests  # nothing sent without its house
+    gate.set()
+    qtbot.waitUntil(lambda: "Bonjour monde." in w.document_view.review_ctl.target_text())
+    qtbot.waitUntil(lambda: not w.house.loading, timeout=5000)
+    timer.stop()
+    assert opened == [True] and readers != [threading.get_ident()]
+    assert w.house.house.glossary is not None
+    assert w.house.glossary_dock.isHidden() or w.house.glossary_dock.table.rowCount() == 1
+    assert all('"world"' in r.messages[0]["content"] for r in provider.requests)

@@ -163,6 +163,9 @@ class EngineWorker(QObject):
         super().__init__(parent)
         self.clock: Clock = clock or SystemClock()
         self._spec = spec
+        # what every spec the window sends is completed with (the document's house: rehouse)
+        self._prepare: Callable[[JobSpec], JobSpec] = lambda job: job
+        self._replan = False  # a new house waits for the update that brings its document
         self._engine_factory = engine_factory or functools.partial(
             default_engine_factory, self.clock
         )
@@ -224,6 +227,17 @@ class EngineWorker(QObject):
     def set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         """Mode, language or provider changed: re-plan everything for the current source."""
         self._call(self._set_spec, spec, source, revision)
+
+    def rehouse(
+        self, read: Callable[[], tuple[Callable[[JobSpec], JobSpec], bool]], source: str
+    ) -> None:
+        """Read what the document's jobs go with (its house: a project's glossary of 100,000
+        terms takes seconds) in the engine's thread, so the window goes on meanwhile; in order
+        with the updates, so one sent after this is translated with it. ``read()`` gives what
+        completes each spec from then on and whether it changes the instructions (then the
+        document is planned again: now if the engine has ``source``, the window's text, else
+        with the update that brings it)."""
+        self._call(self._rehouse, read, source)
 
     def retranslate(self, block_ids: Collection[str]) -> None:
         self._call(self._retranslate, tuple(block_ids))
@@ -339,6 +353,9 @@ class EngineWorker(QObject):
         self._source = source
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
+            if self._replan:  # the house read before this update: planned with it
+                self._replan = False
+                self._guarded(self._session.set_spec, self._spec)
             if self._estimate_due:
                 self._estimate_due = False
                 self._guarded(self._say_estimate, source)
@@ -348,7 +365,8 @@ class EngineWorker(QObject):
         self._schedule_flush(at_least=REQUEST_FIRST_S)
 
     def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
-        self._spec = spec
+        self._spec = spec = self._prepare(spec)
+        self._replan = False
         self._partial.clear()
         self._streaming.clear()
         self._revision = revision
@@ -362,6 +380,25 @@ class EngineWorker(QObject):
         self._force = True
         self._schedule_flush()
 
+    def _rehouse(
+        self, read: Callable[[], tuple[Callable[[JobSpec], JobSpec], bool]], source: str
+    ) -> None:
+        try:
+            self._prepare, changed = read()
+        except Exception as exc:  # the house's own errors are its reader's to say
+            self._failed("The document's glossary and style could not be read", exc)
+            return
+        self._spec = self._prepare(self._spec)
+        session = self._session
+        if not changed or session is None:
+            return
+        if session.doc is not None and session.doc.source == source:
+            self._guarded(session.set_spec, self._spec)
+            self._force = True
+            self._schedule_flush()
+        else:
+            self._replan = True
+
     def _retranslate(self, block_ids: tuple[str, ...]) -> None:
         if self._session is not None:
             self._guarded(self._session.retranslate, block_ids)
@@ -370,6 +407,7 @@ class EngineWorker(QObject):
     def _open_pane(self, key: str, spec: JobSpec) -> None:
         if self._engine is None:
             return
+        spec = self._prepare(spec)
         pane = self._panes.get(key)
         if pane is None:
             try:

@@ -8,6 +8,11 @@ project's glossary file (fastdesk.translate.glossary_edit), so the team gets the
 pull. :class:`HouseKeeper` owns the document's house (fastdesk.project.house): every job the
 window starts goes through :meth:`HouseKeeper.apply`, and a saved change re-plans the document
 (the memory answers the blocks the change does not touch).
+
+The house is read in the engine's thread (EngineWorker.rehouse: a 100,000-term glossary takes
+about 2 s, which froze the window when read here), in order with the document's updates: the
+engine plans a document just opened with its house from the first request, and the window
+takes the house (docks, problems) when it arrives.
 """
 
 from __future__ import annotations
@@ -80,6 +85,7 @@ class HouseKeeper(QObject):
 
     readability_changed = Signal(str, str)
     _measured = Signal(int, str, str)  # (request, line, detail), from the measuring thread
+    _read = Signal(int, object)  # (request, House), from the engine's thread
 
     def __init__(
         self,
@@ -134,6 +140,10 @@ class HouseKeeper(QObject):
         self._measured.connect(self._show_measure)
         view.target_updated.connect(self._readability.start)
         view.busy.connect(self._readability.start)
+        self.load: Callable[[Path | None, Settings], House] = house_for  # tests hold it
+        self._reads = self._taken = 0  # the newest read asked for, and the newest taken
+        self._engine_house = self.house  # engine's thread: what its jobs were made with
+        self._read.connect(self._take_house)
 
     def _shown(self, shown: bool) -> None:
         if shown:
@@ -147,10 +157,21 @@ class HouseKeeper(QObject):
     def apply(self, spec: JobSpec) -> JobSpec:
         """The job with the document's glossary, house style and the editor's corrections, and
         the reading level chosen in the window."""
-        job = self.house.apply(spec) if self.house.place is not None else spec
         self.teach()
-        if self.level is not None and job.mode == "simplify":
-            job = dataclasses.replace(job, style=(job.style or Style()).with_level(self.level))
+        return self.job_with(self.house, spec)
+
+    def job_with(self, house: House, spec: JobSpec) -> JobSpec:
+        """``spec`` with ``house`` (none for an untitled document) and the reading level; also
+        called in the engine's thread (it reads no widget)."""
+        if house.place is not None:
+            job = house.apply(spec)
+        else:
+            job = dataclasses.replace(
+                spec, glossary=None, style=None, examples=None, dialect="commonmark"
+            )
+        level = self.level
+        if level is not None and job.mode == "simplify":
+            job = dataclasses.replace(job, style=(job.style or Style()).with_level(level))
         return job
 
     def set_level(self, label: str) -> None:
@@ -165,16 +186,46 @@ class HouseKeeper(QObject):
 
     # ---- the house ---------------------------------------------------------------------------
 
+    @property
+    def loading(self) -> bool:
+        """Whether a house asked for has not arrived yet."""
+        return self._taken != self._reads
+
     def refresh(self) -> None:
-        """Find the house of the document again (opened, saved as, a house file written); a
-        change re-plans the document."""
-        new = house_for(self.view.path, self._settings())
-        changed = not new.same_as(self.house)
-        self.house = new
-        self._problems.set_glossary(new.glossary)
+        """Find the house of the document again (opened, saved as, a house file written), in
+        the engine's thread; a change re-plans the document (see the module docstring)."""
+        self._reads += 1
+        request, path, settings = self._reads, self.view.path, self._settings()
+        if not self.view.engine_started:  # no engine to plan yet: read here
+            self._engine_house = house = self._load(path, settings)
+            self._take_house(request, house)
+            return
+
+        def read() -> tuple[Callable[[JobSpec], JobSpec], bool]:  # in the engine's thread
+            house = self._load(path, settings)
+            changed = not house.same_as(self._engine_house)
+            self._engine_house = house
+            with contextlib.suppress(RuntimeError):  # the window closed meanwhile
+                self._read.emit(request, house)
+            return lambda spec: self.job_with(house, spec), changed
+
+        self.view.worker.rehouse(read, self.view.text())
+
+    def _load(self, path: Path | None, settings: Settings) -> House:
+        try:
+            return self.load(path, settings)
+        except Exception:  # a bug here must not stop the window: no house, the log says why
+            log.warning("the house of %s not read", path, exc_info=True)
+            return House(path)
+
+    def _take_house(self, request: int, house: House) -> None:
+        """The house read for ``request`` (the engine plans with it already)."""
+        if request != self._reads:
+            return  # a newer read is under way
+        self._taken = request
+        self.house = house
+        self._problems.set_glossary(house.glossary)
         self.teach()
-        if changed and self.view.engine_started:
-            self.view.respec()
         self.fill()
 
     def teach(self) -> None:

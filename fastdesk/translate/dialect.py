@@ -1,0 +1,167 @@
+"""Translating a document of a site generator's dialect: admonitions and tabs as their pieces
+(fastdesk.document.dialects.container), the dialect's syntax inside each answer checked like
+code. One way for the command line (a project's pages, a file of a project) and the window's
+live session alike, so both write the same target for a page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Awaitable, Callable, Collection, Sequence
+
+from fastdesk.document.blocks import Document, join, parse
+from fastdesk.document.dialects import Container, container, dedent, indent
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+
+__all__ = ["check_dialect", "translate_document"]
+
+Emit = Callable[[EngineEvent], None]
+
+
+async def translate_document(
+    engine: Engine,
+    doc: Document,
+    spec: JobSpec,
+    dialect: str,
+    emit: Emit,
+    *,
+    block_ids: Collection[str] | None = None,
+    revision: int = 0,
+    force: Collection[str] = (),
+    rank: Callable[[Sequence[str]], object] | None = None,
+    reviews: set[asyncio.Task[None]] | None = None,
+    foreground: Callable[[Sequence[str]], bool] | None = None,
+) -> dict[str, str]:
+    """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
+    a file of a project translated on its own, the window's document): admonitions and tabs as
+    their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
+    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank)."""
+    index = {b.id: b for b in doc.blocks}
+    wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
+    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
+    plain = [bid for bid in wanted if bid not in boxes]
+    results: dict[str, str] = {}
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone) and event.origin != "copy":
+            extra = check_dialect(index[event.block_id].text, event.text, dialect)
+            if extra:
+                event = dataclasses.replace(event, flags=(*event.flags, *extra))
+        if isinstance(event, BlockDone):
+            results[event.block_id] = event.text
+        emit(event)
+
+    async def box_of(block_id: str, box: Container) -> None:
+        def own(_ids: Sequence[str]) -> Sequence[str]:
+            return (block_id,)  # the pieces wait in the container's place
+
+        on_event(
+            await _container(
+                engine,
+                spec,
+                block_id,
+                box,
+                on_event,
+                revision=revision,
+                force=block_id in force,
+                rank=(lambda ids: rank(own(ids))) if rank is not None else None,
+                reviews=reviews,
+                foreground=(lambda ids: foreground(own(ids))) if foreground is not None else None,
+            )
+        )
+
+    runs: list[Awaitable[object]] = []
+    if plain:
+        run = engine.run(
+            doc,
+            spec,
+            revision=revision,
+            emit=on_event,
+            block_ids=plain,
+            force=force,
+            rank=rank,
+            reviews=reviews,
+            foreground=foreground,
+        )
+        runs.append(run)
+    runs += [box_of(bid, box) for bid, box in boxes.items()]
+    await asyncio.gather(*runs)
+    return results
+
+
+async def _container(
+    engine: Engine,
+    spec: JobSpec,
+    block_id: str,
+    box: Container,
+    on_request: Emit,
+    *,
+    revision: int,
+    force: bool,
+    rank: Callable[[Sequence[str]], object] | None,
+    reviews: set[asyncio.Task[None]] | None,
+    foreground: Callable[[Sequence[str]], bool] | None,
+) -> BlockDone | BlockFailed:
+    """An admonition or tab: its title and its body (dedented) translated as documents of
+    their own, block by block and memory first; the syntax around them kept as it is."""
+    flags: list[Flag] = []
+    origins: set[str] = set()
+    failed: list[str] = []
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            origins.add(event.origin)
+            flags.extend(event.flags)
+        elif isinstance(event, BlockFailed):
+            failed.append(event.error)
+        elif isinstance(event, RequestDone):
+            on_request(event)
+
+    parts = []
+    for piece in box:
+        if piece.kind == "keep":
+            parts.append(piece.text)
+            continue
+        doc = parse(dedent(piece.text, piece.prefix))
+        results = await engine.run(
+            doc,
+            spec,
+            revision=revision,
+            emit=on_event,
+            force=[b.id for b in doc.blocks] if force else (),
+            rank=rank,
+            reviews=reviews,
+            foreground=foreground,
+        )
+        if failed or len(results) != len(doc.blocks):
+            return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
+        text = join(results[b.id] for b in doc.blocks)
+        if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
+            text = piece.text  # a title must stay one quoted line: keep the source's
+        parts.append(indent(text, piece.prefix))
+    origin = "model" if "model" in origins else "memory"
+    return BlockDone(revision, block_id, "".join(parts), origin, tuple(flags))
+
+
+# ---- checked like code ------------------------------------------------------------------------
+
+# Hugo shortcodes and JSX tags inside a block are already checked by translate.checks
+# (placeholders, html); MkDocs' attribute lists and snippets are not.
+_TOKENS = {
+    # attribute lists, snippets, the abbreviation an abbreviation definition defines
+    "mkdocs": re.compile(r"\{:?\s*[#.][^{}\n]*\}|-{2,}8<-{2,}[^\n]*|^\*\[[^\]\n]+\]:", re.M),
+}
+
+
+def check_dialect(source: str, answer: str, dialect: str) -> tuple[Flag, ...]:
+    """The dialect's syntax inside a block (an attribute list after a sentence) must come back
+    byte for byte, like code: a flag for each that did not."""
+    pattern = _TOKENS.get(dialect)
+    if pattern is None:
+        return ()
+    missing = Counter(pattern.findall(source)) - Counter(pattern.findall(answer))
+    return tuple(Flag("dialect", f"{token} changed or missing") for token in missing)
