@@ -64,3 +64,22 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
         window.files._ask_save = lambda: "discard"
         window.close()
         assert not window.document_view.worker.running
+
+
+# A condition waited for with qtbot.waitUntil is met as soon as it holds: its timeout only guards
+# against a hang. On a loaded 2-core machine a condition met in 0.3 s when idle can take several
+# seconds, so every such guard is stretched to at least HANG_GUARD_MS (a passing test waits no
+# longer for it; a failing one fails later).
+HANG_GUARD_MS = 30_000
+
+
+@pytest.fixture(autouse=True)
+def _hang_guards(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytestqt.qtbot import QtBot
+
+    wait_until = QtBot.waitUntil
+
+    def guarded(self: QtBot, callback: Callable[[], bool | None], *, timeout: int = 5000) -> None:
+        wait_until(self, callback, timeout=max(timeout, HANG_GUARD_MS))
+
+    monkeypatch.setattr(QtBot, "waitUntil", guarded)
