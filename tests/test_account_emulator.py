@@ -167,6 +167,18 @@ def test_two_providers_stay_pooled_past_one_free_tier() -> None:
     assert g.refused == 0 and len(g.chat_requests) == 3 and len(c.chat_requests) == 7
 
 
+def client_env(emu: Emulator) -> dict[str, str]:
+    """A child process's environment: Groq's key and the loopback server, no Cerebras."""
+    env = {
+        **os.environ,
+        "GROQ_API_KEY": KEY,
+        "GROQ_BASE_URL": emu.groq_base_url,
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    env.pop("CEREBRAS_API_KEY", None)
+    return env
+
+
 CLIENT = textwrap.dedent(
     """
     import asyncio, json, sys
@@ -202,13 +214,7 @@ def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
     minute (the bundled free-tier guess for the model says so too): together they send 30 and
     wait, instead of 40 and ten 429s."""
     with Emulator(account=Account(requests_per_minute=30)) as emu:
-        env = {
-            **os.environ,
-            "GROQ_API_KEY": KEY,
-            "GROQ_BASE_URL": emu.groq_base_url,
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        }
-        env.pop("CEREBRAS_API_KEY", None)
+        env = client_env(emu)
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", CLIENT, "20"], env=env, stdout=subprocess.PIPE, text=True
@@ -260,13 +266,7 @@ def test_two_processes_released_at_once_never_both_take_the_last_slot(tmp_path: 
     one transaction of the shared file, so together they send exactly 30 and the server
     refuses none (with a check apart from the booking, both took the same free slots)."""
     with Emulator(account=Account(requests_per_minute=30)) as emu:
-        env = {
-            **os.environ,
-            "GROQ_API_KEY": KEY,
-            "GROQ_BASE_URL": emu.groq_base_url,
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        }
-        env.pop("CEREBRAS_API_KEY", None)
+        env = client_env(emu)
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", BURST, "20"],
