@@ -167,6 +167,18 @@ def test_two_providers_stay_pooled_past_one_free_tier() -> None:
     assert g.refused == 0 and len(g.chat_requests) == 3 and len(c.chat_requests) == 7
 
 
+def client_env(emu: Emulator) -> dict[str, str]:
+    """A child process's environment: Groq's key and the loopback server, no Cerebras."""
+    env = {
+        **os.environ,
+        "GROQ_API_KEY": KEY,
+        "GROQ_BASE_URL": emu.groq_base_url,
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    env.pop("CEREBRAS_API_KEY", None)
+    return env
+
+
 CLIENT = textwrap.dedent(
     """
     import asyncio, json, sys
@@ -202,13 +214,7 @@ def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
     minute (the bundled free-tier guess for the model says so too): together they send 30 and
     wait, instead of 40 and ten 429s."""
     with Emulator(account=Account(requests_per_minute=30)) as emu:
-        env = {
-            **os.environ,
-            "GROQ_API_KEY": KEY,
-            "GROQ_BASE_URL": emu.groq_base_url,
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-        }
-        env.pop("CEREBRAS_API_KEY", None)
+        env = client_env(emu)
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", CLIENT, "20"], env=env, stdout=subprocess.PIPE, text=True
@@ -221,3 +227,71 @@ def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
     assert sum(o["sent"] - o["limited"] for o in outs) == 30
     assert refused <= 2  # 0 but for a race between the two checks (never ten)
     assert any(o["paced"] for o in outs), outs  # the one that found the minute full waited
+
+
+BURST = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from fastdesk.routing.router import AttemptDone, Backoff
+    from fastdesk.translate.wiring import build_router
+
+    async def one(router):
+        stream = router.stream([{"role": "user", "content": "Bonjour."}], max_tokens=32)
+        async for ev in stream:
+            if isinstance(ev, AttemptDone):
+                await stream.aclose()
+                return "sent" if ev.stats.status != "error" else "limited"
+            if isinstance(ev, Backoff) and ev.kind == "rate":
+                await stream.aclose()
+                return "paced"
+        return "none"
+
+    async def main(n):
+        router = build_router(provider="groq")
+        router.limiter.wait_s(("groq", router.providers["groq"].default_model), 1)  # warm
+        print("ready", flush=True)
+        sys.stdin.readline()  # the gate: both processes start at once
+        outcomes = await asyncio.gather(*(one(router) for _ in range(n)))
+        await router.aclose()
+        print(json.dumps({k: outcomes.count(k) for k in ("sent", "limited", "paced")}))
+
+    asyncio.run(main(int(sys.argv[1])))
+    """
+)
+
+
+def test_two_processes_released_at_once_never_both_take_the_last_slot(tmp_path: Path) -> None:
+    """Two real processes on one key, held at a gate and released together, each firing 20
+    requests at once against a server that allows 30 a minute: the check and the booking are
+    one transaction of the shared file, so together they send exactly 30 and the server
+    refuses none (with a check apart from the booking, both took the same free slots)."""
+    with Emulator(account=Account(requests_per_minute=30)) as emu:
+        env = client_env(emu)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", BURST, "20"],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
+        try:
+            for p in procs:
+                assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+            for p in procs:
+                assert p.stdin is not None
+                p.stdin.write("go\n")
+                p.stdin.flush()
+            said = [p.communicate(timeout=120)[0] for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        refused = emu.refused
+    outs = [json.loads(text.strip().splitlines()[-1]) for text in said]
+    assert all(p.returncode == 0 for p in procs)
+    assert refused == 0, outs
+    assert sum(o["sent"] for o in outs) == 30 and sum(o["limited"] for o in outs) == 0, outs
+    assert sum(o["paced"] for o in outs) == 10, outs  # the rest wait for the next minute

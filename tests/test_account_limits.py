@@ -4,6 +4,7 @@ from them, what was read is remembered (with its day) and shared by every limite
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 
@@ -164,3 +165,54 @@ def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
     lim.book(GPT, 10)
     lim.observe(GPT, RateLimitInfo(limit_tokens=6000))
     assert lim.limits(GPT).tokens_per_minute == 6000 and lim.wait_s(GPT, 10) == 0.0
+
+
+def test_two_limiters_never_both_take_the_last_slot(tmp_path) -> None:
+    """Both saw one slot left; the first to claim it gets it, the other reads the file again in
+    its claim (not its last look, however recent) and waits."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    for _ in range(29):
+        assert a.claim(GPT, 10) is not None
+    clock_b.now += 1.0
+    assert a.wait_s(GPT, 10) == 0.0 and b.wait_s(GPT, 10) == 0.0  # one slot left, both see it
+    assert a.claim(GPT, 10) is not None
+    assert b.claim(GPT, 10) is None  # same instant: its last look is still fresh, yet it knows
+    assert b.wait_s(GPT, 10) > 0 and a.claim(GPT, 10) is None
+
+
+def test_a_claim_is_one_transaction_across_connections(tmp_path) -> None:
+    """One limiter held inside its claim (its transaction open): the other's claim waits for
+    it to end instead of slipping in between, so of the last slot only one gets it."""
+    entered, release = threading.Event(), threading.Event()
+
+    class HeldWall(Wall):
+        held = False
+
+        def __call__(self) -> float:
+            if threading.current_thread().name == "a" and not self.held:
+                self.held = True
+                entered.set()
+                release.wait(30)
+            return self.now
+
+    wall_a, wall_b = HeldWall(), Wall()
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall_a), clock=Clock(wall_b))
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall_b), clock=Clock(wall_b))
+    for _ in range(29):
+        assert b.claim(GPT, 10) is not None
+    a.limits(GPT)  # its state and its connection exist before the race
+    got: dict[str, object] = {}
+    ta = threading.Thread(target=lambda: got.update(a=a.claim(GPT, 10)), name="a")
+    tb = threading.Thread(target=lambda: got.update(b=b.claim(GPT, 10)), name="b")
+    ta.start()
+    assert entered.wait(30)  # a is inside its claim
+    tb.start()
+    tb.join(0.3)  # b, if it could, would now check and book
+    assert "b" not in got  # it could not: it waits for a's transaction
+    release.set()
+    ta.join(30)
+    tb.join(30)
+    assert [name for name in "ab" if got.get(name) is not None] in (["a"], ["b"])

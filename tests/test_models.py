@@ -18,7 +18,7 @@ from fastdesk.providers.openai_compat import OpenAICompatProvider
 from fastdesk.routing import models
 from fastdesk.routing.models import ModelRow, cached_models, model_row, probe, refresh_models
 from fastdesk.routing.pricing import PriceTable
-from tests.emulator import DEFAULT_MODELS, Emulator
+from tests.emulator import DEFAULT_MODELS, FOUNDING_MODELS, Emulator
 from tests.fakes import FakeClock
 
 KEY = "gsk_MODELSTEST_0123456789_abcdefXYZ"
@@ -43,6 +43,7 @@ async def refresh_and_close(provider):
 
 def test_groq_list_is_fetched_priced_and_cached(emulator: Emulator, isolated_home: Path) -> None:
     clock = FakeClock(1_790_000_000.0)  # the list is dated by the one clock, any date
+    emulator.configure(models=FOUNDING_MODELS)  # a retired model's price stays on record
 
     async def refresh() -> list[ModelRow]:
         provider = GroqProvider(KEY, base_url=emulator.groq_base_url)
@@ -52,7 +53,7 @@ def test_groq_list_is_fetched_priced_and_cached(emulator: Emulator, isolated_hom
             await provider.aclose()
 
     rows = run(refresh())
-    assert [r.id for r in rows] == sorted(DEFAULT_MODELS["groq"])
+    assert [r.id for r in rows] == sorted(FOUNDING_MODELS["groq"])
     assert emulator.requests[-1].path == "/openai/v1/models"
     by_id = {r.id: r for r in rows}
     known = by_id["llama-3.1-8b-instant"]
@@ -61,7 +62,7 @@ def test_groq_list_is_fetched_priced_and_cached(emulator: Emulator, isolated_hom
 
     cache = json.loads((isolated_home / "cache" / "models.json").read_text(encoding="utf-8"))
     entry = cache["providers"]["groq"]
-    assert entry["models"] == sorted(DEFAULT_MODELS["groq"])
+    assert entry["models"] == sorted(FOUNDING_MODELS["groq"])
     assert entry["fetched"] == clock.now
     assert cached_models("groq", prices=PriceTable(), now=clock.now + 60) == rows
     assert models.fetched_at("groq") == entry["fetched"]

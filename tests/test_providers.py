@@ -36,7 +36,7 @@ from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.factory import configured_providers
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
-from tests.emulator import Emulator, RateLimits, count_prompt_tokens, tokenize
+from tests.emulator import FOUNDING_MODELS, Emulator, RateLimits, count_prompt_tokens, tokenize
 
 KINDS = ("groq", "cerebras", "openai")
 SECRET = {
@@ -622,6 +622,7 @@ def test_breaking_out_early_with_aclose_closes_the_response(emu: Emulator, kind:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_list_models(emu: Emulator, kind: str) -> None:
+    emu.configure(models=FOUNDING_MODELS)
     models = run(use(kind, emu, lambda p: p.list_models()))
     ids = [m.id for m in models]
     flavour_ids = {

@@ -16,6 +16,7 @@ from fastdesk.translate.events import (
     RequestDone,
     RequestStats,
     RevisionDone,
+    Waiting,
 )
 from tests.fakes import FakeClock
 
@@ -184,3 +185,57 @@ def test_unsubscribing_stops_the_stream() -> None:
     stop()
     session.publish(Change(review=True))
     assert seen == [Change(review=True)]
+
+
+def test_a_block_waiting_for_a_slot_shows_queued_until_its_request_goes() -> None:
+    """An edit during a free-tier backlog: its request waits for a slot; its block says so,
+    counting down, until the request goes out (then the mark goes and the margin repaints)."""
+    session, _seen, clock = session_of()
+    doc = session.doc
+    assert doc is not None
+    edited, other = doc.blocks[1].id, doc.blocks[2].id
+    wait = Waiting(1, "groq", 12.0, "Groq free tier, 30 requests/min", block_ids=(edited,))
+    change = session.take(1, [wait], busy=True)
+    assert session.backlog.queued(edited) == "queued, about 12 s"
+    assert session.backlog.queued(other) == ""
+    assert change.blocks == {edited} and change.review  # the margin and the bar hear of it
+    clock.now += 5.0
+    assert session.backlog.queued(edited) == "queued, about 7 s"  # it counts down
+    change = session.take(1, [BlockStarted(1, edited)], busy=True)
+    assert session.backlog.queued(edited) == "" and edited in (change.blocks or ())
+    session.take(1, [wait], busy=True)
+    session.take(1, [], busy=False)  # the work stopped: nothing waits any more
+    assert session.backlog.queued(edited) == ""
+
+
+def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
+    """A paced backlog: "N to come" falls as blocks arrive, and the pace they arrive at says
+    how long the rest will take (nothing is said before a rate wait or two arrivals)."""
+    text = "".join(f"Paragraph {n}.\n\n" for n in range(10))
+    session, _seen, clock = session_of(text)
+    doc = session.doc
+    assert doc is not None
+    ids = [b.id for b in doc.blocks]
+
+    def to_come() -> int:
+        summary = session.review.summary()
+        return summary.in_flight + summary.pending
+
+    assert to_come() == 10
+    session.take(1, [BlockDone(1, ids[0], "P0.\n\n", "m")], busy=True)
+    session.take(1, [BlockDone(1, ids[1], "P1.\n\n", "m")], busy=True)
+    assert to_come() == 8 and session.backlog.estimate(to_come()) == ""  # not paced
+    session.take(1, [Waiting(1, "groq", 20.0, "Groq free tier, 30 requests/min")], busy=True)
+    for n in range(2, 5):
+        clock.now += 20.0
+        session.take(1, [BlockDone(1, ids[n], f"P{n}.\n\n", "m")], busy=True)
+    # five arrivals over 60 s: 15 s a block; 5 to come
+    assert to_come() == 5 and session.backlog.estimate(5) == "about 75 s"
+    for n in range(5, 9):
+        clock.now += 30.0
+        session.take(1, [BlockDone(1, ids[n], f"P{n}.\n\n", "m")], busy=True)
+    assert to_come() == 1
+    assert session.backlog.estimate(1) == f"about {math.ceil(180 / 8)} s"
+    assert session.backlog.estimate(100) == f"about {math.ceil(100 * 180 / 8 / 60)} min"
+    session.take(1, [], busy=False)
+    assert session.backlog.estimate(1) == ""  # settled: the pace starts over

@@ -12,6 +12,8 @@ What it owns, and why here:
 * the retry schedule of failed blocks (:class:`RetrySchedule`): when, the backoff, cancelled by
   an edit; its countdown goes out in the stream (a Qt timer only wakes it up,
   fastdesk.ui.document.heal.Healer);
+* the backlog (fastdesk.review.backlog.Backlog): the blocks queued for a slot ("queued, about
+  12 s") and the pace of a rate-limited document ("138 to come, about 9 min");
 * one stream of what changed (:class:`Change`, declared effects) that the views subscribe to:
   the target panes, the margin, the review bar, the problems list, the status bar and the
   window. A batch of the engine's is read once, here.
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.blocks import Document
+from fastdesk.review.backlog import Backlog
 from fastdesk.review.model import Review
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.events import (
@@ -72,14 +75,14 @@ class Revisions:
 class Change:
     """What changed, as declared effects (a subscriber repaints what they name, no more).
 
-    ``blocks``: blocks whose state or text changed (None: any may have). ``review``: states or
-    counts changed (the margin, the review bar, the problems list). ``target``: what the target
-    panes show may differ. ``busy``: the newest revision's work is in flight or not (None: not
-    said). ``stale_edits``: blocks whose source just changed under a reviewer's text. ``failed``:
-    blocks of the current revision that just failed. ``revision_done``: the newest revision
-    settled. ``news``: the engine's word on requests, errors and waits (the status bar's).
-    ``retry``: the pending retry of failed blocks, counting down ("4 failed blocks: retrying in
-    25 s"; "": none any more; None: not said)."""
+    ``blocks``: blocks whose state, text or "queued" mark changed (None: any may have).
+    ``review``: states, marks or counts changed (the margin, the review bar, the problems list).
+    ``target``: what the target panes show may differ. ``busy``: the newest revision's work is
+    in flight or not (None: not said). ``stale_edits``: blocks whose source just changed under a
+    reviewer's text. ``failed``: blocks of the current revision that just failed.
+    ``revision_done``: the newest revision settled. ``news``: the engine's word on requests,
+    errors and waits (the status bar's). ``retry``: the pending retry of failed blocks, counting
+    down ("4 failed blocks: retrying in 25 s"; "": none any more; None: not said)."""
 
     blocks: frozenset[str] | None = frozenset()
     review: bool = False
@@ -168,6 +171,7 @@ class TargetSession:
         self.revisions = revisions if revisions is not None else Revisions()
         self.model = TargetModel(review)
         self.retry = RetrySchedule(clock)
+        self.backlog = Backlog(self.retry.clock)  # blocks queued for a slot, the pace (backlog.py)
         self.floor = 0  # events of older revisions are dropped (the previous mode or language)
         self.doc_floor = 0  # documents of older revisions are ignored (the previous file)
         self._subscribers: list[Subscriber] = []
@@ -284,6 +288,9 @@ class TargetSession:
         # settled, a batch (the reviewer model's verdicts, say) names its blocks again
         settled = not busy and not self.model.idle() and self._settled
         self._settled = not busy
+        queued = self.backlog.take(e for e in events if not self.stale(e.revision))
+        if not busy:
+            queued |= self.backlog.idle()
         failed_now = [
             e for e in events if isinstance(e, BlockFailed) and e.revision >= self.revision
         ]
@@ -302,10 +309,10 @@ class TargetSession:
         change = Change(
             # a new revision of the source, the work settling (what was in flight is forgotten)
             # or the review changed since the last change told of it: any block may have
-            blocks=frozenset(e.block_id for e in events if isinstance(e, _BLOCK_EVENTS))
+            blocks=frozenset(e.block_id for e in events if isinstance(e, _BLOCK_EVENTS)) | queued
             if doc is None and (busy or settled) and not untold
             else None,
-            review=changed or self.review.generation != before,
+            review=changed or self.review.generation != before or bool(queued),
             target=True,
             busy=busy if self.current(revision) else None,
             stale_edits=tuple(stale_edits),

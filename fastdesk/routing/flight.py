@@ -118,9 +118,12 @@ class Flight:
         self.live: list[_Run] = []
         self.errors: list[ProviderError] = []
         self.booked: Callable[[Pair], int] = lambda _pair: 0  # tokens a request books
+        self.reserve = 0.0  # the share of each minute a backlog leaves (Limiter.wait_s)
+        self.first: Booking | None = None  # the first choice's, claimed by the router
 
     async def events(self) -> AsyncGenerator[RouterEvent, None]:
-        primary = self._launch(self.pending.popleft())
+        pair = self.pending.popleft()
+        primary = self._launch(self.first or self.router.limiter.book(pair, self.booked(pair)))
         try:
             yield Attempt(*primary.pair)
             while True:
@@ -159,46 +162,45 @@ class Flight:
 
     # ---- attempts -----------------------------------------------------------------------------
 
-    def _launch(self, pair: Pair, *, hedge: bool = False) -> _Run:
-        run = _Run(pair, hedge=hedge)
-        run.booking = self.router.limiter.book(pair, self.booked(pair))
-        request = ChatRequest(model=pair[1], messages=self.messages, max_tokens=self.max_tokens)
+    def _launch(self, booking: Booking, *, hedge: bool = False) -> _Run:
+        run = _Run(booking.pair, hedge=hedge, booking=booking)
+        request = ChatRequest(
+            model=booking.pair[1], messages=self.messages, max_tokens=self.max_tokens
+        )
         run.task = asyncio.get_running_loop().create_task(self._pump(run, request))
         self.live.append(run)
         return run
 
-    def _pop_next(self, avoid: str | None = None) -> Pair | None:
-        """The next choice to try, re-checking health: an earlier attempt of this request may
-        have shown a key refused or a provider down (the order was computed before)."""
+    def _pop_next(self, avoid: str | None = None) -> Booking | None:
+        """The next choice to try, booked (None: none may go now), re-checking health: an
+        earlier attempt of this request may have shown a key refused or a provider down (the
+        order was computed before)."""
         health, limiter = self.router.health, self.router.limiter
-        self.pending = deque(
-            p
-            for p in self.pending
-            if not health.entry(*p).skipped and limiter.wait_s(p, self.booked(p)) <= 0
-        )
-        if not self.pending:
-            return None
+        self.pending = deque(p for p in self.pending if not health.entry(*p).skipped)
         healthy = [p for p in self.pending if not health.entry(*p).demoted]
         preferred = [p for p in healthy if p[0] != avoid] or healthy or list(self.pending)
-        pair = preferred[0]
-        self.pending.remove(pair)
-        return pair
+        for pair in [*preferred, *(p for p in self.pending if p not in preferred)]:
+            booking = limiter.claim(pair, self.booked(pair), reserve=self.reserve)
+            if booking is not None:
+                self.pending.remove(pair)
+                return booking
+        return None
 
     def _launch_hedge(self, primary: _Run) -> None:
-        pair = self._pop_next(avoid=primary.pair[0])
+        booking = self._pop_next(avoid=primary.pair[0])
         self.hedges_left -= 1
-        if pair is None:
+        if booking is None:
             return
         self.router.hedging.hedged += 1
-        log.debug("hedging %s/%s with %s/%s", *primary.pair, *pair)
-        self._launch(pair, hedge=True)
+        log.debug("hedging %s/%s with %s/%s", *primary.pair, *booking.pair)
+        self._launch(booking, hedge=True)
 
     def _next_primary(self) -> _Run | None:
         """After the primary failed: a hedge still running, else the next choice."""
         if self.live:
             return self.live[0]
-        pair = self._pop_next()
-        return None if pair is None else self._launch(pair)
+        booking = self._pop_next()
+        return None if booking is None else self._launch(booking)
 
     async def _pump(self, run: _Run, request: ChatRequest) -> None:
         """Move one provider's events into the queue; ends with _END or a ProviderError."""

@@ -314,9 +314,14 @@ class Limiter:
         now = self.clock.monotonic()
         if now - state.synced < SYNC_S:
             return
+        wall = self.shared.wall()
+        self._absorb(state, self.shared.foreign(state.key, wall - DAY_S), wall)
+
+    def _absorb(self, state: _State, found: Foreign, wall: float) -> None:
+        """Take in the other processes' entries, read at wall time ``wall``."""
+        now = self.clock.monotonic()
         state.synced = now
-        offset = now - self.shared.wall()  # wall time → this limiter's clock
-        found: Foreign = self.shared.foreign(state.key, self.shared.wall() - DAY_S)
+        offset = now - wall  # wall time → this limiter's clock
         state.foreign = [[at + offset, tokens] for at, tokens in found.sent]
         if found.blocked_until + offset > state.blocked_until:
             state.blocked_until = found.blocked_until + offset
@@ -358,6 +363,9 @@ class Limiter:
         backlog leaves it to the block being edited and the blocks on screen)."""
         state = self._state(pair)
         self._sync(state)
+        return self._wait(state, tokens, reserve)
+
+    def _wait(self, state: _State, tokens: int, reserve: float) -> float:
         now = self.clock.monotonic()
         wait = max(0.0, state.blocked_until - now)
         for what, (remaining, until, _why, _window) in state.server.items():
@@ -414,9 +422,30 @@ class Limiter:
 
     # ---- bookkeeping ---------------------------------------------------------------------
 
-    def book(self, pair: Pair, tokens: int) -> Booking:
-        """A request of ``tokens`` goes out now."""
+    def claim(self, pair: Pair, tokens: int, *, reserve: float = 0.0) -> Booking | None:
+        """Book a request of ``tokens`` if it may go now (None: it must wait; ask
+        :meth:`wait_s` how long): the check and the booking in one step, one transaction of
+        the shared file, so that two processes on one key never both take the last slot."""
         state = self._state(pair)
+        if self.shared is None:
+            return self.book(pair, tokens) if self._wait(state, tokens, reserve) <= 0 else None
+
+        def fits(found: Foreign, wall: float) -> bool:
+            self._absorb(state, found, wall)
+            return self._wait(state, tokens, reserve) <= 0
+
+        ok, row = self.shared.claim(state.key, float(tokens), fits)
+        return self._book(state, pair, tokens, row) if ok else None
+
+    def book(self, pair: Pair, tokens: int) -> Booking:
+        """A request of ``tokens`` goes out now (whether or not it fits: :meth:`claim` asks)."""
+        state = self._state(pair)
+        row = None
+        if self.shared is not None:
+            row = self.shared.book(state.key, self.shared.wall(), float(tokens))
+        return self._book(state, pair, tokens, row)
+
+    def _book(self, state: _State, pair: Pair, tokens: int, row: int | None) -> Booking:
         now = self.clock.monotonic()
         entries, windows = [], []
         for what, left in state.server.items():  # what the server said is left shrinks too
@@ -427,9 +456,6 @@ class Limiter:
             window.tokens += tokens
             entries.append(entry)
             windows.append(window)
-        row = None
-        if self.shared is not None:
-            row = self.shared.book(state.key, self.shared.wall(), float(tokens))
         return Booking(pair, tuple(entries), tuple(windows), row)
 
     def settle(self, booking: Booking, tokens: int | None) -> None:

@@ -331,13 +331,22 @@ class Router:
             order = ready
             if order:
                 order = self._explore(order, preferred, purpose)
+                # the check and the booking in one step: another process on the key may have
+                # taken the slot since (then wait for the next one)
+                first = next(
+                    (b for p in order if (b := self.limiter.claim(p, booked(p), reserve=reserve))),
+                    None,
+                )
+                if first is None:
+                    continue
+                order = [first.pair, *(p for p in order if p != first.pair)]
                 hedging = self.hedge if hedge is None else hedge
                 if hedging and len(order) > 1:
                     self.hedging.requests += 1
                 else:
                     hedging = False
                 flight = Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
-                flight.booked = booked
+                flight.booked, flight.reserve, flight.first = booked, reserve, first
                 try:
                     # closing us stops the attempts
                     async with contextlib.aclosing(flight.events()) as events:

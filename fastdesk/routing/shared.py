@@ -116,11 +116,15 @@ class SharedBudget:
             try:
                 return db.execute(sql, args).fetchall()
             except sqlite3.Error as exc:
-                log.warning("rate limits not shared any more (%s: %s)", self.path, exc)
-                self._broken = True
-                self._db = None
-                db.close()
+                self._give_up(db, exc)
                 return []
+
+    def _give_up(self, db: sqlite3.Connection, exc: sqlite3.Error) -> None:
+        """The file failed mid-way: sharing is off from now on (said once)."""
+        log.warning("rate limits not shared any more (%s: %s)", self.path, exc)
+        self._broken = True
+        self._db = None
+        db.close()
 
     def close(self) -> None:
         with self._lock:
@@ -139,6 +143,41 @@ class SharedBudget:
         )
         return int(str(rows[0][0])) if rows else None
 
+    def claim(
+        self, key: Key, tokens: float, fits: Callable[[Foreign, float], bool]
+    ) -> tuple[bool, int | None]:
+        """Book a request only if ``fits(the others' entries, wall time now)`` says it may go,
+        the reading and the booking in one transaction (``BEGIN IMMEDIATE``: another process's
+        claim waits for this one to end), so two limiters on one key never both take the last
+        slot of a minute. (may it go, its row id or None: not shared). ``fits`` must not call
+        this object (its lock is held)."""
+        with self._lock:
+            db = self._conn()
+            if db is None:
+                return fits(Foreign(), self.wall()), None
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    at = self.wall()
+                    found = self._foreign(db, key, at - DAY_S)
+                    if not fits(found, at):
+                        db.execute("ROLLBACK")
+                        return False, None
+                    row = db.execute(
+                        "INSERT INTO sent (owner, account, provider, model, at, tokens) "
+                        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                        (self.owner, *key, at, tokens),
+                    ).fetchall()
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                self._give_up(db, exc)
+                return fits(Foreign(), self.wall()), None
+            return True, int(str(row[0][0]))
+
     def settle(self, row: int, tokens: float) -> None:
         self._run("UPDATE sent SET tokens = ? WHERE id = ?", (tokens, row))
 
@@ -151,16 +190,27 @@ class SharedBudget:
 
     def foreign(self, key: Key, since: float) -> Foreign:
         """The other limiters' requests since wall time ``since`` and their latest block."""
-        sent = self._run(
+        with self._lock:
+            db = self._conn()
+            if db is None:
+                return Foreign()
+            try:
+                return self._foreign(db, key, since)
+            except sqlite3.Error as exc:
+                self._give_up(db, exc)
+                return Foreign()
+
+    def _foreign(self, db: sqlite3.Connection, key: Key, since: float) -> Foreign:
+        sent = db.execute(
             "SELECT at, tokens FROM sent WHERE account = ? AND provider = ? AND model = ? "
             "AND at > ? AND owner != ? ORDER BY at",
             (*key, since, self.owner),
-        )
-        blocked = self._run(
+        ).fetchall()
+        blocked = db.execute(
             "SELECT until, why FROM blocked WHERE account = ? AND provider = ? AND model = ? "
             "AND owner != ? ORDER BY until DESC LIMIT 1",
             (*key, self.owner),
-        )
+        ).fetchall()
         until, why = (float(str(blocked[0][0])), str(blocked[0][1])) if blocked else (0.0, "")
         return Foreign(tuple((float(str(a)), float(str(t))) for a, t in sent), until, why)
 

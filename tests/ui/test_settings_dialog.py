@@ -24,7 +24,7 @@ from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
 from fastdesk.ui.bridge.threads import AsyncRunner
 from fastdesk.ui.dialogs.settings import SettingsDialog
-from tests.emulator import DEFAULT_MODELS, Emulator
+from tests.emulator import FOUNDING_MODELS, Emulator
 from tests.keyrings import MemoryKeyring
 
 GROQ_KEY = "gsk_DIALOGTEST_0123456789_abcdefWXYZ"
@@ -137,7 +137,7 @@ def test_test_connection_lists_models_in_the_background(
 ) -> None:
     monkeypatch.setenv("GROQ_BASE_URL", emulator.groq_base_url)
     gate = threading.Event()  # the server answers only once the test opens it
-    emulator.configure(require_key=GROQ_KEY, hold_before_answer=gate)
+    emulator.configure(require_key=GROQ_KEY, hold_before_answer=gate, models=FOUNDING_MODELS)
     dialog = make_dialog()
     box = dialog.boxes["groq"]
     box.key_edit.setText(GROQ_KEY)  # typed, not saved: the test uses it
@@ -150,9 +150,9 @@ def test_test_connection_lists_models_in_the_background(
     qtbot.waitUntil(lambda: box.test_button.isEnabled(), timeout=5000)
     result = box.result_label.text()
     assert result.startswith("Connected in ") and " ms · 4 models: " in result
-    assert box.result_label.toolTip().split("\n") == sorted(DEFAULT_MODELS["groq"])
+    assert box.result_label.toolTip().split("\n") == sorted(FOUNDING_MODELS["groq"])
     listed = [box.model_combo.itemText(i) for i in range(box.model_combo.count())]
-    assert set(DEFAULT_MODELS["groq"]) <= set(listed)
+    assert set(FOUNDING_MODELS["groq"]) <= set(listed)
     assert box.model_combo.currentText() == "openai/gpt-oss-20b"  # the choice is kept
     assert emulator.requests[-1].path == "/openai/v1/models" and emulator.requests[-1].auth
     assert memory.items == {}  # testing does not store the key

@@ -681,7 +681,9 @@ class DocumentView(QWidget):
             margin.update()
 
     def _update_review_bar(self) -> None:
-        self.review_bar.set_summary(self.review_ctl.summary())
+        summary = self.review_ctl.summary()
+        to_come = summary.in_flight + summary.pending
+        self.review_bar.set_summary(summary, self.session.backlog.estimate(to_come))
         self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
 
     def review_warnings(self, warnings: list[str]) -> None:

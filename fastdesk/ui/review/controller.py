@@ -473,6 +473,9 @@ class ReviewController(QObject):
         was made for) and what a click offers."""
         info = self.review.info(block_id)
         lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
+        queued = self.session.backlog.queued(block_id)  # "queued, about 12 s": waits for a slot
+        if queued:
+            lines.append(_escape(queued))
         if info.state == "flagged":
             left = self.session.retry.seconds_left()
             lines += [f"• {_escape(flag_text(f))}" for f in info.flags]

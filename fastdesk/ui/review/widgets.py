@@ -160,8 +160,9 @@ class ReviewMargin(QWidget):
             super().mousePressEvent(event)
 
 
-def summary_html(summary: ReviewSummary) -> str:
-    """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours."""
+def summary_html(summary: ReviewSummary, estimate: str = "") -> str:
+    """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours;
+    ``estimate``: how long what is to come will take ("about 9 min"; "": not said)."""
 
     def dot(state: str, count: int, label: str) -> str:
         colour = STATE_STYLES[state].colour
@@ -174,7 +175,8 @@ def summary_html(summary: ReviewSummary) -> str:
     if summary.stale:
         parts.append(dot("stale_edit", summary.stale, "source changed"))
     if summary.in_flight or summary.pending:
-        parts.append(dot("in_flight", summary.in_flight + summary.pending, "to come"))
+        to_come = dot("in_flight", summary.in_flight + summary.pending, "to come")
+        parts.append(f"{to_come},&nbsp;{estimate.replace(' ', '&nbsp;')}" if estimate else to_come)
     if summary.detached:
         parts.append(f"{summary.detached}&nbsp;detached")
     return " · ".join(parts)
@@ -239,9 +241,10 @@ class ReviewBar(QFrame):
         layout.addStretch(1)
         self.set_stale(0)
 
-    def set_summary(self, summary: ReviewSummary) -> None:
-        self.summary.setText(summary_html(summary))
-        self.summary.setAccessibleName(str(summary))
+    def set_summary(self, summary: ReviewSummary, estimate: str = "") -> None:
+        self.summary.setText(summary_html(summary, estimate))
+        said = f" · {summary.in_flight + summary.pending} to come, {estimate}" if estimate else ""
+        self.summary.setAccessibleName(f"{summary}{said}")
 
     def set_stale(self, count: int) -> None:
         blocks = f"{count} block{'s' if count != 1 else ''}"
