@@ -253,6 +253,12 @@ class RenderScheduler(QObject):
     the other way round) is brought up to date once the wanted texts have stayed the same for
     `quiet_ms`: while a document streams in it would redo every growing block for nobody;
     afterwards it takes the final texts once, in the same slices, and is ready when shown. A
+    hidden pane added with ``follows`` (the raw editor: plain text, ~0.1 ms a block) does not
+    wait for a pause after a change that holds final texts (``kick(final=True)``: an answer
+    done, a new revision, a reviewer's action): it takes it in the next slice the pane on screen
+    leaves. Waiting for a pause, the raw editor showed none of a 4,000-block document's answers
+    until the last one (answers came every 50 ms) and a typed sentence's answer 250 ms late
+    (docs/performance.md, "The window as fast as the wire"). Growing answers alone still wait. A
     long first fill of a hidden rendered view puts stand-ins in and renders them once it is
     shown, from where its reader is: at 7,000 blocks rendering them all took ~4 s of the GUI
     thread after the last answer, for a view nobody was looking at.
@@ -267,26 +273,32 @@ class RenderScheduler(QObject):
         super().__init__(parent)
         self.budget = budget_ms / 1000.0
         self.quiet = quiet_ms / 1000.0
-        self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
+        self._panes: list[tuple[Incremental, Callable[[], bool], bool]] = []
         self._kicked = -math.inf  # when the wanted texts last changed
+        self._due = False  # final texts for the hidden panes that follow them (see above)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._tick)
 
-    def add(self, pane: Incremental, shown: Callable[[], bool] = lambda: True) -> None:
-        self._panes.append((pane, shown))
+    def add(
+        self, pane: Incremental, shown: Callable[[], bool] = lambda: True, *, follows: bool = False
+    ) -> None:
+        """``follows``: hidden, the pane still takes final texts at once (see the docstring)."""
+        self._panes.append((pane, shown, follows))
 
     def remove(self, pane: Incremental) -> None:
-        self._panes = [(p, shown) for p, shown in self._panes if p is not pane]
+        self._panes = [entry for entry in self._panes if entry[0] is not pane]
 
-    def kick(self) -> None:
-        """The wanted texts changed (or a pane was shown): work starts on the next turn."""
+    def kick(self, *, final: bool = False) -> None:
+        """The wanted texts changed (or a pane was shown): work starts on the next turn.
+        ``final``: the change holds final texts, not only answers that grew."""
         self._kicked = time.perf_counter()
+        self._due = self._due or final
         self._timer.start(0)
 
     @property
     def idle(self) -> bool:
-        return all(pane.settled or (pane.parked and not shown()) for pane, shown in self._panes)
+        return all(pane.settled or (pane.parked and not shown()) for pane, shown, _ in self._panes)
 
     def _tick(self) -> None:
         with gui_first():
@@ -295,16 +307,20 @@ class RenderScheduler(QObject):
     def _slice(self) -> None:
         now = time.perf_counter()
         deadline = now + self.budget
-        visible = [p for p, shown in self._panes if shown() and not p.settled]
-        hidden = [p for p, shown in self._panes if not (shown() or p.settled or p.parked)]
+        visible = [p for p, shown, _ in self._panes if shown() and not p.settled]
+        hidden = [(p, f) for p, shown, f in self._panes if not (shown() or p.settled or p.parked)]
         if not visible and hidden and now < self._kicked + self.quiet:
-            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
-            return
-        for pane in visible or hidden:
+            hidden = [(p, f) for p, f in hidden if f and self._due]
+            if not hidden:
+                self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+                return
+        for pane in visible or [p for p, _ in hidden]:
             if not pane.step(deadline, finish=bool(visible)):
                 self.rendered.emit()
                 self._timer.start(0)
                 return
+        if not visible:
+            self._due = False
         self.rendered.emit()
         if self.idle:
             self.settled.emit()
