@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import os
 import re
 import statistics
@@ -93,6 +94,10 @@ def document(blocks: int) -> str:
             parts.append(f"```python\nprint('unchanged code {i}')\n```\n\n")
         i += 1
     return "".join(parts[:blocks])
+
+
+def pct(values: list[float], q: float) -> float | None:
+    return round(values[min(len(values) - 1, int(len(values) * q))]) if values else None
 
 
 def load() -> float:
@@ -223,6 +228,49 @@ class Trace:
         self.cpu: list[tuple[float, dict[str, float]]] = []
         self._done, self._request = BlockDone, RequestDone
         window.document_view.engine_news.connect(self._news)
+        # the engine thread's time on a CPU and waiting in the run queue for one (Linux), and
+        # its loop's waits of our own: for gui_first() and the pacing's sleep (PACE_S)
+        engine = window.document_view.worker.native_id
+        self._sched = f"/proc/self/task/{engine}/schedstat"
+        self.sched_before = self._schedstat()
+        self.waits = {"gui_first_s": 0.0, "gui_first_n": 0, "pace_s": 0.0, "pace_n": 0}
+        self._patch()
+
+    def _schedstat(self) -> tuple[float, float]:
+        try:
+            ran, queued, _n = Path(self._sched).read_text().split()
+        except (OSError, ValueError):
+            return (math.nan, math.nan)
+        return int(ran) / 1e9, int(queued) / 1e9
+
+    def _patch(self) -> None:
+        from fastdesk.ui.bridge import threads
+
+        waits, event, clock = self.waits, threads._gui_free, threads.time
+
+        class TimedEvent:  # gui_first's event, its waits (the loop thread's) timed
+            def __getattr__(self, name: str) -> object:
+                return getattr(event, name)
+
+            def wait(self, timeout: float | None = None) -> bool:
+                started = time.perf_counter()
+                try:
+                    return event.wait(timeout)
+                finally:
+                    waits["gui_first_s"] += time.perf_counter() - started
+                    waits["gui_first_n"] += 1
+
+        class TimedSleep:  # the pacing's sleep
+            def __getattr__(self, name: str) -> object:
+                return getattr(clock, name)
+
+            def sleep(self, seconds: float) -> None:
+                waits["pace_s"] += seconds
+                waits["pace_n"] += 1
+                clock.sleep(seconds)
+
+        threads._gui_free = TimedEvent()  # type: ignore[assignment]
+        threads.time = TimedSleep()  # type: ignore[assignment]
 
     def _news(self, batch) -> None:  # type: ignore[no-untyped-def]
         now = time.perf_counter() - self.started
@@ -260,11 +308,16 @@ class Trace:
                 + ", ".join(f"{k} {(b[k] - a.get(k, 0.0)) / span:.0%}" for k in b if k in a)
             )
         ttfbs = sorted(ms for _t, ms in self.requests if ms is not None)
+        ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
         return {
+            "engine_thread_s": {
+                "on_cpu": round(ran, 2),
+                "runnable_waiting_for_cpu": round(queued, 2),
+                **{k: round(v, 2) for k, v in self.waits.items()},
+            },
             "answers_reached_gui_then_target": phases,
             "requests": len(self.requests),
-            "ttfb_ms_p50": ttfbs[len(ttfbs) // 2] if ttfbs else None,
-            "ttfb_ms_p90": ttfbs[int(len(ttfbs) * 0.9)] if ttfbs else None,
+            "ttfb_ms_p50_p90": [pct(ttfbs, 0.5), pct(ttfbs, 0.9)],
             "cpu_share": cpu,
         }
 
@@ -280,7 +333,8 @@ def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[
         answer=simplify,
     ) as emu:
         load_cli = load()
-        cli_s, out, _log = cli(emu, text)
+        cli_s, out, log = cli(emu, text, verbose=True)
+        cli_ttfb = sorted(float(ms) for ms in re.findall(r"ttfb (\d+) ms", log))
         cli_ok = out == text.replace(WORD, SIMPLE)
         cli_requests = len(emu.chat_bodies())
         emu.reset_records()
@@ -335,6 +389,7 @@ def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[
         "cli_s": round(cli_s, 2),
         "cli_complete": cli_ok,
         "cli_requests": cli_requests,
+        "cli_ttfb_ms_p50_p90": [pct(cli_ttfb, 0.5), pct(cli_ttfb, 0.9)],
         "load_cli": round(load_cli, 2),
         "window_s": None if all_s is None else round(all_s, 2),
         "first_5pct_s": None if first5 is None else round(first5, 2),
@@ -417,7 +472,20 @@ def main() -> int:
     parser.add_argument("--no-edit", action="store_true", help="no edit during the backlog")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--trace", action="store_true", help="the fill's timeline (see Trace)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an experiment: set fastdesk.ui.bridge.threads.NAME (PACE_S, MAX_YIELD_S,"
+        " BACKGROUND_NICE) before the window starts",
+    )
     args = parser.parse_args()
+    from fastdesk.ui.bridge import threads
+
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        setattr(threads, name, type(getattr(threads, name))(value))
     _app = QApplication.instance() or QApplication([])
     result: dict[str, object] = {}
     if args.only != "typing":
@@ -428,7 +496,8 @@ def main() -> int:
                 f"Fill, {f['blocks']} blocks ({f['answers']} answers), {FILL_TTFB * 1000:.0f} ms"
                 f" to first token, {FILL_RATE:.0f} tokens/s, {f['view']} view on show:\n"
                 f"  fastdesk translate: {f['cli_s']} s ({f['cli_requests']} requests, complete:"
-                f" {f['cli_complete']}; load {f['load_cli']})\n"
+                f" {f['cli_complete']}; -v says ttfb p50, p90 {f['cli_ttfb_ms_p50_p90']} ms;"
+                f" load {f['load_cli']})\n"
                 f"  window: every answer in targetEditor after {f['window_s']} s"
                 f" ({f['window_requests']} requests; load {f['load_window']}), ratio {f['ratio']}\n"
                 f"  first 5 % after {f['first_5pct_s']} s; an edit in the middle at 10 %: shown"

@@ -255,10 +255,12 @@ class RenderScheduler(QObject):
     afterwards it takes the final texts once, in the same slices, and is ready when shown. A
     hidden pane added with ``follows`` (the raw editor: plain text, ~0.1 ms a block) does not
     wait for a pause after a change that holds final texts (``kick(final=True)``: an answer
-    done, a new revision, a reviewer's action): it takes it in the next slice the pane on screen
-    leaves. Waiting for a pause, the raw editor showed none of a 4,000-block document's answers
-    until the last one (answers came every 50 ms) and a typed sentence's answer 250 ms late
-    (docs/performance.md, "The window as fast as the wire"). Growing answers alone still wait. A
+    done, a new revision, a reviewer's action): it takes them in the slices the pane on screen
+    leaves, and every other slice while that pane has work too (a long first fill keeps the
+    rendered view busy for seconds). Waiting for a pause, the raw editor showed none of a
+    4,000-block document's answers until the last one (answers came every 50 ms) and a typed
+    sentence's answer 250 ms late (docs/performance.md, "The window as fast as the wire").
+    Growing answers alone still wait for the pause. A
     long first fill of a hidden rendered view puts stand-ins in and renders them once it is
     shown, from where its reader is: at 7,000 blocks rendering them all took ~4 s of the GUI
     thread after the last answer, for a view nobody was looking at.
@@ -276,6 +278,7 @@ class RenderScheduler(QObject):
         self._panes: list[tuple[Incremental, Callable[[], bool], bool]] = []
         self._kicked = -math.inf  # when the wanted texts last changed
         self._due = False  # final texts for the hidden panes that follow them (see above)
+        self._hidden_turn = False  # the next slice is theirs (while the pane on screen works)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._tick)
@@ -309,17 +312,25 @@ class RenderScheduler(QObject):
         deadline = now + self.budget
         visible = [p for p, shown, _ in self._panes if shown() and not p.settled]
         hidden = [(p, f) for p, shown, f in self._panes if not (shown() or p.settled or p.parked)]
-        if not visible and hidden and now < self._kicked + self.quiet:
-            hidden = [(p, f) for p, f in hidden if f and self._due]
-            if not hidden:
-                self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
-                return
-        for pane in visible or [p for p, _ in hidden]:
-            if not pane.step(deadline, finish=bool(visible)):
+        due = [p for p, follows in hidden if follows] if self._due else []
+        if visible and due and self._hidden_turn:  # every other slice, while both have work
+            panes, finish = due, False
+        elif visible:
+            panes, finish = visible, True
+        elif now >= self._kicked + self.quiet:
+            panes, finish = [p for p, _ in hidden], False
+        elif due:
+            panes, finish = due, False
+        else:
+            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+            return
+        self._hidden_turn = bool(visible and due) and not self._hidden_turn
+        for pane in panes:
+            if not pane.step(deadline, finish=finish):
                 self.rendered.emit()
                 self._timer.start(0)
                 return
-        if not visible:
+        if all(p.settled for p, follows in hidden if follows):
             self._due = False
         self.rendered.emit()
         if self.idle:
