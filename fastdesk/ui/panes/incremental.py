@@ -257,10 +257,11 @@ class RenderScheduler(QObject):
     wait for a pause after a change that holds final texts (``kick(final=True)``: an answer
     done, a new revision, a reviewer's action): it takes them in the slices the pane on screen
     leaves, and every other slice while that pane has work too (a long first fill keeps the
-    rendered view busy for seconds). Waiting for a pause, the raw editor showed none of a
-    4,000-block document's answers until the last one (answers came every 50 ms) and a typed
-    sentence's answer 250 ms late (docs/performance.md, "The window as fast as the wire").
-    Growing answers alone still wait for the pause. A
+    rendered view busy for seconds); at most once every `follow_ms` (each catch-up diffs every
+    block: once per batch of answers, 4,000 blocks cost the GUI thread ~16 s more). Waiting for
+    a pause, the raw editor showed none of a 4,000-block document's answers until the last one
+    (answers came every 50 ms) and a typed sentence's answer 250 ms late (docs/performance.md,
+    "The window as fast as the wire"). Growing answers alone still wait for the pause. A
     long first fill of a hidden rendered view puts stand-ins in and renders them once it is
     shown, from where its reader is: at 7,000 blocks rendering them all took ~4 s of the GUI
     thread after the last answer, for a view nobody was looking at.
@@ -270,15 +271,23 @@ class RenderScheduler(QObject):
     settled = Signal()  # everything wanted is shown, hidden panes included
 
     def __init__(
-        self, parent: QObject | None = None, *, budget_ms: float = 3.0, quiet_ms: float = 250.0
+        self,
+        parent: QObject | None = None,
+        *,
+        budget_ms: float = 3.0,
+        quiet_ms: float = 250.0,
+        follow_ms: float = 100.0,
     ) -> None:
         super().__init__(parent)
+        self.follow_every = follow_ms / 1000.0
         self.budget = budget_ms / 1000.0
         self.quiet = quiet_ms / 1000.0
         self._panes: list[tuple[Incremental, Callable[[], bool], bool]] = []
         self._kicked = -math.inf  # when the wanted texts last changed
         self._due = False  # final texts for the hidden panes that follow them (see above)
         self._hidden_turn = False  # the next slice is theirs (while the pane on screen works)
+        self._following = False  # they are catching up (until they have settled)
+        self._followed = -math.inf  # when they last caught up
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._tick)
@@ -313,6 +322,9 @@ class RenderScheduler(QObject):
         visible = [p for p, shown, _ in self._panes if shown() and not p.settled]
         hidden = [(p, f) for p, shown, f in self._panes if not (shown() or p.settled or p.parked)]
         due = [p for p, follows in hidden if follows] if self._due else []
+        follow_in = self._followed + self.follow_every - now
+        if due and follow_in > 0 and not self._following:
+            due = []  # it caught up a moment ago: once more when the interval is over
         if visible and due and self._hidden_turn:  # every other slice, while both have work
             panes, finish = due, False
         elif visible:
@@ -322,16 +334,22 @@ class RenderScheduler(QObject):
         elif due:
             panes, finish = due, False
         else:
-            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+            wait = self._kicked + self.quiet - now
+            if self._due and any(f for _, f in hidden):
+                wait = min(wait, follow_in)
+            self._timer.start(max(1, math.ceil(wait * 1000)))
             return
         self._hidden_turn = bool(visible and due) and not self._hidden_turn
+        self._following = self._following or panes is due
         for pane in panes:
             if not pane.step(deadline, finish=finish):
                 self.rendered.emit()
                 self._timer.start(0)
                 return
         if all(p.settled for p, follows in hidden if follows):
-            self._due = False
+            if self._following:
+                self._followed = time.perf_counter()
+            self._due = self._following = False
         self.rendered.emit()
         if self.idle:
             self.settled.emit()
