@@ -71,6 +71,7 @@ class Incremental:
         # steps that render stand-ins need no diff (one walk of every block, a cost that grows
         # with the document and is paid every step: docs/performance.md).
         self._applied: tuple[Segment, ...] | None = None
+        self.deadline = math.inf  # the current step's (perf_counter)
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -102,6 +103,7 @@ class Incremental:
         `finish` (a hidden pane), done leaves any stand-ins as they are (``parked``)."""
         if self._settled:
             return True
+        self.deadline = deadline
         if self.parked:  # only stand-ins left: nothing for the diff to find
             if not finish:
                 return True
