@@ -48,10 +48,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QTextEdit
 
+from benchmarks.bench_typing import idle
 from tests.emulator import EmulatorProcess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,15 +143,15 @@ def cli(emu: EmulatorProcess, text: str, *, verbose: bool = False) -> tuple[floa
     return seconds, out.read_text(encoding="utf-8"), done.stderr
 
 
-def idle(seconds: float) -> None:
-    """Run the event loop (idle, as the app's) for ``seconds``."""
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.setTimerType(Qt.TimerType.PreciseTimer)
-    timer.timeout.connect(loop.quit)
-    timer.start(max(0, round(seconds * 1000)))
-    loop.exec()
+def server(ttfb: float, rate: float) -> EmulatorProcess:
+    """The emulator in a child process, answering as ``simplify`` at that speed."""
+    return EmulatorProcess(
+        ttfb=ttfb,
+        tokens_per_second=rate,
+        chunk_chars=CHUNK_CHARS,
+        rate_limits=None,  # no rate-limit headers: the limits are off
+        answer=simplify,
+    )
 
 
 def wait_until(done, timeout: float, poll_s: float = 0.005) -> bool:  # type: ignore[no-untyped-def]
@@ -329,13 +329,7 @@ class Trace:
 def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[str, object]:
     text = document(blocks)
     total = text.count(WORD)
-    with EmulatorProcess(
-        ttfb=FILL_TTFB,
-        tokens_per_second=FILL_RATE,
-        chunk_chars=CHUNK_CHARS,
-        rate_limits=None,
-        answer=simplify,
-    ) as emu:
+    with server(FILL_TTFB, FILL_RATE) as emu:
         load_cli = load()
         cli_s, out, log = cli(emu, text, verbose=True)
         cli_ttfb = sorted(float(ms) for ms in re.findall(r"ttfb (\d+) ms", log))
@@ -412,13 +406,7 @@ def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[
 
 
 def typing(view: str) -> dict[str, object]:
-    with EmulatorProcess(
-        ttfb=TYPE_TTFB,
-        tokens_per_second=TYPE_RATE,
-        chunk_chars=CHUNK_CHARS,
-        rate_limits=None,
-        answer=simplify,
-    ) as emu:
+    with server(TYPE_TTFB, TYPE_RATE) as emu:
         load_cli = load()
         ttfbs = []
         for _ in range(5):
