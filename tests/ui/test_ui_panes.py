@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
 
@@ -286,6 +287,27 @@ def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -
     qtbot.wait(100)
     assert shown_pane.settled and "plus longue" in shown_pane.toPlainText()
     assert "plus longue" not in hidden_pane.toPlainText()  # growing only: waits for a pause
+
+
+def test_an_edit_during_a_fill_is_one_replacement_not_an_alignment(qtbot, monkeypatch) -> None:
+    """Half the blocks shown, then one of them edited (a new id and text): the step replaces
+    it and appends the rest; difflib's alignment ran on every step of the fill."""
+    editor = TargetEditor()
+    qtbot.addWidget(editor)
+    full = paragraphs(400)
+    editor.want(full)
+    while len(editor.shown) < 200:
+        editor.step(time.perf_counter() - 1)  # a block a step: the fill half done
+    edited = [*full[:50], segment("new50", "Édité.\n\n"), *full[51:]]
+    editor.want(edited)
+    aligned = []
+    monkeypatch.setattr(
+        "fastdesk.ui.bridge.segments.difflib.SequenceMatcher",
+        lambda *a, **k: aligned.append(a) or pytest.fail("difflib aligned the fill"),
+    )
+    while not editor.step(time.perf_counter() + 1):
+        pass
+    assert editor.toPlainText() == "".join(s.text for s in edited) and not aligned
 
 
 def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(

@@ -23,6 +23,7 @@ from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.bridge.threads import gui_first
 
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
+FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
 
 
 class Incremental:
@@ -109,7 +110,7 @@ class Incremental:
                 return True
             ops: list[render.Op] = []
         else:
-            ops = render.diff(self.shown, self.wanted)
+            ops = self._diff()
             if not ops and not self._unfinished():
                 return self._settle()
         bulk = self.at_once
@@ -142,6 +143,23 @@ class Incremental:
             if self.textCursor().position() != cursor:
                 self.cursor_moved = True
         return render.same_texts(self.shown, self.wanted) and self._settle()
+
+    def _diff(self) -> list[render.Op]:
+        """The edits from what is shown to what is wanted (``render.diff``). A fill in progress
+        (fewer blocks shown than wanted, the last ones differing) whose shown blocks are the
+        first wanted ones place for place, but for a few an edit changed meanwhile: those
+        replaced and the rest inserted. ``render.diff`` aligns such a pair by difflib, and did
+        so again on every step of the fill: after an edit typed during a 4,000-block fill of
+        the raw pane, the GUI thread spent minutes at it (benchmarks/bench_window_fill.py)."""
+        shown, wanted = self.shown, self.wanted
+        n = len(shown)
+        if 0 < n < len(wanted) and shown[-1].text != wanted[-1].text:
+            others = render.not_same_object(shown, wanted)
+            moved = (k for k in others if shown[k].key != wanted[k].key)
+            if next(itertools.islice(moved, FILL_MOVED, None), None) is None:
+                changed = [(k, k + 1, k, k + 1) for k in render.differing(shown, wanted)]
+                return [*changed, (n, n, n, len(wanted))]
+        return render.diff(shown, wanted)
 
     def _settle(self) -> bool:
         """Same texts: take the wanted segments as shown, so that their block ids are current

@@ -38,7 +38,7 @@ from fastdesk.ui.panes.common import (
 )
 from fastdesk.ui.panes.incremental import Extent, Incremental
 
-RUN = 64  # blocks a first fill puts in with one edit, while the slice has time (~1-2 ms)
+RUN = 64  # blocks a first fill puts in with one edit, while the slice has time left
 
 
 class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
