@@ -281,7 +281,10 @@ def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -
         want(list(segs), final=False)
         segs[i] = segment(f"b{i}", f"Réponse {i}\n\n")
         want(list(segs), final=True)
-        qtbot.waitUntil(lambda i=i: f"Réponse {i}\n" in hidden_pane.toPlainText(), timeout=5000)
+        qtbot.waitUntil(
+            lambda i=i: hidden_pane.settled and f"Réponse {i}\n" in hidden_pane.toPlainText(),
+            timeout=5000,
+        )  # (settled: a catch-up cut by its slice's deadline takes whatever is wanted next)
     grown = [segment("b0", "Réponse 0 plus longue\n\n"), *segs[1:]]
     want(grown, final=False)
     qtbot.wait(100)
