@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
 
@@ -254,6 +255,62 @@ def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(
     assert "Tout neuf" not in shown_pane.toPlainText()
     clock.now += 0.5
     qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=10_000)
+
+
+def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -> None:
+    """Answers every 30 ms, never a pause: the raw editor behind the rendered view still shows
+    each final answer (a pane added with ``follows``), while a growing one alone waits."""
+    shown_pane, hidden_pane = TargetPreview(), TargetEditor()
+    for pane in (shown_pane, hidden_pane):
+        qtbot.addWidget(pane)
+    scheduler = RenderScheduler(quiet_ms=60_000)  # a pause that never comes within the test
+    scheduler.add(hidden_pane, lambda: False, follows=True)
+    scheduler.add(shown_pane)
+    segs = [segment(f"b{i}", f"Source {i}\n\n") for i in range(6)]
+
+    def want(new: list, *, final: bool) -> None:
+        for pane in (shown_pane, hidden_pane):
+            pane.want(new)
+        scheduler.kick(final=final)
+        qtbot.wait(30)
+
+    want(segs, final=True)
+    qtbot.waitUntil(lambda: hidden_pane.toPlainText() == "".join(s.text for s in segs))
+    for i in range(6):  # block i grows, then is done; the next one starts
+        segs[i] = segment(f"b{i}", f"Réponse {i} en cours\n\n")
+        want(list(segs), final=False)
+        segs[i] = segment(f"b{i}", f"Réponse {i}\n\n")
+        want(list(segs), final=True)
+        qtbot.waitUntil(
+            lambda i=i: hidden_pane.settled and f"Réponse {i}\n" in hidden_pane.toPlainText(),
+            timeout=5000,
+        )  # (settled: a catch-up cut by its slice's deadline takes whatever is wanted next)
+    grown = [segment("b0", "Réponse 0 plus longue\n\n"), *segs[1:]]
+    want(grown, final=False)
+    qtbot.wait(100)
+    assert shown_pane.settled and "plus longue" in shown_pane.toPlainText()
+    assert "plus longue" not in hidden_pane.toPlainText()  # growing only: waits for a pause
+
+
+def test_an_edit_during_a_fill_is_one_replacement_not_an_alignment(qtbot, monkeypatch) -> None:
+    """Half the blocks shown, then one of them edited (a new id and text): the step replaces
+    it and appends the rest; difflib's alignment ran on every step of the fill."""
+    editor = TargetEditor()
+    qtbot.addWidget(editor)
+    full = paragraphs(400)
+    editor.want(full)
+    while len(editor.shown) < 200:
+        editor.step(time.perf_counter() - 1)  # a block a step: the fill half done
+    edited = [*full[:50], segment("new50", "Édité.\n\n"), *full[51:]]
+    editor.want(edited)
+    aligned = []
+    monkeypatch.setattr(
+        "fastdesk.ui.bridge.segments.difflib.SequenceMatcher",
+        lambda *a, **k: aligned.append(a) or pytest.fail("difflib aligned the fill"),
+    )
+    while not editor.step(time.perf_counter() + 1):
+        pass
+    assert editor.toPlainText() == "".join(s.text for s in edited) and not aligned
 
 
 def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown(

@@ -69,19 +69,19 @@ def diff(old: Sequence[Segment], new: Sequence[Segment]) -> list[Op]:
 # of the GUI thread's time in a long document's first fill (docs/performance.md).
 
 
-def _not_same_object(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
+def not_same_object(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
     """Indices (in zip's range) where ``old`` and ``new`` hold different objects, found in C."""
     return itertools.compress(itertools.count(), map(operator.is_not, old, new))
 
 
-def _differing(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
+def differing(old: Sequence[Segment], new: Sequence[Segment]) -> Iterator[int]:
     """Indices (in zip's range) where ``old`` and ``new`` hold different texts, in order."""
-    return (k for k in _not_same_object(old, new) if old[k].text != new[k].text)
+    return (k for k in not_same_object(old, new) if old[k].text != new[k].text)
 
 
 def _first_difference(old: Sequence[Segment], new: Sequence[Segment]) -> int:
     """How many segments ``old`` and ``new`` share (by text) at the start."""
-    return next(_differing(old, new), min(len(old), len(new)))
+    return next(differing(old, new), min(len(old), len(new)))
 
 
 def _pairwise(
@@ -89,18 +89,18 @@ def _pairwise(
 ) -> list[Op]:
     return [
         (i + k, i + k + 1, j + k, j + k + 1)
-        for k in _differing(old[i : i + count], new[j : j + count])
+        for k in differing(old[i : i + count], new[j : j + count])
     ]
 
 
 def _same_keys(old: Sequence[Segment], new: Sequence[Segment], i: int, j: int, count: int) -> bool:
     a, b = old[i : i + count], new[j : j + count]
-    return all(a[k].key == b[k].key for k in _not_same_object(a, b))
+    return all(a[k].key == b[k].key for k in not_same_object(a, b))
 
 
 def same_texts(old: Sequence[Segment], new: Sequence[Segment]) -> bool:
     """True when showing ``new`` instead of ``old`` needs no edit (``diff`` would be empty)."""
-    return len(old) == len(new) and next(_differing(old, new), None) is None
+    return len(old) == len(new) and next(differing(old, new), None) is None
 
 
 def join(parts: Iterable[Segment]) -> str:

@@ -147,7 +147,14 @@ def gui_first() -> Iterator[None]:
 # when it wakes (docs/performance.md). Not SCHED_IDLE: with the GUI busy, the network would
 # starve. A thread it starts inherits the lower priority on Linux (the language check's loader,
 # the router's snapshot writer, the HTTP client's resolver threads).
-BACKGROUND_NICE = 10  # added to the thread's nice value (Linux); 0: as the GUI thread
+# Only just below (1, not 10): the engine thread uses little CPU (~0.2 s a second while a long
+# document fills) but needs a core as soon as its socket is readable. At nice 10 it waited in the
+# run queue 16-19 s of a 22-25 s fill of 1,500 blocks on a shared machine (the other processes,
+# the GUI thread and the provider emulator went first), and the window filled 1.7-1.8x slower
+# than the command line on the same server; at nice 1, 4.5-9.5 s and 0.9-1.4x
+# (benchmarks/bench_window_fill.py --trace; docs/performance.md, "The window as fast as the
+# wire"). A niced thread that holds the GIL and waits for a core also holds the GUI thread.
+BACKGROUND_NICE = 1  # added to the thread's nice value (Linux); 0: as the GUI thread
 
 
 def background_priority() -> None:

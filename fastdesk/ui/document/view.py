@@ -39,7 +39,7 @@ from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review
 from fastdesk.review.session import Change, TargetSession, failed_blocks
-from fastdesk.translate.events import Expansion
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Expansion
 from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
@@ -202,7 +202,7 @@ class DocumentView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.scheduler = RenderScheduler(self)
-        self.scheduler.add(self.target_editor, lambda: self.showing_raw)
+        self.scheduler.add(self.target_editor, lambda: self.showing_raw, follows=True)
         self.scheduler.add(self.preview, lambda: self.target_stack.currentWidget() is self.preview)
         self.sync = SyncScroller(
             self.source, self.target_editor, self.preview, self.target_pane, self
@@ -431,7 +431,8 @@ class DocumentView(QWidget):
             self.sync.set_source_blocks(batch.source)
             self._visible_timer.start()
         self.second.take(batch)  # the second target pane's share, if one is open
-        self.refresh_target()
+        # only partial answers that grew: a hidden raw pane waits for a pause (RenderScheduler)
+        self.refresh_target(final=batch.doc is not None or any(map(_final, batch.events)))
 
     def _session_changed(self, change: Change) -> None:
         """The session's stream: the busy light follows, an open tooltip of a failed block
@@ -444,14 +445,15 @@ class DocumentView(QWidget):
             self._underline_soon.start()
         self.session_changed.emit(change)
 
-    def refresh_target(self) -> None:
-        """The panes converge to the model's segments (the same tuple while nothing changed)."""
+    def refresh_target(self, *, final: bool = True) -> None:
+        """The panes converge to the model's segments (the same tuple while nothing changed).
+        ``final``: False when only partial answers grew (see RenderScheduler.kick)."""
         wanted = self.review_ctl.segments()
         if wanted is not self._told:
             self._told = wanted
             self.target_editor.want(wanted)
             self.preview.want(wanted)
-            self.scheduler.kick()
+            self.scheduler.kick(final=final)
 
     def visible_source_blocks(self) -> frozenset[str]:
         """Ids of the source blocks on screen."""
@@ -762,6 +764,11 @@ def _pane(
     layout.addWidget(head)
     layout.addWidget(body, 1)
     return box, layout
+
+
+def _final(event: EngineEvent) -> bool:
+    """The event settles a block (not a partial answer that grew)."""
+    return isinstance(event, BlockDone | BlockFailed)
 
 
 def py_index(text: str, position: int) -> int:

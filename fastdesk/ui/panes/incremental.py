@@ -23,6 +23,7 @@ from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.bridge.threads import gui_first
 
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
+FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
 
 
 class Incremental:
@@ -71,6 +72,7 @@ class Incremental:
         # steps that render stand-ins need no diff (one walk of every block, a cost that grows
         # with the document and is paid every step: docs/performance.md).
         self._applied: tuple[Segment, ...] | None = None
+        self.deadline = math.inf  # the current step's (perf_counter)
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -102,12 +104,13 @@ class Incremental:
         `finish` (a hidden pane), done leaves any stand-ins as they are (``parked``)."""
         if self._settled:
             return True
+        self.deadline = deadline
         if self.parked:  # only stand-ins left: nothing for the diff to find
             if not finish:
                 return True
             ops: list[render.Op] = []
         else:
-            ops = render.diff(self.shown, self.wanted)
+            ops = self._diff()
             if not ops and not self._unfinished():
                 return self._settle()
         bulk = self.at_once
@@ -140,6 +143,23 @@ class Incremental:
             if self.textCursor().position() != cursor:
                 self.cursor_moved = True
         return render.same_texts(self.shown, self.wanted) and self._settle()
+
+    def _diff(self) -> list[render.Op]:
+        """The edits from what is shown to what is wanted (``render.diff``). A fill in progress
+        (fewer blocks shown than wanted, the last ones differing) whose shown blocks are the
+        first wanted ones place for place, but for a few an edit changed meanwhile: those
+        replaced and the rest inserted. ``render.diff`` aligns such a pair by difflib, and did
+        so again on every step of the fill: after an edit typed during a 4,000-block fill of
+        the raw pane, the GUI thread spent minutes at it (benchmarks/bench_window_fill.py)."""
+        shown, wanted = self.shown, self.wanted
+        n = len(shown)
+        if 0 < n < len(wanted) and shown[-1].text != wanted[-1].text:
+            others = render.not_same_object(shown, wanted)
+            moved = (k for k in others if shown[k].key != wanted[k].key)
+            if next(itertools.islice(moved, FILL_MOVED, None), None) is None:
+                changed = [(k, k + 1, k, k + 1) for k in render.differing(shown, wanted)]
+                return [*changed, (n, n, n, len(wanted))]
+        return render.diff(shown, wanted)
 
     def _settle(self) -> bool:
         """Same texts: take the wanted segments as shown, so that their block ids are current
@@ -253,6 +273,15 @@ class RenderScheduler(QObject):
     the other way round) is brought up to date once the wanted texts have stayed the same for
     `quiet_ms`: while a document streams in it would redo every growing block for nobody;
     afterwards it takes the final texts once, in the same slices, and is ready when shown. A
+    hidden pane added with ``follows`` (the raw editor: plain text, ~0.1 ms a block) does not
+    wait for a pause after a change that holds final texts (``kick(final=True)``: an answer
+    done, a new revision, a reviewer's action): it takes them in the slices the pane on screen
+    leaves, and every other slice while that pane has work too (a long first fill keeps the
+    rendered view busy for seconds); at most once every `follow_ms` (each catch-up diffs every
+    block: once per batch of answers, 4,000 blocks cost the GUI thread ~16 s more). Waiting for
+    a pause, the raw editor showed none of a 4,000-block document's answers until the last one
+    (answers came every 50 ms) and a typed sentence's answer 250 ms late (docs/performance.md,
+    "The window as fast as the wire"). Growing answers alone still wait for the pause. A
     long first fill of a hidden rendered view puts stand-ins in and renders them once it is
     shown, from where its reader is: at 7,000 blocks rendering them all took ~4 s of the GUI
     thread after the last answer, for a view nobody was looking at.
@@ -262,31 +291,46 @@ class RenderScheduler(QObject):
     settled = Signal()  # everything wanted is shown, hidden panes included
 
     def __init__(
-        self, parent: QObject | None = None, *, budget_ms: float = 3.0, quiet_ms: float = 250.0
+        self,
+        parent: QObject | None = None,
+        *,
+        budget_ms: float = 3.0,
+        quiet_ms: float = 250.0,
+        follow_ms: float = 100.0,
     ) -> None:
         super().__init__(parent)
+        self.follow_every = follow_ms / 1000.0
         self.budget = budget_ms / 1000.0
         self.quiet = quiet_ms / 1000.0
-        self._panes: list[tuple[Incremental, Callable[[], bool]]] = []
+        self._panes: list[tuple[Incremental, Callable[[], bool], bool]] = []
         self._kicked = -math.inf  # when the wanted texts last changed
+        self._due = False  # final texts for the hidden panes that follow them (see above)
+        self._hidden_turn = False  # the next slice is theirs (while the pane on screen works)
+        self._following = False  # they are catching up (until they have settled)
+        self._followed = -math.inf  # when they last caught up
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._tick)
 
-    def add(self, pane: Incremental, shown: Callable[[], bool] = lambda: True) -> None:
-        self._panes.append((pane, shown))
+    def add(
+        self, pane: Incremental, shown: Callable[[], bool] = lambda: True, *, follows: bool = False
+    ) -> None:
+        """``follows``: hidden, the pane still takes final texts at once (see the docstring)."""
+        self._panes.append((pane, shown, follows))
 
     def remove(self, pane: Incremental) -> None:
-        self._panes = [(p, shown) for p, shown in self._panes if p is not pane]
+        self._panes = [entry for entry in self._panes if entry[0] is not pane]
 
-    def kick(self) -> None:
-        """The wanted texts changed (or a pane was shown): work starts on the next turn."""
+    def kick(self, *, final: bool = False) -> None:
+        """The wanted texts changed (or a pane was shown): work starts on the next turn.
+        ``final``: the change holds final texts, not only answers that grew."""
         self._kicked = time.perf_counter()
+        self._due = self._due or final
         self._timer.start(0)
 
     @property
     def idle(self) -> bool:
-        return all(pane.settled or (pane.parked and not shown()) for pane, shown in self._panes)
+        return all(pane.settled or (pane.parked and not shown()) for pane, shown, _ in self._panes)
 
     def _tick(self) -> None:
         with gui_first():
@@ -295,16 +339,37 @@ class RenderScheduler(QObject):
     def _slice(self) -> None:
         now = time.perf_counter()
         deadline = now + self.budget
-        visible = [p for p, shown in self._panes if shown() and not p.settled]
-        hidden = [p for p, shown in self._panes if not (shown() or p.settled or p.parked)]
-        if not visible and hidden and now < self._kicked + self.quiet:
-            self._timer.start(max(1, math.ceil((self._kicked + self.quiet - now) * 1000)))
+        visible = [p for p, shown, _ in self._panes if shown() and not p.settled]
+        hidden = [(p, f) for p, shown, f in self._panes if not (shown() or p.settled or p.parked)]
+        due = [p for p, follows in hidden if follows] if self._due else []
+        follow_in = self._followed + self.follow_every - now
+        if due and follow_in > 0 and not self._following:
+            due = []  # it caught up a moment ago: once more when the interval is over
+        if visible and due and self._hidden_turn:  # every other slice, while both have work
+            panes, finish = due, False
+        elif visible:
+            panes, finish = visible, True
+        elif now >= self._kicked + self.quiet:
+            panes, finish = [p for p, _ in hidden], False
+        elif due:
+            panes, finish = due, False
+        else:
+            wait = self._kicked + self.quiet - now
+            if self._due and any(f for _, f in hidden):
+                wait = min(wait, follow_in)
+            self._timer.start(max(1, math.ceil(wait * 1000)))
             return
-        for pane in visible or hidden:
-            if not pane.step(deadline, finish=bool(visible)):
+        self._hidden_turn = bool(visible and due) and not self._hidden_turn
+        self._following = self._following or panes is due
+        for pane in panes:
+            if not pane.step(deadline, finish=finish):
                 self.rendered.emit()
                 self._timer.start(0)
                 return
+        if all(p.settled for p, follows in hidden if follows):
+            if self._following:
+                self._followed = time.perf_counter()
+            self._due = self._following = False
         self.rendered.emit()
         if self.idle:
             self.settled.emit()

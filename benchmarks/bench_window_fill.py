@@ -1,0 +1,522 @@
+"""The window against the command line, measured from outside (prints figures; not a test).
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_window_fill.py
+        [--blocks 4000] [--only fill|typing] [--poll-ms 40] [--view raw|rendered] [--json]
+
+Everything runs against tests/emulator.py served from a child process (a real provider is not
+in our process), speaking Groq's streaming format through the real SDK, with the rate limits
+set off in the settings (as a paid account that configured them), each side in a fresh
+FASTDESK_HOME (no memory hits). Both measurements touch only the window's public widgets:
+``sourceEditor.setPlainText`` (or keys typed into it) and ``targetEditor``'s text, polled.
+
+Answers are "same-language simplify": the emulator echoes each request's text with every
+"utilize" made "use", so the target says which blocks have their answer (every translatable
+block of the documents below has the word once) and the fidelity checks pass (no retries).
+
+(a) **The fill.** A generated BLOCKS-block document (headings, paragraphs with a link each, lists,
+    fenced code), server 100 ms to first token and 4,000 tokens/s: ``fastdesk translate`` on it
+    (a subprocess: wall time, start-up included), then the window given the same text with
+    ``setPlainText``: until ``targetEditor`` holds every answer, until it holds 5 % of them, and
+    an edit typed into a paragraph in the middle once 10 % are there (from its last key until
+    the target shows that paragraph's answer). Their ratio is the figure that counts.
+(b) **Typing.** Three sentences typed into an empty paragraph at 9 characters a second, a pause
+    of 2 s at each sentence end, server 150 ms to first token and 2,000 tokens/s: from the last
+    key of a sentence until ``targetEditor`` shows its answer (p50 over the sentences), the
+    provider's own time beside it; and the status bar's "first token" against what the command
+    line's ``-v`` log says (``ttfb``) for one paragraph on the same server (median of 5 runs).
+
+The load average is printed with each part: the machine is shared, so compare figures taken by
+turns, not across days.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QTextEdit
+
+from benchmarks.bench_typing import idle
+from tests.emulator import EmulatorProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+WORD, SIMPLE = "utilize", "use"
+CHUNK_CHARS = 4
+FILL_TTFB, FILL_RATE = 0.1, 4000.0
+TYPE_TTFB, TYPE_RATE = 0.15, 2000.0
+KEYS_PER_S = 9.0
+SENTENCE_PAUSE_S = 2.0
+SENTENCES = (
+    "We utilize the new parser for every file in the folder.",
+    "Then we utilize a cache so the second run starts at once.",
+    "Readers utilize the summary to find what changed since last week.",
+)
+EDIT = " zedit"  # typed after "utilize" in a paragraph in the middle during the backlog
+
+
+def simplify(messages: object) -> str:
+    """The emulator's answer: the last user message with every WORD made SIMPLE (module level:
+    it crosses to the emulator's process by name). " use " occurs nowhere else in the text."""
+    from tests.emulator import last_user_content
+
+    return last_user_content(messages).replace(WORD, SIMPLE)  # type: ignore[arg-type]
+
+
+def document(blocks: int) -> str:
+    """Headings, paragraphs with a link each, list items and fenced code: every translatable
+    block holds WORD once."""
+    parts: list[str] = []
+    i = 0
+    while len(parts) < blocks:
+        parts.append(f"## Section {i}: how to {WORD} it\n\n")
+        parts.append(
+            f"Paragraph {i} says how to {WORD} one idea in plain words. It links to "
+            f"[the guide](https://example.com/{i}) and names `option_{i}` once.\n\n"
+        )
+        parts.append(f"- First point of section {i}: {WORD} the short form.\n")
+        parts.append(f"- Second point of section {i}: {WORD} the long form, a little longer.\n\n")
+        if i % 4 == 0:
+            parts.append(f"```python\nprint('unchanged code {i}')\n```\n\n")
+        i += 1
+    return "".join(parts[:blocks])
+
+
+def pct(values: list[float], q: float) -> float | None:
+    return round(values[min(len(values) - 1, int(len(values) * q))]) if values else None
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def fresh_home(prefix: str) -> str:
+    """A FASTDESK_HOME with the rate limits off (0: no limit) for the emulator's Groq models."""
+    home = tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(os.path.join(home, "config"), exist_ok=True)
+    with open(os.path.join(home, "config", "settings.toml"), "w", encoding="utf-8") as f:
+        f.writelines(
+            f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
+            for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+        )
+    return home
+
+
+def provider_env(emu: EmulatorProcess, home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CEREBRAS_", "FASTDESK_"))}
+    env.update(
+        FASTDESK_HOME=home,
+        GROQ_BASE_URL=emu.groq_base_url,
+        GROQ_API_KEY="gsk_bench_not_a_real_key_000000000000",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def cli(emu: EmulatorProcess, text: str, *, verbose: bool = False) -> tuple[float, str, str]:
+    """``fastdesk translate`` in a subprocess: (seconds, output, its log on stderr)."""
+    home = fresh_home("fastdesk-bench-cli-")
+    source = Path(home) / "doc.md"
+    out = Path(home) / "out.md"
+    source.write_text(text, encoding="utf-8")
+    command = [sys.executable, "-m", "fastdesk", "translate", str(source)]
+    command += ["--mode", "simplify", "--to", "en", "-o", str(out)] + (["-v"] if verbose else [])
+    started = time.perf_counter()
+    done = subprocess.run(command, env=provider_env(emu, home), capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"fastdesk translate failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds, out.read_text(encoding="utf-8"), done.stderr
+
+
+def server(ttfb: float, rate: float) -> EmulatorProcess:
+    """The emulator in a child process, answering as ``simplify`` at that speed."""
+    return EmulatorProcess(
+        ttfb=ttfb,
+        tokens_per_second=rate,
+        chunk_chars=CHUNK_CHARS,
+        rate_limits=None,  # no rate-limit headers: the limits are off
+        answer=simplify,
+    )
+
+
+def wait_until(done, timeout: float, poll_s: float = 0.005) -> bool:  # type: ignore[no-untyped-def]
+    end = time.perf_counter() + timeout
+    while not done():
+        if time.perf_counter() >= end:
+            return False
+        idle(poll_s)
+    return True
+
+
+def open_window(emu: EmulatorProcess, view: str):  # type: ignore[no-untyped-def]
+    """The app's main window on a fresh home, simplify into English, the engine up."""
+    for key, value in provider_env(emu, fresh_home("fastdesk-bench-window-")).items():
+        os.environ[key] = value
+    for name in [k for k in os.environ if k.startswith("CEREBRAS_")]:
+        os.environ.pop(name)
+    from fastdesk.ui import MainWindow
+
+    window = MainWindow(offer_recovery=False)
+    window.set_mode("simplify")
+    window.set_language("en")
+    window.resize(1280, 800)
+    if (view == "raw") != window.document_view.showing_raw:
+        window.toggle_target_view()
+    window.show()
+    wait_until(lambda: window.selectors.provider.count() > 1, 60, 0.02)
+    idle(1.0)  # the start's own work (the language check's model, a warm-up) is not the fill
+    source = window.findChild(QPlainTextEdit, "sourceEditor") or window.findChild(
+        QTextEdit, "sourceEditor"
+    )
+    target = window.findChild(QPlainTextEdit, "targetEditor") or window.findChild(
+        QTextEdit, "targetEditor"
+    )
+    assert source is not None and target is not None, "sourceEditor / targetEditor not found"
+    return window, source, target
+
+
+def close(window) -> None:  # type: ignore[no-untyped-def]
+    window.document_view.source.document().setModified(False)
+    window.close()
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds so far of the GUI thread, the engine thread and the whole process (Linux)."""
+
+    def cpu(stat: str) -> float:
+        try:
+            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    ids = {t.name: t.native_id for t in threading.enumerate()}
+    out = {"gui": cpu(f"/proc/self/task/{threading.main_thread().native_id}/stat")}
+    if "fastdesk-engine" in ids:
+        out["engine"] = cpu(f"/proc/self/task/{ids['fastdesk-engine']}/stat")
+    out["process"] = cpu("/proc/self/stat")
+    return out
+
+
+class Trace:
+    """``--trace`` (reads the window's insides, unlike the figures): when the engine's answers
+    reach the GUI thread (the view's ``engine_news``), when ``targetEditor`` shows them, and the
+    CPU of the GUI and engine threads each second: which side sets the pace."""
+
+    def __init__(self, window) -> None:  # type: ignore[no-untyped-def]
+        from fastdesk.translate.events import BlockDone, RequestDone
+
+        self.started = time.perf_counter()
+        self.answers: list[float] = []  # when each BlockDone reached the GUI thread
+        self.edit_answered: float | None = None  # when the edit's did
+        self.edit_typed: float | None = None  # when its last key was pressed
+        self.requests: list[tuple[float, float | None]] = []  # (when done, first token ms)
+        self.shown: list[tuple[float, int]] = []  # (when, answers in targetEditor)
+        self.cpu: list[tuple[float, dict[str, float]]] = []
+        self._done, self._request = BlockDone, RequestDone
+        window.document_view.engine_news.connect(self._news)
+        # the engine thread's time on a CPU and waiting in the run queue for one (Linux), and
+        # its loop's waits of our own: for gui_first() and the pacing's sleep (PACE_S)
+        self.sched_before = self._schedstat()
+        self.waits = {"gui_first_s": 0.0, "gui_first_n": 0, "pace_s": 0.0, "pace_n": 0}
+        self._patch()
+
+    def _schedstat(self) -> tuple[float, float]:
+        engine = {t.name: t.native_id for t in threading.enumerate()}.get("fastdesk-engine")
+        try:
+            ran, queued, _n = Path(f"/proc/self/task/{engine}/schedstat").read_text().split()
+        except (OSError, ValueError):
+            return (math.nan, math.nan)
+        return int(ran) / 1e9, int(queued) / 1e9
+
+    def _patch(self) -> None:
+        from fastdesk.ui.bridge import threads
+
+        waits, event, clock = self.waits, threads._gui_free, threads.time
+
+        class TimedEvent:  # gui_first's event, its waits (the loop thread's) timed
+            def __getattr__(self, name: str) -> object:
+                return getattr(event, name)
+
+            def wait(self, timeout: float | None = None) -> bool:
+                started = time.perf_counter()
+                try:
+                    return event.wait(timeout)
+                finally:
+                    waits["gui_first_s"] += time.perf_counter() - started
+                    waits["gui_first_n"] += 1
+
+        class TimedSleep:  # the pacing's sleep
+            def __getattr__(self, name: str) -> object:
+                return getattr(clock, name)
+
+            def sleep(self, seconds: float) -> None:
+                waits["pace_s"] += seconds
+                waits["pace_n"] += 1
+                clock.sleep(seconds)
+
+        threads._gui_free = TimedEvent()  # type: ignore[assignment]
+        threads.time = TimedSleep()  # type: ignore[assignment]
+
+    def _news(self, batch) -> None:  # type: ignore[no-untyped-def]
+        now = time.perf_counter() - self.started
+        for event in batch.events:
+            if isinstance(event, self._done) and event.origin == "model":
+                self.answers.append(now)
+                if EDIT in event.text:
+                    self.edit_answered = round(now, 2)
+            elif isinstance(event, self._request):
+                self.requests.append((now, event.stats.ttfb_ms))
+
+    def poll(self, answered: int) -> None:
+        now = time.perf_counter() - self.started
+        self.shown.append((now, answered))
+        if not self.cpu or now - self.cpu[-1][0] >= 1.0:
+            self.cpu.append((now, thread_cpu()))
+
+    def report(self, total: int) -> dict[str, object]:
+        def at(share: float) -> tuple[float | None, float | None]:
+            n = max(1, int(total * share))
+            engine = self.answers[n - 1] if len(self.answers) >= n else None
+            screen = next((t for t, k in self.shown if k >= n), None)
+            return engine, screen
+
+        phases = {}
+        for share in (0.05, 0.25, 0.5, 0.75, 1.0):
+            engine, screen = at(share)
+            phases[f"{share:.0%}"] = {
+                "engine_s": None if engine is None else round(engine, 2),
+                "target_s": None if screen is None else round(screen, 2),
+            }
+        cpu = []
+        for (t0, a), (t1, b) in itertools.pairwise(self.cpu[:: max(1, len(self.cpu) // 12)]):
+            span = t1 - t0
+            cpu.append(
+                f"{t0:.0f}-{t1:.0f} s: "
+                + ", ".join(f"{k} {(b[k] - a.get(k, 0.0)) / span:.0%}" for k in b if k in a)
+            )
+        ttfbs = sorted(ms for _t, ms in self.requests if ms is not None)
+        ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
+        return {
+            "edit_typed_then_answer_reached_gui_s": [self.edit_typed, self.edit_answered],
+            "engine_thread_s": {
+                "on_cpu": round(ran, 2),
+                "runnable_waiting_for_cpu": round(queued, 2),
+                **{k: round(v, 2) for k, v in self.waits.items()},
+            },
+            "answers_reached_gui_then_target": phases,
+            "requests": len(self.requests),
+            "ttfb_ms_p50_p90": [pct(ttfbs, 0.5), pct(ttfbs, 0.9)],
+            "cpu_share": cpu,
+        }
+
+
+def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[str, object]:
+    text = document(blocks)
+    total = text.count(WORD)
+    with server(FILL_TTFB, FILL_RATE) as emu:
+        load_cli = load()
+        cli_s, out, log = cli(emu, text, verbose=True)
+        cli_ttfb = sorted(float(ms) for ms in re.findall(r"ttfb (\d+) ms", log))
+        cli_ok = out == text.replace(WORD, SIMPLE)
+        cli_requests = len(emu.chat_bodies())
+        emu.reset_records()
+
+        window, source, target = open_window(emu, view)
+        load_window = load()
+        lines = text.split("\n\n")
+        middle = next(
+            n for n in range(len(lines) // 2, len(lines)) if lines[n].startswith("Paragraph")
+        )
+        anchor = len("\n\n".join(lines[:middle])) + 2
+        anchor = text.index(WORD, anchor) + len(WORD)
+        marker = lines[middle].replace(WORD, SIMPLE + EDIT)
+        tracer = Trace(window) if trace else None
+        cpu_before = thread_cpu()
+        started = time.perf_counter()
+        source.setPlainText(text)
+        first5 = all_s = edit_s = None
+        edited_at = None
+        polls = 0
+        while time.perf_counter() - started < 900:
+            shown = target.toPlainText()
+            polls += 1
+            now = time.perf_counter() - started
+            left = shown.count(WORD)
+            done = shown.count(f" {SIMPLE} ")  # (a target still filling holds fewer WORDs too)
+            if tracer is not None:
+                tracer.poll(done)
+            if first5 is None and done >= total * 0.05:
+                first5 = now
+            if edit and edited_at is None and done >= total * 0.1:
+                cursor = source.textCursor()
+                cursor.setPosition(anchor)
+                source.setTextCursor(cursor)
+                for ch in EDIT:
+                    QTest.keyClick(source, ch)
+                    idle(1 / KEYS_PER_S)
+                edited_at = time.perf_counter()
+                if tracer is not None:
+                    tracer.edit_typed = round(edited_at - tracer.started, 2)
+                continue
+            if edited_at is not None and edit_s is None and marker in shown:
+                edit_s = time.perf_counter() - edited_at
+            if left == 0 and (not edit or edit_s is not None) and done >= total:
+                all_s = now
+                break
+            idle(poll_ms / 1000)
+        cpu_after = thread_cpu()
+        requests = len(emu.chat_bodies())
+        traced = None if tracer is None else tracer.report(total)
+        close(window)
+    return {
+        "blocks": blocks,
+        "answers": total,
+        "cli_s": round(cli_s, 2),
+        "cli_complete": cli_ok,
+        "cli_requests": cli_requests,
+        "cli_ttfb_ms_p50_p90": [pct(cli_ttfb, 0.5), pct(cli_ttfb, 0.9)],
+        "load_cli": round(load_cli, 2),
+        "window_s": None if all_s is None else round(all_s, 2),
+        "first_5pct_s": None if first5 is None else round(first5, 2),
+        "edit_s": None if edit_s is None else round(edit_s, 2),
+        "ratio": None if all_s is None else round(all_s / cli_s, 2),
+        "window_requests": requests,
+        "polls": polls,
+        "load_window": round(load_window, 2),
+        "cpu_s": {k: round(cpu_after[k] - cpu_before.get(k, 0.0), 2) for k in cpu_after},
+        "view": view,
+        "trace": traced,
+    }
+
+
+def typing(view: str) -> dict[str, object]:
+    with server(TYPE_TTFB, TYPE_RATE) as emu:
+        load_cli = load()
+        ttfbs = []
+        for _ in range(5):
+            _s, _out, log = cli(emu, SENTENCES[0] + "\n", verbose=True)
+            ttfbs += [float(ms) for ms in re.findall(r"ttfb (\d+) ms", log)]
+        window, source, target = open_window(emu, view)
+        load_window = load()
+        source.setPlainText("# Notes\n\n")
+        wait_until(lambda: target.toPlainText().startswith("# Notes"), 30)
+        idle(1.0)
+        cursor = source.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        source.setTextCursor(cursor)
+        source.setFocus()
+        rows = []
+        paragraph = ""
+        for n, sentence in enumerate(SENTENCES):
+            typed = (" " if n else "") + sentence
+            for ch in typed:
+                QTest.keyClick(source, ch)
+                idle(1 / KEYS_PER_S)
+            last_key = time.perf_counter() - 1 / KEYS_PER_S  # the idle after the last key
+            paragraph += typed
+            want = paragraph.replace(WORD, SIMPLE)
+            shown = wait_until(lambda w=want: w in target.toPlainText(), 10, 0.001)
+            elapsed = time.perf_counter() - last_key
+            provider = TYPE_TTFB + len(paragraph) / CHUNK_CHARS / TYPE_RATE
+            rows.append({"shown": shown, "s": round(elapsed, 3), "provider_s": round(provider, 3)})
+            idle(max(0.0, SENTENCE_PAUSE_S - elapsed))
+        labels = [w.text() for w in window.statusBar().findChildren(QLabel)]
+        status = next((t for t in labels if "first token" in t), "")
+        match = re.search(r"first token (\d+) ms", status)
+        close(window)
+    return {
+        "sentences": rows,
+        "p50_s": round(statistics.median(r["s"] for r in rows), 3),
+        "provider_p50_s": round(statistics.median(r["provider_s"] for r in rows), 3),
+        "status_first_token_ms": int(match.group(1)) if match else None,
+        "status_text": status,
+        "cli_ttfb_ms": ttfbs,
+        "cli_ttfb_p50_ms": statistics.median(ttfbs) if ttfbs else None,
+        "load_cli": round(load_cli, 2),
+        "load_window": round(load_window, 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", type=int, default=4000)
+    parser.add_argument("--only", choices=("fill", "typing"))
+    parser.add_argument("--poll-ms", type=int, default=40, help="how often targetEditor is read")
+    parser.add_argument(
+        "--view",
+        choices=("raw", "rendered"),
+        default="rendered",
+        help="the target view on show (targetEditor is read either way; rendered: the default)",
+    )
+    parser.add_argument("--no-edit", action="store_true", help="no edit during the backlog")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--trace", action="store_true", help="the fill's timeline (see Trace)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an experiment: set fastdesk.ui.bridge.threads.NAME (PACE_S, MAX_YIELD_S,"
+        " BACKGROUND_NICE) before the window starts",
+    )
+    args = parser.parse_args()
+    from fastdesk.ui.bridge import threads
+
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        setattr(threads, name, type(getattr(threads, name))(value))
+    _app = QApplication.instance() or QApplication([])
+    result: dict[str, object] = {}
+    if args.only != "typing":
+        edit = not args.no_edit
+        result["fill"] = f = fill(args.blocks, args.poll_ms, args.view, edit, args.trace)
+        if not args.json:
+            print(
+                f"Fill, {f['blocks']} blocks ({f['answers']} answers), {FILL_TTFB * 1000:.0f} ms"
+                f" to first token, {FILL_RATE:.0f} tokens/s, {f['view']} view on show:\n"
+                f"  fastdesk translate: {f['cli_s']} s ({f['cli_requests']} requests, complete:"
+                f" {f['cli_complete']}; -v says ttfb p50, p90 {f['cli_ttfb_ms_p50_p90']} ms;"
+                f" load {f['load_cli']})\n"
+                f"  window: every answer in targetEditor after {f['window_s']} s"
+                f" ({f['window_requests']} requests; load {f['load_window']}), ratio {f['ratio']}\n"
+                f"  first 5 % after {f['first_5pct_s']} s; an edit in the middle at 10 %: shown"
+                f" {f['edit_s']} s after its last key\n"
+                f"  CPU meanwhile: {f['cpu_s']}"
+            )
+            if f["trace"] is not None:
+                print(json.dumps(f["trace"], indent=2))
+    if args.only != "fill":
+        result["typing"] = t = typing(args.view)
+        if not args.json:
+            times = ", ".join(f"{r['s']:.3f}" for r in t["sentences"])  # type: ignore[index]
+            print(
+                f"Typing, {TYPE_TTFB * 1000:.0f} ms to first token, {TYPE_RATE:.0f} tokens/s,"
+                f" {KEYS_PER_S:g} keys/s:\n"
+                f"  sentence end → its answer in targetEditor: p50 {t['p50_s']} s ({times});"
+                f" the provider's own p50 {t['provider_p50_s']} s; load {t['load_window']}\n"
+                f"  status bar first token {t['status_first_token_ms']} ms; fastdesk translate -v"
+                f" ttfb p50 {t['cli_ttfb_p50_ms']} ms {t['cli_ttfb_ms']}; load {t['load_cli']}"
+            )
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
