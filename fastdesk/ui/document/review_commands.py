@@ -139,7 +139,7 @@ class ReviewCommands:
         if not self._confirm_approve_all(ready):
             return 0
         count = self.ctl.approve_all()
-        summary = self.ctl.summary()
+        summary = self.view.review_summary()
         rest = []
         if summary.flagged:
             rest.append(f"{summary.flagged} flagged")
@@ -229,7 +229,7 @@ class ReviewCommands:
         view.repaint_margins()
 
     def show_review_summary(self) -> QMessageBox:
-        s = self.ctl.summary()
+        s = self.view.review_summary()
         lines = [
             f"Blocks to review: {s.blocks}",
             f"Approved: {s.approved}",

@@ -16,6 +16,7 @@ model's segments and converge to them; they keep no target of their own.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +38,7 @@ from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import Review
+from fastdesk.review.model import Review, ReviewSummary
 from fastdesk.review.session import Change, TargetSession, failed_blocks
 from fastdesk.translate.events import Expansion
 from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
@@ -145,6 +146,7 @@ class DocumentView(QWidget):
         # the session's retry schedule: failed blocks retried once usable, unless edited first
         self.healer = Healer(self.session, self)
         self.healer.due.connect(self.retry_failed)
+        self.flagged_blocks: Callable[[], int] | None = None  # set by the problems list
         self._wire_review()
         self.second = SecondPane(self, spec, self)  # a second target pane, in another language
 
@@ -650,8 +652,16 @@ class DocumentView(QWidget):
         for margin in self.margins:
             margin.update()
 
+    def review_summary(self) -> ReviewSummary:
+        """The review's counts, its flagged blocks counted by the problems list (one count of
+        them in every label)."""
+        summary = self.review_ctl.summary()
+        if self.flagged_blocks is not None:
+            summary = dataclasses.replace(summary, flagged=self.flagged_blocks())
+        return summary
+
     def _update_review_bar(self) -> None:
-        self.review_bar.set_summary(self.review_ctl.summary())
+        self.review_bar.set_summary(self.review_summary())
         self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
 
     def review_warnings(self, warnings: list[str]) -> None:
