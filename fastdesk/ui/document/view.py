@@ -687,7 +687,18 @@ class DocumentView(QWidget):
         return self.target_stack.currentWidget() is self.target_editor
 
     def show_raw(self, raw: bool) -> None:
+        """Switch the target's view; with the reader's cursor in the target, the new view
+        opens on that block, as far down as it was, and the source follows (Ctrl+R)."""
+        old = self.target_pane()
+        led = self.focused_target_pane() is old and bool(old.shown)
+        index = old.index_at(old.textCursor().position()) if led else None
+        y = old.cursorRect().top()
         self.target_stack.setCurrentWidget(self.target_editor if raw else self.preview)
+        new = self.target_pane()
+        if index is not None and new is not old:
+            new.step(time.perf_counter() + RESTORE_STEP_S)  # what it lags behind, at once
+            new.setFocus()
+            self.sync.place(new, index, y)
         label = "Show rendered" if raw else "Show Markdown"
         self.view_toggle.setText(label)
         self.view_toggle.setToolTip(f"{label} (Ctrl+R)")
