@@ -23,24 +23,24 @@ def rendered_window(make_window, qtbot):  # type: ignore[no-untyped-def]
 
 
 def test_typing_in_the_rendered_view_says_where_corrections_go(make_window, qtbot) -> None:
-    w, view = rendered_window(make_window, qtbot)
+    _w, view = rendered_window(make_window, qtbot)
     preview = view.preview
-    assert view.read_only.isVisible() and "read-only" in view.read_only.text()
+    assert view.read_only.note.isVisible() and "read-only" in view.read_only.note.text()
     before_text = view.translation_text()
     preview.setFocus()
     bar = preview.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     value = bar.value()
-    assert not view.typing_hint.isVisible()
+    assert not view.read_only.hint.isVisible()
     for key in (Qt.Key.Key_Space, Qt.Key.Key_A, Qt.Key.Key_Backspace):
         QTest.keyClick(preview, key)
     assert bar.value() == value  # Space did not page down
-    assert view.typing_hint.isVisible() and "double-click" in view.typing_hint.text()
+    assert view.read_only.hint.isVisible() and "double-click" in view.read_only.hint.text()
     assert view.translation_text() == before_text
     QTest.keyClick(preview, Qt.Key.Key_PageDown)  # reading keys still read
     assert bar.value() > value
     view.show_raw(True)
-    assert not view.read_only.isVisible()
+    assert not view.read_only.note.isVisible()
 
 
 def test_a_double_click_opens_the_blocks_markdown_for_correction(make_window, qtbot) -> None:
@@ -63,7 +63,7 @@ def test_a_double_click_opens_the_blocks_markdown_for_correction(make_window, qt
 
 
 def test_enter_opens_the_block_under_the_cursor(make_window, qtbot) -> None:
-    w, view = rendered_window(make_window, qtbot)
+    _w, view = rendered_window(make_window, qtbot)
     preview = view.preview
     cursor = preview.textCursor()
     cursor.setPosition(preview.block_start(42) + 1)

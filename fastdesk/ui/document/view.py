@@ -52,6 +52,7 @@ from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
@@ -65,10 +66,6 @@ if TYPE_CHECKING:
 
 UNTITLED = "Untitled"
 RESTORE_STEP_S = 0.015  # an undo updates the pane at once for this long; the scheduler goes on
-READ_ONLY_HINT = (
-    "The rendered view is read-only: double-click a block or press Enter to correct its Markdown"
-)
-HINT_MS = 4000
 
 
 class DocumentView(QWidget):
@@ -177,7 +174,12 @@ class DocumentView(QWidget):
         self.view_toggle.clicked.connect(self.toggle_view_requested)
         left, _ = _pane(self.source_title, self.source)
         right, self.target_layout = _pane(self.target_title, self.target_stack, self.view_toggle)
-        self._build_read_only_hints()
+        head = self.view_toggle.parentWidget()
+        header = head.layout() if head is not None else None
+        assert isinstance(header, QHBoxLayout)
+        self.read_only = ReadOnlyHints(header, self.target_layout, self)
+        self.preview.typed.connect(self.read_only.show_hint)
+        self.preview.correct_requested.connect(self.correct_block)
         self.review_bar = ReviewBar()
         self.target_layout.addWidget(self.review_bar)
         ctl = self.review_ctl
@@ -229,36 +231,8 @@ class DocumentView(QWidget):
         ctl.switch(self.review_key(), 0)  # the language the window starts in
         self._update_review_bar()
 
-    def _build_read_only_hints(self) -> None:
-        """The rendered target is read-only: its header says so, and typing into it shows for
-        a moment where corrections go (a double click or Enter opens the block's Markdown)."""
-        self.read_only = QLabel("read-only · double-click to correct")
-        self.read_only.setObjectName("readOnlyNote")
-        self.read_only.setEnabled(False)  # the palette's quiet text
-        self.read_only.setToolTip(
-            "The rendered translation cannot be typed into: double-click a block (or press "
-            "Enter) to correct its Markdown; Ctrl+R switches views"
-        )
-        self.view_toggle.parentWidget().layout().insertWidget(1, self.read_only)
-        self.typing_hint = QLabel(READ_ONLY_HINT)
-        self.typing_hint.setObjectName("typingHint")
-        self.typing_hint.setStyleSheet("QLabel { font-weight: 600; padding: 2px 6px; }")
-        self.typing_hint.hide()
-        self.target_layout.insertWidget(1, self.typing_hint)
-        self._hint_timer = QTimer(self)
-        self._hint_timer.setSingleShot(True)
-        self._hint_timer.setInterval(HINT_MS)
-        self._hint_timer.timeout.connect(self.typing_hint.hide)
-        self.preview.typed.connect(self.show_typing_hint)
-        self.preview.correct_requested.connect(self.correct_block)
-
-    def show_typing_hint(self) -> None:
-        self.typing_hint.show()
-        self._hint_timer.start()
-
     def correct_block(self, index: int) -> None:
         """Open block ``index``'s Markdown for correction: the raw target, its cursor there."""
-        self.typing_hint.hide()
         cursor = self.preview.textCursor()
         cursor.setPosition(self.preview.block_start(index))
         self.preview.setTextCursor(cursor)
@@ -735,7 +709,7 @@ class DocumentView(QWidget):
         index = old.index_at(old.textCursor().position()) if led else at
         y = old.cursorRect().top()
         self.target_stack.setCurrentWidget(self.target_editor if raw else self.preview)
-        self.read_only.setVisible(not raw)
+        self.read_only.rendered(not raw)
         new = self.target_pane()
         if index is not None and new is not old:
             new.step(time.perf_counter() + RESTORE_STEP_S)  # what it lags behind, at once
