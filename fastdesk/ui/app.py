@@ -70,10 +70,20 @@ def palette(theme: str) -> QPalette:
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
-    """'light' or 'dark': Fusion with our palette; 'system': the platform's own look."""
+    """'light' or 'dark': Fusion with our palette; 'system': the platform's own look (also
+    when switching back to it while the app runs: Settings, View → Dark Theme)."""
+    if app.property(_SYSTEM_STYLE) is None:  # the first call: the platform's style is on
+        app.setProperty(_SYSTEM_STYLE, app.style().name())
     if theme in ("light", "dark"):
         app.setStyle(QStyleFactory.create("Fusion"))
         app.setPalette(palette(theme))
+    elif app.style().name() != app.property(_SYSTEM_STYLE):
+        style = QStyleFactory.create(str(app.property(_SYSTEM_STYLE)))
+        app.setStyle(style)
+        app.setPalette(style.standardPalette())
+
+
+_SYSTEM_STYLE = "fastdeskSystemStyle"
 
 
 class FastdeskApp(QApplication):

@@ -22,7 +22,15 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QWidget,
+)
 
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
@@ -39,6 +47,7 @@ from fastdesk.translate.events import (
     RevisionDone,
     Waiting,
 )
+from fastdesk.ui.app import apply_theme
 from fastdesk.ui.bridge.worker import (
     EngineFactory,
     SessionFactory,
@@ -49,7 +58,7 @@ from fastdesk.ui.bridge.worker import (
 from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
-from fastdesk.ui.panes.common import dropped_files
+from fastdesk.ui.panes.common import dropped_files, is_dark
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.recovery import RecoveryDialog
@@ -153,6 +162,7 @@ class MainWindow(QMainWindow):
         for action, on in (
             (self.actions_.live, settings.live),
             (self.actions_.sync_scroll, settings.window.get("sync", "1") == "1"),
+            (self.actions_.dark_theme, settings.theme == "dark"),
         ):
             action.blockSignals(True)
             action.setChecked(on)
@@ -232,6 +242,7 @@ class MainWindow(QMainWindow):
     def apply_settings(self, settings: Settings | None = None) -> None:
         """Settings were saved (the Settings dialog, the first-run panel): follow them."""
         self.settings = settings if settings is not None else load_settings()[0]
+        self._apply_theme()
         view = self.document_view
         view.set_debounce(self.settings.debounce_ms)
         self.selectors.follow(self.settings)
@@ -386,6 +397,25 @@ class MainWindow(QMainWindow):
 
     def _raw_changed(self, raw: bool) -> None:
         self.actions_.toggle_view.setText("Show re&ndered" if raw else "Show &Markdown")
+
+    def set_dark_theme(self, on: bool) -> None:
+        """View → Dark Theme: dark or light colours at once, kept in the settings."""
+        self._save_settings(theme="dark" if on else "light")
+        self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        """The settings' theme, live (the panes follow the palette: see changeEvent)."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, self.settings.theme)
+        self.actions_.dark_theme.blockSignals(True)
+        self.actions_.dark_theme.setChecked(self.settings.theme == "dark")
+        self.actions_.dark_theme.blockSignals(False)
+
+    def _follow_palette(self) -> None:
+        view = self.document_view
+        if view.source_highlighter.dark != is_dark(view.palette()):
+            view.apply_palette()
 
     def set_sync_scroll(self, on: bool) -> None:
         self.document_view.sync.enabled = on
@@ -611,6 +641,8 @@ class MainWindow(QMainWindow):
             self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
+            # the application's palette reaches the children after the window: check again
+            QTimer.singleShot(0, self._follow_palette)
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
