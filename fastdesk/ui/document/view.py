@@ -49,6 +49,7 @@ from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.document.heal import Healer, refresh_open_tooltip
 from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
+from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
@@ -164,9 +165,9 @@ class DocumentView(QWidget):
         self.target_stack.setObjectName("targetStack")
         self.target_stack.addWidget(self.preview)
         self.target_stack.addWidget(self.target_editor)
-        self.source_title = QLabel()
+        self.source_title = ElidedLabel()  # (a narrow pane cuts a long name, whole on hover)
         self.source_title.setObjectName("sourceTitle")
-        self.target_title = QLabel()
+        self.target_title = ElidedLabel()
         self.target_title.setObjectName("targetTitle")
         self.view_toggle = QToolButton()
         self.view_toggle.setObjectName("viewToggle")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
+from fastdesk.ui.panes.elided import ElidedLabel
+
 HINT = "The rendered view is read-only: double-click a block or press Enter to correct its Markdown"
 HINT_MS = 4000
 
@@ -20,7 +22,7 @@ class ReadOnlyHints:
     ``typingHint``); ``show_hint()`` shows the hint for HINT_MS."""
 
     def __init__(self, header: QBoxLayout, above_pane: QBoxLayout, parent: QWidget) -> None:
-        self.note = QLabel("read-only · double-click to correct")
+        self.note = ElidedLabel("read-only · double-click to correct")
         self.note.setObjectName("readOnlyNote")
         self.note.setEnabled(False)  # the palette's quiet text
         self.note.setToolTip(

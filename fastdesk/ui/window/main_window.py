@@ -59,6 +59,7 @@ from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files, is_dark
+from fastdesk.ui.panes.elided import ElidingStatusBar
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.recovery import RecoveryDialog
@@ -131,6 +132,7 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.setCentralWidget(view)
+        self.setStatusBar(ElidingStatusBar(self))  # long passing messages elide
         self.status = StatusPanel(self.statusBar(), self)
         self.files = FileCommands(
             view,
@@ -440,6 +442,7 @@ class MainWindow(QMainWindow):
     def _install_project(self) -> ProjectPanel:
         dock = ProjectDock(self)
         dock.hide()
+        dock.open_requested.connect(self.show_project)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         return ProjectPanel(
             dock,
