@@ -89,9 +89,10 @@ class ReviewCommands:
         self.view.refresh_target()
         return True
 
-    def resolve_block(self, block_id: str, choice: str) -> None:
-        """ "Source changed since your edit": ``"retranslate"`` or ``"keep"``."""
-        if self.ctl.resolve(block_id, choice):
+    def resolve_block(self, block_id: str, choice: str, text: str | None = None) -> None:
+        """ "Source changed since your edit": ``"retranslate"`` or ``"keep"`` (``text``: the
+        correction as the editor merged it)."""
+        if self.ctl.resolve(block_id, choice, text):
             self.view.retranslate([block_id])
         self.view.refresh_target()
 
@@ -191,7 +192,7 @@ class ReviewCommands:
             self.decision.close()
         dialog = self.decision = SourceChangedDialog(self.ctl, key, self.parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.chosen.connect(lambda choice: self.resolve_block(key, choice))
+        dialog.chosen.connect(lambda choice: self.resolve_block(key, choice, dialog.merged()))
         dialog.finished.connect(lambda _result: self._decided(dialog))
         dialog.open()
         return dialog
