@@ -455,17 +455,15 @@ class MainWindow(QMainWindow):
         )
 
     def open_project(self, folder: str | Path) -> bool:
-        """Show a docs project's files by language; its first source opens unless the
-        document on show is one of them."""
+        """Show a docs project's files by language; its index page opens unless the
+        document on show is one of its pages."""
         project = self.project.open(folder)
         if project is None:
             return False
-        sources = project.sources()
-        if sources and self.project.source_of(self.document_view.path) is None:
+        home = project.home_page()  # the index page first (index.md, README.md, _index.md)
+        if home is not None and self.project.source_of(self.document_view.path) is None:
             lang = self.selectors.spec().target_lang
-            self.project.choose(
-                sources[0], lang if lang in project.languages else project.languages[0]
-            )
+            self.project.choose(home, lang if lang in project.languages else project.languages[0])
         return True
 
     def show_project(self) -> None:
