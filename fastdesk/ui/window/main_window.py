@@ -68,6 +68,7 @@ from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
+from fastdesk.ui.workbench.project_run import ProjectRun
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -157,6 +158,9 @@ class MainWindow(QMainWindow):
         self.workbench.install()
         self.house.install()
         self.project = self._install_project()
+        self.project_run = ProjectRun(
+            engine_factory or default_engine_factory, self.selectors.spec, self
+        )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
         self._wire()
@@ -200,6 +204,8 @@ class MainWindow(QMainWindow):
         self.selectors.changed.connect(self._spec_changed)
         view.file_saved.connect(self.project.saved)
         self.project.message.connect(self.statusBar().showMessage)
+        self.project_run.finished.connect(self._project_ran)
+        self.project_run.failed_pages.connect(self.status.show_error)
         view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)
         self.selectors.changed.connect(self.project.follow)
@@ -477,6 +483,20 @@ class MainWindow(QMainWindow):
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
 
+    def translate_project(self) -> None:
+        """Translate Project: every page of the project in each of its languages, in the
+        background with its progress and a Stop (a folder to open first, without one)."""
+        if self.project.project is None:
+            self.show_project()
+        project = self.project.project
+        if project is None or not self.project_run.start(project):
+            return
+        self.project.dock.show()
+
+    def _project_ran(self, summary: str) -> None:
+        self.statusBar().showMessage(summary, 10000)
+        self.project.refresh()
+
     def _take_edits(self, lang: str, edits: list[tuple[str, str]]) -> None:
         """A translator's edits of the target on disk, into the document's review."""
         view = self.document_view
@@ -660,6 +680,7 @@ class MainWindow(QMainWindow):
         if not self.document_view.stop_engine(timeout=0.8):
             log.warning("the engine thread did not stop in time; leaving it behind")
         self.status.close()
+        self.project_run.close()
         self.project.close()
         event.accept()
 
