@@ -14,15 +14,7 @@ from fastdesk.document.find import (
     summary,
     with_case_of,
 )
-from fastdesk.document.target import TargetView
-
-
-def view_of(blocks: list[str]) -> TargetView:
-    spans, pos = [], 0
-    for k, text in enumerate(blocks):
-        spans.append((f"b{k}", pos, pos + len(text)))
-        pos += len(text)
-    return TargetView("".join(blocks), tuple(spans), frozenset())
+from tests.test_find_replace import view_of
 
 
 @pytest.mark.parametrize(

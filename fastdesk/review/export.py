@@ -172,19 +172,8 @@ def translation_html(text: str, lang: str, title: str) -> str:
     direction, for readers rather than reviewers."""
     body = render(text, NO_CONTEXT, safe=True)
     direction = text_direction(lang)
-    return f"""<!DOCTYPE html>
-<html lang="{html.escape(lang)}" dir="{direction}">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="fastdesk">
-<title>{html.escape(title)}</title>
-<style>
-{_stylesheet()}
-main {{ max-width: 50em; margin: 2em auto; padding: 0 1em; }}
-</style>
-</head>
+    style = "main { max-width: 50em; margin: 2em auto; padding: 0 1em; }"
+    return f"""{_head(title, f'lang="{html.escape(lang)}" dir="{direction}"', style)}
 <body>
 <main class="translation">
 {body}
@@ -310,6 +299,24 @@ def review_summary(review: Review) -> str:
     return " · ".join(parts)
 
 
+def _head(title: str, html_attrs: str, style: str = "") -> str:
+    """A standalone page's start, up to its body: no script, no external resource (the CSP
+    forbids both), the stylesheet inline."""
+    return f"""<!DOCTYPE html>
+<html {html_attrs}>
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="fastdesk">
+<title>{html.escape(title)}</title>
+<style>
+{_stylesheet()}
+{style}
+</style>
+</head>"""
+
+
 def _page(
     title: str,
     lang: str,
@@ -331,18 +338,7 @@ def _page(
             )
             + "</p>"
         )
-    return f"""<!DOCTYPE html>
-<html lang="{html.escape(source_lang or "und")}">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="fastdesk">
-<title>{html.escape(title)}</title>
-<style>
-{_stylesheet()}
-</style>
-</head>
+    return f"""{_head(title, f'lang="{html.escape(source_lang or "und")}"')}
 <body>
 <header>
 <h1>{html.escape(title)}</h1>

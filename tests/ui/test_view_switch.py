@@ -17,14 +17,19 @@ def source_on_screen(view) -> set[str]:  # type: ignore[no-untyped-def]
     return set(view.visible_source_blocks())
 
 
-def test_ctrl_r_keeps_the_block_under_the_source_cursor_in_view(make_window, qtbot) -> None:
+def long_window(make_window, qtbot):  # type: ignore[no-untyped-def]
+    """A 1,024×700 window on a 300-block document, translated; its blocks' keys."""
     w = make_window()
     w.resize(1024, 700)
     w.show()
     view = w.document_view
     view.source.setPlainText(long_text(300))
     qtbot.waitUntil(lambda: settled(w), timeout=60000)
-    keys = [seg.key for seg in view.source_blocks]
+    return w, view, [seg.key for seg in view.source_blocks]
+
+
+def test_ctrl_r_keeps_the_block_under_the_source_cursor_in_view(make_window, qtbot) -> None:
+    w, view, keys = long_window(make_window, qtbot)
     # the source's cursor on block 150, scrolled there; the target follows (sync)
     cursor = QTextCursor(view.source.document())
     cursor.setPosition(view.source.toPlainText().index("number 150,"))
@@ -41,13 +46,7 @@ def test_ctrl_r_keeps_the_block_under_the_source_cursor_in_view(make_window, qtb
 
 
 def test_ctrl_r_keeps_the_block_under_the_target_cursor_in_view(make_window, qtbot) -> None:
-    w = make_window()
-    w.resize(1024, 700)
-    w.show()
-    view = w.document_view
-    view.source.setPlainText(long_text(300))
-    qtbot.waitUntil(lambda: settled(w), timeout=60000)
-    keys = [seg.key for seg in view.source_blocks]
+    w, view, keys = long_window(make_window, qtbot)
     view.sync.enabled = False  # the target alone scrolled to block 220: the source elsewhere
     view.show_raw(False)
     preview = view.preview

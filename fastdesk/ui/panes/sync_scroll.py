@@ -210,12 +210,16 @@ class SyncScroller(QObject):
                 src = self.source.verticalScrollBar()
                 src.setValue(src.maximum())
                 return
-            if pane is self.preview:
-                anchor = preview_anchor(self.preview)
-            else:
-                anchor = plain_anchor(self.editor, self.editor.starts())
-            if anchor is not None:
-                plain_scroll(self.source, self._starts, *anchor)
+            self._source_to(pane)
+
+    def _source_to(self, pane: TargetEditor | TargetPreview) -> None:
+        """Scroll the source to where ``pane`` is, block for block."""
+        if pane is self.preview:
+            anchor = preview_anchor(self.preview)
+        else:
+            anchor = plain_anchor(self.editor, self.editor.starts())
+        if anchor is not None:
+            plain_scroll(self.source, self._starts, *anchor)
 
     def place(self, pane: TargetEditor | TargetPreview, index: int, y: int) -> None:
         """The reader switched target views with the cursor in block ``index``, ``y`` pixels
@@ -236,12 +240,7 @@ class SyncScroller(QObject):
         if self.enabled:
             self._leader = pane
             with self._guarded():
-                if pane is self.preview:
-                    anchor = preview_anchor(self.preview)
-                else:
-                    anchor = plain_anchor(self.editor, self.editor.starts())
-                if anchor is not None:
-                    plain_scroll(self.source, self._starts, *anchor)
+                self._source_to(pane)
             if index + 1 < len(self._starts):  # the block itself on screen in the source too
                 source = QTextCursor(self.source.document())
                 source.setPosition(self._starts[index])
