@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fastdesk.document.blocks import Block, Document, join, parse
 from fastdesk.project.dialect import Container, check_dialect, container, dedent, indent
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.sync import Pair
+from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 from fastdesk.translate.repeats import repeated
@@ -137,10 +137,13 @@ def finish(
     outcome: PairOutcome, record: WrittenRecord, allow_partial: bool = False
 ) -> tuple[str, str]:
     """Write a translated pair's target, or keep its review for the next run: ("ok" | "partial"
-    | "failed", a one-line reason or ""). A target with blocks lacking a translation is not
-    written unless ``allow_partial`` (then with the source in their place)."""
+    | "failed" | "skipped", a one-line reason or ""). A target with blocks lacking a translation
+    is not written unless ``allow_partial`` (then with the source in their place); a target
+    outside the project is skipped."""
     pair = outcome.pair
     where = f"{pair.source} → {pair.target}"
+    if pair.conflict == OUTSIDE:  # nothing is written outside the project, not even a review
+        return "skipped", f"{where}: {OUTSIDE}"
     if pair.conflict:
         pair.save_review()
         return "failed", f"{where}: not written: {pair.conflict}"

@@ -47,7 +47,6 @@ from fastdesk.translate.events import (
     RevisionDone,
     Waiting,
 )
-from fastdesk.ui.app import apply_theme
 from fastdesk.ui.bridge.worker import (
     EngineFactory,
     SessionFactory,
@@ -60,6 +59,7 @@ from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files, is_dark
 from fastdesk.ui.panes.elided import ElidingStatusBar
+from fastdesk.ui.panes.theme import apply_theme
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.recovery import RecoveryDialog

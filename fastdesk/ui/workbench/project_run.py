@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from fastdesk.project import status
 from fastdesk.project.layout import Project
+from fastdesk.project.lock import project_lock
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.run import PairOutcome, finish, translate_pairs
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
@@ -97,6 +98,10 @@ class ProjectRun(QObject):
         factory = self._engine_factory
 
         async def run() -> RunTally:
+            with project_lock(project.root):  # one run at a time (ProjectBusy: said, not run)
+                return await locked()
+
+        async def locked() -> RunTally:
             record = WrittenRecord(project.root)
             pairs = status.load_pairs(project, record)
             tally.total = len(pairs)
@@ -105,8 +110,8 @@ class ProjectRun(QObject):
             def done(outcome: PairOutcome) -> None:
                 state, reason = finish(outcome, record)
                 tally.done += 1
-                tally.written += state != "failed"
-                if reason and state == "failed":
+                tally.written += state in ("ok", "partial")
+                if reason and state in ("failed", "skipped"):
                     tally.failed.append(reason)
                 self.progressed.emit(tally.done, tally.total)
 
