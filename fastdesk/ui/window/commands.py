@@ -132,7 +132,7 @@ COMMANDS: tuple[Command, ...] = (
     C("choose_provider", "actionProvider", "&Provider…", "selectors.focus_provider",
       "Ctrl+Shift+P", "Choose the provider", menus=(("Translate", 2),)),
     C("translate_project", "actionTranslateProject", "Translate Pro&ject…", "translate_project",
-      None, "Translate every page of the open docs project into each of its languages, as "
+      "Ctrl+Alt+Return", "Translate every page of the open docs project into each of its languages, as "
       "`fastdesk translate DIR` does", menus=(("Translate", 3),)),
     C("compare", "actionCompare", "&Compare Providers…", "compare_providers", "Ctrl+Shift+B",
       "Time every configured provider and model on this document",
@@ -181,7 +181,7 @@ COMMANDS: tuple[Command, ...] = (
     C("second_pane", "actionSecondPane", "Second &Translation", "set_second_pane",
       "Ctrl+Shift+T", "A second translation beside the first, in another language",
       menus=(("View", 0),), checkable=True),
-    C("dark_theme", "actionDarkTheme", "&Dark Theme", "set_dark_theme", None,
+    C("dark_theme", "actionDarkTheme", "&Dark Theme", "set_dark_theme", "Ctrl+Shift+N",
       "Dark colours (unticked: light; Settings also has the system's)",
       menus=(("View", 3),), checkable=True),
     C("focus_source", "actionFocusSource", "Focus &Source", "document_view.focus_source",
