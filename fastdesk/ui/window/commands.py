@@ -132,8 +132,8 @@ COMMANDS: tuple[Command, ...] = (
     C("choose_provider", "actionProvider", "&Provider…", "selectors.focus_provider",
       "Ctrl+Shift+P", "Choose the provider", menus=(("Translate", 2),)),
     C("translate_project", "actionTranslateProject", "Translate Pro&ject…", "translate_project",
-      "Ctrl+Alt+Return", "Translate every page of the open docs project into each of its languages, as "
-      "`fastdesk translate DIR` does", menus=(("Translate", 3),)),
+      "Ctrl+Alt+Return", "Translate every page of the open docs project into each of its "
+      "languages, as `fastdesk translate DIR` does", menus=(("Translate", 3),)),
     C("compare", "actionCompare", "&Compare Providers…", "compare_providers", "Ctrl+Shift+B",
       "Time every configured provider and model on this document",
       menus=(("Translate", 3),)),
