@@ -95,10 +95,19 @@ class ElidingStatusBar(QStatusBar):
             self._expiry.stop()
         self._fit_message()
 
+    def currentMessage(self) -> str:
+        """The whole message on show ("" for none), as it was given: what is painted may be
+        cut (``shown_message``)."""
+        return self.whole_message if self.shown_message() else ""
+
+    def shown_message(self) -> str:
+        """The message as painted: cut with "…" to the room there is."""
+        return QStatusBar.currentMessage(self)
+
     def _fit_message(self) -> None:
         text = self.whole_message
         shown = elide(self.fontMetrics(), text, self.message_room())
-        if shown != self.currentMessage():
+        if shown != self.shown_message():
             super().showMessage(shown)
         self.setToolTip(text if shown != text else "")
 
