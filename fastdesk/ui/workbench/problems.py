@@ -15,9 +15,11 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QToolButton,
     QTreeView,
     QVBoxLayout,
@@ -152,7 +154,6 @@ class ProblemsDock(QDockWidget):
         bar.addWidget(self.restore_button)
         self.count = QLabel()
         self.count.setObjectName("problemsCount")
-        bar.addWidget(self.count)
         self.model = ProblemsModel(excerpt, self)
         self.table = QTreeView()
         self.table.setObjectName("problemsTable")
@@ -178,10 +179,32 @@ class ProblemsDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addLayout(self._filter_row(bar))
         layout.addWidget(self.table)
         self.setWidget(body)
         self._label_filters()
+
+    def _filter_row(self, bar: QHBoxLayout) -> QHBoxLayout:
+        """The filters in a strip that scrolls sideways when the dock is narrower than they
+        are (ten kinds with a reviewer model's: the window could not be narrower than 1,090
+        px), the count beside it, always whole."""
+        inner = QWidget()
+        inner.setLayout(bar)
+        strip = QScrollArea()
+        strip.setObjectName("problemsFilters")
+        strip.setWidget(inner)
+        strip.setWidgetResizable(True)
+        strip.setFrameShape(QFrame.Shape.NoFrame)
+        strip.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        strip.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        room = inner.sizeHint().height() + strip.horizontalScrollBar().sizeHint().height()
+        strip.setFixedHeight(room)
+        strip.setMinimumWidth(0)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 4, 0)
+        row.addWidget(strip, 1)
+        row.addWidget(self.count)
+        return row
 
     # ---- rows ----------------------------------------------------------------------------------
 
