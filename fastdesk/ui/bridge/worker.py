@@ -359,8 +359,6 @@ class EngineWorker(QObject):
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
             self._guarded(self._say_estimate, source)
-        for pane in self._panes.values():  # (the same source: nothing; a new document: it)
-            self._guarded(pane.update, source, revision)
         self._force = True
         self._schedule_flush()
 

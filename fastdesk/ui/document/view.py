@@ -112,7 +112,6 @@ class DocumentView(QWidget):
         self.untitled_name = UNTITLED
         self.newline = "\n"
         self._sent_source: str | None = None
-        self._new_text = False  # the next send is a newly opened document's (see load)
         self._source_blocks: tuple[render.Segment, ...] = ()
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self.review_ctl = ReviewController(
@@ -334,12 +333,7 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
-        revision = self.session.next_revision()
-        if self._new_text:  # another document: every block planned again (see load)
-            self._new_text = False
-            self.worker.set_spec(self._spec(), source, revision)
-        else:
-            self.worker.update(source, revision)
+        self.worker.update(source, self.session.next_revision())
         self.sending.sent()
         self._edit_line = -1
         self.busy.emit(True)
@@ -605,11 +599,6 @@ class DocumentView(QWidget):
         self.source.moveCursor(QTextCursor.MoveOperation.Start)
         self.renamed.emit()
         self._debounce.stop()
-        # The worker's session keeps the answers it has by block (a block's id is its text's
-        # hash): for a paragraph this document shares with the last one it would send nothing,
-        # and its answer, given for the last document's revision, is one this review drops,
-        # so the paragraph stayed "to come". The first send of a document plans every block.
-        self._new_text = True
         if self._live():
             self.send_update()
 
