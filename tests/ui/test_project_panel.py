@@ -68,8 +68,17 @@ def opened(make_window, qtbot, site: Path, page: str | None = "docs/guide.md"): 
     assert window.open_project(site)
     settle(qtbot, window)
     if page is not None:
-        window.project.choose(PurePosixPath(page), "fr")
         view = window.document_view
+        # the index page translated first: a page opened while another's answers for the same
+        # paragraphs are in flight keeps those paragraphs "to come" (a known bug, reported)
+        qtbot.waitUntil(
+            lambda: view.review_ctl.model.doc is not None
+            and view.review_ctl.model.doc.source == view.text()
+            and "Bonjour" in shown(window)
+            and not view.pending,
+            timeout=10_000,
+        )
+        window.project.choose(PurePosixPath(page), "fr")
         # the engine has the page's blocks (not the index page's answers still on show)
         qtbot.waitUntil(
             lambda: view.review_ctl.model.doc is not None
