@@ -308,3 +308,15 @@ def test_bilingual_page_from_a_target_view_and_export_file(tmp_path: Path) -> No
     out = export_bilingual(doc, view, "fr", tmp_path / "guide.fr.review.html")
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert "<title>guide.fr.review.html</title>" in out.read_text(encoding="utf-8")
+
+
+def test_the_translation_alone_as_a_page(tmp_path) -> None:
+    from fastdesk.review.export import export_translation_html, translation_html
+
+    page = translation_html("# مرحبا\n\n[x](javascript:alert(1)) <b>raw</b>\n", "ar", "Guide")
+    assert '<html lang="ar" dir="rtl">' in page and "<title>Guide</title>" in page
+    assert "<h1>مرحبا</h1>" in page
+    assert 'href="javascript' not in page and "<b>raw</b>" not in page  # safe: no link, no tag
+    out = export_translation_html("Bonjour.\n", "fr", tmp_path / "g.fr.html")
+    assert "<p>Bonjour.</p>" in out.read_text(encoding="utf-8")
+    assert "<title>g.fr</title>" in out.read_text(encoding="utf-8")

@@ -43,7 +43,7 @@ def test_every_spec_example_renders_as_the_spec_says_or_as_github_does() -> None
     plain = MarkdownIt("commonmark").render
     baseline = sum(equal(plain, e) for e in SPEC)
     ours = len(SPEC) - len(different)
-    # what the README reports: ours of 652 and plain markdown-it-py's baseline of 652
+    # what docs/window.md reports: ours of 652 and plain markdown-it-py's baseline of 652
     assert (len(SPEC), ours) == (652, 647)
     assert baseline - ours == len(GFM_DIFFERENCES)
     same_plugins = MarkdownIt("commonmark")

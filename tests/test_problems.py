@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fastdesk.document.blocks import parse
 from fastdesk.review.model import Review
-from fastdesk.review.problems import ProblemList, fix, step
+from fastdesk.review.problems import KINDS, ProblemList, block_counts, fix, step
 from fastdesk.review.session import TargetSession
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
@@ -370,3 +370,27 @@ def test_one_changed_item_comes_back_exactly(
         return
     target = source.replace(make(old), make(new), 1)
     assert restore(source, target, check) == source
+
+
+def test_counts_are_of_blocks_and_a_rejected_answer_is_not_translated() -> None:
+    model = model_of()
+    install, run, hello, plain, _code = ids(model)
+    # two failed checks in one block: two rows, one flagged block
+    answer(model, run, "Lancez `npm ci` et lisez [le guide](https://example.com/autre).")
+    answer(model, install, "# Installer")
+    model.apply(
+        [BlockDone(1, plain, "A plain paragraph.\n\n", "model", (Flag("not_translated", ""),))]
+    )
+    problems = ProblemList(model)
+    problems.refresh()
+    kinds = [(p.block_id, p.kind) for p in problems.rows]
+    assert kinds.count((run, "flagged")) == 2
+    assert (plain, "untranslated") in kinds  # it shows the source: it is not translated
+    assert (plain, "flagged") not in kinds
+    counts = block_counts(problems.rows)
+    assert counts["flagged"] == 1
+    assert counts["untranslated"] == 2  # hello (not answered yet) and the rejected answer
+    assert counts["unapproved"] == 1  # install
+    assert counts[""] == 4 == len({p.block_id for p in problems.rows})
+    assert hello in {p.block_id for p in problems.rows}
+    assert block_counts(()) == {**dict.fromkeys(KINDS, 0), "": 0}

@@ -406,3 +406,33 @@ def test_status_says_how_to_keep_mkdocs_from_publishing_the_review_files(
     hugo = make_project(tmp_path / "hugo", "hugo-folder")
     assert run(["status", str(hugo)]) == 0
     assert "note:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("layout", "home"),
+    [
+        ("mkdocs-suffix", "docs/index.md"),
+        ("mkdocs-folder", "docs/en/index.md"),
+        ("docusaurus", "docs/intro.md"),  # not the blog post that sorts first
+        ("hugo-folder", "content/en/_index.md"),
+        ("hugo-suffix", "content/_index.md"),
+        ("mirror", "en/index.md"),  # not en/deep/page.md that sorts first
+    ],
+)
+def test_the_home_page_is_the_index_page(layout: str, home: str, tmp_path: Path) -> None:
+    project = find_project(make_project(tmp_path, layout))
+    assert project.home_page() == PurePosixPath(home)
+
+
+def test_the_home_page_prefers_the_shallowest_index_then_readme(tmp_path: Path) -> None:
+    from tests.project_kit import page, write
+
+    write(tmp_path / "mkdocs.yml", "site_name: t\n")
+    for name in ("docs/en/faq.md", "docs/en/sub/index.md", "docs/en/README.md"):
+        write(tmp_path / name, page("P"))
+    (tmp_path / "docs/fr").mkdir()
+    project = find_project(tmp_path)
+    assert project.sources()[0] == PurePosixPath("docs/en/README.md")
+    assert project.home_page() == PurePosixPath("docs/en/README.md")  # shallower than sub/index
+    write(tmp_path / "docs/en/index.md", page("Home"))
+    assert find_project(tmp_path).home_page() == PurePosixPath("docs/en/index.md")

@@ -142,11 +142,12 @@ def wait(ms: int) -> None:
 
 
 def translated_window():  # type: ignore[no-untyped-def]
-    """A 1280×800 window on the sample, once its translation has streamed in."""
+    """A 1,024×700 window (a small laptop's) on the sample, once its translation has streamed
+    in."""
     from fastdesk.ui.window.main_window import MainWindow
 
     window = MainWindow(engine_factory=engine_factory)
-    window.resize(1280, 800)
+    window.resize(1024, 700)
     window.show()
     window.files.open_sample()
     for _ in range(100):

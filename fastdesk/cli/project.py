@@ -21,7 +21,7 @@ from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
-from fastdesk.project.run import PairOutcome, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, translate_pairs
 from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
@@ -294,34 +294,13 @@ def _write_pair(
     record: WrittenRecord,
     allow_partial: bool,
 ) -> PairReport:
-    where = f"{pair.source} → {pair.target}"
-    if pair.conflict:
-        report.status = "failed"
-        print(f"fastdesk translate: {where}: not written: {pair.conflict}", file=sys.stderr)
-        pair.save_review()
-        return report
-    if report.missing and not allow_partial:
-        report.status = "failed"
-        reason = outcome.errors[0] if outcome.errors else "no translation"
-        lines = ", ".join(map(str, report.missing[:10]))
-        print(
-            f"fastdesk translate: {where}: not written: {len(report.missing)} blocks have no "
-            f"translation (lines {lines}): {reason}",
-            file=sys.stderr,
-        )
-        pair.save_review()  # what did arrive is kept for the next run
-        return report
-    if report.missing:
-        report.status = "partial"
-        lines = ", ".join(map(str, report.missing[:10]))
-        print(
-            f"fastdesk translate: {where}: written with the source in place of "
-            f"{len(report.missing)} blocks (lines {lines})",
-            file=sys.stderr,
-        )
-    pair.write(record)
-    if report.status == "pending":
+    status, message = finish(outcome, record, allow_partial)
+    if status != "ok":
+        report.status = status
+    elif report.status == "pending":
         report.status = "ok"
+    if message:
+        print(f"fastdesk translate: {message}", file=sys.stderr)
     return report
 
 

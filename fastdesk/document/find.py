@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_suffix
 
-__all__ = ["BadPattern", "Query", "find_all", "replace_in_blocks", "replacement"]
+__all__ = [
+    "BadPattern",
+    "Change",
+    "Query",
+    "find_all",
+    "plan",
+    "replace_in_blocks",
+    "replacement",
+    "summary",
+    "with_case_of",
+]
 
 
 class BadPattern(ValueError):
@@ -27,6 +38,10 @@ class Query:
     case: bool = False  # match case
     word: bool = False  # whole words only
     regex: bool = False  # ``text`` is a regular expression (Python syntax)
+    # the replacement takes each match's case: all lower, Capitalised or UPPER (as VS Code's
+    # "preserve case": "pull request" → "demande de fusion" gives "Demande de fusion" on
+    # "Pull request" and "DEMANDE DE FUSION" on "PULL REQUEST")
+    preserve_case: bool = False
 
     def pattern(self) -> re.Pattern[str]:
         body = self.text if self.regex else re.escape(self.text)
@@ -49,16 +64,79 @@ def find_all(text: str, query: Query) -> list[re.Match[str]]:
 def replacement(match: re.Match[str], query: Query, template: str) -> str:
     """What replaces ``match``: ``template`` as written, or with ``\\1``/``\\g<name>`` expanded
     for a regular expression."""
-    if not query.regex:
-        return template
-    try:
-        return match.expand(template)
-    except (re.error, IndexError) as exc:
-        raise BadPattern(f"Not a valid replacement: {exc}") from None
+    if query.regex:
+        try:
+            text = match.expand(template)
+        except (re.error, IndexError) as exc:
+            raise BadPattern(f"Not a valid replacement: {exc}") from None
+    else:
+        text = template
+    return with_case_of(match.group(), text) if query.preserve_case else text
+
+
+def with_case_of(found: str, text: str) -> str:
+    """``text`` in the case pattern of ``found``: UPPER (two letters or more, all capitals),
+    Capitalised (first letter a capital) or all lower; otherwise ``text`` as written."""
+    letters = [c for c in found if c.isalpha()]
+    if not letters:
+        return text
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return text.upper()
+    if letters[0].isupper():
+        at = next((i for i, c in enumerate(text) if c.isalpha()), None)
+        return text if at is None else text[:at] + text[at].upper() + text[at + 1 :]
+    if all(c.islower() for c in letters):
+        return text.lower()
+    return text
+
+
+@dataclass(frozen=True)
+class Change:
+    """One match and what replaces it, for the Replace All preview: where it is (Python
+    indices into the text), the words around it, and the block it starts in ("" without
+    blocks)."""
+
+    start: int
+    end: int
+    old: str
+    new: str
+    before: str  # up to CONTEXT characters of its line before the match
+    after: str  # and after it
+    block: str = ""
+
+
+CONTEXT = 30
+
+
+def plan(text: str, query: Query, template: str, view: TargetView | None = None) -> list[Change]:
+    """Every change Replace All would make in ``text``, in order, for the editor to accept or
+    skip one by one (BadPattern for a bad pattern or replacement). With ``view`` (the
+    translation's blocks), each change names the block it starts in."""
+    starts = [start for _bid, start, _end in view.spans] if view and view.spans else []
+    out = []
+    for match in find_all(text, query):
+        start, end = match.span()
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        before = text[max(line_start, start - CONTEXT) : start]
+        after = text[end : min(line_end, end + CONTEXT)]
+        block = view.spans[_span_index(starts, start)][0] if view and starts else ""
+        new = replacement(match, query, template)
+        out.append(Change(start, end, match.group(), new, before, after, block))
+    return out
+
+
+def summary(count: int, blocks: int | None = None, unit: str = "block") -> str:
+    """What Replace All did, for the bar: "Replaced 12 in 9 blocks" ("Nothing replaced")."""
+    if not count:
+        return "Nothing replaced"
+    where = f" in {blocks} {unit}{'s' if blocks != 1 else ''}" if blocks is not None else ""
+    return f"Replaced {count}{where}"
 
 
 def replace_in_blocks(
-    view: TargetView, query: Query, template: str
+    view: TargetView, query: Query, template: str, only: Collection[int] | None = None
 ) -> tuple[list[tuple[str, str]], int]:
     """Replace every match of ``query`` in ``view.text`` at once: the blocks whose text changed,
     with their new texts (in block order), and how many matches there were.
@@ -68,11 +146,14 @@ def replace_in_blocks(
     to the blocks a typed edit of it would (``review.model.diff_target_edit``, with the match's
     start as where the edit began): its start's block takes the replacement, blocks it swallows
     whole become "", and the block holding its end keeps what follows it. BadPattern for a bad
-    pattern or replacement.
+    pattern or replacement. ``only``: the indices (in order of ``find_all``) of the matches to
+    replace, the others skipped (the preview's choice); None: all.
     """
     if not view.spans:
         return [], 0
     matches = find_all(view.text, query)
+    if only is not None:
+        matches = [m for k, m in enumerate(matches) if k in only]
     news = [replacement(m, query, template) for m in matches]
     texts = {bid: view.text[start:end] for bid, start, end in view.spans}
     starts = [start for _bid, start, _end in view.spans]

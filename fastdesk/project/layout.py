@@ -68,6 +68,10 @@ _DIALECT = {"mkdocs": "mkdocs", "docusaurus": "docusaurus", "hugo": "hugo", "mir
 _CONFIG_KEYS = frozenset({"source", "languages", "layout", "dialect", "docs_dir", "roots"})
 
 
+_HOME_NAMES = ("index", "readme", "_index", "intro")  # intro: Docusaurus' first docs page
+_HOME_NAMES_HUGO = ("_index", "index", "readme")
+
+
 class ProjectError(Exception):
     """No usable layout, or a bad .fastdesk.toml: one line for the user (exit status 2)."""
 
@@ -93,6 +97,17 @@ class Project:
     def sources(self) -> list[PurePosixPath]:
         """Every source file, relative to the root, in a stable order (read once)."""
         return list(self._sources)
+
+    def home_page(self) -> PurePosixPath | None:
+        """The page a reader starts on, which the window opens first: the shallowest index
+        page (Hugo: _index.md, then index.md; MkDocs, Docusaurus, folders: index.md, then
+        README.md, _index.md, intro.md), else the first source; None without sources."""
+        sources = self._sources
+        names = _HOME_NAMES_HUGO if self.dialect == "hugo" else _HOME_NAMES
+        homes = [s for s in sources if s.stem.lower() in names]
+        if not homes:
+            return sources[0] if sources else None
+        return min(homes, key=lambda s: (len(s.parts), names.index(s.stem.lower()), s))
 
     def pages(self, lang: str) -> dict[PurePosixPath, PurePosixPath]:
         """Source → its target in ``lang``, for every source (links between pages)."""

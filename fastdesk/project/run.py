@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Block
-from fastdesk.project.sync import Pair
+from fastdesk.project.record import WrittenRecord
+from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "translate_pairs"]
+__all__ = ["PairOutcome", "finish", "translate_pairs"]
 
 
 @dataclass
@@ -39,11 +40,18 @@ async def translate_pairs(
     specs: Mapping[str, JobSpec],
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
+    on_pair: Callable[[PairOutcome], None] = lambda _o: None,
 ) -> list[PairOutcome]:
     """Send what each pair needs; its review takes every answer in (the record of the run).
-    ``specs`` name the project's source language, so the memory keeps it with each answer."""
+    ``specs`` name the project's source language, so the memory keeps it with each answer.
+    ``on_pair``: each pair's outcome as soon as it is done (the window's progress)."""
 
     async def one(pair: Pair) -> PairOutcome:
+        outcome = await each(pair)
+        on_pair(outcome)
+        return outcome
+
+    async def each(pair: Pair) -> PairOutcome:
         outcome = PairOutcome(pair)
         need = pair.needed()
         outcome.requested = len(need)
@@ -89,3 +97,35 @@ def _flag_repeats(
         event = answered[bid]
         pair.review.apply_event(dataclasses.replace(event, flags=(*event.flags, flag)))
         outcome.flags.append({"line": index[bid].line, "check": flag.check, "detail": flag.detail})
+
+
+def finish(
+    outcome: PairOutcome, record: WrittenRecord, allow_partial: bool = False
+) -> tuple[str, str]:
+    """Write a translated pair's target, or keep its review for the next run: ("ok" | "partial"
+    | "failed" | "skipped", a one-line reason or ""). A target with blocks lacking a translation
+    is not written unless ``allow_partial`` (then with the source in their place); a target
+    outside the project is skipped."""
+    pair = outcome.pair
+    where = f"{pair.source} → {pair.target}"
+    if pair.conflict == OUTSIDE:  # nothing is written outside the project, not even a review
+        return "skipped", f"{where}: {OUTSIDE}"
+    if pair.conflict:
+        pair.save_review()
+        return "failed", f"{where}: not written: {pair.conflict}"
+    missing = pair.missing()
+    lines = ", ".join(map(str, missing[:10]))
+    if missing and not allow_partial:
+        reason = outcome.errors[0] if outcome.errors else "no translation"
+        pair.save_review()  # what did arrive is kept for the next run
+        return "failed", (
+            f"{where}: not written: {len(missing)} blocks have no translation (lines {lines}): "
+            f"{reason}"
+        )
+    pair.write(record)
+    if missing:
+        return "partial", (
+            f"{where}: written with the source in place of {len(missing)} blocks (lines {lines})"
+        )
+    return "ok", ""
+

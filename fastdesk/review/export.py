@@ -1,4 +1,5 @@
-"""Writing the target out: the translated Markdown (guide.fr.md) and a bilingual review page.
+"""Writing the target out: the translated Markdown (guide.fr.md), the translation alone as an
+HTML page (guide.fr.html), and a bilingual review page.
 
 The review page is one standalone HTML file (inline CSS, no script, no external resource, a
 Content-Security-Policy that forbids both) for people without the app: source and target side by
@@ -32,10 +33,12 @@ __all__ = [
     "export_bilingual",
     "export_path",
     "export_target",
+    "export_translation_html",
     "html_export_path",
     "is_language_suffix",
     "review_summary",
     "text_direction",
+    "translation_html",
 ]
 
 # ---- file names -------------------------------------------------------------------------------
@@ -163,6 +166,31 @@ def bilingual_html(
     return _page(title, lang, source_lang, when, review, "\n".join(rows))
 
 
+def translation_html(text: str, lang: str, title: str) -> str:
+    """The translation alone as a standalone page (the same safety as the review page: no
+    script, no external resource, raw HTML shown as text), in the target's language and
+    direction, for readers rather than reviewers."""
+    body = render(text, NO_CONTEXT, safe=True)
+    direction = text_direction(lang)
+    style = "main { max-width: 50em; margin: 2em auto; padding: 0 1em; }"
+    return f"""{_head(title, f'lang="{html.escape(lang)}" dir="{direction}"', style)}
+<body>
+<main class="translation">
+{body}
+</main>
+</body>
+</html>
+"""
+
+
+def export_translation_html(
+    text: str, lang: str, path: str | os.PathLike[str], *, title: str | None = None
+) -> Path:
+    """Write :func:`translation_html` atomically to ``path``."""
+    atomic_write_text(path, translation_html(text, lang, title or Path(path).stem))
+    return Path(path)
+
+
 def export_bilingual(
     doc: Document,
     target: Review | TargetView | Mapping[str, str],
@@ -271,6 +299,24 @@ def review_summary(review: Review) -> str:
     return " · ".join(parts)
 
 
+def _head(title: str, html_attrs: str, style: str = "") -> str:
+    """A standalone page's start, up to its body: no script, no external resource (the CSP
+    forbids both), the stylesheet inline."""
+    return f"""<!DOCTYPE html>
+<html {html_attrs}>
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="fastdesk">
+<title>{html.escape(title)}</title>
+<style>
+{_stylesheet()}
+{style}
+</style>
+</head>"""
+
+
 def _page(
     title: str,
     lang: str,
@@ -292,18 +338,7 @@ def _page(
             )
             + "</p>"
         )
-    return f"""<!DOCTYPE html>
-<html lang="{html.escape(source_lang or "und")}">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="fastdesk">
-<title>{html.escape(title)}</title>
-<style>
-{_stylesheet()}
-</style>
-</head>
+    return f"""{_head(title, f'lang="{html.escape(source_lang or "und")}"')}
 <body>
 <header>
 <h1>{html.escape(title)}</h1>

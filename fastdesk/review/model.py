@@ -227,11 +227,12 @@ class Review:
         """Approve every block of :meth:`approvable`. Returns how many."""
         return sum(self.approve(bid) for bid in self.approvable(include_flagged=include_flagged))
 
-    def resolve(self, block_id: str, choice: str) -> bool:
+    def resolve(self, block_id: str, choice: str, text: str | None = None) -> bool:
         """Answer "source changed since your edit": ``"retranslate"`` drops the reviewer's text
-        (the machine answer for the new source shows), ``"keep"`` keeps it as an edit of the new
-        source (approve it again when satisfied). Returns True when the caller should ask for a
-        translation (nothing known or in flight for the new source)."""
+        (the machine answer for the new source shows), ``"keep"`` keeps it (or ``text``: the
+        correction merged with the new source's wording) as an edit of the new source (approve
+        it again when satisfied). Returns True when the caller should ask for a translation
+        (nothing known or in flight for the new source)."""
         kept = self._kept.get(block_id)
         if choice not in ("retranslate", "keep"):
             raise ValueError(f"unknown choice {choice!r} (retranslate | keep)")
@@ -239,7 +240,8 @@ class Review:
             return False
         if choice == "keep":
             source = self._source(block_id)
-            self._kept[block_id] = Kept(kept.text, source, edited=True)
+            kept_text = kept.text if text is None else text
+            self._kept[block_id] = Kept(kept_text, source, edited=True)
         else:
             del self._kept[block_id]
         self._changed(block_id)

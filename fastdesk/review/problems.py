@@ -39,6 +39,7 @@ __all__ = [
     "REVIEW_KINDS",
     "Problem",
     "ProblemList",
+    "block_counts",
     "excerpt",
     "fix",
     "other_pairs",
@@ -190,7 +191,10 @@ class ProblemList:
                 fixes = (
                     flag.check in RESTORABLE and restore(block.text, shown, flag.check) is not None
                 ) or (flag.check == "glossary" and bool(self.glossary))  # tried when asked
-                out.append(Problem(bid, index, line, "flagged", title, reason, flag.check, fixes))
+                # an answer that was not a translation leaves the source on show: the block is
+                # not translated, and counts where the editor looks for those
+                kind = "untranslated" if flag.check == "not_translated" else "flagged"
+                out.append(Problem(bid, index, line, kind, title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
 
@@ -225,6 +229,18 @@ _COMMON: dict[tuple[str, bool], tuple[str, str, str]] = {
         for flying in (False, True)
     },
 }
+
+
+def block_counts(rows: tuple[Problem, ...] | list[Problem]) -> dict[str, int]:
+    """How many blocks of each kind (a block with two failed checks is one flagged block), and
+    under "" how many blocks in all: the one count every label of the list and the review
+    summary shows, so that they agree."""
+    seen: dict[str, set[str]] = {kind: set() for kind in KINDS}
+    for row in rows:
+        seen[row.kind].add(row.block_id)
+    counts = {kind: len(ids) for kind, ids in seen.items()}
+    counts[""] = len(set().union(*seen.values()))
+    return counts
 
 
 def fix(model: TargetModel, problem: Problem, glossary: Glossary | None = None) -> str | None:

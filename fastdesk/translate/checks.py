@@ -692,7 +692,8 @@ PLAIN_WORDS: dict[str, CheckWords] = {
     "omission": CheckWords("text left out", "a sentence is missing or left in the source language"),
     "failed": CheckWords("translation failed", "the request for this block failed"),
     "not_translated": CheckWords(
-        "not a translation", "the model's answer was not a translation: the source is shown"
+        "not translated: answer rejected",
+        "the model's answer was not a translation: the source is shown",
     ),
     "dialect": CheckWords("site syntax changed", "the site generator's markup must stay"),
     "admonition": CheckWords(

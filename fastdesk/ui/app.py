@@ -7,73 +7,17 @@ import sys
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QTimer, Signal
-from PySide6.QtGui import QColor, QFileOpenEvent, QIcon, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
+from PySide6.QtGui import QFileOpenEvent, QIcon
+from PySide6.QtWidgets import QApplication, QWidget
 
 import fastdesk
 from fastdesk.config.paths import resource
 from fastdesk.config.settings import load_settings, settings_path
+from fastdesk.ui.panes.theme import apply_theme, palette
 from fastdesk.ui.window.main_window import MainWindow
 
-_PALETTES: dict[str, dict[str, str]] = {
-    "dark": {
-        "Window": "#1f2227",
-        "WindowText": "#e6edf3",
-        "Base": "#16181d",
-        "AlternateBase": "#1f2227",
-        "ToolTipBase": "#2b3038",
-        "ToolTipText": "#e6edf3",
-        "Text": "#e6edf3",
-        "Button": "#2b3038",
-        "ButtonText": "#e6edf3",
-        "BrightText": "#ff7b72",
-        "Link": "#4493f8",
-        "Highlight": "#2f81f7",
-        "HighlightedText": "#ffffff",
-        "PlaceholderText": "#7d8590",
-        "disabled": "#6e7681",
-    },
-    "light": {
-        "Window": "#f6f8fa",
-        "WindowText": "#1f2328",
-        "Base": "#ffffff",
-        "AlternateBase": "#f6f8fa",
-        "ToolTipBase": "#ffffff",
-        "ToolTipText": "#1f2328",
-        "Text": "#1f2328",
-        "Button": "#f6f8fa",
-        "ButtonText": "#1f2328",
-        "BrightText": "#cf222e",
-        "Link": "#0969da",
-        "Highlight": "#0969da",
-        "HighlightedText": "#ffffff",
-        "PlaceholderText": "#8c959f",
-        "disabled": "#8c959f",
-    },
-}
+__all__ = ["FastdeskApp", "apply_theme", "make_app", "open_path", "palette", "run_app"]
 
-
-def palette(theme: str) -> QPalette:
-    """Our light or dark palette (GitHub-like colours, readable disabled text)."""
-    colours = _PALETTES[theme]
-    p = QPalette()
-    for name, colour in colours.items():
-        if name != "disabled":
-            p.setColor(getattr(QPalette.ColorRole, name), QColor(colour))
-    for role in (
-        QPalette.ColorRole.Text,
-        QPalette.ColorRole.ButtonText,
-        QPalette.ColorRole.WindowText,
-    ):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(colours["disabled"]))
-    return p
-
-
-def apply_theme(app: QApplication, theme: str) -> None:
-    """'light' or 'dark': Fusion with our palette; 'system': the platform's own look."""
-    if theme in ("light", "dark"):
-        app.setStyle(QStyleFactory.create("Fusion"))
-        app.setPalette(palette(theme))
 
 
 class FastdeskApp(QApplication):

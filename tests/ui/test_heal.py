@@ -328,3 +328,26 @@ def test_long_waits_are_counted_down_in_minutes_and_hours() -> None:
         "1 h",
         "2 h 10 min",
     ]
+
+
+def test_export_offers_the_translation_alone_as_html(
+    make_window, qtbot, tmp_path, monkeypatch
+) -> None:
+    w = make_window()
+    w.document_view.source.setPlainText("# Hello world\n\nThe cat <script>x</script>.\n")
+    qtbot.waitUntil(lambda: "Bonjour" in target_text(w))
+    out = tmp_path / "out.fr.html"
+    kinds: list[str] = []
+
+    def chosen(*args: object) -> str:
+        kinds.append(str(args[-1]))
+        return str(out)
+
+    monkeypatch.setattr(files_module, "export_path", chosen)
+    w.files.export_dialog()
+    assert "*.md" in kinds[0] and "*.html" in kinds[0]  # both offered
+    page = out.read_text(encoding="utf-8")
+    assert '<html lang="fr" dir="ltr">' in page
+    assert "<h1>Bonjour monde</h1>" in page and "chat" in page
+    assert "Hello" not in page  # the translation alone: no source column
+    assert "<script>" not in page and "Content-Security-Policy" in page

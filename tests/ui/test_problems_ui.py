@@ -198,3 +198,22 @@ def test_restore_from_the_rendered_view(make_window, qtbot, provider) -> None:
     assert view.review.state_of(block(w, "guide")) == "edited"
     qtbot.waitUntil(lambda: "https://example.com/a" in view.preview.toHtml())
     assert not view.showing_raw
+
+
+def test_a_filter_shows_what_it_names_and_every_count_agrees(make_window, qtbot, provider) -> None:
+    w, dock = flagged_window(make_window, qtbot, provider)
+    link = block(w, "guide")
+    filters = dock.filters
+    qtbot.mouseClick(filters["flagged"], Qt.MouseButton.LeftButton)  # only the flagged rows
+    assert [p.block_id for p in dock.rows] == [link]
+    assert all(p.kind == "flagged" for p in dock.rows)
+    assert filters["flagged"].isChecked() and not filters["unapproved"].isChecked()
+    qtbot.mouseClick(filters["unapproved"], Qt.MouseButton.LeftButton)  # another: only it
+    assert {p.kind for p in dock.rows} == {"unapproved"} and len(dock.rows) == 2
+    qtbot.mouseClick(filters["unapproved"], Qt.MouseButton.LeftButton)  # again: all
+    assert len(dock.rows) == 3 and all(b.isChecked() for b in filters.values())
+    # the review bar's "flagged" is the list's count of flagged blocks
+    w.document_view._update_review_bar()
+    summary = w.document_view.review_bar.summary.text()
+    assert f"{dock.counts['flagged']}&nbsp;flagged" in summary
+    assert filters["flagged"].text() == f"Flagged {dock.counts['flagged']}" == "Flagged 1"

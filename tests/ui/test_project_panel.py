@@ -62,10 +62,30 @@ def saved_then_fixed_by_hand(make_window, qtbot, site: Path):  # type: ignore[no
     return window
 
 
-def opened(make_window, qtbot, site: Path):  # type: ignore[no-untyped-def]
+def opened(make_window, qtbot, site: Path, page: str | None = "docs/guide.md"):  # type: ignore[no-untyped-def]
+    """The project open (its index page on show), then ``page`` chosen in French."""
     window = make_window()
     assert window.open_project(site)
     settle(qtbot, window)
+    if page is not None:
+        view = window.document_view
+        # the index page translated first: a page opened while another's answers for the same
+        # paragraphs are in flight keeps those paragraphs "to come" (a known bug, reported)
+        qtbot.waitUntil(
+            lambda: view.review_ctl.model.doc is not None
+            and view.review_ctl.model.doc.source == view.text()
+            and "Bonjour" in shown(window)
+            and not view.pending,
+            timeout=10_000,
+        )
+        window.project.choose(PurePosixPath(page), "fr")
+        # the engine has the page's blocks (not the index page's answers still on show)
+        qtbot.waitUntil(
+            lambda: view.review_ctl.model.doc is not None
+            and view.review_ctl.model.doc.source == view.text(),
+            timeout=10_000,
+        )
+        settle(qtbot, window)
     return window
 
 
@@ -77,14 +97,15 @@ def test_a_project_shows_its_sources_by_language_as_fastdesk_status_does(
     from fastdesk.cli.main import run
     from fastdesk.ui.workbench.project import cell_text
 
-    window = opened(make_window, qtbot, site)
+    window = opened(make_window, qtbot, site, page=None)
     dock = window.findChild(QDockWidget, "projectView")
     assert dock is window.project.dock and dock.isVisible()
     tree = dock.tree
     assert [tree.headerItem().text(n) for n in range(tree.columnCount())] == ["File", "fr", "de"]
     assert sorted(p.as_posix() for p in dock.rows) == ["docs/guide.md", "docs/index.md"]
-    # the first source opened, in the window's language (fr is one of the project's)
-    assert window.document_view.path == site / "docs/guide.md"
+    # the index page opened first (issue 30: it opened the first file in name order), in the
+    # window's language (fr is one of the project's)
+    assert window.document_view.path == site / "docs/index.md"
     assert window.document_view.review_key() == "fr"
     assert run(["status", str(site), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["files"]

@@ -153,3 +153,66 @@ def test_a_bad_replacement_or_pattern_changes_nothing_and_says_so(make_window, q
     bar.find_edit.setText("(world)")
     assert bar.replace_all() == 0 and bar.count.text() == "Bad replacement"
     assert source.toPlainText() == DOCS[0]
+
+
+def test_replace_all_previews_each_change_and_replaces_the_ticked_ones(make_window, qtbot) -> None:
+    w = translated(make_window, qtbot, DOCS[1])
+    view = w.document_view
+    ctl = view.review_ctl
+    before, blocks_before = target_text(w), outcome(w)
+    steps = ctl.undo_stack.count()
+    bar = set_query(w, "monde", False, False, "univers")
+    spans = bar.matches()
+    assert len(spans) == 4  # (the code span's `world` is not translated)
+    dialog = bar.preview_all()
+    assert dialog is not None and dialog.isVisible()
+    assert target_text(w) == before  # nothing replaced before the editor says so
+    rows = [dialog.list.item(k).text() for k in range(dialog.list.count())]
+    assert len(rows) == 4 and all("[monde → univers]" in row for row in rows)
+    assert dialog.replace_button.text() == "Replace 4"
+    dialog.tick(0, False)  # skip the heading's
+    assert dialog.chosen() == [1, 2, 3] and dialog.replace_button.text() == "Replace 3"
+    dialog.replace_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    text = target_text(w)
+    assert text.count("univers") == 3 and text.count("monde") == before.count("monde") - 3
+    assert text.startswith(before[: before.index("monde") + 5])  # the heading kept its word
+    changed = sum(a != b for a, b in zip(blocks_before, outcome(w), strict=True))
+    assert changed == 3  # the paragraph and the two list items
+    assert bar.result.text() == "Replaced 3 in 3 blocks"
+    assert ctl.undo_stack.count() == steps + 1  # one step
+    focus_target(w, qtbot)
+    undo(qtbot, w)
+    assert target_text(w) == before
+
+
+def test_preview_with_preserve_case_and_whole_words_in_the_source(make_window, qtbot) -> None:
+    w = make_window()
+    source = w.document_view.source
+    source.setPlainText("# Pull requests\n\nOpen a pull request.\n\nPULL REQUEST rules.\n")
+    source.setFocus()
+    w.workbench.replace()
+    bar = w.workbench.find_bar
+    assert bar.pane is source and bar.preserve.isVisible()
+    bar.find_edit.setText("pull request")
+    bar.replace_edit.setText("demande de fusion")
+    bar.word.setChecked(True)
+    bar.preserve.setChecked(True)
+    dialog = bar.preview_all()
+    assert dialog is not None
+    assert [dialog.list.item(k).text() for k in range(2)] == [
+        "…Open a [pull request → demande de fusion].…",
+        "[PULL REQUEST → DEMANDE DE FUSION] rules.…",
+    ]
+    dialog.tick_all(False)
+    assert not dialog.replace_button.isEnabled()
+    dialog.tick_all(True)
+    dialog.accept()
+    assert source.toPlainText() == (
+        "# Pull requests\n\nOpen a demande de fusion.\n\nDEMANDE DE FUSION rules.\n"
+    )
+    assert bar.result.text() == "Replaced 2 in 2 lines"
+    source.undo()  # one edit block
+    assert source.toPlainText().startswith("# Pull requests\n\nOpen a pull request.")
+    bar.find_edit.setText("absent")
+    assert bar.preview_all() is None and bar.result.text() == "Nothing replaced"

@@ -320,3 +320,49 @@ def test_the_rendered_translation_undoes_and_redoes_too(make_window, qtbot) -> N
     qtbot.keyClick(view.preview, Qt.Key.Key_Z, CTRL | SHIFT)
     assert states(w) == ["machine", "approved", "machine"]
     assert view.source.toPlainText() == TEXT
+
+
+def test_the_correction_is_merged_in_the_dialog_then_kept(make_window, qtbot) -> None:
+    w = stale_window(make_window, qtbot)
+    review = w.document_view.review
+    (cat,) = review.stale_blocks()
+    qtbot.waitUntil(lambda: review.info(cat).machine is not None)
+    dialog = w.review_commands.decide(cat)
+    assert dialog is not None and not dialog.kept.isReadOnly()
+    assert dialog.merged() is None  # untouched: Keep Mine keeps the correction as it was
+    dialog.kept.setFocus()
+    cursor = dialog.kept.textCursor()
+    cursor.setPosition(len("The "))
+    dialog.kept.setTextCursor(cursor)
+    qtbot.keyClicks(dialog.kept, "big ")  # the new source's word, merged by the editor
+    assert dialog.kept.toPlainText() == "The big chat noir."
+    assert dialog.keep_button.text() == "&Keep My Merged Text"
+    dialog.refresh()  # the review changing meanwhile does not undo the editor's typing
+    assert dialog.kept.toPlainText() == "The big chat noir."
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.review_commands.decision is None)
+    assert review.state_of(cat) == "edited"
+    assert review.shown_text(cat) == "The big chat noir.\n\n"  # its line ends kept
+    qtbot.waitUntil(lambda: "The big chat noir." in target_text(w))
+    focus_target(w, qtbot)
+    undo(qtbot, w)  # one step: the choice is offered again, the old correction back
+    assert review.state_of(cat) == "stale_edit"
+    assert review.shown_text(cat) == "The chat noir.\n\n"
+
+
+def test_start_from_the_new_translation(make_window, qtbot) -> None:
+    w = stale_window(make_window, qtbot)
+    review = w.document_view.review
+    (cat,) = review.stale_blocks()
+    qtbot.waitUntil(lambda: review.info(cat).machine is not None)
+    dialog = w.review_commands.decide(cat)
+    assert dialog is not None and dialog.start_button.isEnabled()
+    dialog.start_button.click()
+    assert dialog.kept.toPlainText() == "The big chat sleeps."
+    dialog.kept.undo()  # one undoable edit of the correction
+    assert dialog.kept.toPlainText() == "The chat noir."
+    dialog.start_button.click()
+    qtbot.keyClicks(dialog.kept, " Bien.")
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: review.state_of(cat) == "edited")
+    assert review.shown_text(cat) == "The big chat sleeps. Bien.\n\n"

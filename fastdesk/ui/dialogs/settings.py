@@ -87,6 +87,7 @@ REVIEW_CHOICES = (
     ("on", "On"),
     ("off", "Off"),
 )
+THEME_CHOICES = (("system", "As the system"), ("light", "Light"), ("dark", "Dark"))
 _CODE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
 _CODE_IN_PARENS = re.compile(r"\(([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\)\s*$")
 SHOWN_MODELS = 3  # model names spelled out in a test result
@@ -435,6 +436,14 @@ class SettingsDialog(QDialog):
         self.provider_combo.setCurrentIndex(max(0, self.provider_combo.findData(s.provider)))
         form.addRow("Pro&vider:", self.provider_combo)
 
+        self.theme_combo = QComboBox()
+        self.theme_combo.setObjectName("themeCombo")
+        for code, label in THEME_CHOICES:
+            self.theme_combo.addItem(label, code)
+        self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(s.theme)))
+        self.theme_combo.setToolTip("Applied when you save; also View → Dark Theme")
+        form.addRow("T&heme:", self.theme_combo)
+
         self.live_check = QCheckBox("Translate while I &type (live)")
         self.live_check.setObjectName("liveCheck")
         self.live_check.setChecked(s.live)
@@ -657,6 +666,7 @@ class SettingsDialog(QDialog):
             glossary_path=self.glossary_edit.text().strip(),
             review=self.review_combo.currentData(),
             review_model=review_model,
+            theme=self.theme_combo.currentData(),
         )
 
     def show_error(self, text: str) -> None:

@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 from typing import Protocol
 
-from PySide6.QtCore import Signal, SignalInstance
+from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QGridLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -61,6 +63,7 @@ class SourceChangedDialog(QDialog):
         self.setObjectName("sourceChangedDialog")
         self.setWindowTitle("Source changed since your edit")
         self.ctl, self.block_id = ctl, block_id
+        self._ending = ""  # the correction's trailing line ends, put back on what is kept
         intro = QLabel(
             "The source of this block changed after you edited or approved its translation. "
             "What changed in the source:"
@@ -70,12 +73,23 @@ class SourceChangedDialog(QDialog):
         legend = QLabel(LEGEND)
         legend.setObjectName("diffLegend")
         self.kept = _text("keptText", "Your correction")
+        self.kept.setReadOnly(False)  # merged here with the new source's wording, then kept
+        self.kept.setToolTip("Edit your correction here: Keep Mine keeps it as you leave it")
+        self.kept.textChanged.connect(self._kept_edited)
         self.machine = _text("machineText", "Machine translation of the new source")
+        self.start_button = QPushButton("&Start From It")
+        self.start_button.setObjectName("startFromMachine")
+        self.start_button.setToolTip(
+            "Copy the new machine translation into your correction, to edit it from there"
+        )
+        self.start_button.clicked.connect(self.start_from_machine)
         grid = QGridLayout()
-        grid.addWidget(_heading("Your correction (kept until you choose)", self.kept), 0, 0)
+        mine = _heading("Your correction (edit it here; kept until you choose)", self.kept)
+        grid.addWidget(mine, 0, 0)
         grid.addWidget(_heading("Machine translation of the new source", self.machine), 0, 1)
         grid.addWidget(self.kept, 1, 0)
         grid.addWidget(self.machine, 1, 1)
+        grid.addWidget(self.start_button, 2, 1, Qt.AlignmentFlag.AlignRight)
         self.buttons = QDialogButtonBox()
         role = QDialogButtonBox.ButtonRole
         self.keep_button = self.buttons.addButton("&Keep Mine", role.AcceptRole)
@@ -109,8 +123,31 @@ class SourceChangedDialog(QDialog):
             f'<div style="white-space: pre-wrap">'
             f"{diff_html(word_diff(info.base.rstrip(), info.source.rstrip()))}</div>"
         )
-        _set_text(self.kept, (info.text or "").rstrip())
+        self._ending = (info.text or "")[len((info.text or "").rstrip()) :]
+        if not self.kept.document().isModified():  # never over what the editor typed
+            _set_text(self.kept, (info.text or "").rstrip())
         _set_text(self.machine, info.machine.rstrip() if info.machine else COMING)
+        self.start_button.setEnabled(bool(info.machine))
+
+    def merged(self) -> str | None:
+        """The correction as the editor left it in the dialog (with its block's line ends);
+        None when it was not touched."""
+        if not self.kept.document().isModified():
+            return None
+        return self.kept.toPlainText().rstrip() + self._ending
+
+    def start_from_machine(self) -> None:
+        """The new machine translation into the correction, as one undoable edit of it."""
+        info = self.ctl.info(self.block_id)
+        if info.machine:
+            cursor = self.kept.textCursor()
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(info.machine.rstrip())
+            self.kept.setFocus()
+
+    def _kept_edited(self) -> None:
+        merged = self.kept.document().isModified()
+        self.keep_button.setText("&Keep My Merged Text" if merged else "&Keep Mine")
 
     def _choose(self, choice: str) -> None:
         self.accept()  # first: the choice changes the review, which would refresh this

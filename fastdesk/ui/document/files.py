@@ -16,7 +16,7 @@ from fastdesk.config.paths import resource
 from fastdesk.project.layout import Project
 from fastdesk.project.sync import relinked
 from fastdesk.review import autosave
-from fastdesk.review.export import export_target
+from fastdesk.review.export import export_target, export_translation_html
 from fastdesk.review.model import Review
 from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.document.view import DocumentView
@@ -44,6 +44,9 @@ def warn(parent: QWidget, title: str, text: str) -> None:
     box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("warningBox")
     box.open()
+
+
+EXPORT_KINDS = "Markdown (*.md);;HTML page, the translation alone (*.html *.htm)"
 
 
 def export_path(parent: QWidget, view: DocumentView, suggested: Path, title: str, kind: str) -> str:
@@ -204,6 +207,18 @@ class FileCommands:
         self.view.message.emit(f"Translation written to {Path(path).name}", 4000)
         return True
 
+    def export_translation_html(self, path: str | Path) -> bool:
+        """The translation alone as an HTML page (the bilingual page is Export Bilingual)."""
+        text, key = self.view.review_ctl.target_text(), self.view.review_key()
+        lang = "und" if key == "simplify" else key  # (plain language: the source's language)
+        try:
+            export_translation_html(text, lang, path, title=self.view.name)
+        except OSError as exc:
+            warn(self.parent, "Cannot export the translation", f"{path}: {exc.strerror or exc}")
+            return False
+        self.view.message.emit(f"Translation written to {Path(path).name} (HTML)", 4000)
+        return True
+
     def export_dialog(self) -> None:
         """Where to write the translation: in a docs project, the layout's target is proposed
         (and written as Save writes it); elsewhere a copy beside the source."""
@@ -215,12 +230,12 @@ class FileCommands:
             suggested = project.root / project.target(source, self.view.review_key())
         else:
             suggested = self.view.review_ctl.export_path()
-        path = export_path(
-            self.parent, self.view, suggested, "Export translation", "Markdown (*.md)"
-        )
+        path = export_path(self.parent, self.view, suggested, "Export translation", EXPORT_KINDS)
         if not path:
             return
-        if place is None:
+        if Path(path).suffix.lower() in (".html", ".htm"):  # the translation alone, as a page
+            self.export_translation_html(path)
+        elif place is None:
             self.export_translation(path)
         else:
             self.export_in_project(*place, Path(path))

@@ -89,9 +89,10 @@ class ReviewCommands:
         self.view.refresh_target()
         return True
 
-    def resolve_block(self, block_id: str, choice: str) -> None:
-        """ "Source changed since your edit": ``"retranslate"`` or ``"keep"``."""
-        if self.ctl.resolve(block_id, choice):
+    def resolve_block(self, block_id: str, choice: str, text: str | None = None) -> None:
+        """ "Source changed since your edit": ``"retranslate"`` or ``"keep"`` (``text``: the
+        correction as the editor merged it)."""
+        if self.ctl.resolve(block_id, choice, text):
             self.view.retranslate([block_id])
         self.view.refresh_target()
 
@@ -139,7 +140,7 @@ class ReviewCommands:
         if not self._confirm_approve_all(ready):
             return 0
         count = self.ctl.approve_all()
-        summary = self.ctl.summary()
+        summary = self.view.review_summary()
         rest = []
         if summary.flagged:
             rest.append(f"{summary.flagged} flagged")
@@ -191,7 +192,7 @@ class ReviewCommands:
             self.decision.close()
         dialog = self.decision = SourceChangedDialog(self.ctl, key, self.parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.chosen.connect(lambda choice: self.resolve_block(key, choice))
+        dialog.chosen.connect(lambda choice: self.resolve_block(key, choice, dialog.merged()))
         dialog.finished.connect(lambda _result: self._decided(dialog))
         dialog.open()
         return dialog
@@ -229,7 +230,7 @@ class ReviewCommands:
         view.repaint_margins()
 
     def show_review_summary(self) -> QMessageBox:
-        s = self.ctl.summary()
+        s = self.view.review_summary()
         lines = [
             f"Blocks to review: {s.blocks}",
             f"Approved: {s.approved}",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
 from fastdesk.clock import Clock
 from fastdesk.document.blocks import Document
@@ -29,6 +29,7 @@ from fastdesk.review.session import Revisions, TargetSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
@@ -107,7 +108,7 @@ class SecondTarget(QWidget):
             lambda key: self.model.state_of(key),
             lambda key: STATE_STYLES[self.model.review.state_of(key)].meaning,
         )
-        self.title = QLabel()
+        self.title = ElidedLabel()
         self.title.setObjectName("secondTargetTitle")
         font = self.title.font()
         font.setBold(True)

@@ -16,6 +16,7 @@ model's segments and converge to them; they keep no target of their own.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +38,7 @@ from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.model import Review
+from fastdesk.review.model import Review, ReviewSummary
 from fastdesk.review.session import Change, TargetSession, failed_blocks
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Expansion
 from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
@@ -48,9 +49,11 @@ from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.document.heal import Healer, refresh_open_tooltip
 from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
+from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
@@ -145,6 +148,7 @@ class DocumentView(QWidget):
         # the session's retry schedule: failed blocks retried once usable, unless edited first
         self.healer = Healer(self.session, self)
         self.healer.due.connect(self.retry_failed)
+        self.flagged_blocks: Callable[[], int] | None = None  # set by the problems list
         self._wire_review()
         self.second = SecondPane(self, spec, self)  # a second target pane, in another language
 
@@ -161,9 +165,9 @@ class DocumentView(QWidget):
         self.target_stack.setObjectName("targetStack")
         self.target_stack.addWidget(self.preview)
         self.target_stack.addWidget(self.target_editor)
-        self.source_title = QLabel()
+        self.source_title = ElidedLabel()  # (a narrow pane cuts a long name, whole on hover)
         self.source_title.setObjectName("sourceTitle")
-        self.target_title = QLabel()
+        self.target_title = ElidedLabel()
         self.target_title.setObjectName("targetTitle")
         self.view_toggle = QToolButton()
         self.view_toggle.setObjectName("viewToggle")
@@ -171,6 +175,12 @@ class DocumentView(QWidget):
         self.view_toggle.clicked.connect(self.toggle_view_requested)
         left, _ = _pane(self.source_title, self.source)
         right, self.target_layout = _pane(self.target_title, self.target_stack, self.view_toggle)
+        head = self.view_toggle.parentWidget()
+        header = head.layout() if head is not None else None
+        assert isinstance(header, QHBoxLayout)
+        self.read_only = ReadOnlyHints(header, self.target_layout, self)
+        self.preview.typed.connect(self.read_only.show_hint)
+        self.preview.correct_requested.connect(self.correct_block)
         self.review_bar = ReviewBar()
         self.target_layout.addWidget(self.review_bar)
         ctl = self.review_ctl
@@ -229,6 +239,13 @@ class DocumentView(QWidget):
         self.disk = DiskWatcher(self)
         ctl.switch(self.review_key(), 0)  # the language the window starts in
         self._update_review_bar()
+
+    def correct_block(self, index: int) -> None:
+        """Open block ``index``'s Markdown for correction: the raw target, its cursor there."""
+        cursor = self.preview.textCursor()
+        cursor.setPosition(self.preview.block_start(index))
+        self.preview.setTextCursor(cursor)
+        self.show_raw(True, at=index)
 
     def insert_notice(self, widget: QWidget) -> None:
         """Show ``widget`` above the target pane (the first-run panel)."""
@@ -682,8 +699,16 @@ class DocumentView(QWidget):
         for margin in self.margins:
             margin.update()
 
-    def _update_review_bar(self) -> None:
+    def review_summary(self) -> ReviewSummary:
+        """The review's counts, its flagged blocks counted by the problems list (one count of
+        them in every label)."""
         summary = self.review_ctl.summary()
+        if self.flagged_blocks is not None:
+            summary = dataclasses.replace(summary, flagged=self.flagged_blocks())
+        return summary
+
+    def _update_review_bar(self) -> None:
+        summary = self.review_summary()
         to_come = summary.in_flight + summary.pending
         self.review_bar.set_summary(summary, self.session.backlog.estimate(to_come))
         self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
@@ -710,8 +735,21 @@ class DocumentView(QWidget):
     def showing_raw(self) -> bool:
         return self.target_stack.currentWidget() is self.target_editor
 
-    def show_raw(self, raw: bool) -> None:
+    def show_raw(self, raw: bool, at: int | None = None) -> None:
+        """Switch the target's view; with the reader's cursor in the target (or ``at``: this
+        block), the new view opens on that block, as far down as it was, the cursor in it, and
+        the source follows (Ctrl+R)."""
+        old = self.target_pane()
+        led = self.focused_target_pane() is old and bool(old.shown)
+        index = old.index_at(old.textCursor().position()) if led else at
+        y = old.cursorRect().top()
         self.target_stack.setCurrentWidget(self.target_editor if raw else self.preview)
+        self.read_only.rendered(not raw)
+        new = self.target_pane()
+        if index is not None and new is not old:
+            new.step(time.perf_counter() + RESTORE_STEP_S)  # what it lags behind, at once
+            new.setFocus()
+            self.sync.place(new, index, y)
         label = "Show rendered" if raw else "Show Markdown"
         self.view_toggle.setText(label)
         self.view_toggle.setToolTip(f"{label} (Ctrl+R)")

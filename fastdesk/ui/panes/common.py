@@ -54,9 +54,13 @@ def is_dark(palette: QPalette) -> bool:
 
 
 def highlight_colour(palette: QPalette) -> QColor:
-    """A soft tint of the highlight colour, readable on the base colour in both palettes."""
+    """The tint of the block under the other pane's cursor, readable on the base colour. Light:
+    a soft tint of the highlight colour. Dark: a soft amber, since a blue tint on a dark base
+    looked like a text selection."""
+    if is_dark(palette):
+        return QColor(210, 153, 34, 48)  # GitHub's dark "attention" amber, #d29922
     colour = QColor(palette.color(QPalette.ColorRole.Highlight))
-    colour.setAlpha(60 if is_dark(palette) else 45)
+    colour.setAlpha(45)
     return colour
 
 

@@ -80,6 +80,7 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         self.set_dark(dark, rehighlight=False)
 
     def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
+        self.dark = dark  # the colours in use: the dark ones or the light ones
         c = DARK if dark else LIGHT
         self._formats = {
             "heading": _fmt(c["heading"], bold=True),

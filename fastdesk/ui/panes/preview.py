@@ -8,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QKeyEvent,
+    QMouseEvent,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -74,11 +75,36 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
     # from the top in under ~0.55 s, the view's first; stand-ins would flash their Markdown.
     stand_ins_from = 1000
 
+    # The pane is read-only: a double click (or Enter) on a block asks for its Markdown, to
+    # correct it there; typing says where corrections go instead of scrolling (Space paged down).
+    correct_requested = Signal(int)  # the block's index
+    typed = Signal()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.shown:
+            at = self.cursorForPosition(event.position().toPoint()).position()
+            self.correct_requested.emit(self.index_at(at))
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Ctrl+End and Ctrl+Home move the cursor and the view to the document's end or start
         (with Shift, selecting): a read-only QTextBrowser left the view where it was, and moved
-        its cursor only to the end or start of the group frame it was in."""
+        its cursor only to the end or start of the group frame it was in. Enter asks to correct
+        the block under the cursor; typing (Space, letters, Backspace) asks for the hint."""
         key = Qt.Key(event.key())
+        plain = not event.modifiers() & ~(
+            Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
+        )
+        if plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.shown:
+            self.correct_requested.emit(self.index_at(self.textCursor().position()))
+            event.accept()
+            return
+        if plain and (key in _TYPING or (event.text() and event.text().isprintable())):
+            self.typed.emit()
+            event.accept()
+            return
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier and key in _ENDS:
             cursor = self.textCursor()
             mode = KEEP if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else _MOVE
@@ -690,6 +716,7 @@ def _index_after_removal(kept: int | None, removed: int) -> int | None:
 
 
 _MOVE = QTextCursor.MoveMode.MoveAnchor
+_TYPING = {Qt.Key.Key_Space, Qt.Key.Key_Backspace, Qt.Key.Key_Delete}
 _ENDS = {
     Qt.Key.Key_End: QTextCursor.MoveOperation.End,
     Qt.Key.Key_Home: QTextCursor.MoveOperation.Start,

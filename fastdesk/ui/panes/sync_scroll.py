@@ -17,6 +17,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 
 from fastdesk.ui.bridge.segments import Segment
@@ -209,12 +210,46 @@ class SyncScroller(QObject):
                 src = self.source.verticalScrollBar()
                 src.setValue(src.maximum())
                 return
-            if pane is self.preview:
-                anchor = preview_anchor(self.preview)
-            else:
-                anchor = plain_anchor(self.editor, self.editor.starts())
-            if anchor is not None:
-                plain_scroll(self.source, self._starts, *anchor)
+            self._source_to(pane)
+
+    def _source_to(self, pane: TargetEditor | TargetPreview) -> None:
+        """Scroll the source to where ``pane`` is, block for block."""
+        if pane is self.preview:
+            anchor = preview_anchor(self.preview)
+        else:
+            anchor = plain_anchor(self.editor, self.editor.starts())
+        if anchor is not None:
+            plain_scroll(self.source, self._starts, *anchor)
+
+    def place(self, pane: TargetEditor | TargetPreview, index: int, y: int) -> None:
+        """The reader switched target views with the cursor in block ``index``, ``y`` pixels
+        down the view: the new pane's cursor goes to that block, the block shows as far down
+        the view as before, and the source follows (the pane leads)."""
+        if not 0 <= index < len(pane.shown):
+            return
+        start = pane.block_start(index) if pane is self.preview else self.editor.starts()[index]
+        cursor = pane.textCursor()
+        cursor.setPosition(start)
+        pane.setTextCursor(cursor)
+        pane.ensureCursorVisible()
+        bar = pane.verticalScrollBar()
+        shift = pane.cursorRect().top() - y
+        if pane is self.editor:  # (a plain text edit scrolls by lines)
+            shift = round(shift / max(1, pane.fontMetrics().lineSpacing()))
+        bar.setValue(bar.value() + shift)
+        if self.enabled:
+            self._leader = pane
+            with self._guarded():
+                self._source_to(pane)
+            if index + 1 < len(self._starts):  # the block itself on screen in the source too
+                source = QTextCursor(self.source.document())
+                source.setPosition(self._starts[index])
+                rect = self.source.cursorRect(source)
+                if not 0 <= rect.top() < self.source.viewport().height():
+                    with self._guarded():
+                        self.source.verticalScrollBar().setValue(
+                            self.source.document().findBlock(self._starts[index]).firstLineNumber()
+                        )
 
     # ---- highlighting the block under the cursor -----------------------------------------------
 

@@ -346,11 +346,12 @@ class ReviewController(QObject):
         step = partial(self.review.revert, block_id)
         return self._did(self._step("Revert My Edit", [block_id], step))
 
-    def resolve(self, block_id: str, choice: str) -> bool:
-        """Answer "source changed since your edit"; True when a translation must be asked."""
+    def resolve(self, block_id: str, choice: str, text: str | None = None) -> bool:
+        """Answer "source changed since your edit" (``text``: the correction as merged in the
+        dialog); True when a translation must be asked."""
         was = self.review.state_of(block_id)
         label = "Keep Mine" if choice == "keep" else "Re-translate"
-        ask = self._step(label, [block_id], partial(self.review.resolve, block_id, choice))
+        ask = self._step(label, [block_id], partial(self.review.resolve, block_id, choice, text))
         self._did(was == "stale_edit")
         return ask
 

@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextDocumentFragment,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -160,14 +169,20 @@ class ReviewMargin(QWidget):
             super().mousePressEvent(event)
 
 
-def summary_html(summary: ReviewSummary, estimate: str = "") -> str:
+def summary_html(summary: ReviewSummary, estimate: str = "", *, compact: bool = False) -> str:
     """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours;
-    ``estimate``: how long what is to come will take ("about 9 min"; "": not said)."""
+    ``estimate``: how long what is to come will take ("about 9 min"; "": not said);
+    ``compact``: "42 · ●30 ●5 ●1", for a narrow pane (the whole text in the tooltip)."""
 
     def dot(state: str, count: int, label: str) -> str:
         colour = STATE_STYLES[state].colour
+        if compact:
+            return f'<span style="color:{colour}">●</span>{count}'
         return f'<span style="color:{colour}">●</span>&nbsp;{count}&nbsp;{label}'
 
+    if compact:
+        parts = [dot(s, n, "") for s, n in _counts(summary)]
+        return f"{summary.blocks} · " + "&nbsp;".join(parts)
     parts = [f"{summary.blocks}&nbsp;blocks"]
     parts.append(dot("approved", summary.approved, "approved"))
     parts.append(dot("edited", summary.edited, "edited"))
@@ -180,6 +195,20 @@ def summary_html(summary: ReviewSummary, estimate: str = "") -> str:
     if summary.detached:
         parts.append(f"{summary.detached}&nbsp;detached")
     return " · ".join(parts)
+
+
+def _counts(summary: ReviewSummary) -> list[tuple[str, int]]:
+    """The dots of the compact summary, as the whole one has them."""
+    out = [
+        ("approved", summary.approved),
+        ("edited", summary.edited),
+        ("flagged", summary.flagged),
+    ]
+    if summary.stale:
+        out.append(("stale_edit", summary.stale))
+    if summary.in_flight or summary.pending:
+        out.append(("in_flight", summary.in_flight + summary.pending))
+    return out
 
 
 class ReviewBar(QFrame):
@@ -242,9 +271,29 @@ class ReviewBar(QFrame):
         self.set_stale(0)
 
     def set_summary(self, summary: ReviewSummary, estimate: str = "") -> None:
-        self.summary.setText(summary_html(summary, estimate))
+        self._summary = summary
+        self._estimate = estimate
         said = f" · {summary.in_flight + summary.pending} to come, {estimate}" if estimate else ""
         self.summary.setAccessibleName(f"{summary}{said}")
+        self._fit_summary()
+
+    def _fit_summary(self) -> None:
+        """The whole summary when it fits the pane, else the compact one with the whole text
+        in the tooltip (a 1,024 px window with two translations read "90 to c")."""
+        summary = getattr(self, "_summary", None)
+        if summary is None:
+            return
+        whole = summary_html(summary, self._estimate)
+        plain = QTextDocumentFragment.fromHtml(whole).toPlainText()
+        fits = self.summary.fontMetrics().horizontalAdvance(plain) <= self.summary.width() - 4
+        self.summary.setText(whole if fits else summary_html(summary, compact=True))
+        self.summary.setToolTip(
+            "Review summary (Ctrl+Shift+I for details)" if fits else f"{plain}\n(Ctrl+Shift+I)"
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_summary()
 
     def set_stale(self, count: int) -> None:
         blocks = f"{count} block{'s' if count != 1 else ''}"

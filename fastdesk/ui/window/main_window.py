@@ -22,7 +22,15 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QWidget,
+)
 
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
@@ -49,7 +57,9 @@ from fastdesk.ui.bridge.worker import (
 from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
-from fastdesk.ui.panes.common import dropped_files
+from fastdesk.ui.panes.common import dropped_files, is_dark
+from fastdesk.ui.panes.elided import ElidingStatusBar
+from fastdesk.ui.panes.theme import apply_theme
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.recovery import RecoveryDialog
@@ -58,6 +68,7 @@ from fastdesk.ui.window.status import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
+from fastdesk.ui.workbench.project_run import ProjectRun
 
 log = logging.getLogger("fastdesk.ui")
 
@@ -122,6 +133,7 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.setCentralWidget(view)
+        self.setStatusBar(ElidingStatusBar(self))  # long passing messages elide
         self.status = StatusPanel(self.statusBar(), self)
         self.files = FileCommands(
             view,
@@ -146,6 +158,9 @@ class MainWindow(QMainWindow):
         self.workbench.install()
         self.house.install()
         self.project = self._install_project()
+        self.project_run = ProjectRun(
+            engine_factory or default_engine_factory, self.selectors.spec, self
+        )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
         self._wire()
@@ -153,6 +168,7 @@ class MainWindow(QMainWindow):
         for action, on in (
             (self.actions_.live, settings.live),
             (self.actions_.sync_scroll, settings.window.get("sync", "1") == "1"),
+            (self.actions_.dark_theme, settings.theme == "dark"),
         ):
             action.blockSignals(True)
             action.setChecked(on)
@@ -188,6 +204,8 @@ class MainWindow(QMainWindow):
         self.selectors.changed.connect(self._spec_changed)
         view.file_saved.connect(self.project.saved)
         self.project.message.connect(self.statusBar().showMessage)
+        self.project_run.finished.connect(self._project_ran)
+        self.project_run.failed_pages.connect(self.status.show_error)
         view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)
         self.selectors.changed.connect(self.project.follow)
@@ -232,6 +250,7 @@ class MainWindow(QMainWindow):
     def apply_settings(self, settings: Settings | None = None) -> None:
         """Settings were saved (the Settings dialog, the first-run panel): follow them."""
         self.settings = settings if settings is not None else load_settings()[0]
+        self._apply_theme()
         view = self.document_view
         view.set_debounce(self.settings.debounce_ms)
         self.selectors.follow(self.settings)
@@ -387,6 +406,25 @@ class MainWindow(QMainWindow):
     def _raw_changed(self, raw: bool) -> None:
         self.actions_.toggle_view.setText("Show re&ndered" if raw else "Show &Markdown")
 
+    def set_dark_theme(self, on: bool) -> None:
+        """View → Dark Theme: dark or light colours at once, kept in the settings."""
+        self._save_settings(theme="dark" if on else "light")
+        self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        """The settings' theme, live (the panes follow the palette: see changeEvent)."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, self.settings.theme)
+        self.actions_.dark_theme.blockSignals(True)
+        self.actions_.dark_theme.setChecked(self.settings.theme == "dark")
+        self.actions_.dark_theme.blockSignals(False)
+
+    def _follow_palette(self) -> None:
+        view = self.document_view
+        if view.source_highlighter.dark != is_dark(view.palette()):
+            view.apply_palette()
+
     def set_sync_scroll(self, on: bool) -> None:
         self.document_view.sync.enabled = on
         self._save_window(sync="1" if on else "0")
@@ -410,6 +448,7 @@ class MainWindow(QMainWindow):
     def _install_project(self) -> ProjectPanel:
         dock = ProjectDock(self)
         dock.hide()
+        dock.open_requested.connect(self.show_project)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         return ProjectPanel(
             dock,
@@ -422,17 +461,15 @@ class MainWindow(QMainWindow):
         )
 
     def open_project(self, folder: str | Path) -> bool:
-        """Show a docs project's files by language; its first source opens unless the
-        document on show is one of them."""
+        """Show a docs project's files by language; its index page opens unless the
+        document on show is one of its pages."""
         project = self.project.open(folder)
         if project is None:
             return False
-        sources = project.sources()
-        if sources and self.project.source_of(self.document_view.path) is None:
+        home = project.home_page()  # the index page first (index.md, README.md, _index.md)
+        if home is not None and self.project.source_of(self.document_view.path) is None:
             lang = self.selectors.spec().target_lang
-            self.project.choose(
-                sources[0], lang if lang in project.languages else project.languages[0]
-            )
+            self.project.choose(home, lang if lang in project.languages else project.languages[0])
         return True
 
     def show_project(self) -> None:
@@ -445,6 +482,20 @@ class MainWindow(QMainWindow):
         self.project.dock.show()
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
+
+    def translate_project(self) -> None:
+        """Translate Project: every page of the project in each of its languages, in the
+        background with its progress and a Stop (a folder to open first, without one)."""
+        if self.project.project is None:
+            self.show_project()
+        project = self.project.project
+        if project is None or not self.project_run.start(project):
+            return
+        self.project.dock.show()
+
+    def _project_ran(self, summary: str) -> None:
+        self.statusBar().showMessage(summary, 10000)
+        self.project.refresh()
 
     def _take_edits(self, lang: str, edits: list[tuple[str, str]]) -> None:
         """A translator's edits of the target on disk, into the document's review."""
@@ -611,6 +662,8 @@ class MainWindow(QMainWindow):
             self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
+            # the application's palette reaches the children after the window: check again
+            QTimer.singleShot(0, self._follow_palette)
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -627,6 +680,7 @@ class MainWindow(QMainWindow):
         if not self.document_view.stop_engine(timeout=0.8):
             log.warning("the engine thread did not stop in time; leaving it behind")
         self.status.close()
+        self.project_run.close()
         self.project.close()
         event.accept()
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QHideEvent, QPainter, QPaintEvent, QResizeEvent, QShowEvent
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
 from fastdesk.config.redact import redact
@@ -18,6 +18,9 @@ from fastdesk.review.quality import score_colour
 from fastdesk.routing.costs import CostLedger, Totals
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
+from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
+
+__all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
 
 def _ms(value: float | None) -> str:
@@ -80,56 +83,6 @@ class ActivityIndicator(QLabel):
     def _turn(self) -> None:
         self._step = (self._step + 1) % len(SPINNER)
         self.setText(f"{SPINNER[self._step]} working")
-
-
-class ElidedLabel(QLabel):
-    """A one-line label that fits any width: a long text ends in "…" and shows whole on hover.
-
-    ``text()`` stays the whole text; only the painting is cut. ``detail`` is what the tooltip
-    adds below the whole text.
-    """
-
-    MIN_WIDTH = 60
-
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
-        super().__init__(text, parent)
-        self.detail = ""
-
-    def set_detail(self, detail: str) -> None:
-        self.detail = detail
-        self._update_tip()
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self._update_tip()
-
-    def shown_text(self) -> str:
-        """What is painted: the text, elided to the label's width."""
-        width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
-
-    def elided(self) -> bool:
-        return self.shown_text() != self.text()
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(
-            min(self.MIN_WIDTH, super().minimumSizeHint().width()),
-            super().minimumSizeHint().height(),
-        )
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._update_tip()
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setPen(self.palette().color(self.foregroundRole()))
-        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(self.contentsRect(), align, self.shown_text())
-
-    def _update_tip(self) -> None:
-        whole = self.text() if self.elided() else ""
-        self.setToolTip("\n".join(part for part in (whole, self.detail) if part))
 
 
 class StatusPanel(QObject):
@@ -209,6 +162,16 @@ class StatusPanel(QObject):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._count_down)
         self._refresh_cost()
+        if isinstance(bar, ElidingStatusBar):
+            bar.resized.connect(self._fit)
+
+    def _fit(self, width: int) -> None:
+        """A quarter of the bar at most for the error, a fifth for the latency and for the
+        cost (they elide, whole on hover): the rest is left to passing messages ("waiting 57
+        s: …")."""
+        for label in (self.latency, self.cost):
+            label.setMaximumWidth(max(ElidedLabel.MIN_WIDTH, width // 5))
+        self._fit_error()
 
     # ---- inputs ------------------------------------------------------------------------------
 
@@ -305,13 +268,22 @@ class StatusPanel(QObject):
         self.error_message = redact(message)
         self.error_detail = redact(detail)
         self.last_error = (self.error_message, self.error_detail)
+        self.error_button.show()
+        self._fit_error()
+
+    def _fit_error(self) -> None:
+        """The error's text within a quarter of the bar (at most 90 characters), the whole
+        of it in the tooltip when cut."""
+        if not self.error_message:
+            return
         short = (
             self.error_message if len(self.error_message) <= 90 else self.error_message[:87] + "…"
         )
-        self.error_button.setText(f"⚠ {short}")
-        whole = f"{self.error_message}\n" if short != self.error_message else ""
+        room = max(120, self.bar.width() // 4) if self.bar.isVisible() else 1 << 20
+        short = elide(self.error_button.fontMetrics(), f"⚠ {short}", room)
+        self.error_button.setText(short)
+        whole = f"{self.error_message}\n" if short != f"⚠ {self.error_message}" else ""
         self.error_button.setToolTip(f"{whole}Click for details")
-        self.error_button.show()
 
     def clear_error(self) -> None:
         self.error_message = self.error_detail = ""

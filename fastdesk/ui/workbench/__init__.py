@@ -86,6 +86,7 @@ class Workbench(QObject):
         self.problems.visibilityChanged.connect(self._problems_soon)
         self.problems.chosen.connect(self.go_to_problem)
         self.problems.restore.connect(self.restore_problem)
+        view.flagged_blocks = self.flagged_blocks
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_changed)
@@ -229,6 +230,11 @@ class Workbench(QObject):
         with gui_first():  # the engine's thread waits: a pass is ~all Python, and short
             if self.problem_list.refresh():
                 self.problems.set_problems(self.problem_list.rows)
+
+    def flagged_blocks(self) -> int:
+        """How many blocks the list has as flagged (the review summary shows this number)."""
+        self.refresh_problems(hidden_too=True)
+        return self.problems.counts["flagged"]
 
     def _excerpt(self, problem: Problem) -> str:
         model = self.view.review_ctl.model

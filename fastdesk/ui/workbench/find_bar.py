@@ -27,10 +27,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.document.find import BadPattern, Query, find_all, replace_in_blocks, replacement
+from fastdesk.document.find import (
+    BadPattern,
+    Change,
+    Query,
+    find_all,
+    plan,
+    replace_in_blocks,
+    replacement,
+    summary,
+)
 from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import plain_text
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.workbench.replace_preview import ReplacePreview
 
 Pane = QPlainTextEdit | QTextEdit
 Span = tuple[int, int]  # Qt (UTF-16) positions
@@ -61,14 +71,20 @@ class FindBar(QFrame):
         self.case = _toggle("findCase", "Aa", "Match case")
         self.word = _toggle("findWord", "W", "Whole words only")
         self.regex = _toggle("findRegex", ".*", "Regular expression (\\1 in the replacement)")
+        self.preserve = _toggle(
+            "findPreserveCase", "AB", "Preserve case: the replacement takes each match's case"
+        )
         self.count = QLabel()
         self.count.setObjectName("findCount")
         self.count.setMinimumWidth(110)
+        self.result = QLabel()  # what the last Replace All did ("Replaced 12 in 9 blocks")
+        self.result.setObjectName("replaceResult")
+        self.preview: ReplacePreview | None = None
         prev = _button("findPrevious", "↑", "Previous match (Shift+F3)", self.find_previous)
         nxt = _button("findNext", "↓", "Next match (F3)", self.find_next)
         self.replace_button = _button("replaceOne", "Replace", "Replace this match", self.replace)
         self.replace_all_button = _button(
-            "replaceAll", "All", "Replace every match", self.replace_all
+            "replaceAll", "All…", "Replace every match: a preview first", self.preview_all
         )
         close = _button("findClose", "✕", "Close (Esc)", self.hide)
         layout = QHBoxLayout(self)
@@ -76,15 +92,17 @@ class FindBar(QFrame):
         layout.setSpacing(4)
         for widget in (self.scope, self.find_edit, self.case, self.word, self.regex):
             layout.addWidget(widget)
-        for widget in (self.count, prev, nxt, self.replace_edit):
+        for widget in (self.count, prev, nxt, self.replace_edit, self.preserve):
             layout.addWidget(widget)
-        for widget in (self.replace_button, self.replace_all_button, close):
+        for widget in (self.replace_button, self.replace_all_button, self.result, close):
             layout.addWidget(widget)
         self.find_edit.textChanged.connect(self.update_count)
         self.find_edit.returnPressed.connect(self.find_next)
         self.replace_edit.returnPressed.connect(self.replace)
         for toggle in (self.case, self.word, self.regex):
             toggle.toggled.connect(self.update_count)
+        for edit in (self.find_edit, self.replace_edit):
+            edit.textChanged.connect(self.result.clear)
         self.hide()
 
     # ---- opening -------------------------------------------------------------------------------
@@ -105,6 +123,8 @@ class FindBar(QFrame):
     def set_replacing(self, on: bool) -> None:
         for widget in (self.replace_edit, self.replace_button, self.replace_all_button):
             widget.setVisible(on)
+        self.preserve.setVisible(on)
+        self.result.clear()
 
     def query(self) -> Query:
         return Query(
@@ -112,6 +132,7 @@ class FindBar(QFrame):
             case=self.case.isChecked(),
             word=self.word.isChecked(),
             regex=self.regex.isChecked(),
+            preserve_case=self.preserve.isChecked(),
         )
 
     # ---- finding -------------------------------------------------------------------------------
@@ -192,36 +213,83 @@ class FindBar(QFrame):
             self._replace_spans(target, [selected])
         self.find_next()
 
-    def replace_all(self) -> int:
-        """Replace every match; returns how many (one undoable step)."""
+    def preview_all(self) -> ReplacePreview | None:
+        """Replace All, after a preview of each change (the dialog, shown non-modal; its
+        Replace replaces the ticked ones); None when there is nothing to replace."""
+        target = self._target()
+        changes = self.plan(target) if target is not None else None
+        if target is None or changes is None:
+            return None
+        if not changes:
+            self.result.setText(summary(0))
+            return None
+        where = "the translation" if isinstance(target, TargetEditor) else "the source"
+        dialog = ReplacePreview(changes, where, self.window())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.replace_all(dialog.chosen()))
+        dialog.destroyed.connect(lambda: setattr(self, "preview", None))
+        self.preview = dialog
+        dialog.open()
+        return dialog
+
+    def plan(self, pane: Pane) -> list[Change] | None:
+        """The changes Replace All would make in ``pane``; None for a bad pattern or
+        replacement (the bar says which)."""
+        try:
+            self.query().pattern()
+        except BadPattern:
+            return None  # (the count says "Bad pattern")
+        view = pane.shown_view() if isinstance(pane, TargetEditor) else None
+        text = view.text if view is not None else plain_text(pane.document())
+        try:
+            return plan(text, self.query(), self.replace_edit.text(), view)
+        except BadPattern as exc:
+            self._bad_replacement(exc)
+            return None
+
+    def replace_all(self, only: list[int] | None = None) -> int:
+        """Replace every match (``only``: those of these indices); returns how many (one
+        undoable step). The bar says what was done: "Replaced 12 in 9 blocks"."""
         target = self._target()
         if target is None:
             return 0
         if isinstance(target, TargetEditor):
-            count = self._replace_in_blocks(target)
+            done = self._replace_in_blocks(target, only)
         else:
             spans = self.matches(target)
-            count = len(spans) if self._replace_spans(target, spans) else None
-        if count is None:
+            if only is not None:
+                chosen = set(only)
+                spans = [span for k, span in enumerate(spans) if k in chosen]
+            lines = len({target.document().findBlock(start).blockNumber() for start, _ in spans})
+            done = (len(spans), lines) if self._replace_spans(target, spans) else None
+        if done is None:
             return 0  # (the bar says why: its count would hide it)
+        count, blocks = done
         self.update_count()
+        unit = "block" if isinstance(target, TargetEditor) else "line"
+        self.result.setText(summary(count, blocks, unit))
         return count
 
-    def _replace_in_blocks(self, pane: TargetEditor) -> int | None:
+    def _replace_in_blocks(
+        self, pane: TargetEditor, only: list[int] | None
+    ) -> tuple[int, int] | None:
         """Every match in the translation at once, as the editor's corrections of its blocks;
-        None for a bad replacement."""
+        how many and in how many blocks; None for a bad replacement."""
         query = self.query()
         try:
             query.pattern()
         except BadPattern:
-            return 0  # (the count says "Bad pattern")
+            return 0, 0  # (the count says "Bad pattern")
         try:
-            changes, count = replace_in_blocks(pane.shown_view(), query, self.replace_edit.text())
+            chosen = None if only is None else set(only)
+            changes, count = replace_in_blocks(
+                pane.shown_view(), query, self.replace_edit.text(), chosen
+            )
         except BadPattern as exc:
             self._bad_replacement(exc)
             return None
         pane.edit_blocks("Replace All", changes)
-        return count
+        return count, len(changes)
 
     def _bad_replacement(self, exc: BadPattern) -> None:
         self.count.setText("Bad replacement")

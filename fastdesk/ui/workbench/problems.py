@@ -8,18 +8,18 @@ while a long document streams in, and it makes the text of a row only when the r
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QToolButton,
     QTreeView,
     QVBoxLayout,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import KIND_LABELS, KINDS, Problem
+from fastdesk.review.problems import KIND_LABELS, KINDS, Problem, block_counts
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
@@ -125,7 +125,9 @@ class ProblemsDock(QDockWidget):
         super().__init__("Problems", parent)
         self.setObjectName("problemsView")
         self.all: tuple[Problem, ...] = ()
+        self.counts = block_counts(())  # blocks of each kind: every label shows these
         self.kinds = set(KINDS)
+        self._before: set[str] = set()  # the kinds shown when a filter button was pressed
         self.filters: dict[str, QToolButton] = {}
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -135,8 +137,12 @@ class ProblemsDock(QDockWidget):
             button.setCheckable(True)
             button.setChecked(True)
             button.setAutoRaise(True)
-            button.setToolTip(f"Show the blocks: {KIND_LABELS[kind].lower()}")
+            button.setToolTip(
+                f"Show only the blocks: {KIND_LABELS[kind].lower()} (click again: show all)"
+            )
             button.toggled.connect(lambda on, k=kind: self._filter(k, on))
+            button.pressed.connect(lambda: setattr(self, "_before", set(self.kinds)))
+            button.clicked.connect(lambda _on, k=kind: self.show_only(k))
             self.filters[kind] = button
             bar.addWidget(button)
         bar.addStretch(1)
@@ -148,7 +154,6 @@ class ProblemsDock(QDockWidget):
         bar.addWidget(self.restore_button)
         self.count = QLabel()
         self.count.setObjectName("problemsCount")
-        bar.addWidget(self.count)
         self.model = ProblemsModel(excerpt, self)
         self.table = QTreeView()
         self.table.setObjectName("problemsTable")
@@ -174,15 +179,50 @@ class ProblemsDock(QDockWidget):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addLayout(self._filter_row(bar))
         layout.addWidget(self.table)
         self.setWidget(body)
         self._label_filters()
 
+    def _filter_row(self, bar: QHBoxLayout) -> QHBoxLayout:
+        """The filters in a strip that scrolls sideways when the dock is narrower than they
+        are (ten kinds with a reviewer model's: the window could not be narrower than 1,090
+        px), the count beside it, always whole."""
+        inner = QWidget()
+        inner.setLayout(bar)
+        strip = QScrollArea()
+        strip.setObjectName("problemsFilters")
+        strip.setWidget(inner)
+        strip.setWidgetResizable(True)
+        strip.setFrameShape(QFrame.Shape.NoFrame)
+        strip.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        strip.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        room = inner.sizeHint().height() + strip.horizontalScrollBar().sizeHint().height()
+        strip.setFixedHeight(room)
+        strip.setMinimumWidth(0)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 4, 0)
+        row.addWidget(strip, 1)
+        row.addWidget(self.count)
+        return row
+
     # ---- rows ----------------------------------------------------------------------------------
 
     def set_problems(self, rows: tuple[Problem, ...]) -> None:
+        if rows is not self.all:
+            self.counts = block_counts(rows)
         self.all = rows
+        self._show()
+
+    def show_only(self, kind: str) -> None:
+        """A click on a filter: only that kind's rows; on the kind already alone: all rows."""
+        wanted = set(KINDS) if self._before == {kind} else {kind}
+        for other, button in self.filters.items():
+            button.blockSignals(True)
+            button.setChecked(other in wanted)
+            button.blockSignals(False)
+        self.kinds = wanted
+        self._before = set(wanted)
         self._show()
 
     @property
@@ -215,10 +255,10 @@ class ProblemsDock(QDockWidget):
         self._enable_restore()
 
     def _label_filters(self) -> None:
-        counts = Counter(map(attrgetter("kind"), self.all))  # (C loops: thousands of rows)
+        counts = self.counts
         for kind, button in self.filters.items():
             button.setText(f"{KIND_LABELS[kind]} {counts[kind]}")
-        total = len(set(map(attrgetter("block_id"), self.all)))
+        total = counts[""]
         self.count.setText(
             "No problems" if not total else f"{total} block{'s' if total != 1 else ''}"
         )

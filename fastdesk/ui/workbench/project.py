@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
     QLabel,
+    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -63,10 +64,18 @@ def cell_text(entry: dict[str, object]) -> str:
     return f"{text} · ⚑{entry['flagged']}" if entry["flagged"] else text
 
 
+NO_PROJECT = (
+    "No project open. A docs project is a folder of Markdown pages (MkDocs, Docusaurus, Hugo, "
+    "or one folder per language): open one to see each page in each language, what is up to "
+    "date and what is missing. From the command line: fastdesk FOLDER."
+)
+
+
 class ProjectDock(QDockWidget):
     """``chosen(source, lang)`` when the user clicks (or presses Enter on) a cell."""
 
     chosen = Signal(object, str)
+    open_requested = Signal()  # the empty state's button: choose a folder to open
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Project", parent)
@@ -84,10 +93,21 @@ class ProjectDock(QDockWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.itemClicked.connect(self._picked)
         self.tree.itemActivated.connect(self._picked)
+        self.empty = QLabel(NO_PROJECT)  # what to do, while no project is open
+        self.empty.setObjectName("projectEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.open_button = QPushButton("Open a Docs Folder…")
+        self.open_button.setObjectName("projectOpen")
+        self.open_button.clicked.connect(self.open_requested)
         layout.addWidget(self.summary)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.tree, 1)
         self.setWidget(box)
         self.project: Project | None = None
+        self.tree.hide()
+        self.summary.hide()
         self.rows: dict[PurePosixPath, QTreeWidgetItem] = {}
         self.entries: dict[tuple[str, str], dict[str, object]] = {}
         self.hint: str | None = None  # how to keep the review files out of the published site
@@ -97,6 +117,10 @@ class ProjectDock(QDockWidget):
         self.project = project
         self.entries = {}
         self.hint = publish_hint(project)
+        self.empty.hide()
+        self.open_button.hide()
+        self.tree.show()
+        self.summary.show()
         self.tree.clear()
         langs = project.languages
         self.tree.setColumnCount(1 + len(langs))
