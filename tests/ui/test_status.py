@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QStatusBar
 
 from fastdesk.routing.costs import CostLedger
 from fastdesk.ui.window.status import SPINNER, StatusPanel
+from tests.fakes import FakeClock
 
 
 def test_the_activity_indicator_turns_while_requests_are_in_flight(qtbot, tmp_path) -> None:
@@ -42,12 +43,11 @@ def test_a_wait_counts_down_and_an_outage_says_so(qtbot, tmp_path) -> None:
 
     bar = QStatusBar()
     qtbot.addWidget(bar)
-    status = StatusPanel(bar, ledger=CostLedger(tmp_path / "costs.json"))
-    now = [100.0]
-    status.clock = lambda: now[0]
+    clock = FakeClock(100.0)
+    status = StatusPanel(bar, ledger=CostLedger(tmp_path / "costs.json"), clock=clock)
     status.waiting(Waiting(3, "groq", 57.0, "Groq free tier, 30 requests/min"))
     assert bar.currentMessage() == "waiting 57 s: Groq free tier, 30 requests/min"
-    now[0] += 30.2
+    clock.now += 30.2
     status._count_down()  # the second's tick
     assert bar.currentMessage() == "waiting 27 s: Groq free tier, 30 requests/min"
     status.waiting(Waiting(3, "groq", 12.0, "groq unreachable", "outage"))

@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         )
         self.setCentralWidget(view)
         self.setStatusBar(ElidingStatusBar(self))  # long passing messages elide
-        self.status = StatusPanel(self.statusBar(), self)
+        self.status = StatusPanel(self.statusBar(), self, clock=self.clock)
         self.files = FileCommands(
             view,
             self,

@@ -6,12 +6,11 @@ price table priced them). A cost of None means "unknown price" and is never show
 
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
+from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import RequestStats
 from fastdesk.review.quality import score_colour
@@ -89,8 +88,14 @@ class StatusPanel(QObject):
     """Owns the status bar's permanent widgets; the window feeds it stats, errors and activity."""
 
     def __init__(
-        self, bar: QStatusBar, parent: QObject | None = None, *, ledger: CostLedger | None = None
+        self,
+        bar: QStatusBar,
+        parent: QObject | None = None,
+        *,
+        ledger: CostLedger | None = None,
+        clock: Clock | None = None,
     ) -> None:
+        """``clock``: the window's one clock (fastdesk.clock), on which a wait counts down."""
         super().__init__(parent)
         self.bar = bar
         # Records on the GUI thread without waiting for the disk (a writer thread persists).
@@ -157,7 +162,7 @@ class StatusPanel(QObject):
         self.last_error = ("", "")
         # a wait counting down, redrawn each second: (the event, when it ends, monotonic)
         self._wait: tuple[Waiting, float] | None = None
-        self.clock = time.monotonic
+        self.clock: Clock = clock or SystemClock()
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._count_down)
@@ -239,7 +244,7 @@ class StatusPanel(QObject):
         """Requests wait (a retry, or the rate limiter): "waiting 4 s: Groq free tier, 30
         requests/min", counting down each second for as long as the wait lasts; an outage says
         so ("groq unreachable, retrying in 12 s")."""
-        self._wait = (event, self.clock() + event.seconds)
+        self._wait = (event, self.clock.monotonic() + event.seconds)
         self.bar.showMessage(event.message, max(1000, int(event.seconds * 1000)))
         self._tick.start()
 
@@ -248,7 +253,7 @@ class StatusPanel(QObject):
             self._tick.stop()
             return
         event, until = self._wait
-        left = until - self.clock()
+        left = until - self.clock.monotonic()
         if left <= 0 or self.bar.currentMessage() == "":
             self._wait = None
             self._tick.stop()
