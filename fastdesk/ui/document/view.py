@@ -111,6 +111,7 @@ class DocumentView(QWidget):
         self.untitled_name = UNTITLED
         self.newline = "\n"
         self._sent_source: str | None = None
+        self._opened = False  # the next send is a newly opened document's (worker.open)
         self._source_blocks: tuple[render.Segment, ...] = ()
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self.review_ctl = ReviewController(
@@ -318,7 +319,11 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
-        self.worker.update(source, self.session.next_revision())
+        if self._opened:
+            self._opened = False
+            self.worker.open(source, self.session.next_revision())
+        else:
+            self.worker.update(source, self.session.next_revision())
         self.sending.sent()
         self._edit_line = -1
         self.busy.emit(True)
@@ -597,6 +602,7 @@ class DocumentView(QWidget):
         self.source.moveCursor(QTextCursor.MoveOperation.Start)
         self.renamed.emit()
         self._debounce.stop()
+        self._opened = True
         if self._live():
             self.send_update()
 
