@@ -232,6 +232,7 @@ def wrap_window_slots(trace: StallTrace) -> None:
     """The slots the GUI thread runs on its own while a document streams in (before the
     window is built: connections made later go through the wrappers)."""
     from fastdesk.ui.bridge import threads
+    from fastdesk.ui.document.review_view import ReviewPresentation
     from fastdesk.ui.document.view import DocumentView
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
@@ -246,13 +247,12 @@ def wrap_window_slots(trace: StallTrace) -> None:
             (
                 "_on_batch",
                 "refresh_target",
-                "_update_review_bar",
-                "repaint_margins",
                 "_send_visible",
                 "_debounced",
                 "_source_changed",
             ),
         ),
+        (ReviewPresentation, ("update_bar", "repaint_margins")),
         (main_window.MainWindow, ("_engine_news", "_document_changed")),
         (StatusPanel, ("request_done", "set_busy", "waiting")),
         (SyncScroller, ("_from_source", "_source_cursor", "target_rendered")),

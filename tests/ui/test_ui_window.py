@@ -360,3 +360,26 @@ def test_expand_shows_generated_text_for_that_block_only(make_window, qtbot) -> 
     assert list(w.document_view.preview.expansions) == [key]
     assert target_text(w) == "# Bonjour\n\nBonjour monde, the chat.\n"  # not in the translation
     assert w.document_view.translation_text() == "# Bonjour\n\nBonjour monde, the chat.\n"
+
+
+def test_a_paragraph_shared_with_the_last_document_is_translated(
+    make_window, qtbot, provider, tmp_path: Path
+) -> None:
+    """Opening a document while the last one's answers are in flight: a paragraph both share
+    (the same block id) was answered for the last document's revision, which the new review
+    drops, and the worker's session, having it done, sent nothing more: it stayed "to come"."""
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_text("# Hello\n\nThe cat.\n\nGoodbye world.\n", encoding="utf-8")
+    second.write_text("# Hello\n\nA dog.\n\nGoodbye world.\n", encoding="utf-8")
+    w = make_window()
+    view = w.document_view
+    provider.hold_answers()
+    assert w.open_file(first)
+    qtbot.waitUntil(lambda: bool(provider.requests), timeout=10_000)  # a.md's, held
+    assert w.open_file(second)
+    provider.release()
+    qtbot.waitUntil(lambda: view.review_ctl.model.doc is not None and not view.pending)
+    shown = view.translation_text()
+    assert "Bonjour" in shown and "Au revoir monde" in shown  # the shared ones too
+    assert shown == translated(second.read_text(encoding="utf-8"))  # every block of b.md
+    assert view.review_ctl.model.doc.source == view.text()

@@ -224,6 +224,13 @@ class EngineWorker(QObject):
     def update(self, source: str, revision: int) -> None:
         self._call(self._update, source, revision)
 
+    def open(self, source: str, revision: int) -> None:
+        """Another document opened in the window: ``source`` is its first revision, every block
+        planned again. Its review drops events of older revisions, and a block's id is its
+        text's hash: a paragraph it shares with the last document, in flight or answered for
+        that one, would otherwise never be answered for it (it stayed "to come")."""
+        self._call(self._open, source, revision)
+
     def set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         """Mode, language or provider changed: re-plan everything for the current source."""
         self._call(self._set_spec, spec, source, revision)
@@ -363,6 +370,14 @@ class EngineWorker(QObject):
             self._guarded(pane.update, source, revision)
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
         self._schedule_flush(at_least=REQUEST_FIRST_S)
+
+    def _open(self, source: str, revision: int) -> None:
+        # the last document's runs are cancelled and its answers forgotten (the memory has
+        # them), with the spec the engine has: the house's, read or still to be read (rehouse)
+        self._partial.clear()
+        self._streaming.clear()
+        self._replan = True
+        self._update(source, revision)
 
     def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         self._spec = spec = self._prepare(spec)

@@ -46,7 +46,8 @@ from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
 from fastdesk.ui.document.disk_watch import DiskWatcher
-from fastdesk.ui.document.heal import Healer, refresh_open_tooltip
+from fastdesk.ui.document.heal import Healer
+from fastdesk.ui.document.review_view import ReviewPresentation
 from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
 from fastdesk.ui.panes.elided import ElidedLabel
@@ -57,10 +58,8 @@ from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
-from fastdesk.ui.panes.underlines import ReviewUnderlines
 from fastdesk.ui.review.back_translation import BackTranslations
 from fastdesk.ui.review.controller import ReviewController, review_key
-from fastdesk.ui.review.widgets import ReviewBar, ReviewMargin
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -112,6 +111,7 @@ class DocumentView(QWidget):
         self.untitled_name = UNTITLED
         self.newline = "\n"
         self._sent_source: str | None = None
+        self._opened = False  # the next send is a newly opened document's (worker.open)
         self._source_blocks: tuple[render.Segment, ...] = ()
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self.review_ctl = ReviewController(
@@ -181,27 +181,9 @@ class DocumentView(QWidget):
         self.read_only = ReadOnlyHints(header, self.target_layout, self)
         self.preview.typed.connect(self.read_only.show_hint)
         self.preview.correct_requested.connect(self.correct_block)
-        self.review_bar = ReviewBar()
-        self.target_layout.addWidget(self.review_bar)
-        ctl = self.review_ctl
-        self.margins = [
-            ReviewMargin(pane, ctl.state_of, ctl.tooltip_of, ctl.score_of)
-            for pane in (self.target_editor, self.preview)
-        ]
-        # the reviewer model's errors under their spans: marked once the pane shows the text
-        # they were found in (a moment after the verdict: the pane takes it in slices), in
-        # both views; again when the rendering settles (stand-ins rendered, blocks re-rendered)
-        judged = self.session.model.judged_underlines
-        self.underlines = ReviewUnderlines(self.target_editor, judged)
-        self.preview_underlines = ReviewUnderlines(self.preview, judged)
         self.back_translations = BackTranslations(
             self, lambda b, t: self.worker.back_translate(b, t)
         )
-        self._underline_soon = QTimer(self)
-        self._underline_soon.setSingleShot(True)
-        self._underline_soon.setInterval(150)
-        self._underline_soon.timeout.connect(self.underlines.refresh)
-        self._underline_soon.timeout.connect(self.preview_underlines.refresh)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -221,21 +203,17 @@ class DocumentView(QWidget):
 
     def _wire_review(self) -> None:
         ctl = self.review_ctl
-        ctl.changed.connect(self._review_changed)
+        self.reviewed = ReviewPresentation(
+            ctl, self.target_editor, self.preview, self.scheduler, self.review_summary, self
+        )
+        self.review_bar = self.reviewed.bar
+        self.target_layout.addWidget(self.review_bar)
+        self.margins = self.reviewed.margins
+        self.underlines = self.reviewed.underlines
+        self.preview_underlines = self.reviewed.preview_underlines
         ctl.stale.connect(self._went_stale)
         ctl.restored.connect(self._restored)
         self.target_editor.user_edited.connect(self._target_edited)
-        self._margin_timer = QTimer(self)  # while the target re-renders: ~15 repaints a second
-        self._margin_timer.setSingleShot(True)
-        self._margin_timer.setInterval(60)
-        self._margin_timer.timeout.connect(self.repaint_margins)
-        self.scheduler.rendered.connect(self._repaint_margins_soon)
-        self.scheduler.settled.connect(self.repaint_margins)
-        self.scheduler.settled.connect(self._underline_after_render)
-        self._review_timer = QTimer(self)  # one bar update per burst of changes: ~8 a second
-        self._review_timer.setSingleShot(True)
-        self._review_timer.setInterval(120)
-        self._review_timer.timeout.connect(self._update_review_bar)
         self.disk = DiskWatcher(self)
         ctl.switch(self.review_key(), 0)  # the language the window starts in
         self._update_review_bar()
@@ -341,7 +319,11 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
-        self.worker.update(source, self.session.next_revision())
+        if self._opened:
+            self._opened = False
+            self.worker.open(source, self.session.next_revision())
+        else:
+            self.worker.update(source, self.session.next_revision())
         self.sending.sent()
         self._edit_line = -1
         self.busy.emit(True)
@@ -410,14 +392,6 @@ class DocumentView(QWidget):
         if self.back_translations.answered(block_id, text, back) is False:
             self.message.emit("No back-translation: the block changed, or no model answered", 5000)
 
-    def _underline_after_render(self) -> None:
-        if (
-            self.underlines.marks
-            or self.preview_underlines.marks
-            or self.session.model.marks.judged()
-        ):
-            self._underline_soon.start()
-
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def _on_batch(self, batch: WorkerBatch) -> None:
         with gui_first():
@@ -452,14 +426,11 @@ class DocumentView(QWidget):
         self.refresh_target(final=batch.doc is not None or any(map(_final, batch.events)))
 
     def _session_changed(self, change: Change) -> None:
-        """The session's stream: the busy light follows, an open tooltip of a failed block
-        counts down with the retry, the window hears of it."""
+        """The session's stream: the busy light follows, the review's presentation (its
+        margins' tooltips, the underlines) and the window hear of it."""
         if change.busy is not None:
             self.busy.emit(change.busy)
-        if change.retry:
-            refresh_open_tooltip(self.margins)
-        if change.review and (self.underlines.marks or self.session.model.marks.judged()):
-            self._underline_soon.start()
+        self.reviewed.session_changed(change)
         self.session_changed.emit(change)
 
     def refresh_target(self, *, final: bool = True) -> None:
@@ -631,6 +602,7 @@ class DocumentView(QWidget):
         self.source.moveCursor(QTextCursor.MoveOperation.Start)
         self.renamed.emit()
         self._debounce.stop()
+        self._opened = True
         if self._live():
             self.send_update()
 
@@ -686,18 +658,8 @@ class DocumentView(QWidget):
 
     # ---- the review's presentation -------------------------------------------------------------
 
-    def _review_changed(self) -> None:
-        self._repaint_margins_soon()
-        if not self._review_timer.isActive():
-            self._review_timer.start()
-
-    def _repaint_margins_soon(self) -> None:
-        if not self._margin_timer.isActive():
-            self._margin_timer.start()
-
     def repaint_margins(self) -> None:
-        for margin in self.margins:
-            margin.update()
+        self.reviewed.repaint_margins()
 
     def review_summary(self) -> ReviewSummary:
         """The review's counts, its flagged blocks counted by the problems list (one count of
@@ -708,10 +670,7 @@ class DocumentView(QWidget):
         return summary
 
     def _update_review_bar(self) -> None:
-        summary = self.review_summary()
-        to_come = summary.in_flight + summary.pending
-        self.review_bar.set_summary(summary, self.session.backlog.estimate(to_come))
-        self.review_bar.set_stale(len(self.review_ctl.stale_blocks()))
+        self.reviewed.update_bar()
 
     def review_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
