@@ -24,6 +24,7 @@ from fastdesk.ui.bridge.threads import gui_first
 
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
 FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
+EDITS = 8  # at most this many edited blocks go before the rest of a step (more: a reload)
 
 
 class Incremental:
@@ -73,11 +74,28 @@ class Incremental:
         # with the document and is paid every step: docs/performance.md).
         self._applied: tuple[Segment, ...] | None = None
         self.deadline = math.inf  # the current step's (perf_counter)
+        # Blocks a step put in place of another block (a source edit gives its block a new id):
+        # their changes go before the rest of a step, and ``urgent`` says one is wanted.
+        self._edited_ids: set[str] = set()
+        self.urgent = False
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
         self._applied = None
         self._settled = False
+        self.urgent = bool(self._edits())
+
+    def _edits(self) -> list[int]:
+        """Shown blocks (indices) an edit changed that are to change: the block of another id
+        now, or an edited block's answer; none when more than EDITS (a reload, a paste)."""
+        shown, wanted, edited = self.shown, self.wanted, self._edited_ids
+        found = (
+            k
+            for k in render.differing(shown, wanted)
+            if wanted[k].key != shown[k].key or wanted[k].key in edited
+        )
+        first = list(itertools.islice(found, EDITS + 1))
+        return first if len(first) <= EDITS else []
 
     @property
     def settled(self) -> bool:
@@ -108,11 +126,13 @@ class Incremental:
         if self.parked:  # only stand-ins left: nothing for the diff to find
             if not finish:
                 return True
+            first: list[render.Op] = []
             ops: list[render.Op] = []
         else:
             ops = self._diff()
             if not ops and not self._unfinished():
                 return self._settle()
+            first, ops = self._edits_first(ops)
         bulk = self.at_once
         if bulk:
             deadline = math.inf
@@ -127,6 +147,10 @@ class Incremental:
             self._mark = time.perf_counter()
             try:
                 with self._bulk() if bulk else contextlib.nullcontext():
+                    for op in first:
+                        if not self._apply(op, deadline):
+                            return False
+                    self.urgent = False
                     for op in reversed(ops) if bulk else _nearest_first(ops, top):
                         if not self._apply(op, deadline):
                             return False
@@ -161,18 +185,34 @@ class Incremental:
                 return [*changed, (n, n, n, len(wanted))]
         return render.diff(shown, wanted)
 
+    def _edits_first(self, ops: list[render.Op]) -> tuple[list[render.Op], list[render.Op]]:
+        """The diff's ops split into the edited blocks' replacements (see ``_edits``), to apply
+        first, and the rest: an edit typed during a long document's backlog waited behind the
+        backlog's answers in a pane that lagged (benchmarks/bench_window_fill.py). Replacing
+        one block by one moves no other, so the order does not change the result."""
+        if not self.urgent or self.at_once:  # (at once: from the last edit up, see _bulk)
+            return [], ops
+        edits = {(k, k + 1, k, k + 1) for k in self._edits()}
+        first = [op for op in ops if op in edits]
+        return first, [op for op in ops if op not in edits]
+
     def _settle(self) -> bool:
         """Same texts: take the wanted segments as shown, so that their block ids are current
         too (a block whose source changed may keep its text; the margin and the reviewer's
         edits go by id)."""
         self.shown = list(self.wanted)
         self._settled = True
+        self.urgent = False
         return True
 
     def _apply(self, op: tuple[int, int, int, int], deadline: float) -> bool:
         i1, i2, j1, j2 = op
         common = min(i2 - i1, j2 - j1)
         for k in range(common):
+            if self.shown[i1 + k].key != self.wanted[j1 + k].key:
+                if len(self._edited_ids) >= 4 * EDITS:  # (a reload: every block has a new id)
+                    self._edited_ids.clear()
+                self._edited_ids.add(self.wanted[j1 + k].key)
             self._replace(i1 + k, self.wanted[j1 + k])
             self.shown[i1 + k] = self.wanted[j1 + k]
             if self._out_of_time(deadline):
@@ -281,10 +321,12 @@ class RenderScheduler(QObject):
     block: once per batch of answers, 4,000 blocks cost the GUI thread ~16 s more). Waiting for
     a pause, the raw editor showed none of a 4,000-block document's answers until the last one
     (answers came every 50 ms) and a typed sentence's answer 250 ms late (docs/performance.md,
-    "The window as fast as the wire"). Growing answers alone still wait for the pause. A
-    long first fill of a hidden rendered view puts stand-ins in and renders them once it is
-    shown, from where its reader is: at 7,000 blocks rendering them all took ~4 s of the GUI
-    thread after the last answer, for a view nobody was looking at.
+    "The window as fast as the wire"). A change to an edited block (a pane's ``urgent``: the
+    user's edit in the source, or its answer) takes the next slice, and goes first in it. Growing
+    answers alone still wait for the pause. A long first fill of a hidden rendered view puts
+    stand-ins in and renders them once it is shown, from where its reader is: at 7,000 blocks
+    rendering them all took ~4 s of the GUI thread after the last answer, for a view nobody was
+    looking at.
     """
 
     rendered = Signal()  # a slice was applied (views may have moved)
@@ -345,7 +387,10 @@ class RenderScheduler(QObject):
         follow_in = self._followed + self.follow_every - now
         if due and follow_in > 0 and not self._following:
             due = []  # it caught up a moment ago: once more when the interval is over
-        if visible and due and self._hidden_turn:  # every other slice, while both have work
+        urgent = [p for p, follows in hidden if follows and p.urgent]
+        if urgent:  # an edited block: the next slice, whatever else is waiting
+            panes, finish = urgent, False
+        elif visible and due and self._hidden_turn:  # every other slice, while both have work
             panes, finish = due, False
         elif visible:
             panes, finish = visible, True
