@@ -213,6 +213,23 @@ def thread_cpu() -> dict[str, float]:
     return out
 
 
+def task_cpu() -> dict[str, float]:
+    """CPU seconds so far of every thread of the process, by name (Linux): Python's names where
+    Python knows the thread, else the kernel's (Qt's own threads)."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            head, fields = (task / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        name = names.get(int(task.name)) or head.split("(", 1)[1]
+        parts = fields.split()
+        spent = (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+        out[name] = out.get(name, 0.0) + spent
+    return out
+
+
 class Trace:
     """``--trace`` (reads the window's insides, unlike the figures): when the engine's answers
     reach the GUI thread (the view's ``engine_news``), when ``targetEditor`` shows them, and the
@@ -233,6 +250,7 @@ class Trace:
         # the engine thread's time on a CPU and waiting in the run queue for one (Linux), and
         # its loop's waits of our own: for gui_first() and the pacing's sleep (PACE_S)
         self.sched_before = self._schedstat()
+        self.tasks_before = task_cpu()
         self.waits = {"gui_first_s": 0.0, "gui_first_n": 0, "pace_s": 0.0, "pace_n": 0}
         self._patch()
 
@@ -323,6 +341,11 @@ class Trace:
             "requests": len(self.requests),
             "ttfb_ms_p50_p90": [pct(ttfbs, 0.5), pct(ttfbs, 0.9)],
             "cpu_share": cpu,
+            "cpu_s_by_thread": {
+                name: round(spent - self.tasks_before.get(name, 0.0), 2)
+                for name, spent in sorted(task_cpu().items(), key=lambda kv: -kv[1])
+                if spent - self.tasks_before.get(name, 0.0) >= 0.05
+            },
         }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QPushButton
 
 from fastdesk.translate.glossary import load_glossary
@@ -320,3 +321,38 @@ def test_the_house_is_read_off_the_window_thread_and_the_first_request_has_it(
     assert w.house.house.glossary is not None
     assert w.house.glossary_dock.isHidden() or w.house.glossary_dock.table.rowCount() == 1
     assert all('"world"' in r.messages[0]["content"] for r in provider.requests)
+
+
+def test_a_long_reading_ease_measure_spaces_the_next(
+    make_window, qtbot, provider: WordProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A measure holds the GIL the engine needs: after one that took 2 s (on the window's
+    clock), the next waits READABILITY_SPACING times as long, then happens."""
+    from fastdesk.config.settings import Settings
+    from fastdesk.ui.workbench import house
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    measured: list[str] = []
+
+    def slow(source: str, target: str, lang: str | None) -> tuple[str, str]:
+        measured.append(target)
+        clock.now += 2.0
+        return real(source, target, lang)
+
+    real = house.readability_line
+    monkeypatch.setattr(house, "readability_line", slow)
+    w = make_window(settings=Settings(debounce_ms=40, mode="simplify"), clock=clock)
+    source = w.document_view.source
+    source.setPlainText("We utilize the tools.\n")
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: len(measured) >= 1 and w.status.readability.isVisible(), timeout=5000)
+    count = len(measured)
+    source.setPlainText("We utilize the tools.\n\nWe commence the work.\n")
+    wait_settled(w, qtbot)
+    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # unspaced, it would have started by now
+    assert len(measured) == count  # put off: 20 s of the window's clock have not passed
+    clock.now += 2.0 * house.READABILITY_SPACING
+    source.setPlainText("We utilize the tools.\n\nWe commence the work today.\n")
+    qtbot.waitUntil(lambda: len(measured) > count, timeout=5000)
+    assert "today" in measured[-1]

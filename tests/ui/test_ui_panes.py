@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
 
@@ -395,6 +399,37 @@ def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown
     assert hidden_pane.settled and hidden_pane.shown[10].text == "Changé.\n\n"
 
 
+@pytest.mark.parametrize("pane_type", [TargetEditor, TargetPreview])
+def test_a_step_out_of_time_leaves_its_ops_to_the_next_not_a_new_diff(
+    qtbot, monkeypatch, pane_type
+) -> None:
+    """Answers for every block, a block a step (each out of time): the diff is worked out once,
+    not once a step (a long fill's backlog diffed 4,000 blocks every ~3 ms slice); new wanted
+    texts meanwhile are diffed again, and the pane ends on them."""
+    pane = pane_type()
+    qtbot.addWidget(pane)
+    pane.want(paragraphs(120))
+    while not pane.step(time.perf_counter() + 1):
+        pass
+    diffs = []
+    real = pane_type._diff
+    monkeypatch.setattr(pane_type, "_diff", lambda self: diffs.append(1) or real(self))
+    answers = [segment(s.key, s.text.replace("translation", "answer")) for s in paragraphs(120)]
+    pane.want(answers)
+    for _ in range(30):
+        assert not pane.step(time.perf_counter() - 1)  # deadline passed: one block a step
+    assert len(diffs) == 1
+    assert [s.text for s in pane.shown[:30]] == [s.text for s in answers[:30]]
+    again = [*answers[:60], segment("b60", "Changé.\n\n"), *answers[61:]]
+    pane.want(again)
+    steps = 0
+    while not pane.step(time.perf_counter() - 1):
+        steps += 1
+        assert steps < 200
+    assert len(diffs) == 2 and steps >= 89  # (the 90 blocks left, one a step)
+    assert [s.text for s in pane.shown] == [s.text for s in again]
+
+
 def test_a_slice_always_makes_progress_and_stops_at_its_deadline(qtbot) -> None:
     editor = TargetEditor()
     qtbot.addWidget(editor)
@@ -564,3 +599,42 @@ def test_preview_decorates_a_streamed_batch_as_a_full_pass_would(qtbot) -> None:
     assert tuple(s.text for s in preview.wanted) == decorated_fresh(
         batch, moved, {"b2": "Generated."}
     )
+
+
+_TEXTS = [f"Bloc {i}.\n\n" for i in range(6)] + ["Long bloc 😀, deux lignes\nici.\n\n", "x\n"]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(  # wanted lists, each: block texts (indices into _TEXTS), and how to take it
+        st.tuples(
+            st.lists(st.integers(0, len(_TEXTS) - 1), max_size=12),
+            st.sampled_from(["slices", "bulk", "half"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_sequence_of_wanted_texts_and_steps_ends_on_the_last(qtbot, texts) -> None:
+    """Steps cut short (one block each), all-at-once steps, and wanted texts changed half way:
+    the raw pane ends holding exactly the last wanted text, its block starts true (the ops a
+    step ran out of time for, and the starts, are kept between steps)."""
+    editor = TargetEditor()
+    qtbot.addWidget(editor)
+    for picks, how in texts:
+        editor.want([segment(f"b{n}", _TEXTS[i]) for n, i in enumerate(picks)])
+        if how == "bulk":
+            with editor.all_at_once():
+                assert editor.step(math.inf)
+        else:
+            for _ in range(3 if how == "half" else 10_000):
+                if editor.step(time.perf_counter() - 1):
+                    break
+    wanted = editor.wanted
+    while not editor.step(time.perf_counter() - 1):
+        pass
+    assert editor.toPlainText() == "".join(s.text for s in wanted)
+    fresh = [0, *itertools.accumulate(s.qlen for s in wanted)]
+    assert editor.starts() == fresh

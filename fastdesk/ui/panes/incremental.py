@@ -78,6 +78,8 @@ class Incremental:
         # their changes go before the rest of a step, and ``urgent`` says one is wanted.
         self._edited_ids: set[str] = set()
         self.urgent = False
+        # (wanted, how many shown, top, ops): what a step ran out of time for (see _left_ops)
+        self._left: tuple[tuple[Segment, ...], int, int, list[render.Op]] | None = None
 
     def want(self, segments: Sequence[Segment]) -> None:
         self.wanted = tuple(segments)
@@ -123,23 +125,28 @@ class Incremental:
         if self._settled:
             return True
         self.deadline = deadline
+        if self.parked and not finish:  # only stand-ins left, and they wait to be shown
+            return True
+        top = self.top_index() if self.shown else 0  # one look-up a step, before it edits
+        first: list[render.Op] = []
         if self.parked:  # only stand-ins left: nothing for the diff to find
-            if not finish:
-                return True
-            first: list[render.Op] = []
-            ops: list[render.Op] = []
+            seq: list[render.Op] = []
+            one_for_one = False
+        elif (kept := self._left_ops(top)) is not None:
+            seq, one_for_one = kept, True
         else:
             ops = self._diff()
             if not ops and not self._unfinished():
                 return self._settle()
             first, ops = self._edits_first(ops)
+            one_for_one = _one_for_one(first, ops)
+            seq = [*first, *(reversed(ops) if self.at_once else _nearest_first(ops, top))]
         bulk = self.at_once
         if bulk:
             deadline = math.inf
         widget = cast(QObject, self)  # a QPlainTextEdit or QTextBrowser
         # (textCursor: the editor this is mixed into has it)
         cursor = self.textCursor().position()
-        top = self.top_index() if self.shown else 0  # one look-up a step, before it edits
         self.editing = True
         blocked = widget.blockSignals(True)
         try:
@@ -147,13 +154,14 @@ class Incremental:
             self._mark = time.perf_counter()
             try:
                 with self._bulk() if bulk else contextlib.nullcontext():
-                    for op in first:
+                    for n, op in enumerate(seq):
+                        if n == len(first):
+                            self.urgent = False
                         if not self._apply(op, deadline):
+                            if one_for_one:  # (a block for a block is applied whole)
+                                self._left = (self.wanted, len(self.shown), top, seq[n + 1 :])
                             return False
                     self.urgent = False
-                    for op in reversed(ops) if bulk else _nearest_first(ops, top):
-                        if not self._apply(op, deadline):
-                            return False
                     self._applied = self.wanted
                     if not finish:
                         return True
@@ -167,6 +175,18 @@ class Incremental:
             if self.textCursor().position() != cursor:
                 self.cursor_moved = True
         return render.same_texts(self.shown, self.wanted) and self._settle()
+
+    def _left_ops(self, top: int) -> list[render.Op] | None:
+        """The ops the last step ran out of time for, in the order to apply them, while the
+        wanted segments are the same (None: diff again). Kept only when each replaces one block
+        by one, so that none moves another. Why: a step gets ~3 ms, and the diff of a 4,000-block
+        pane took ~1 ms of it, again each step of a long fill's backlog, while the GUI thread
+        held the GIL the engine needs to read its answers (docs/performance.md)."""
+        kept, self._left = self._left, None
+        if kept is None or kept[0] is not self.wanted or kept[1] != len(self.shown):
+            return None
+        _wanted, _count, ordered_for, ops = kept
+        return ops if ordered_for == top else list(_nearest_first(sorted(ops), top))
 
     def _diff(self) -> list[render.Op]:
         """The edits from what is shown to what is wanted (``render.diff``). A fill in progress
@@ -280,6 +300,11 @@ class Incremental:
     def _replace(self, index: int, seg: Segment) -> None: ...
     def _insert(self, index: int, seg: Segment) -> None: ...
     def _remove(self, index: int) -> None: ...
+
+
+def _one_for_one(*groups: list[render.Op]) -> bool:
+    """Every op replaces one block by the one at the same place (the stream's case)."""
+    return all(i2 == i1 + 1 and j1 == i1 and j2 == j1 + 1 for g in groups for i1, i2, j1, j2 in g)
 
 
 def _nearest_first(ops: list[render.Op], top: int) -> Iterator[render.Op]:

@@ -64,6 +64,9 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setReadOnly(False)
         self._starts: list[int] = [0]
+        # _starts are the shown blocks' starts: kept so by a step's edits (not in bulk), and
+        # worked out again after anything else changed the text (see starts)
+        self._starts_true = True
         self._anchor = 0
         self._anchor_lines = 0
         self._at_top = True
@@ -84,7 +87,17 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
 
     def _contents_change(self, position: int, removed: int, added: int) -> None:
         if not self._applying and (removed or added):
+            self._starts_true = False
             self.user_edited.emit(position, removed, added)
+
+    def starts(self) -> list[int]:
+        """The shown blocks' starts, plus the end: kept between steps rather than summed again
+        each time (a long fill's steps, its sync scroll and its margin each asked, ~0.5 ms at
+        4,000 blocks, with the GIL the engine needs; docs/performance.md)."""
+        if not self._starts_true or len(self._starts) != len(self.shown) + 1:
+            self._starts = Incremental.starts(self)
+            self._starts_true = True
+        return self._starts
 
     def edit_blocks(self, label: str, changes: list[tuple[str, str]]) -> None:
         """The user replaced text in these blocks (block id, new text): one step named
@@ -115,6 +128,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             yield
         finally:
             self._in_bulk = False
+            self._starts_true = False  # (its edits moved no start: those after them are off)
 
     def event(self, event: QEvent) -> bool:
         if (
@@ -170,6 +184,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             return
         first = next(i for i, (key, _s, _e) in enumerate(view.spans) if key == changes[0][0])
         self.shown[first : first + len(changes)] = [render.segment(k, t) for k, t in changes]
+        self._starts_true = False
 
     def undo_user_edit(self) -> None:
         """An edit no block can take (the pane showed nothing): show what it showed."""
@@ -178,6 +193,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             self.setPlainText(render.join(self.shown))
         finally:
             self._applying = False
+            self._starts_true = False
 
     def visible_blocks(self) -> list[Extent]:
         """Blocks on screen with their extent (trailing blank lines left out), for the margin."""
@@ -206,7 +222,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
 
     # Incremental hooks: positions come from the shown segments, kept in step with each edit.
     def _begin(self, top: int) -> None:
-        self._starts = self.starts()
+        self.starts()  # (true again, if it was not)
         line = self.firstVisibleBlock()  # (the anchor is a text block here, not a segment)
         self._anchor = line.position()
         self._anchor_lines = max(0, self.verticalScrollBar().value() - line.firstLineNumber())

@@ -65,6 +65,9 @@ __all__ = ["HouseKeeper"]
 log = logging.getLogger(__name__)
 
 READABILITY_DELAY_MS = 300
+# a measure holds the GIL (a parse of both texts, ~0.5 s at 4,000 blocks): during a long fill the
+# next one waits this many times the last one's length, so it takes at most ~1/10 of the time
+READABILITY_SPACING = 10
 
 
 def readability_line(source: str, target: str, lang: str | None) -> tuple[str, str]:
@@ -137,6 +140,10 @@ class HouseKeeper(QObject):
         self._readability.setInterval(READABILITY_DELAY_MS)
         self._readability.timeout.connect(self._measure_soon)
         self._generation, self._measuring, self._again = 0, False, False
+        self._next_measure = 0.0  # on the view's clock: not before (see READABILITY_SPACING)
+        self._spaced = QTimer(self)  # the measure put off until then
+        self._spaced.setSingleShot(True)
+        self._spaced.timeout.connect(self._measure_soon)
         self._measured.connect(self._show_measure)
         view.target_updated.connect(self._readability.start)
         view.busy.connect(self._readability.start)
@@ -316,8 +323,13 @@ class HouseKeeper(QObject):
         if self._measuring:
             self._again = True
             return
+        wait = self._next_measure - self.view.clock.monotonic()
+        if wait > 0:  # the last measure was long: once the spacing is over
+            self._spaced.start(max(READABILITY_DELAY_MS, round(wait * 1000)))
+            return
         view, project = self.view, self.house.project
         args = (
+            view.clock.monotonic(),  # the GUI thread's part counts too
             self._generation,
             view.text(),
             view.review_ctl.target_text(),
@@ -326,12 +338,17 @@ class HouseKeeper(QObject):
         self._measuring = True
         threading.Thread(target=self._measure, args=args, daemon=True).start()
 
-    def _measure(self, generation: int, source: str, target: str, lang: str | None) -> None:
+    def _measure(
+        self, started: float, generation: int, source: str, target: str, lang: str | None
+    ) -> None:
+        clock = self.view.clock
         try:
             line, detail = readability_line(source, target, lang)
         except Exception:  # a bug here must not stop the window: no line, the log says why
             log.warning("reading ease not measured", exc_info=True)
             line, detail = "", ""
+        took = clock.monotonic() - started
+        self._next_measure = started + READABILITY_SPACING * took
         with contextlib.suppress(RuntimeError):  # the window closed meanwhile
             self._measured.emit(generation, line, detail)
 
