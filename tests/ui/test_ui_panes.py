@@ -638,3 +638,33 @@ def test_any_sequence_of_wanted_texts_and_steps_ends_on_the_last(qtbot, texts) -
     assert editor.toPlainText() == "".join(s.text for s in wanted)
     fresh = [0, *itertools.accumulate(s.qlen for s in wanted)]
     assert editor.starts() == fresh
+
+
+def test_while_a_stream_goes_on_a_pane_on_screen_takes_far_blocks_only_now_and_then(
+    qtbot,
+) -> None:
+    """Answers far below the view wait (a slice now and then: the GIL is the engine's), a change
+    on screen shows at once, and when the stream pauses the far ones all come."""
+    editor = TargetEditor()
+    qtbot.addWidget(editor)
+    editor.resize(400, 300)
+    editor.show()
+    segs = paragraphs(400)
+    editor.want(segs)
+    settle(editor, qtbot)
+    answers = [segment(s.key, s.text.replace("translation", "answer")) for s in segs]
+    scheduler = RenderScheduler(quiet_ms=60_000, far_gap_ms=60_000)  # the stream goes on
+    scheduler.add(editor)
+    editor.want([*segs[:200], *answers[200:]])
+    scheduler.kick()
+    qtbot.wait(300)  # without the gap, time for every far block
+    done = sum(s.text == a.text for s, a in zip(editor.shown, answers, strict=True))
+    assert 0 < done < 200
+    wanted = [*answers[:10], *editor.wanted[10:]]
+    editor.want(wanted)
+    scheduler.kick()
+    qtbot.waitUntil(lambda: [s.text for s in editor.shown[:10]] == [a.text for a in answers[:10]])
+    scheduler.quiet = 0.0  # the stream pauses
+    scheduler.kick()
+    qtbot.waitUntil(lambda: editor.settled)
+    assert editor.toPlainText() == "".join(s.text for s in wanted)

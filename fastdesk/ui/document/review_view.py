@@ -53,7 +53,7 @@ class ReviewPresentation(QObject):
         self._underline_soon.timeout.connect(self.preview_underlines.refresh)
         self._margin_timer = _timer(self, 60)  # while the target re-renders
         self._margin_timer.timeout.connect(self.repaint_margins)
-        self._bar_timer = _timer(self, 120)  # one bar update per burst of changes
+        self._bar_timer = _timer(self, BAR_MS)  # one bar update per burst of changes
         self._bar_timer.timeout.connect(self.update_bar)
         ctl.changed.connect(self._review_changed)
         scheduler.rendered.connect(self._repaint_margins_soon)
@@ -78,6 +78,7 @@ class ReviewPresentation(QObject):
         to_come = summary.in_flight + summary.pending
         session = self.ctl.session
         self.bar.set_summary(summary, session.backlog.estimate(to_come))
+        self._bar_timer.setInterval(BAR_BACKLOG_MS if to_come > BACKLOG else BAR_MS)
         self.bar.set_stale(len(self.ctl.stale_blocks()))
 
     def _underline_after_render(self) -> None:
@@ -95,6 +96,13 @@ class ReviewPresentation(QObject):
             refresh_open_tooltip(self.margins)
         if change.review and (self.underlines.marks or self.ctl.session.model.marks.judged()):
             self._underline_soon.start()
+
+
+BAR_MS = 120
+# A long backlog: the bar's counts (the problems list's pass over every block, ~5 ms at 4,000
+# blocks) at most twice a second; at 120 ms they held the GIL ~1.7 s of a 4,000-block fill
+# that the engine needed (docs/performance.md)
+BAR_BACKLOG_MS, BACKLOG = 500, 100
 
 
 def _timer(parent: QObject, ms: int) -> QTimer:

@@ -25,6 +25,9 @@ from fastdesk.ui.bridge.threads import gui_first
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
 FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
 EDITS = 8  # at most this many edited blocks go before the rest of a step (more: a reload)
+# Blocks this near the view's top (below it, above it) are "near": their changes go first, and
+# while a stream goes on a pane on screen takes the far ones only now and then (FAR_GAP_MS)
+NEAR, NEAR_ABOVE = 80, 20
 
 
 class Incremental:
@@ -188,6 +191,18 @@ class Incremental:
         _wanted, _count, ordered_for, ops = kept
         return ops if ordered_for == top else list(_nearest_first(sorted(ops), top))
 
+    def far_left(self) -> bool:
+        """What the last step ran out of time for is all far from the view (see NEAR): the
+        ops are in ``_nearest_first``'s order, so the next one tells."""
+        kept = self._left
+        if kept is None or kept[0] is not self.wanted or kept[1] != len(self.shown) or not kept[3]:
+            return False
+        top = self.top_index()
+        if top != kept[2]:  # the reader moved: a step puts them in order again
+            return False
+        i1, i2, _j1, _j2 = kept[3][0]
+        return i1 > top + NEAR or i2 <= top - NEAR_ABOVE
+
     def _diff(self) -> list[render.Op]:
         """The edits from what is shown to what is wanted (``render.diff``). A fill in progress
         (fewer blocks shown than wanted, the last ones differing) whose shown blocks are the
@@ -308,17 +323,23 @@ def _one_for_one(*groups: list[render.Op]) -> bool:
 
 
 def _nearest_first(ops: list[render.Op], top: int) -> Iterator[render.Op]:
-    """The diff's replacements, those from the top of the view down first, then those above it
-    upwards; each shifted by what the ones applied before it inserted or removed above it.
+    """The diff's replacements nearest the view first: from its top down to NEAR blocks below,
+    then up to NEAR_ABOVE above it, then the rest below, then the rest above, upwards; each
+    shifted by what the ones applied before it inserted or removed above it.
 
     Why: applied bottom-up, a step that ran out of time left the top of the document for the
     next one, and the next diff again started at the bottom: while a long document streamed,
     the blocks on screen could wait for minutes (the top of the rendered view stayed English).
+    And in this order an op far from the view comes only when no near one is left (``far``).
     """
     below = [op for op in ops if op[1] > top]
     above = [op for op in ops if op[1] <= top]
+    near_below = [op for op in below if op[0] <= top + NEAR]
+    near_above = [op for op in above if op[1] > top - NEAR_ABOVE]
+    far_below = below[len(near_below) :]
+    far_above = above[: len(above) - len(near_above)]
     moved: list[tuple[int, int]] = []  # (old start, change in count) of applied ops
-    for op in itertools.chain(below, reversed(above)):
+    for op in itertools.chain(near_below, reversed(near_above), far_below, reversed(far_above)):
         i1, i2, j1, j2 = op
         shift = sum(d for start, d in moved if start < i1)
         yield (i1 + shift, i2 + shift, j1, j2)
@@ -364,8 +385,11 @@ class RenderScheduler(QObject):
         budget_ms: float = 3.0,
         quiet_ms: float = 250.0,
         follow_ms: float = 100.0,
+        far_gap_ms: float = 20.0,
     ) -> None:
         super().__init__(parent)
+        self.far_gap = far_gap_ms / 1000.0
+        self._far_next = -math.inf  # a pane on screen with far work only: its next slice
         self.follow_every = follow_ms / 1000.0
         self.budget = budget_ms / 1000.0
         self.quiet = quiet_ms / 1000.0
@@ -412,6 +436,10 @@ class RenderScheduler(QObject):
         follow_in = self._followed + self.follow_every - now
         if due and follow_in > 0 and not self._following:
             due = []  # it caught up a moment ago: once more when the interval is over
+        far_wait = self._far_next - now
+        streaming = now < self._kicked + self.quiet
+        if visible and far_wait > 0 and streaming and all(p.far_left() for p in visible):
+            visible = []  # far from the view, while the stream goes on: now and then
         urgent = [p for p, follows in hidden if follows and p.urgent]
         if urgent:  # an edited block: the next slice, whatever else is waiting
             panes, finish = urgent, False
@@ -427,8 +455,12 @@ class RenderScheduler(QObject):
             wait = self._kicked + self.quiet - now
             if self._due and any(f for _, f in hidden):
                 wait = min(wait, follow_in)
+            if any(shown() and not p.settled for p, shown, _ in self._panes):
+                wait = min(wait, far_wait)  # (put off above)
             self._timer.start(max(1, math.ceil(wait * 1000)))
             return
+        if panes is visible:
+            self._far_next = now + self.far_gap
         self._hidden_turn = bool(visible and due) and not self._hidden_turn
         self._following = self._following or panes is due
         for pane in panes:
