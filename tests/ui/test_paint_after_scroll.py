@@ -4,7 +4,8 @@ code block was painted twice with overlapping lines and stayed so").
 
 The screen's pixels (the offscreen platform's backing store, where scrolls are blitted) are
 compared with the window painted afresh, after each wheel step down and back up, in both
-target views and both themes; the cause found (a margin painting moved both panes) has its own test below.
+target views and both themes. The cause found (the raw target's margin, painting, moved both
+panes) has its own test below.
 """
 
 from __future__ import annotations
