@@ -4,7 +4,8 @@ code block was painted twice with overlapping lines and stayed so").
 
 The screen's pixels (the offscreen platform's backing store, where scrolls are blitted) are
 compared with the window painted afresh, after each wheel step down and back up, in both
-target views and both themes. Not reproduced so far on the offscreen platform; this guards it.
+target views and both themes. The cause found (the raw target's margin, painting, moved both
+panes) has its own test below.
 """
 
 from __future__ import annotations
@@ -87,3 +88,50 @@ def test_scrolling_the_source_leaves_no_code_block_drawn_twice(
         assert view.source.verticalScrollBar().value() > 0  # it did scroll
     finally:
         QApplication.setCursorFlashTime(flash)
+
+
+LONG = "the cat walks along the long wall of the old garden and " * 3
+WRAPPED_CODE = "".join(
+    f"Paragraph {i}, the cat.\n\n```python\n"
+    + "".join(f"# {j} {LONG}\n" for j in range(8))
+    + "```\n\n"
+    for i in range(30)
+)
+
+
+def test_painting_the_margin_scrolls_neither_pane(make_window, qtbot) -> None:
+    """The cause of the code block drawn twice: the raw target's margin, painting, laid out the
+    lines of a fenced code block that starts above the view; a plain text edit lays lines out
+    lazily (after a width change each counts as one), so its scroll bar moved to the top line's
+    new number and sync scroll moved the source, both in the middle of the window's paint."""
+    from fastdesk.ui.review.widgets import ReviewMargin
+
+    w = make_window()
+    w.resize(1366, 768)
+    view = w.document_view
+    view.source.setPlainText(WRAPPED_CODE)
+    qtbot.waitUntil(lambda: settled(w), timeout=30_000)
+    view.show_raw(True)
+    editor = view.target_editor
+    qtbot.waitUntil(lambda: view.scheduler.idle)
+    # the editor's top line: the sixth line of the 16th code block (each line wraps)
+    block = editor.document().findBlock(editor.starts()[2 * 15 + 1])
+    for _ in range(5):
+        block = block.next()
+    assert block.text().startswith("# 4 ")
+    editor.verticalScrollBar().setValue(block.firstLineNumber())
+    QApplication.processEvents()
+    assert editor.firstVisibleBlock().blockNumber() == block.blockNumber()
+    assert block.lineCount() > 1  # it wraps
+    w.resize(1100, 768)  # another wrap width: the lines above the view are laid out afresh
+    top = editor.firstVisibleBlock().blockNumber()
+    bars = (editor.verticalScrollBar(), view.source.verticalScrollBar())
+    before = [bar.value() for bar in bars]
+    margin = editor.findChild(ReviewMargin)
+    assert margin is not None and margin.blocks()  # (what its paint draws)
+    margin.repaint()
+    assert [bar.value() for bar in bars] == before
+    assert editor.firstVisibleBlock().blockNumber() == top
+    # and the code block's bar is drawn from the top of the view
+    key, top, bottom = margin.blocks()[0]
+    assert key == view.review_ctl.segments()[2 * 15 + 1].key and top < 0 < bottom

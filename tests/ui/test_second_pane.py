@@ -4,7 +4,12 @@ closing it cancels its work."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from PySide6.QtWidgets import QTextBrowser
+
+from tests.ui.uifakes import translated
 
 TEXT = "Hello world.\n\nGoodbye cat.\n"
 
@@ -168,3 +173,90 @@ def test_the_second_pane_marks_each_blocks_state_in_its_language(make_window, qt
     w.document_view.review_ctl.approve(key)
     assert w.document_view.review.state_of(key) == "approved"
     assert pane.model.review.state_of(key) == "machine"
+
+
+def _replace_whole_text(w, how: str, first: Path, second: Path) -> None:  # type: ignore[no-untyped-def]
+    """``second``'s text in place of ``first``'s, the way ``how`` names (a menu's path)."""
+    view, files = w.document_view, w.files
+    text = second.read_text(encoding="utf-8")
+    if how == "open":
+        assert w.open_file(second)
+    elif how == "recent":
+        files.open_recent(str(second))
+    elif how == "dropped":
+        view.files_dropped.emit([str(second)])
+    elif how == "project page":  # the project panel's pages open so, in a language
+        assert w._open_in_language(second, "fr")
+    elif how == "reloaded":  # another program wrote the open file
+        first.write_text(text, encoding="utf-8")
+        view.disk.changed.emit(text)
+    else:  # New, then the text pasted
+        assert how == "new"
+        files.new_document()
+        view.source.setPlainText(text)
+        view.send_update()
+
+
+@pytest.mark.parametrize("how", ["open", "recent", "dropped", "project page", "reloaded", "new"])
+def test_a_paragraph_shared_with_the_last_document_is_translated_in_both_panes(
+    make_window, qtbot, provider, tmp_path: Path, how: str
+) -> None:
+    """The second pane's twin of the first pane's bug: a document's whole text replaced while
+    the last one's answers are in flight. A paragraph both share (the same block id) was in
+    flight for the last document's revision, which the pane's new session drops; its live
+    session on the engine thread, having it done, sent nothing more: it stayed "to come" in
+    that pane (tests/ui/test_ui_window.py has the first pane's)."""
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_text("# Hello\n\nThe cat.\n\nGoodbye world.\n", encoding="utf-8")
+    second.write_text("# Hello\n\nA dog.\n\nGoodbye world.\n", encoding="utf-8")
+    w = make_window()
+    w.set_language("fr")
+    w.set_second_pane(True)
+    view = w.document_view
+    pane = view.second.pane
+    assert pane is not None and pane.lang == "de"
+
+    def asked_in_german() -> bool:
+        return any("(de)" in r.messages[0]["content"] for r in provider.requests)
+
+    provider.hold_answers()
+    assert w.open_file(first)
+    qtbot.waitUntil(asked_in_german, timeout=10_000)  # a.md's, held
+    _replace_whole_text(w, how, first, second)
+    provider.release()
+    expected = second.read_text(encoding="utf-8")
+    assert view.text() == expected
+    qtbot.waitUntil(lambda: view.review_ctl.model.doc is not None and not view.pending)
+    qtbot.waitUntil(
+        lambda: pane.model.doc is not None and pane.model.doc.source == expected,
+        timeout=10_000,
+    )
+    qtbot.waitUntil(lambda: not pane.model.pending, timeout=10_000)
+    assert pane.model.export_text() == translated(expected, "de")
+    assert view.translation_text() == translated(expected)
+    # the shared ones shown too (the pane renders in slices, after its model)
+    qtbot.waitUntil(lambda: second_text(w) == "Hallo\nA dog.\nTschüss Welt.", timeout=10_000)
+
+
+def test_the_second_pane_translates_with_the_opened_documents_glossary(
+    make_window, qtbot, provider, tmp_path
+) -> None:
+    """A project's glossary, in the second pane's language: its session is planned again with
+    the house of the document opened (not the one it was opened with, here none)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / ".fastdesk-glossary.toml").write_text(
+        '[translate.de]\n"world" = "Erdkreis"\n', encoding="utf-8"
+    )
+    page = folder / "page.md"
+    page.write_text(TEXT, encoding="utf-8")
+    w = make_window()
+    w.set_language("fr")
+    w.set_second_pane(True)  # on the untitled document: no house
+    assert w.open_file(page)
+
+    def german_with_glossary() -> bool:
+        systems = [r.messages[0]["content"] for r in provider.requests]
+        return any("(de)" in s and '"Erdkreis"' in s for s in systems)
+
+    qtbot.waitUntil(german_with_glossary, timeout=10_000)

@@ -12,7 +12,9 @@ Streaming: of a block's partial answers (BlockDelta) only the newest since the l
 Second target panes (``open_pane``): each is one more live session on the same engine and loop,
 in its own language, so the engine's limits hold across them; its block events travel in
 ``WorkerBatch.panes`` under its key, what it says of requests with the document's own events.
-Closing the pane closes its session (what it has in flight is cancelled).
+Closing the pane closes its session (what it has in flight is cancelled). Another document
+opened (``open``) or a new house (``rehouse``) plans the panes' sessions again with the
+document's: each pane's spec is kept as the window asked and completed by the house anew.
 
 Time: the worker, its engine's router and the window read one clock (fastdesk.clock), so the
 limiter's ``headroom`` (times of that clock) means the same in both threads; a batch carries
@@ -186,6 +188,7 @@ class EngineWorker(QObject):
         self._last_flush = 0.0
         self._sent_doc: Document | None = None
         self._panes: dict[str, Session] = {}  # second target panes' sessions, by key
+        self._pane_specs: dict[str, JobSpec] = {}  # their specs, before the house completes them
         self._pane_events: dict[str, list[EngineEvent]] = {}
         self._pane_partial: dict[str, dict[str, BlockDelta]] = {}
         self._sent_busy = False
@@ -360,24 +363,35 @@ class EngineWorker(QObject):
         self._source = source
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
-            if self._replan:  # the house read before this update: planned with it
-                self._replan = False
-                self._guarded(self._session.set_spec, self._spec)
             if self._estimate_due:
                 self._estimate_due = False
                 self._guarded(self._say_estimate, source)
         for pane in self._panes.values():
             self._guarded(pane.update, source, revision)
+        if self._replan and self._session is not None:
+            # the house read before this update, or another document: planned with it
+            self._replan = False
+            self._replan_all()
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
         self._schedule_flush(at_least=REQUEST_FIRST_S)
 
     def _open(self, source: str, revision: int) -> None:
         # the last document's runs are cancelled and its answers forgotten (the memory has
-        # them), with the spec the engine has: the house's, read or still to be read (rehouse)
+        # them), with the spec the engine has: the house's, read or still to be read (rehouse);
+        # the second panes' sessions too (each pane's review drops the last document's events)
         self._partial.clear()
         self._streaming.clear()
+        self._pane_partial.clear()
         self._replan = True
         self._update(source, revision)
+
+    def _replan_all(self) -> None:
+        """Every session plans every block again: the document's with the engine's spec, each
+        second pane's with its own completed by the house (``_prepare``) as it is now."""
+        if self._session is not None:
+            self._guarded(self._session.set_spec, self._spec)
+        for key, pane in self._panes.items():
+            self._guarded(pane.set_spec, self._prepare(self._pane_specs[key]))
 
     def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         self._spec = spec = self._prepare(spec)
@@ -408,7 +422,7 @@ class EngineWorker(QObject):
         if not changed or session is None:
             return
         if session.doc is not None and session.doc.source == source:
-            self._guarded(session.set_spec, self._spec)
+            self._replan_all()
             self._force = True
             self._schedule_flush()
         else:
@@ -422,7 +436,7 @@ class EngineWorker(QObject):
     def _open_pane(self, key: str, spec: JobSpec) -> None:
         if self._engine is None:
             return
-        spec = self._prepare(spec)
+        asked, spec = spec, self._prepare(spec)
         pane = self._panes.get(key)
         if pane is None:
             try:
@@ -436,11 +450,13 @@ class EngineWorker(QObject):
             self._guarded(pane.update, self._source, self._revision)
         else:
             self._guarded(pane.set_spec, spec)
+        self._pane_specs[key] = asked  # as the window asked: the house completes it (replan)
         self._force = True
         self._schedule_flush()
 
     def _close_pane(self, key: str) -> None:
         pane = self._panes.pop(key, None)
+        self._pane_specs.pop(key, None)
         self._pane_events.pop(key, None)
         self._pane_partial.pop(key, None)
         if pane is not None:

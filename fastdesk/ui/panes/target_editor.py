@@ -39,6 +39,7 @@ from fastdesk.ui.panes.common import (
 from fastdesk.ui.panes.incremental import Extent, Incremental
 
 RUN = 64  # blocks a first fill puts in with one edit, while the slice has time left
+ABOVE = 4  # pixels: the margin draws a block that starts above the view from above its top edge
 
 
 class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
@@ -196,7 +197,15 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             self._starts_true = False
 
     def visible_blocks(self) -> list[Extent]:
-        """Blocks on screen with their extent (trailing blank lines left out), for the margin."""
+        """Blocks on screen with their extent (trailing blank lines left out), for the margin.
+
+        Called from the margin's paint: it lays out no line above the top one. A plain text
+        edit lays its lines out lazily (after a width change, each counts as one line until
+        drawn); laying out the lines of a block (a fenced code block) that starts above the
+        view moved the scroll bar to the top line's new number, and the source with it, in
+        the middle of the window's paint: the source's pixels were scrolled under a paint
+        already made, and a code block was drawn twice until the next full repaint (issue 30).
+        """
         if not self.shown:
             return []
         starts = self.starts()
@@ -204,7 +213,8 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
         last = doc.characterCount() - 1
         offset = self.contentOffset()
         height = self.viewport().height()
-        index = max(0, bisect.bisect_right(starts, self.firstVisibleBlock().position()) - 1)
+        top_block = self.firstVisibleBlock()
+        index = max(0, bisect.bisect_right(starts, top_block.position()) - 1)
         out: list[Extent] = []
         for i in range(index, len(self.shown)):
             seg = self.shown[i]
@@ -213,7 +223,10 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
                 continue
             first = doc.findBlock(min(starts[i], last))
             final = doc.findBlock(min(starts[i] + body - 1, last))
-            top = self.blockBoundingGeometry(first).translated(offset).top()
+            if first.blockNumber() < top_block.blockNumber():  # it starts above the view
+                top = self.blockBoundingGeometry(top_block).translated(offset).top() - ABOVE
+            else:
+                top = self.blockBoundingGeometry(first).translated(offset).top()
             if top > height:
                 break
             bottom = self.blockBoundingGeometry(final).translated(offset).bottom()
