@@ -18,3 +18,35 @@ def test_the_review_bar_is_updated_less_often_during_a_long_backlog(make_window,
         reviewed._summary = lambda s=summary: s
         reviewed.update_bar()
         assert reviewed._bar_timer.interval() == interval
+
+
+def test_the_documents_estimate_is_worked_out_beside_its_first_requests(
+    make_window, qtbot, provider, monkeypatch
+) -> None:
+    """The estimate plans every block again (a parse and a memory look-up each): on the engine's
+    loop it held the first requests back ~1 s at 4,000 blocks. Now in a thread: the first
+    request goes while it is still being worked out, and the status bar says it after."""
+    import threading
+
+    from fastdesk.routing import pace
+    from fastdesk.routing.limiter import Limiter, Limits
+    from tests.fakes import FakeClock
+
+    clock = FakeClock()
+    free = Limits(30, 1000, 8000, 200000, label="Groq free tier")
+    limiter = Limiter(table={"groq": {"fake-model": free}}, clock=clock)
+    gate = threading.Event()
+    real = pace.workload
+
+    def slow(*args: object) -> tuple[int, int]:
+        gate.wait(30)  # a bound, not a measure: the test opens it
+        return real(*args)
+
+    monkeypatch.setattr(pace, "workload", slow)
+    w = make_window(clock=clock, router_kw={"limiter": limiter})
+    text = "".join(f"Paragraph {i} says hello to the world.\n\n" for i in range(300))
+    w.document_view.source.setPlainText(text)  # more than the minute's requests: paced
+    qtbot.waitUntil(lambda: len(provider.requests) >= 1)  # sent while the estimate waits
+    gate.set()
+    qtbot.waitUntil(lambda: "Groq free tier" in w.statusBar().currentMessage())
+    assert w.statusBar().currentMessage().startswith("about ")

@@ -356,3 +356,34 @@ def test_a_long_reading_ease_measure_spaces_the_next(
     source.setPlainText("We utilize the tools.\n\nWe commence the work today.\n")
     qtbot.waitUntil(lambda: len(measured) > count, timeout=5000)
     assert "today" in measured[-1]
+
+
+def test_a_long_document_is_measured_once_its_fill_is_over(
+    make_window, qtbot, provider: WordProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No reading ease while a long document's answers stream in (each measure parses both
+    texts, with the GIL the engine needs): one when the fill is over, of the whole target."""
+    from fastdesk.config.settings import Settings
+    from fastdesk.ui.workbench import house
+
+    monkeypatch.setattr(house, "LONG_TEXT", 2_000)
+    measured: list[tuple[bool, str]] = []
+    real = house.readability_line
+    w = make_window(settings=Settings(debounce_ms=40, mode="simplify"))
+
+    def noted(source: str, target: str, lang: str | None) -> tuple[str, str]:
+        measured.append((w.house._busy, target))
+        return real(source, target, lang)
+
+    monkeypatch.setattr(house, "readability_line", noted)
+    text = "".join(f"We utilize the tools in part {i}.\n\n" for i in range(120))
+    provider.hold_answers()
+    w.document_view.source.setPlainText(text)
+    qtbot.waitUntil(lambda: w.house._busy and len(provider.requests) >= 1)
+    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # a short document would be measured by now
+    assert measured == []
+    provider.release()
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: w.status.readability.isVisible())
+    assert measured and not any(busy for busy, _target in measured)
+    assert "part 119" in measured[-1][1]

@@ -702,16 +702,33 @@ class EngineWorker(QObject):
             log.warning("could not check the providers' base URLs: %s", exc)
 
     def _say_estimate(self, source: str) -> None:
-        """How long the document will take at the pooled rate limits (routing/pace.py)."""
-        from fastdesk.routing.pace import estimate, workload, workload_tokens
+        """How long the document will take at the pooled rate limits (routing/pace.py). The
+        workload (a parse and a memory look-up per block, ~1 s at 4,000 blocks) is worked out
+        in a thread: on the loop it held back the document's first requests by as long."""
+        from fastdesk.routing.pace import workload
 
-        if self._engine is None:
+        engine, spec = self._engine, self._spec
+        if engine is None:
             return
-        router, spec = self._engine.router, self._spec
-        requests, tokens = workload(self._engine, parse(source), spec)
+        found = asyncio.get_running_loop().run_in_executor(
+            None, lambda: workload(engine, parse(source), spec)
+        )
+        found.add_done_callback(functools.partial(self._guarded, self._estimated, engine, spec))
+
+    def _estimated(
+        self, engine: Engine, spec: JobSpec, found: asyncio.Future[tuple[int, int]]
+    ) -> None:
+        from fastdesk.routing.pace import estimate, workload_tokens
+
+        if found.cancelled() or engine is not self._engine or spec is not self._spec:
+            return  # the engine or the job changed meanwhile: its own estimate follows
+        requests, tokens = found.result()
+        router = engine.router
         pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
-        found = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests))
-        self._estimate = found.text()
+        self._estimate = estimate(
+            router.limiter, pairs, requests, workload_tokens(tokens, requests)
+        ).text()
+        self._schedule_flush()
 
     def _new_notices(self) -> tuple[str, ...]:
         """Notices not told yet; the memory's is looked at on every batch (it can break later)."""

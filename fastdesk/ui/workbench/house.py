@@ -68,6 +68,7 @@ READABILITY_DELAY_MS = 300
 # a measure holds the GIL (a parse of both texts, ~0.5 s at 4,000 blocks): during a long fill the
 # next one waits this many times the last one's length, so it takes at most ~1/10 of the time
 READABILITY_SPACING = 10
+LONG_TEXT = 50_000  # characters (~500 blocks): while such a document fills, no measure at all
 
 
 def readability_line(source: str, target: str, lang: str | None) -> tuple[str, str]:
@@ -146,7 +147,8 @@ class HouseKeeper(QObject):
         self._spaced.timeout.connect(self._measure_soon)
         self._measured.connect(self._show_measure)
         view.target_updated.connect(self._readability.start)
-        view.busy.connect(self._readability.start)
+        self._busy = False
+        view.busy.connect(self._busy_changed)
         self.load: Callable[[Path | None, Settings], House] = house_for  # tests hold it
         self._reads = self._taken = 0  # the newest read asked for, and the newest taken
         self._engine_house = self.house  # engine's thread: what its jobs were made with
@@ -312,6 +314,10 @@ class HouseKeeper(QObject):
         if self.suggested is not None and self.suggested.source_term:
             self.add_entry(self.suggested.source_term, self.suggested.after)
 
+    def _busy_changed(self, busy: bool) -> None:
+        self._busy = busy
+        self._readability.start()
+
     def _measure_soon(self) -> None:
         """Simplify: measure the reading ease of the source and the target on a thread of its
         own (hyphenation dictionaries and language identification are slow to load and, for a
@@ -323,6 +329,8 @@ class HouseKeeper(QObject):
         if self._measuring:
             self._again = True
             return
+        if self._busy and self.view.source.document().characterCount() > LONG_TEXT:
+            return  # a long document's fill: measured when it is over (busy goes off)
         wait = self._next_measure - self.view.clock.monotonic()
         if wait > 0:  # the last measure was long: once the spacing is over
             self._spaced.start(max(READABILITY_DELAY_MS, round(wait * 1000)))
