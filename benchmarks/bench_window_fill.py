@@ -237,7 +237,7 @@ class Trace:
     CPU of the GUI and engine threads each second: which side sets the pace."""
 
     def __init__(self, window) -> None:  # type: ignore[no-untyped-def]
-        from fastdesk.translate.events import BlockDone, RequestDone
+        from fastdesk.translate.events import BlockDone, BlockStarted, RequestDone
 
         self.started = time.perf_counter()
         self.answers: list[float] = []  # when each BlockDone reached the GUI thread
@@ -246,7 +246,9 @@ class Trace:
         self.requests: list[tuple[float, float | None]] = []  # (when done, first token ms)
         self.shown: list[tuple[float, int]] = []  # (when, answers in targetEditor)
         self.cpu: list[tuple[float, dict[str, float]]] = []
-        self._done, self._request = BlockDone, RequestDone
+        self._done, self._request, self._started = BlockDone, RequestDone, BlockStarted
+        self.first_batch: float | None = None  # when the engine's first news reached the GUI
+        self.first_started: float | None = None  # and the first block's request had begun
         window.document_view.engine_news.connect(self._news)
         # the engine thread's time on a CPU and waiting in the run queue for one (Linux), and
         # its loop's waits of our own: for gui_first() and the pacing's sleep (PACE_S)
@@ -294,7 +296,11 @@ class Trace:
 
     def _news(self, batch) -> None:  # type: ignore[no-untyped-def]
         now = time.perf_counter() - self.started
+        if self.first_batch is None:
+            self.first_batch = now
         for event in batch.events:
+            if self.first_started is None and isinstance(event, self._started):
+                self.first_started = now
             if isinstance(event, self._done) and event.origin == "model":
                 self.answers.append(now)
                 if EDIT in event.text:
@@ -332,6 +338,10 @@ class Trace:
         ttfbs = sorted(ms for _t, ms in self.requests if ms is not None)
         ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
         return {
+            "first_news_and_block_started_reached_gui_s": [
+                None if self.first_batch is None else round(self.first_batch, 2),
+                None if self.first_started is None else round(self.first_started, 2),
+            ],
             "first_request_done_and_answer_reached_gui_s": [
                 round(self.requests[0][0], 2) if self.requests else None,
                 round(self.answers[0], 2) if self.answers else None,
