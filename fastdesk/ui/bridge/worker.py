@@ -87,6 +87,7 @@ EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
 _language_frozen = False  # the language check's tables are out of the collector's reach
+ESTIMATE_AFTER_S = 0.05  # the document's first requests go before its estimate is worked out
 _PANE_EVENTS = (BlockStarted, BlockDone, BlockFailed, Expansion, RevisionDone)
 
 
@@ -365,7 +366,7 @@ class EngineWorker(QObject):
             self._guarded(self._session.update, source, revision)
             if self._estimate_due:
                 self._estimate_due = False
-                self._guarded(self._say_estimate, source)
+                self._estimate_soon()
         for pane in self._panes.values():
             self._guarded(pane.update, source, revision)
         if self._replan and self._session is not None:
@@ -405,7 +406,7 @@ class EngineWorker(QObject):
             # has not started yet and set_spec() cancels it before any request goes out.
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
-            self._guarded(self._say_estimate, source)
+            self._estimate_soon()
         self._force = True
         self._schedule_flush()
 
@@ -701,17 +702,25 @@ class EngineWorker(QObject):
         except Exception as exc:  # a warning that cannot be worked out must not stop the engine
             log.warning("could not check the providers' base URLs: %s", exc)
 
-    def _say_estimate(self, source: str) -> None:
+    def _estimate_soon(self) -> None:
+        """The estimate after the document's first requests have gone (see _say_estimate)."""
+        self._loop.call_later(ESTIMATE_AFTER_S, self._guarded, self._say_estimate)
+
+    def _say_estimate(self) -> None:
         """How long the document will take at the pooled rate limits (routing/pace.py). The
-        workload (a parse and a memory look-up per block, ~1 s at 4,000 blocks) is worked out
-        in a thread: on the loop it held back the document's first requests by as long."""
+        workload (a plan of every block: a memory look-up each, ~1 s at 4,000 blocks with the
+        parse it did) is worked out in a thread once the first requests are on their way: on
+        the loop, before them, it held them back as long (benchmarks/bench_window_fill.py)."""
         from fastdesk.routing.pace import workload
 
-        engine, spec = self._engine, self._spec
+        engine, spec, source = self._engine, self._spec, self._source
         if engine is None:
             return
+        # the session's parse of this text, as a rule (a second parse held the GIL ~0.3 s)
+        parsed = self._session.doc if self._session is not None else None
+        doc = parsed if parsed is not None and parsed.source == source else None
         found = asyncio.get_running_loop().run_in_executor(
-            None, lambda: workload(engine, parse(source), spec)
+            None, lambda: workload(engine, doc if doc is not None else parse(source), spec)
         )
         found.add_done_callback(functools.partial(self._guarded, self._estimated, engine, spec))
 
