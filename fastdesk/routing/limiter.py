@@ -181,6 +181,19 @@ class _Window:
         while self.sent and self.sent[0][0] <= now - self.seconds:
             self.tokens -= self.sent.popleft()[1]
 
+    def move_to_end(self, entry: list[float], now: float, tokens: float) -> None:
+        """``entry`` (this very list: found by identity, from the newest end, where a request
+        just answered sits) now counts ``tokens`` from ``now``; an entry that had already left
+        the window comes back (the server still counts it)."""
+        for back, found in enumerate(reversed(self.sent)):
+            if found is entry:
+                del self.sent[len(self.sent) - 1 - back]
+                self.tokens -= entry[1]
+                break
+        entry[0], entry[1] = now, tokens
+        self.sent.append(entry)
+        self.tokens += tokens
+
     def wait_for(self, now: float, requests: int | None, tokens: int | None, need: int) -> float:
         """Seconds until one more request of ``need`` tokens fits."""
         wait = 0.0
@@ -459,15 +472,21 @@ class Limiter:
         return Booking(pair, tuple(entries), tuple(windows), row)
 
     def settle(self, booking: Booking, tokens: int | None) -> None:
-        """The server reported what the request really used (None: keep what was booked)."""
-        if tokens is None or booking.pair[0] == "cerebras":  # Cerebras keeps the budget booked
-            return
+        """The request ended: its entry moves to now, with what the server reported it used
+        (None, or Cerebras, which keeps the whole budget booked: the tokens booked).
+
+        Why now: a server counts a request from when it admitted it, which is after we booked
+        it (the request still had to cross the SDK and the network), and Groq counts an
+        answer's tokens as they are generated, until its end. An entry left at the booking's
+        time left the minute before the server's did: two processes on one key, each waking
+        exactly when its oldest entry left, met 429s by a tenth of a second. From the answer's
+        end, the entry outlasts the server's count whichever way it counts."""
+        keep = tokens is None or booking.pair[0] == "cerebras"
+        now = self.clock.monotonic()
         for entry, window in zip(booking.entries, booking.windows, strict=True):
-            if entry in window.sent:  # not expired yet
-                window.tokens += tokens - entry[1]
-                entry[1] = float(tokens)
+            window.move_to_end(entry, now, entry[1] if keep else float(tokens or 0))
         if self.shared is not None and booking.row is not None:
-            self.shared.settle(booking.row, float(tokens))
+            self.shared.settle(booking.row, booking.entries[0][1], self.shared.wall())
 
     def observe(self, pair: Pair, info: RateLimitInfo | None) -> None:
         """Adopt what a response's rate-limit headers state (each read for its own window): the
