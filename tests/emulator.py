@@ -112,9 +112,12 @@ class Account:
 
     Groq's headers state requests per day and tokens per minute, never requests per minute
     (console.groq.com/docs/rate-limits); past ``requests_per_minute`` a 429 comes without
-    warning. Tokens per minute count each request's prompt plus its completion; Cerebras books
-    the whole ``max_completion_tokens`` up front (inference-docs.cerebras.ai), Groq what the
-    answer used. Past a limit: 429 with ``retry-after`` (the seconds until room)."""
+    warning. A minute counts a request from when the server admitted it (after the client sent
+    it). Tokens per minute count each request's prompt plus its completion: Cerebras books the
+    whole ``max_completion_tokens`` at admission (inference-docs.cerebras.ai), Groq counts the
+    completion as it is generated (its docs count input and output tokens per minute apart),
+    here at the answer's end, the latest moment, as the answer's own entry. Past a limit: 429
+    with ``retry-after`` (the seconds until room); each one is kept in ``refusals``."""
 
     requests_per_minute: int | None = None
     requests_per_day: int | None = None
