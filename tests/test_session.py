@@ -263,3 +263,26 @@ def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
     assert session.backlog.estimate(100) == f"about {math.ceil(100 * 180 / 8 / 60)} min"
     session.take(1, [], busy=False)
     assert session.backlog.estimate(1) == ""  # settled: the pace starts over
+
+
+def test_a_burst_of_arrivals_does_not_promise_the_rest_at_once() -> None:
+    """At a tokens/minute limit the blocks come in one burst a minute: the pace runs to now and
+    the estimate is never shorter than the wait the queued blocks are under."""
+    text = "".join(f"Paragraph {n}.\n\n" for n in range(40))
+    session, _seen, clock = session_of(text)
+    doc = session.doc
+    assert doc is not None
+    ids = [b.id for b in doc.blocks]
+    session.take(1, [Waiting(1, "groq", 1.0, "Groq free tier, 8,000 tokens/min")], busy=True)
+    first = clock.now + 0.125
+    for n in range(30):  # a burst: 30 blocks in under 4 s
+        clock.now += 0.125
+        session.take(1, [BlockDone(1, ids[n], f"P{n}.\n\n", "m")], busy=True)
+    queued = Waiting(1, "groq", 57.0, "Groq free tier, 8,000 tokens/min", block_ids=(ids[30],))
+    session.take(1, [queued], busy=True)
+    queued_at = clock.now
+    assert session.backlog.estimate(10) == "about 57 s"  # not "about 2 s": they wait 57 s
+    clock.now = first + 32.0  # no arrival since: the pace runs to now (29 blocks in 32 s)
+    assert session.backlog.estimate(100) == f"about {math.ceil(100 * 32.0 / 29)} s"
+    left = 57.0 - (clock.now - queued_at)  # the wait under way, counting down
+    assert session.backlog.estimate(10) == f"about {math.ceil(left)} s"

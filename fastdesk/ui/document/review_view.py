@@ -49,6 +49,7 @@ class ReviewPresentation(QObject):
         # both views; again when the rendering settles (stand-ins rendered, blocks re-rendered)
         # "queued, about 12 s" at the right of a block waiting for a slot, in both views
         self.queued = QueuedMarks(lambda: ctl.session.backlog, (editor, preview), self)
+        self.queued.counted.connect(self.update_bar)  # its estimate counts down with them
         judged = ctl.session.model.judged_underlines
         self.underlines = ReviewUnderlines(editor, judged)
         self.preview_underlines = ReviewUnderlines(preview, judged)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QRect, Qt, QTimer
+from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QWidget
 
@@ -104,6 +104,8 @@ class QueuedMarks(QObject):
     repainted when a count drops (one single-shot timer, armed only while something is
     queued, at the moment the core names), hidden when the last block's request goes."""
 
+    counted = Signal()  # a count dropped (the review bar's estimate may have changed too)
+
     def __init__(
         self,
         backlog: Callable[[], Backlog],
@@ -115,10 +117,14 @@ class QueuedMarks(QObject):
         self.overlays = [QueuedOverlay(pane, self._marks) for pane in panes]
         self._tick = QTimer(self)
         self._tick.setSingleShot(True)
-        self._tick.timeout.connect(self.follow)
+        self._tick.timeout.connect(self._count)
 
     def _marks(self) -> dict[str, str]:
         return self._backlog().marks()
+
+    def _count(self) -> None:
+        self.follow()
+        self.counted.emit()
 
     def follow(self) -> None:
         """The backlog changed (or a count dropped): show, repaint or hide, and wake up again
@@ -130,8 +136,11 @@ class QueuedMarks(QObject):
         later = backlog.next_change_s() if queued else None
         if later is None:
             self._tick.stop()
-        else:
-            self._tick.start(max(1, math.ceil(later * 1000)))
+            return
+        ms = max(1, math.ceil(later * 1000))
+        # a burst of changes must not keep putting the count off
+        if not self._tick.isActive() or self._tick.remainingTime() > ms:
+            self._tick.start(ms)
 
     def repaint(self) -> None:
         """The panes re-rendered (blocks moved): the visible strips repaint."""
