@@ -151,7 +151,9 @@ def two(blocks: int) -> None:
             "PYTHONPATH": str(ROOT),
         }
         env.pop("CEREBRAS_API_KEY", None)
-        (home / "settings.toml").write_text(f'[models]\ngroq = "{GROQ_MODEL}"\n', "utf-8")
+        (home / "config").mkdir()
+        settings = home / "config" / "settings.toml"  # paths.config_dir() under FASTDESK_HOME
+        settings.write_text(f'[models]\ngroq = "{GROQ_MODEL}"\n', "utf-8")
         procs = []
         start = time.perf_counter()
         for n in (1, 2):

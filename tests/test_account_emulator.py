@@ -210,10 +210,13 @@ CLIENT = textwrap.dedent(
 
 
 def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
-    """Two real processes on one key, 20 requests each, against a server that allows 30 a
-    minute (the bundled free-tier guess for the model says so too): together they send 30 and
-    wait, instead of 40 and ten 429s, and meet none."""
-    with Emulator(account=Account(requests_per_minute=30)) as emu:
+    """Two real processes on one key, 20 requests each, against Groq's free tier (30 requests a
+    minute, which no header states; 1,000 a day and 8,000 tokens a minute, which its headers
+    do): together they send 30 and wait, instead of 40 and ten 429s, and meet none. (A server
+    whose headers state no day or token limit reads as a paid tier, whose requests/minute are
+    learned from a first 429.)"""
+    free = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
+    with Emulator(account=free) as emu:
         env = client_env(emu)
         procs = [
             subprocess.Popen(
