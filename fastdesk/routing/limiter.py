@@ -249,6 +249,16 @@ class Headroom:
         return self.sent[len(self.sent) - most] + WINDOWS["minute"]
 
 
+def _caps(limits: Limits, window: str, reserve: float) -> tuple[int | None, int | None]:
+    """(requests, tokens) a request may fill ``window`` up to: its limits, less ``reserve`` (a
+    share of each minute a backlog leaves to edits and the blocks on screen)."""
+    requests, budget = limits.limit("requests", window), limits.limit("tokens", window)
+    if reserve > 0 and window == "minute":
+        requests = None if requests is None else max(1, int(requests * (1 - reserve)))
+        budget = None if budget is None else max(1, int(budget * (1 - reserve)))
+    return requests, budget
+
+
 def _at_least_0(value: int | float | None) -> int | None:
     return None if value is None else max(0, int(value))
 
@@ -387,11 +397,7 @@ class Limiter:
         for window in state.windows.values():
             window.expire(now)
         for name, window in self._windows(state).items():
-            requests = state.limits.limit("requests", name)
-            budget = state.limits.limit("tokens", name)
-            if reserve > 0 and name == "minute":
-                requests = None if requests is None else max(1, int(requests * (1 - reserve)))
-                budget = None if budget is None else max(1, int(budget * (1 - reserve)))
+            requests, budget = _caps(state.limits, name, reserve)
             wait = max(wait, window.wait_for(now, requests, budget, tokens))
         return wait
 
@@ -411,8 +417,10 @@ class Limiter:
             state.limits.requests_per_minute, sent, now + wait, per_day, _at_least_0(left)
         )
 
-    def why(self, pair: Pair, tokens: int) -> str:
-        """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""
+    def why(self, pair: Pair, tokens: int, *, reserve: float = 0.0) -> str:
+        """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"
+        (``reserve`` as for :meth:`wait_s`: a backlog's wait within the share kept for edits
+        still names the limit, not "rate limit")."""
         state = self._state(pair)
         now = self.clock.monotonic()
         if state.blocked_until > now and state.blocked_why:
@@ -422,14 +430,15 @@ class Limiter:
                 return str(why)
         limits = state.limits
         for name, window in self._windows(state).items():
-            requests = limits.limit("requests", name)
-            budget = limits.limit("tokens", name)
+            requests, budget = _caps(limits, name, reserve)
             unit = "min" if name == "minute" else name
             if window.wait_for(now, requests, None, tokens) > 0:
+                requests = limits.limit("requests", name)  # the limit, not the backlog's share
                 return (
                     f"{limits.who(f'requests_per_{name}', pair[0])}, {requests:,} requests/{unit}"
                 )
             if window.wait_for(now, None, budget, tokens) > 0:
+                budget = limits.limit("tokens", name)
                 return f"{limits.who(f'tokens_per_{name}', pair[0])}, {budget:,} tokens/{unit}"
         return f"{limits.label or shown_name(pair[0])}, rate limit"
 

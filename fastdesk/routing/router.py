@@ -319,7 +319,7 @@ class Router:
             if order and not ready:  # every choice is at its limit: wait for the first free one
                 pair = min(order, key=wait_for)
                 wait = wait_for(pair)
-                why = self.limiter.why(pair, booked(pair))
+                why = self.limiter.why(pair, booked(pair), reserve=reserve)
                 if wait > budget.remaining_s() and not patient:
                     limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)
                     raise AllProvidersFailed([*errors, limited])
