@@ -38,10 +38,6 @@ class QueuedOverlay(QWidget):
         self._marks = marks
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
-        font = QFont(pane.font())
-        font.setItalic(True)
-        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
-        self.setFont(font)
         pane.resized.connect(self._place)
         pane.verticalScrollBar().valueChanged.connect(self._moved)
         self.hide()
@@ -78,6 +74,10 @@ class QueuedOverlay(QWidget):
             self.update()
 
     def _place(self) -> None:
+        font = QFont(self.pane.font())  # the pane's, as zoomed now: smaller, italic
+        font.setItalic(True)
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        self.setFont(font)
         view = self.pane.viewport().geometry()
         width = QFontMetrics(self.font()).horizontalAdvance(WIDEST) + 3 * PAD
         self.setGeometry(QRect(view.right() + 1 - width, view.top(), width, view.height()))
