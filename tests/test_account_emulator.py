@@ -70,6 +70,46 @@ def test_a_paid_tiers_headers_lift_the_free_tiers_pace() -> None:
     )
 
 
+def test_requests_waiting_for_the_free_tier_go_once_a_paid_tiers_headers_lift_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A paid account's first run begins at the free tier's guess: the first requests take the
+    minute's 8,000 tokens and the others wait for the next minute. The first answer's headers
+    state the paid tier: the waiting requests go then, not a minute later. (A rate wait here
+    never ends by itself: only the lifted limit can end it.)"""
+    real_sleep = asyncio.sleep
+    rate_waits: list[float] = []
+
+    async def endless_rate_wait(delay: float, result: object = None) -> object:
+        if delay >= 1.0:
+            rate_waits.append(delay)
+            await asyncio.Event().wait()  # cancelled when the limit is lifted, or never ends
+        return await real_sleep(delay, result)
+
+    monkeypatch.setattr(asyncio, "sleep", endless_rate_wait)
+    paid = Account(requests_per_day=500_000, tokens_per_minute=2_000_000)
+    line = (
+        "Paragraph {n} explains one point of the argument in a sentence or two, with enough "
+        "words to look like prose that a translator would meet in an ordinary article."
+    )
+    text = "".join(f"{line.format(n=n)}\n\n" for n in range(200))
+    with Emulator(account=paid, reasoning="think " * 100) as emu:
+        r = router({"groq": groq(emu)}, limiter=Limiter())  # seeded from the free tier
+        done: list[object] = []
+
+        async def go() -> None:
+            engine = Engine(r, None, concurrency=4)
+            await asyncio.wait_for(
+                engine.run(parse(text), JobSpec(target_lang="en"), emit=done.append), 60
+            )
+            await r.aclose()
+
+        asyncio.run(go())
+    assert rate_waits and all(w > 30 for w in rate_waits)  # some waited for the next minute
+    assert emu.refused == 0
+    assert sum(type(e).__name__ == "BlockDone" for e in done) == 200
+
+
 def test_a_free_tiers_headers_keep_its_pace() -> None:
     free = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
     with Emulator(account=free) as emu:

@@ -120,6 +120,14 @@ class Limits:
             lines.append(f"{value:,} {what}/{unit}, {source}")
         return lines
 
+    def looser_than(self, other: Limits) -> bool:
+        """Whether any limit is higher here than in ``other``, or gone."""
+        for name in FIELDS:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if theirs is not None and (mine is None or mine > theirs):
+                return True
+        return False
+
     def tighter(self, what: str, window: str, value: int) -> Limits:
         """These limits with ``what``/``window`` at most ``value``."""
         current = self.limit(what, window)
