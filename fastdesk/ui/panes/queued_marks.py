@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QWidget
 
 from fastdesk.review.backlog import Backlog
@@ -88,8 +88,7 @@ class QueuedOverlay(QWidget):
             return
         offset = self.pane.viewport().width() - self.width()  # viewport x → this strip's x
         painter = QPainter(self)
-        base = QColor(self.pane.palette().color(QPalette.ColorRole.Base))
-        base.setAlpha(230)
+        base = self.pane.palette().color(QPalette.ColorRole.Base)  # opaque: the text under it
         grey = self.pane.palette().color(QPalette.ColorRole.PlaceholderText)
         painter.setPen(grey)
         for _key, text, rect in labels:
