@@ -151,7 +151,9 @@ def two(blocks: int) -> None:
             "PYTHONPATH": str(ROOT),
         }
         env.pop("CEREBRAS_API_KEY", None)
-        (home / "settings.toml").write_text(f'[models]\ngroq = "{GROQ_MODEL}"\n', "utf-8")
+        (home / "config").mkdir()
+        settings = home / "config" / "settings.toml"  # paths.config_dir() under FASTDESK_HOME
+        settings.write_text(f'[models]\ngroq = "{GROQ_MODEL}"\n', "utf-8")
         procs = []
         start = time.perf_counter()
         for n in (1, 2):
@@ -185,8 +187,35 @@ def two(blocks: int) -> None:
             f"two processes on one key, {blocks} blocks each: {seconds:.0f} s, exit {codes}, "
             f"{len(emu.chat_requests)} requests, {emu.refused} × 429"
         )
-        for line in said[:2]:
+        for line in dict.fromkeys(said):  # each distinct line once (the estimate, a warning)
             print(f"    {line}")
+        explain(emu, home / "data" / "limits.sqlite")
+
+
+def explain(emu: Emulator, shared: Path) -> None:
+    """Each 429: the limit the server counted past and its minute's entries, beside what each
+    process's limiter had in the shared file for the same minute (times in seconds before the
+    429; a limiter's entry moves to its answer's end once answered)."""
+    import sqlite3
+
+    rows = sqlite3.connect(str(shared)).execute("SELECT owner, at, tokens FROM sent").fetchall()
+    for r in emu.refusals:
+        print(
+            f"  429 on {r.why}: the server counted {r.requests} requests and {r.tokens:.0f} "
+            f"tokens, this one asked {r.need} (told to wait {r.wait:.2f} s), "
+            f"from {r.asked_by[:24]!r}"
+        )
+        server = [
+            f"{e.wall - r.at:+.2f}:{e.tokens:.0f}{'R' if e.request else 'c'}" for e in r.minute
+        ]
+        print(f"    server's minute (R request, c completion): {' '.join(server)}")
+        for owner in sorted({o for o, _at, _t in rows}):
+            mine = [
+                f"{at - r.at:+.2f}:{t:.0f}"
+                for o, at, t in sorted(rows, key=lambda x: x[1])
+                if o == owner and r.at - 62.0 < at <= r.at + 1.0
+            ]
+            print(f"    limiter {owner[:4]}'s entries: {' '.join(mine)}")
 
 
 def edit(blocks: int) -> None:

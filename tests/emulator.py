@@ -112,9 +112,12 @@ class Account:
 
     Groq's headers state requests per day and tokens per minute, never requests per minute
     (console.groq.com/docs/rate-limits); past ``requests_per_minute`` a 429 comes without
-    warning. Tokens per minute count each request's prompt plus its completion; Cerebras books
-    the whole ``max_completion_tokens`` up front (inference-docs.cerebras.ai), Groq what the
-    answer used. Past a limit: 429 with ``retry-after`` (the seconds until room)."""
+    warning. A minute counts a request from when the server admitted it (after the client sent
+    it). Tokens per minute count each request's prompt plus its completion: Cerebras books the
+    whole ``max_completion_tokens`` at admission (inference-docs.cerebras.ai), Groq counts the
+    completion as it is generated (its docs count input and output tokens per minute apart),
+    here at the answer's end, the latest moment, as the answer's own entry. Past a limit: 429
+    with ``retry-after`` (the seconds until room); each one is kept in ``refusals``."""
 
     requests_per_minute: int | None = None
     requests_per_day: int | None = None
@@ -194,6 +197,33 @@ class Fault:
             raise ValueError(f"unknown fault kind {self.kind!r}")
         if self.on not in ("chat", "models", "any"):
             raise ValueError(f"unknown fault target {self.on!r}")
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One entry of an account's minute: a request admitted (its prompt, and on Cerebras its
+    whole completion budget) or, on Groq, an answer's completion tokens as they were generated."""
+
+    at: float  # monotonic
+    tokens: float
+    wall: float
+    who: str  # the start of the request's last user message
+    request: bool
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One 429 the account sent: which limit, the minute's counters at that moment (before
+    this request), what it asked for, the wait it was told, and the minute's entries."""
+
+    at: float  # wall time
+    why: str  # "requests per minute (RPM)", "requests per day (RPD)", "tokens per minute (TPM)"
+    requests: int  # admitted in the last 60 s
+    tokens: float  # counted in the last 60 s
+    need: int  # what this request would add at admission
+    wait: float  # the retry-after it was told (seconds, before rounding up)
+    asked_by: str
+    minute: tuple[Counted, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -448,7 +478,8 @@ class Emulator:
         self._pauses: list[float] = []  # every wait the answers were told to make, in order
         self._accepted: list[float] = []  # monotonic times of chat requests within limit_rpm
         self._refused = 0
-        self._spent: list[list[float]] = []  # the account's [time, tokens] of the last minute
+        self._spent: list[Counted] = []  # what the account's minute counts
+        self.refusals: list[Refusal] = []  # every 429 the account sent, with its reason
         self._day: list[float] = []  # times of the account's requests of the last day
         self.booked_completion = 0  # max_completion_tokens asked, over answered requests
         self.used_completion = 0  # completion tokens answered
@@ -730,56 +761,76 @@ class Emulator:
     def _account_refuses(
         self, account: Account, flavour: str, body: Mapping[str, Any]
     ) -> tuple[str, float] | None:
-        """(which limit, seconds until room) when this request is over one; else it is counted."""
+        """(which limit, seconds until room) when this request is over one; else it is counted
+        (a request, and its tokens as :class:`Account` says), and every 429 is kept in
+        ``refusals`` with its reason and the minute's counters."""
         now = time.monotonic()
         prompt = count_prompt_tokens(body.get("messages") or [])
         asked = body.get("max_completion_tokens") or body.get("max_tokens") or 0
         need = prompt + (int(asked) if flavour == "cerebras" else 0)
+        who = last_user_content(body.get("messages") or [])[:40]
         with self._lock:
-            self._spent = [e for e in self._spent if e[0] > now - 60.0]
+            self._spent = [e for e in self._spent if e.at > now - 60.0]
             self._day = [t for t in self._day if t > now - 86400.0]
             rpm, rpd, tpm = (
                 account.requests_per_minute,
                 account.requests_per_day,
                 account.tokens_per_minute,
             )
+            admitted = [e.at for e in self._spent if e.request]
+            tokens = sum(e.tokens for e in self._spent)
             refused: tuple[str, float] | None = None
-            if rpm is not None and len(self._spent) >= rpm:
-                refused = ("requests per minute (RPM)", self._spent[-rpm][0] + 60.0 - now)
+            if rpm is not None and len(admitted) >= rpm:
+                refused = ("requests per minute (RPM)", admitted[-rpm] + 60.0 - now)
             elif rpd is not None and len(self._day) >= rpd:
                 refused = ("requests per day (RPD)", self._day[-rpd] + 86400.0 - now)
-            elif tpm is not None and self._spent and sum(e[1] for e in self._spent) + need > tpm:
-                left = sum(e[1] for e in self._spent) + min(need, tpm) - tpm
-                at = self._spent[0][0]
-                for t, tokens in self._spent:
-                    left -= tokens
-                    at = t
+            elif tpm is not None and self._spent and tokens + need > tpm:
+                left = tokens + min(need, tpm) - tpm
+                at = self._spent[0].at
+                for entry in self._spent:
+                    left -= entry.tokens
+                    at = entry.at
                     if left <= 0:
                         break
                 refused = ("tokens per minute (TPM)", at + 60.0 - now)
             if refused is not None:
                 self._refused += 1
+                self.refusals.append(
+                    Refusal(
+                        time.time(),
+                        refused[0],
+                        len(admitted),
+                        tokens,
+                        need,
+                        refused[1],
+                        who,
+                        tuple(self._spent),
+                    )
+                )
                 return refused
-            self._spent.append([now, float(need)])
+            self._spent.append(Counted(now, float(need), time.time(), who, request=True))
             self._day.append(now)
             self.booked_total += need
         return None
 
-    def _account_used(self, flavour: str, completion: int, asked: int) -> None:
-        """An answer ended: Groq's minute counts its completion (Cerebras booked it before)."""
+    def _account_used(self, flavour: str, completion: int, asked: int, who: str) -> None:
+        """An answer ended. Groq counts completion tokens as they are generated: they enter the
+        minute now, at the answer's end (the last of them was generated now), not at the
+        request's admission. Cerebras booked the whole budget at admission."""
         with self._lock:
             self.used_completion += completion
             self.booked_completion += asked
-            if flavour != "cerebras" and self._spent:
-                self._spent[-1][1] += completion
+            if flavour != "cerebras":
+                now = time.monotonic()
+                self._spent.append(Counted(now, float(completion), time.time(), who, request=False))
                 self.booked_total += completion
 
     def account_headers(self, flavour: str, account: Account) -> dict[str, str]:
         """The live rate-limit headers of ``account`` (what is left now, and when it resets)."""
         now = time.monotonic()
         with self._lock:
-            spent = sum(e[1] for e in self._spent if e[0] > now - 60.0)
-            oldest = min((e[0] for e in self._spent if e[0] > now - 60.0), default=now)
+            spent = sum(e.tokens for e in self._spent if e.at > now - 60.0)
+            oldest = min((e.at for e in self._spent if e.at > now - 60.0), default=now)
             day = [t for t in self._day if t > now - 86400.0]
         limits = RateLimits(
             limit_requests=account.requests_per_day or 10**9,
@@ -1138,7 +1189,8 @@ def _finish_stream(
     final = _chunk(
         plan, cid, created, flavour, _delta({}, "length" if plan.cut else cfg.finish_reason)
     )
-    ex.emu._account_used(flavour, plan.completion_tokens, plan.asked)
+    who = last_user_content(body.get("messages") or [])[:40]
+    ex.emu._account_used(flavour, plan.completion_tokens, plan.asked, who)
     if flavour == "groq":
         final["x_groq"]["usage"] = {**_usage(plan), **_timings(plan)}
         ex.event(final)

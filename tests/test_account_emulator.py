@@ -70,6 +70,46 @@ def test_a_paid_tiers_headers_lift_the_free_tiers_pace() -> None:
     )
 
 
+def test_requests_waiting_for_the_free_tier_go_once_a_paid_tiers_headers_lift_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A paid account's first run begins at the free tier's guess: the first requests take the
+    minute's 8,000 tokens and the others wait for the next minute. The first answer's headers
+    state the paid tier: the waiting requests go then, not a minute later. (A rate wait here
+    never ends by itself: only the lifted limit can end it.)"""
+    real_sleep = asyncio.sleep
+    rate_waits: list[float] = []
+
+    async def endless_rate_wait(delay: float, result: object = None) -> object:
+        if delay >= 1.0:
+            rate_waits.append(delay)
+            await asyncio.Event().wait()  # cancelled when the limit is lifted, or never ends
+        return await real_sleep(delay, result)
+
+    monkeypatch.setattr(asyncio, "sleep", endless_rate_wait)
+    paid = Account(requests_per_day=500_000, tokens_per_minute=2_000_000)
+    line = (
+        "Paragraph {n} explains one point of the argument in a sentence or two, with enough "
+        "words to look like prose that a translator would meet in an ordinary article."
+    )
+    text = "".join(f"{line.format(n=n)}\n\n" for n in range(200))
+    with Emulator(account=paid, reasoning="think " * 100) as emu:
+        r = router({"groq": groq(emu)}, limiter=Limiter())  # seeded from the free tier
+        done: list[object] = []
+
+        async def go() -> None:
+            engine = Engine(r, None, concurrency=4)
+            await asyncio.wait_for(
+                engine.run(parse(text), JobSpec(target_lang="en"), emit=done.append), 60
+            )
+            await r.aclose()
+
+        asyncio.run(go())
+    assert rate_waits and all(w > 30 for w in rate_waits)  # some waited for the next minute
+    assert emu.refused == 0
+    assert sum(type(e).__name__ == "BlockDone" for e in done) == 200
+
+
 def test_a_free_tiers_headers_keep_its_pace() -> None:
     free = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
     with Emulator(account=free) as emu:
@@ -210,10 +250,13 @@ CLIENT = textwrap.dedent(
 
 
 def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
-    """Two real processes on one key, 20 requests each, against a server that allows 30 a
-    minute (the bundled free-tier guess for the model says so too): together they send 30 and
-    wait, instead of 40 and ten 429s."""
-    with Emulator(account=Account(requests_per_minute=30)) as emu:
+    """Two real processes on one key, 20 requests each, against Groq's free tier (30 requests a
+    minute, which no header states; 1,000 a day and 8,000 tokens a minute, which its headers
+    do): together they send 30 and wait, instead of 40 and ten 429s, and meet none. (A server
+    whose headers state no day or token limit reads as a paid tier, whose requests/minute are
+    learned from a first 429.)"""
+    free = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
+    with Emulator(account=free) as emu:
         env = client_env(emu)
         procs = [
             subprocess.Popen(
@@ -225,7 +268,7 @@ def test_two_processes_on_one_key_share_one_budget(tmp_path: Path) -> None:
         refused = emu.refused
     assert all(p.returncode == 0 for p in procs)
     assert sum(o["sent"] - o["limited"] for o in outs) == 30
-    assert refused <= 2  # 0 but for a race between the two checks (never ten)
+    assert refused == 0, emu.refusals  # one claim at a time, each counted until it ended
     assert any(o["paced"] for o in outs), outs  # the one that found the minute full waited
 
 

@@ -216,3 +216,40 @@ def test_a_claim_is_one_transaction_across_connections(tmp_path) -> None:
     ta.join(30)
     tb.join(30)
     assert [name for name in "ab" if got.get(name) is not None] in (["a"], ["b"])
+
+
+def test_a_request_leaves_the_minute_a_minute_after_its_answer_not_its_booking(tmp_path) -> None:
+    """A server counts a request from when it admitted it (after the booking: the SDK and the
+    network came between) and Groq counts an answer's tokens as they are generated: so an
+    answered request stays in every limiter's minute until 60 s after its answer ended. From
+    its booking, the other process woke a tenth of a second early and met a 429."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    bookings = [a.claim(GPT, 250) for _ in range(30)]  # the whole minute's requests
+    for c in (clock_a, clock_b, wall):
+        c.now += 2.0  # the server admitted them and answered; the answers end 2 s later
+    for booking in bookings:
+        assert booking is not None
+        a.settle(booking, 200)
+    for c in (clock_a, clock_b, wall):
+        c.now += 59.0  # 61 s after the booking, 59 s after the answers
+    assert a.wait_s(GPT, 10) == pytest.approx(1.0)
+    assert b.wait_s(GPT, 10) == pytest.approx(1.0)  # read from the shared file
+    assert b.claim(GPT, 10) is None
+    for c in (clock_a, clock_b, wall):
+        c.now += 1.0
+    assert b.claim(GPT, 10) is not None
+
+
+def test_a_request_that_failed_or_was_cancelled_counts_until_it_ended() -> None:
+    """No usage reported (an error, a cancelled hedge): the tokens booked, from its end."""
+    clock = Clock()
+    lim = limiter(clock=clock)
+    booking = lim.book(GPT, 7000)
+    clock.now += 30.0
+    lim.settle(booking, None)
+    clock.now += 45.0  # 75 s after the booking, 45 s after the end
+    assert lim.wait_s(GPT, 2000) == pytest.approx(15.0)
+    assert lim.why(GPT, 2000) == "Groq free tier, 8,000 tokens/min"

@@ -18,6 +18,7 @@ import pytest
 
 from tests.emulator import (
     DEFAULT_MODELS,
+    Account,
     Emulator,
     Fault,
     RateLimits,
@@ -293,6 +294,31 @@ def test_rate_limited_answer(emu: Emulator) -> None:
     assert error["code"] == "rate_limit_exceeded" and error["type"] == "tokens"
     assert "`m-1`" in error["message"]
     assert error["message"].endswith("Please try again in 5.289s.")
+
+
+@pytest.mark.parametrize("flavour", ["groq", "cerebras"])
+def test_an_accounts_minute_counts_tokens_as_the_provider_does(flavour: str) -> None:
+    """Groq counts an answer's completion tokens as they are generated (its own entry, at the
+    answer's end: never on another request's entry); Cerebras books the prompt and the whole
+    max_completion_tokens at admission. A 429 past the minute keeps its reason and counters."""
+    who = "one two three four"
+    with Emulator(account=Account(tokens_per_minute=100)) as server:
+        first = body(who, max_completion_tokens=40)
+        assert httpx.post(server.url + CHAT[flavour], json=first).status_code == 200
+        prompt = count_prompt_tokens(first["messages"])
+        big = body("x" * 380)  # 98 tokens: past the minute's 100 with the first
+        r = httpx.post(server.url + CHAT[flavour], json=big)
+    assert r.status_code == 429 and server.refused == 1
+    (refusal,) = server.refusals
+    assert refusal.why == "tokens per minute (TPM)" and refusal.requests == 1
+    counted = [(e.tokens, e.request, e.who) for e in refusal.minute]
+    if flavour == "groq":
+        answer = len(tokenize(who))
+        assert counted == [(prompt, True, who), (answer, False, who)]
+    else:
+        assert counted == [(prompt + 40, True, who)]
+    assert refusal.tokens == sum(e[0] for e in counted)
+    assert refusal.need == count_prompt_tokens(big["messages"]) and 59 < refusal.wait <= 60
 
 
 def test_flat_and_custom_error_bodies(emu: Emulator) -> None:

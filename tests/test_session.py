@@ -208,6 +208,30 @@ def test_a_block_waiting_for_a_slot_shows_queued_until_its_request_goes() -> Non
     assert session.backlog.queued(edited) == ""
 
 
+def test_the_queued_marks_and_when_their_counts_next_drop() -> None:
+    """What the target panes paint ("queued, about N s" per queued block) and when to paint
+    again: when a count drops by one, never while nothing is queued or every wait is over."""
+    session, _seen, clock = session_of()
+    backlog = session.backlog
+    doc = session.doc
+    assert doc is not None
+    a, b = doc.blocks[1].id, doc.blocks[2].id
+    assert backlog.marks() == {} and backlog.next_change_s() is None
+    session.take(1, [Waiting(1, "groq", 11.5, "Groq free tier", block_ids=(a,))], busy=True)
+    session.take(1, [Waiting(1, "groq", 3.25, "Groq free tier", block_ids=(b,))], busy=True)
+    assert backlog.marks() == {a: "queued, about 12 s", b: "queued, about 4 s"}
+    assert backlog.next_change_s() == 0.25  # b's 3.25 s become 3 s first
+    clock.now += 0.25
+    assert backlog.marks()[b] == "queued, about 3 s" and backlog.next_change_s() == 0.25
+    clock.now += 0.25
+    assert backlog.marks()[a] == "queued, about 11 s" and backlog.next_change_s() == 0.75
+    clock.now += 20.0  # both waits are over: their requests are about to go
+    assert set(backlog.marks().values()) == {"queued, about 0 s"}
+    assert backlog.next_change_s() is None
+    session.take(1, [BlockStarted(1, a), BlockStarted(1, b)], busy=True)
+    assert backlog.marks() == {} and backlog.next_change_s() is None
+
+
 def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
     """A paced backlog: "N to come" falls as blocks arrive, and the pace they arrive at says
     how long the rest will take (nothing is said before a rate wait or two arrivals)."""
@@ -239,3 +263,26 @@ def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
     assert session.backlog.estimate(100) == f"about {math.ceil(100 * 180 / 8 / 60)} min"
     session.take(1, [], busy=False)
     assert session.backlog.estimate(1) == ""  # settled: the pace starts over
+
+
+def test_a_burst_of_arrivals_does_not_promise_the_rest_at_once() -> None:
+    """At a tokens/minute limit the blocks come in one burst a minute: the pace runs to now and
+    the estimate is never shorter than the wait the queued blocks are under."""
+    text = "".join(f"Paragraph {n}.\n\n" for n in range(40))
+    session, _seen, clock = session_of(text)
+    doc = session.doc
+    assert doc is not None
+    ids = [b.id for b in doc.blocks]
+    session.take(1, [Waiting(1, "groq", 1.0, "Groq free tier, 8,000 tokens/min")], busy=True)
+    first = clock.now + 0.125
+    for n in range(30):  # a burst: 30 blocks in under 4 s
+        clock.now += 0.125
+        session.take(1, [BlockDone(1, ids[n], f"P{n}.\n\n", "m")], busy=True)
+    queued = Waiting(1, "groq", 57.0, "Groq free tier, 8,000 tokens/min", block_ids=(ids[30],))
+    session.take(1, [queued], busy=True)
+    queued_at = clock.now
+    assert session.backlog.estimate(10) == "about 57 s"  # not "about 2 s": they wait 57 s
+    clock.now = first + 32.0  # no arrival since: the pace runs to now (29 blocks in 32 s)
+    assert session.backlog.estimate(100) == f"about {math.ceil(100 * 32.0 / 29)} s"
+    left = 57.0 - (clock.now - queued_at)  # the wait under way, counting down
+    assert session.backlog.estimate(10) == f"about {math.ceil(left)} s"

@@ -72,6 +72,8 @@ def test_the_backlog_leaves_part_of_the_minute_to_edits() -> None:
         limiter.book(("groq", "m"), 1)
     assert limiter.wait_s(("groq", "m"), 1, reserve=RESERVE) > 0  # the backlog waits
     assert limiter.wait_s(("groq", "m"), 1) == 0.0  # an edit goes now
+    # the backlog's wait names the limit it waits for, not a vague "rate limit"
+    assert limiter.why(("groq", "m"), 1, reserve=RESERVE) == "Groq, 10 requests/min"
 
 
 def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> None:

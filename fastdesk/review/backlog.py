@@ -72,15 +72,44 @@ class Backlog:
         event, until = found
         return event.queued(until - self.clock.monotonic())
 
+    def marks(self) -> dict[str, str]:
+        """Every queued block's mark ("queued, about 12 s"), what the target panes paint at
+        the right of the block's first line (never in its text: it would reach exports)."""
+        now = self.clock.monotonic()
+        return {
+            block_id: event.queued(until - now) for block_id, (event, until) in self._queued.items()
+        }
+
+    def next_change_s(self) -> float | None:
+        """Seconds until a mark's count next drops by one (None: no mark will change; nothing
+        is queued, or every wait is over and its request about to go), so the panes repaint
+        once a second while something is queued, and not at all otherwise."""
+        now = self.clock.monotonic()
+        soonest: float | None = None
+        for _event, until in self._queued.values():
+            left = until - now
+            if left <= 0:
+                continue
+            step = left - math.ceil(left) + 1  # (0, 1]: until ceil(left) drops
+            soonest = step if soonest is None else min(soonest, step)
+        return soonest
+
     def estimate(self, to_come: int) -> str:
         """ "about 9 min" for ``to_come`` blocks at the pace they have been arriving, while the
-        work is paced by a rate limit and two arrivals at least show the pace; else ""."""
+        work is paced by a rate limit and two arrivals at least show the pace; else "".
+
+        The pace runs to now, not to the last arrival, and the estimate is never shorter than
+        the longest wait under way: at a tokens/minute limit the blocks come in one burst a
+        minute, and the burst's own pace said "72 to come, about 1 s" while they were queued
+        for 56 s."""
         if not self.paced or to_come <= 0 or len(self._arrivals) < 2:
             return ""
-        span = self._arrivals[-1] - self._arrivals[0]
+        now = self.clock.monotonic()
+        span = max(now, self._arrivals[-1]) - self._arrivals[0]
         if span <= 0:
             return ""
         seconds = to_come * span / (len(self._arrivals) - 1)
+        seconds = max([seconds, *(until - now for _event, until in self._queued.values())])
         if seconds < 120:
             return f"about {math.ceil(seconds)} s"
         return f"about {math.ceil(seconds / 60)} min"

@@ -303,13 +303,16 @@ class Flight:
             if isinstance(exc, RateLimitedError):
                 after = self.router.retry.cap(exc.retry_after)
                 self.router.limiter.rate_limited(run.pair, after, run.rate)
-            elif isinstance(exc, BadRequestError) and exc.retired:  # its replacement answers
+            elif run.booking is not None:  # the server may have counted it: until now
+                self.router.limiter.settle(run.booking, None)
+            if isinstance(exc, BadRequestError) and exc.retired:  # its replacement answers
                 new = self.router.retirements.retire(run.pair)
                 if new is not None and new not in self.pending and not self.router.is_excluded(new):
                     self.pending.appendleft(new)
             error = str(exc)
-        elif run.booking is not None and run.usage is not None:
-            used = run.usage.prompt_tokens + run.usage.completion_tokens
+        elif run.booking is not None:
+            usage = run.usage
+            used = None if usage is None else usage.prompt_tokens + usage.completion_tokens
             self.router.limiter.settle(run.booking, used)
         stats = self._request_stats(run, status, error)
         self.router.record(stats, run.rate, run.pair)
@@ -339,6 +342,8 @@ class Flight:
             await asyncio.wait([run.task])
         if run.timing.total_ms is None:
             run.timing.finish()
+        if run.booking is not None:  # the server counted what it generated until now
+            self.router.limiter.settle(run.booking, None)
         stats = self._request_stats(run, "cancelled", None)
         self.router.record(stats, run.rate, run.pair)
         return stats

@@ -120,6 +120,14 @@ class Limits:
             lines.append(f"{value:,} {what}/{unit}, {source}")
         return lines
 
+    def looser_than(self, other: Limits) -> bool:
+        """Whether any limit is higher here than in ``other``, or gone."""
+        for name in FIELDS:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if theirs is not None and (mine is None or mine > theirs):
+                return True
+        return False
+
     def tighter(self, what: str, window: str, value: int) -> Limits:
         """These limits with ``what``/``window`` at most ``value``."""
         current = self.limit(what, window)
@@ -181,6 +189,19 @@ class _Window:
         while self.sent and self.sent[0][0] <= now - self.seconds:
             self.tokens -= self.sent.popleft()[1]
 
+    def move_to_end(self, entry: list[float], now: float, tokens: float) -> None:
+        """``entry`` (this very list: found by identity, from the newest end, where a request
+        just answered sits) now counts ``tokens`` from ``now``; an entry that had already left
+        the window comes back (the server still counts it)."""
+        for back, found in enumerate(reversed(self.sent)):
+            if found is entry:
+                del self.sent[len(self.sent) - 1 - back]
+                self.tokens -= entry[1]
+                break
+        entry[0], entry[1] = now, tokens
+        self.sent.append(entry)
+        self.tokens += tokens
+
     def wait_for(self, now: float, requests: int | None, tokens: int | None, need: int) -> float:
         """Seconds until one more request of ``need`` tokens fits."""
         wait = 0.0
@@ -234,6 +255,16 @@ class Headroom:
         if len(self.sent) < most:
             return -math.inf
         return self.sent[len(self.sent) - most] + WINDOWS["minute"]
+
+
+def _caps(limits: Limits, window: str, reserve: float) -> tuple[int | None, int | None]:
+    """(requests, tokens) a request may fill ``window`` up to: its limits, less ``reserve`` (a
+    share of each minute a backlog leaves to edits and the blocks on screen)."""
+    requests, budget = limits.limit("requests", window), limits.limit("tokens", window)
+    if reserve > 0 and window == "minute":
+        requests = None if requests is None else max(1, int(requests * (1 - reserve)))
+        budget = None if budget is None else max(1, int(budget * (1 - reserve)))
+    return requests, budget
 
 
 def _at_least_0(value: int | float | None) -> int | None:
@@ -374,11 +405,7 @@ class Limiter:
         for window in state.windows.values():
             window.expire(now)
         for name, window in self._windows(state).items():
-            requests = state.limits.limit("requests", name)
-            budget = state.limits.limit("tokens", name)
-            if reserve > 0 and name == "minute":
-                requests = None if requests is None else max(1, int(requests * (1 - reserve)))
-                budget = None if budget is None else max(1, int(budget * (1 - reserve)))
+            requests, budget = _caps(state.limits, name, reserve)
             wait = max(wait, window.wait_for(now, requests, budget, tokens))
         return wait
 
@@ -398,8 +425,10 @@ class Limiter:
             state.limits.requests_per_minute, sent, now + wait, per_day, _at_least_0(left)
         )
 
-    def why(self, pair: Pair, tokens: int) -> str:
-        """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"."""
+    def why(self, pair: Pair, tokens: int, *, reserve: float = 0.0) -> str:
+        """What makes ``pair`` wait, for the status bar: "Groq free tier, 30 requests/min"
+        (``reserve`` as for :meth:`wait_s`: a backlog's wait within the share kept for edits
+        still names the limit, not "rate limit")."""
         state = self._state(pair)
         now = self.clock.monotonic()
         if state.blocked_until > now and state.blocked_why:
@@ -409,14 +438,15 @@ class Limiter:
                 return str(why)
         limits = state.limits
         for name, window in self._windows(state).items():
-            requests = limits.limit("requests", name)
-            budget = limits.limit("tokens", name)
+            requests, budget = _caps(limits, name, reserve)
             unit = "min" if name == "minute" else name
             if window.wait_for(now, requests, None, tokens) > 0:
+                requests = limits.limit("requests", name)  # the limit, not the backlog's share
                 return (
                     f"{limits.who(f'requests_per_{name}', pair[0])}, {requests:,} requests/{unit}"
                 )
             if window.wait_for(now, None, budget, tokens) > 0:
+                budget = limits.limit("tokens", name)
                 return f"{limits.who(f'tokens_per_{name}', pair[0])}, {budget:,} tokens/{unit}"
         return f"{limits.label or shown_name(pair[0])}, rate limit"
 
@@ -459,15 +489,21 @@ class Limiter:
         return Booking(pair, tuple(entries), tuple(windows), row)
 
     def settle(self, booking: Booking, tokens: int | None) -> None:
-        """The server reported what the request really used (None: keep what was booked)."""
-        if tokens is None or booking.pair[0] == "cerebras":  # Cerebras keeps the budget booked
-            return
+        """The request ended: its entry moves to now, with what the server reported it used
+        (None, or Cerebras, which keeps the whole budget booked: the tokens booked).
+
+        Why now: a server counts a request from when it admitted it, which is after we booked
+        it (the request still had to cross the SDK and the network), and Groq counts an
+        answer's tokens as they are generated, until its end. An entry left at the booking's
+        time left the minute before the server's did: two processes on one key, each waking
+        exactly when its oldest entry left, met 429s by a tenth of a second. From the answer's
+        end, the entry outlasts the server's count whichever way it counts."""
+        keep = tokens is None or booking.pair[0] == "cerebras"
+        now = self.clock.monotonic()
         for entry, window in zip(booking.entries, booking.windows, strict=True):
-            if entry in window.sent:  # not expired yet
-                window.tokens += tokens - entry[1]
-                entry[1] = float(tokens)
+            window.move_to_end(entry, now, entry[1] if keep else float(tokens or 0))
         if self.shared is not None and booking.row is not None:
-            self.shared.settle(booking.row, float(tokens))
+            self.shared.settle(booking.row, booking.entries[0][1], self.shared.wall())
 
     def observe(self, pair: Pair, info: RateLimitInfo | None) -> None:
         """Adopt what a response's rate-limit headers state (each read for its own window): the

@@ -141,6 +141,8 @@ class Router:
         self.allowed.current = self.retirements.current
         # no limits unless given (wiring seeds one from the published free tiers and settings)
         self.limiter = limiter or Limiter(table={}, clock=self.clock)
+        # set when a server's headers lift a limit: requests waiting for the old one go now
+        self._lifted: asyncio.Event | None = None
         self.health = health or Health(
             clock=self.clock, max_retry_after_s=self.retry.retry_after_cap_s
         )
@@ -319,14 +321,14 @@ class Router:
             if order and not ready:  # every choice is at its limit: wait for the first free one
                 pair = min(order, key=wait_for)
                 wait = wait_for(pair)
-                why = self.limiter.why(pair, booked(pair))
+                why = self.limiter.why(pair, booked(pair), reserve=reserve)
                 if wait > budget.remaining_s() and not patient:
                     limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)
                     raise AllProvidersFailed([*errors, limited])
                 yield Backoff(pair[0], wait, why, kind="rate")
                 if patient:
                     budget.forgive(wait)  # paced, not failing: the rate is no fault
-                await asyncio.sleep(wait)
+                await self._rate_sleep(wait)
                 continue
             order = ready
             if order:
@@ -368,6 +370,20 @@ class Router:
                 yield Restart(str(cause))
                 streamed = False
 
+    async def _rate_sleep(self, wait: float) -> None:
+        """Wait ``wait`` seconds for the rate, or less if a server's headers lift the limit
+        meanwhile: a paid account's first run, seeded from the free tier, had its first
+        requests wait a whole minute for a limit the first answer's headers had lifted."""
+        if self._lifted is None:
+            self._lifted = asyncio.Event()
+        lifted = asyncio.ensure_future(self._lifted.wait())
+        slept = asyncio.ensure_future(asyncio.sleep(wait))
+        try:
+            await asyncio.wait((lifted, slept), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lifted.cancel()
+            slept.cancel()
+
     # ---- measuring ----------------------------------------------------------------------------
 
     def record(
@@ -377,7 +393,11 @@ class Router:
         rate-limit headers tighten the limiter. ``pair``: the choice as routed (its model may
         be "" where the stats name the model the server chose)."""
         pair = pair or (stats.provider, stats.model)
+        before = self.limiter.limits(pair)
         self.limiter.observe(pair, rate)
+        if self._lifted is not None and self.limiter.limits(pair).looser_than(before):
+            self._lifted.set()  # a paid tier's headers: the waits for the free tier end
+            self._lifted = None
         if stats.status == "ok":
             self.health.success(*pair)
             if stats.purpose not in UNMEASURED_PURPOSES:

@@ -178,8 +178,9 @@ class SharedBudget:
                 return fits(Foreign(), self.wall()), None
             return True, int(str(row[0][0]))
 
-    def settle(self, row: int, tokens: float) -> None:
-        self._run("UPDATE sent SET tokens = ? WHERE id = ?", (tokens, row))
+    def settle(self, row: int, tokens: float, at: float) -> None:
+        """The request ended at wall time ``at``, having used ``tokens`` (Limiter.settle)."""
+        self._run("UPDATE sent SET tokens = ?, at = ? WHERE id = ?", (tokens, at, row))
 
     def block(self, key: Key, until: float, why: str) -> None:
         self._run(

@@ -1,10 +1,11 @@
-"""A paced backlog in the window: a block queued for a slot says so in its margin tooltip, and
-the review bar puts the pace's estimate beside "N to come"."""
+"""A paced backlog in the window: a block queued for a slot says so on the block itself (painted
+at the right of its first line in both target views, never in the text) and in its margin
+tooltip, and the review bar puts the pace's estimate beside "N to come"."""
 
 from __future__ import annotations
 
 from fastdesk.review.records import ReviewSummary
-from fastdesk.translate.events import BlockStarted, Waiting
+from fastdesk.translate.events import BlockDone, BlockStarted, Waiting
 from fastdesk.ui.review.widgets import ReviewBar, summary_html
 from tests.fakes import FakeClock
 
@@ -37,3 +38,39 @@ def test_the_review_bar_puts_the_estimate_beside_what_is_to_come(qtbot) -> None:
     qtbot.addWidget(bar)
     bar.set_summary(summary, "about 9 min")
     assert bar.summary.accessibleName().endswith("138 to come, about 9 min")
+
+
+def test_a_queued_block_is_marked_on_the_block_in_both_views_until_answered(
+    make_window, qtbot
+) -> None:
+    """The mark is painted over the pane (what it will paint is asked of the overlay), counts
+    down on the one clock, leaves the text alone, and goes when the block's answer comes."""
+    clock = FakeClock()
+    w = make_window(clock=clock)
+    view = w.document_view
+    view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: view.session.doc is not None and len(view.session.doc.blocks) == 2)
+    _first, second = (b.id for b in view.session.doc.blocks)
+    qtbot.waitUntil(lambda: view.scheduler.idle)
+    editor, preview = view.reviewed.queued.overlays
+    assert editor.labels() == [] and preview.labels() == [] and not preview.isVisible()
+    text_before = (view.target_editor.toPlainText(), view.review_ctl.target_text())
+    revision = view.session.revision
+    wait = Waiting(revision, "groq", 12.0, "Groq free tier, 30 requests/min", block_ids=(second,))
+    view.session.take(revision, [wait], busy=True)
+    for overlay in (preview, editor):
+        view.show_raw(overlay is editor)
+        qtbot.waitUntil(lambda o=overlay: o.isVisible() and bool(o.labels()))
+        ((block, label, where),) = overlay.labels()
+        assert (block, label) == (second, "queued, about 12 s")
+        tops = {key: top for key, top, _bottom in overlay.pane.visible_blocks()}
+        assert where.top() == tops[second]  # at its first line, right-aligned in the viewport
+        assert where.right() < overlay.pane.viewport().width()
+    clock.now += 5.0
+    assert editor.labels()[0][1] == "queued, about 7 s"  # counting down on the one clock
+    # never in the text: not in the pane, not in what is exported or copied
+    assert (view.target_editor.toPlainText(), view.review_ctl.target_text()) == text_before
+    answered = [BlockStarted(revision, second), BlockDone(revision, second, "Le chat.", "model")]
+    view.session.take(revision, answered, busy=False)
+    assert editor.labels() == [] and preview.labels() == []
+    assert not editor.isVisible() and not preview.isVisible()

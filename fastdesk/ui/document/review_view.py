@@ -1,7 +1,8 @@
-"""The review beside one document's target: the margins, the review bar and the reviewer
-model's underlines, repainted at a pace the eye follows rather than on every change (a burst of
-changes updates the bar once; while the target re-renders the margins repaint ~15 times a
-second). The review's state is the session's (fastdesk.review.session); this only shows it."""
+"""The review beside one document's target: the margins, the review bar, the reviewer
+model's underlines and the marks of blocks queued for a slot, repainted at a pace the eye
+follows rather than on every change (a burst of changes updates the bar once; while the target
+re-renders the margins repaint ~15 times a second). The review's state is the session's
+(fastdesk.review.session); this only shows it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from fastdesk.review.session import Change
 from fastdesk.ui.document.heal import refresh_open_tooltip
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.queued_marks import QueuedMarks
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.panes.underlines import ReviewUnderlines
 from fastdesk.ui.review.controller import ReviewController
@@ -45,6 +47,9 @@ class ReviewPresentation(QObject):
         # the reviewer model's errors under their spans: marked once the pane shows the text
         # they were found in (a moment after the verdict: the pane takes it in slices), in
         # both views; again when the rendering settles (stand-ins rendered, blocks re-rendered)
+        # "queued, about 12 s" at the right of a block waiting for a slot, in both views
+        self.queued = QueuedMarks(lambda: ctl.session.backlog, (editor, preview), self)
+        self.queued.counted.connect(self.update_bar)  # its estimate counts down with them
         judged = ctl.session.model.judged_underlines
         self.underlines = ReviewUnderlines(editor, judged)
         self.preview_underlines = ReviewUnderlines(preview, judged)
@@ -72,6 +77,7 @@ class ReviewPresentation(QObject):
     def repaint_margins(self) -> None:
         for margin in self.margins:
             margin.update()
+        self.queued.repaint()
 
     def update_bar(self) -> None:
         summary = self._summary()
@@ -91,7 +97,9 @@ class ReviewPresentation(QObject):
 
     def session_changed(self, change: Change) -> None:
         """An open tooltip of a failed block counts down with the retry; new verdicts are
-        underlined once the pane shows them."""
+        underlined once the pane shows them; the queued marks follow the backlog."""
+        if change.review:
+            self.queued.follow()
         if change.retry:
             refresh_open_tooltip(self.margins)
         if change.review and (self.underlines.marks or self.ctl.session.model.marks.judged()):
