@@ -72,6 +72,11 @@ class Backlog:
         event, until = found
         return event.queued(until - self.clock.monotonic())
 
+    def waits(self, event: Waiting) -> bool:
+        """Some block of ``event``'s request still waits under it (a limit lifted by a
+        server's headers sends the waiting requests at once, long before the wait said)."""
+        return any(self._queued.get(b, (None, 0.0))[0] is event for b in event.block_ids)
+
     def marks(self) -> dict[str, str]:
         """Every queued block's mark ("queued, about 12 s"), what the target panes paint at
         the right of the block's first line (never in its text: it would reach exports)."""

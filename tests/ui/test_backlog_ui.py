@@ -74,3 +74,24 @@ def test_a_queued_block_is_marked_on_the_block_in_both_views_until_answered(
     view.session.take(revision, answered, busy=False)
     assert editor.labels() == [] and preview.labels() == []
     assert not editor.isVisible() and not preview.isVisible()
+
+
+def test_the_status_bars_wait_ends_when_its_requests_go(make_window, qtbot) -> None:
+    """A limit lifted by a server's headers sends the waiting requests at once: the status bar's
+    "waiting 58 s" goes with them instead of counting down to nothing."""
+    clock = FakeClock()
+    w = make_window(clock=clock)
+    view = w.document_view
+    view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: view.session.doc is not None and len(view.session.doc.blocks) == 2)
+    first, second = (b.id for b in view.session.doc.blocks)
+    revision = view.session.revision
+    wait = Waiting(
+        revision, "groq", 58.0, "Groq free tier, 8,000 tokens/min", block_ids=(first, second)
+    )
+    view.session.take(revision, [wait], busy=True)
+    assert w.statusBar().currentMessage() == "waiting 58 s: Groq free tier, 8,000 tokens/min"
+    view.session.take(revision, [BlockStarted(revision, first)], busy=True)
+    assert w.statusBar().currentMessage().startswith("waiting ")  # the other one still waits
+    view.session.take(revision, [BlockStarted(revision, second)], busy=True)
+    assert not w.statusBar().currentMessage().startswith("waiting ")

@@ -267,6 +267,7 @@ class MainWindow(QMainWindow):
             self.status.set_retry(change.retry)
         for event in change.news:
             self._on_event(event)
+        self.status.end_wait_unless(self.document_view.session.backlog.waits)
         if change.review:
             self.status.set_score(self.document_view.session.model.document_score())
         if change.failed:

@@ -6,6 +6,8 @@ price table priced them). A cost of None means "unknown price" and is never show
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
@@ -247,6 +249,20 @@ class StatusPanel(QObject):
         self._wait = (event, self.clock.monotonic() + event.seconds)
         self.bar.showMessage(event.message, max(1000, int(event.seconds * 1000)))
         self._tick.start()
+
+    def end_wait_unless(self, waits: Callable[[Waiting], bool]) -> None:
+        """The rate wait shown is over once none of its requests waits any more (``waits``:
+        the session's backlog says): its countdown stops and its line goes. It kept counting
+        down from 58 s after a paid account's headers had lifted the limit and sent them."""
+        if self._wait is None:
+            return
+        event, _until = self._wait
+        if event.kind != "rate" or not event.block_ids or waits(event):
+            return
+        self._wait = None
+        self._tick.stop()
+        if self.bar.currentMessage().startswith("waiting "):
+            self.bar.clearMessage()
 
     def _count_down(self) -> None:
         if self._wait is None:
