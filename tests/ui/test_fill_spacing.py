@@ -50,3 +50,28 @@ def test_the_documents_estimate_is_worked_out_beside_its_first_requests(
     gate.set()
     qtbot.waitUntil(lambda: "Groq free tier" in w.statusBar().currentMessage())
     assert w.statusBar().currentMessage().startswith("about ")
+
+
+def test_the_blocks_a_reader_scrolls_to_go_next_while_the_stream_nudges_the_scroll_bar(
+    make_window, qtbot, provider
+) -> None:
+    """The blocks on screen are sent to the engine 150 ms after the reader scrolls, even while
+    the stream keeps moving the source's scroll bar (sync scroll): a timer restarted by every
+    move never fired, and the blocks scrolled to waited behind the whole backlog."""
+    from PySide6.QtCore import QTimer
+
+    provider.hold_answers()
+    w = make_window()
+    view = w.document_view
+    view.source.setPlainText("".join(f"Paragraph {i} of the long page.\n\n" for i in range(300)))
+    qtbot.waitUntil(lambda: len(view._source_blocks) >= 300)
+    bar = view.source.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    nudge = QTimer(w)
+    nudge.timeout.connect(lambda: bar.setValue(bar.value() + (1 if bar.value() % 2 else -1)))
+    nudge.start(40)  # the stream's sync scroll, faster than the timer's 150 ms
+    keys = [seg.key for seg in view._source_blocks]
+    middle = set(keys[100:200])
+    qtbot.waitUntil(lambda: bool(view._sent_visible & middle))
+    nudge.stop()
+    provider.release()

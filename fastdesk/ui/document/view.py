@@ -144,7 +144,7 @@ class DocumentView(QWidget):
         self._visible_timer.setInterval(150)
         self._visible_timer.timeout.connect(self._send_visible)
         self._sent_visible: frozenset[str] = frozenset()
-        self.source.verticalScrollBar().valueChanged.connect(self._visible_timer.start)
+        self.source.verticalScrollBar().valueChanged.connect(self._visible_soon)
         # the session's retry schedule: failed blocks retried once usable, unless edited first
         self.healer = Healer(self.session, self)
         self.healer.due.connect(self.retry_failed)
@@ -420,7 +420,7 @@ class DocumentView(QWidget):
         if batch.source is not None:
             self._source_blocks = batch.source
             self.sync.set_source_blocks(batch.source)
-            self._visible_timer.start()
+            self._visible_soon()
         self.second.take(batch)  # the second target pane's share, if one is open
         # only partial answers that grew: a hidden raw pane waits for a pause (RenderScheduler)
         self.refresh_target(final=batch.doc is not None or any(map(_final, batch.events)))
@@ -453,6 +453,13 @@ class DocumentView(QWidget):
         if first is None or last is None:
             return frozenset()
         return frozenset(s.key for s in self._source_blocks[first : last + 1])
+
+    def _visible_soon(self) -> None:
+        """Send the blocks on screen within the timer's interval of the first change, not of the
+        last: while a stream keeps nudging the source's scroll bar (sync scroll), a restarted
+        timer never fired, and the blocks a reader scrolled to waited behind the whole backlog."""
+        if not self._visible_timer.isActive():
+            self._visible_timer.start()
 
     def _send_visible(self) -> None:
         """What is on screen is translated before the rest (after an edit)."""

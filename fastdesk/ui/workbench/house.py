@@ -329,8 +329,10 @@ class HouseKeeper(QObject):
         if self._measuring:
             self._again = True
             return
-        if self._busy and self.view.source.document().characterCount() > LONG_TEXT:
-            return  # a long document's fill: measured when it is over (busy goes off)
+        if self.view.source.document().characterCount() > LONG_TEXT:
+            counts = self.view.review_ctl.summary()  # (kept up to date: not a count afresh)
+            if self._busy or counts.in_flight + counts.pending:
+                return  # a long document's fill: measured when it is over (busy goes off)
         wait = self._next_measure - self.view.clock.monotonic()
         if wait > 0:  # the last measure was long: once the spacing is over
             self._spaced.start(max(READABILITY_DELAY_MS, round(wait * 1000)))
