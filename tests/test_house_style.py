@@ -293,3 +293,16 @@ def test_a_style_file_too_large_to_send_with_every_request_is_refused(tmp_path: 
     with pytest.raises(StyleError, match=STYLE_FILE):
         load_style(path)
     assert style_for(write(tmp_path / "a.md", "A.\n")) is None  # the run goes on without it
+
+
+def test_the_hyphenation_dictionary_loads_ahead_for_languages_with_a_formula() -> None:
+    """The window loads simplify's dictionary when its engine starts, not at the first answer."""
+    from fastdesk.translate import readability
+
+    readability._hyphenator.cache_clear()
+    readability.preload("de-AT")
+    readability.preload("ja")  # no formula: nothing to load
+    assert readability._hyphenator.cache_info().currsize == 1
+    before = readability._hyphenator.cache_info().hits
+    assert readability.reading_ease("Das ist ein kurzer Satz.", "de") is not None
+    assert readability._hyphenator.cache_info().hits > before  # taken from the cache

@@ -343,10 +343,13 @@ class EngineWorker(QObject):
         answer streams in: loading holds the GIL for a noticeable time (docs/performance.md),
         which would stall the window while the target streams."""
         from fastdesk.translate.language import preload
+        from fastdesk.translate.readability import preload as preload_hyphenation
 
         global _language_frozen
         try:
             await asyncio.to_thread(preload)
+            if self._spec.mode == "simplify":  # its answers' reading ease: the dictionary too
+                await asyncio.to_thread(preload_hyphenation, self._spec.target_lang)
         except Exception as exc:  # the check says so itself when an answer needs it
             log.warning("the language identifier could not be loaded: %s", exc)
             return
