@@ -26,7 +26,8 @@ Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
 FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
 EDITS = 8  # at most this many edited blocks go before the rest of a step (more: a reload)
 # Blocks this near the view's top (below it, above it) are "near": their changes go first, and
-# while a stream goes on a pane on screen takes the far ones only now and then (FAR_GAP_MS)
+# while a stream goes on a pane on screen takes the far ones only now and then
+# (RenderScheduler's ``far_gap_ms``)
 NEAR, NEAR_ABOVE = 80, 20
 
 
@@ -330,7 +331,7 @@ def _nearest_first(ops: list[render.Op], top: int) -> Iterator[render.Op]:
     Why: applied bottom-up, a step that ran out of time left the top of the document for the
     next one, and the next diff again started at the bottom: while a long document streamed,
     the blocks on screen could wait for minutes (the top of the rendered view stayed English).
-    And in this order an op far from the view comes only when no near one is left (``far``).
+    And in this order an op far from the view comes only when no near one is left (``far_left``).
     """
     below = [op for op in ops if op[1] > top]
     above = [op for op in ops if op[1] <= top]
@@ -372,7 +373,9 @@ class RenderScheduler(QObject):
     answers alone still wait for the pause. A long first fill of a hidden rendered view puts
     stand-ins in and renders them once it is shown, from where its reader is: at 7,000 blocks
     rendering them all took ~4 s of the GUI thread after the last answer, for a view nobody was
-    looking at.
+    looking at. While the wanted texts keep changing (a stream), a pane on screen whose work
+    left is all far from its view (``Incremental.far_left``) gets one slice every `far_gap_ms`:
+    back to back, those slices held the GIL the engine needs to read the answers.
     """
 
     rendered = Signal()  # a slice was applied (views may have moved)
