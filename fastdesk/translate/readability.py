@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fastdesk.document.blocks import parse
+from fastdesk.document.languages import primary as primary_subtag
 from fastdesk.translate.language import prose
 
 __all__ = [
@@ -77,7 +78,7 @@ def _hyphenator(lang: str) -> object | None:
 def preload(lang: str) -> None:
     """Load ``lang``'s hyphenation dictionary now (~0.2 s holding the GIL), not at simplify's
     first answer, where it held back the answers streaming in beside it."""
-    primary = lang.strip().replace("_", "-").lower().split("-", 1)[0]
+    primary = primary_subtag(lang.strip())
     if primary in FORMULAS:
         _hyphenator(primary)
 
@@ -92,7 +93,7 @@ def _syllables(word: str, lang: str) -> int:
 def reading_ease(markdown: str, lang: str) -> Readability | None:
     """The reading ease of a text's prose (code, URLs and tags aside); None for a language
     without a formula or a text without words."""
-    primary = lang.strip().replace("_", "-").lower().split("-", 1)[0]
+    primary = primary_subtag(lang.strip())
     formula = FORMULAS.get(primary)
     if formula is None:
         return None
