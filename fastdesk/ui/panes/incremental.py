@@ -186,22 +186,30 @@ class Incremental:
         by one, so that none moves another. Why: a step gets ~3 ms, and the diff of a 4,000-block
         pane took ~1 ms of it, again each step of a long fill's backlog, while the GUI thread
         held the GIL the engine needs to read its answers (docs/performance.md)."""
-        kept, self._left = self._left, None
+        kept, self._left = self._still_left(), None
+        if kept is None:
+            return None
+        ordered_for, ops = kept
+        return ops if ordered_for == top else list(_nearest_first(sorted(ops), top))
+
+    def _still_left(self) -> tuple[int, list[render.Op]] | None:
+        """(the top they were ordered for, the ops) the last step ran out of time for, while
+        they still apply: the same wanted segments, as many shown."""
+        kept = self._left
         if kept is None or kept[0] is not self.wanted or kept[1] != len(self.shown):
             return None
-        _wanted, _count, ordered_for, ops = kept
-        return ops if ordered_for == top else list(_nearest_first(sorted(ops), top))
+        return kept[2], kept[3]
 
     def far_left(self) -> bool:
         """What the last step ran out of time for is all far from the view (see NEAR): the
         ops are in ``_nearest_first``'s order, so the next one tells."""
-        kept = self._left
-        if kept is None or kept[0] is not self.wanted or kept[1] != len(self.shown) or not kept[3]:
+        kept = self._still_left()
+        if kept is None or not kept[1]:
             return False
         top = self.top_index()
-        if top != kept[2]:  # the reader moved: a step puts them in order again
+        if top != kept[0]:  # the reader moved: a step puts them in order again
             return False
-        i1, i2, _j1, _j2 = kept[3][0]
+        i1, i2, _j1, _j2 = kept[1][0]
         return i1 > top + NEAR or i2 <= top - NEAR_ABOVE
 
     def _diff(self) -> list[render.Op]:
