@@ -12,13 +12,19 @@ from tests.fakes import FakeClock
 SOURCE = "Hello world.\n\nThe cat.\n"
 
 
-def test_a_queued_block_says_so_in_its_tooltip_until_it_is_sent(make_window, qtbot) -> None:
+def opened(make_window, qtbot):  # type: ignore[no-untyped-def]
+    """A window on the test's clock with SOURCE's two blocks parsed: (window, its view, the
+    clock, the two block ids)."""
     clock = FakeClock()
     w = make_window(clock=clock)
     view = w.document_view
     view.source.setPlainText(SOURCE)
     qtbot.waitUntil(lambda: view.session.doc is not None and len(view.session.doc.blocks) == 2)
-    bid = view.session.doc.blocks[0].id
+    return w, view, clock, [b.id for b in view.session.doc.blocks]
+
+
+def test_a_queued_block_says_so_in_its_tooltip_until_it_is_sent(make_window, qtbot) -> None:
+    _w, view, clock, (bid, _second) = opened(make_window, qtbot)
     revision = view.session.revision
     wait = Waiting(revision, "groq", 12.0, "Groq free tier, 30 requests/min", block_ids=(bid,))
     view.session.take(revision, [wait], busy=True)
@@ -45,12 +51,7 @@ def test_a_queued_block_is_marked_on_the_block_in_both_views_until_answered(
 ) -> None:
     """The mark is painted over the pane (what it will paint is asked of the overlay), counts
     down on the one clock, leaves the text alone, and goes when the block's answer comes."""
-    clock = FakeClock()
-    w = make_window(clock=clock)
-    view = w.document_view
-    view.source.setPlainText(SOURCE)
-    qtbot.waitUntil(lambda: view.session.doc is not None and len(view.session.doc.blocks) == 2)
-    _first, second = (b.id for b in view.session.doc.blocks)
+    _w, view, clock, (_first, second) = opened(make_window, qtbot)
     qtbot.waitUntil(lambda: view.scheduler.idle)
     editor, preview = view.reviewed.queued.overlays
     assert editor.labels() == [] and preview.labels() == [] and not preview.isVisible()
@@ -79,12 +80,7 @@ def test_a_queued_block_is_marked_on_the_block_in_both_views_until_answered(
 def test_the_status_bars_wait_ends_when_its_requests_go(make_window, qtbot) -> None:
     """A limit lifted by a server's headers sends the waiting requests at once: the status bar's
     "waiting 58 s" goes with them instead of counting down to nothing."""
-    clock = FakeClock()
-    w = make_window(clock=clock)
-    view = w.document_view
-    view.source.setPlainText(SOURCE)
-    qtbot.waitUntil(lambda: view.session.doc is not None and len(view.session.doc.blocks) == 2)
-    first, second = (b.id for b in view.session.doc.blocks)
+    w, view, _clock, (first, second) = opened(make_window, qtbot)
     revision = view.session.revision
     wait = Waiting(
         revision, "groq", 58.0, "Groq free tier, 8,000 tokens/min", block_ids=(first, second)
