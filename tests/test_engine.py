@@ -290,8 +290,8 @@ def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
 
 
 def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
-    from fastdesk.translate.engine import section_text
     from fastdesk.translate.events import Expansion
+    from fastdesk.translate.planning import section_text
 
     text = "# Doc\n\n## Setup\n\nInstall it.\n\n### Detail\n\nMore.\n\n## Usage\n\nRun it.\n"
     doc = parse(text)

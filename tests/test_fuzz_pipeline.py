@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ChatRequest, Provider
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec, document_title
+from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent
 from fastdesk.translate.live import LiveSession
+from fastdesk.translate.planning import document_title
 from tests.fakes import FakeProvider, last_user
 from tests.test_blocks import ENDINGS, FRAGMENTS, edited
 

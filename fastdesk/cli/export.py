@@ -88,7 +88,7 @@ def fill_from_memory(opened: Opened, lang: str) -> int:
     memory = Memory()
     try:  # planning only: the engine's memory lookup, no provider, no request
         engine = Engine(Router({}, stats=StatsStore.memory()), memory)
-        _copied, _work, hits = engine.plan(doc, spec, wanted)
+        hits = engine.plan(doc, spec, wanted).hits
     finally:
         memory.close()
     for block, text, flags in hits:

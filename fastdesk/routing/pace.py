@@ -56,7 +56,7 @@ class Estimate:
 def workload(engine: Any, doc: Any, spec: Any) -> tuple[int, int]:
     """(requests, source tokens) an engine still has to send for ``doc`` (copies and the
     memory's answers left out): what the rate limits will pace."""
-    _copied, work, _hits = engine.plan(doc, spec)
+    work = engine.plan(doc, spec).work
     return len(engine.batches(work)), sum(w.tokens for w in work)
 
 

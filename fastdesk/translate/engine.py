@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import math
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
@@ -28,6 +28,7 @@ from fastdesk.routing.router import (
     Restart,
     Router,
 )
+from fastdesk.translate import planning
 from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
@@ -47,9 +48,9 @@ from fastdesk.translate.events import (
 from fastdesk.translate.examples import ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
-from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.memory import Memory
+from fastdesk.translate.planning import Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
-    PROMPT_VERSION,
     Context,
     Markers,
     ThinkStripper,
@@ -68,7 +69,6 @@ from fastdesk.translate.style import Style
 
 Emit = Callable[[EngineEvent], None]
 
-CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
 _BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's batch: backlog?
 LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
 # A streaming answer is handed on (BlockDelta, Expansion) at most this often: each hand-on
@@ -121,20 +121,6 @@ class JobSpec:
         return self.glossary.for_text(text, self.glossary_lang)
 
 
-@dataclass
-class _Work:
-    """One unique block text to translate (identical blocks share one piece of work)."""
-
-    core: str
-    key: MemoryKey
-    blocks: list[Block]
-    context: Context = field(default_factory=Context)
-
-    @property
-    def tokens(self) -> int:
-        return estimate_tokens(self.core) + 7  # and its marker line in a batch
-
-
 class _Route(TypedDict, total=False):
     """What Engine._stream passes on to Router.stream as it is (its keyword arguments)."""
 
@@ -158,32 +144,6 @@ class _Outcome:
 
 def _noop(_event: EngineEvent) -> None:
     return None
-
-
-def section_text(doc: Document, block_id: str) -> str:
-    """A heading's whole section (up to the next heading of its level or higher), else the block."""
-    blocks = list(doc.blocks)
-    i = next(n for n, b in enumerate(blocks) if b.id == block_id)
-    head = blocks[i]
-    if head.kind != "heading" or not head.heading_level:
-        return head.split()[1]
-    end = i + 1
-    while end < len(blocks) and not (
-        blocks[end].kind == "heading" and 0 < blocks[end].heading_level <= head.heading_level
-    ):
-        end += 1
-    return "".join(b.text for b in blocks[i:end]).strip()
-
-
-def document_title(doc: Document) -> str:
-    """The first heading's text, for context; an empty one (``## `` as an editor types it) is
-    skipped, not an IndexError."""
-    for block in doc.blocks:
-        if block.kind == "heading":
-            lines = block.split()[1].lstrip("#").strip().splitlines()
-            if lines and lines[0].strip():
-                return lines[0].strip()[:120]
-    return ""
 
 
 class Engine:
@@ -226,61 +186,13 @@ class Engine:
         spec: JobSpec,
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
-    ) -> tuple[dict[str, str], list[_Work], list[tuple[Block, str, tuple[Flag, ...]]]]:
-        """Split blocks into: copied as they are, answered by memory, and work to send."""
-        copied: dict[str, str] = {}
-        hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
-        work: dict[str, _Work] = {}
-        title = document_title(doc)
-        wanted = None if block_ids is None else set(block_ids)
-        previous = ""
-        style_version = spec.style_version
-        for block in doc.blocks:
-            lead, core, trail = block.split()
-            if wanted is not None and block.id not in wanted:
-                previous = core if block.translatable else previous
-                continue
-            if not block.translatable or not core.strip():
-                copied[block.id] = block.text
-                continue
-            used = spec.glossary_for(core)
-            key = MemoryKey(
-                core,
-                spec.mode,
-                spec.target_lang,
-                PROMPT_VERSION,
-                used.version if used else "",
-                style_version,
-            )
-            hit = None
-            if self.memory is not None and spec.use_memory and block.id not in force:
-                hit = self.memory.get(key, spec.model)
-            if hit is not None:
-                hits.append((block, lead + hit.answer + trail, hit.flags))
-            elif key.digest() in work:
-                work[key.digest()].blocks.append(block)
-            else:
-                ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
-                work[key.digest()] = _Work(core, key, [block], ctx)
-            previous = core
-        return copied, list(work.values()), hits
+    ) -> Plan:
+        """The blocks sorted: copied, answered by this engine's memory, work to send."""
+        return planning.plan(doc, spec, self.memory, block_ids, force)
 
-    def batches(self, work: Sequence[_Work]) -> list[list[_Work]]:
+    def batches(self, work: Sequence[Work]) -> list[list[Work]]:
         """Consecutive blocks grouped up to the token and block budget of one request."""
-        out: list[list[_Work]] = []
-        current: list[_Work] = []
-        size = 0
-        for w in work:
-            if current and (
-                size + w.tokens > self.batch_tokens or len(current) >= self.max_batch_blocks
-            ):
-                out.append(current)
-                current, size = [], 0
-            current.append(w)
-            size += w.tokens
-        if current:
-            out.append(current)
-        return out
+        return planning.batches(work, self.batch_tokens, self.max_batch_blocks)
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -307,7 +219,8 @@ class Engine:
         (lowest first, asked when a slot frees; None: first come, first served).
         ``foreground(block ids)``: whether the reader waits for a batch (an edit, the screen);
         the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
-        copied, work, hits = self.plan(doc, spec, block_ids, force)
+        planned = self.plan(doc, spec, block_ids, force)
+        copied, work, hits = planned.copied, planned.work, planned.hits
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
             emit(BlockDone(revision, block_id, text, "copy"))
@@ -322,9 +235,9 @@ class Engine:
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
-        settled: list[tuple[_Work, _Outcome]] = []
+        settled: list[tuple[Work, _Outcome]] = []
 
-        async def one(batch: list[_Work]) -> None:
+        async def one(batch: list[Work]) -> None:
             ids = [b.id for w in batch for b in w.blocks]
             order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
             async with sem.take(order, priority=foreground is not None and foreground(ids)):
@@ -360,7 +273,7 @@ class Engine:
 
     async def _review(
         self,
-        settled: list[tuple[_Work, _Outcome]],
+        settled: list[tuple[Work, _Outcome]],
         hits: list[tuple[Block, str, tuple[Flag, ...]]],
         spec: JobSpec,
         revision: int,
@@ -419,7 +332,7 @@ class Engine:
 
     def _settle(
         self,
-        w: _Work,
+        w: Work,
         outcome: _Outcome,
         spec: JobSpec,
         revision: int,
@@ -464,7 +377,7 @@ class Engine:
             )
 
     async def _translate(
-        self, batch: list[_Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
+        self, batch: list[Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
         """Answers for a batch; a batch that cannot be mapped back is split in two and retried,
         and a model that keeps losing the markers gets one block per request (router stats)."""
@@ -501,7 +414,7 @@ class Engine:
 
     async def _checked(
         self,
-        w: _Work,
+        w: Work,
         answer: str,
         spec: JobSpec,
         revision: int,
@@ -536,7 +449,7 @@ class Engine:
 
     async def _single(
         self,
-        w: _Work,
+        w: Work,
         spec: JobSpec,
         revision: int,
         emit: Emit,
@@ -570,14 +483,14 @@ class Engine:
         candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
         return bool(candidates) and self.router.stats.get(candidates[0]).single_block
 
-    def _check(self, w: _Work, answer: str, spec: JobSpec) -> list[Flag]:
+    def _check(self, w: Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
             w.core, answer, target_lang=spec.target_lang, mode=spec.mode, glossary=spec.glossary
         )
 
     async def _request(
         self,
-        batch: list[_Work],
+        batch: list[Work],
         spec: JobSpec,
         revision: int,
         emit: Emit,
@@ -739,7 +652,7 @@ class Engine:
 
     @staticmethod
     def _emit_partial(
-        batch: list[_Work],
+        batch: list[Work],
         text: str,
         shown: dict[int, str],
         revision: int,
@@ -754,7 +667,7 @@ class Engine:
                     emit(BlockDelta(revision, block.id, lead + part + trail))
 
 
-def _markers(batch: Sequence[_Work]) -> Markers | None:
+def _markers(batch: Sequence[Work]) -> Markers | None:
     """Fresh markers for a request that needs them (several blocks, or a ``<think>`` block)."""
     cores = [w.core for w in batch]
     return Markers.fresh("".join(cores)) if needs_markers(cores) else None

@@ -1,0 +1,148 @@
+"""Which blocks of a document go to a model, and in which requests.
+
+A block is copied as it is (code, a blank line), answered by the memory, or work to send;
+identical texts are one piece of work. Work is grouped in document order into requests up to
+a token and block budget. Pure functions of the document, the job and the memory: the engine
+plans each run with them, and the command line's estimate counts what they leave to send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from fastdesk.document.blocks import Block, Document
+from fastdesk.translate.events import Flag
+from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.prompts import PROMPT_VERSION, Context, estimate_tokens
+
+CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
+
+
+class PlanSpec(Protocol):
+    """What a plan reads of the job (fastdesk.translate.engine.JobSpec): its memory key."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def target_lang(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def use_memory(self) -> bool: ...
+    @property
+    def style_version(self) -> str: ...
+    def glossary_for(self, text: str) -> Glossary | None: ...
+
+
+@dataclass
+class Work:
+    """One unique block text to translate (identical blocks share one piece of work)."""
+
+    core: str
+    key: MemoryKey
+    blocks: list[Block]
+    context: Context = field(default_factory=Context)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.core) + 7  # and its marker line in a batch
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run's blocks sorted: copied as they are, answered by the memory, work to send."""
+
+    copied: dict[str, str]
+    work: list[Work]
+    hits: list[tuple[Block, str, tuple[Flag, ...]]]
+
+
+def section_text(doc: Document, block_id: str) -> str:
+    """A heading's whole section (up to the next heading of its level or higher), else the block."""
+    blocks = list(doc.blocks)
+    i = next(n for n, b in enumerate(blocks) if b.id == block_id)
+    head = blocks[i]
+    if head.kind != "heading" or not head.heading_level:
+        return head.split()[1]
+    end = i + 1
+    while end < len(blocks) and not (
+        blocks[end].kind == "heading" and 0 < blocks[end].heading_level <= head.heading_level
+    ):
+        end += 1
+    return "".join(b.text for b in blocks[i:end]).strip()
+
+
+def document_title(doc: Document) -> str:
+    """The first heading's text, for context; an empty one (``## `` as an editor types it) is
+    skipped, not an IndexError."""
+    for block in doc.blocks:
+        if block.kind == "heading":
+            lines = block.split()[1].lstrip("#").strip().splitlines()
+            if lines and lines[0].strip():
+                return lines[0].strip()[:120]
+    return ""
+
+
+def plan(
+    doc: Document,
+    spec: PlanSpec,
+    memory: Memory | None,
+    block_ids: Collection[str] | None = None,
+    force: Collection[str] = (),
+) -> Plan:
+    """Split blocks into: copied as they are, answered by memory, and work to send."""
+    copied: dict[str, str] = {}
+    hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
+    work: dict[str, Work] = {}
+    title = document_title(doc)
+    wanted = None if block_ids is None else set(block_ids)
+    previous = ""
+    style_version = spec.style_version
+    for block in doc.blocks:
+        lead, core, trail = block.split()
+        if wanted is not None and block.id not in wanted:
+            previous = core if block.translatable else previous
+            continue
+        if not block.translatable or not core.strip():
+            copied[block.id] = block.text
+            continue
+        used = spec.glossary_for(core)
+        key = MemoryKey(
+            core,
+            spec.mode,
+            spec.target_lang,
+            PROMPT_VERSION,
+            used.version if used else "",
+            style_version,
+        )
+        hit = None
+        if memory is not None and spec.use_memory and block.id not in force:
+            hit = memory.get(key, spec.model)
+        if hit is not None:
+            hits.append((block, lead + hit.answer + trail, hit.flags))
+        elif key.digest() in work:
+            work[key.digest()].blocks.append(block)
+        else:
+            ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
+            work[key.digest()] = Work(core, key, [block], ctx)
+        previous = core
+    return Plan(copied, list(work.values()), hits)
+
+
+def batches(work: Sequence[Work], batch_tokens: int, max_blocks: int) -> list[list[Work]]:
+    """Consecutive blocks grouped up to the token and block budget of one request."""
+    out: list[list[Work]] = []
+    current: list[Work] = []
+    size = 0
+    for w in work:
+        if current and (size + w.tokens > batch_tokens or len(current) >= max_blocks):
+            out.append(current)
+            current, size = [], 0
+        current.append(w)
+        size += w.tokens
+    if current:
+        out.append(current)
+    return out
