@@ -16,6 +16,7 @@ from fastdesk.translate.events import (
     BlockDone,
     BlockFailed,
     EngineError,
+    Planned,
     RequestDone,
     RevisionDone,
     Waiting,
@@ -124,6 +125,29 @@ def test_memory_answers_a_second_run_with_zero_requests(tmp_path: Path) -> None:
     assert second == first
     origins = {e.origin for e in events if isinstance(e, BlockDone)}
     assert origins == {"memory", "copy"}
+
+
+def test_a_run_says_before_its_first_request_what_it_will_send(tmp_path: Path) -> None:
+    """Planned: the requests and source tokens the run sends (what the rate limits pace), the
+    memory's answers left out; none at all when the memory answers everything."""
+    memory = Memory(tmp_path / "m.sqlite3")
+    fake = FakeProvider()  # an echo: English into English, every check passes (no retries)
+    engine = engine_with(fake, memory=memory, max_batch_blocks=4)
+    text = big_doc(10)
+    half = big_doc(5)
+    run(engine, half, ENGLISH)  # the first five sections are in the memory now
+    before = len(fake.requests)
+    _doc, _results, events = run(engine, text, ENGLISH, revision=7)
+    planned = [e for e in events if isinstance(e, Planned)]
+    assert len(planned) == 1 and planned[0].revision == 7
+    assert planned[0].requests == len(fake.requests) - before == 3  # ten new blocks, four a request
+    sent = engine.plan(parse(text), JobSpec("translate", "en", use_memory=False)).work
+    assert planned[0].tokens == sum(w.tokens for w in sent[10:]) > 0  # the last five sections
+    assert events.index(planned[0]) < next(
+        i for i, e in enumerate(events) if isinstance(e, RequestDone)
+    )
+    _doc, _results, again = run(engine, text, ENGLISH)
+    assert not [e for e in again if isinstance(e, Planned)]
 
 
 def test_memory_off_reads_nothing(tmp_path: Path) -> None:

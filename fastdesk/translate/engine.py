@@ -41,6 +41,7 @@ from fastdesk.translate.events import (
     EngineEvent,
     Expansion,
     Flag,
+    Planned,
     RequestDone,
     RevisionDone,
     Waiting,
@@ -232,6 +233,8 @@ class Engine:
         batches = self.batches(work)
         if self._single_block(spec):  # a model known to lose batch markers: one block each
             batches = [[w] for w in work]
+        if batches:
+            emit(Planned(revision, len(batches), sum(w.tokens for w in work)))
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 

@@ -50,6 +50,7 @@ from fastdesk.translate.events import (
     EngineError,
     EngineEvent,
     Expansion,
+    Planned,
     RequestDone,
     RevisionDone,
 )
@@ -87,7 +88,6 @@ EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
 _language_frozen = False  # the language check's tables are out of the collector's reach
-ESTIMATE_AFTER_S = 0.05  # the document's first requests go before its estimate is worked out
 _PANE_EVENTS = (BlockStarted, BlockDone, BlockFailed, Expansion, RevisionDone)
 
 
@@ -202,7 +202,10 @@ class EngineWorker(QObject):
         self._notices: list[str] = []  # to tell the window (WorkerBatch.notices)
         self._told: set[str] = set()  # told already: each notice is shown once
         self._estimate_due = True  # a new document or spec: say how long it will take
-        self._estimate = ""
+        self._estimate = ""  # to tell the window (WorkerBatch.estimate)
+        # the revision whose runs' plans (Planned) make the estimate, and their sum so far
+        self._estimate_of: int | None = None
+        self._planned = (0, 0)
         self._last_activity: float | None = None  # the clock's monotonic time of the last request
         self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
         self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
@@ -369,7 +372,7 @@ class EngineWorker(QObject):
             self._guarded(self._session.update, source, revision)
             if self._estimate_due:
                 self._estimate_due = False
-                self._estimate_soon()
+                self._estimate_from(revision)
         for pane in self._panes.values():
             self._guarded(pane.update, source, revision)
         if self._replan and self._session is not None:
@@ -394,6 +397,8 @@ class EngineWorker(QObject):
         second pane's with its own completed by the house (``_prepare``) as it is now."""
         if self._session is not None:
             self._guarded(self._session.set_spec, self._spec)
+            if self._estimate_of == self._revision:  # its runs are planned again: counted anew
+                self._planned = (0, 0)
         for key, pane in self._panes.items():
             self._guarded(pane.set_spec, self._prepare(self._pane_specs[key]))
 
@@ -409,7 +414,7 @@ class EngineWorker(QObject):
             # has not started yet and set_spec() cancels it before any request goes out.
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
-            self._estimate_soon()
+            self._estimate_from(revision)
         self._force = True
         self._schedule_flush()
 
@@ -576,6 +581,9 @@ class EngineWorker(QObject):
         """The session's emit callback (loop thread)."""
         if isinstance(event, RequestDone):
             self._last_activity = self.clock.monotonic()
+        if isinstance(event, Planned):
+            self._guarded(self._count_plan, event)
+            return
         if isinstance(event, BlockDelta):
             self._partial[event.block_id] = event
             self._streaming.add(event.block_id)
@@ -705,36 +713,21 @@ class EngineWorker(QObject):
         except Exception as exc:  # a warning that cannot be worked out must not stop the engine
             log.warning("could not check the providers' base URLs: %s", exc)
 
-    def _estimate_soon(self) -> None:
-        """The estimate after the document's first requests have gone (see _say_estimate)."""
-        self._loop.call_later(ESTIMATE_AFTER_S, self._guarded, self._say_estimate)
+    def _estimate_from(self, revision: int) -> None:
+        """The estimate is made from the plans of this revision's runs (see _count_plan)."""
+        self._estimate_of, self._planned = revision, (0, 0)
 
-    def _say_estimate(self) -> None:
-        """How long the document will take at the pooled rate limits (routing/pace.py). The
-        workload (a plan of every block: a memory look-up each, ~1 s at 4,000 blocks with the
-        parse it did) is worked out in a thread once the first requests are on their way: on
-        the loop, before them, it held them back as long (benchmarks/bench_window_fill.py)."""
-        from fastdesk.routing.pace import workload
-
-        engine, spec, source = self._engine, self._spec, self._source
-        if engine is None:
-            return
-        # the session's parse of this text, as a rule (a second parse held the GIL ~0.3 s)
-        parsed = self._session.doc if self._session is not None else None
-        doc = parsed if parsed is not None and parsed.source == source else None
-        found = asyncio.get_running_loop().run_in_executor(
-            None, lambda: workload(engine, doc if doc is not None else parse(source), spec)
-        )
-        found.add_done_callback(functools.partial(self._guarded, self._estimated, engine, spec))
-
-    def _estimated(
-        self, engine: Engine, spec: JobSpec, found: asyncio.Future[tuple[int, int]]
-    ) -> None:
+    def _count_plan(self, plan: Planned) -> None:
+        """How long the document will take at the pooled rate limits (routing/pace.py), from
+        what its runs plan to send: the one plan the engine makes (an admonition's pieces are
+        a run of their own, so the sum grows as they are planned; the window shows the last)."""
         from fastdesk.routing.pace import estimate, workload_tokens
 
-        if found.cancelled() or engine is not self._engine or spec is not self._spec:
-            return  # the engine or the job changed meanwhile: its own estimate follows
-        requests, tokens = found.result()
+        engine, spec = self._engine, self._spec
+        if engine is None or plan.revision != self._estimate_of:
+            return
+        requests, tokens = self._planned
+        self._planned = requests, tokens = requests + plan.requests, tokens + plan.tokens
         router = engine.router
         pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
         self._estimate = estimate(
