@@ -151,6 +151,33 @@ def test_second_run_makes_no_request_and_an_edit_one_small_request(
     assert out.read_text() == src.read_text()
 
 
+def test_the_checks_load_beside_the_first_requests_and_not_for_a_run_with_none(
+    emu: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The language identifier and the hyphenation dictionary load in a thread as the run starts
+    (a one-paragraph run waited ~0.7 s for them after its answer); a run the memory answers
+    whole sends nothing and loads nothing."""
+    import threading
+
+    from fastdesk.cli import translate as cli_translate
+
+    loads: list[tuple[str, str, bool]] = []
+    monkeypatch.setattr(
+        cli_translate,
+        "preload",
+        lambda mode, lang: loads.append(
+            (mode, lang, threading.current_thread() is threading.main_thread())
+        ),
+    )
+    use(monkeypatch, emu)
+    src = write(tmp_path / "doc.md", "A paragraph that utilizes a word.\n")
+    out = tmp_path / "out.md"
+    assert run(["translate", str(src), "-o", str(out), "--mode", "simplify", "--to", "en"]) == 0
+    assert loads == [("simplify", "en", False)]  # once, off the loop's thread
+    assert run(["translate", str(src), "-o", str(out), "--mode", "simplify", "--to", "en"]) == 0
+    assert emu.request_count == 1 and len(loads) == 1
+
+
 def test_to_and_mode_reach_the_prompt(emu, tmp_path, monkeypatch) -> None:
     use(monkeypatch, emu)
     src = write(tmp_path / "a.md", "# Guide\n\nShort.\n")  # too short to judge its language

@@ -835,3 +835,26 @@ def test_parse_rate_limits_absent() -> None:
     assert headers.parse_rate_limits({"X-RateLimit-Remaining-Requests": "3"}) == RateLimitInfo(
         remaining_requests=3
     )
+
+
+def test_a_provider_loads_its_sdks_chat_resources_when_built_not_in_its_first_request() -> None:
+    """The SDKs import their chat resources on first use (~30 ms of modules and pydantic models):
+    inside the first request, that time was counted as the provider's time to first token,
+    which the router ranks providers by. A fresh process: this one has them loaded already."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from fastdesk.providers.cerebras import CerebrasProvider\n"
+        "from fastdesk.providers.groq import GroqProvider\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.endswith('.chat.completions'))\n"
+        "before = loaded()\n"
+        "GroqProvider('gsk_probe'), CerebrasProvider('csk-probe')\n"
+        "print(before, loaded())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    chat = ["cerebras.cloud.sdk.resources.chat.completions", "groq.resources.chat.completions"]
+    assert done.stdout.strip() == f"[] {chat}"

@@ -29,6 +29,7 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
+from fastdesk.translate.checks import preload
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -234,7 +235,9 @@ async def _translate_all(
 ) -> None:
     """Translate every document; Ctrl+C or SIGTERM cancels what runs, and what is done stays."""
     _stop_on_signals(stopped)
-    _say_estimate(engine, spec, reports)
+    loading: asyncio.Task[None] | None = None
+    if _say_estimate(engine, spec, reports):  # requests to send: their checks load meanwhile
+        loading = asyncio.create_task(asyncio.to_thread(preload, spec.mode, spec.target_lang))
     progress = Progress(sum(len(r.doc.blocks) for r in reports))
     # Today's spend, shared with the window's status bar. Written as each request completes
     # (no writer thread): a run killed at any moment has counted every answered request.
@@ -258,11 +261,15 @@ async def _translate_all(
         await engine.router.aclose()
         if engine.memory is not None:
             engine.memory.close()
+        if loading is not None:
+            with contextlib.suppress(Exception):  # else the first check loads it, or says why
+                await loading
 
 
-def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> None:
+def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> int:
     """One line when the rate limits will make the run long: how long, at which limit, and
-    what would go faster (the run is paced, never failed, by them: Ctrl+C stops it)."""
+    what would go faster (the run is paced, never failed, by them: Ctrl+C stops it). Returns
+    the number of requests the run will send."""
     from fastdesk.routing.pace import estimate, workload, workload_tokens
 
     requests = tokens = 0
@@ -275,6 +282,7 @@ def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> No
     text = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests)).text()
     if text:
         print(f"fastdesk translate: {text} (Ctrl+C stops)", file=sys.stderr)
+    return requests
 
 
 def _stop_on_signals(stopped: list[int]) -> None:
