@@ -234,7 +234,9 @@ def test_the_queued_marks_and_when_their_counts_next_drop() -> None:
 
 def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
     """A paced backlog: "N to come" falls as blocks arrive, and the pace they arrive at says
-    how long the rest will take (nothing is said before a rate wait or two arrivals)."""
+    how long the rest will take (nothing is said before a rate wait or two arrivals). The pace
+    is the last two minutes' (backlog.WINDOW_S): once the blocks come 30 s apart instead of
+    20 s, it is 30 s a block, not the 22.5 s of all eight gaps since the first."""
     text = "".join(f"Paragraph {n}.\n\n" for n in range(10))
     session, _seen, clock = session_of(text)
     doc = session.doc
@@ -259,8 +261,8 @@ def test_what_is_to_come_counts_down_with_its_pace_beside_it() -> None:
         clock.now += 30.0
         session.take(1, [BlockDone(1, ids[n], f"P{n}.\n\n", "m")], busy=True)
     assert to_come() == 1
-    assert session.backlog.estimate(1) == f"about {math.ceil(180 / 8)} s"
-    assert session.backlog.estimate(100) == f"about {math.ceil(100 * 180 / 8 / 60)} min"
+    assert session.backlog.estimate(1) == "about 30 s"  # 120 s over the last four gaps
+    assert session.backlog.estimate(100) == f"about {100 * 30 // 60} min"
     session.take(1, [], busy=False)
     assert session.backlog.estimate(1) == ""  # settled: the pace starts over
 

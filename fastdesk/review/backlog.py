@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from fastdesk.clock import Clock
 from fastdesk.translate.events import (
@@ -26,8 +27,18 @@ from fastdesk.translate.events import (
 
 __all__ = ["Backlog"]
 
-RECENT = 30  # arrivals the pace is measured over (the pace of the last minute or so)
+RECENT = 30  # arrivals a steady pace is measured over (within one run of arrivals)
+GAP_S = 5.0  # a silence that parts two runs: a tokens/minute limit's wait, not a burst's answers
+WINDOW_S = 120.0  # runs the pace of bursts is measured over: two rate-limit minutes
 _GONE = (BlockStarted, BlockDelta, BlockDone, BlockFailed)  # sent: no longer queued
+
+
+@dataclass
+class _Run:
+    """Arrivals with no silence of GAP_S between them: a burst, or a steady pace's stream."""
+
+    start: float  # clock time of its first arrival
+    count: int = 1
 
 
 class Backlog:
@@ -36,7 +47,8 @@ class Backlog:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self._queued: dict[str, tuple[Waiting, float]] = {}  # block → (its wait, when it ends)
-        self._arrivals: deque[float] = deque(maxlen=RECENT)  # clock times of blocks done
+        self._runs: deque[_Run] = deque()  # the runs of blocks done, back to WINDOW_S
+        self._recent: deque[float] = deque(maxlen=RECENT)  # the last run's arrival times
         self.paced = False  # a rate wait was met since the work began
 
     def take(self, events: Iterable[EngineEvent]) -> frozenset[str]:
@@ -53,14 +65,15 @@ class Backlog:
                 if self._queued.pop(event.block_id, None) is not None:
                     touched.add(event.block_id)
                 if isinstance(event, BlockDone):
-                    self._arrivals.append(now)
+                    self._arrived(now)
         return frozenset(touched)
 
     def idle(self) -> frozenset[str]:
         """The work settled (or stopped): nothing waits, the pace starts over next time."""
         gone = frozenset(self._queued)
         self._queued.clear()
-        self._arrivals.clear()
+        self._runs.clear()
+        self._recent.clear()
         self.paced = False
         return gone
 
@@ -99,22 +112,57 @@ class Backlog:
             soonest = step if soonest is None else min(soonest, step)
         return soonest
 
-    def estimate(self, to_come: int) -> str:
-        """ "about 9 min" for ``to_come`` blocks at the pace they have been arriving, while the
-        work is paced by a rate limit and two arrivals at least show the pace; else "".
+    def _arrived(self, now: float) -> None:
+        """A block done at ``now``: the last run goes on, or a new one starts after a silence;
+        runs older than needed for WINDOW_S before the last one's start are dropped."""
+        if self._recent and now - self._recent[-1] < GAP_S:
+            self._runs[-1].count += 1
+        else:
+            self._runs.append(_Run(now))
+            self._recent.clear()
+            while len(self._runs) > 1 and self._runs[1].start <= now - WINDOW_S:
+                self._runs.popleft()
+        self._recent.append(now)
 
-        The pace runs to now, not to the last arrival, and the estimate is never shorter than
-        the longest wait under way: at a tokens/minute limit the blocks come in one burst a
-        minute, and the burst's own pace said "72 to come, about 1 s" while they were queued
-        for 56 s."""
-        if not self.paced or to_come <= 0 or len(self._arrivals) < 2:
-            return ""
+    def seconds_left(self, to_come: int) -> float | None:
+        """Seconds until ``to_come`` blocks have arrived at the pace they have been arriving,
+        never fewer than the longest wait under way (its blocks come no sooner); None while the
+        work is not paced by a rate limit, nothing is to come, or under two arrivals.
+
+        Why runs: at a tokens/minute limit the blocks come in one burst a minute (40 in 2 s),
+        and the pace of the last 30 arrivals, the burst's own, said "about 18 s" right after
+        one for 320 blocks that took 8 min. So arrivals are grouped into runs (a silence of
+        GAP_S parts them) and the pace is taken from run start to run start over at least
+        WINDOW_S: whole minutes, each with its burst, the same at any moment of the minute
+        (the last run is left out: its minute has not passed). Once the next run is overdue
+        the pace runs to now, so a stall lengthens it. One run alone (a steady pace, the first
+        minute), or a last run that outgrew the others (twice their size, or WINDOW_S long: a
+        paid key added), is paced over its last RECENT arrivals to now, as before: a faster
+        pace is followed within seconds, not minutes."""
+        if not self.paced or to_come <= 0 or not self._runs:
+            return None
         now = self.clock.monotonic()
-        span = max(now, self._arrivals[-1]) - self._arrivals[0]
-        if span <= 0:
+        *earlier, last = self._runs
+        outgrew = last.count >= RECENT and (
+            self._recent[-1] - last.start >= WINDOW_S
+            or last.count >= 2 * max((run.count for run in earlier), default=0)
+        )
+        if not earlier or outgrew:
+            span = max(now, self._recent[-1]) - self._recent[0]
+            if len(self._recent) < 2 or span <= 0:
+                return None
+            pace = span / (len(self._recent) - 1)
+        else:
+            first = earlier[0].start
+            done = sum(run.count for run in earlier)
+            pace = max((last.start - first) / done, (now - first) / (done + last.count))
+        return max([to_come * pace, *(until - now for _event, until in self._queued.values())])
+
+    def estimate(self, to_come: int) -> str:
+        """ "about 9 min" for ``to_come`` blocks (``seconds_left``); "" when it says nothing."""
+        seconds = self.seconds_left(to_come)
+        if seconds is None:
             return ""
-        seconds = to_come * span / (len(self._arrivals) - 1)
-        seconds = max([seconds, *(until - now for _event, until in self._queued.values())])
         if seconds < 120:
             return f"about {math.ceil(seconds)} s"
         return f"about {math.ceil(seconds / 60)} min"
