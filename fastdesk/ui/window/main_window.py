@@ -47,13 +47,8 @@ from fastdesk.translate.events import (
     RevisionDone,
     Waiting,
 )
-from fastdesk.ui.bridge.worker import (
-    EngineFactory,
-    SessionFactory,
-    WorkerBatch,
-    default_engine_factory,
-    default_session_factory,
-)
+from fastdesk.ui.bridge.session import default_engine_factory, default_session_factory
+from fastdesk.ui.bridge.worker import EngineFactory, SessionFactory, WorkerBatch
 from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
