@@ -112,8 +112,8 @@ def test_typing_after_a_quiet_spell_warms_the_provider_within_the_limits(
     w = make_window(settings=SLOW, warmup=True)
     worker = w.document_view.worker
     qtbot.waitUntil(lambda: warmups() == 1)  # the one at start
-    worker.warm_ask_interval_s = 0.0
-    worker.active_idle_s = 0.0  # "a quiet spell" is any time without a request here
+    worker.warmer.ask_interval_s = 0.0
+    worker.warmer.active_idle_s = 0.0  # "a quiet spell" is any time without a request here
     typed(qtbot, w, "H")
     qtbot.waitUntil(lambda: warmups() == 2)
     assert not any(r.max_tokens != 1 for r in provider.requests)  # the edit itself waits
@@ -124,8 +124,8 @@ def test_typing_after_a_quiet_spell_warms_the_provider_within_the_limits(
         typed(qtbot, tight, f"Hi {n}.")
         qtbot.waitUntil(lambda n=n: warmups() + n + 1 == len(provider.requests))
     qtbot.waitUntil(lambda: len(tight.document_view.worker.headroom.sent) == 3)
-    tight.document_view.worker.warm_ask_interval_s = 0.0
-    tight.document_view.worker.active_idle_s = 0.0
+    tight.document_view.worker.warmer.ask_interval_s = 0.0
+    tight.document_view.worker.warmer.active_idle_s = 0.0
     typed(qtbot, tight, "H")  # 3 of 4 gone: the last is the boundaries' reserve
     qtbot.wait(200)
     assert warmups() == 3

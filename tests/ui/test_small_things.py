@@ -75,8 +75,8 @@ def test_the_first_run_panel_names_the_sample_only_when_it_is_open(
 ) -> None:
     w = make_window()
     w.files.open_sample()  # the first start opens the sample
-    w._show_first_run(True)
-    intro = w.first_run.intro
+    w.news.show_first_run(True)
+    intro = w.news.first_run.intro
     assert "The sample document is translated" in intro.text()
     w.files.new_document()  # a later start: no sample on show
     assert "sample" not in intro.text() and "What you type or open" in intro.text()

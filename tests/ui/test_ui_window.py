@@ -161,7 +161,7 @@ def test_costs_unknown_price_is_never_zero(make_window) -> None:
 def test_reaching_the_daily_budget_pauses_live(make_window, qtbot) -> None:
     w = make_window(settings=Settings(debounce_ms=40, daily_budget_usd=0.00001))
     w.status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.00002))
-    w._check_budget()
+    w.news.check_budget()
     assert not w.live
     assert "Daily budget reached" in w.status.error_button.text()
     assert load_settings()[0].live  # paused for today, not switched off for good
@@ -322,7 +322,7 @@ def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     w = MainWindow(engine_factory=no_provider, settings=Settings(debounce_ms=40))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitUntil(lambda: w.first_run is not None and w.first_run.isVisible())
+    qtbot.waitUntil(lambda: w.news.first_run is not None and w.news.first_run.isVisible())
     w.document_view.source.setPlainText("Hello world")  # the target still mirrors the document
     qtbot.waitUntil(lambda: target_text(w) == "Hello world")
     assert "no provider" in w.status.error_button.text()

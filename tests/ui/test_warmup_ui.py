@@ -145,7 +145,7 @@ def test_a_second_warm_up_only_after_a_long_idle(make_window, provider, qtbot) -
 
     window = make_window(warmup=True)  # the fake provider; warm-ups are off by default there
     worker = window.document_view.worker
-    worker.warm_ask_interval_s = 0.0
+    worker.warmer.ask_interval_s = 0.0
     qtbot.waitUntil(lambda: warmups() == 1)
     assert provider.requests[0].messages == [{"role": "user", "content": "Hi"}]
     # coming back to the window soon after: nothing is sent
@@ -156,7 +156,7 @@ def test_a_second_warm_up_only_after_a_long_idle(make_window, provider, qtbot) -
     qtbot.waitUntil(lambda: window.document_view.target_editor.toPlainText() == "Bonjour monde")
     assert warmups() == 1
     # coming back after the idle time: a new warm-up
-    worker.warmup_idle_s = 0.0
+    worker.warmer.warmup_idle_s = 0.0
     QApplication.sendEvent(window, QEvent(QEvent.Type.ActivationChange))
     qtbot.waitUntil(lambda: warmups() == 2)
 

@@ -15,7 +15,8 @@ from fastdesk.document.blocks import parse
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.ui.bridge import threads
-from fastdesk.ui.bridge.worker import REQUEST_FIRST_S, EngineWorker
+from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S
+from fastdesk.ui.bridge.worker import EngineWorker
 
 
 class RecordingSession:
@@ -81,7 +82,7 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
     worker.start()
     try:
         qtbot.waitUntil(lambda: bool(batches), timeout=5000)  # the engine is up
-        qtbot.wait(int(worker.flush_interval * 1000) + 50)  # no flush throttled: a quiet pause
+        qtbot.wait(int(worker.throttle.interval * 1000) + 50)  # no flush throttled: a quiet pause
         worker.update("# Title\n\nA paragraph.\n", 1)
         qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in batches))
     finally:
@@ -133,10 +134,10 @@ def test_the_language_check_is_loaded_when_the_engine_starts_not_at_the_first_an
     nothing streams in, before any source was sent, and freezes it (its lists cost collections
     ~26 ms)."""
     from fastdesk.translate import language
-    from fastdesk.ui.bridge import worker as worker_module
+    from fastdesk.ui.bridge import warming
 
     language._identifier.cache_clear()
-    worker_module._language_frozen = False  # as in a process that has not loaded it yet
+    warming._language_frozen = False  # as in a process that has not loaded it yet
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
         engine_factory=lambda: Engine(Router({})),

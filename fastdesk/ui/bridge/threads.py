@@ -38,6 +38,7 @@ __all__ = [
     "hold_gc_on_gui_thread",
     "polite_event_loop",
     "release_gc_hold",
+    "short_gil_turns",
 ]
 
 # Python's cyclic garbage collector runs on whichever thread trips its allocation threshold, and
@@ -147,6 +148,19 @@ def gui_first() -> Iterator[None]:
 # when it wakes (docs/performance.md). Not SCHED_IDLE: with the GUI busy, the network would
 # starve. A thread it starts inherits the lower priority on Linux (the language check's loader,
 # the router's snapshot writer, the HTTP client's resolver threads).
+# A background thread's Python code competes with the GUI thread for the GIL, and PySide lets
+# it go around every Qt call: by default a thread then waits up to 5 ms to get it back, many
+# times a frame. 0.5 ms keeps the GUI's waits short (benchmarks/bench_ui.py while a document
+# streams: 5 ms -> 1 ms took p99 ~20 -> ~10 ms; 1 -> 0.5 ms, six paired runs: 5 of 6 with no
+# beat over 16 ms instead of 3 of 6; 0.2 ms was worse again).
+SWITCH_INTERVAL_S = 0.0005
+
+
+def short_gil_turns() -> None:
+    """The GIL changes hands every SWITCH_INTERVAL_S at most (process-wide; never lengthened)."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
+
+
 # Only just below (1, not 10): the engine thread uses little CPU (~0.2 s a second while a long
 # document fills) but needs a core as soon as its socket is readable. At nice 10 it waited in the
 # run queue 16-19 s of a 22-25 s fill of 1,500 blocks on a shared machine (the other processes,

@@ -7,14 +7,12 @@ a translation streams, the first at once) and carry the parsed document when it 
 engine's events, so the GUI thread does no parsing. What the target shows is composed from them
 by the window's one model of it (fastdesk.review.target_model.TargetModel), not here.
 
-Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes.
+Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes
+(the Outbox holds them; the FlushThrottle times the batches).
 
-Second target panes (``open_pane``): each is one more live session on the same engine and loop,
-in its own language, so the engine's limits hold across them; its block events travel in
-``WorkerBatch.panes`` under its key, what it says of requests with the document's own events.
-Closing the pane closes its session (what it has in flight is cancelled). Another document
-opened (``open``) or a new house (``rehouse``) plans the panes' sessions again with the
-document's: each pane's spec is kept as the window asked and completed by the house anew.
+Second target panes (``open_pane``): each is one more live session on the same engine and loop
+(fastdesk.ui.bridge.pane_sessions). Another document opened (``open``) or a new house
+(``rehouse``) plans the panes' sessions again with the document's.
 
 Time: the worker, its engine's router and the window read one clock (fastdesk.clock), so the
 limiter's ``headroom`` (times of that clock) means the same in both threads; a batch carries
@@ -25,70 +23,53 @@ compare with the window's).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import gc
 import logging
-import math
-import sys
-import time
-import traceback
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from fastdesk.clock import Clock, SystemClock
-from fastdesk.document.blocks import Document, parse, reparse
+from fastdesk.document.blocks import Document
 from fastdesk.providers.base import RequestStats
 from fastdesk.translate.events import (
-    BlockDelta,
     BlockDone,
     BlockFailed,
-    BlockStarted,
     EngineError,
     EngineEvent,
-    Expansion,
     Planned,
     RequestDone,
-    RevisionDone,
 )
-from fastdesk.ui.bridge.segments import Segment, segment
-from fastdesk.ui.bridge.threads import LoopThread
+from fastdesk.ui.bridge.engine_news import EngineNews
+from fastdesk.ui.bridge.estimate import PlanEstimate
+from fastdesk.ui.bridge.outbox import Outbox
+from fastdesk.ui.bridge.pane_sessions import PaneSessions
+from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.bridge.sent_document import SentDocument
+from fastdesk.ui.bridge.session import (
+    Emit,
+    Session,
+    close_engine,
+    default_engine_factory,
+    default_session_factory,
+)
+from fastdesk.ui.bridge.tasks import Tasks, bounded, detail
+from fastdesk.ui.bridge.threads import LoopThread, short_gil_turns
+from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S, FlushThrottle
+from fastdesk.ui.bridge.warming import Warmer, preload_language
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.health import HealthEntry
     from fastdesk.routing.limiter import Headroom
+    from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine, JobSpec
-    from fastdesk.translate.live import LiveSession
 
 log = logging.getLogger("fastdesk.ui")
 
-Emit = Callable[[EngineEvent], None]
-
-
-class Session(Protocol):
-    """What the worker asks of its live session: :class:`fastdesk.translate.live.LiveSession`,
-    or a stand-in that behaves as one (tests). Every call runs in the worker thread."""
-
-    @property
-    def doc(self) -> Document | None: ...
-    @property
-    def busy(self) -> bool: ...
-    def update(self, source: str, revision: int) -> None: ...
-    def set_spec(self, spec: JobSpec) -> None: ...
-    def retranslate(self, block_ids: Collection[str]) -> None: ...
-    def set_visible(self, block_ids: Collection[str]) -> None: ...
-    def expand(self, block_id: str) -> None: ...
-    async def aclose(self) -> None: ...
-
-
 EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
-WARM_ASK_INTERVAL_S = 1.0  # warm_up() calls closer than this are dropped in the GUI thread
-_language_frozen = False  # the language check's tables are out of the collector's reach
-_PANE_EVENTS = (BlockStarted, BlockDone, BlockFailed, Expansion, RevisionDone)
 
 
 @dataclass(frozen=True)
@@ -114,34 +95,6 @@ class WorkerBatch:
 
     def pane_events(self, key: str) -> tuple[EngineEvent, ...]:
         return next((events for k, events in self.panes if k == key), ())
-
-
-# After an edit, the batch that tells the window of the new document waits this long, so that
-# the edit's request leaves first: collecting the batch is O(blocks) (~15 ms at 3,000 blocks)
-# and ran between the session's update and the request's first bytes.
-REQUEST_FIRST_S = 0.01
-
-
-def _segments(doc: Document) -> tuple[Segment, ...]:
-    """The document's blocks as render segments, one per block."""
-    return tuple(segment(b.id, b.text) for b in doc.blocks)
-
-
-def default_engine_factory(clock: Clock | None = None) -> Engine:
-    """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
-    the module docstring). Built in the worker thread: importing the SDKs and constructing
-    clients can take a while."""
-    from fastdesk.config.settings import load_settings
-    from fastdesk.translate.wiring import build_engine
-
-    settings, _warnings = load_settings()
-    return build_engine(settings, clock=clock)
-
-
-def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
-    from fastdesk.translate.live import LiveSession
-
-    return LiveSession(engine, spec, emit)
 
 
 class EngineWorker(QObject):
@@ -173,57 +126,35 @@ class EngineWorker(QObject):
             default_engine_factory, self.clock
         )
         self._session_factory = session_factory
-        self.flush_interval = flush_interval
         self._thread = LoopThread("fastdesk-engine", drain_s=0.2)
         self._loop = self._thread.loop
+        self._stopping = False
         # loop-thread state
         self._engine: Engine | None = None
         self._session: Session | None = None
         self._revision = 0
         self._source = ""
-        self._events: list[EngineEvent] = []
-        self._partial: dict[str, BlockDelta] = {}  # the newest partial answers not sent yet
-        self._streaming: set[str] = set()  # blocks with a partial answer and no final one yet
-        self._flush_handle: asyncio.Handle | None = None
-        self._poll_handle: asyncio.Handle | None = None
-        self._last_flush = 0.0
-        self._sent_doc: Document | None = None
-        self._panes: dict[str, Session] = {}  # second target panes' sessions, by key
-        self._pane_specs: dict[str, JobSpec] = {}  # their specs, before the house completes them
-        self._pane_events: dict[str, list[EngineEvent]] = {}
-        self._pane_partial: dict[str, dict[str, BlockDelta]] = {}
+        self._sent_doc = SentDocument()
         self._sent_busy = False
-        self._providers: tuple[str, ...] | None = None
-        self._stopping = False
         self._force = False
-        # warm-ups and the shutdown, held until done (the loop keeps only weak references)
-        self._tasks: set[asyncio.Future[list[RequestStats]] | asyncio.Future[None]] = set()
-        self._health_changed = False
-        self._notices: list[str] = []  # to tell the window (WorkerBatch.notices)
-        self._told: set[str] = set()  # told already: each notice is shown once
-        self._estimate_due = True  # a new document or spec: say how long it will take
-        self._estimate = ""  # to tell the window (WorkerBatch.estimate)
-        # the revision whose runs' plans (Planned) make the estimate, and their sum so far
-        self._estimate_of: int | None = None
-        self._planned = (0, 0)
-        self._last_activity: float | None = None  # the clock's monotonic time of the last request
-        self._warm_asked = -math.inf  # GUI thread: when warm_up() last went to the loop
-        self.warmup_idle_s: float | None = None  # None: fastdesk.translate.warmup's default (5 min)
-        self.active_idle_s: float | None = None  # None: warmup.ACTIVE_IDLE_S (while typing)
-        self.warm_ask_interval_s = WARM_ASK_INTERVAL_S
-        # The top choice's room at the limiter, for the GUI thread's sending policy: written
-        # here (loop thread) as one immutable object, read there without a lock.
-        self.headroom: Headroom | None = None
+        self.throttle = FlushThrottle(
+            self._loop, self._flush, flush_interval, lambda: self._stopping
+        )
+        self._outbox = Outbox()
+        self._estimate = PlanEstimate()
+        self._tasks = Tasks()
+        self._panes = PaneSessions(
+            self._tasks, guarded=self._guarded, shared=self._pane_shared, heard=self._heard
+        )
+        self._news = EngineNews(changed=self.throttle.schedule)
+        self.warmer = Warmer(
+            self.clock, self._tasks, headroom=self._publish_headroom, billed=self._billed
+        )
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
     def start(self) -> None:
-        # The worker's Python code competes with the GUI thread for the GIL, and PySide lets it
-        # go around every Qt call: by default a thread then waits up to 5 ms to get it back,
-        # many times a frame. 0.5 ms keeps the GUI's waits short (benchmarks/bench_ui.py while
-        # a document streams: 5 ms -> 1 ms took p99 ~20 -> ~10 ms; 1 -> 0.5 ms, six paired
-        # runs: 5 of 6 with no beat over 16 ms instead of 3 of 6; 0.2 ms was worse again).
-        sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
+        short_gil_turns()  # the worker's Python code competes with the GUI thread for the GIL
         # the engine thread allocates a lot: garbage is collected on the GUI thread only
         self._thread.start()
         self._call(self._boot)
@@ -275,17 +206,20 @@ class EngineWorker(QObject):
 
     def close_pane(self, key: str) -> None:
         """The pane is closed: its session's work is cancelled and it hears no more edits."""
-        self._call(self._close_pane, key)
+        self._call(self._panes.close, key)
 
     def warm_up(self, *, active: bool = False) -> None:
         """Warm the top choice up if nothing was asked for a while (fastdesk.translate.warmup);
         ``active``: the editor is typing, so a shorter while (the connection's keep-alive) and
         only with requests to spare at the limiter. The caller has checked the user's switch
         and the budget. Cheap to call often."""
-        now = self.clock.monotonic()
-        if now - self._warm_asked >= self.warm_ask_interval_s:
-            self._warm_asked = now
+        if self.warmer.ask():
             self._call(self._warm_up, active)
+
+    @property
+    def headroom(self) -> Headroom | None:
+        """The top choice's room at the limiter, for the GUI thread's sending policy."""
+        return self._news.headroom
 
     @property
     def running(self) -> bool:
@@ -308,10 +242,6 @@ class EngineWorker(QObject):
 
     # ---- the thread ------------------------------------------------------------------------------
 
-    def _emit(self, batch: WorkerBatch) -> None:
-        if not self._stopping:
-            self.batch.emit(batch)
-
     def _boot(self) -> None:
         try:
             self._engine = self._engine_factory()
@@ -324,71 +254,35 @@ class EngineWorker(QObject):
         except Exception as exc:  # no provider configured, a broken settings value …
             log.warning("engine not started: %s", exc)
             self._engine = self._session = None
-            self._events.append(
-                EngineError(self._revision, str(exc) or type(exc).__name__, _detail(exc), "startup")
+            self._outbox.add(
+                EngineError(self._revision, str(exc) or type(exc).__name__, detail(exc), "startup")
             )
-            self._providers = ()
+            self._news.not_started()
         else:
-            router = self._engine.router
-            self._providers = tuple(router.providers)
-            if router.health.listener is None:
-                router.health.listener = self._on_health  # called in this thread
-            self._health_changed = True  # a new engine: whatever the window showed is gone
-            self._notice_plain_http(tuple(router.providers))
-            router.retirements.on_notice = self._notices.append  # a model replaced: said once
-            task = asyncio.ensure_future(self._preload_language())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        self._schedule_flush()
-
-    async def _preload_language(self) -> None:
-        """The answers' language check loads its model now, in a thread of its own, while no
-        answer streams in: loading holds the GIL for a noticeable time (docs/performance.md),
-        which would stall the window while the target streams."""
-        from fastdesk.translate.language import preload
-        from fastdesk.translate.readability import preload as preload_hyphenation
-
-        global _language_frozen
-        try:
-            await asyncio.to_thread(preload)
-            if self._spec.mode == "simplify":  # its answers' reading ease: the dictionary too
-                await asyncio.to_thread(preload_hyphenation, self._spec.target_lang)
-        except Exception as exc:  # the check says so itself when an answer needs it
-            log.warning("the language identifier could not be loaded: %s", exc)
-            return
-        # Its tables include two Python lists of 104,583 ints, which every collection of their
-        # generation walks: the first gen-1 collection while a document streamed in took 26 ms
-        # of the GUI thread, nearly all of it in them. They live as long as the process: out of
-        # the collector's reach (freezing moves objects and finalises none: any thread may).
-        # Once per process: a later engine (after Settings) would freeze a closed dialog too.
-        if not _language_frozen:
-            _language_frozen = True
-            gc.freeze()
+            self._news.started(self._engine.router, self._outbox.notify)
+            self._tasks.keep(asyncio.ensure_future(preload_language(lambda: self._spec)))
+        self.throttle.schedule()
 
     def _update(self, source: str, revision: int) -> None:
         self._revision = revision
         self._source = source
         if self._session is not None:
             self._guarded(self._session.update, source, revision)
-            if self._estimate_due:
-                self._estimate_due = False
-                self._estimate_from(revision)
-        for pane in self._panes.values():
-            self._guarded(pane.update, source, revision)
+            self._estimate.first(revision)
+        self._panes.update(source, revision)
         if self._replan and self._session is not None:
             # the house read before this update, or another document: planned with it
             self._replan = False
             self._replan_all()
         self._force = True  # always answer an update, even if nothing changed (ends "busy")
-        self._schedule_flush(at_least=REQUEST_FIRST_S)
+        self.throttle.schedule(at_least=REQUEST_FIRST_S)
 
     def _open(self, source: str, revision: int) -> None:
         # the last document's runs are cancelled and its answers forgotten (the memory has
         # them), with the spec the engine has: the house's, read or still to be read (rehouse);
         # the second panes' sessions too (each pane's review drops the last document's events)
-        self._partial.clear()
-        self._streaming.clear()
-        self._pane_partial.clear()
+        self._outbox.forget_partial()
+        self._panes.forget_partial()
         self._replan = True
         self._update(source, revision)
 
@@ -397,16 +291,13 @@ class EngineWorker(QObject):
         second pane's with its own completed by the house (``_prepare``) as it is now."""
         if self._session is not None:
             self._guarded(self._session.set_spec, self._spec)
-            if self._estimate_of == self._revision:  # its runs are planned again: counted anew
-                self._planned = (0, 0)
-        for key, pane in self._panes.items():
-            self._guarded(pane.set_spec, self._prepare(self._pane_specs[key]))
+            self._estimate.replanned(self._revision)  # its runs are planned again
+        self._panes.replan(self._prepare)
 
     def _set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         self._spec = spec = self._prepare(spec)
         self._replan = False
-        self._partial.clear()
-        self._streaming.clear()
+        self._outbox.forget_partial()
         self._revision = revision
         self._source = source
         if self._session is not None:
@@ -414,9 +305,9 @@ class EngineWorker(QObject):
             # has not started yet and set_spec() cancels it before any request goes out.
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
-            self._estimate_from(revision)
+            self._estimate.start(revision)
         self._force = True
-        self._schedule_flush()
+        self.throttle.schedule()
 
     def _rehouse(
         self, read: Callable[[], tuple[Callable[[JobSpec], JobSpec], bool]], source: str
@@ -433,62 +324,36 @@ class EngineWorker(QObject):
         if session.doc is not None and session.doc.source == source:
             self._replan_all()
             self._force = True
-            self._schedule_flush()
+            self.throttle.schedule()
         else:
             self._replan = True
 
     def _retranslate(self, block_ids: tuple[str, ...]) -> None:
         if self._session is not None:
             self._guarded(self._session.retranslate, block_ids)
-        self._schedule_flush()
+        self.throttle.schedule()
 
     def _open_pane(self, key: str, spec: JobSpec) -> None:
-        if self._engine is None:
+        engine = self._engine
+        if engine is None:
             return
-        asked, spec = spec, self._prepare(spec)
-        pane = self._panes.get(key)
-        if pane is None:
-            try:
-                pane = self._session_factory(
-                    self._engine, spec, lambda event: self._on_pane_event(key, event)
-                )
-            except Exception as exc:
-                self._failed("The second translation could not start", exc)
-                return
-            self._panes[key] = pane
-            self._guarded(pane.update, self._source, self._revision)
-        else:
-            self._guarded(pane.set_spec, spec)
-        self._pane_specs[key] = asked  # as the window asked: the house completes it (replan)
+        prepared = self._prepare(spec)
+        start = functools.partial(self._session_factory, engine, prepared)
+        try:
+            self._panes.open(
+                key, spec, prepared, start, source=self._source, revision=self._revision
+            )
+        except Exception as exc:
+            self._failed("The second translation could not start", exc)
+            return
         self._force = True
-        self._schedule_flush()
+        self.throttle.schedule()
 
-    def _close_pane(self, key: str) -> None:
-        pane = self._panes.pop(key, None)
-        self._pane_specs.pop(key, None)
-        self._pane_events.pop(key, None)
-        self._pane_partial.pop(key, None)
-        if pane is not None:
-            task = asyncio.ensure_future(_bounded(pane.aclose(), 0.5))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    def _on_pane_event(self, key: str, event: EngineEvent) -> None:
-        """A second pane's session: its block events go to that pane; requests, waits and
-        errors to the window like the document's own (RevisionDone is the pane's alone)."""
-        if key not in self._panes:
-            return  # closed meanwhile
-        if isinstance(event, BlockDelta):
-            self._pane_partial.setdefault(key, {})[event.block_id] = event
-        elif isinstance(event, _PANE_EVENTS):
-            if isinstance(event, BlockDone | BlockFailed):
-                self._pane_partial.get(key, {}).pop(event.block_id, None)
-            self._pane_events.setdefault(key, []).append(event)
-        else:
-            if isinstance(event, RequestDone):
-                self._last_activity = self.clock.monotonic()
-            self._events.append(event)
-        self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._streaming)
+    def _pane_shared(self, event: EngineEvent) -> None:
+        """What a second pane's session says of requests, waits and errors: the window's."""
+        if isinstance(event, RequestDone):
+            self.warmer.requested()
+        self._outbox.add(event)
 
     def _set_visible(self, block_ids: frozenset[str]) -> None:
         if self._session is not None:
@@ -509,62 +374,27 @@ class EngineWorker(QObject):
             self.back_translated.emit(block_id, text, "")
             return
         job = engine.back_translate(session.doc, block_id, text, self._spec, emit=self._on_event)
-        task: asyncio.Future[str | None] = asyncio.ensure_future(job)
 
         def done(finished: asyncio.Future[str | None]) -> None:
-            self._tasks.discard(finished)
             answer = None
             if not finished.cancelled() and finished.exception() is None:
                 answer = finished.result()
             if not self._stopping:
                 self.back_translated.emit(block_id, text, answer or "")
 
-        self._tasks.add(task)  # type: ignore[arg-type]  # the loop keeps weak references only
-        task.add_done_callback(done)
+        self._tasks.keep(asyncio.ensure_future(job)).add_done_callback(done)
 
     def _warm_up(self, active: bool = False) -> None:
-        """Send the warm-up when nothing was asked for a while and nothing is in flight; while
-        typing, only with requests to spare (the edits' sends come first)."""
-        from fastdesk.translate.sending import room_for_extra
-        from fastdesk.translate.warmup import ACTIVE_IDLE_S, DEFAULT_IDLE_S, needs_warmup, warm_up
-
+        """Nothing is sent while the engine is busy (see Warmer.warm_up)."""
         if self._engine is None or (self._session is not None and self._session.busy):
             return
-        if active:
-            idle = ACTIVE_IDLE_S if self.active_idle_s is None else self.active_idle_s
-        else:
-            idle = DEFAULT_IDLE_S if self.warmup_idle_s is None else self.warmup_idle_s
-        if not needs_warmup(self._last_activity, self.clock.monotonic(), idle):
-            return
-        self._publish_headroom()
-        # read after the snapshot: its free_at is "now" when nothing waits
-        if active and not room_for_extra(self.headroom, self.clock.monotonic()):
-            return
-        self._last_activity = self.clock.monotonic()  # one at a time, failed ones included
-        spec = self._spec
-        coro = warm_up(self._engine.router, provider=spec.provider or "auto", lang=spec.target_lang)
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(self._warmed)
-        self._loop.call_soon(self._publish_headroom)  # once it is booked
+        self.warmer.warm_up(self._engine.router, self._spec, active=active)
 
-    def _warmed(self, task: asyncio.Future[list[RequestStats]]) -> None:
-        """Warm-ups are billed (a few prompt tokens): the window counts them like any request."""
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            log.warning("warm-up failed: %s", _detail(exc))
-            return
-        for stats in task.result():
-            self._events.append(RequestDone(self._revision, stats))
-        self._schedule_flush()
-
-    def _on_health(self, entry: HealthEntry) -> None:
-        """The router's health changed (loop thread): the next batch carries the report."""
-        self._health_changed = True
-        self._schedule_flush()
+    def _billed(self, stats: list[RequestStats]) -> None:
+        """A warm-up's requests: the window counts them like any request."""
+        for one in stats:
+            self._outbox.add(RequestDone(self._revision, one))
+        self.throttle.schedule()
 
     def _guarded(self, fn: Callable[..., object], *args: object) -> None:
         try:
@@ -574,85 +404,52 @@ class EngineWorker(QObject):
             self._failed("The translation engine failed", exc)
 
     def _failed(self, message: str, exc: BaseException) -> None:
-        self._events.append(EngineError(self._revision, f"{message}: {exc}", _detail(exc)))
-        self._schedule_flush()
+        self._outbox.add(EngineError(self._revision, f"{message}: {exc}", detail(exc)))
+        self.throttle.schedule()
 
     def _on_event(self, event: EngineEvent) -> None:
         """The session's emit callback (loop thread)."""
         if isinstance(event, RequestDone):
-            self._last_activity = self.clock.monotonic()
+            self.warmer.requested()
         if isinstance(event, Planned):
             self._guarded(self._count_plan, event)
             return
-        if isinstance(event, BlockDelta):
-            self._partial[event.block_id] = event
-            self._streaming.add(event.block_id)
-        else:
-            if isinstance(event, BlockDone | BlockFailed):
-                self._partial.pop(event.block_id, None)
-                self._streaming.discard(event.block_id)
-            self._events.append(event)
+        self._outbox.heard(event)
+        self._heard(event)
+
+    def _heard(self, event: EngineEvent) -> None:
         # A finished block with nothing else streaming (the usual edit) goes out at once: the
         # throttle is for coalescing many streams, not for delaying a single answer.
-        self._schedule_flush(urgent=isinstance(event, BlockDone) and not self._streaming)
+        self.throttle.schedule(urgent=isinstance(event, BlockDone) and not self._outbox.streaming)
 
-    # ---- throttled flushing ------------------------------------------------------------------
+    def _count_plan(self, plan: Planned) -> None:
+        engine = self._engine
+        if engine is not None and self._estimate.count(plan, engine.router, self._spec):
+            self.throttle.schedule()
 
-    def _schedule_flush(self, *, urgent: bool = False, at_least: float = 0.0) -> None:
-        if self._stopping:
-            return
-        if urgent and self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if self._flush_handle is not None:
-            return
-        # the loop's own time: set and read in this thread only, for the loop's own timers
-        wait = 0.0 if urgent else self._last_flush + self.flush_interval - self._loop.time()
-        self._flush_handle = self._loop.call_later(max(at_least, wait), self._flush)
+    # ---- the batches -------------------------------------------------------------------------
 
-    def _flush(self) -> None:
-        self._flush_handle = None
-        self._last_flush = self._loop.time()
+    def _flush(self) -> bool:
+        """Send what changed, if anything did (the throttle's call); True while work goes on."""
         self._publish_headroom()
         batch = self._collect()
-        if batch is not None:
-            self._emit(batch)
-        if self._sent_busy and self._poll_handle is None:
-            # Notice the end of work that emits nothing (a run cancelled by a newer revision).
-            self._poll_handle = self._loop.call_later(0.25, self._poll)
-
-    def _poll(self) -> None:
-        self._poll_handle = None
-        self._schedule_flush()
+        if batch is not None and not self._stopping:
+            self.batch.emit(batch)
+        return self._sent_busy
 
     def _collect(self) -> WorkerBatch | None:
-        events = (*self._events, *self._partial.values())  # partial answers after final ones
-        self._events.clear()
-        self._partial.clear()
-        source = new_doc = None
-        busy = False
+        events = self._outbox.take()
         session = self._session
-        if session is not None:
-            doc = session.doc
-            if doc is not None and doc is not self._sent_doc:
-                source = _segments(doc)
-                self._sent_doc = new_doc = doc
-            busy = session.busy or any(p.busy for p in self._panes.values())
-        elif self._sent_doc is None or self._source != self._sent_doc.source:
-            # No engine: show the source as it is, block by block, so the target pane still
-            # mirrors the document (and scrolls with it).
-            previous = self._sent_doc
-            doc = parse(self._source) if previous is None else reparse(previous, self._source)
-            source = _segments(doc)
-            self._sent_doc = new_doc = doc
-        providers, self._providers = self._providers, None
-        health = self._health_report() if self._health_changed else None
-        self._health_changed = False
-        notices = self._new_notices()
-        panes = self._collect_panes()
+        new_doc, source = self._sent_doc.news(session, self._source) or (None, None)
+        busy = session is not None and (session.busy or self._panes.busy)
+        providers, health = self._news.take(self._router)
+        memory = self._engine.memory if self._engine is not None else None
+        # the memory's notice is looked at on every batch (it can break later)
+        notices = self._outbox.take_notices(memory.notice if memory is not None else None)
+        panes = self._panes.take()
         quiet = not events and not panes and source is None and busy == self._sent_busy
         quiet = quiet and providers is None and health is None and not notices
-        quiet = quiet and not self._estimate
+        quiet = quiet and not self._estimate.pending
         if quiet and not self._force:
             return None
         self._force = False
@@ -667,125 +464,30 @@ class EngineWorker(QObject):
             health=health,
             doc=new_doc,
             notices=notices,
-            estimate=self._take_estimate(),
-            usable_in_s=self._usable_in_s() if failed else None,
+            estimate=self._estimate.take(),
+            usable_in_s=self._news.usable_in_s(self._router, self._spec) if failed else None,
             panes=panes,
         )
 
-    def _publish_headroom(self) -> None:
-        """The top choice's room at the limiter now (see ``headroom``)."""
-        from fastdesk.translate.sending import TYPICAL_TOKENS
+    def _publish_headroom(self) -> Headroom | None:
+        return self._news.publish_headroom(self._router, self._spec)
 
-        engine, spec = self._engine, self._spec
-        if engine is None:
-            self.headroom = None
-            return
-        try:
-            router = engine.router
-            choices = router.candidates(spec.provider, spec.model, lang=spec.target_lang)
-            self.headroom = router.limiter.headroom(choices[0], TYPICAL_TOKENS) if choices else None
-        except Exception:  # pacing is a nicety: a failure here must not stop the engine
-            log.exception("could not read the limiter's room")
-            self.headroom = None
-
-    def _usable_in_s(self) -> float | None:
-        if self._engine is None:
-            return None
-        spec = self._spec
-        return self._engine.router.usable_in_s(spec.provider or "auto", spec.model)
-
-    def _collect_panes(self) -> tuple[tuple[str, tuple[EngineEvent, ...]], ...]:
-        out = []
-        for key in self._panes:
-            events = (
-                *self._pane_events.pop(key, ()),
-                *self._pane_partial.pop(key, {}).values(),
-            )
-            if events:
-                out.append((key, events))
-        return tuple(out)
-
-    def _notice_plain_http(self, providers: tuple[str, ...]) -> None:
-        from fastdesk.translate.wiring import plain_http_warnings
-
-        try:
-            self._notices.extend(plain_http_warnings(providers))
-        except Exception as exc:  # a warning that cannot be worked out must not stop the engine
-            log.warning("could not check the providers' base URLs: %s", exc)
-
-    def _estimate_from(self, revision: int) -> None:
-        """The estimate is made from the plans of this revision's runs (see _count_plan)."""
-        self._estimate_of, self._planned = revision, (0, 0)
-
-    def _count_plan(self, plan: Planned) -> None:
-        """How long the document will take at the pooled rate limits (routing/pace.py), from
-        what its runs plan to send: the one plan the engine makes (an admonition's pieces are
-        a run of their own, so the sum grows as they are planned; the window shows the last)."""
-        from fastdesk.routing.pace import estimate, workload_tokens
-
-        engine, spec = self._engine, self._spec
-        if engine is None or plan.revision != self._estimate_of:
-            return
-        requests, tokens = self._planned
-        self._planned = requests, tokens = requests + plan.requests, tokens + plan.tokens
-        router = engine.router
-        pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
-        self._estimate = estimate(
-            router.limiter, pairs, requests, workload_tokens(tokens, requests)
-        ).text()
-        self._schedule_flush()
-
-    def _new_notices(self) -> tuple[str, ...]:
-        """Notices not told yet; the memory's is looked at on every batch (it can break later)."""
-        memory = self._engine.memory if self._engine is not None else None
-        if memory is not None and memory.notice:
-            self._notices.append(memory.notice)
-        new = tuple(dict.fromkeys(n for n in self._notices if n not in self._told))
-        self._notices.clear()
-        self._told.update(new)
-        return new
-
-    def _take_estimate(self) -> str:
-        text, self._estimate = self._estimate, ""
-        return text
-
-    def _health_report(self) -> tuple[HealthEntry, ...]:
-        return () if self._engine is None else tuple(self._engine.router.health_report())
+    @property
+    def _router(self) -> Router | None:
+        return None if self._engine is None else self._engine.router
 
     # ---- shutting down -----------------------------------------------------------------------
 
     def _shutdown_soon(self) -> None:
-        self._tasks.add(asyncio.ensure_future(self._shutdown()))
+        self._tasks.keep(asyncio.ensure_future(self._shutdown()))
 
     async def _shutdown(self) -> None:
-        for handle in (self._flush_handle, self._poll_handle):
-            if handle is not None:
-                handle.cancel()
-        self._flush_handle = self._poll_handle = None
+        self.throttle.cancel()
         session, engine = self._session, self._engine
         self._session = self._engine = None
-        panes, self._panes = list(self._panes.values()), {}
-        for pane in panes:
-            await _bounded(pane.aclose(), 0.3)
+        await self._panes.aclose()
         if session is not None:
-            await _bounded(session.aclose(), 0.5)
+            await bounded(session.aclose(), 0.5)
         if engine is not None:
-            await _bounded(engine.router.aclose(), 0.3)
-            if engine.memory is not None:
-                with contextlib.suppress(Exception):
-                    engine.memory.close()
+            await close_engine(engine)
         self._loop.stop()
-
-
-async def _bounded(awaitable: Awaitable[None], timeout: float) -> None:
-    started = time.monotonic()
-    try:
-        await asyncio.wait_for(awaitable, timeout)
-    except (TimeoutError, asyncio.CancelledError):
-        log.warning("shutdown step took over %.1f s; moving on", time.monotonic() - started)
-    except Exception:
-        log.exception("shutdown step failed")
-
-
-def _detail(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip()

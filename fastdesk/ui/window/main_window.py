@@ -1,26 +1,23 @@
 """The main window: the frame around one open document (fastdesk.ui.document.view).
 
 It keeps the chrome: menus and toolbar (actions.py, built from the table in commands.py, whose
-handlers are this window's methods and those of the objects it holds),
-the mode, language and provider selectors, the status bar, the first-run panel and the window's
-layout. The document view holds the document and its translation; its file and review commands
-live in fastdesk.ui.document.files and .review_commands. The window follows the document's
-session (requests and their cost, failures, the revision settled: the session judged what is
-current) and hears from the engine what lies beyond the document (provider health, which
-providers exist).
+handlers are this window's methods and those of the objects it holds), the mode, language and
+provider selectors, the status bar and the window's layout (kept in the settings: layout.py).
+The document view holds the document and its translation; its file and review commands live in
+fastdesk.ui.document.files and .review_commands. What the document's session and the engine say
+(requests and their cost, failures, provider health, which providers exist, the budget, the
+first-run panel while there is none) the window's NewsReader shows (news.py).
 """
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
-import gc
 import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -29,32 +26,16 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QWidget,
 )
 
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.review import autosave
-from fastdesk.review.session import Change
-from fastdesk.routing.costs import budget_state
-from fastdesk.routing.health import HealthEntry
 from fastdesk.translate.engine import JobSpec
-from fastdesk.translate.events import (
-    EngineError,
-    EngineEvent,
-    RequestDone,
-    RevisionDone,
-    Waiting,
-)
-from fastdesk.ui.bridge.worker import (
-    EngineFactory,
-    SessionFactory,
-    WorkerBatch,
-    default_engine_factory,
-    default_session_factory,
-)
-from fastdesk.ui.document.files import SAMPLE_NAME, FileCommands, warn
+from fastdesk.ui.bridge.session import default_engine_factory, default_session_factory
+from fastdesk.ui.bridge.worker import EngineFactory, SessionFactory
+from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files, is_dark
@@ -62,6 +43,8 @@ from fastdesk.ui.panes.elided import ElidingStatusBar
 from fastdesk.ui.panes.theme import apply_theme
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
+from fastdesk.ui.window.layout import restore_layout, saved_layout
+from fastdesk.ui.window.news import NewsReader
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status import StatusPanel
@@ -71,19 +54,6 @@ from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
 from fastdesk.ui.workbench.project_run import ProjectRun
 
 log = logging.getLogger("fastdesk.ui")
-
-
-def _b64(data: QByteArray) -> str:
-    return base64.b64encode(bytes(data.data())).decode("ascii")
-
-
-def _unb64(text: str | None) -> QByteArray | None:
-    if not text:
-        return None
-    try:
-        return QByteArray(base64.b64decode(text.encode("ascii"), validate=True))
-    except (ValueError, UnicodeEncodeError):
-        return None
 
 
 class MainWindow(QMainWindow):
@@ -115,10 +85,7 @@ class MainWindow(QMainWindow):
             self.settings_warnings = []
         self.settings = settings
         self._closing = False
-        self.first_run: QWidget | None = None
         self.warmup_enabled = engine_factory is None if warmup is None else warmup
-        self._health: tuple[HealthEntry, ...] = ()  # problems the user must fix (a refused key)
-        self._health_shown = ""
 
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
@@ -155,6 +122,17 @@ class MainWindow(QMainWindow):
         self.house.readability_changed.connect(self.status.set_readability)
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
+        self.news = NewsReader(
+            self,
+            view,
+            status=self.status,
+            status_bar=self.statusBar(),
+            selectors=self.selectors,
+            settings=lambda: self.settings,
+            live=self.actions_.live,
+            open_settings=self.open_settings,
+            apply_settings=self.apply_settings,
+        )
         self.workbench.install()
         self.house.install()
         self.project = self._install_project()
@@ -177,7 +155,7 @@ class MainWindow(QMainWindow):
         view.show_raw(settings.window.get("view") == "raw")
         self._update_title()
         self.resize(1200, 760)
-        self._restore_layout()
+        restore_layout(self, view.splitter, self.settings.window)
         for warning in self.settings_warnings:
             self.status.show_error("Settings problem (defaults used)", warning)
         view.start_engine()
@@ -194,8 +172,8 @@ class MainWindow(QMainWindow):
         view.problem.connect(self.status.show_error)
         self.status.retry_button.clicked.connect(view.retry_failed)
         view.busy.connect(self.status.set_busy)
-        view.session_changed.connect(self._document_changed)
-        view.engine_news.connect(self._engine_news)
+        view.session_changed.connect(self.news.document_changed)
+        view.engine_news.connect(self.news.engine_news)
         view.renamed.connect(self._update_title)
         view.modified_changed.connect(self.setWindowModified)
         view.raw_changed.connect(self._raw_changed)
@@ -259,108 +237,14 @@ class MainWindow(QMainWindow):
         self.restart_engine()
         view.refresh_target()
 
-    def _document_changed(self, change: Change) -> None:
-        """The document's session: requests, errors and waits, failures of the current
-        revision, the revision settled (the session judged what is current), the countdown of
-        the retry of failed blocks."""
-        if change.retry is not None:
-            self.status.set_retry(change.retry)
-        for event in change.news:
-            self._on_event(event)
-        self.status.end_wait_unless(self.document_view.session.backlog.waits)
-        if change.review:
-            self.status.set_score(self.document_view.session.model.document_score())
-        if change.failed:
-            self.statusBar().showMessage("A section could not be translated: see the error", 5000)
-        if change.revision_done is not None:
-            self._revision_done(change.revision_done)
-
-    def _engine_news(self, batch: WorkerBatch) -> None:
-        """What a batch says beyond the document: health, the providers, notices."""
-        if batch.health is not None:
-            self._set_health(batch.health)
-        for notice in batch.notices:  # each once: the memory not in use, a key over plain http
-            self.status.show_error(notice)
-        if batch.estimate:  # "about 4 min at Groq free tier, 8,000 tokens/min; add Cerebras …"
-            self.statusBar().showMessage(batch.estimate, 15000)
-        if batch.providers is not None:
-            self.selectors.fill_providers(
-                batch.providers, self.selectors.provider.currentData() or "auto"
-            )
-            self._show_first_run(not batch.providers)
-            _freeze_startup_objects()
-
-    def _on_event(self, event: EngineEvent) -> None:
-        if isinstance(event, RequestDone):
-            self.status.request_done(event.stats)
-            self._show_health()  # a success elsewhere must not hide a refused key
-            self._check_budget()
-        elif isinstance(event, EngineError) and event.kind == "startup":
-            self.status.show_error("Translation is off: no provider could be set up", event.message)
-        elif isinstance(event, EngineError):
-            self.status.show_error(event.message, event.detail)
-        elif isinstance(event, Waiting):
-            self.status.waiting(event)
-
-    def _revision_done(self, event: RevisionDone) -> None:
-        if event.from_memory and not event.translated and not event.failed:
-            self.status.from_memory(event.from_memory)
-
-    # ---- budget, warm start and provider health (docs/routing.md §3 and §8) -------------------
-
-    def _budget_reached(self) -> bool:
-        budget = self.settings.daily_budget_usd
-        return (
-            budget is not None and budget_state(self.status.ledger.today().usd, budget) == "reached"
-        )
-
-    def _check_budget(self) -> None:
-        """Near the daily budget: say so. Reached: pause Live (not saved: it is for today)."""
-        budget = self.settings.daily_budget_usd
-        if budget is None:
-            return
-        notice = self.status.ledger.budget_notice(budget)
-        if notice:
-            self.status.show_error(notice)
-        if self._budget_reached() and self.live:
-            self.actions_.live.blockSignals(True)
-            self.actions_.live.setChecked(False)
-            self.actions_.live.blockSignals(False)
-            self.document_view.stop_debounce()
-
-    def _confirm_over_budget(self) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Daily budget reached",
-            self.status.ledger.budget_notice(self.settings.daily_budget_usd)
-            + "\n\nTranslate anyway?",
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
     def _warm_up(self, *, active: bool = False) -> None:
         """Let the worker warm the top provider up (it sends only at start, after a long idle, or
         when typing resumes after a quiet spell: ``active``), unless warm-ups are off (settings:
         ``warmup = false``) or today's budget is spent."""
         if not self.warmup_enabled or not self.settings.warmup:
             return
-        if not self._budget_reached() and self.document_view.engine_started:
+        if not self.news.budget_reached() and self.document_view.engine_started:
             self.document_view.worker.warm_up(active=active)
-
-    def _set_health(self, entries: tuple[HealthEntry, ...]) -> None:
-        """Keep what the user must fix (a refused key, a missing model) on show until it is
-        fixed; rate limits and cooldowns pass by themselves and are not shown."""
-        self._health = tuple(e for e in entries if e.state in ("auth", "unavailable"))
-        if not self._health and self._health_shown:
-            if self.status.error_message == self._health_shown:
-                self.status.clear_error()
-            self._health_shown = ""
-        self._show_health()
-
-    def _show_health(self) -> None:
-        if self._health and not self.status.error_message:
-            entry = self._health[0]
-            self._health_shown = _health_text(entry)
-            self.status.show_error(self._health_shown, entry.message)
 
     # ---- Live, the target view, focus ----------------------------------------------------------
 
@@ -378,7 +262,7 @@ class MainWindow(QMainWindow):
     def translate_now(self) -> None:
         """Send the source now (also retries blocks that failed)."""
         self.document_view.stop_debounce()
-        if self._budget_reached() and not self._confirm_over_budget():
+        if self.news.budget_reached() and not self.news.confirm_over_budget():
             return
         self.document_view.send_update(force=True)
 
@@ -564,34 +448,6 @@ class MainWindow(QMainWindow):
         dialog.keysChanged.connect(self.restart_engine)
         dialog.open()
 
-    def _show_first_run(self, show: bool) -> None:
-        """No provider configured: say how to get going, above the target pane."""
-        if not show:
-            if self.first_run is not None:
-                self.first_run.hide()
-            return
-        if self.first_run is None:
-            # loads only without a provider (its local-server probe imports httpx): start-up
-            from fastdesk.ui.window.first_run import FirstRunPanel
-
-            panel = FirstRunPanel(self)
-            panel.openSettingsRequested.connect(self.open_settings)
-            panel.localServerChosen.connect(lambda _url, _model: self.apply_settings())
-            self.document_view.insert_notice(panel)
-            self.document_view.renamed.connect(self._describe_first_run)
-            self.first_run = panel
-        self._describe_first_run()
-        self.first_run.show()
-
-    def _describe_first_run(self) -> None:
-        from fastdesk.ui.window.first_run import FirstRunPanel  # see _show_first_run
-
-        view = self.document_view
-        if isinstance(self.first_run, FirstRunPanel):
-            sample = view.path is None and view.name == SAMPLE_NAME
-            named = view.path is not None or bool(view.text().strip())
-            self.first_run.describe_document(sample=sample, name=view.name if named else "")
-
     def about(self) -> None:
         QMessageBox.about(
             self,
@@ -628,24 +484,10 @@ class MainWindow(QMainWindow):
         window.update(values)
         self._save_settings(window=window)
 
-    def _restore_layout(self) -> None:
-        window = self.settings.window
-        geometry = _unb64(window.get("geometry"))
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        state = _unb64(window.get("state"))
-        if state is not None:
-            self.restoreState(state)
-        splitter = _unb64(window.get("splitter"))
-        if splitter is not None:
-            self.document_view.splitter.restoreState(splitter)
-
     def _layout_values(self) -> dict[str, str]:
         view = self.document_view
         return {
-            "geometry": _b64(self.saveGeometry()),
-            "state": _b64(self.saveState()),
-            "splitter": _b64(view.splitter.saveState()),
+            **saved_layout(self, view.splitter),
             "view": "raw" if view.showing_raw else "rendered",
             "sync": "1" if view.sync.enabled else "0",
         }
@@ -685,23 +527,3 @@ class MainWindow(QMainWindow):
         self.project.close()
         event.accept()
 
-
-def _health_text(entry: HealthEntry) -> str:
-    """One short line for the status bar (the router's own sentence is the detail)."""
-    if entry.state == "auth":
-        return f"{entry.provider}: the API key was refused — open Settings"
-    return f"{entry.provider}/{entry.model}: model not available — choose another in Settings"
-
-
-def _freeze_startup_objects() -> None:
-    """Move everything alive once the engine is built (Qt, the SDKs, pydantic models …) out of
-    the garbage collector's reach: a full collection then scans only what the session made,
-    which took it from ~50 ms (three stalled frames) to a few ms in benchmarks/bench_ui.py.
-    No gc.collect() first: that alone would stall for as long. Once per process."""
-    global _frozen
-    if not _frozen:
-        _frozen = True
-        gc.freeze()
-
-
-_frozen = False

@@ -1,0 +1,63 @@
+"""What the engine worker runs: a live session (the document's, or a second pane's), and the
+app's own engine and session when the window is given no others (and the engine's closing).
+
+The factories import the engine and its SDKs when called, in the worker thread: not at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Protocol
+
+from fastdesk.clock import Clock
+from fastdesk.document.blocks import Document
+from fastdesk.translate.events import EngineEvent
+from fastdesk.ui.bridge.tasks import bounded
+
+if TYPE_CHECKING:
+    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.live import LiveSession
+
+Emit = Callable[[EngineEvent], None]
+
+
+class Session(Protocol):
+    """What the worker asks of its live session: :class:`fastdesk.translate.live.LiveSession`,
+    or a stand-in that behaves as one (tests). Every call runs in the worker thread."""
+
+    @property
+    def doc(self) -> Document | None: ...
+    @property
+    def busy(self) -> bool: ...
+    def update(self, source: str, revision: int) -> None: ...
+    def set_spec(self, spec: JobSpec) -> None: ...
+    def retranslate(self, block_ids: Collection[str]) -> None: ...
+    def set_visible(self, block_ids: Collection[str]) -> None: ...
+    def expand(self, block_id: str) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+def default_engine_factory(clock: Clock | None = None) -> Engine:
+    """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
+    fastdesk.ui.bridge.worker). Built in the worker thread: importing the SDKs and constructing
+    clients can take a while."""
+    from fastdesk.config.settings import load_settings
+    from fastdesk.translate.wiring import build_engine
+
+    settings, _warnings = load_settings()
+    return build_engine(settings, clock=clock)
+
+
+async def close_engine(engine: Engine) -> None:
+    """The engine's connections and its memory closed (the worker shuts down)."""
+    await bounded(engine.router.aclose(), 0.3)
+    if engine.memory is not None:
+        with contextlib.suppress(Exception):
+            engine.memory.close()
+
+
+def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
+    from fastdesk.translate.live import LiveSession
+
+    return LiveSession(engine, spec, emit)
