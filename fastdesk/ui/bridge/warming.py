@@ -96,21 +96,20 @@ class Warmer:
 
 
 async def preload_language(spec: Callable[[], JobSpec]) -> None:
-    """The answers' language check loads its model now, in a thread of its own, while no
-    answer streams in: loading holds the GIL for a noticeable time (docs/performance.md),
-    which would stall the window while the target streams. ``spec``: the worker's, as it is
-    once the model is loaded."""
-    from fastdesk.translate.language import preload
-    from fastdesk.translate.readability import preload as preload_hyphenation
+    """The answers' checks load their data now, in a thread of their own, while no answer
+    streams in: loading holds the GIL for a noticeable time (docs/performance.md), which would
+    stall the window while the target streams. ``spec``: the worker's, read once the language
+    identifier (the long part, whatever the job) is loaded, so the job is the one set by then."""
+    from fastdesk.translate.checks import preload
+    from fastdesk.translate.language import preload as preload_identifier
 
     global _language_frozen
     try:
-        await asyncio.to_thread(preload)
+        await asyncio.to_thread(preload_identifier)
         job = spec()
-        if job.mode == "simplify":  # its answers' reading ease: the dictionary too
-            await asyncio.to_thread(preload_hyphenation, job.target_lang)
+        await asyncio.to_thread(preload, job.mode, job.target_lang)  # and the job's own
     except Exception as exc:  # the check says so itself when an answer needs it
-        log.warning("the language identifier could not be loaded: %s", exc)
+        log.warning("the answers' checks could not load their data: %s", exc)
         return
     # Its tables include two Python lists of 104,583 ints, which every collection of their
     # generation walks: the first gen-1 collection while a document streamed in took 26 ms
