@@ -254,6 +254,7 @@ class SecondPane(QObject):
         splitter.setSizes([total // 3] * 3)  # three panes of a width
         view.scheduler.add(pane.preview)
         view.source.verticalScrollBar().valueChanged.connect(self._follow)
+        pane.preview.rewrapped.connect(self._follow)  # (Qt keeps its pixels, not the block)
         view.scheduler.settled.connect(self._settled)  # filled in: at the source's place
         self.pane = pane
         self._start(view.worker if view.engine_started else None)

@@ -32,7 +32,29 @@ else:
     _PaneBase = object
 
 
-class TargetPaneSignals(_PaneBase):
+class RewrapSignals(_PaneBase):
+    """Put first among a text pane's bases: it tells before and after the pane lays its text
+    out at another width (its viewport's: the window resized, the splitter moved, a scroll bar
+    came or went). Qt then keeps what it can of the view's place on its own: a plain text edit
+    its top text block and the line number in it (a paragraph wrapped to fewer lines put the
+    next blocks at the top), a rich text one its pixel offset (other text at the top). The
+    panes' sync keeps the reader's block (sync_scroll)."""
+
+    rewrapping = Signal()
+    rewrapped = Signal()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() == event.oldSize().width():
+            super().resizeEvent(event)
+            return
+        self.rewrapping.emit()
+        try:
+            super().resizeEvent(event)  # (Qt lays the text out there)
+        finally:
+            self.rewrapped.emit()
+
+
+class TargetPaneSignals(RewrapSignals):
     """Put first among a target pane's bases (the raw and the rendered one): it tells when the
     pane was resized (the review margin follows; an event filter would see every event) and
     when the reader came into it (its cursor is theirs from then on: see cursor_placed)."""

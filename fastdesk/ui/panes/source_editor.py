@@ -6,10 +6,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QInputMethodEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from fastdesk.ui.panes.common import dropped_files, fixed_font, flat_scroll_bars, range_selection
+from fastdesk.ui.panes.common import (
+    RewrapSignals,
+    dropped_files,
+    fixed_font,
+    flat_scroll_bars,
+    range_selection,
+)
 
 
-class SourceEditor(QPlainTextEdit):
+class SourceEditor(RewrapSignals, QPlainTextEdit):
     """The Markdown source. Knows when an input method is composing (no translation then)."""
 
     composition_changed = Signal(bool)

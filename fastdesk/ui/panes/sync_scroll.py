@@ -6,6 +6,11 @@ a fraction f of the way down; the target is scrolled so that its block i shows a
 fraction. Programmatic scrolls set a guard so the other pane's scroll signal does not echo back
 (ReText's syncscroll has the same shape), and the pane the user scrolled last stays the leader
 when the target re-renders.
+
+When a pane wraps anew at another width, the leader's place (block, fraction) read before Qt
+lays it out is put back after, and the other pane aligned to it: Qt on its own keeps pixels or
+line numbers, not blocks (common.RewrapSignals), and its scroll signals meanwhile are not the
+reader's.
 """
 
 from __future__ import annotations
@@ -31,10 +36,21 @@ def _clamp(value: int, low: int, high: int) -> int:
 
 
 def plain_lines(edit: QPlainTextEdit, starts: Sequence[int], index: int) -> tuple[int, int]:
-    """First line of block `index` and of the block after it (layout lines, wraps counted)."""
+    """First line of block `index` and of the block after it (layout lines, wraps counted).
+
+    Its text blocks are laid out first: a plain text edit lays out lazily (after a width change
+    each text block counts one line until drawn), and a block half above the view had as many
+    lines as text blocks. (Laying out lines above the top one moves the scroll bar's value to
+    the top line's new number: read it after this.)"""
     doc = edit.document()
     last = doc.characterCount() - 1
-    first = doc.findBlock(_clamp(starts[index], 0, last)).firstLineNumber()
+    layout = doc.documentLayout()
+    block = top = doc.findBlock(_clamp(starts[index], 0, last))
+    stop = starts[index + 1] if index + 1 < len(starts) else last + 1
+    while block.isValid() and block.position() < stop:
+        layout.blockBoundingRect(block)  # (lays the block out, if it is not)
+        block = block.next()
+    first = top.firstLineNumber()
     if index + 2 < len(starts):
         after = doc.findBlock(_clamp(starts[index + 1], 0, last)).firstLineNumber()
     else:
@@ -47,11 +63,18 @@ def plain_anchor(edit: QPlainTextEdit, starts: Sequence[int]) -> tuple[int, floa
     """(block index, fraction) of the editor's top line; `starts` has one more entry than blocks."""
     if len(starts) < 2:
         return None
-    value = edit.verticalScrollBar().value()
-    block = edit.document().findBlockByLineNumber(value)
+    bar = edit.verticalScrollBar()
+    block = edit.document().findBlockByLineNumber(bar.value())
     index = _clamp(bisect.bisect_right(starts, block.position()) - 1, 0, len(starts) - 2)
     first, after = plain_lines(edit, starts, index)
-    return index, _clamp(value - first, 0, after - first) / (after - first)
+    return index, _clamp(bar.value() - first, 0, after - first) / (after - first)
+
+
+def plain_top(edit: QPlainTextEdit) -> tuple[int, int]:
+    """Where the view is: the text block at its top and which of its lines, whatever number Qt
+    gives the top line (see plain_lines)."""
+    block = edit.firstVisibleBlock()
+    return block.blockNumber(), edit.verticalScrollBar().value() - block.firstLineNumber()
 
 
 def plain_scroll(edit: QPlainTextEdit, starts: Sequence[int], index: int, fraction: float) -> None:
@@ -59,7 +82,8 @@ def plain_scroll(edit: QPlainTextEdit, starts: Sequence[int], index: int, fracti
         return
     index = _clamp(index, 0, len(starts) - 2)
     first, after = plain_lines(edit, starts, index)
-    edit.verticalScrollBar().setValue(round(first + fraction * (after - first)))
+    lines = after - first  # (rounded up to the block's end, the next block showed at the top)
+    edit.verticalScrollBar().setValue(first + min(round(fraction * lines), lines - 1))
 
 
 def _preview_span(preview: TargetPreview, index: int) -> tuple[float, float] | None:
@@ -90,6 +114,9 @@ def preview_scroll(preview: TargetPreview, index: int, fraction: float) -> None:
         preview.verticalScrollBar().setValue(round(top + fraction * (bottom - top)))
 
 
+Pane = SourceEditor | TargetEditor | TargetPreview
+
+
 class SyncScroller(QObject):
     """Keeps the source and the visible target pane aligned by block."""
 
@@ -107,15 +134,25 @@ class SyncScroller(QObject):
         self.enabled = True
         self._starts: list[int] = [0]
         self._guard = False
-        self._leader: SourceEditor | TargetEditor | TargetPreview = source
+        self._leader: Pane = source
         self._source_index: int | None = None
         self._target_index: int | None = None
         # Target panes whose view moved while they applied streamed edits: handled once after
         # the slice (target_rendered) instead of after each edit, mid-slice. (Their cursor
         # signals are held back during a slice: see Incremental.cursor_moved.)
         self._scrolled: set[int] = set()
-        source.verticalScrollBar().valueChanged.connect(self._from_source)
-        editor.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(editor))
+        # The leader's place (block, fraction) as of the last width change, and where its view
+        # was then: while it is still there, the next width change keeps that place, not one
+        # read back a line's rounding off (or it would creep).
+        self._kept: tuple[Pane, tuple[int, int], tuple[int, float] | None] | None = None
+        self._rewrapping = 0  # panes laying their text out at a new width (one inside another)
+        for pane in (source, editor, preview):
+            pane.rewrapping.connect(self._hold)
+            pane.rewrapped.connect(self._put_back)
+        # where each plain text pane's view is (see plain_top), as of its last scroll signal
+        self._tops = {id(source): plain_top(source), id(editor): plain_top(editor)}
+        source.verticalScrollBar().valueChanged.connect(self._source_scrolled)
+        editor.verticalScrollBar().valueChanged.connect(self._editor_scrolled)
         preview.verticalScrollBar().valueChanged.connect(lambda _v: self._from_target(preview))
         source.cursorPositionChanged.connect(self._source_cursor)
         for pane in (editor, preview):
@@ -127,6 +164,7 @@ class SyncScroller(QObject):
 
     def set_source_blocks(self, blocks: Sequence[Segment]) -> None:
         self._starts = [0, *itertools.accumulate(b.qlen for b in blocks)]
+        self._kept = None
         self._source_index = None
         self._target_index = None  # the same index may now stand for another source range
         self._source_cursor()
@@ -165,14 +203,84 @@ class SyncScroller(QObject):
 
     @contextlib.contextmanager
     def _guarded(self) -> Iterator[None]:
-        self._guard = True
+        guard, self._guard = self._guard, True
         try:
             yield
         finally:
-            self._guard = False
+            self._guard = guard  # (a scroll may resize a pane: a scroll bar comes or goes)
 
-    def _from_source(self, *_args: object) -> None:
-        if self._guard or not self.enabled:
+    def _hold(self) -> None:
+        """A pane is about to lay its text out at a new width: the leader's place is read now,
+        before; until the pane is done, the scroll signals are Qt's, not the reader's."""
+        self._rewrapping += 1
+        if self._rewrapping > 1 or not self.enabled:
+            return
+        leader = self._leader
+        if leader is not self.source and leader is not self._target_shown():
+            leader = self.source  # (a target view the reader switched away from)
+        kept = self._kept
+        if kept is None or kept[0] is not leader or kept[1] != self._view(leader):
+            place = self._anchor(leader)  # (may lay lines out: where it is, is read after)
+            self._kept = (leader, self._view(leader), place)
+
+    def _put_back(self) -> None:
+        """The pane is laid out at its new width: the leader goes back to its place, by block,
+        and the other pane follows it. (In a resize of the window each pane is laid out in
+        turn: the other one, not laid out yet, is aligned again after its own.)"""
+        self._rewrapping -= 1
+        if self._rewrapping or self._kept is None or not self.enabled:
+            return
+        leader, _, place = self._kept
+        if place is None:
+            return
+        with self._guarded():
+            self._scroll(leader, *place)
+        self._kept = (leader, self._view(leader), place)
+        if isinstance(leader, SourceEditor):
+            self._from_source()
+        else:
+            self._leader = leader
+            with self._guarded():
+                self._source_to(leader)
+
+    def _view(self, pane: Pane) -> tuple[int, int]:
+        """Where the pane's view is, the same as long as it does not scroll (see plain_top)."""
+        if isinstance(pane, TargetPreview):
+            return 0, pane.verticalScrollBar().value()
+        return plain_top(pane)
+
+    def _anchor(self, pane: Pane) -> tuple[int, float] | None:
+        """(block index, fraction) of the pane's top."""
+        if isinstance(pane, TargetPreview):
+            return preview_anchor(pane)
+        return plain_anchor(pane, self._starts if pane is self.source else self.editor.starts())
+
+    def _scroll(self, pane: Pane, index: int, fraction: float) -> None:
+        """Scroll the pane to show block ``index`` at ``fraction`` at its top."""
+        if isinstance(pane, TargetPreview):
+            preview_scroll(pane, index, fraction)
+        else:
+            starts = self._starts if pane is self.source else self.editor.starts()
+            plain_scroll(pane, starts, index, fraction)
+
+    def _moved(self, edit: SourceEditor | TargetEditor) -> bool:
+        """The plain text pane's scroll value changed, and its view with it: Qt also gives the
+        top line a new number when lines above it are laid out (plain_lines), and that was no
+        scroll of the reader's: taken for one, the pane took the lead and pulled the other."""
+        top = plain_top(edit)
+        moved, self._tops[id(edit)] = top != self._tops[id(edit)], top
+        return moved
+
+    def _source_scrolled(self) -> None:
+        if self._moved(self.source):
+            self._from_source()
+
+    def _editor_scrolled(self) -> None:
+        if self._moved(self.editor):
+            self._from_target(self.editor)
+
+    def _from_source(self) -> None:
+        if self._guard or self._rewrapping or not self.enabled:
             return
         self._leader = self.source
         bar = self.source.verticalScrollBar()
@@ -188,16 +296,12 @@ class SyncScroller(QObject):
             if at_end:
                 target.verticalScrollBar().setValue(target.verticalScrollBar().maximum())
                 return
-            if anchor is None:
-                return
-            if target is self.preview:
-                preview_scroll(self.preview, *anchor)
-            else:
-                plain_scroll(self.editor, self.editor.starts(), *anchor)
+            if anchor is not None:
+                self._scroll(target, *anchor)
 
     def _from_target(self, pane: TargetEditor | TargetPreview) -> None:
-        if self._guard:  # our own scroll (also the catch-up in target_rendered)
-            return
+        if self._guard or self._rewrapping:  # our own scroll (also the catch-up in
+            return  # target_rendered), or Qt's while a pane wraps anew
         if pane.editing:  # the stream moved it: see target_rendered
             self._scrolled.add(id(pane))
             return
@@ -214,12 +318,9 @@ class SyncScroller(QObject):
 
     def _source_to(self, pane: TargetEditor | TargetPreview) -> None:
         """Scroll the source to where ``pane`` is, block for block."""
-        if pane is self.preview:
-            anchor = preview_anchor(self.preview)
-        else:
-            anchor = plain_anchor(self.editor, self.editor.starts())
+        anchor = self._anchor(pane)
         if anchor is not None:
-            plain_scroll(self.source, self._starts, *anchor)
+            self._scroll(self.source, *anchor)
 
     def place(self, pane: TargetEditor | TargetPreview, index: int, y: int) -> None:
         """The reader switched target views with the cursor in block ``index``, ``y`` pixels
