@@ -148,3 +148,34 @@ def test_the_bar_says_the_pace_of_whole_minutes() -> None:
     one = Run([0.0, 60.0])
     one.feed(30.0)
     assert one.backlog.estimate(40) == ""  # one arrival shows no pace
+
+
+@pytest.mark.parametrize("waits", [False, True], ids=["no waits", "waits named"])
+def test_the_first_minute_takes_the_limits_pace_from_the_plan(waits: bool) -> None:
+    """Before a second burst there is no minute to measure: right after the first burst of 40
+    the arrivals' pace said about a twentieth of the truth. Told the pace the account's limits
+    allow (the window's estimate from the engine's plan: 61 s for 40 blocks), the estimate is
+    near the truth from the first burst, mid-minute and before the second."""
+    times = bursts((40,) * 8)
+    run = Run(times, waits=waits)
+    blind = Run(times, waits=waits)
+    run.backlog.expect(61.0 / 40)
+    assert run.backlog.estimate(320) == "about 9 min"  # before any arrival: 320 x 1.525 s
+    for t in (2.1, 30.0, 58.0):
+        assert 0.67 <= run.ratio(t) <= 1.5, (t, run.to(t))
+    assert blind.ratio(2.1) < 0.2  # what the arrivals alone say right after the first burst
+
+
+def test_the_limits_pace_gives_way_to_a_minute_of_steady_arrivals() -> None:
+    """At a steady pace the arrivals are the truth: a limits' pace from the plan that is a
+    third too slow counts only until they span a minute; a pace of 0 (not slowed by the
+    limits) counts for nothing."""
+    times = [2.0 * n for n in range(300)]
+    run = Run(times)
+    run.backlog.expect(2.0 * 4 / 3)
+    assert run.ratio(30.0) == pytest.approx(4 / 3, rel=0.05)  # the first minute: the slower
+    for t in (61.0, 200.0, 500.0):
+        assert 0.95 <= run.ratio(t) <= 1.1, t
+    free = Run(times)
+    free.backlog.expect(0.0)
+    assert 0.95 <= free.ratio(30.0) <= 1.1

@@ -141,6 +141,7 @@ def test_a_run_says_before_its_first_request_what_it_will_send(tmp_path: Path) -
     planned = [e for e in events if isinstance(e, Planned)]
     assert len(planned) == 1 and planned[0].revision == 7
     assert planned[0].requests == len(fake.requests) - before == 3  # ten new blocks, four a request
+    assert planned[0].blocks == 10
     sent = engine.plan(parse(text), JobSpec("translate", "en", use_memory=False)).work
     assert planned[0].tokens == sum(w.tokens for w in sent[10:]) > 0  # the last five sections
     assert events.index(planned[0]) < next(

@@ -288,3 +288,17 @@ def test_a_burst_of_arrivals_does_not_promise_the_rest_at_once() -> None:
     assert session.backlog.estimate(100) == f"about {math.ceil(100 * 32.0 / 29)} s"
     left = 57.0 - (clock.now - queued_at)  # the wait under way, counting down
     assert session.backlog.estimate(10) == f"about {math.ceil(left)} s"
+
+
+def test_the_limits_pace_from_the_plan_reaches_the_backlog_until_the_work_settles() -> None:
+    """The window's batch carries the pace the account's limits allow (seconds a block, from
+    the engine's plan): the bar says it before the first burst shows a minute, and forgets it
+    once the work settles."""
+    text = "".join(f"Paragraph {n}.\n\n" for n in range(10))
+    session, _seen, _clock = session_of(text)
+    rate = Waiting(1, "groq", 1.0, "Groq free tier, 8,000 tokens/min")
+    session.take(1, [rate], busy=True, block_s=1.5)
+    assert session.backlog.estimate(280) == "about 7 min"
+    session.take(1, [], busy=False)
+    session.take(1, [rate], busy=True)
+    assert session.backlog.estimate(280) == ""  # no pace known: none is said

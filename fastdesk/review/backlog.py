@@ -30,6 +30,7 @@ __all__ = ["Backlog"]
 RECENT = 30  # arrivals a steady pace is measured over (within one run of arrivals)
 GAP_S = 5.0  # a silence that parts two runs: a tokens/minute limit's wait, not a burst's answers
 WINDOW_S = 120.0  # runs the pace of bursts is measured over: two rate-limit minutes
+MINUTE_S = 60.0  # a rate limit's period: until arrivals span one, the limits' pace counts too
 _GONE = (BlockStarted, BlockDelta, BlockDone, BlockFailed)  # sent: no longer queued
 
 
@@ -50,6 +51,9 @@ class Backlog:
         self._runs: deque[_Run] = deque()  # the runs of blocks done, back to WINDOW_S
         self._recent: deque[float] = deque(maxlen=RECENT)  # the last run's arrival times
         self.paced = False  # a rate wait was met since the work began
+        # seconds a block at the account's limits, from the engine's plan (expect): what a
+        # first minute's burst does not show
+        self._limits_pace: float | None = None
 
     def take(self, events: Iterable[EngineEvent]) -> frozenset[str]:
         """The engine's events; returns the blocks whose "queued" mark came or went."""
@@ -75,7 +79,16 @@ class Backlog:
         self._runs.clear()
         self._recent.clear()
         self.paced = False
+        self._limits_pace = None
         return gone
+
+    def expect(self, block_s: float) -> None:
+        """The pace the account's limits allow, in seconds a block (the window's estimate of the
+        document, from the engine's plan; 0: the limits do not slow it). Until the arrivals
+        span a minute it counts when it is slower than theirs: at a tokens/minute limit the
+        first minute's blocks come in one burst of a few seconds, and that burst's pace said
+        "about 15 s" for 280 blocks that took 7 min."""
+        self._limits_pace = block_s if block_s > 0 else None
 
     def queued(self, block_id: str) -> str:
         """ "queued, about 12 s" while ``block_id``'s request waits for a slot; else ""."""
@@ -127,7 +140,8 @@ class Backlog:
     def seconds_left(self, to_come: int) -> float | None:
         """Seconds until ``to_come`` blocks have arrived at the pace they have been arriving,
         never fewer than the longest wait under way (its blocks come no sooner); None while the
-        work is not paced by a rate limit, nothing is to come, or under two arrivals.
+        work is not paced by a rate limit, nothing is to come, or no pace is known (under two
+        arrivals and no limits' pace: ``expect``).
 
         Why runs: at a tokens/minute limit the blocks come in one burst a minute (40 in 2 s),
         and the pace of the last 30 arrivals, the burst's own, said "about 18 s" right after
@@ -138,25 +152,34 @@ class Backlog:
         the pace runs to now, so a stall lengthens it. One run alone (a steady pace, the first
         minute), or a last run that outgrew the others (twice their size, or WINDOW_S long: a
         paid key added), is paced over its last RECENT arrivals to now, as before: a faster
-        pace is followed within seconds, not minutes."""
-        if not self.paced or to_come <= 0 or not self._runs:
+        pace is followed within seconds, not minutes. In the first minute the limits' pace
+        (``expect``) counts when it is slower: a first burst shows no minute."""
+        if not self.paced or to_come <= 0:
             return None
         now = self.clock.monotonic()
+        pace = self._pace(now)
+        if pace is None:
+            return None
+        return max([to_come * pace, *(until - now for _event, until in self._queued.values())])
+
+    def _pace(self, now: float) -> float | None:
+        """Seconds a block (see seconds_left); the limits' pace (expect) in the first minute."""
+        if not self._runs:
+            return self._limits_pace
         *earlier, last = self._runs
         outgrew = last.count >= RECENT and (
             self._recent[-1] - last.start >= WINDOW_S
             or last.count >= 2 * max((run.count for run in earlier), default=0)
         )
-        if not earlier or outgrew:
-            span = max(now, self._recent[-1]) - self._recent[0]
-            if len(self._recent) < 2 or span <= 0:
-                return None
-            pace = span / (len(self._recent) - 1)
-        else:
+        if earlier and not outgrew:
             first = earlier[0].start
             done = sum(run.count for run in earlier)
-            pace = max((last.start - first) / done, (now - first) / (done + last.count))
-        return max([to_come * pace, *(until - now for _event, until in self._queued.values())])
+            return max((last.start - first) / done, (now - first) / (done + last.count))
+        span = max(now, self._recent[-1]) - self._recent[0]
+        seen = span / (len(self._recent) - 1) if len(self._recent) >= 2 and span > 0 else None
+        if earlier or self._limits_pace is None or now - last.start >= MINUTE_S:
+            return seen
+        return max(seen or 0.0, self._limits_pace)
 
     def estimate(self, to_come: int) -> str:
         """ "about 9 min" for ``to_come`` blocks (``seconds_left``); "" when it says nothing."""

@@ -276,9 +276,11 @@ class TargetSession:
         doc: Document | None = None,
         busy: bool = False,
         usable_in_s: float | None = None,
+        block_s: float | None = None,
     ) -> Change:
         """One batch of the engine's (newest revision ``revision``), read once: the document,
-        the events, the retry schedule; the Change is published and returned."""
+        the events, the retry schedule, the pace the account's limits allow (``block_s``,
+        seconds a block: Backlog.expect); the Change is published and returned."""
         before = self.review.generation
         told = self._told
         untold = told is None or told[0] is not self.review or told[1] != before
@@ -288,6 +290,8 @@ class TargetSession:
         # settled, a batch (the reviewer model's verdicts, say) names its blocks again
         settled = not busy and not self.model.idle() and self._settled
         self._settled = not busy
+        if block_s is not None:
+            self.backlog.expect(block_s)
         queued = self.backlog.take(e for e in events if not self.stale(e.revision))
         if not busy:
             queued |= self.backlog.idle()

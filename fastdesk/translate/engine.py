@@ -234,7 +234,8 @@ class Engine:
         if self._single_block(spec):  # a model known to lose batch markers: one block each
             batches = [[w] for w in work]
         if batches:
-            emit(Planned(revision, len(batches), sum(w.tokens for w in work)))
+            blocks = sum(len(w.blocks) for w in work)
+            emit(Planned(revision, len(batches), sum(w.tokens for w in work), blocks))
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 

@@ -109,6 +109,7 @@ class Planned:
     revision: int
     requests: int
     tokens: int
+    blocks: int = 0  # the blocks those requests answer (a text repeated counts each time)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from fastdesk.ui.document import review_view
 
 
@@ -43,6 +45,10 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     free = Limits(30, 1000, 8000, 200000, label="Groq free tier")
     limiter = Limiter(table={"groq": {"fake-model": free}}, clock=clock)
     w = make_window(clock=clock, router_kw={"limiter": limiter})
+    paces: list[float] = []  # the batches' block_s: the pace the estimate implies, a block
+    w.document_view.engine_news.connect(
+        lambda batch: paces.append(batch.block_s) if batch.block_s is not None else None
+    )
     text = "".join(f"Paragraph {i} says hello to the world.\n\n" for i in range(300))
     w.document_view.source.setPlainText(text)  # more than the minute's requests: paced
     qtbot.waitUntil(lambda: w.statusBar().currentMessage().startswith("about "))
@@ -53,6 +59,8 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     )
     assert w.statusBar().currentMessage() == expected.text()
     assert "8,000 tokens/min" in expected.text()
+    # and the review bar's pace until the arrivals show one: the same seconds, a block
+    assert paces and paces[-1] == pytest.approx(expected.seconds / 300)
 
 
 def test_the_blocks_a_reader_scrolls_to_go_next_while_the_stream_nudges_the_scroll_bar(

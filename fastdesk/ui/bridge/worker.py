@@ -87,6 +87,9 @@ class WorkerBatch:
     notices: tuple[str, ...] = ()
     # how long the document will take at the account's limits ("" : nothing worth saying)
     estimate: str = ""
+    # the seconds a block takes at those limits, from the same plan (0: not slowed by them;
+    # None: nothing new), the review bar's pace until the arrivals show one (review.backlog)
+    block_s: float | None = None
     # with failed blocks among the events: seconds until their provider may be asked again
     # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
     usable_in_s: float | None = None
@@ -455,6 +458,7 @@ class EngineWorker(QObject):
         self._force = False
         self._sent_busy = busy
         failed = any(isinstance(e, BlockFailed) for e in events)
+        estimate, block_s = self._estimate.take()
         return WorkerBatch(
             self._revision,
             events,
@@ -464,7 +468,8 @@ class EngineWorker(QObject):
             health=health,
             doc=new_doc,
             notices=notices,
-            estimate=self._estimate.take(),
+            estimate=estimate,
+            block_s=block_s,
             usable_in_s=self._news.usable_in_s(self._router, self._spec) if failed else None,
             panes=panes,
         )

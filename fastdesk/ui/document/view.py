@@ -405,6 +405,7 @@ class DocumentView(QWidget):
             doc=batch.doc,
             busy=batch.busy,
             usable_in_s=batch.usable_in_s,
+            block_s=batch.block_s,
         )
         if batch.doc is not None:
             self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
