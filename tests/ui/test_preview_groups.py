@@ -12,7 +12,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextDocument
 
 from fastdesk.ui.bridge.segments import Segment, segment
-from fastdesk.ui.panes import preview as preview_module
+from fastdesk.ui.panes import run_starts
+from fastdesk.ui.panes.incremental import Incremental
 from fastdesk.ui.panes.preview import TargetPreview
 from tests.ui.test_ui_panes import KINDS, Paints, assert_runs_tile, mixed, paragraphs_of
 
@@ -57,14 +58,14 @@ def check(preview: TargetPreview, segs: list[Segment], qtbot, group: int | None 
 
 @pytest.fixture
 def small_groups(monkeypatch) -> int:
-    monkeypatch.setattr(preview_module, "GROUP", 4)
+    monkeypatch.setattr(run_starts, "GROUP", 4)
     return 4
 
 
 @pytest.fixture
 def stand_ins(monkeypatch) -> None:
     """Stand-ins for any fill of more than a group (the pane's own threshold: 1,000 blocks)."""
-    monkeypatch.setattr(TargetPreview, "stand_ins_from", preview_module.GROUP)
+    monkeypatch.setattr(TargetPreview, "stand_ins_from", run_starts.GROUP)
 
 
 def test_a_fill_of_several_groups_renders_each_block_as_alone(qtbot) -> None:
@@ -72,7 +73,7 @@ def test_a_fill_of_several_groups_renders_each_block_as_alone(qtbot) -> None:
     qtbot.addWidget(preview)
     segs = mixed(350)
     fill(preview, segs)
-    assert preview_module.GROUP == 100
+    assert run_starts.GROUP == 100
     check(preview, segs, qtbot, group=100)
 
 
@@ -122,7 +123,7 @@ def test_groups_add_no_gap_between_blocks(qtbot, monkeypatch) -> None:
     segs = mixed(40)
     placed = []
     for group in (4, 10**6):  # several groups; one for all
-        monkeypatch.setattr(preview_module, "GROUP", group)
+        monkeypatch.setattr(run_starts, "GROUP", group)
         preview = TargetPreview()
         qtbot.addWidget(preview)
         preview.resize(600, 400)
@@ -131,7 +132,7 @@ def test_groups_add_no_gap_between_blocks(qtbot, monkeypatch) -> None:
         placed.append((tops(preview), preview.document().size().height()))
     assert placed[0] == placed[1]
     # and between like paragraphs the distance is the same inside a group and across groups
-    monkeypatch.setattr(preview_module, "GROUP", 4)
+    monkeypatch.setattr(run_starts, "GROUP", 4)
     preview = TargetPreview()
     qtbot.addWidget(preview)
     preview.resize(600, 400)
@@ -224,7 +225,7 @@ def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
 
 def one_by_one(monkeypatch) -> None:
     """Fills without stand-ins: every block rendered in turn, as before they existed."""
-    monkeypatch.setattr(TargetPreview, "_insert_run", preview_module.Incremental._insert_run)
+    monkeypatch.setattr(TargetPreview, "_insert_run", Incremental._insert_run)
 
 
 def step_once(preview: TargetPreview) -> None:

@@ -569,8 +569,8 @@ def test_preview_decorates_a_streamed_batch_as_a_full_pass_would(qtbot) -> None:
     def decorated_fresh(segs, contexts, expansions) -> tuple:
         fresh = TargetPreview()
         qtbot.addWidget(fresh)
-        fresh.contexts = contexts
-        fresh.expansions = dict(expansions)
+        fresh.set_contexts(contexts)
+        fresh.expansions.update(expansions)
         fresh.want(segs)
         return tuple(s.text for s in fresh.wanted)
 

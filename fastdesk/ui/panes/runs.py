@@ -1,5 +1,5 @@
 """How a block's run of paragraphs lies in the rendered view's document: the formats it starts
-from, its tidy-up after Qt's insertHtml, its stand-in's text, the group frames and their glue.
+from, its tidy-up after Qt's insertHtml, the group frames and their glue.
 
 Apart from fastdesk.ui.panes.preview, which decides what goes where; these only say how."""
 
@@ -13,6 +13,8 @@ from PySide6.QtGui import (
     QTextFrameFormat,
 )
 
+from fastdesk.ui.panes.run_starts import RunStarts
+
 # HTML inserted into a paragraph merges its first paragraph into that one, which keeps its own
 # format: a heading would lose its margins, code its background, a quote its indent. So a
 # throwaway first paragraph goes in front and is removed afterwards (see tidy).
@@ -21,13 +23,6 @@ KEEP = QTextCursor.MoveMode.KeepAnchor
 PLAIN_BLOCK = QTextBlockFormat()
 BLOCK_GAP = 14  # pixels between two blocks at least
 PLAIN_CHAR = QTextCharFormat()
-
-
-def stand_in(markdown: str) -> str:
-    """A block's Markdown as the plain paragraphs of its stand-in: one position per character,
-    as ``qt_len`` counts them (Qt's insertText would take a carriage return and line feed as one
-    paragraph break)."""
-    return markdown.strip("\n").replace("\r", " ")
 
 
 def tidy(doc: QTextDocument, start: int, close: int) -> int:
@@ -104,3 +99,38 @@ def fit_block(cursor: QTextCursor, height: float) -> None:
     glue.setBottomMargin(0)
     glue.setLineHeight(height, FIXED)
     cursor.setBlockFormat(glue)
+
+
+def new_group(cursor: QTextCursor, runs: RunStarts) -> QTextCursor:
+    """A new group frame after the last block, its start marker where the final root block was:
+    a cursor in its first paragraph."""
+    cursor.setPosition(runs.starts[runs.count])
+    fit_block(cursor, MARGIN)  # (the final root block after the frame copies it)
+    cursor = cursor.insertFrame(GROUP_FRAME).firstCursorPosition()
+    runs.open_group()
+    return cursor
+
+
+def fit_glue_around(doc: QTextDocument, runs: RunStarts, index: int) -> None:
+    """Block `index` may be its group's first or last: the root blocks before and after the
+    group take the room they should (margins at a frame's edge change with its runs)."""
+    runs.catch_up(index + 2)
+    group = runs.group_of(index)
+    if index == runs.firsts[group]:
+        fit_glue(doc, runs.starts[index] - 1, between=group > 0)
+    if runs.last_in_group(index):
+        last = index + 1 >= runs.count
+        fit_glue(doc, runs.starts[index + 1] - (0 if last else 1), between=not last)
+
+
+def fit_glue(doc: QTextDocument, position: int, *, between: bool) -> None:
+    """The root block at `position`: between two groups as tall as the gap Qt leaves between
+    two paragraphs of one frame (the larger of the margins they meet with); before the first
+    group or after the last one, the document's margin."""
+    height = float(MARGIN)
+    if between:
+        above = doc.findBlock(position - 1).blockFormat().bottomMargin()
+        height = max(above, doc.findBlock(position + 1).blockFormat().topMargin())
+    cursor = QTextCursor(doc)
+    cursor.setPosition(position)
+    fit_block(cursor, height)
