@@ -232,7 +232,10 @@ def wrap_window_slots(trace: StallTrace) -> None:
     """The slots the GUI thread runs on its own while a document streams in (before the
     window is built: connections made later go through the wrappers)."""
     from fastdesk.ui.bridge import threads
+    from fastdesk.ui.document.batches import BatchReader
+    from fastdesk.ui.document.block_places import BlockPlaces
     from fastdesk.ui.document.review_view import ReviewPresentation
+    from fastdesk.ui.document.sending import EditSending
     from fastdesk.ui.document.view import DocumentView
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
@@ -242,16 +245,10 @@ def wrap_window_slots(trace: StallTrace) -> None:
     for owner, names in (
         (threads, ("collect_due_garbage",)),
         (RenderScheduler, ("_tick",)),
-        (
-            DocumentView,
-            (
-                "_on_batch",
-                "refresh_target",
-                "_send_visible",
-                "_debounced",
-                "_source_changed",
-            ),
-        ),
+        (BatchReader, ("on_batch",)),
+        (DocumentView, ("refresh_target", "_source_changed")),
+        (BlockPlaces, ("send_visible",)),
+        (EditSending, ("_debounced",)),
         (ReviewPresentation, ("update_bar", "repaint_margins")),
         (main_window.MainWindow, ("_engine_news", "_document_changed")),
         (StatusPanel, ("request_done", "set_busy", "waiting")),

@@ -75,14 +75,14 @@ def test_the_blocks_a_reader_scrolls_to_go_next_while_the_stream_nudges_the_scro
     w = make_window()
     view = w.document_view
     view.source.setPlainText("".join(f"Paragraph {i} of the long page.\n\n" for i in range(300)))
-    qtbot.waitUntil(lambda: len(view._source_blocks) >= 300)
+    qtbot.waitUntil(lambda: len(view.places.blocks) >= 300)
     bar = view.source.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     nudge = QTimer(w)
     nudge.timeout.connect(lambda: bar.setValue(bar.value() + (1 if bar.value() % 2 else -1)))
     nudge.start(40)  # the stream's sync scroll, faster than the timer's 150 ms
-    keys = [seg.key for seg in view._source_blocks]
+    keys = [seg.key for seg in view.places.blocks]
     middle = set(keys[100:200])
-    qtbot.waitUntil(lambda: bool(view._sent_visible & middle))
+    qtbot.waitUntil(lambda: bool(view.places._sent_visible & middle))
     nudge.stop()
     provider.release()

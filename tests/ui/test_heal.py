@@ -72,7 +72,7 @@ def test_retry_failed_blocks_with_none_failed_sends_nothing(make_window, qtbot, 
     w.document_view.source.setPlainText(SOURCE)
     qtbot.waitUntil(lambda: target_text(w) == translated(SOURCE))
     asked = len(provider.requests)
-    assert w.document_view.retry_failed() == 0
+    assert w.document_view.blocks.retry_failed() == 0
     qtbot.wait(100)
     assert len(provider.requests) == asked
 

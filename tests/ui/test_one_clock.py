@@ -46,12 +46,12 @@ def test_an_edit_is_paced_on_the_one_clock_whatever_it_reads(make_window, qtbot,
     qtbot.waitUntil(lambda: view.worker.headroom is not None)
     assert view.worker.headroom.free_at == FAR  # the limiter's time: the window's clock
     typed(w, "Hello wor")  # inside a word: the whole setting, not FAR seconds
-    assert view._debounce.interval() == BOUND_MS
+    assert view.sending._debounce.interval() == BOUND_MS
     typed(w, "ld.")  # a sentence end: at once
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
     qtbot.waitUntil(lambda: len(view.worker.headroom.sent) == 1)
     typed(w, " The ca")  # inside a word, a request just went: the limit's pace, 15 s
-    assert view._debounce.interval() == 15_000
+    assert view.sending._debounce.interval() == 15_000
 
 
 def test_an_engine_on_another_clock_is_refused_with_a_reason(make_window, qtbot, provider) -> None:

@@ -82,7 +82,7 @@ def test_a_click_goes_to_the_block_in_both_panes(make_window, qtbot, provider) -
     source_at = view.source.toPlainText().index("See [the guide]")
     assert view.source.textCursor().position() == source_at
     assert view.target_editor.hasFocus()
-    assert view.block_under_cursor() == link
+    assert view.places.block_under_cursor() == link
     assert view.target_editor.textCursor().position() == target_text(w).index("See [the guide]")
 
 
@@ -120,17 +120,17 @@ def test_f8_and_shift_f8_step_through_the_problems(make_window, qtbot, provider)
     qtbot.waitUntil(view.source.hasFocus)
     dock.filters["unapproved"].setChecked(False)  # only the flagged block: F8 goes there
     key(qtbot, w, "F8")
-    assert view.block_under_cursor() == link and dock.current_row() == 0
+    assert view.places.block_under_cursor() == link and dock.current_row() == 0
     assert "link target changed" in w.statusBar().currentMessage()
     dock.filters["unapproved"].setChecked(True)
     key(qtbot, w, "F8")  # wraps to the first
-    assert view.block_under_cursor() == hello
+    assert view.places.block_under_cursor() == hello
     key(qtbot, w, "F8")
-    assert view.block_under_cursor() == cat
+    assert view.places.block_under_cursor() == cat
     key(qtbot, w, "Shift+F8")
-    assert view.block_under_cursor() == hello
+    assert view.places.block_under_cursor() == hello
     key(qtbot, w, "Shift+F8")  # wraps to the last
-    assert view.block_under_cursor() == link
+    assert view.places.block_under_cursor() == link
     for button in dock.filters.values():
         button.setChecked(False)
     assert w.workbench.next_problem() is None
@@ -149,7 +149,7 @@ def test_f8_works_with_the_dock_closed(make_window, qtbot, provider) -> None:
     view.source.setFocus()
     qtbot.waitUntil(view.source.hasFocus)
     key(qtbot, w, "Shift+F8")
-    assert view.block_under_cursor() == block(w, "guide")
+    assert view.places.block_under_cursor() == block(w, "guide")
 
 
 def test_failed_and_untranslated_blocks_are_listed(make_window, qtbot, provider) -> None:
@@ -163,7 +163,7 @@ def test_failed_and_untranslated_blocks_are_listed(make_window, qtbot, provider)
     assert "refused" in shown(dock, 0, DETAIL)
     provider.hold_answers()
     provider.fail_with = None
-    w.document_view.retry_failed()
+    w.document_view.blocks.retry_failed()
     qtbot.waitUntil(lambda: shown(dock, 0, PROBLEM) == "retrying")
     provider.release()
     qtbot.waitUntil(lambda: [p.kind for p in dock.rows] == ["unapproved", "unapproved"])

@@ -211,7 +211,7 @@ def test_back_translation_of_a_selection_in_either_pane(make_window, qtbot, prov
     cursor.setPosition(len(TEXT) - 3, QTextCursor.MoveMode.KeepAnchor)
     source.setTextCursor(cursor)
     source.setFocus()
-    assert view.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
+    assert view.places.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
     key(qtbot, w, "Ctrl+Shift+U")
     qtbot.waitUntil(lambda: w.findChild(BackTranslationDialog) is not None, timeout=5000)
     dialog = w.findChild(BackTranslationDialog)
@@ -234,7 +234,7 @@ def test_back_translation_of_a_selection_in_either_pane(make_window, qtbot, prov
     cursor.setPosition(len(target_text(w)) - 1, QTextCursor.MoveMode.KeepAnchor)
     editor.setTextCursor(cursor)
     editor.setFocus()
-    assert view.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
+    assert view.places.blocks_under_selection() == [block(w, "Hello"), block(w, "cat")]
     key(qtbot, w, "Ctrl+Shift+U")
     qtbot.waitUntil(lambda: any(d.isVisible() for d in w.findChildren(BackTranslationDialog)))
     shown = next(d for d in w.findChildren(BackTranslationDialog) if d.isVisible())

@@ -40,7 +40,8 @@ def test_a_sentence_end_goes_at_once(make_window, qtbot, provider) -> None:
     w = make_window(settings=SLOW)
     typed(qtbot, w, "Hello world")
     view = w.document_view
-    assert view._debounce.isActive() and view._debounce.interval() == BOUND_MS  # inside a word
+    debounce = view.sending._debounce
+    assert debounce.isActive() and debounce.interval() == BOUND_MS  # inside a word
     assert not provider.requests
     typed(qtbot, w, ".")
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
@@ -50,7 +51,7 @@ def test_a_sentence_end_goes_at_once(make_window, qtbot, provider) -> None:
 def test_a_finished_word_waits_half_the_setting(make_window, qtbot) -> None:
     w = make_window(settings=SLOW)
     typed(qtbot, w, "Hello ")
-    assert w.document_view._debounce.interval() == BOUND_MS // 2
+    assert w.document_view.sending._debounce.interval() == BOUND_MS // 2
 
 
 def test_a_finished_line_goes_at_once(make_window, qtbot, provider) -> None:
@@ -71,7 +72,7 @@ def test_leaving_the_line_sends_at_once(make_window, qtbot, provider) -> None:
     cursor.setPosition(len("Hello world"))
     view.source.setTextCursor(cursor)
     typed(qtbot, w, " again")
-    assert len(provider.requests) == sent and view._debounce.interval() == BOUND_MS
+    assert len(provider.requests) == sent and view.sending._debounce.interval() == BOUND_MS
     QTest.keyClick(view.source, Qt.Key.Key_Down)  # to the blank line: the edit is done
     qtbot.waitUntil(lambda: len(provider.requests) == sent + 1, timeout=5000)
     assert provider.requests[-1].messages[-1]["content"] == "Hello world again"
@@ -81,7 +82,7 @@ def test_moving_within_the_line_waits(make_window, qtbot, provider) -> None:
     w = make_window(settings=SLOW)
     typed(qtbot, w, "Hello wor")
     QTest.keyClick(w.document_view.source, Qt.Key.Key_Left)
-    assert w.document_view._debounce.interval() == BOUND_MS
+    assert w.document_view.sending._debounce.interval() == BOUND_MS
     assert not provider.requests
 
 
@@ -93,13 +94,13 @@ def test_sends_inside_words_are_spread_and_the_limiter_has_the_last_word(
     typed(qtbot, w, "Hello world.")  # a boundary: at once
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
     typed(qtbot, w, " The ca")  # inside a word, a request just went: at the limit's pace
-    assert view._debounce.interval() > 10_000  # 4 a minute: one each 15 s
+    assert view.sending._debounce.interval() > 10_000  # 4 a minute: one each 15 s
     for n in range(3):  # three more sentences, each at once: the limit (4 a minute) is reached
         typed(qtbot, w, f"t{n}.")
         qtbot.waitUntil(lambda n=n: len(provider.requests) == 2 + n, timeout=5000)
     qtbot.waitUntil(lambda: len(view.worker.headroom.sent) == 4)
     typed(qtbot, w, " Goodbye.")  # a boundary, but the limiter says not before a minute is up
-    assert view._debounce.interval() > 50_000
+    assert view.sending._debounce.interval() > 50_000
     assert len(provider.requests) == 4
 
 
@@ -185,7 +186,7 @@ def test_the_status_bar_says_once_that_a_small_day_stretches_the_pacing(
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
     qtbot.waitUntil(lambda: bool(view.worker.headroom and view.worker.headroom.sent))
     typed(qtbot, w, " The ca")  # inside a word: the day's pace, ~29 s after the last send
-    assert view._debounce.interval() > 25_000
+    assert view.sending._debounce.interval() > 25_000
     message = w.statusBar().currentMessage()
     assert "requests left today" in message and "working day" in message
     w.statusBar().clearMessage()

@@ -452,7 +452,7 @@ def test_wiring_into_the_window(make_window, memory, qtbot) -> None:
     dialog.boxes["groq"].key_edit.setText(GROQ_KEY)
     save(dialog)
     assert window.settings.debounce_ms == 750
-    assert window.document_view._debounce.interval() == 750
+    assert window.document_view.sending._debounce.interval() == 750
     assert memory.items == {("fastdesk", "groq"): GROQ_KEY}
     assert not dialog.runner.busy
 

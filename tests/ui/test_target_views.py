@@ -73,7 +73,7 @@ def test_the_blocks_on_screen_are_told_to_the_worker_when_the_reader_scrolls(mak
     bar = view.source.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
     qtbot.waitUntil(lambda: bool(told))
-    on_screen = view.visible_source_blocks()
+    on_screen = view.places.visible_source_blocks()
     assert told[-1] == on_screen
     keys = [s.key for s in view.source_blocks]
     where = sorted(keys.index(k) for k in on_screen)

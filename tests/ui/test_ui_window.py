@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError, RequestStats
 from fastdesk.translate.events import BlockDone
-from fastdesk.ui.bridge.worker import WorkerBatch
+from fastdesk.ui.bridge.batch import WorkerBatch
 from tests.ui.uifakes import translated
 
 
@@ -96,7 +96,7 @@ def test_an_answer_for_a_block_the_document_lost_is_not_shown(make_window, qtbot
     w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
     old = w.document_view.revision - 1
-    w.document_view._on_batch(
+    w.document_view.batches.on_batch(
         WorkerBatch(revision=old, events=(BlockDone(old, "gone", "STALE", "model"),))
     )
     qtbot.waitUntil(lambda: w.document_view.scheduler.idle)
@@ -187,7 +187,7 @@ def test_input_method_composition_does_not_translate(make_window, qtbot) -> None
     revision = w.document_view.revision
     QApplication.sendEvent(w.document_view.source, QInputMethodEvent("ni", []))
     assert w.document_view.source.composing
-    assert not w.document_view._debounce.isActive()
+    assert not w.document_view.sending._debounce.isActive()
     commit = QInputMethodEvent("", [])
     commit.setCommitString("你")
     QApplication.sendEvent(w.document_view.source, commit)
@@ -201,7 +201,7 @@ def test_live_off_waits_for_translate_now(make_window, qtbot, provider) -> None:
     w.actions_.live.setChecked(False)
     revision = w.document_view.revision
     w.document_view.source.setPlainText("Hello world")
-    assert not w.document_view._debounce.isActive() and w.document_view.revision == revision
+    assert not w.document_view.sending._debounce.isActive() and w.document_view.revision == revision
     w.actions_.translate_now.trigger()
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
 

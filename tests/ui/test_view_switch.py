@@ -14,7 +14,7 @@ def on_screen(pane) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def source_on_screen(view) -> set[str]:  # type: ignore[no-untyped-def]
-    return set(view.visible_source_blocks())
+    return set(view.places.visible_source_blocks())
 
 
 def long_window(make_window, qtbot):  # type: ignore[no-untyped-def]

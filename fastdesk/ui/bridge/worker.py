@@ -4,8 +4,9 @@ GUI → worker: plain method calls that hand a closure to ``loop.call_soon_threa
 lock the worker could hold). Worker → GUI: the ``batch`` signal, emitted from the worker thread;
 Qt queues it into the GUI thread. Batches are throttled (one per ``flush_interval`` at most while
 a translation streams, the first at once) and carry the parsed document when it changed and the
-engine's events, so the GUI thread does no parsing. What the target shows is composed from them
-by the window's one model of it (fastdesk.review.target_model.TargetModel), not here.
+engine's events (fastdesk.ui.bridge.batch), so the GUI thread does no parsing. What the target
+shows is composed from them by the window's one model of it
+(fastdesk.review.target_model.TargetModel), not here.
 
 Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes
 (the Outbox holds them; the FlushThrottle times the batches).
@@ -26,28 +27,24 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from fastdesk.clock import Clock, SystemClock
-from fastdesk.document.blocks import Document
 from fastdesk.providers.base import RequestStats
 from fastdesk.translate.events import (
     BlockDone,
-    BlockFailed,
     EngineError,
     EngineEvent,
     Planned,
     RequestDone,
 )
+from fastdesk.ui.bridge.batch import BatchBuilder
 from fastdesk.ui.bridge.engine_news import EngineNews
 from fastdesk.ui.bridge.estimate import PlanEstimate
 from fastdesk.ui.bridge.outbox import Outbox
 from fastdesk.ui.bridge.pane_sessions import PaneSessions
-from fastdesk.ui.bridge.segments import Segment
-from fastdesk.ui.bridge.sent_document import SentDocument
 from fastdesk.ui.bridge.session import (
     Emit,
     Session,
@@ -61,7 +58,6 @@ from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S, FlushThrottle
 from fastdesk.ui.bridge.warming import Warmer, preload_language
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
-    from fastdesk.routing.health import HealthEntry
     from fastdesk.routing.limiter import Headroom
     from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine, JobSpec
@@ -72,38 +68,10 @@ EngineFactory = Callable[[], "Engine"]
 SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
 
 
-@dataclass(frozen=True)
-class WorkerBatch:
-    """What changed since the last batch. ``revision``: the newest one the worker was given."""
-
-    revision: int
-    events: tuple[EngineEvent, ...] = ()
-    source: tuple[Segment, ...] | None = None  # the source's blocks (for mapping); None: unchanged
-    busy: bool = False
-    providers: tuple[str, ...] | None = None  # configured providers, once the engine is built
-    health: tuple[HealthEntry, ...] | None = None  # router.health_report() when it changed
-    doc: Document | None = None  # the parsed source when it changed; None: unchanged
-    # one-line warnings to show once: a key going over plain http, the memory not in use
-    notices: tuple[str, ...] = ()
-    # how long the document will take at the account's limits ("" : nothing worth saying)
-    estimate: str = ""
-    # the seconds a block takes at those limits, from the same plan (0: not slowed by them;
-    # None: nothing new), the review bar's pace until the arrivals show one (review.backlog)
-    block_s: float | None = None
-    # with failed blocks among the events: seconds until their provider may be asked again
-    # (Router.usable_in_s; math.inf: not by itself), for the window's retry of them
-    usable_in_s: float | None = None
-    # (pane key, its block events) of each second target pane with news (see open_pane)
-    panes: tuple[tuple[str, tuple[EngineEvent, ...]], ...] = ()
-
-    def pane_events(self, key: str) -> tuple[EngineEvent, ...]:
-        return next((events for k, events in self.panes if k == key), ())
-
-
 class EngineWorker(QObject):
     """Runs the engine in its own thread; see the module docstring for the protocol."""
 
-    batch = Signal(object)  # WorkerBatch
+    batch = Signal(object)  # WorkerBatch (fastdesk.ui.bridge.batch)
     # block id, its translation, the translation back into the source's language ("": none)
     back_translated = Signal(str, str, str)
 
@@ -137,9 +105,6 @@ class EngineWorker(QObject):
         self._session: Session | None = None
         self._revision = 0
         self._source = ""
-        self._sent_doc = SentDocument()
-        self._sent_busy = False
-        self._force = False
         self.throttle = FlushThrottle(
             self._loop, self._flush, flush_interval, lambda: self._stopping
         )
@@ -150,6 +115,7 @@ class EngineWorker(QObject):
             self._tasks, guarded=self._guarded, shared=self._pane_shared, heard=self._heard
         )
         self._news = EngineNews(changed=self.throttle.schedule)
+        self._batches = BatchBuilder(self._outbox, self._estimate, self._panes, self._news)
         self.warmer = Warmer(
             self.clock, self._tasks, headroom=self._publish_headroom, billed=self._billed
         )
@@ -277,7 +243,7 @@ class EngineWorker(QObject):
             # the house read before this update, or another document: planned with it
             self._replan = False
             self._replan_all()
-        self._force = True  # always answer an update, even if nothing changed (ends "busy")
+        self._batches.force = True  # always answer an update, even if nothing changed (ends "busy")
         self.throttle.schedule(at_least=REQUEST_FIRST_S)
 
     def _open(self, source: str, revision: int) -> None:
@@ -309,7 +275,7 @@ class EngineWorker(QObject):
             self._guarded(self._session.update, source, revision)
             self._guarded(self._session.set_spec, spec)
             self._estimate.start(revision)
-        self._force = True
+        self._batches.force = True
         self.throttle.schedule()
 
     def _rehouse(
@@ -326,7 +292,7 @@ class EngineWorker(QObject):
             return
         if session.doc is not None and session.doc.source == source:
             self._replan_all()
-            self._force = True
+            self._batches.force = True
             self.throttle.schedule()
         else:
             self._replan = True
@@ -349,7 +315,7 @@ class EngineWorker(QObject):
         except Exception as exc:
             self._failed("The second translation could not start", exc)
             return
-        self._force = True
+        self._batches.force = True
         self.throttle.schedule()
 
     def _pane_shared(self, event: EngineEvent) -> None:
@@ -435,44 +401,12 @@ class EngineWorker(QObject):
     def _flush(self) -> bool:
         """Send what changed, if anything did (the throttle's call); True while work goes on."""
         self._publish_headroom()
-        batch = self._collect()
+        batch = self._batches.collect(
+            self._revision, self._source, self._session, self._engine, self._spec
+        )
         if batch is not None and not self._stopping:
             self.batch.emit(batch)
-        return self._sent_busy
-
-    def _collect(self) -> WorkerBatch | None:
-        events = self._outbox.take()
-        session = self._session
-        new_doc, source = self._sent_doc.news(session, self._source) or (None, None)
-        busy = session is not None and (session.busy or self._panes.busy)
-        providers, health = self._news.take(self._router)
-        memory = self._engine.memory if self._engine is not None else None
-        # the memory's notice is looked at on every batch (it can break later)
-        notices = self._outbox.take_notices(memory.notice if memory is not None else None)
-        panes = self._panes.take()
-        quiet = not events and not panes and source is None and busy == self._sent_busy
-        quiet = quiet and providers is None and health is None and not notices
-        quiet = quiet and not self._estimate.pending
-        if quiet and not self._force:
-            return None
-        self._force = False
-        self._sent_busy = busy
-        failed = any(isinstance(e, BlockFailed) for e in events)
-        estimate, block_s = self._estimate.take()
-        return WorkerBatch(
-            self._revision,
-            events,
-            source=source,
-            busy=busy,
-            providers=providers,
-            health=health,
-            doc=new_doc,
-            notices=notices,
-            estimate=estimate,
-            block_s=block_s,
-            usable_in_s=self._news.usable_in_s(self._router, self._spec) if failed else None,
-            panes=panes,
-        )
+        return self._batches.sent_busy
 
     def _publish_headroom(self) -> Headroom | None:
         return self._news.publish_headroom(self._router, self._spec)

@@ -54,7 +54,7 @@ class ReviewCommands:
         pane = self.view.focused_target_pane()
         if pane is not None and pane.shown:
             return pane.shown[pane.index_at(pane.textCursor().position())].key or None
-        return self.view.block_under_cursor()
+        return self.view.places.block_under_cursor()
 
     def approve_block(self, block_id: str | None = None) -> bool:
         key = self._review_block() if block_id is None else block_id
@@ -93,7 +93,7 @@ class ReviewCommands:
         """ "Source changed since your edit": ``"retranslate"`` or ``"keep"`` (``text``: the
         correction as the editor merged it)."""
         if self.ctl.resolve(block_id, choice, text):
-            self.view.retranslate([block_id])
+            self.view.blocks.retranslate([block_id])
         self.view.refresh_target()
 
     def review_menu(self, block_id: str) -> QMenu:
@@ -122,7 +122,7 @@ class ReviewCommands:
             add("Approve", lambda: self.approve_block(block_id), ready)
         if info.edited:
             add("Revert My Edit", lambda: self.revert_block(block_id))
-        add("Re-translate", lambda: self.view.retranslate([block_id]), info.state != "copy")
+        add("Re-translate", lambda: self.view.blocks.retranslate([block_id]), info.state != "copy")
         return menu
 
     def _margin_clicked(self, block_id: str, where: QPoint) -> None:

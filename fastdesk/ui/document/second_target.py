@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter
 
     from fastdesk.translate.engine import JobSpec
-    from fastdesk.ui.bridge.worker import EngineWorker, WorkerBatch
+    from fastdesk.ui.bridge.batch import WorkerBatch
+    from fastdesk.ui.bridge.worker import EngineWorker
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
     from fastdesk.ui.review.controller import ReviewController

@@ -11,6 +11,10 @@ the review controller): it numbers the revisions sent to the worker and alone ju
 stale, reads each worker batch once, and says what changed in one stream that the panes, the
 margin, the review bar, the status bar and the window follow. The panes are told the target
 model's segments and converge to them; they keep no target of their own.
+
+Its parts, in this package: when an edit goes (``sending``), where the reader is among the
+source's blocks (``block_places``), the worker's batches read (``batches``), the engine's
+commands on blocks (``block_commands``), the reviewer's edits in the target (``target_edits``).
 """
 
 from __future__ import annotations
@@ -22,11 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -35,21 +38,21 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.clock import Clock, SystemClock
-from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
-from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.model import Review, ReviewSummary
-from fastdesk.review.session import Change, TargetSession, failed_blocks
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Expansion
-from fastdesk.translate.sending import Kind, SendPolicy, what_was_typed
+from fastdesk.review.session import Change, TargetSession
 from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.threads import gui_first
-from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory, WorkerBatch
+from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory
+from fastdesk.ui.document.batches import BatchReader
+from fastdesk.ui.document.block_commands import BlockCommands
+from fastdesk.ui.document.block_places import BlockPlaces
 from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.document.heal import Healer
 from fastdesk.ui.document.review_view import ReviewPresentation
 from fastdesk.ui.document.second_target import SecondPane
-from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text
+from fastdesk.ui.document.sending import EditSending
+from fastdesk.ui.document.target_edits import RESTORE_STEP_S, TargetEdits
+from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text, titled_pane
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
 from fastdesk.ui.panes.incremental import RenderScheduler
@@ -58,14 +61,12 @@ from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
-from fastdesk.ui.review.back_translation import BackTranslations
 from fastdesk.ui.review.controller import ReviewController, review_key
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
 
 UNTITLED = "Untitled"
-RESTORE_STEP_S = 0.015  # an undo updates the pane at once for this long; the scheduler goes on
 
 
 class DocumentView(QWidget):
@@ -112,7 +113,6 @@ class DocumentView(QWidget):
         self.newline = "\n"
         self._sent_source: str | None = None
         self._opened = False  # the next send is a newly opened document's (worker.open)
-        self._source_blocks: tuple[render.Segment, ...] = ()
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self.review_ctl = ReviewController(
             lambda: plain_text(self.source.document()),
@@ -123,34 +123,56 @@ class DocumentView(QWidget):
         self.session: TargetSession = self.review_ctl.session
         self.session.subscribe(self._session_changed)
         self._build_panes()
-        self._debounce = QTimer(self)  # until the edit goes: its interval is the policy's wait
-        self._debounce.setSingleShot(True)
-        # Precise: a coarse timer may fire up to 5% late (15 ms of 300) on every edit.
-        self._debounce.setTimerType(Qt.TimerType.PreciseTimer)
-        self._debounce.setInterval(debounce_ms)
-        self._debounce.timeout.connect(self._debounced)
-        # the debounce setting: its upper bound
-        self.sending = SendPolicy(debounce_ms / 1000, clock=self.clock)
-        self._edit_line = -1  # the line of the last edit not sent yet (-1: none)
+        self.sending = EditSending(  # when an edit goes (the core's policy decides the wait)
+            self.source,
+            debounce_ms=debounce_ms,
+            clock=self.clock,
+            live=live,
+            send=self.send_update,
+            headroom=lambda: self._worker.headroom if self._worker is not None else None,
+            say=self.message.emit,
+            parent=self,
+        )
         doc = self.source.document()
         doc.contentsChanged.connect(self._source_changed)
         doc.modificationChanged.connect(self.modified_changed)
-        self.source.cursorPositionChanged.connect(self._cursor_moved)
-        self.source.composition_changed.connect(self._composition_changed)
+        self.source.cursorPositionChanged.connect(self.sending.cursor_moved)
+        self.source.composition_changed.connect(self.sending.composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
-        self._visible_timer = QTimer(self)  # the reader's place, for the order of work
-        self._visible_timer.setSingleShot(True)
-        self._visible_timer.setInterval(150)
-        self._visible_timer.timeout.connect(self._send_visible)
-        self._sent_visible: frozenset[str] = frozenset()
-        self.source.verticalScrollBar().valueChanged.connect(self._visible_soon)
+        self.places = BlockPlaces(  # the source's blocks: on screen, under the cursor
+            self.source, self.sync, lambda: self._worker, self.focused_target_pane, self
+        )
         # the session's retry schedule: failed blocks retried once usable, unless edited first
         self.healer = Healer(self.session, self)
-        self.healer.due.connect(self.retry_failed)
         self.flagged_blocks: Callable[[], int] | None = None  # set by the problems list
         self._wire_review()
         self.second = SecondPane(self, spec, self)  # a second target pane, in another language
+        self.blocks = BlockCommands(
+            self,
+            worker=lambda: self.worker,
+            session=self.session,
+            healer=self.healer,
+            under_cursor=self.places.block_under_cursor,
+            under_selection=self.places.blocks_under_selection,
+            show_rendered=lambda: self.show_raw(False),
+            lang=lambda: self.review.lang,
+            say=self.message.emit,
+            busy=self.busy.emit,
+        )
+        self.healer.due.connect(self.blocks.retry_failed)
+        self.batches = BatchReader(
+            self.session,
+            self.preview,
+            self.scheduler,
+            self.healer,
+            self.second,
+            news=self.engine_news.emit,
+            source=self.places.take,
+            refresh=lambda final: self.refresh_target(final=final),
+            say=self.message.emit,
+            parent=self,
+        )
 
     # ---- construction --------------------------------------------------------------------------
 
@@ -173,17 +195,16 @@ class DocumentView(QWidget):
         self.view_toggle.setObjectName("viewToggle")
         self.view_toggle.setAutoRaise(True)
         self.view_toggle.clicked.connect(self.toggle_view_requested)
-        left, _ = _pane(self.source_title, self.source)
-        right, self.target_layout = _pane(self.target_title, self.target_stack, self.view_toggle)
+        left, _ = titled_pane(self.source_title, self.source)
+        right, self.target_layout = titled_pane(
+            self.target_title, self.target_stack, self.view_toggle
+        )
         head = self.view_toggle.parentWidget()
         header = head.layout() if head is not None else None
         assert isinstance(header, QHBoxLayout)
         self.read_only = ReadOnlyHints(header, self.target_layout, self)
         self.preview.typed.connect(self.read_only.show_hint)
         self.preview.correct_requested.connect(self.correct_block)
-        self.back_translations = BackTranslations(
-            self, lambda b, t: self.worker.back_translate(b, t)
-        )
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("paneSplitter")
         self.splitter.addWidget(left)
@@ -211,9 +232,16 @@ class DocumentView(QWidget):
         self.margins = self.reviewed.margins
         self.underlines = self.reviewed.underlines
         self.preview_underlines = self.reviewed.preview_underlines
-        ctl.stale.connect(self._went_stale)
-        ctl.restored.connect(self._restored)
-        self.target_editor.user_edited.connect(self._target_edited)
+        self.target_edits = TargetEdits(
+            ctl,
+            self.target_editor,
+            refresh=self.refresh_target,
+            told=lambda: self._told,
+            target_pane=self.target_pane,
+            repaint_margins=self.repaint_margins,
+            say=self.message.emit,
+            parent=self,
+        )
         self.disk = DiskWatcher(self)
         ctl.switch(self.review_key(), 0)  # the language the window starts in
         self._update_review_bar()
@@ -247,7 +275,8 @@ class DocumentView(QWidget):
 
     @property
     def source_blocks(self) -> tuple[render.Segment, ...]:
-        return self._source_blocks
+        """The source's blocks as the worker last parsed them (BlockPlaces holds them)."""
+        return self.places.blocks
 
     @property
     def review(self) -> Review:
@@ -296,8 +325,10 @@ class DocumentView(QWidget):
             clock=self.clock,
         )
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
-        worker.batch.connect(self._on_batch, Qt.ConnectionType.QueuedConnection)
-        worker.back_translated.connect(self._back_translated, Qt.ConnectionType.QueuedConnection)
+        worker.batch.connect(self.batches.on_batch, Qt.ConnectionType.QueuedConnection)
+        worker.back_translated.connect(
+            self.blocks.back_translated, Qt.ConnectionType.QueuedConnection
+        )
         worker.start()
         self._worker = worker
         self.second.attach(worker)
@@ -305,7 +336,7 @@ class DocumentView(QWidget):
     def stop_engine(self, timeout: float) -> bool:
         """Nothing the engine still sends reaches the view; True when its thread ended."""
         with contextlib.suppress(RuntimeError):
-            self.worker.batch.disconnect(self._on_batch)
+            self.worker.batch.disconnect(self.batches.on_batch)
         return self.worker.stop(timeout=timeout)
 
     def resend(self) -> None:
@@ -325,7 +356,6 @@ class DocumentView(QWidget):
         else:
             self.worker.update(source, self.session.next_revision())
         self.sending.sent()
-        self._edit_line = -1
         self.busy.emit(True)
 
     def respec(self) -> None:
@@ -342,89 +372,6 @@ class DocumentView(QWidget):
     def switch_review(self) -> None:
         """The spec changed with a new engine: its events start at the next revision."""
         self.review_warnings(self.review_ctl.switch(self.review_key(), self.revision + 1))
-
-    def retranslate(self, block_ids: list[str]) -> None:
-        self.worker.retranslate(block_ids)
-        self.busy.emit(True)
-
-    def retranslate_section(self) -> None:
-        block_id = self.block_under_cursor()
-        if block_id:
-            self.retranslate([block_id])
-
-    def retry_failed(self) -> int:
-        """Translate again the blocks whose request failed (the target model knows which);
-        returns how many were asked for."""
-        self.healer.cancel()
-        failed = self.review_ctl.model.failed()
-        if failed:
-            self.retranslate(failed)
-            self.message.emit(f"Retrying {failed_blocks(len(failed))}…", 3000)
-        else:
-            self.message.emit("No failed blocks to retry", 3000)
-        return len(failed)
-
-    def expand_section(self) -> None:
-        """Ask the model to elaborate the section under the cursor (shown marked as generated)."""
-        block_id = self.block_under_cursor()
-        if not block_id:
-            return
-        self.show_raw(False)
-        self.worker.expand(block_id)
-        self.message.emit("Expanding the section…", 3000)
-
-    def back_translate_block(self) -> None:
-        """The translation of the selected blocks (or the block under the cursor), in either
-        pane, translated back into the source's language, shown beside their source (for an
-        editor who does not read the target's; fastdesk.ui.review.back_translation)."""
-        doc = self.session.doc
-        keys = self.blocks_under_selection() if doc is not None else []
-        if doc is None or not keys:
-            self.message.emit("Put the cursor in a translated block first", 3000)
-            return
-        model = self.session.model
-        blocks = [(k, doc.by_id(k).text, model.text_of(k, final=True)) for k in keys]
-        if self.back_translations.request(self.review.lang, blocks):
-            self.message.emit("Translating back…", 3000)
-
-    @Slot(str, str, str)
-    def _back_translated(self, block_id: str, text: str, back: str) -> None:
-        if self.back_translations.answered(block_id, text, back) is False:
-            self.message.emit("No back-translation: the block changed, or no model answered", 5000)
-
-    @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
-    def _on_batch(self, batch: WorkerBatch) -> None:
-        with gui_first():
-            self._apply_batch(batch)
-
-    def _apply_batch(self, batch: WorkerBatch) -> None:
-        """The batch is read once, by the session (see _session_changed for what follows)."""
-        self.session.take(
-            batch.revision,
-            batch.events,
-            doc=batch.doc,
-            busy=batch.busy,
-            usable_in_s=batch.usable_in_s,
-            block_s=batch.block_s,
-        )
-        if batch.doc is not None:
-            self.preview.set_contexts(contexts(batch.doc))  # references, list numbers
-            self.scheduler.kick()  # a block whose context changed renders again
-        self.engine_news.emit(batch)
-        self.healer.follow()  # the session's retry schedule, armed or cancelled
-        for event in batch.events:
-            if isinstance(event, Expansion):
-                self.preview.set_expansion(event.block_id, event.text)
-                self.scheduler.kick()
-                if event.done:
-                    self.message.emit("Section expanded (marked as generated)", 4000)
-        if batch.source is not None:
-            self._source_blocks = batch.source
-            self.sync.set_source_blocks(batch.source)
-            self._visible_soon()
-        self.second.take(batch)  # the second target pane's share, if one is open
-        # only partial answers that grew: a hidden raw pane waits for a pause (RenderScheduler)
-        self.refresh_target(final=batch.doc is not None or any(map(_final, batch.events)))
 
     def _session_changed(self, change: Change) -> None:
         """The session's stream: the busy light follows, the review's presentation (its
@@ -444,98 +391,12 @@ class DocumentView(QWidget):
             self.preview.want(wanted)
             self.scheduler.kick(final=final)
 
-    def visible_source_blocks(self) -> frozenset[str]:
-        """Ids of the source blocks on screen."""
-        view = self.source.viewport()
-        top = self.source.cursorForPosition(QPoint(0, 0)).position()
-        bottom = self.source.cursorForPosition(QPoint(view.width(), view.height())).position()
-        first = self.sync.source_block_index(top)
-        last = self.sync.source_block_index(bottom)
-        if first is None or last is None:
-            return frozenset()
-        return frozenset(s.key for s in self._source_blocks[first : last + 1])
-
-    def _visible_soon(self) -> None:
-        """Send the blocks on screen within the timer's interval of the first change, not of the
-        last: while a stream keeps nudging the source's scroll bar (sync scroll), a restarted
-        timer never fired, and the blocks a reader scrolled to waited behind the whole backlog."""
-        if not self._visible_timer.isActive():
-            self._visible_timer.start()
-
-    def _send_visible(self) -> None:
-        """What is on screen is translated before the rest (after an edit)."""
-        visible = self.visible_source_blocks()
-        if self._worker is not None and visible != self._sent_visible:
-            self._sent_visible = visible
-            self._worker.set_visible(visible)
-
     # ---- editing -------------------------------------------------------------------------------
-
-    def set_debounce(self, ms: int) -> None:
-        self._debounce.setInterval(ms)
-        self.sending.bound_s = ms / 1000
-
-    def stop_debounce(self) -> None:
-        self._debounce.stop()
 
     def _source_changed(self) -> None:
         self.healer.cancel()  # the edit sends the failed blocks again
-        if self._live() and not self.source.composing:
-            self._send_after(self._typed())
+        if self.sending.edited():
             self.typing.emit()
-
-    def _composition_changed(self, composing: bool) -> None:
-        if composing:
-            self._debounce.stop()
-        elif self._live():
-            self._send_after(self._typed())
-
-    def _typed(self) -> Kind:
-        """What the text before the cursor says about the edit just made."""
-        cursor = self.source.textCursor()
-        self._edit_line = cursor.blockNumber()
-        line = cursor.block().text()
-        return what_was_typed(line, py_index(line, cursor.positionInBlock()))
-
-    def _cursor_moved(self) -> None:
-        """Leaving the line of an edit not sent yet sends it now."""
-        moved = self.source.textCursor().blockNumber() != self._edit_line
-        if moved and self._edit_line >= 0 and self._debounce.isActive():
-            self._send_after("left")
-
-    def _send_after(self, kind: Kind) -> None:
-        headroom = self._worker.headroom if self._worker is not None else None
-        self._debounce.start(round(self.sending.delay_s(kind, headroom) * 1000))
-        note = self.sending.take_note()
-        if note:
-            self.message.emit(note, 10000)
-
-    def _debounced(self) -> None:
-        if not self.source.composing and self._live():
-            self.send_update()
-
-    def block_under_cursor(self) -> str | None:
-        pane = self.focused_target_pane()
-        if pane is not None:
-            index: int | None = pane.index_at(pane.textCursor().position())
-        else:
-            index = self.sync.source_block_index(self.source.textCursor().position())
-        if index is None or not 0 <= index < len(self._source_blocks):
-            return None
-        return self._source_blocks[index].key
-
-    def blocks_under_selection(self) -> list[str]:
-        """The blocks the selection touches in the focused pane (the source, unless a target
-        pane has the focus); the block under the cursor when nothing is selected."""
-        pane = self.focused_target_pane()
-        cursor = (pane or self.source).textCursor()
-        ends = (cursor.selectionStart(), max(cursor.selectionStart(), cursor.selectionEnd() - 1))
-        find = pane.index_at if pane is not None else self.sync.source_block_index
-        first, last = (find(p) for p in ends)
-        blocks = self._source_blocks
-        if first is None or last is None:
-            return []
-        return [b.key for b in blocks[max(0, first) : min(last + 1, len(blocks))]]
 
     def focused_target_pane(self) -> TargetEditor | TargetPreview | None:
         """The target pane that has the window's focus, if one has."""
@@ -544,37 +405,6 @@ class DocumentView(QWidget):
             if widget is pane:
                 return pane
         return None
-
-    def _target_edited(self, position: int, removed: int, added: int) -> None:
-        """The user typed in the raw target: the touched blocks become "edited"."""
-        editor = self.target_editor
-        view = editor.shown_view()
-        text = plain_text(editor.document())
-        typed = (position, removed, added)
-        changes = self.review_ctl.user_edit(view, text, py_index(text, position), typed)
-        if not changes and text != view.text:
-            editor.undo_user_edit()  # typed into an empty pane: no block to keep it
-            return
-        editor.take_user_edit(view, changes)
-        self.review_ctl.model.touch(bid for bid, _text in changes)
-        self.refresh_target()
-        editor.want(self._told)  # even when equal: what it wanted before is outdated
-
-    def _restored(self, block_ids: list[str]) -> None:
-        """Undo or redo put reviewer's records back: the panes follow, the cursor goes there."""
-        if not block_ids:
-            self.message.emit("Nothing to undo there: that block's source changed since", 5000)
-            return
-        self.refresh_target()
-        pane = self.target_pane()
-        pane.step(time.perf_counter() + RESTORE_STEP_S)  # shown at once unless far behind
-        keys = [seg.key for seg in pane.shown]
-        if block_ids[0] in keys:
-            cursor = QTextCursor(pane.document())
-            cursor.setPosition(pane.starts()[keys.index(block_ids[0])])
-            pane.setTextCursor(cursor)
-            pane.ensureCursorVisible()
-        self.repaint_margins()
 
     # ---- loading, saving, reloading ------------------------------------------------------------
 
@@ -609,7 +439,7 @@ class DocumentView(QWidget):
         self.source.document().setModified(modified)
         self.source.moveCursor(QTextCursor.MoveOperation.Start)
         self.renamed.emit()
-        self._debounce.stop()
+        self.sending.stop()
         self._opened = True
         if self._live():
             self.send_update()
@@ -634,32 +464,17 @@ class DocumentView(QWidget):
         """The file changed on disk: take its text (one undoable edit), re-align the review."""
         new = render.normalize(text)
         self.newline = "\r\n" if "\r\n" in text else "\n"
-        self._replace_source(new)
+        self.source.replace_text(new)
         self.source.document().setModified(False)
         self.review_ctl.realign_now(new, self.revision + 1)
         self.refresh_target()
-        self._debounce.stop()
+        self.sending.stop()
         if self._live():
             self.send_update()
 
-    def _replace_source(self, new: str) -> None:
-        """Replace only what differs (one undoable edit): the view and cursor stay put."""
-        doc = self.source.document()
-        old = plain_text(doc)
-        head = common_prefix(old, new)
-        tail = common_suffix(old, new, min(len(old), len(new)) - head)
-        start = render.qt_len(old[:head])
-        end = start + render.qt_len(old[head : len(old) - tail])
-        cursor = QTextCursor(doc)
-        cursor.beginEditBlock()
-        cursor.setPosition(start)
-        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertText(new[head : len(new) - tail])
-        cursor.endEditBlock()
-
     def close_document(self) -> None:
         """The window closes: no more edits go out, the review file is written."""
-        self._debounce.stop()
+        self.sending.stop()
         self.healer.cancel()
         self.disk.watch(None, None)
         self._review_problems(self.review_ctl.close())  # review file written, copy removed
@@ -687,14 +502,6 @@ class DocumentView(QWidget):
     def _review_problems(self, problems: list[str]) -> None:
         for problem in problems:
             self.problem.emit("The review file could not be written", problem)
-
-    def _went_stale(self, block_ids: list[str]) -> None:
-        count = len(block_ids)
-        self.message.emit(
-            f"Source changed under {count} edit{'s' if count != 1 else ''}: "
-            "re-translate or keep yours",
-            8000,
-        )
 
     # ---- target view, focus and palette --------------------------------------------------------
 
@@ -745,39 +552,3 @@ class DocumentView(QWidget):
         if self.second.pane is not None:
             self.second.pane.preview.apply_palette()
         self.scheduler.kick()
-
-
-def _pane(
-    title: QLabel, body: QWidget, corner: QWidget | None = None
-) -> tuple[QWidget, QVBoxLayout]:
-    """A pane: a small header line (title, optional button on the right) above the body."""
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(2)
-    head = QWidget()
-    head.setFixedHeight(max(28, title.sizeHint().height() + 8))
-    header = QHBoxLayout(head)
-    header.setContentsMargins(6, 0, 2, 0)
-    font = title.font()
-    font.setBold(True)
-    title.setFont(font)
-    header.addWidget(title, 1)
-    if corner is not None:
-        corner.setMaximumHeight(head.height() - 2)
-        header.addWidget(corner)
-    layout.addWidget(head)
-    layout.addWidget(body, 1)
-    return box, layout
-
-
-def _final(event: EngineEvent) -> bool:
-    """The event settles a block (not a partial answer that grew)."""
-    return isinstance(event, BlockDone | BlockFailed)
-
-
-def py_index(text: str, position: int) -> int:
-    """A Qt (UTF-16) position in ``text`` as a Python index."""
-    if text.isascii():
-        return position
-    return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", "ignore"))

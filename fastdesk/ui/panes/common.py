@@ -1,5 +1,6 @@
 """What the panes share: the palette's darkness and tint, a fixed font, flat scroll bars, the
-exact text of a QTextDocument, Markdown files dragged onto a pane, and the target panes' signals."""
+exact text of a QTextDocument (and a Qt position in it as a Python index), Markdown files
+dragged onto a pane, the target panes' signals, and a pane's frame (a title line above it)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,15 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
 )
-from PySide6.QtWidgets import QAbstractScrollArea, QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".txt")
 
@@ -91,6 +100,13 @@ def plain_text(doc: QTextDocument) -> str:
     return doc.toRawText().replace("\u2029", "\n").replace("\u2028", "\n")
 
 
+def py_index(text: str, position: int) -> int:
+    """A Qt (UTF-16) position in ``text`` as a Python index."""
+    if text.isascii():
+        return position
+    return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", "ignore"))
+
+
 def markdown_paths(urls: Sequence[QUrl]) -> list[str]:
     out = []
     for url in urls:
@@ -156,3 +172,27 @@ def range_selection(
     sel.format.setBackground(highlight_colour(edit.palette()))
     sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
     return [sel]
+
+
+def titled_pane(
+    title: QLabel, body: QWidget, corner: QWidget | None = None
+) -> tuple[QWidget, QVBoxLayout]:
+    """A pane: a small header line (title, optional button on the right) above the body."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    head = QWidget()
+    head.setFixedHeight(max(28, title.sizeHint().height() + 8))
+    header = QHBoxLayout(head)
+    header.setContentsMargins(6, 0, 2, 0)
+    font = title.font()
+    font.setBold(True)
+    title.setFont(font)
+    header.addWidget(title, 1)
+    if corner is not None:
+        corner.setMaximumHeight(head.height() - 2)
+        header.addWidget(corner)
+    layout.addWidget(head)
+    layout.addWidget(body, 1)
+    return box, layout

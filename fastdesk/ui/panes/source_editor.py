@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QInputMethodEvent
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QInputMethodEvent,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import (
     RewrapSignals,
     dropped_files,
     fixed_font,
     flat_scroll_bars,
+    plain_text,
     range_selection,
 )
 
@@ -61,3 +70,18 @@ class SourceEditor(RewrapSignals, QPlainTextEdit):
     def show_block(self, start: int, end: int) -> None:
         """Highlight the source range of the block the other pane's cursor is in."""
         self.setExtraSelections(range_selection(self, start, end))
+
+    def replace_text(self, new: str) -> None:
+        """Replace only what differs (one undoable edit): the view and cursor stay put."""
+        doc = self.document()
+        old = plain_text(doc)
+        head = common_prefix(old, new)
+        tail = common_suffix(old, new, min(len(old), len(new)) - head)
+        start = qt_len(old[:head])
+        end = start + qt_len(old[head : len(old) - tail])
+        cursor = QTextCursor(doc)
+        cursor.beginEditBlock()
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(new[head : len(new) - tail])
+        cursor.endEditBlock()

@@ -170,7 +170,7 @@ class MainWindow(QMainWindow):
         self.review_commands.history.bind(actions.undo, actions.redo)
         view.message.connect(self.statusBar().showMessage)
         view.problem.connect(self.status.show_error)
-        self.status.retry_button.clicked.connect(view.retry_failed)
+        self.status.retry_button.clicked.connect(view.blocks.retry_failed)
         view.busy.connect(self.status.set_busy)
         view.session_changed.connect(self.news.document_changed)
         view.engine_news.connect(self.news.engine_news)
@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else load_settings()[0]
         self._apply_theme()
         view = self.document_view
-        view.set_debounce(self.settings.debounce_ms)
+        view.sending.set_debounce(self.settings.debounce_ms)
         self.selectors.follow(self.settings)
         self._update_title()
         view.switch_review()  # the new engine's events belong to this key's review
@@ -257,11 +257,11 @@ class MainWindow(QMainWindow):
         if on:
             self.document_view.send_update()
         else:
-            self.document_view.stop_debounce()
+            self.document_view.sending.stop()
 
     def translate_now(self) -> None:
         """Send the source now (also retries blocks that failed)."""
-        self.document_view.stop_debounce()
+        self.document_view.sending.stop()
         if self.news.budget_reached() and not self.news.confirm_over_budget():
             return
         self.document_view.send_update(force=True)

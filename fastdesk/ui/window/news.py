@@ -21,7 +21,7 @@ from fastdesk.review.session import Change
 from fastdesk.routing.costs import budget_state
 from fastdesk.routing.health import HealthEntry
 from fastdesk.translate.events import EngineError, EngineEvent, RequestDone, RevisionDone, Waiting
-from fastdesk.ui.bridge.worker import WorkerBatch
+from fastdesk.ui.bridge.batch import WorkerBatch
 from fastdesk.ui.document.files import SAMPLE_NAME
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.window.selectors import Selectors
@@ -160,7 +160,7 @@ class NewsReader:
             self._live.blockSignals(True)
             self._live.setChecked(False)
             self._live.blockSignals(False)
-            self._view.stop_debounce()
+            self._view.sending.stop()
 
     def confirm_over_budget(self) -> bool:
         answer = QMessageBox.question(

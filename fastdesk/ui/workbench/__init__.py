@@ -27,8 +27,7 @@ from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
 from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.bridge.threads import gui_first
-from fastdesk.ui.document.view import py_index
-from fastdesk.ui.panes.common import plain_text
+from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
 from fastdesk.ui.workbench.guide import GuideDialog
 from fastdesk.ui.workbench.outline import OutlineDock
@@ -278,7 +277,7 @@ class Workbench(QObject):
 
     def _block_index(self) -> int:
         """Where the cursor is, as a block index of the target model's document (-1: before)."""
-        key = self.view.block_under_cursor()
+        key = self.view.places.block_under_cursor()
         index = self.view.review_ctl.model.index_of(key) if key else None
         return -1 if index is None else index
 
@@ -352,7 +351,7 @@ class Workbench(QObject):
 
     def _generated(self) -> tuple[str, str] | None:
         """(block id, generated text) of the section under the cursor, or None (said so)."""
-        key = self.view.block_under_cursor()
+        key = self.view.places.block_under_cursor()
         text = self.view.preview.expansions.get(key) if key else None
         if key is None or text is None:
             self.view.message.emit("No generated text in this section (Expand Section first)", 4000)

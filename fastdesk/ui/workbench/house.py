@@ -407,7 +407,7 @@ class HouseKeeper(QObject):
         """The words of the block's translation that likely render ``term`` (a proposal,
         selected in the field: fastdesk.translate.term_align)."""
         model = self.view.review_ctl.model
-        key = self.view.block_under_cursor()
+        key = self.view.places.block_under_cursor()
         if key is None or model.doc is None or model.index_of(key) is None:
             return ""
         shown = self.view.review.shown_text(key)
