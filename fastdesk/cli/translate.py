@@ -270,16 +270,17 @@ def _say_estimate(engine: Engine, spec: JobSpec, reports: list[DocReport]) -> in
     """One line when the rate limits will make the run long: how long, at which limit, and
     what would go faster (the run is paced, never failed, by them: Ctrl+C stops it). Returns
     the number of requests the run will send."""
-    from fastdesk.routing.pace import estimate, workload, workload_tokens
+    from fastdesk.routing.pace import work_estimate, workload
 
     requests = tokens = 0
     for report in reports:
         if report.status == "pending":
             more, source = workload(engine, report.doc, spec)
             requests, tokens = requests + more, tokens + source
-    router = engine.router
-    pairs = router.candidates(spec.provider, spec.model, lang=spec.target_lang)
-    text = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests)).text()
+    found = work_estimate(
+        engine.router, spec.provider, spec.model, spec.target_lang, requests, tokens
+    )
+    text = found.text()
     if text:
         print(f"fastdesk translate: {text} (Ctrl+C stops)", file=sys.stderr)
     return requests

@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastdesk.config.redact import account_id
 from fastdesk.routing.limiter import Limiter, Pair, shown_name
 from fastdesk.routing.shared import SharedBudget
+
+if TYPE_CHECKING:
+    from fastdesk.routing.router import Router
 
 # Tokens a request counts besides its text: the system prompt and the batch markers.
 PROMPT_OVERHEAD = 300
@@ -63,6 +66,15 @@ def workload(engine: Any, doc: Any, spec: Any) -> tuple[int, int]:
 def workload_tokens(source_tokens: int, requests: int) -> int:
     """What ``requests`` requests carrying ``source_tokens`` of text count against a budget."""
     return int(requests * PROMPT_OVERHEAD + TOKENS_PER_SOURCE_TOKEN * source_tokens)
+
+
+def work_estimate(
+    router: Router, provider: str, model: str | None, lang: str, requests: int, source_tokens: int
+) -> Estimate:
+    """How long ``requests`` requests carrying ``source_tokens`` of text take at the budgets of
+    the choices ``router`` would send them to: the command line's line and the window's."""
+    pairs = router.candidates(provider, model, lang=lang)
+    return estimate(router.limiter, pairs, requests, workload_tokens(source_tokens, requests))
 
 
 def estimate(limiter: Limiter, pairs: Iterable[Pair], requests: int, tokens: int) -> Estimate:

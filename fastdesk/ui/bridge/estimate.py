@@ -47,19 +47,18 @@ class PlanEstimate:
 
     def count(self, plan: Planned, router: Router, spec: JobSpec) -> bool:
         """Add a run's plan; True when the estimate is new (then a batch should tell it)."""
-        from fastdesk.routing.pace import estimate, workload_tokens
+        from fastdesk.routing.pace import work_estimate
 
         if plan.revision != self._of:
             return False
         requests, tokens, blocks = self._planned
-        requests, tokens, blocks = (
+        self._planned = requests, tokens, blocks = (
             requests + plan.requests,
             tokens + plan.tokens,
             blocks + plan.blocks,
         )
-        self._planned = requests, tokens, blocks
-        pairs = router.candidates(spec.provider or "auto", spec.model, lang=spec.target_lang)
-        found = estimate(router.limiter, pairs, requests, workload_tokens(tokens, requests))
+        provider = spec.provider or "auto"
+        found = work_estimate(router, provider, spec.model, spec.target_lang, requests, tokens)
         self._text = found.text()
         self._block_s = found.seconds / blocks if found.seconds > 0 and blocks else 0.0
         return True
