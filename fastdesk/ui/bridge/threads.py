@@ -141,13 +141,6 @@ def gui_first() -> Iterator[None]:
         _gui_free.set()
 
 
-# Our background threads compete with the GUI thread for the machine's cores as well as for the
-# GIL: on 2 cores the engine thread, the GUI thread and other work are often all runnable, and
-# the beats over 16 ms left had the GUI thread 8-13 ms in the run queue waiting for a core. So
-# each background thread lowers its own priority, and the scheduler lets the GUI thread go first
-# when it wakes (docs/performance.md). Not SCHED_IDLE: with the GUI busy, the network would
-# starve. A thread it starts inherits the lower priority on Linux (the language check's loader,
-# the router's snapshot writer, the HTTP client's resolver threads).
 # A background thread's Python code competes with the GUI thread for the GIL, and PySide lets
 # it go around every Qt call: by default a thread then waits up to 5 ms to get it back, many
 # times a frame. 0.5 ms keeps the GUI's waits short (benchmarks/bench_ui.py while a document
@@ -161,6 +154,13 @@ def short_gil_turns() -> None:
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
 
 
+# Our background threads compete with the GUI thread for the machine's cores as well as for the
+# GIL: on 2 cores the engine thread, the GUI thread and other work are often all runnable, and
+# the beats over 16 ms left had the GUI thread 8-13 ms in the run queue waiting for a core. So
+# each background thread lowers its own priority, and the scheduler lets the GUI thread go first
+# when it wakes (docs/performance.md). Not SCHED_IDLE: with the GUI busy, the network would
+# starve. A thread it starts inherits the lower priority on Linux (the language check's loader,
+# the router's snapshot writer, the HTTP client's resolver threads).
 # Only just below (1, not 10): the engine thread uses little CPU (~0.2 s a second while a long
 # document fills) but needs a core as soon as its socket is readable. At nice 10 it waited in the
 # run queue 16-19 s of a 22-25 s fill of 1,500 blocks on a shared machine (the other processes,
