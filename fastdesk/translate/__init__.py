@@ -1,2 +1,2 @@
-"""Translating a document: plan what memory cannot answer, batch it, stream the answers, check
-them, remember them; the live session keeps a document current while it is edited."""
+"""Translating a document: plan what memory cannot answer, pack it into requests, stream the
+answers, check them, remember them; the live translator keeps a document current while edited."""

@@ -186,7 +186,7 @@ def test_the_reviews_cost_is_shown_apart_from_the_translations(qtbot, tmp_path) 
     review = RequestStats("groq", "r", "ok", 90.0, 200.0, 30, 40, 0.0012, purpose="review")
     status.request_done(review)
     status.request_done(review)
-    # the last request shown stays the translation's; the session counts both, the reviews
+    # the last request shown stays the translation's; since start counts both, the reviews
     # their own share
     assert status.cost.text().startswith("last $0.0123 · session $0.0147 · today $0.0147")
     assert status.cost.text().endswith(" · reviews $0.0024")

@@ -33,8 +33,8 @@ from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.review import autosave
 from fastdesk.translate.engine import JobSpec
-from fastdesk.ui.bridge.session import default_engine_factory, default_session_factory
-from fastdesk.ui.bridge.worker import EngineFactory, SessionFactory
+from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
+from fastdesk.ui.bridge.worker import EngineFactory, TranslatorFactory
 from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
@@ -59,8 +59,8 @@ log = logging.getLogger("fastdesk.ui")
 class MainWindow(QMainWindow):
     """fastdesk's window. ``MainWindow()`` reads the settings (FASTDESK_HOME honoured).
 
-    ``engine_factory``/``session_factory`` exist for tests and benchmarks: they run in the
-    worker thread and default to the app's engine and LiveSession. ``warmup``: send warm-up
+    ``engine_factory``/``translator_factory`` exist for tests and benchmarks: they run in the
+    worker thread and default to the app's engine and LiveTranslator. ``warmup``: send warm-up
     requests (docs/routing.md §8); default: only with the app's own engine, since a warm-up
     would add a request to the counts of tests and benchmarks. ``clock``: the one clock of the
     window and its engine (fastdesk.clock; made here when not given): a test's engine factory
@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self,
         *,
         engine_factory: EngineFactory | None = None,
-        session_factory: SessionFactory | None = None,
+        translator_factory: TranslatorFactory | None = None,
         settings: Settings | None = None,
         warmup: bool | None = None,
         offer_recovery: bool = True,
@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
             live=lambda: self.live,
             debounce_ms=settings.debounce_ms,
             engine_factory=engine_factory or functools.partial(default_engine_factory, self.clock),
-            session_factory=session_factory or default_session_factory,
+            translator_factory=translator_factory or default_translator_factory,
             clock=self.clock,
             parent=self,
         )
@@ -407,7 +407,8 @@ class MainWindow(QMainWindow):
             menu.addAction("No recent files").setEnabled(False)
 
     def offer_recovery(self) -> QDialog | None:
-        """At start-up: what a crashed session left unsaved, offered back (restore or discard)."""
+        """At start-up: what a crashed run of the app left unsaved, offered back (restore or
+        discard)."""
         if self._closing:
             return None
         found = autosave.pending()

@@ -25,9 +25,9 @@ from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
-from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.panes.common import plain_text, py_index
+from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
 from fastdesk.ui.workbench.guide import GuideDialog
 from fastdesk.ui.workbench.outline import OutlineDock
@@ -40,7 +40,7 @@ __all__ = ["Workbench"]
 
 OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
 # The problems list follows the translation at most this often: a stream of answers would
-# otherwise update it with every batch (at 7,000 blocks its rows alone are ~2 ms to compare).
+# otherwise update it with every delivery (at 7,000 blocks its rows alone are ~2 ms to compare).
 PROBLEMS_EVERY_MS = 500
 
 
