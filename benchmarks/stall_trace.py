@@ -240,7 +240,7 @@ def wrap_window_slots(trace: StallTrace) -> None:
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
     from fastdesk.ui.window import main_window
-    from fastdesk.ui.window.status import StatusPanel
+    from fastdesk.ui.window.status_bar import StatusPanel
 
     for owner, names in (
         (threads, ("collect_due_garbage",)),

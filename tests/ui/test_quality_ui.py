@@ -21,7 +21,7 @@ from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.mqm import ReviewError, mqm_score
 from fastdesk.ui.panes.underlines import _locate
 from fastdesk.ui.review.back_translation import BackTranslationDialog
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 from tests.ui.test_review_ui import TEXT, block, raw, target_text, wait_settled
 from tests.ui.test_workbench import key
 from tests.ui.uifakes import fake_answer

@@ -2,7 +2,7 @@
 
 It keeps the chrome: menus and toolbar (actions.py, built from the table in commands.py, whose
 handlers are this window's methods and those of the objects it holds), the mode, language and
-provider selectors, the status bar and the window's layout (kept in the settings: layout.py).
+provider selectors, the status bar and the window's geometry (kept in the settings: geometry.py).
 The document view holds the document and its translation; its file and review commands live in
 fastdesk.ui.document.files and .review_commands. What the document's session and the engine say
 (requests and their cost, failures, provider health, which providers exist, the budget, the
@@ -43,11 +43,11 @@ from fastdesk.ui.panes.elided import ElidingStatusBar
 from fastdesk.ui.panes.theme import apply_theme
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
-from fastdesk.ui.window.layout import restore_layout, saved_layout
+from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         view.show_raw(settings.window.get("view") == "raw")
         self._update_title()
         self.resize(1200, 760)
-        restore_layout(self, view.splitter, self.settings.window)
+        restore_geometry(self, view.splitter, self.settings.window)
         for warning in self.settings_warnings:
             self.status.show_error("Settings problem (defaults used)", warning)
         view.start_engine()
@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
             "the translation memory at no cost.</p>",
         )
 
-    # ---- settings and layout -------------------------------------------------------------------
+    # ---- settings and geometry -----------------------------------------------------------------
 
     def _remember_file(self, path: Path) -> None:
         self._save_settings(recent=path)
@@ -485,10 +485,10 @@ class MainWindow(QMainWindow):
         window.update(values)
         self._save_settings(window=window)
 
-    def _layout_values(self) -> dict[str, str]:
+    def _geometry_values(self) -> dict[str, str]:
         view = self.document_view
         return {
-            **saved_layout(self, view.splitter),
+            **saved_geometry(self, view.splitter),
             "view": "raw" if view.showing_raw else "rendered",
             "sync": "1" if view.sync.enabled else "0",
         }
@@ -518,7 +518,7 @@ class MainWindow(QMainWindow):
         self._closing = True
         self.document_view.close_document()
         try:
-            self._save_window(**self._layout_values())
+            self._save_window(**self._geometry_values())
         except Exception:  # never keep the window open because settings could not be written
             log.exception("window layout not saved")
         if not self.document_view.stop_engine(timeout=0.8):

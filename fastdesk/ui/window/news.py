@@ -25,7 +25,7 @@ from fastdesk.ui.bridge.delivery import Delivery
 from fastdesk.ui.document.files import SAMPLE_NAME
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.window.selectors import Selectors
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 
 
 class NewsReader:
