@@ -7,6 +7,19 @@ they call; the widgets live in their own modules and know nothing of the window.
 A change to the translation an editor asks for here (keep generated text, restore a link from
 the source) is typed into the raw target (:meth:`Workbench.edit_block`), so the one path of a
 typed edit takes it: the block becomes the editor's correction, for the review and for undo.
+
+Modules:
+
+- ``find_bar``: the find and replace bar
+- ``replace_preview``: the Replace All preview
+- ``outline``: the outline dock: the document's headings
+- ``problems``: the problems dock: every block that needs attention
+- ``house``: the document's house in the window, and its style and glossary docks
+- ``house_docks``: the House Style and Glossary docks' widgets
+- ``project``: the project panel: a docs project's files by language
+- ``project_run``: Translate Project in the window
+- ``project_watch``: a project's target files on disk, watched
+- ``guide``: the short guide (F1)
 """
 
 from __future__ import annotations
