@@ -62,7 +62,7 @@ def test_the_command_opens_a_second_language_translated_live_beside_the_first(
     qtbot.waitUntil(lambda: "Hallo Katze." in second_text(w), timeout=10_000)
     qtbot.waitUntil(lambda: main_text(w).endswith("Bonjour chat.\n"), timeout=10_000)
 
-    # its own box changes its language (a new session: the old one's answers are not shown)
+    # its own box changes its language (a new translator: the old one's answers are not shown)
     index = pane.language.findData("fr")
     pane.language.setCurrentIndex(index)
     pane.language.activated.emit(index)
