@@ -308,7 +308,7 @@ class Engine:
                         answer,
                         source_lang=spec.source_lang or source_language(core),
                         target_lang=spec.target_lang,
-                        translator=pair,
+                        translated_by=pair,
                         emit=emit,
                         revision=revision,
                     )

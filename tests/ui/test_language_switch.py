@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.emulator import Emulator
-from tests.project_kit import translator, use_emulator
+from tests.project_kit import answer_in_language, use_emulator
 
 TEXT = "# Step one\n\nStep two is a paragraph.\n\n- Step three\n- Step four\n"
 FR = TEXT.replace("Step", "Étape")
@@ -18,7 +18,7 @@ DE = TEXT.replace("Step", "Schritt")
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 

@@ -2,7 +2,7 @@
 its explanation on hover, the block's score as a colour in the margin, the errors in the problems
 list filterable by category, the document's score in the status bar; and a block translated back
 into the source's language on Ctrl+Shift+U (pytest-qt, offscreen; the real engine, session and
-reviewer, a fake provider that plays translator and reviewer)."""
+reviewer, a fake provider that plays translating model and reviewer)."""
 
 from __future__ import annotations
 
