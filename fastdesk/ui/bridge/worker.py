@@ -396,7 +396,7 @@ class EngineWorker(QObject):
         if engine is not None and self._estimate.count(plan, engine.router, self._spec):
             self.throttle.schedule()
 
-    # ---- the deliveries -------------------------------------------------------------------------
+    # ---- the deliveries ----------------------------------------------------------------------
 
     def _flush(self) -> bool:
         """Send what changed, if anything did (the throttle's call); True while work goes on."""

@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
             "the translation memory at no cost.</p>",
         )
 
-    # ---- settings and geometry -----------------------------------------------------------------
+    # ---- settings and geometry -------------------------------------------------------------
 
     def _remember_file(self, path: Path) -> None:
         self._save_settings(recent=path)
