@@ -85,7 +85,7 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
     router = Router(
         {"groq": fake}, stats=StatsStore.memory(), limiter=limiter, patient=True, explore_share=0
     )
-    engine = Engine(router, None, concurrency=2, max_batch_blocks=1)
+    engine = Engine(router, None, concurrency=2, max_pack_blocks=1)
     doc = parse("First paragraph, backlog.\n\nSecond paragraph, just edited.\n")
     edited = doc.blocks[-1].id
     events: list[object] = []

@@ -117,7 +117,7 @@ class Settings:
     concurrency: int = 4
     # the window's reviewer pass (docs/quality.md): auto (when the rate budget allows: your own
     # [rate_limits], not a free tier's) | on | off; and its model: "provider/model", or "" for
-    # the fastest configured one, another than the translator's when there is one
+    # the fastest configured one, another than the model that translated when there is one
     review: str = "auto"
     review_model: str = ""
     # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)

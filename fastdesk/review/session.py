@@ -16,7 +16,7 @@ What it owns, and why here:
   12 s") and the pace of a rate-limited document ("138 to come, about 9 min");
 * one stream of what changed (:class:`Change`, declared effects) that the views subscribe to:
   the target panes, the margin, the review bar, the problems list, the status bar and the
-  window. A batch of the engine's is read once, here.
+  window. A delivery of the engine worker's is read once, here.
 
 The window's widgets are views of it; the undo stack and the second target pane talk to it, not
 to the widget that shows the document.
@@ -47,9 +47,9 @@ from fastdesk.translate.events import (
 __all__ = [
     "BACKOFF_S",
     "Change",
+    "DocumentSession",
     "RetrySchedule",
     "Revisions",
-    "TargetSession",
     "duration",
     "failed_blocks",
 ]
@@ -161,7 +161,7 @@ class RetrySchedule:
         return left
 
 
-class TargetSession:
+class DocumentSession:
     """See the module docstring. ``revisions``: the document's counter (a second pane's session
     shares its first's); ``clock``: the retry schedule's, the window's one clock."""
 
@@ -177,7 +177,7 @@ class TargetSession:
         self._subscribers: list[Subscriber] = []
         self._retry_said = ""  # the retry text last published
         self._told: tuple[Review, int] | None = None  # the review and generation last published
-        self._settled = False  # the last batch taken found the engine idle, nothing forgotten
+        self._settled = False  # the last delivery taken found the engine idle, nothing forgotten
 
     # ---- the stream ----------------------------------------------------------------------------
 
@@ -278,8 +278,8 @@ class TargetSession:
         usable_in_s: float | None = None,
         block_s: float | None = None,
     ) -> Change:
-        """One batch of the engine's (newest revision ``revision``), read once: the document,
-        the events, the retry schedule, the pace the account's limits allow (``block_s``,
+        """One delivery of the engine worker's (newest revision ``revision``), read once: the
+        document, the events, the retry schedule, the pace the account's limits allow (``block_s``,
         seconds a block: Backlog.expect); the Change is published and returned."""
         before = self.review.generation
         told = self._told
@@ -287,7 +287,7 @@ class TargetSession:
         stale_edits = self.set_doc(doc, revision) if doc is not None else []
         changed = self.apply(events)
         # the work settled: what was in flight is forgotten, any block may have changed; once
-        # settled, a batch (the reviewer model's verdicts, say) names its blocks again
+        # settled, a delivery (the reviewer model's verdicts, say) names its blocks again
         settled = not busy and not self.model.idle() and self._settled
         self._settled = not busy
         if block_s is not None:

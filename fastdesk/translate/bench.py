@@ -1,7 +1,7 @@
 """Benchmark runner (Qt-free): every (provider, model) translates the same document N times.
 
 ``fastdesk bench`` prints its table and the window's "Compare providers" shows the same rows.
-Each row runs the real :class:`~fastdesk.translate.engine.Engine` (batching, checks, retries: what
+Each row runs the real :class:`~fastdesk.translate.engine.Engine` (packing, checks, retries: what
 a user
 gets) with the memory off and the job pinned to that one (provider, model), so the router has no
 fallback to hide a failure behind. Rows run one after the other so they do not slow each other

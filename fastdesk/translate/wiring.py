@@ -23,7 +23,7 @@ from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retired import Retirements
 from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
-from fastdesk.routing.shared import SharedBudget, default_path
+from fastdesk.routing.shared_budget import SharedBudget, default_path
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory

@@ -18,8 +18,8 @@ from fastdesk.project.sync import relinked
 from fastdesk.review import autosave
 from fastdesk.review.export import export_target, export_translation_html
 from fastdesk.review.model import Review
-from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.document.view import DocumentView
+from fastdesk.ui.panes import render
 
 
 class ProjectPlace(Protocol):

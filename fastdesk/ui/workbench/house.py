@@ -1,4 +1,5 @@
-"""The house style and the glossary in the window: two docks over the project's files.
+"""The document's house in the window (fastdesk.project.house: its project, glossary, house style
+and corrections): who holds it, and the two docks over its files, its style and its glossary.
 
 The Style dock (objectName ``styleView``) edits ``.fastdesk-style.md`` and says, as the text
 changes, how many blocks of the document saving it makes stale in the current language. The

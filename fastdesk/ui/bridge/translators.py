@@ -1,5 +1,5 @@
-"""What the engine worker runs: a live session (the document's, or a second pane's), and the
-app's own engine and session when the window is given no others (and the engine's closing).
+"""What the engine worker runs: a live translator (the document's, or a second pane's), and the
+app's own engine and translator when the window is given no others (and the engine's closing).
 
 The factories import the engine and its SDKs when called, in the worker thread: not at start-up.
 """
@@ -17,13 +17,13 @@ from fastdesk.ui.bridge.tasks import bounded
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import Engine, JobSpec
-    from fastdesk.translate.live import LiveSession
+    from fastdesk.translate.live import LiveTranslator
 
 Emit = Callable[[EngineEvent], None]
 
 
-class Session(Protocol):
-    """What the worker asks of its live session: :class:`fastdesk.translate.live.LiveSession`,
+class Translator(Protocol):
+    """What the worker asks of its live translator: :class:`fastdesk.translate.live.LiveTranslator`,
     or a stand-in that behaves as one (tests). Every call runs in the worker thread."""
 
     @property
@@ -57,7 +57,7 @@ async def close_engine(engine: Engine) -> None:
             engine.memory.close()
 
 
-def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
-    from fastdesk.translate.live import LiveSession
+def default_translator_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveTranslator:
+    from fastdesk.translate.live import LiveTranslator
 
-    return LiveSession(engine, spec, emit)
+    return LiveTranslator(engine, spec, emit)

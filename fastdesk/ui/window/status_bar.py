@@ -134,7 +134,7 @@ class StatusPanel(QObject):
         self.score = QLabel("")
         self.score.setObjectName("scoreLabel")
         self.score.hide()
-        self.reviews = Totals()  # the reviewer model's requests this session (in the ledger too)
+        self.reviews = Totals()  # the reviewer model's requests since start (in the ledger too)
         for widget in (
             self.activity,
             self.error_button,
@@ -159,7 +159,7 @@ class StatusPanel(QObject):
         self.last_from_memory = False
         self.error_message = ""
         self.error_detail = ""
-        # the last error of the session, kept after a success hides the button (Help → Last
+        # the last error since start, kept after a success hides the button (Help → Last
         # Error Details shows it)
         self.last_error = ("", "")
         # a wait counting down, redrawn each second: (the event, when it ends, monotonic)
@@ -336,10 +336,10 @@ class StatusPanel(QObject):
             last = format_cost(self.last_cost)
         parts = [
             f"last {last}",
-            f"session {self.ledger.session.text()}",
+            f"session {self.ledger.since_start.text()}",
             f"today {self.ledger.today().text()}",
         ]
-        if not self.reviews.empty:  # the reviewer model's share of the session, apart
+        if not self.reviews.empty:  # the reviewer model's share since start, apart
             parts.append(f"reviews {self.reviews.text()}")
         self.cost.setText(" · ".join(parts))
         self.cost.set_detail(
