@@ -30,6 +30,7 @@ from fastdesk.providers.base import (
     TextDelta,
     Timing,
     Usage,
+    estimate_tokens,
 )
 from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, Restart, RouterEvent
 from fastdesk.routing.limiter import Booking
@@ -354,9 +355,9 @@ class Flight:
             await self._stop(run)
 
     def _estimate_cost(self, run: _Run) -> float:
-        """A cancelled request's likely bill when no usage was reported (≈4 chars a token)."""
-        prompt = sum(len(m.get("content", "")) for m in self.messages) // 4
-        cost = self.router.pricing.cost(*run.pair, prompt, run.chars // 4)
+        """A cancelled request's likely bill when no usage was reported."""
+        prompt = estimate_tokens(*(m.get("content", "") for m in self.messages))
+        cost = self.router.pricing.cost(*run.pair, prompt, estimate_tokens(chars=run.chars))
         return cost or 0.0
 
     def _request_stats(self, run: _Run, status: str, error: str | None) -> RequestStats:

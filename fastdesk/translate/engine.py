@@ -17,7 +17,7 @@ from typing import TypedDict, Unpack
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers._common import MAX_COMPLETION_TOKENS, completion_budget
-from fastdesk.providers.base import TextDelta
+from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.providers.factory import not_configured
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
@@ -57,7 +57,6 @@ from fastdesk.translate.prompts import (
     ThinkStripper,
     batch_text,
     build_messages,
-    estimate_tokens,
     expand_prompt,
     needs_markers,
     partial_batch,
