@@ -14,7 +14,7 @@ import logging
 import sys
 from dataclasses import dataclass, field
 
-from fastdesk.config.fileio import atomic_write_text, os_reason
+from fastdesk.config.fileio import atomic_write_text, os_error_line
 from fastdesk.config.keys import InvalidKey
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
@@ -169,8 +169,8 @@ def write_report(
     try:
         atomic_write_text(target, text)
     except OSError as exc:
-        reason = os_reason(exc)
-        print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
+        line = os_error_line(target, exc, "report not written")
+        print(f"fastdesk translate: {line}", file=sys.stderr)
         return False
     return True
 

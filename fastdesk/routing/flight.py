@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from fastdesk.config.redact import redact
+from fastdesk.config.redact import exception_text
 from fastdesk.providers.base import (
     AnswerTooLongError,
     BadRequestError,
@@ -250,7 +250,7 @@ class Flight:
         except Exception as exc:  # an adapter bug must not hang the request: treat as a fault
             run.timing.finish()
             log.warning("%s raised %s", name, type(exc).__name__, exc_info=True)
-            text = redact(f"unexpected {type(exc).__name__}: {exc}")
+            text = f"unexpected {exception_text(exc)}"
             self.queue.put_nowait((run, ServerError(name, text)))
         finally:
             aclose = getattr(events, "aclose", None)

@@ -24,7 +24,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
 
 from fastdesk.config import keys
-from fastdesk.config.redact import redact
+from fastdesk.config.redact import exception_text, redact
 from fastdesk.providers.base import ProviderError
 
 __all__ = [
@@ -384,4 +384,4 @@ def error_text(error: BaseException) -> str:
     """A one-line reason safe to show (provider errors never hold a key; others are redacted)."""
     if isinstance(error, ProviderError | ValueError | keys.KeysError):
         return redact(str(error))
-    return f"{type(error).__name__}: {redact(str(error))}"
+    return exception_text(error)
