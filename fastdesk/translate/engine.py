@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
+from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers._common import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.providers.base import TextDelta, estimate_tokens
@@ -704,7 +705,7 @@ def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
         )
     if last.kind == "rate_limited":
         wait = retry.cap(getattr(last, "retry_after", None))
-        after = f"; try again in {math.ceil(wait)} s" if wait else ""
+        after = f"; try again in {duration(wait)}" if wait else ""
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."

@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.clock import milliseconds
 from fastdesk.config.redact import redact
 from fastdesk.config.settings import Settings, load_settings, save_settings
 from fastdesk.document.languages import language_name
@@ -101,10 +102,6 @@ class CompareJob:
     settings: Settings
 
 
-def _ms(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0f} ms"
-
-
 def row_cells(row: BenchRow) -> list[tuple[str, object]]:
     """(text shown, value sorted on) per column; a missing figure sorts as the worst."""
     inf = math.inf
@@ -113,9 +110,9 @@ def row_cells(row: BenchRow) -> list[tuple[str, object]]:
     return [
         (row.provider, row.provider),
         (row.model or "(the server's model)", row.model.lower()),
-        (_ms(row.ttfb_p50), inf if row.ttfb_p50 is None else row.ttfb_p50),
-        (_ms(row.ttfb_p90), inf if row.ttfb_p90 is None else row.ttfb_p90),
-        (_ms(row.total_p50), inf if row.total_p50 is None else row.total_p50),
+        (milliseconds(row.ttfb_p50), inf if row.ttfb_p50 is None else row.ttfb_p50),
+        (milliseconds(row.ttfb_p90), inf if row.ttfb_p90 is None else row.ttfb_p90),
+        (milliseconds(row.total_p50), inf if row.total_p50 is None else row.total_p50),
         ("–" if tps is None else f"{tps:.0f}", -1.0 if tps is None else tps),
         ("unknown" if cost is None else format_cost(cost), inf if cost is None else cost),
         (f"{row.flags:g}", row.flags),

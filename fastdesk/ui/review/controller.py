@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
-from fastdesk.clock import Clock
+from fastdesk.clock import Clock, duration
 from fastdesk.config.fileio import os_error_line
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
@@ -53,7 +53,7 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
-from fastdesk.review.session import Change, TargetSession, duration
+from fastdesk.review.session import Change, TargetSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
