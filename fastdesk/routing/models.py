@@ -25,7 +25,7 @@ from fastdesk.config.fileio import FileError, atomic_write_text, load_json
 from fastdesk.config.settings import load_settings
 from fastdesk.providers.base import ModelInfo, Provider
 from fastdesk.providers.factory import make_provider
-from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.pricing import PriceTable, format_cost
 
 __all__ = [
     "MODELS_FILE_NAME",
@@ -68,12 +68,8 @@ class ModelRow:
             return "cost unknown (not in the price table)"
         if self.price_in == 0 and self.price_out == 0:
             return "free (local server)" if not self.price_read else "free"
-        text = f"${_usd(self.price_in)} in / ${_usd(self.price_out)} out per M tokens"
+        text = f"{format_cost(self.price_in)} in / {format_cost(self.price_out)} out per M tokens"
         return f"{text} (price read {self.price_read})" if self.price_read else text
-
-
-def _usd(value: float) -> str:
-    return f"{value:.3f}".rstrip("0").rstrip(".") if value < 0.1 else f"{value:.2f}"
 
 
 def model_row(provider_name: str, model_id: str, prices: PriceTable | None = None) -> ModelRow:

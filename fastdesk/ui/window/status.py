@@ -325,7 +325,7 @@ class StatusPanel(QObject):
         if not self.has_last:
             last = "–"
         elif self.last_from_memory:
-            last = "$0 (memory)"
+            last = f"{format_cost(0.0)} (memory)"
         else:
             last = format_cost(self.last_cost)
         parts = [
