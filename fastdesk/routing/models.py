@@ -22,7 +22,7 @@ from typing import TypedDict
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config import paths
 from fastdesk.config.fileio import FileError, atomic_write_text, load_json
-from fastdesk.config.settings import load_settings
+from fastdesk.config.settings import saved_settings
 from fastdesk.providers.base import ModelInfo, Provider
 from fastdesk.providers.factory import make_provider
 from fastdesk.routing.pricing import PriceTable, format_cost
@@ -82,7 +82,7 @@ def model_row(provider_name: str, model_id: str, prices: PriceTable | None = Non
 
 def _prices() -> PriceTable:
     """The bundled table with the user's overrides (read from the settings now)."""
-    return PriceTable(load_settings()[0].price_overrides)
+    return PriceTable(saved_settings().price_overrides)
 
 
 def _rows(provider_name: str, ids: Iterable[str], prices: PriceTable | None) -> list[ModelRow]:

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.clock import milliseconds
 from fastdesk.config.redact import redact
-from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, save_settings, saved_settings
 from fastdesk.document.languages import language_name
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
 from fastdesk.routing.pricing import PriceTable, format_cost
@@ -515,7 +515,7 @@ class CompareDialog(QDialog):
         row = self.selected_row()
         if row is None or not row.model or row.ok_runs == 0:
             return False
-        current, _warnings = load_settings()
+        current = saved_settings()  # read only to be written: another window's changes stay
         models = {**current.models, row.provider: row.model}
         updated = dataclasses.replace(current, models=models)
         try:
@@ -588,7 +588,7 @@ class CompareHost(Protocol):
     @property
     def status(self) -> _Status: ...
 
-    def apply_settings(self, settings: Settings | None = None) -> None: ...
+    def apply_settings(self, settings: Settings) -> None: ...
 
 
 def open_compare_dialog(window: QMainWindow) -> CompareDialog:
