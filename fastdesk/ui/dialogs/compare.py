@@ -521,7 +521,7 @@ class CompareDialog(QDialog):
         try:
             save_settings(updated)
         except (OSError, RuntimeError) as exc:
-            self.note_label.setText(f"Not saved: {redact(str(exc))}")
+            self.note_label.setText(f"Not saved: {error_text(exc)}")
             return False
         self.settings = updated
         self._refresh_marks()
