@@ -330,5 +330,3 @@ class TargetSession:
 
 def failed_blocks(n: int) -> str:
     return f"{n} failed block" + ("" if n == 1 else "s")
-
-
