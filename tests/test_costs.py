@@ -137,6 +137,7 @@ def test_budget_states(tmp_path: Path) -> None:
     notice = ledger.budget_notice(1.0)
     assert "Daily budget reached" in notice and "1 request of unknown cost" in notice
     assert "Live translation is paused" in notice
+    assert "of a daily budget of $0.125. " in ledger.budget_notice(0.125)  # every sum alike
     assert ledger.budget_state(None) == "ok"
 
 

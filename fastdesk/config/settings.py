@@ -43,6 +43,7 @@ __all__ = [
     "migrate",
     "providers_models",
     "save_settings",
+    "saved_settings",
     "settings_path",
 ]
 
@@ -579,6 +580,14 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> tuple[Settings,
     for message in warnings:
         log.warning("%s", message)
     return settings, warnings
+
+
+def saved_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """The settings as saved in the file (default :func:`settings_path`; the defaults where it is
+    missing or cannot be used), for a reader that shows no list of warnings: load_settings has
+    logged them. The window reads its own copy (``MainWindow.settings``) instead, once loaded;
+    the file is read again only to write it (read-modify-write)."""
+    return load_settings(path)[0]
 
 
 def dumps(settings: Settings) -> str:

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.clock import Clock, SystemClock
+from fastdesk.clock import Clock, SystemClock, duration
 from fastdesk.document.blocks import Document
 from fastdesk.review.backlog import Backlog
 from fastdesk.review.model import Review
@@ -157,7 +157,7 @@ class RetrySchedule:
             self.level += 1
             self.text = ""
             return 0.0
-        self.text = f"{failed_blocks(self.count)}: retrying in {duration(math.ceil(left))}"
+        self.text = f"{failed_blocks(self.count)}: retrying in {duration(left)}"
         return left
 
 
@@ -330,14 +330,3 @@ class DocumentSession:
 
 def failed_blocks(n: int) -> str:
     return f"{n} failed block" + ("" if n == 1 else "s")
-
-
-def duration(seconds: int) -> str:
-    """A countdown that stays readable up to a day's limit: "45 s", "3 min 5 s", "2 h 10 min"."""
-    if seconds < 120:
-        return f"{seconds} s"
-    minutes, secs = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

@@ -424,7 +424,7 @@ class CostLedger:
         state = budget_state(today.usd, daily_budget)
         if state == "ok" or daily_budget is None:
             return ""
-        spent = f"{today.text()} spent today of a daily budget of ${daily_budget:.2f}"
+        spent = f"{today.text()} spent today of a daily budget of {format_cost(daily_budget)}"
         if state == "near":
             return f"Near the daily budget: {spent}."
         return (

@@ -9,11 +9,11 @@ whoever has room (pooled providers go faster together).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fastdesk.clock import duration
 from fastdesk.config.redact import account_id
 from fastdesk.routing.limiter import Limiter, Pair, shown_name
 from fastdesk.routing.shared_budget import SharedBudget
@@ -42,10 +42,7 @@ class Estimate:
         faster" ("" when it takes less than SHOWN_FROM_S)."""
         if self.seconds < SHOWN_FROM_S or not self.binding:
             return ""
-        minutes = self.seconds / 60
-        span = f"{math.ceil(minutes)} min" if minutes >= 1 else f"{math.ceil(self.seconds)} s"
-        if minutes >= 90:
-            span = f"{minutes / 60:.1f} h"
+        span = duration(self.seconds, rough=True)
         missing = [n for n in ("cerebras", "groq") if n not in self.providers]
         if "paid tier" in self.binding:
             hint = ""

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.clock import milliseconds
 from fastdesk.config import paths
 from fastdesk.document.blocks import Document, parse
 from fastdesk.providers.base import Provider, RequestStats
@@ -228,10 +229,6 @@ COLUMNS = (
 )
 
 
-def _ms(v: float | None) -> str:
-    return "-" if v is None else f"{v:.0f} ms"
-
-
 def format_table(rows: Sequence[BenchRow]) -> str:
     """Aligned plain-text table, fastest first (rows with no successful run last)."""
     ordered = sorted(rows, key=lambda r: (r.total_p50 is None, r.total_p50 or 0.0))
@@ -241,9 +238,9 @@ def format_table(rows: Sequence[BenchRow]) -> str:
             (
                 r.provider,
                 r.model,
-                _ms(r.ttfb_p50),
-                _ms(r.ttfb_p90),
-                _ms(r.total_p50),
+                milliseconds(r.ttfb_p50, "-"),
+                milliseconds(r.ttfb_p90, "-"),
+                milliseconds(r.total_p50, "-"),
                 "-" if r.tokens_per_s is None else f"{r.tokens_per_s:.0f}",
                 "unknown" if r.cost_per_run is None else format_cost(r.cost_per_run),
                 f"{r.flags:g}",

@@ -15,8 +15,9 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
+from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
-from fastdesk.providers.base import TextDelta
+from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.providers.factory import not_configured
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.retry import RetryPolicy
@@ -56,7 +57,6 @@ from fastdesk.translate.prompts import (
     Markers,
     ThinkStripper,
     build_messages,
-    estimate_tokens,
     expand_prompt,
     needs_markers,
     pack_text,
@@ -705,7 +705,7 @@ def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
         )
     if last.kind == "rate_limited":
         wait = retry.cap(getattr(last, "retry_after", None))
-        after = f"; try again in {math.ceil(wait)} s" if wait else ""
+        after = f"; try again in {duration(wait)}" if wait else ""
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
-from fastdesk.translate.prompts import PROMPT_VERSION, Context, estimate_tokens
+from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
 

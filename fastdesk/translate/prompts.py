@@ -57,11 +57,6 @@ class Markers:
         return re.compile(rf"(?:^|\n)[ \t]*<{steps}{tail}{')?' * (len(prefix) - 1)}\Z")
 
 
-def estimate_tokens(text: str) -> int:
-    """A provider-neutral estimate (≈4 characters a token) for sizing packs and budgets."""
-    return len(text) // 4 + 1
-
-
 def needs_markers(cores: Sequence[str]) -> bool:
     """Several blocks, or one that itself starts with ``<think>``: then anything before the
     first marker is the model's own (its thinking, stripped) and the source's is kept."""

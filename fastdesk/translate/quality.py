@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Callable
 
 from fastdesk.document.languages import language_name
-from fastdesk.providers.base import TextDelta
+from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Backoff, Restart, Router
 from fastdesk.translate.events import EngineEvent, RequestDone
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -162,7 +162,7 @@ class Reviewer:
         if pair is None:
             return None
         messages = review_messages(source, answer, source_lang=source_lang, target_lang=target_lang)
-        tokens = sum(len(m["content"]) for m in messages) // 4 + 256
+        tokens = estimate_tokens(*(m["content"] for m in messages)) + 256
         if not self.patient and not self.has_room(pair, tokens):
             return None
         got = await self._ask(messages, pair, emit, revision, max_tokens=1024 + len(answer) // 2)
@@ -199,7 +199,8 @@ class Reviewer:
             return None
         system = system_prompt("translate", source_lang, model=pair[1])
         messages = build_messages(system, answer)
-        got = await self._ask(messages, pair, emit, revision, max_tokens=3 * len(answer) // 4 + 256)
+        budget = 3 * estimate_tokens(answer) + 256
+        got = await self._ask(messages, pair, emit, revision, max_tokens=budget)
         if got is None or not got[0].strip():
             return None
         text, provider, model = got

@@ -22,6 +22,7 @@ from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError, RequestStats
 from fastdesk.translate.events import BlockDone
 from fastdesk.ui.bridge.delivery import Delivery
+from tests.hostile import full_disk
 from tests.ui.uifakes import translated
 
 
@@ -256,6 +257,24 @@ def test_opening_a_bad_file_says_why(make_window, tmp_path: Path) -> None:
     box = w.findChild(QMessageBox, "warningBox")
     assert box is not None and "binary" in box.text()
     box.close()
+
+
+def test_a_save_that_fails_names_the_file_and_the_reason_in_the_command_lines_words(
+    make_window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: the warning names the file and says why as `fastdesk translate` would, and
+    the file on disk is left as it was."""
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Hello\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    w.document_view.source.setPlainText("# Hello again\n")
+    full_disk(monkeypatch, tmp_path, "guide.md")
+    assert not w.files.save()
+    box = w.findChild(QMessageBox, "warningBox")
+    assert box is not None and box.text() == f"{doc}: no space left on the disk"
+    box.close()
+    assert doc.read_text(encoding="utf-8") == "# Hello\n"
 
 
 def test_layout_and_view_are_remembered(make_window, qtbot) -> None:

@@ -16,6 +16,7 @@ from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.bridge.tasks import bounded
 
 if TYPE_CHECKING:
+    from fastdesk.config.settings import Settings
     from fastdesk.translate.engine import Engine, JobSpec
     from fastdesk.translate.live import LiveTranslator
 
@@ -38,15 +39,17 @@ class Translator(Protocol):
     async def aclose(self) -> None: ...
 
 
-def default_engine_factory(clock: Clock | None = None) -> Engine:
+def default_engine_factory(
+    clock: Clock | None = None, settings: Callable[[], Settings] | None = None
+) -> Engine:
     """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
-    fastdesk.ui.bridge.worker). Built in the worker thread: importing the SDKs and constructing
-    clients can take a while."""
-    from fastdesk.config.settings import load_settings
+    fastdesk.ui.bridge.worker). ``settings``: the window's copy, read when the engine is built
+    (the settings file when not given). Built in the worker thread: importing the SDKs and
+    constructing clients can take a while."""
+    from fastdesk.config.settings import saved_settings
     from fastdesk.translate.wiring import build_engine
 
-    settings, _warnings = load_settings()
-    return build_engine(settings, clock=clock)
+    return build_engine(settings() if settings is not None else saved_settings(), clock=clock)
 
 
 async def close_engine(engine: Engine) -> None:

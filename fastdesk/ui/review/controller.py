@@ -35,7 +35,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
-from fastdesk.clock import Clock
+from fastdesk.clock import Clock, duration
+from fastdesk.config.fileio import os_error_line
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.review.autosave import Autosaver
@@ -52,7 +53,7 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
-from fastdesk.review.session import Change, DocumentSession, duration
+from fastdesk.review.session import Change, DocumentSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
@@ -185,7 +186,7 @@ class ReviewController(QObject):
             try:
                 save_review(review)
             except OSError as exc:
-                problems.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+                problems.append(os_error_line(review_path(self.path), exc))
         if not problems:
             self._saved_generation = self.user_generation
         return problems
@@ -213,7 +214,7 @@ class ReviewController(QObject):
             try:
                 save_review(leaving)
             except OSError as exc:
-                warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+                warnings.append(os_error_line(review_path(self.path), exc))
         review, found = self.review_for(key)
         warnings += found
         self.key, self.review = key, review

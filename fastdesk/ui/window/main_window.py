@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
-from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, load_settings, save_settings, saved_settings
 from fastdesk.review import autosave
 from fastdesk.translate.engine import JobSpec
 from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
             spec=self._job,
             live=lambda: self.live,
             debounce_ms=settings.debounce_ms,
-            engine_factory=engine_factory or functools.partial(default_engine_factory, self.clock),
+            engine_factory=engine_factory or self._app_engine_factory(self.clock),
             translator_factory=translator_factory or default_translator_factory,
             clock=self.clock,
             parent=self,
@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.house.install()
         self.project = self._install_project()
         self.project_run = ProjectRun(
-            engine_factory or default_engine_factory, self.selectors.spec, self
+            engine_factory or self._app_engine_factory(None), self.selectors.spec, self
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -225,9 +225,15 @@ class MainWindow(QMainWindow):
         self._warm_up()
         view.resend()
 
-    def apply_settings(self, settings: Settings | None = None) -> None:
-        """Settings were saved (the Settings dialog, the first-run panel): follow them."""
-        self.settings = settings if settings is not None else load_settings()[0]
+    def _app_engine_factory(self, clock: Clock | None) -> EngineFactory:
+        """The app's engine built from the window's settings as they are when it is built (a
+        restart after Settings takes the new ones), not from the file read again."""
+        return functools.partial(default_engine_factory, clock, lambda: self.settings)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Settings were saved (the Settings dialog, Compare Providers, the first-run panel):
+        follow them. They become the window's copy, which every part reads from then on."""
+        self.settings = settings
         self._apply_theme()
         view = self.document_view
         view.sending.set_debounce(self.settings.debounce_ms)
@@ -465,11 +471,17 @@ class MainWindow(QMainWindow):
     def _remember_file(self, path: Path) -> None:
         self._save_settings(recent=path)
 
-    def _save_settings(self, *, recent: Path | None = None, **changes: Any) -> None:
-        """Read-modify-write, so that values saved elsewhere (the Settings dialog) survive."""
-        current, _warnings = load_settings()
+    def _save_settings(
+        self, *, recent: Path | None = None, window: dict[str, str] | None = None, **changes: Any
+    ) -> None:
+        """Read-modify-write, so that values saved elsewhere (another window, the command line)
+        survive: the file is read here only to be written. ``window``: layout values laid over
+        the saved ones."""
+        current = saved_settings()
         if recent is not None:
             current = current.with_recent_file(recent)
+        if window is not None:
+            changes["window"] = {**current.window, **window}
         if changes:
             current = dataclasses.replace(current, **changes)
         if current == self.settings and recent is None and not changes:
@@ -481,9 +493,7 @@ class MainWindow(QMainWindow):
         self.settings = current
 
     def _save_window(self, **values: str) -> None:
-        window = dict(load_settings()[0].window)
-        window.update(values)
-        self._save_settings(window=window)
+        self._save_settings(window=values)
 
     def _geometry_values(self) -> dict[str, str]:
         view = self.document_view

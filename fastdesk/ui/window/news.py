@@ -45,7 +45,7 @@ class NewsReader:
         settings: Callable[[], Settings],
         live: QAction,
         open_settings: Callable[[], None],
-        apply_settings: Callable[[], None],
+        apply_settings: Callable[[Settings], None],
     ) -> None:
         self._window = window
         self._view = view
@@ -123,7 +123,7 @@ class NewsReader:
 
             panel = FirstRunPanel(self._window)
             panel.openSettingsRequested.connect(self._open_settings)
-            panel.localServerChosen.connect(lambda _url, _model: self._apply_settings())
+            panel.settingsSaved.connect(self._apply_settings)
             self._view.insert_notice(panel)
             self._view.renamed.connect(self._describe_first_run)
             self.first_run = panel

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
-from fastdesk.clock import Clock, SystemClock
+from fastdesk.clock import Clock, SystemClock, milliseconds
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import RequestStats
 from fastdesk.review.quality import score_colour
@@ -24,19 +24,13 @@ from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
 
-def _ms(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value / 1000:.2f} s" if value >= 10_000 else f"{value:.0f} ms"
-
-
 def latency_text(stats: RequestStats) -> str:
     """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
     parts = [stats.provider, stats.model]
     if stats.status != "ok":
         parts.append(stats.status)
-    parts.append(f"first token {_ms(stats.ttfb_ms)}")
-    parts.append(f"total {_ms(stats.total_ms)}")
+    parts.append(f"first token {milliseconds(stats.ttfb_ms)}")
+    parts.append(f"total {milliseconds(stats.total_ms)}")
     if stats.tokens_per_s:
         parts.append(f"{stats.tokens_per_s:.0f} tok/s")
     return " · ".join(parts)
@@ -331,7 +325,7 @@ class StatusPanel(QObject):
         if not self.has_last:
             last = "–"
         elif self.last_from_memory:
-            last = "$0 (memory)"
+            last = f"{format_cost(0.0)} (memory)"
         else:
             last = format_cost(self.last_cost)
         parts = [

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
 )
 
-from fastdesk.config.fileio import FileError, atomic_write_text, read_state_text
+from fastdesk.config.fileio import FileError, atomic_write_text, os_error_line, read_state_text
 from fastdesk.config.settings import Settings
 from fastdesk.document.blocks import parse
 from fastdesk.document.languages import language_name
@@ -438,7 +438,7 @@ class HouseKeeper(QObject):
         try:
             atomic_write_text(path, text if text.endswith("\n") or not text else text + "\n")
         except OSError as exc:
-            self.style_dock.impact.setText(f"{path}: not saved ({exc.strerror or exc})")
+            self.style_dock.impact.setText(os_error_line(path, exc, "not saved"))
             return
         self.style_dock.editor.document().setModified(False)
         self.refresh()
@@ -516,6 +516,6 @@ class HouseKeeper(QObject):
         try:
             atomic_write_text(path, out.getvalue())
         except OSError as exc:
-            self.glossary_dock.message.setText(f"{path}: not written ({exc.strerror or exc})")
+            self.glossary_dock.message.setText(os_error_line(path, exc, "not written"))
             return
         self.glossary_dock.message.setText(f"Exported to {path.name}")
