@@ -61,7 +61,9 @@ def test_the_architecture_doc_names_no_module_that_is_gone() -> None:
         for folder, names in listed.items()
         for name in names - on_disk.get(folder, set())
     )
-    assert not gone, "docs/architecture.md's 'Every module' lists modules that do not exist: " + ", ".join(gone)
+    assert not gone, (
+        "docs/architecture.md's 'Every module' lists modules that do not exist: " + ", ".join(gone)
+    )
 
 
 def test_the_section_parser_reads_headings_and_items() -> None:

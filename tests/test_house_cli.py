@@ -21,6 +21,7 @@ def emu() -> Emulator:  # type: ignore[misc]
     with Emulator() as e:
         yield e
 
+
 PAGE = """# Install
 
 !!! info "Note"

@@ -279,9 +279,7 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def toml_front_matter_rule(
-    state: StateBlock, start_line: int, end_line: int, silent: bool
-) -> bool:
+def toml_front_matter_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """Hugo-style ``+++`` TOML front matter on the very first line, closed by a ``+++`` line."""
     if start_line != 0 or not _is_fence_line(state, 0, "+++"):
         return False

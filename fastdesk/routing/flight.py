@@ -68,6 +68,7 @@ class FlightHost(Protocol):
         self, stats: RequestStats, rate: RateLimitInfo | None = None, pair: Pair | None = None
     ) -> None: ...
 
+
 log = logging.getLogger(__name__)
 
 HEDGE_MIN_SAMPLES = 3  # below this the 90th percentile means little: use hedge_unmeasured_ms

@@ -406,9 +406,7 @@ class Engine:
             if len(pack) > 1:
                 mid = len(pack) // 2
                 first = await self._translate(pack[:mid], spec, revision, emit, with_context=False)
-                second = await self._translate(
-                    pack[mid:], spec, revision, emit, with_context=False
-                )
+                second = await self._translate(pack[mid:], spec, revision, emit, with_context=False)
                 return first + second
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
@@ -546,9 +544,7 @@ class Engine:
             revision,
             emit,
             on_start=started,
-            on_text=lambda so_far: self._emit_partial(
-                pack, so_far, shown, revision, emit, markers
-            ),
+            on_text=lambda so_far: self._emit_partial(pack, so_far, shown, revision, emit, markers),
             max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
             blocks=len(pack),

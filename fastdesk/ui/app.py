@@ -19,7 +19,6 @@ from fastdesk.ui.window.main_window import MainWindow
 __all__ = ["FastdeskApp", "apply_theme", "make_app", "open_path", "palette", "run_app"]
 
 
-
 class FastdeskApp(QApplication):
     """The application: files the OS hands over (macOS Finder, "Open with") come out of
     ``file_opened``.

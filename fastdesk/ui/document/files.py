@@ -35,6 +35,7 @@ class ProjectPlace(Protocol):
         says how it went)."""
         ...
 
+
 SAMPLE_NAME = "Sample document"
 MARKDOWN_FILTER = "Markdown (*.md *.markdown *.mdown *.mkd *.txt);;All files (*)"
 

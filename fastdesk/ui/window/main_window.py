@@ -537,4 +537,3 @@ class MainWindow(QMainWindow):
         self.project_run.close()
         self.project.close()
         event.accept()
-

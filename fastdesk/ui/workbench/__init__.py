@@ -303,8 +303,10 @@ class Workbench(QObject):
                 "This cannot be restored automatically: correct it by hand", 5000
             )
             return False
-        done = "The glossary's term put in" if problem.check == "glossary" else (
-            f"Restored from the source ({problem.title})"
+        done = (
+            "The glossary's term put in"
+            if problem.check == "glossary"
+            else (f"Restored from the source ({problem.title})")
         )
         self.view.message.emit(f"{done}, as your edit", 5000)
         self.refresh_problems()
