@@ -9,7 +9,7 @@ auto`` process on FILES one-paragraph files (the memory off), all runs on one FA
 what the router learnt (its persisted stats) carries from run to run as it does for a user. The
 first server is the faster until ``--swap-after`` runs, then the two swap. Per run: the requests
 each server answered, the faster one's share, and what ``fastdesk bench --stats`` says the
-router's statistics were at the end of the run.
+router's statistics were at the end of the run (printed before the swap and at the end).
 """
 
 from __future__ import annotations
@@ -73,15 +73,14 @@ def run_once(
     return time.perf_counter() - started, done.stderr
 
 
-def stats(env: dict[str, str]) -> object:
-    done = subprocess.run(
-        [sys.executable, "-m", "fastdesk", "bench", "--stats", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+def stats(env: dict[str, str], as_json: bool) -> object:
+    """What ``fastdesk bench --stats`` says (JSON, or its text)."""
+    command = [sys.executable, "-m", "fastdesk", "bench", "--stats"] + (["--json"] * as_json)
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         return done.stderr.strip()[-300:]
+    if not as_json:
+        return done.stdout
     try:
         return json.loads(done.stdout)
     except ValueError:
@@ -143,13 +142,18 @@ def main() -> int:
                 "s": round(seconds, 2),
             }
             if not args.no_stats:
-                row["stats"] = stats(env)
+                row["stats"] = stats(env, args.json)
             rows.append(row)
             if not args.json:
                 print(
                     f"run {row['run']}{' (swapped)' if swapped else ''}: faster/slower"
                     f" {faster}/{slower} ({row['share']:.0%}) in {row['s']} s"
                 )
+                if not args.no_stats and run + 1 in (args.swap_after, args.runs):
+                    print(
+                        "  fastdesk bench --stats:\n    "
+                        + str(row["stats"]).strip().replace("\n", "\n    ")
+                    )
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0
