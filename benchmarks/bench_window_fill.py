@@ -68,7 +68,7 @@ SENTENCES = (
     "Readers utilize the summary to find what changed since last week.",
 )
 SCREEN_LINES = 60  # the first screen: the lines a tall window shows first (~34 short blocks)
-FILLED_SAYS = "every block translated"  # the status bar's word once the window is filled
+FILLED_SAYS = "every block translated"  # the status bar's, once filled (DocumentView.filled)
 EDIT = " zedit"  # typed after the first word of a paragraph in the middle during the backlog
 
 
@@ -420,7 +420,8 @@ def arrivals(path: Path, since: float) -> dict[str, object]:
 
 
 def status_texts(window) -> list[str]:  # type: ignore[no-untyped-def]
-    return [w.text() for w in window.statusBar().findChildren(QLabel) if w.text()]
+    """The texts the status bar shows (its labels on show)."""
+    return [w.text() for w in window.statusBar().findChildren(QLabel) if w.text() and w.isVisible()]
 
 
 def fill(

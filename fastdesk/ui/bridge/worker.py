@@ -116,9 +116,7 @@ class EngineWorker(QObject):
         )
         self._news = EngineNews(changed=self.throttle.schedule)
         self._deliveries = DeliveryBuilder(self._outbox, self._estimate, self._panes, self._news)
-        self.warmer = Warmer(
-            self.clock, self._tasks, headroom=self._publish_headroom, billed=self._billed
-        )
+        self.warmer = Warmer(self.clock, self._tasks, headroom=self._headroom, billed=self._billed)
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -184,11 +182,6 @@ class EngineWorker(QObject):
         and the budget. Cheap to call often."""
         if self.warmer.ask():
             self._call(self._warm_up, active)
-
-    @property
-    def headroom(self) -> Headroom | None:
-        """The top choice's room at the limiter, for the GUI thread's sending policy."""
-        return self._news.headroom
 
     @property
     def running(self) -> bool:
@@ -400,16 +393,21 @@ class EngineWorker(QObject):
 
     def _flush(self) -> bool:
         """Send what changed, if anything did (the throttle's call); True while work goes on."""
-        self._publish_headroom()
         delivery = self._deliveries.collect(
-            self._revision, self._source, self._translator, self._engine, self._spec
+            self._revision,
+            self._source,
+            self._translator,
+            self._engine,
+            self._spec,
+            self._headroom(),
         )
         if delivery is not None and not self._stopping:
             self.delivered.emit(delivery)
         return self._deliveries.sent_busy
 
-    def _publish_headroom(self) -> Headroom | None:
-        return self._news.publish_headroom(self._router, self._spec)
+    def _headroom(self) -> Headroom | None:
+        """The top choice's room at the limiter now (each delivery carries it to the window)."""
+        return self._news.headroom(self._router, self._spec)
 
     @property
     def _router(self) -> Router | None:

@@ -84,6 +84,7 @@ class DocumentView(QWidget):
     toggle_view_requested = Signal()  # the pane's Show Markdown / Show rendered button
     files_dropped = Signal(list)  # Markdown files dropped on the source
     target_updated = Signal()  # the target panes finished applying what the worker sent
+    filled_changed = Signal(bool)  # every block's answer is shown, or not any more (filled())
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
     file_saved = Signal(object)  # the source (and its review file) written to this Path
 
@@ -114,6 +115,8 @@ class DocumentView(QWidget):
         self._sent_source: str | None = None
         self._opened = False  # the next send is a newly opened document's (worker.open)
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
+        self._busy = False  # the newest revision's work is in flight (the busy light's state)
+        self._filled = False  # what filled_changed said last
         self.review_ctl = ReviewController(
             lambda: plain_text(self.source.document()),
             lambda: (self.source.document().revision(), self.source.document().isModified()),
@@ -129,7 +132,7 @@ class DocumentView(QWidget):
             clock=self.clock,
             live=live,
             send=self.send_update,
-            headroom=lambda: self._worker.headroom if self._worker is not None else None,
+            headroom=lambda: self.deliveries.headroom,  # as the engine's last delivery said
             say=self.message.emit,
             parent=self,
         )
@@ -140,6 +143,8 @@ class DocumentView(QWidget):
         self.source.composition_changed.connect(self.sending.composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
+        self.scheduler.settled.connect(self._follow_filled)
+        self.busy.connect(self._busy_changed)
         self.places = BlockPlaces(  # the source's blocks: on screen, under the cursor
             self.source, self.sync, lambda: self._worker, self.focused_target_pane, self
         )
@@ -380,6 +385,31 @@ class DocumentView(QWidget):
             self.busy.emit(change.busy)
         self.reviewed.session_changed(change)
         self.session_changed.emit(change)
+        self._follow_filled()
+
+    def filled(self) -> bool:
+        """The one meaning of "filled" (the status bar's, and benchmarks/bench_window_fill.py's):
+        the newest revision sent is settled, every block of it has its answer (none waiting, in
+        flight or failed), and the target panes show them: the raw editor and the rendered view
+        on show (a hidden rendered view renders when it is shown)."""
+        return (
+            not self._busy
+            and bool(self.places.blocks)
+            and not self.pending
+            and self._told is self.review_ctl.segments()
+            and self.scheduler.idle
+            and not self.review_ctl.model.failed()  # (last: it looks at every block)
+        )
+
+    def _busy_changed(self, busy: bool) -> None:
+        self._busy = busy
+        self._follow_filled()
+
+    def _follow_filled(self) -> None:
+        filled = self.filled()
+        if filled != self._filled:
+            self._filled = filled
+            self.filled_changed.emit(filled)
 
     def refresh_target(self, *, final: bool = True) -> None:
         """The panes converge to the model's segments (the same tuple while nothing changed).
