@@ -10,12 +10,13 @@ import asyncio
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection
 
 from fastdesk.document.blocks import Document, join, parse
 from fastdesk.document.dialects import Container, container, dedent, indent
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.slots import Priorities, Ranking
 
 __all__ = ["check_dialect", "translate_document"]
 
@@ -32,14 +33,14 @@ async def translate_document(
     block_ids: Collection[str] | None = None,
     revision: int = 0,
     force: Collection[str] = (),
-    rank: Callable[[Sequence[str]], object] | None = None,
+    priorities: Priorities | None = None,
     reviews: set[asyncio.Task[None]] | None = None,
-    foreground: Callable[[Sequence[str]], bool] | None = None,
 ) -> dict[str, str]:
     """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
     a file of a project translated on its own, the window's document): admonitions and tabs as
     their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
-    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank)."""
+    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its place in
+    the ``priorities``)."""
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
     boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
@@ -56,9 +57,6 @@ async def translate_document(
         emit(event)
 
     async def box_of(block_id: str, box: Container) -> None:
-        def own(_ids: Sequence[str]) -> Sequence[str]:
-            return (block_id,)  # the pieces wait in the container's place
-
         on_event(
             await _container(
                 engine,
@@ -68,9 +66,8 @@ async def translate_document(
                 on_event,
                 revision=revision,
                 force=block_id in force,
-                rank=(lambda ids: rank(own(ids))) if rank is not None else None,
+                priorities=None if priorities is None else priorities.for_block(block_id),
                 reviews=reviews,
-                foreground=(lambda ids: foreground(own(ids))) if foreground is not None else None,
             )
         )
 
@@ -83,9 +80,8 @@ async def translate_document(
             emit=on_event,
             block_ids=plain,
             force=force,
-            rank=rank,
+            priorities=priorities,
             reviews=reviews,
-            foreground=foreground,
         )
         runs.append(run)
     runs += [box_of(bid, box) for bid, box in boxes.items()]
@@ -102,9 +98,8 @@ async def _container(
     *,
     revision: int,
     force: bool,
-    rank: Callable[[Sequence[str]], object] | None,
+    priorities: Ranking | None,
     reviews: set[asyncio.Task[None]] | None,
-    foreground: Callable[[Sequence[str]], bool] | None,
 ) -> BlockDone | BlockFailed:
     """An admonition or tab: its title and its body (dedented) translated as documents of
     their own, block by block and memory first; the syntax around them kept as it is."""
@@ -133,9 +128,8 @@ async def _container(
             revision=revision,
             emit=on_event,
             force=[b.id for b in doc.blocks] if force else (),
-            rank=rank,
+            priorities=priorities,
             reviews=reviews,
-            foreground=foreground,
         )
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(revision, block_id, failed[0] if failed else "no answer")

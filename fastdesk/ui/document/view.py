@@ -355,11 +355,12 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
+        view = self.places.sent_view = self.places.view_lines()  # (the order of work)
         if self._opened:
             self._opened = False
-            self.worker.open(source, self.session.next_revision())
+            self.worker.open(source, self.session.next_revision(), view)
         else:
-            self.worker.update(source, self.session.next_revision())
+            self.worker.update(source, self.session.next_revision(), view)
         self.sending.sent()
         self.busy.emit(True)
 
