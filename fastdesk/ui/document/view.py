@@ -6,11 +6,12 @@ Data flow: an edit → a wait set by what was typed and the limiter's room (the 
 fastdesk.translate.sending; IME composition respected) → the worker thread's LiveTranslator →
 throttled deliveries of target segments and events → the panes apply only what changed.
 
-The document's state has one owner, its session (fastdesk.review.session.DocumentSession, held by
-the review controller): it numbers the revisions sent to the worker and alone judges what is
-stale, reads each worker delivery once, and says what changed in one stream that the panes, the
-margin, the review bar, the status bar and the window follow. The panes are told the target
-model's segments and converge to them; they keep no target of their own.
+The document's state has one owner, its session (fastdesk.review.session.DocumentSession), made
+and held here (the review controller works on it): it numbers the revisions sent to the worker
+and alone judges what is stale, reads each worker delivery once, and says what changed in one
+stream (``subscribe``) that the panes, the margin, the review bar, the status bar and the window
+follow. The panes are told the target model's segments and converge to them; they keep no
+target of their own.
 
 Its parts, in this package: when an edit goes (``sending``), where the reader is among the
 source's blocks (``block_places``), the worker's deliveries read (``deliveries``), the engine's
@@ -61,7 +62,7 @@ from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
-from fastdesk.ui.review.controller import ReviewController, review_key
+from fastdesk.ui.review.controller import ReviewController, new_session, review_key
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -77,7 +78,6 @@ class DocumentView(QWidget):
     problem = Signal(str, str)  # an error for the status bar (message, detail)
     busy = Signal(bool)  # work for this document is in flight, or not any more
     engine_news = Signal(object)  # each Delivery: what it says of providers and health
-    session_changed = Signal(object)  # the session's stream (a Change), for the window
     renamed = Signal()  # the document's name (or path) changed
     modified_changed = Signal(bool)
     raw_changed = Signal(bool)  # the target shows raw Markdown (True) or the rendered view
@@ -117,13 +117,15 @@ class DocumentView(QWidget):
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
         self._busy = False  # the newest revision's work is in flight (the busy light's state)
         self._filled = False  # what filled_changed said last
+        # the document's state has one owner, its session, and it is this view's; the review
+        # controller (the reviewer's work and the review files) works on it
+        self.session: DocumentSession = new_session(self.clock)
         self.review_ctl = ReviewController(
             lambda: plain_text(self.source.document()),
             lambda: (self.source.document().revision(), self.source.document().isModified()),
             self,
-            clock=self.clock,
+            session=self.session,
         )
-        self.session: DocumentSession = self.review_ctl.session
         self.session.subscribe(self._session_changed)
         self._build_panes()
         self.sending = EditSending(  # when an edit goes (the core's policy decides the wait)
@@ -381,11 +383,11 @@ class DocumentView(QWidget):
 
     def _session_changed(self, change: Change) -> None:
         """The session's stream: the busy light follows, the review's presentation (its
-        margins' tooltips, the underlines) and the window hear of it."""
+        margins' tooltips, the underlines) and whether the document is filled. (The window's
+        parts subscribe to the session themselves: one way a Change reaches its listeners.)"""
         if change.busy is not None:
             self.busy.emit(change.busy)
         self.reviewed.session_changed(change)
-        self.session_changed.emit(change)
         self._follow_filled()
 
     def filled(self) -> bool:

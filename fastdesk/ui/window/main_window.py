@@ -173,7 +173,7 @@ class MainWindow(QMainWindow):
         self.status.retry_button.clicked.connect(view.blocks.retry_failed)
         view.busy.connect(self.status.set_busy)
         view.filled_changed.connect(self.status.set_filled)
-        view.session_changed.connect(self.news.document_changed)
+        view.session.subscribe(self.news.document_changed)
         view.engine_news.connect(self.news.engine_news)
         view.renamed.connect(self._update_title)
         view.modified_changed.connect(self.setWindowModified)
