@@ -7,6 +7,8 @@ Two generated shapes (made on the spot, no file kept) and any file given on the 
 ``handbook``  a heading every ten blocks; paragraphs of 2-4 sentences from a small vocabulary,
               each ending with a link (``See [note N](https://example.org/n/N).``); a three-item
               list and a fenced code block in every ten: larger blocks, fewer to a request.
+``shapes``    front matter, then by turns tables, admonitions, ten-item lists, code blocks,
+              paragraphs with two links, headings: what a docs site's pages are made of.
 
 The server's answer (``shout``) is "same-language simplify" made visible: the prose of the
 request upper-cased, its code (fenced and inline), link targets, HTML and the request's block
@@ -136,3 +138,42 @@ def shout(messages: object) -> str:
         with open(arrivals, "a", encoding="utf-8") as f:
             f.write(f"{time.time():.4f}\n")
     return shout_text(last_user_content(messages))  # type: ignore[arg-type]
+
+
+def shapes(blocks: int = 4000) -> str:
+    """Front matter, then by turns: a table, an admonition, a long list, code blocks, a
+    paragraph with two links and a heading: the shapes a docs site's pages are made of."""
+    out = ["---\ntitle: Shapes of a docs page\ntags: [bench, shapes]\n---\n"]
+    i = 0
+    while len(out) < blocks:
+        kind = i % 6
+        if kind == 0:
+            out.append(f"## Part {i // 6 + 1}: how to utilize the settings\n")
+        elif kind == 1:
+            rows = "\n".join(
+                f"| option_{i}_{r} | utilize it for case {r} | `{r * 7}` |" for r in range(5)
+            )
+            out.append(f"| Name | What it does | Default |\n|---|---|---|\n{rows}\n")
+        elif kind == 2:
+            out.append(
+                f'!!! note "Before part {i}"\n    Check the settings first, then utilize the'
+                f" [reference](https://example.org/ref/{i}) for the details.\n"
+            )
+        elif kind == 3:
+            out.append(
+                "\n".join(f"- Step {s} of part {i}: utilize the tool once more." for s in range(10))
+                + "\n"
+            )
+        elif kind == 4:
+            out.append(f"```bash\nfastdesk translate part_{i}.md --to fr\n```\n")
+            out.append(f"```python\nconfig_{i} = load('part_{i}.toml')\n```\n")
+        else:
+            out.append(
+                f"Part {i} says how to utilize [the guide](https://example.com/{i}) and"
+                f" [the API](https://example.com/api/{i}) in plain words.\n"
+            )
+        i += 1
+    return "\n".join(out[:blocks])
+
+
+GENERATED["shapes"] = shapes
