@@ -29,6 +29,15 @@ EDITS = 8  # at most this many edited blocks go before the rest of a step (more:
 # while a stream goes on a pane on screen takes the far ones only now and then
 # (RenderScheduler's ``far_gap_ms``)
 NEAR, NEAR_ABOVE = 80, 20
+# How often a pane on screen takes a slice of far work while a stream goes on. 20 ms (a 3 ms
+# slice in 20) was too little for long blocks: a 4,000-block document whose paragraphs are a few
+# sentences each (~2.5 ms a block to render, against ~1.6 for one-line ones) left the rendered
+# view 19-72 s behind targetEditor, and a pane far behind costs more each slice (its diff, the
+# order of what is left): the GUI thread spent 43 s instead of 30 on the fill, and took the GIL
+# from the engine, whose requests then went out at half the command line's pace. At 5 ms the
+# rendered view kept up (0.5 s behind) and the fill took 0.83-1.13x the command line's time
+# (benchmarks/bench_window_fill.py --doc handbook, by turns; docs/performance.md).
+FAR_GAP_MS = 5.0
 
 
 class Incremental:
@@ -396,7 +405,7 @@ class RenderScheduler(QObject):
         budget_ms: float = 3.0,
         quiet_ms: float = 250.0,
         follow_ms: float = 100.0,
-        far_gap_ms: float = 20.0,
+        far_gap_ms: float = FAR_GAP_MS,
     ) -> None:
         super().__init__(parent)
         self.far_gap = far_gap_ms / 1000.0
