@@ -75,6 +75,7 @@ SENTENCES = (
     "Then we utilize a cache so the second run starts at once.",
     "Readers utilize the summary to find what changed since last week.",
 )
+PREVIEW_EVERY_S = 0.5  # how often the rendered view's text is read once targetEditor is full
 SCREEN_LINES = 60  # the first screen: the lines a tall window shows first (~34 short blocks)
 FILLED_SAYS = "every block translated"  # the status bar's, once filled (DocumentView.filled)
 EDIT = " zedit"  # typed after the first word of a paragraph in the middle during the backlog
@@ -508,13 +509,18 @@ def fill(
         rendered_s = None
         preview = window.findChild(QTextEdit, "targetPreview")
         give_up = 900.0  # (for the word: 10 s after both views hold every answer)
+        looked = -math.inf  # the rendered view's text costs the GUI thread ~30 ms a read on a
+        # long document: read twice a second, or the reading starves the rendering it times
         while all_s is not None and preview is not None and time.perf_counter() - started < give_up:
             now = time.perf_counter() - started
-            rendered = progress.rendered(preview.toPlainText())
-            if rendered_s is None and rendered:
-                rendered_s = now
-                give_up = min(give_up, now + 10)
-            if status_s is None and any(FILLED_SAYS in t for t in status_texts(window)):
+            said = status_s is None and any(FILLED_SAYS in t for t in status_texts(window))
+            rendered = rendered_s is not None
+            if not rendered and (said or now - looked >= PREVIEW_EVERY_S):
+                looked, rendered = now, progress.rendered(preview.toPlainText())
+                if rendered:
+                    rendered_s = now
+                    give_up = min(give_up, now + 10)
+            if said:
                 status_s = now
                 status_true = rendered and progress.filled(target.toPlainText())
             if rendered_s is not None and status_s is not None:
