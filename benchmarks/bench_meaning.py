@@ -16,7 +16,9 @@ errors), and each translation goes through ``check_block`` as the app runs it on
 (``mode="translate"``, the target language). Golds, per segment:
 
 * numbers: an Accuracy error whose span holds a digit; and, stricter, one whose digits are
-  missing or changed on the other side (a digit run of the span not among the other side's);
+  missing or changed on the other side (a figure of the span, its digits read without
+  separators, not among the other side's figures or Chinese numerals: 40.000 for 40000, 16th
+  for 十六 are no change);
 * omission: an Accuracy/Omission error of any severity; and of major (or critical) severity.
 
 Precision is the share of flagged segments that hold the gold; recall the share of gold
@@ -40,11 +42,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fastdesk.translate.checks import check_block  # noqa: E402
+from fastdesk.translate.checks import check_block
+from fastdesk.translate.number_words import chinese
 
 _MARK = re.compile(r"</?v>")
 _SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+(?:[.,'\u00a0\u202f\u2009 ]\d+)*")  # 40.000 and 40000: one figure
 _SKIP = ("avg_seg_scores", "source-errors", "no-postedits", "psqm")
 
 
@@ -135,6 +138,13 @@ def read_segments(path: Path) -> dict[tuple[str, str, str], Segment]:
     return segments
 
 
+def _figures(text: str) -> set[str]:
+    """The digits of each figure, separators left out (a locale's 40.000 is the source's
+    40000; 3,5 its 3.5), and of each number in Chinese numerals (十六 is the 16 of "16th")."""
+    found = {re.sub(r"\D", "", m) for m in _DIGITS.findall(text)}
+    return found | {str(int(value)) for _w, value in chinese(text) if value == int(value)}
+
+
 def golds(segment: Segment) -> dict[str, bool]:
     """Which golds a segment holds (see the module docstring)."""
     digit_span = digit_changed = omission = major = False
@@ -144,11 +154,11 @@ def golds(segment: Segment) -> dict[str, bool]:
         if "Omission" in category:
             omission = True
             major = major or severity in ("major", "critical")
-        runs = _DIGITS.findall(span)
-        if runs:
+        runs = _figures(span)
+        if _DIGITS.search(span):
             digit_span = True
             other = segment.source if side == "target" else segment.target
-            if set(runs) - set(_DIGITS.findall(other)):
+            if runs - _figures(other):
                 digit_changed = True
     return {
         "numbers: Accuracy span with a digit": digit_span,
