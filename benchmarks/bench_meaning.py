@@ -39,6 +39,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -90,13 +91,13 @@ def _files(paths: list[str]) -> list[Path]:
     return found
 
 
-def _tables(path: Path) -> Iterator[io.TextIOBase]:
+def _tables(path: Path) -> Iterator[TextIO]:
     if path.name.endswith(".tar.gz"):
         with tarfile.open(path) as tar:
             for member in tar.getmembers():
-                handle = tar.extractfile(member) if member.name.endswith(".tsv") else None
-                if handle is not None:
-                    yield io.TextIOWrapper(handle, encoding="utf-8")
+                packed = tar.extractfile(member) if member.name.endswith(".tsv") else None
+                if packed is not None:
+                    yield io.TextIOWrapper(packed, encoding="utf-8")
     else:
         with path.open(encoding="utf-8") as handle:
             yield handle
