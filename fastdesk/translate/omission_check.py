@@ -142,16 +142,16 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         share = _letters(answer) / (expected * _letters(source)) if expected else 1.0
         # two sentences joined with a comma are as long as both; without a joint, an answer
         # this short lost one
-        short = SHORT_SHARE_CJK if cjk else SHORT_SHARE_JOINED if joints else SHORT_SHARE
-        if share < short:
+        least = SHORT_SHARE_CJK if cjk else SHORT_SHARE_JOINED if joints else SHORT_SHARE
+        if share < least:
             return (
                 f"{len(src)} sentences became {len(ans)} and the answer is {share:.0%} of a "
                 "translation's usual length: a sentence may be missing"
             )
         dropped = _dropped(src, ans, expected, SIGMA_CJK if cjk else SIGMA)
         if dropped is not None:
-            short = dropped if len(dropped) <= 60 else dropped[:59] + "…"
-            return f"{len(src)} sentences became {len(ans)}; no counterpart for {short!r}"
+            shown = dropped if len(dropped) <= 60 else dropped[:59] + "…"
+            return f"{len(src)} sentences became {len(ans)}; no counterpart for {shown!r}"
     if expected and letters_src:
         # a text's length varies less the longer it is: a paragraph 25 % short lost something
         share = letters_ans / (expected * letters_src)
@@ -164,8 +164,8 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
                 "a sentence or a phrase may be missing"
             )
     if kept and source_lang is not None:
-        short = kept[0] if len(kept[0]) <= 60 else kept[0][:59] + "…"
-        return f"left untranslated: {short!r}"
+        shown = kept[0] if len(kept[0]) <= 60 else kept[0][:59] + "…"
+        return f"left untranslated: {shown!r}"
     return phrase
 
 
