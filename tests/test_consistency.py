@@ -91,7 +91,7 @@ def test_use_everywhere_edits_only_the_other_places() -> None:
 def test_glossary_drift_per_page_and_language() -> None:
     glossary = Glossary(keep=("fastdesk",), translate={"de": {"workspace": "Arbeitsbereich"}})
     units = [
-        unit("a.md", 0, "Open the workspace in fastdesk.", "Den Arbeitsbereich in fastdesk öffnen."),
+        unit("a.md", 0, "Open the workspace in fastdesk.", "Arbeitsbereich in fastdesk öffnen."),
         unit("b.md", 0, "The workspace is saved.", "Der Workspace wird gespeichert."),
         unit("b.md", 1, "Close the workspace now.", "Schließen Sie jetzt den Workspace."),
         unit("b.md", 2, "Nothing to see.", "Nichts zu sehen."),
