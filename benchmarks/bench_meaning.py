@@ -146,6 +146,9 @@ def _figures(text: str) -> set[str]:
     return found | {str(int(value)) for _w, value in chinese(text) if value == int(value)}
 
 
+RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
+
+
 def golds(segment: Segment) -> dict[str, bool]:
     """Which golds a segment holds (see the module docstring)."""
     digit_span = digit_changed = omission = major = False
@@ -155,11 +158,12 @@ def golds(segment: Segment) -> dict[str, bool]:
         if "Omission" in category:
             omission = True
             major = major or severity in ("major", "critical")
-        runs = _figures(span)
+        runs = set(re.findall(r"\d+", span)) if RAW_DIGITS else _figures(span)
         if _DIGITS.search(span):
             digit_span = True
             other = segment.source if side == "target" else segment.target
-            if runs - _figures(other):
+            theirs = set(re.findall(r"\d+", other)) if RAW_DIGITS else _figures(other)
+            if runs - theirs:
                 digit_changed = True
     return {
         "numbers: Accuracy span with a digit": digit_span,
@@ -178,7 +182,9 @@ def _pair(path: Path) -> tuple[str, str]:
     return f"{m.group(1)} {m.group(2)}-{m.group(3)}", m.group(3)
 
 
-def measure(path: Path, limit: int | None, show: str | None, examples: int) -> None:
+def measure(
+    path: Path, limit: int | None, show: str | None, examples: int, pooled: dict[str, Counts]
+) -> None:
     name, lang = _pair(path)
     segments = list(read_segments(path).values())[:limit]
     counts: dict[str, Counts] = {}
@@ -223,6 +229,15 @@ def measure(path: Path, limit: int | None, show: str | None, examples: int) -> N
     print(f"\n{name}: {len(segments)} translations, {flawless} flawless ({took:.1f} s)")
     print(f"  {'gold':44} {'precision':>16}  {'recall':>16}  false alarms")
     for gold, c in counts.items():
+        total = pooled.setdefault(gold, Counts())
+        total.flagged, total.gold, total.hit = (
+            total.flagged + c.flagged,
+            total.gold + c.gold,
+            total.hit + c.hit,
+        )
+        alarm = pooled.setdefault(f"{gold}: alarms", Counts())
+        alarm.flagged += alarms[gold.split(":")[0]]
+        alarm.gold += flawless
         check = gold.split(":")[0]
         fa = alarms[check]
         rate = f"{fa / flawless:.1%} ({fa}/{flawless})" if flawless else "-"
@@ -235,13 +250,29 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N segments of each")
     parser.add_argument("--show", choices=("numbers", "omission"), default=None)
     parser.add_argument("--examples", type=int, default=20)
+    parser.add_argument(
+        "--gold",
+        choices=("figures", "issue"),
+        default="figures",
+        help="issue: the digits-changed gold as issue 41 measured it (digit runs as written)",
+    )
     args = parser.parse_args()
+    global RAW_DIGITS
+    RAW_DIGITS = args.gold == "issue"
     files = _files(args.paths)
     if not files:
         raise SystemExit("no MQM .tsv files under " + ", ".join(args.paths))
     check_block("Warm up: 1 file.", "Aufwärmen: 1 Datei.", target_lang="de", mode="translate")
+    pooled: dict[str, Counts] = {}
     for path in files:
-        measure(path, args.limit, args.show, args.examples)
+        measure(path, args.limit, args.show, args.examples, pooled)
+    if len(files) > 1:
+        print(f"\nall {len(files)} sets together:")
+        for gold, c in pooled.items():
+            if not gold.endswith(": alarms"):
+                alarm = pooled[f"{gold}: alarms"]
+                rate = f"{alarm.flagged / alarm.gold:.1%}" if alarm.gold else "-"
+                print(f"  {gold:44} {c.row()}  {rate} ({alarm.flagged}/{alarm.gold})")
 
 
 if __name__ == "__main__":
