@@ -224,9 +224,10 @@ def _date_keys(year: str | None, month: int, day: str | None) -> frozenset[str]:
 
 def month(name: str) -> int | None:
     """The month a word names (English capitalised only), or None."""
-    if name in _EN_MONTHS:
-        return _EN_MONTHS[name]
-    return _MONTHS.get(name.lower().rstrip("."))
+    found = _EN_MONTHS.get(name)
+    if found is None and len(name) >= 3:
+        found = _MONTHS.get(name.lower())
+    return found
 
 
 def script_language(text: str) -> str | None:
@@ -287,7 +288,8 @@ def extract(
         }
         if keys and free(m):
             take(m, Item("date", m.group(), frozenset(keys), parts=(a, b, y)))
-    named = any(month(w) is not None for w in words)
+    months = [(w, n) for w in words if (n := month(w)) is not None]
+    named = bool(months)
     for pattern, order in ((_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy"), (_MONTH_YEAR, "my")):
         for m in pattern.finditer(text) if named else ():
             if not free(m):
@@ -335,22 +337,21 @@ def extract(
         for i in range(m.start(), m.end()):
             taken[i] = True
     if spelled:
-        items.extend(_spelled(text, code, words))
+        items.extend(_spelled(text, code, months))
     return items
 
 
-def _spelled(text: str, code: str, words: list[str]) -> list[Item]:
-    """The numbers ``text`` spells out, and lone month names ("in January" keeps 1月)."""
+def _spelled(text: str, code: str, months: list[tuple[str, int]]) -> list[Item]:
+    """The numbers ``text`` spells out, and its month names (``months``: "in January" keeps
+    1月; "January to September 2022": January's year may be said after it)."""
     found = [
         Item("spelled", shown, frozenset({_canon(str(value))}))
         for shown, value in number_words.spelled(text, code)
     ]
-    years = set(_YEAR.findall(text)) if any(month(w) for w in words) else set()
-    for word in words:
-        number = month(word)
-        if number is not None:  # "January to September 2022": January's year may be said later
-            keys = {f"?-{number}-?"} | {f"{int(y)}-{number}-?" for y in years}
-            found.append(Item("month", word, frozenset(keys)))
+    years = set(_YEAR.findall(text)) if months else set()
+    for word, number in months:
+        keys = {f"?-{number}-?"} | {f"{int(y)}-{number}-?" for y in years}
+        found.append(Item("month", word, frozenset(keys)))
     return found
 
 
