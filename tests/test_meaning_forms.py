@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from fastdesk.translate.checks import check_block
 from fastdesk.translate.meaning_checks import extract, numbers_problem, omission_problem, sentences
 
 
@@ -150,3 +151,14 @@ def test_a_dateline_in_brackets_left_out() -> None:
     )
     found = omission_problem(source, "The city announced a new transport plan.", "en")
     assert found is not None and "brackets" in found
+
+
+def flagged(source: str, answer: str, lang: str = "de") -> set[str]:
+    return {f.check for f in check_block(source, answer, target_lang=lang, mode="translate")}
+
+
+def test_a_number_the_answer_turns_into_a_list_marker_is_kept() -> None:
+    source = "1.Keep a short list: it helps you plan the week."
+    answer = "1. Führen Sie eine kurze Liste: Sie hilft Ihnen, die Woche zu planen."
+    assert "numbers" not in flagged(source, answer)
+    assert "numbers" in flagged(source, answer.replace("1.", "2.", 1))
