@@ -13,12 +13,17 @@ its request failed (failed, or retrying), not translated yet (untranslated), a c
 the editor's text), translated but not approved yet (unapproved). Approved blocks and blocks
 kept as they are (code, front matter) need nothing. Besides, each error the reviewer model found
 in what the block shows is a row of its MQM category's kind (accuracy, fluency, terminology,
-style, locale: fastdesk.review.quality), so that the list filters them by category.
+style, locale: fastdesk.review.quality), so that the list filters them by category; and each
+block whose source the document translates another way elsewhere, or whose translation another
+source has too, is a consistency row (fastdesk.translate.consistency; one pass over the
+document's shown texts when anything changed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from heapq import merge
 from itertools import chain
 from typing import NamedTuple
 
@@ -27,6 +32,7 @@ from fastdesk.review.model import Review
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
+from fastdesk.translate.consistency import SEVERAL_TRANSLATIONS, Unit, inconsistencies
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview
@@ -40,15 +46,18 @@ __all__ = [
     "Problem",
     "ProblemList",
     "block_counts",
+    "consistency_rows",
     "excerpt",
     "fix",
     "other_pairs",
     "step",
+    "use_everywhere",
 ]
 
 REVIEW_KINDS = ("accuracy", "fluency", "terminology", "style", "locale")  # MQM's top level
-KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved", *REVIEW_KINDS)
+KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved", "consistency", *REVIEW_KINDS)
 KIND_LABELS = {
+    "consistency": "Consistency",
     "flagged": "Flagged",
     "failed": "Failed",
     "stale": "Source changed",
@@ -62,6 +71,8 @@ _UNAPPROVED = {
     "edited": "your edit, not approved",
 }
 _EXCERPT = 60
+CONSISTENCY = "consistency"  # a consistency row's check: its source is translated other ways
+CONSISTENCY_SHARED = "consistency:shared"  # its translation is another source's too
 _NOTHING: tuple[tuple[object, ...], tuple[Problem, ...]] = ((), ())
 
 
@@ -138,11 +149,17 @@ class ProblemList:
                     made[bid] = self._entry(doc.blocks[index], index, made[bid])
         else:
             return False
-        new = tuple(chain.from_iterable(rows for _key, rows in self._made.values()))
+        blocks: Iterable[Problem] = chain.from_iterable(rows for _k, rows in self._made.values())
+        # the document's consistency: rows of their own, merged in document order
+        extra: Iterable[Problem] = self._consistency(doc)
+        new: tuple[Problem, ...] = tuple(merge(blocks, extra, key=_position))
         if new == self.rows:
             return False
         self.rows = new
         return True
+
+    def _consistency(self, doc: Document | None) -> list[Problem]:
+        return consistency_rows(self.model, doc)
 
     def _entry(
         self,
@@ -197,6 +214,67 @@ class ProblemList:
                 out.append(Problem(bid, index, line, kind, title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
+
+
+def _position(problem: Problem) -> int:
+    return problem.block_index
+
+
+def consistency_rows(model: TargetModel, doc: Document | None) -> list[Problem]:
+    """A row for each block of the document whose source is translated another way elsewhere in
+    it ("use this translation everywhere" fixes them all), and for each block whose translation
+    another source has too; approved blocks as well (an approved one may be the odd one out)."""
+    if doc is None:
+        return []
+    review = model.review
+    units = [
+        Unit("", i, b.line, b.text, shown, review.lang)
+        for i, b in enumerate(doc.blocks)
+        if b.translatable and (shown := review.shown_text(b.id)) is not None
+    ]
+    rows: list[Problem] = []
+    for found in inconsistencies(units):
+        several = found.kind == SEVERAL_TRANSLATIONS
+        title = "translated differently" if several else "same translation, other source"
+        for variant in found.variants:
+            for place in variant.places:
+                others = [v for v in found.variants if v is not variant]
+                reason = f"{found.detail()}; also “{excerpt(others[0].text)}”"
+                block = doc.blocks[place.block]
+                check = CONSISTENCY if several else CONSISTENCY_SHARED
+                rows.append(
+                    Problem(
+                        block.id,
+                        place.block,
+                        block.line,
+                        "consistency",
+                        title,
+                        reason,
+                        check,
+                        several,
+                    )
+                )
+    return sorted(rows, key=lambda p: p.block_index)
+
+
+def use_everywhere(model: TargetModel, problem: Problem) -> dict[str, str]:
+    """The edits that give every block of the document with ``problem``'s source the
+    translation ``problem``'s block shows: block id → new text (empty when none is needed)."""
+    doc = model.doc
+    if problem.check != CONSISTENCY or doc is None or model.index_of(problem.block_id) is None:
+        return {}
+    chosen = model.review.shown_text(problem.block_id)
+    source = " ".join(doc.by_id(problem.block_id).text.split())
+    if chosen is None:
+        return {}
+    return {
+        b.id: chosen
+        for b in doc.blocks
+        if b.translatable
+        and b.id != problem.block_id
+        and " ".join(b.text.split()) == source
+        and model.review.shown_text(b.id) not in (None, chosen)
+    }
 
 
 def _verdict_rows(block: Block, index: int, verdict: QualityReview | None) -> tuple[Problem, ...]:

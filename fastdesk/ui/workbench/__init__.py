@@ -35,7 +35,15 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.outline import Heading
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
+from fastdesk.review.problems import (
+    CONSISTENCY,
+    Problem,
+    ProblemList,
+    excerpt,
+    fix,
+    step,
+    use_everywhere,
+)
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
 from fastdesk.ui.bridge.threads import gui_first
@@ -55,6 +63,7 @@ OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not ev
 # The problems list follows the translation at most this often: a stream of answers would
 # otherwise update it with every delivery (at 7,000 blocks its rows alone are ~2 ms to compare).
 PROBLEMS_EVERY_MS = 500
+EVERYWHERE_STEP = "Use This Translation Everywhere"  # the undo step of the consistency fix
 
 
 class Workbench(QObject):
@@ -296,7 +305,10 @@ class Workbench(QObject):
 
     def restore_problem(self, problem: Problem) -> bool:
         """Put the source's link target, code span or placeholder back, or the glossary's term
-        in place of its wrong rendering, as the editor's edit (one undoable step)."""
+        in place of its wrong rendering, as the editor's edit (one undoable step); for a
+        consistency row, give every block with its source its translation (one step too)."""
+        if problem.check == CONSISTENCY:
+            return self.use_everywhere(problem)
         new = fix(self.view.review_ctl.model, problem, self.problem_list.glossary)
         if new is None or not self.edit_block(problem.block_id, new):
             self.view.message.emit(
@@ -311,6 +323,23 @@ class Workbench(QObject):
         self.view.message.emit(f"{done}, as your edit", 5000)
         self.refresh_problems()
         return True
+
+    def use_everywhere(self, problem: Problem) -> bool:
+        """The translation of ``problem``'s block given to every block of the document with
+        the same source, as the editor's edits, undone together by one Undo."""
+        edits = use_everywhere(self.view.review_ctl.model, problem)
+        if not edits:
+            self.view.message.emit("Every block with this source has this translation", 5000)
+            return False
+        # the edit of many blocks at once (as Replace All's): one step of the editor's undo
+        self.view.target_editor.edit_blocks(EVERYWHERE_STEP, list(edits.items()))
+        done = len(edits)
+        self.view.message.emit(
+            f"This translation used in {done} more block{'s' if done != 1 else ''}, as your edit",
+            5000,
+        )
+        self.refresh_problems()
+        return done > 0
 
     # ---- editing a block as the editor ---------------------------------------------------------
 

@@ -27,19 +27,22 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import KIND_LABELS, KINDS, Problem, block_counts
+from fastdesk.review.problems import CONSISTENCY, KIND_LABELS, KINDS, Problem, block_counts
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
 _HEADERS = ("Line", "Problem", "Detail", "Block", "")
 FIX_TEXT = "Restore from source"
 GLOSSARY_FIX_TEXT = "Use the glossary's term"
+EVERYWHERE_TEXT = "Use this translation everywhere"
 
 
 def fix_text(problem: Problem) -> str:
     """What the row's fix says ("" when it has none)."""
     if not problem.restorable:
         return ""
+    if problem.check == CONSISTENCY:
+        return EVERYWHERE_TEXT
     return GLOSSARY_FIX_TEXT if problem.check == "glossary" else FIX_TEXT
 
 
@@ -171,7 +174,7 @@ class ProblemsDock(QDockWidget):
         em = self.fontMetrics().horizontalAdvance("M")
         for column, width in ((LINE, 5 * em), (PROBLEM, 16 * em), (BLOCK, 20 * em)):
             header.resizeSection(column, width)
-        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(FIX_TEXT) + 2 * em)
+        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(EVERYWHERE_TEXT) + 2 * em)
         self.table.clicked.connect(self._clicked)
         self.table.activated.connect(self._activated)
         self.table.selectionModel().currentChanged.connect(self._enable_restore)
@@ -270,6 +273,7 @@ class ProblemsDock(QDockWidget):
     def _enable_restore(self, *_args: object) -> None:
         problem = self.current()
         self.restore_button.setEnabled(problem is not None and problem.restorable)
+        self.restore_button.setText((fix_text(problem) if problem is not None else "") or FIX_TEXT)
 
     def _restore_current(self) -> None:
         problem = self.current()

@@ -1,0 +1,53 @@
+"""Consistency in the window: a source translated two ways in the document is a row of the
+problems list for each of its blocks; "Use this translation everywhere" gives them all the
+row's translation as the editor's edits, and one Undo takes them back together (pytest-qt,
+offscreen; the real engine and session, a fake provider)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDockWidget
+
+from fastdesk.ui.workbench.problems import EVERYWHERE_TEXT, FIX, PROBLEM
+from tests.ui.test_problems_ui import click, shown
+from tests.ui.test_review_ui import raw, target_text, wait_settled
+from tests.ui.test_undo import focus_target, undo
+from tests.ui.test_workbench import key
+
+SOURCE = "Hello world.\n\nThe cat.\n\nHello world.\n\nHello world.\n"
+OURS = "Salut le monde.\n"
+
+
+def test_use_this_translation_everywhere_in_one_undo(make_window, qtbot) -> None:
+    w = make_window()
+    raw(w)
+    view = w.document_view
+    view.source.setPlainText(SOURCE)
+    qtbot.waitUntil(lambda: target_text(w).count("Bonjour monde.") == 3)
+    wait_settled(w, qtbot)
+    hello = [b.id for b in view.review.doc.blocks if "Hello" in b.text]
+    assert len(hello) == 3
+    assert w.workbench.edit_block(hello[0], OURS)  # the editor's wording, in one block
+    qtbot.waitUntil(lambda: view.review.shown_text(hello[0]) == OURS)
+    key(qtbot, w, "Ctrl+Shift+M")  # View > Problems
+    dock = w.findChild(QDockWidget, "problemsView")
+    assert dock.isVisible()
+
+    def rows() -> list[int]:
+        return [n for n, p in enumerate(dock.rows) if p.kind == "consistency"]
+
+    qtbot.waitUntil(lambda: len(rows()) == 3)
+    assert dock.filters["consistency"].text() == "Consistency 3"
+    first = rows()[0]
+    assert dock.rows[first].block_id == hello[0]
+    assert shown(dock, first, PROBLEM) == "translated differently"
+    assert shown(dock, first, FIX) == EVERYWHERE_TEXT
+    click(qtbot, dock, first, FIX)
+    assert [view.review.shown_text(b) for b in hello] == [OURS] * 3
+    assert all(view.review.state_of(b) == "edited" for b in hello)
+    assert "Bonjour monde." not in target_text(w)
+    qtbot.waitUntil(lambda: rows() == [])
+    focus_target(w, qtbot)
+    undo(qtbot, w)  # Ctrl+Z: one step, both blocks back, the first edit stays
+    qtbot.waitUntil(lambda: target_text(w).count("Bonjour monde.") == 2)
+    qtbot.waitUntil(lambda: [view.review.shown_text(b) for b in hello[1:]] != [OURS] * 2)
+    assert view.review.shown_text(hello[0]) == OURS
