@@ -10,6 +10,7 @@ from fastdesk.translate.consistency import (
     ONE_TRANSLATION,
     SEVERAL_TRANSLATIONS,
     Place,
+    Tracker,
     Unit,
     glossary_drift,
     inconsistencies,
@@ -110,3 +111,17 @@ def test_a_term_whose_rendering_is_not_found_drifts() -> None:
     [use] = glossary_drift([unit("a.md", 0, "The workspace.", "Der Ort.")], glossary)
     assert use.drifts
     assert "Arbeitsbereich" not in {text for text, _p in use.renderings}
+
+
+def test_the_tracker_follows_block_by_block() -> None:
+    tracker = Tracker()
+    tracker.put("a", SAVE, SAVE_A)
+    tracker.put("b", SAVE, SAVE_A)
+    assert tracker.odd() == set()
+    tracker.put("b", SAVE, SAVE_B)  # b's translation changed
+    assert tracker.odd() == {"a", "b"}
+    tracker.put("c", KEEP, SAVE_A)  # another source given a's translation
+    assert tracker.odd() == {"a", "b", "c"}
+    tracker.drop("c")
+    tracker.put("b", SAVE, None)  # b has no translation any more
+    assert tracker.odd() == set()

@@ -32,7 +32,7 @@ from fastdesk.review.model import Review
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
-from fastdesk.translate.consistency import SEVERAL_TRANSLATIONS, Unit, inconsistencies
+from fastdesk.translate.consistency import SEVERAL_TRANSLATIONS, Tracker, Unit, inconsistencies
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview
@@ -103,6 +103,8 @@ class ProblemList:
         # the blocks the changes taken since the last refresh name (None: any block)
         self._due: set[str] | None = None
         self._seen: tuple[Review, int] | None = None  # the review and generation they told of
+        self._tracker = Tracker()  # which blocks are in an inconsistency, block by block
+        self._consistent_doc: Document | None = None  # the document the tracker holds
 
     def take(self, change: Change) -> None:
         """A change of the session's stream: its blocks are looked at on the next refresh."""
@@ -151,15 +153,33 @@ class ProblemList:
             return False
         blocks: Iterable[Problem] = chain.from_iterable(rows for _k, rows in self._made.values())
         # the document's consistency: rows of their own, merged in document order
-        extra: Iterable[Problem] = self._consistency(doc)
+        full = changed is None or doc is not self._consistent_doc
+        self._consistent_doc = doc
+        extra: Iterable[Problem] = self._consistency(doc, None if full else changed)
         new: tuple[Problem, ...] = tuple(merge(blocks, extra, key=_position))
         if new == self.rows:
             return False
         self.rows = new
         return True
 
-    def _consistency(self, doc: Document | None) -> list[Problem]:
-        return consistency_rows(self.model, doc)
+    def _consistency(self, doc: Document | None, changed: set[str] | None) -> list[Problem]:
+        """The consistency rows, the tracker told of the blocks that changed (all: None)."""
+        tracker, review = self._tracker, self.model.review
+        if doc is None:
+            tracker.clear()
+            return []
+        if changed is None:
+            tracker.clear()
+            blocks = [b for b in doc.blocks if b.translatable]
+        else:
+            index_of = self.model.index_of
+            blocks = [doc.blocks[i] for k in changed if (i := index_of(k)) is not None]
+            for key in changed:
+                tracker.drop(key)
+        for block in blocks:
+            if block.translatable:
+                tracker.put(block.id, block.text, review.shown_text(block.id))
+        return consistency_rows(self.model, doc, tracker.odd())
 
     def _entry(
         self,
@@ -220,17 +240,20 @@ def _position(problem: Problem) -> int:
     return problem.block_index
 
 
-def consistency_rows(model: TargetModel, doc: Document | None) -> list[Problem]:
-    """A row for each block of the document whose source is translated another way elsewhere in
-    it ("use this translation everywhere" fixes them all), and for each block whose translation
-    another source has too; approved blocks as well (an approved one may be the odd one out)."""
-    if doc is None:
+def consistency_rows(model: TargetModel, doc: Document | None, keys: set[str]) -> list[Problem]:
+    """A row for each block of ``keys`` (those a Tracker found in an inconsistency) whose source
+    is translated another way elsewhere in the document ("use this translation everywhere"
+    fixes them all), and for each whose translation another source has too; approved blocks as
+    well (an approved one may be the odd one out)."""
+    if doc is None or not keys:
         return []
     review = model.review
     units = [
         Unit("", i, b.line, b.text, shown, review.lang)
-        for i, b in enumerate(doc.blocks)
-        if b.translatable and (shown := review.shown_text(b.id)) is not None
+        for key in keys
+        if (i := model.index_of(key)) is not None
+        and (shown := review.shown_text(key)) is not None
+        and (b := doc.blocks[i]).translatable
     ]
     rows: list[Problem] = []
     for found in inconsistencies(units):

@@ -15,7 +15,7 @@ report read the same results.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -123,6 +123,59 @@ def inconsistencies(units: Iterable[Unit]) -> list[Inconsistency]:
         found,
         key=lambda i: (i.places[0].document, i.places[0].block, i.kind != SEVERAL_TRANSLATIONS),
     )
+
+
+class Tracker:
+    """Which keys (blocks) are in an inconsistency, kept up to date one block at a time: the
+    window's problems list follows a long document's answers as they stream in, and a pass
+    over every block each time grew with the document (bench_ui.py --problems)."""
+
+    def __init__(self) -> None:
+        self._of: dict[str, tuple[str, str]] = {}  # key → (source, translation), normalized
+        self._sources: dict[str, Counter[str]] = defaultdict(Counter)  # source → translations
+        self._translations: dict[str, Counter[str]] = defaultdict(Counter)  # the reverse
+        self._keys: dict[tuple[int, str], set[str]] = defaultdict(set)  # (side, text) → keys
+        self._odd: set[tuple[int, str]] = set()  # groups with more than one variant
+
+    def clear(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def put(self, key: str, source: str, translation: str | None) -> None:
+        """``key``'s source and translation now (None: it has none)."""
+        self.drop(key)
+        src, dst = _norm(source), _norm(translation or "")
+        if not src or not dst or src == dst:
+            return
+        self._of[key] = (src, dst)
+        self._change((0, src), self._sources[src], dst, key, 1)
+        if len(src.split()) >= MIN_WORDS_SHARED:
+            self._change((1, dst), self._translations[dst], src, key, 1)
+
+    def drop(self, key: str) -> None:
+        old = self._of.pop(key, None)
+        if old is None:
+            return
+        src, dst = old
+        self._change((0, src), self._sources[src], dst, key, -1)
+        if len(src.split()) >= MIN_WORDS_SHARED:
+            self._change((1, dst), self._translations[dst], src, key, -1)
+
+    def _change(
+        self, group: tuple[int, str], counts: Counter[str], variant: str, key: str, by: int
+    ) -> None:
+        counts[variant] += by
+        if counts[variant] <= 0:
+            del counts[variant]
+        keys = self._keys[group]
+        (keys.add if by > 0 else keys.discard)(key)
+        if len(counts) > 1:
+            self._odd.add(group)
+        else:
+            self._odd.discard(group)
+
+    def odd(self) -> set[str]:
+        """The keys of every group with more than one variant."""
+        return {key for group in self._odd for key in self._keys[group]}
 
 
 def use_everywhere(inconsistency: Inconsistency, chosen: str) -> list[tuple[Place, str]]:
