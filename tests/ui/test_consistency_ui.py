@@ -5,7 +5,10 @@ offscreen; the real engine and session, a fake provider)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget
+from pathlib import Path
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialog, QDockWidget
 
 from fastdesk.ui.workbench.problems import EVERYWHERE_TEXT, FIX, PROBLEM
 from tests.ui.test_problems_ui import click, shown
@@ -51,3 +54,35 @@ def test_use_this_translation_everywhere_in_one_undo(make_window, qtbot) -> None
     qtbot.waitUntil(lambda: target_text(w).count("Bonjour monde.") == 2)
     qtbot.waitUntil(lambda: [view.review.shown_text(b) for b in hello[1:]] != [OURS] * 2)
     assert view.review.shown_text(hello[0]) == OURS
+
+
+def test_the_glossary_drift_view_lists_each_terms_renderings(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / ".fastdesk-glossary.toml").write_text(
+        '[translate.fr]\n"world" = "univers"\n"cat" = "chat"\n', encoding="utf-8"
+    )
+    page = folder / "page.md"
+    page.write_text("Hello world.\n\nGoodbye world.\n\nThe cat.\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(page)
+    qtbot.waitUntil(lambda: "Au revoir monde." in w.document_view.review_ctl.target_text())
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: w.workbench.problem_list.glossary is not None)
+    w.findChild(QAction, "actionGlossaryDrift").trigger()
+    dialog = w.findChild(QDialog, "glossaryDrift")
+    assert dialog is not None and dialog.isVisible()
+    tree = dialog.tree
+    rows = {
+        tree.topLevelItem(n).text(0): tree.topLevelItem(n) for n in range(tree.topLevelItemCount())
+    }
+    assert set(rows) == {"world", "cat"}
+    world, cat = rows["world"], rows["cat"]
+    assert tree.topLevelItem(0) is world  # drifting terms first
+    assert world.text(2) == "univers" and world.text(3) == "drifts"
+    renderings = [world.child(n).text(2) for n in range(world.childCount())]
+    assert "univers" not in renderings and "monde" in renderings
+    assert "(2)" in world.child(renderings.index("monde")).text(3)  # both blocks
+    assert cat.text(3) == "as the glossary says"

@@ -35,6 +35,8 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.outline import Heading
 from fastdesk.document.text_ends import common_prefix, common_suffix
+from fastdesk.project.layout import Project
+from fastdesk.project.status import translated_units
 from fastdesk.review.problems import (
     CONSISTENCY,
     Problem,
@@ -46,7 +48,9 @@ from fastdesk.review.problems import (
 )
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
+from fastdesk.translate.consistency import Unit, glossary_drift
 from fastdesk.ui.bridge.threads import gui_first
+from fastdesk.ui.dialogs.glossary_drift import GlossaryDriftDialog
 from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
@@ -83,6 +87,7 @@ class Workbench(QObject):
         self.outline = OutlineDock(window)
         self.outline.hide()
         self.guide: GuideDialog | None = None
+        self.drift_dialog: GlossaryDriftDialog | None = None
         self._pane: Pane = view.source  # the pane find applies to: the last one focused
         self._doc = parse("")
         self._timer = QTimer(window)
@@ -340,6 +345,31 @@ class Workbench(QObject):
         )
         self.refresh_problems()
         return done > 0
+
+    def show_glossary_drift(self) -> GlossaryDriftDialog | None:
+        """Review ▸ Glossary Drift: each glossary term's renderings in the open document's
+        translation and, when a docs project is open beside it, in its other pages, in every
+        language (the pages as the disk and their review records have them)."""
+        glossary = self.problem_list.glossary
+        if not glossary:
+            self.view.message.emit("This document has no glossary", 5000)
+            return None
+        model, view = self.view.review_ctl.model, self.view
+        doc = model.doc
+        here = view.path.as_posix() if view.path is not None else ""
+        units = [
+            Unit(here, i, b.line, b.text, shown, model.review.lang)
+            for i, b in enumerate(doc.blocks if doc is not None else ())
+            if b.translatable and (shown := model.review.shown_text(b.id)) is not None
+        ]
+        panel = getattr(self.window, "project", None)
+        project = getattr(panel, "project", None)
+        if isinstance(project, Project):
+            units += translated_units(project, skip=(here, model.review.lang))
+        dialog = GlossaryDriftDialog(glossary_drift(units, glossary), self.window)
+        dialog.show()
+        self.drift_dialog = dialog
+        return dialog
 
     # ---- editing a block as the editor ---------------------------------------------------------
 
