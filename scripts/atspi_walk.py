@@ -55,9 +55,8 @@ def main(argv: list[str]) -> int:
                 counts["focusable"] += 1
                 if not name.strip():
                     showing = "showing" if states.contains(pyatspi.STATE_SHOWING) else "hidden"
-                    unnamed.append(
-                        f"{node.getRoleName()} ({showing}) description={node.description!r} in {where}"
-                    )
+                    said = node.description
+                    unnamed.append(f"{node.getRoleName()} ({showing}) {said=} in {where}")
         try:
             text = node.queryText()
             if ODD & set(text.getText(0, min(text.characterCount, 20000))):

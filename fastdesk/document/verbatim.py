@@ -36,14 +36,18 @@ def _fences(text: str) -> list[Span]:
         found = _FENCE.match(line)
         if opened < 0 and found:
             opened, run = at, found.group(1)
-        elif opened >= 0 and found and found.group(1)[0] == run[0]:
-            if len(found.group(1)) >= len(run) and not line[found.end() :].strip():
-                spans.append((opened, at + len(line)))
-                opened = -1
+        elif opened >= 0 and found and _closes(found.group(1), run, line[found.end() :]):
+            spans.append((opened, at + len(line)))
+            opened = -1
         at += len(line)
     if opened >= 0:
         spans.append((opened, len(text)))
     return spans
+
+
+def _closes(fence: str, run: str, rest: str) -> bool:
+    """A closing fence: the opening's character, at least as many, nothing after it."""
+    return fence[0] == run[0] and len(fence) >= len(run) and not rest.strip()
 
 
 def verbatim_spans(text: str) -> list[Span]:

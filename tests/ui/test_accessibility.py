@@ -53,7 +53,9 @@ def test_the_key_fields_name_their_provider(make_window, qtbot) -> None:
     window = make_window()
     window.open_settings()
     dialog = next(d for d in window.findChildren(QDialog) if d.objectName() == "settingsDialog")
-    keys = [e for e in dialog.findChildren(QLineEdit) if e.echoMode() == QLineEdit.EchoMode.Password]
+    keys = [
+        e for e in dialog.findChildren(QLineEdit) if e.echoMode() == QLineEdit.EchoMode.Password
+    ]
     assert len(keys) >= 3
     names = [QAccessible.queryAccessibleInterface(e).text(QAccessible.Text.Name) for e in keys]
     for provider in ("Groq", "Cerebras"):

@@ -153,7 +153,9 @@ def test_the_focused_pane_shows_a_frame(make_window, qtbot, site) -> None:
     assert frame.geometry().topLeft() == top_left and frame.size() == preview.size()
     window.document_view.source.setFocus()
     source = window.document_view.source
-    qtbot.waitUntil(lambda: frame.geometry().topLeft() == source.mapTo(window, source.rect().topLeft()))
+    qtbot.waitUntil(
+        lambda: frame.geometry().topLeft() == source.mapTo(window, source.rect().topLeft())
+    )
 
 
 def test_the_guide_lists_the_movement_keys(make_window, qtbot) -> None:

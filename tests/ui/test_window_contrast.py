@@ -52,9 +52,7 @@ def _document_pairs(doc: QTextDocument, base: QColor) -> set[tuple[str, str, str
     block = doc.begin()
     while block.isValid():
         text = block.text()
-        ranges = [
-            (f.start, f.length, QTextCharFormat(f.format)) for f in block.layout().formats()
-        ]
+        ranges = [(f.start, f.length, QTextCharFormat(f.format)) for f in block.layout().formats()]
         it = block.begin()
         while not it.atEnd():
             frag = it.fragment()

@@ -2,8 +2,8 @@
 
 Qt exposes a QTextBrowser as a static label, and its text interface hands out the document's
 raw characters, frame markers (U+FDD0, U+FDD1) and paragraph separators (U+2029) included, which a
-screen reader spells out or skips. A pane that sets ``ACCESSIBLE_DOCUMENT = True`` is exposed
-instead as a Document whose text is the document's with those characters as line breaks: one
+screen reader spells out or skips. A pane marked with :func:`as_document` is exposed instead
+as a Document whose text is the document's with those characters as line breaks: one
 character for one, so offsets stay the pane's cursor positions (AT-SPI's caret and selection).
 
 PySide6 cannot override the text interface's methods with out-parameters (the text at an
@@ -18,12 +18,13 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QPoint, QRect
 from PySide6.QtGui import QAccessible, QAccessibleInterface, QAccessibleTextInterface, QTextCursor
-from PySide6.QtWidgets import QAccessibleWidget, QTextEdit
+from PySide6.QtWidgets import QAccessibleWidget, QComboBox, QLabel, QTextEdit, QWidget
 
 from fastdesk.ui.panes.runs import PLAIN_TEXT
 
-__all__ = ["RenderedDocument", "install_accessibility", "plain_units"]
+__all__ = ["RenderedDocument", "as_document", "name", "name_popups", "plain_units"]
 
+_DOCUMENT = "fastdeskAccessibleDocument"  # the dynamic property as_document sets
 _installed = False
 _HELD: dict[int, RenderedDocument] = {}  # see _factory
 
@@ -129,20 +130,54 @@ class RenderedDocument(QAccessibleWidget, QAccessibleTextInterface):
 
 
 def _factory(_key: str, obj: QObject) -> QAccessibleInterface | None:
-    if isinstance(obj, QTextEdit) and getattr(obj, "ACCESSIBLE_DOCUMENT", False):
+    if isinstance(obj, QTextEdit) and obj.property(_DOCUMENT):
         # Qt keeps the interface in its cache and deletes it with the widget; the Python object
         # must live as long (held by the widget), or Qt's cache would point at a freed one
         iface = RenderedDocument(obj)
-        obj.setProperty("_accessible_held", None)
-        _HELD[id(obj)] = iface
-        obj.destroyed.connect(lambda *_a, key=id(obj): _HELD.pop(key, None))
+        key = id(obj)
+        _HELD[key] = iface
+        obj.destroyed.connect(lambda *_a: _HELD.pop(key, None))
         return iface
     return None
 
 
-def install_accessibility() -> None:
-    """Expose panes that ask for it as documents (once; before their interface is first asked)."""
+def as_document(edit: QTextEdit, accessible_name: str, description: str = "") -> None:
+    """Expose ``edit`` (read only) as a named Document of plain text; call it as the widget is
+    made, before anything asks for its accessible interface (Qt keeps the first one)."""
     global _installed
     if not _installed:
         QAccessible.installFactory(_factory)
         _installed = True
+    edit.setProperty(_DOCUMENT, True)
+    name(edit, accessible_name, description)
+
+
+def name(widget: QWidget, accessible_name: str, description: str = "") -> None:
+    """What assistive technology calls ``widget`` (and says of it, when a name is not enough);
+    a combo box's list and its typing field take the name too."""
+    widget.setAccessibleName(accessible_name)
+    if description:
+        widget.setAccessibleDescription(description)
+    if isinstance(widget, QComboBox):
+        _name_combo(widget, accessible_name)
+
+
+def _name_combo(combo: QComboBox, accessible_name: str) -> None:
+    combo.view().setAccessibleName(f"{accessible_name} choices")
+    line = combo.lineEdit()
+    if line is not None:
+        line.setAccessibleName(accessible_name)
+
+
+def name_popups(root: QWidget) -> None:
+    """Every combo box under ``root`` not named yet: named after the form label it is the buddy
+    of (its list and typing field with it), as a screen reader would say the label."""
+    labels = {
+        id(label.buddy()): label.text() for label in root.findChildren(QLabel) if label.buddy()
+    }
+    for combo in root.findChildren(QComboBox):
+        text = combo.accessibleName() or labels.get(id(combo), "")
+        text = text.replace("&", "").rstrip(":").strip()
+        if text:
+            combo.setAccessibleName(combo.accessibleName() or text)
+            _name_combo(combo, text)

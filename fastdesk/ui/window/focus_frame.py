@@ -23,7 +23,9 @@ class FocusFrame(QWidget):
     """Follows the focus: ``stop_of(widget)`` says which pane (or panel) holds a widget, the
     frame goes around that one; none when the focus is elsewhere or outside the window."""
 
-    def __init__(self, window: QWidget, stop_of: Callable[[QWidget | None], QWidget | None]) -> None:
+    def __init__(
+        self, window: QWidget, stop_of: Callable[[QWidget | None], QWidget | None]
+    ) -> None:
         super().__init__(window)
         self.setObjectName("focusFrame")
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)

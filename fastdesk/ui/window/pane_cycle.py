@@ -107,7 +107,9 @@ class PaneCycle(QObject):
             stop = stops[(index + (-offset if back else offset)) % len(stops)]
             target = self._target(stop)
             if target is not None:
-                reason = Qt.FocusReason.BacktabFocusReason if back else Qt.FocusReason.TabFocusReason
+                reason = (
+                    Qt.FocusReason.BacktabFocusReason if back else Qt.FocusReason.TabFocusReason
+                )
                 target.setFocus(reason)
                 return target
         return None
