@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDockWidget, QToolButton, QWidget
 
 from tests.ui.everything import make_site, open_panels
 
@@ -30,6 +30,10 @@ def site(tmp_path: Path) -> Path:
 def _opened(make_window, qtbot, site: Path):  # type: ignore[no-untyped-def]
     window = make_window()
     assert window.open_project(site)
+    # translated and settled first: a window closed while its engine starts may outlast
+    # the close's wait for the engine thread on a loaded machine
+    qtbot.waitUntil(lambda: "Bonjour" in window.document_view.target_editor.toPlainText())
+    qtbot.waitUntil(lambda: not window.document_view.pending)
     window.activateWindow()
     window.document_view.source.setFocus()
     qtbot.waitUntil(lambda: window.document_view.source.hasFocus())
@@ -61,7 +65,8 @@ def test_f6_reaches_every_pane_and_open_panel_and_comes_back(make_window, qtbot,
     docks = open_panels(window)
     window.document_view.source.setFocus()
     qtbot.waitUntil(lambda: window.document_view.source.hasFocus())
-    on_show = {d.objectName() for d in docks if d.isVisible()}  # (a tabbed-away panel: not)
+    # on show: a panel tabbed away behind another is not a stop (its shortcut raises it)
+    on_show = {d.objectName() for d in docks if not d.visibleRegion().isEmpty()}
     seen = []
     for _ in range(12):
         widget = _press(qtbot, Qt.Key.Key_F6)
@@ -103,6 +108,9 @@ def test_each_panel_shortcut_shows_and_hides_it(make_window, qtbot, site, action
     window = _opened(make_window, qtbot, site)
     trigger = window.findChild(QAction, action)
     panel = window.findChild(QDockWidget, dock)
+    if panel.isVisible():  # (opening the project shows its panel)
+        trigger.trigger()
+        qtbot.waitUntil(lambda: not panel.isVisible())
     trigger.trigger()
     qtbot.waitUntil(panel.isVisible)
     assert panel.isAncestorOf(QApplication.focusWidget())  # shown with the focus in it
@@ -116,7 +124,9 @@ def test_panel_close_buttons_and_toolbar_are_reachable(make_window, qtbot, site)
     window = _opened(make_window, qtbot, site)
     docks = open_panels(window)
     for dock in docks:
-        buttons = [b for b in dock.findChildren(QToolButton) if b.parentWidget() is dock]
+        if dock.visibleRegion().isEmpty():  # tabbed away: no stop until its tab is up
+            continue
+        buttons = [b for b in dock.findChildren(QAbstractButton) if b.parentWidget() is dock]
         close = [b for b in buttons if b.objectName() == "qt_dockwidget_closebutton"]
         assert close and close[0].focusPolicy() & Qt.FocusPolicy.TabFocus, dock.objectName()
         assert close[0].accessibleName().startswith("Close"), dock.objectName()
@@ -162,5 +172,5 @@ def test_the_guide_lists_the_movement_keys(make_window, qtbot) -> None:
     window = make_window()
     window.workbench.show_guide()
     text = window.workbench.guide.browser.toPlainText()
-    for keys in ("F6", "Shift+F6", "Ctrl+Tab", "Ctrl+[", "Ctrl+]", "Esc"):
+    for keys in ("F6", "Shift+F6", "Ctrl+[", "Ctrl+]", "Esc", "Tab"):
         assert keys in text, keys

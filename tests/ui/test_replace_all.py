@@ -211,7 +211,7 @@ def test_preview_with_preserve_case_and_whole_words_in_the_source(make_window, q
     assert source.toPlainText() == (
         "# Pull requests\n\nOpen a demande de fusion.\n\nDEMANDE DE FUSION rules.\n"
     )
-    assert bar.result.text() == "Replaced 2 in 2 lines"
+    assert bar.result.text() == "Replaced 2 in 2 blocks"  # the source counts blocks too
     source.undo()  # one edit block
     assert source.toPlainText().startswith("# Pull requests\n\nOpen a pull request.")
     bar.find_edit.setText("absent")

@@ -62,6 +62,7 @@ from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.review.controller import ReviewController, review_key
+from fastdesk.ui.panes.accessible import name
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -183,6 +184,12 @@ class DocumentView(QWidget):
         self.target_editor = TargetEditor()
         self.target_highlighter = MarkdownHighlighter(self.target_editor.document(), dark=dark)
         self.preview = TargetPreview()
+        name(self.source, "Source", "The Markdown source. Tab inserts a tab; F6: the next pane")
+        name(
+            self.target_editor,
+            "Translation (Markdown)",
+            "The translation's Markdown: your corrections. Tab inserts a tab; F6: the next pane",
+        )
         self.target_stack = QStackedWidget()
         self.target_stack.setObjectName("targetStack")
         self.target_stack.addWidget(self.preview)

@@ -40,18 +40,25 @@ def contrast_ratio(foreground: str, background: str) -> float:
     return (a + 0.05) / (b + 0.05)
 
 
-def readable(colour: str, background: str, ratio: float = AA) -> str:
-    """``colour`` if it reaches ``ratio`` on ``background``, else the nearest mix of it with
-    black (on a light background) or white (on a dark one) that does."""
-    if contrast_ratio(colour, background) >= ratio:
+def readable(colour: str, *backgrounds: str, ratio: float = AA) -> str:
+    """``colour`` if it reaches ``ratio`` on each of ``backgrounds`` (a list's rows, plain and
+    alternate), else the nearest mix of it with black (on a light first background) or white
+    (on a dark one) that does."""
+    if not backgrounds:
+        raise ValueError("readable: no background given")
+
+    def enough(candidate: str) -> bool:
+        return all(contrast_ratio(candidate, back) >= ratio for back in backgrounds)
+
+    if enough(colour):
         return colour
-    toward = (0, 0, 0) if luminance(background) > 0.18 else (255, 255, 255)
+    toward = (0, 0, 0) if luminance(backgrounds[0]) > 0.18 else (255, 255, 255)
     start = _rgb(colour)
     for step in range(1, 101):
         t = step / 100
         mixed = "#" + "".join(
             f"{round(c + (e - c) * t):02x}" for c, e in zip(start, toward, strict=True)
         )
-        if contrast_ratio(mixed, background) >= ratio:
+        if enough(mixed):
             return mixed
     return "#000000" if toward == (0, 0, 0) else "#ffffff"

@@ -31,6 +31,7 @@ from fastdesk.ui.panes.runs import (
     new_group,
     tidy,
 )
+from fastdesk.ui.panes.accessible import as_document
 from fastdesk.ui.panes.stand_ins import append_stand_ins, stand_in, stand_in_format
 
 
@@ -116,6 +117,12 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         QTextBrowser.__init__(self, parent)
         Incremental.__init__(self)
         self.setObjectName("targetPreview")
+        as_document(
+            self,
+            "Translation",
+            "The translation as it will read. Enter or a double click: correct the block in "
+            "its Markdown",
+        )
         follow_links_safely(self)  # http(s) and mailto open; other schemes are shown only
         self.setUndoRedoEnabled(False)
         self._decor = Decorations()  # each block's expansion and context

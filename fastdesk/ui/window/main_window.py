@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import logging
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer
@@ -22,6 +23,7 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
+    QDockWidget,
     QFileDialog,
     QMainWindow,
     QMenu,
@@ -45,6 +47,7 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
+from fastdesk.ui.window.panels import Panels
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status_bar import StatusPanel
@@ -120,6 +123,7 @@ class MainWindow(QMainWindow):
             save=lambda **changes: self._save_settings(**changes),
         )
         self.house.readability_changed.connect(self.status.set_readability)
+        self.panels = Panels(self, self)  # panels by keyboard: F6, their shortcuts, the frame
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.news = NewsReader(
@@ -141,6 +145,7 @@ class MainWindow(QMainWindow):
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
+        self.panels.install()
         self._wire()
 
         for action, on in (
@@ -374,6 +379,17 @@ class MainWindow(QMainWindow):
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
 
+    def panel_table(self) -> dict[str, tuple[QDockWidget, Callable[[], None]]]:
+        """Each panel by its command's name, with the method that shows it."""
+        bench, house = self.workbench, self.house
+        return {
+            "outline": (bench.outline, bench.show_outline),
+            "problems": (bench.problems, bench.show_problems),
+            "project": (self.project.dock, self.show_project),
+            "style": (house.style_dock, house.show_style),
+            "glossary": (house.glossary_dock, house.show_glossary),
+        }
+
     def translate_project(self) -> None:
         """Translate Project: every page of the project in each of its languages, in the
         background with its progress and a Stop (a folder to open first, without one)."""
@@ -516,6 +532,8 @@ class MainWindow(QMainWindow):
             self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
+            self.status.apply_palette()
+            self.project.dock.apply_palette()
             # the application's palette reaches the children after the window: check again
             QTimer.singleShot(0, self._follow_palette)
         super().changeEvent(event)

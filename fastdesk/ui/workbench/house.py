@@ -383,6 +383,7 @@ class HouseKeeper(QObject):
         self.glossary_dock.show()
         self.glossary_dock.raise_()
         self.fill()
+        self.glossary_dock.table.setFocus()
 
     def context_menu(self, pane: QPlainTextEdit) -> QMenu:
         """The pane's usual menu, and the window's Add to Glossary under it."""

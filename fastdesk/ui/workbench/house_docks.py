@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from fastdesk.ui.panes.accessible import name
 
 __all__ = ["LEVELS", "GlossaryDock", "StyleDock"]
 
@@ -46,6 +47,8 @@ class StyleDock(QDockWidget):
         self.where.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("styleText")
+        name(self.editor, "House style instructions", "Markdown: a section for all languages, "
+             "one per language code, one for Simplify")
         self.editor.setPlaceholderText(
             "## All languages\nAudience, tone, units…\n\n## fr\nVouvoyez le lecteur.\n\n"
             "## Simplify\nReading level: B1"
@@ -121,6 +124,8 @@ class GlossaryDock(QDockWidget):
         self.where.setWordWrap(True)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("glossaryTable")
+        name(self.table, "Glossary entries", "Source term and its translation; edit a translation "
+             "in place")
         self.table.setHorizontalHeaderLabels(["Source", "Translation"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
@@ -129,9 +134,11 @@ class GlossaryDock(QDockWidget):
         self.source = QLineEdit()
         self.source.setObjectName("glossarySource")
         self.source.setPlaceholderText("term in the source")
+        name(self.source, "New entry: term in the source")
         self.target = QLineEdit()
         self.target.setObjectName("glossaryTarget")
         self.target.setPlaceholderText("its translation")
+        name(self.target, "New entry: its translation", "Enter adds the entry")
         self.target.returnPressed.connect(self._add)
         add = QPushButton("&Add")
         add.setObjectName("glossaryAdd")
@@ -141,13 +148,13 @@ class GlossaryDock(QDockWidget):
         entry.addWidget(self.target)
         entry.addWidget(add)
         buttons = QHBoxLayout()
-        for text, name, signal in (
+        for text, object_name, signal in (
             ("&Delete", "glossaryDelete", None),
             ("&Import…", "glossaryImport", self.import_file),
             ("E&xport…", "glossaryExport", self.export_file),
         ):
             button = QPushButton(text)
-            button.setObjectName(name)
+            button.setObjectName(object_name)
             if signal is None:
                 button.clicked.connect(self._delete)
             else:
