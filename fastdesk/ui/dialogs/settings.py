@@ -59,7 +59,8 @@ from fastdesk.routing.pricing import PriceTable
 from fastdesk.translate.memory import Memory
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.language_box import fill_languages, show_language
-from fastdesk.ui.panes.accessible import name as accessible_name, name_popups
+from fastdesk.ui.panes.accessible import name as accessible_name
+from fastdesk.ui.panes.accessible import name_popups
 from fastdesk.ui.panes.theme import text_colour
 
 __all__ = ["SettingsDialog"]

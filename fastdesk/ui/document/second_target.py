@@ -29,13 +29,13 @@ from fastdesk.review.session import DocumentSession, Revisions
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import plain_anchor, preview_scroll
 from fastdesk.ui.review.controller import carry_answers
 from fastdesk.ui.review.widgets import ReviewMargin
-from fastdesk.ui.panes.accessible import name
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter

@@ -52,6 +52,7 @@ from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.document.sending import EditSending
 from fastdesk.ui.document.target_edits import RESTORE_STEP_S, TargetEdits
 from fastdesk.ui.panes import render
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text, titled_pane
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
@@ -62,7 +63,6 @@ from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.review.controller import ReviewController, review_key
-from fastdesk.ui.panes.accessible import name
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec

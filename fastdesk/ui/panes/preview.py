@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit, QWidget
 
 from fastdesk.document.html import Context
 from fastdesk.ui.panes import render
+from fastdesk.ui.panes.accessible import as_document
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
 from fastdesk.ui.panes.decorations import Decorations
 from fastdesk.ui.panes.extents import extent, visible_blocks
@@ -31,7 +32,6 @@ from fastdesk.ui.panes.runs import (
     new_group,
     tidy,
 )
-from fastdesk.ui.panes.accessible import as_document
 from fastdesk.ui.panes.stand_ins import append_stand_ins, stand_in, stand_in_format
 
 

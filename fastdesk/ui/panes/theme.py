@@ -67,9 +67,7 @@ def palette(theme: str) -> QPalette:
     return p
 
 
-def text_colour(
-    colour: str, palette: QPalette, *roles: QPalette.ColorRole
-) -> str:
+def text_colour(colour: str, palette: QPalette, *roles: QPalette.ColorRole) -> str:
     """``colour`` (a state's, a check's) as text readable (WCAG AA) on the palette's
     backgrounds ``roles`` (default: the window's): see fastdesk.ui.panes.contrast."""
     backs = roles or (QPalette.ColorRole.Window,)

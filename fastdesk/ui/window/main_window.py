@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer

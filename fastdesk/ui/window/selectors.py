@@ -112,8 +112,8 @@ class Selectors(QObject):
         combo = self.provider
         combo.blockSignals(True)
         combo.clear()
-        for name in ("auto", *names):
-            combo.addItem(PROVIDER_LABELS.get(name, name), name)
+        for provider in ("auto", *names):
+            combo.addItem(PROVIDER_LABELS.get(provider, provider), provider)
         index = combo.findData(selected)
         if index < 0:  # a provider chosen in the settings but not configured
             combo.addItem(f"{PROVIDER_LABELS.get(selected, selected)} (not configured)", selected)

@@ -19,8 +19,8 @@ from fastdesk.review.quality import score_colour
 from fastdesk.routing.costs import CostLedger, Totals
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
-from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 from fastdesk.ui.panes.theme import text_colour
 
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]

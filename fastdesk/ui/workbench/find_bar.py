@@ -18,16 +18,17 @@ from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QVBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QSizePolicy,
     QTextEdit,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
+from fastdesk.document.blocks import parse
 from fastdesk.document.find import (
     BadPattern,
     Change,
@@ -39,12 +40,11 @@ from fastdesk.document.find import (
     summary,
     verbatim_count,
 )
-from fastdesk.document.blocks import parse
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.workbench.replace_preview import ReplacePreview
-from fastdesk.ui.panes.accessible import name
 
 Pane = QPlainTextEdit | QTextEdit
 Span = tuple[int, int]  # Qt (UTF-16) positions

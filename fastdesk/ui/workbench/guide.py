@@ -32,10 +32,16 @@ INTRO = (
 
 # (keys, what): moving through the window by keyboard, as the GTK and Windows conventions go
 MOVING = (
-    ("F6 / Shift+F6", "the next / previous pane or panel on show: source, translation, the "
-     "second translation, each panel, the find bar, the toolbar"),
-    ("Tab", "in the source and the translation's Markdown: a tab, as in Markdown editors; "
-     "elsewhere the next control (a panel's Close and Float buttons included)"),
+    (
+        "F6 / Shift+F6",
+        "the next / previous pane or panel on show: source, translation, the "
+        "second translation, each panel, the find bar, the toolbar",
+    ),
+    (
+        "Tab",
+        "in the source and the translation's Markdown: a tab, as in Markdown editors; "
+        "elsewhere the next control (a panel's Close and Float buttons included)",
+    ),
     ("Ctrl+[ / Ctrl+]", "straight to the source / the translation"),
     ("A panel's shortcut", "shows the panel with the focus in it; again, hides it"),
     ("Esc", "closes the find bar, back to its pane"),

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from fastdesk.ui.panes.accessible import name
 
 __all__ = ["LEVELS", "GlossaryDock", "StyleDock"]
@@ -47,8 +48,11 @@ class StyleDock(QDockWidget):
         self.where.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("styleText")
-        name(self.editor, "House style instructions", "Markdown: a section for all languages, "
-             "one per language code, one for Simplify")
+        name(
+            self.editor,
+            "House style instructions",
+            "Markdown: a section for all languages, one per language code, one for Simplify",
+        )
         self.editor.setPlaceholderText(
             "## All languages\nAudience, tone, units…\n\n## fr\nVouvoyez le lecteur.\n\n"
             "## Simplify\nReading level: B1"
@@ -124,8 +128,11 @@ class GlossaryDock(QDockWidget):
         self.where.setWordWrap(True)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("glossaryTable")
-        name(self.table, "Glossary entries", "Source term and its translation; edit a translation "
-             "in place")
+        name(
+            self.table,
+            "Glossary entries",
+            "Source term and its translation; edit a translation in place",
+        )
         self.table.setHorizontalHeaderLabels(["Source", "Translation"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()

@@ -39,9 +39,9 @@ from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
 from fastdesk.review.model import STATE_STYLES, Review, review_path, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
-from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
 log = logging.getLogger("fastdesk.ui")
 
