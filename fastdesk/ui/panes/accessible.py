@@ -50,7 +50,7 @@ class RenderedDocument(QAccessibleWidget, QAccessibleTextInterface):
 
     # ---- QAccessibleInterface --------------------------------------------------------------
 
-    def text(self, *args: Any) -> str:  # type: ignore[override]  # both interfaces' text()
+    def text(self, *args: Any) -> str:  # both interfaces' text(): (kind) and (start, end)
         if len(args) == 2:  # QAccessibleTextInterface.text(start, end)
             return _slice(plain_units(self.edit), int(args[0]), int(args[1]))
         kind = args[0]
@@ -69,7 +69,7 @@ class RenderedDocument(QAccessibleWidget, QAccessibleTextInterface):
         if kind == QAccessible.InterfaceType.TextInterface:
             pointers = shiboken6.getCppPointer(self)  # (widget part, text-interface part)
             return shiboken6.VoidPtr(pointers[1])
-        found = QAccessibleWidget.interface_cast(self, kind)
+        found: object = QAccessibleWidget.interface_cast(self, kind)
         return shiboken6.VoidPtr(0) if found is None else found  # (None does not convert)
 
     # ---- QAccessibleTextInterface ----------------------------------------------------------
@@ -173,7 +173,9 @@ def name_popups(root: QWidget) -> None:
     """Every combo box under ``root`` not named yet: named after the form label it is the buddy
     of (its list and typing field with it), as a screen reader would say the label."""
     labels = {
-        id(label.buddy()): label.text() for label in root.findChildren(QLabel) if label.buddy()
+        id(label.buddy()): label.text()
+        for label in root.findChildren(QLabel)
+        if label.buddy() is not None
     }
     for combo in root.findChildren(QComboBox):
         text = combo.accessibleName() or labels.get(id(combo), "")

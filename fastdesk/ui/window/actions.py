@@ -137,7 +137,7 @@ class Actions:
         tb.addActions(self._on_toolbar(1))
         for action in tb.actions():  # reachable by Tab (F6 brings the focus to the toolbar)
             button = tb.widgetForAction(action)
-            if button is not None and not action.isSeparator():
+            if not action.isSeparator():
                 button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         return tb
 

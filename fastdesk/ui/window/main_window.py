@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QDockWidget,
     QFileDialog,
     QMainWindow,
     QMenu,
@@ -47,7 +45,7 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
-from fastdesk.ui.window.panels import Panels
+from fastdesk.ui.window.panels import Panels, PanelTable
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status_bar import StatusPanel
@@ -123,7 +121,10 @@ class MainWindow(QMainWindow):
             save=lambda **changes: self._save_settings(**changes),
         )
         self.house.readability_changed.connect(self.status.set_readability)
-        self.panels = Panels(self, self)  # panels by keyboard: F6, their shortcuts, the frame
+        # panels by keyboard: F6, their shortcuts, the focus frame
+        self.panels = Panels(
+            self, view, self.workbench, lambda: self.toolbar, lambda: self.panel_table()
+        )
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.news = NewsReader(
@@ -379,7 +380,7 @@ class MainWindow(QMainWindow):
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
 
-    def panel_table(self) -> dict[str, tuple[QDockWidget, Callable[[], None]]]:
+    def panel_table(self) -> PanelTable:
         """Each panel by its command's name, with the method that shows it."""
         bench, house = self.workbench, self.house
         return {

@@ -7,7 +7,6 @@ buttons are named and reachable by Tab.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
@@ -30,15 +29,7 @@ __all__ = ["Panels", "name_dock_buttons"]
 _TITLE_BUTTONS = {"qt_dockwidget_closebutton": "Close", "qt_dockwidget_floatbutton": "Float"}
 
 
-class _Window(Protocol):
-    """What the panels need of the window: its document, workbench and toolbar, and the
-    panels by the name of their command (each with the method that shows it)."""
-
-    document_view: DocumentView
-    workbench: Workbench
-    toolbar: QToolBar
-
-    def panel_table(self) -> dict[str, tuple[QDockWidget, Callable[[], None]]]: ...
+PanelTable = dict[str, tuple[QDockWidget, Callable[[], None]]]
 
 
 def name_dock_buttons(dock: QDockWidget) -> None:
@@ -55,10 +46,19 @@ def name_dock_buttons(dock: QDockWidget) -> None:
 class Panels(QObject):
     """``toggle(which)``, ``next_pane()``, ``previous_pane()``: the commands' handlers."""
 
-    def __init__(self, window: QMainWindow, host: _Window) -> None:
+    def __init__(
+        self,
+        window: QMainWindow,
+        view: DocumentView,
+        workbench: Workbench,
+        toolbar: Callable[[], QToolBar],
+        table: Callable[[], PanelTable],
+    ) -> None:
+        """``table()``: each panel by its command's name, with the method that shows it."""
         super().__init__(window)
         self.window = window
-        self.host = host
+        self.view, self.workbench = view, workbench
+        self._toolbar, self._table = toolbar, table
         self.cycle = PaneCycle(window, self._panes, self._extras)
         self.frame = FocusFrame(window, self._framed)
         self._policies: dict[QWidget, Qt.FocusPolicy] = {}  # of panels out of sight: _covered
@@ -88,14 +88,15 @@ class Panels(QObject):
 
     def toggle(self, which: str) -> None:
         """Show the panel with the focus in it; when on show, hide it."""
-        dock, show = self.host.panel_table()[which]
+        dock, show = self._table()[which]
         if not dock.isVisible():
             show()
             return
-        had_focus = dock.isAncestorOf(QApplication.focusWidget())
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and dock.isAncestorOf(focus)
         dock.hide()
         if had_focus or QApplication.focusWidget() is None:
-            self.host.workbench.focus_pane()
+            self.workbench.focus_pane()
 
     def next_pane(self) -> None:
         self.cycle.step(back=False)
@@ -104,14 +105,14 @@ class Panels(QObject):
         self.cycle.step(back=True)
 
     def _panes(self) -> list[QWidget]:
-        view = self.host.document_view
+        view = self.view
         panes: list[QWidget] = [view.source, view.target_pane()]
         if view.second.pane is not None:
             panes.append(view.second.pane.preview)
         return panes
 
     def _extras(self) -> list[QWidget]:
-        return [self.host.workbench.find_bar, self.host.toolbar]
+        return [self.workbench.find_bar, self._toolbar()]
 
     def _framed(self, widget: QWidget | None) -> QWidget | None:
         """What the focus frame goes around: a panel's title button itself (it draws no focus
