@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
 
     def _spec_changed(self) -> None:
         self.document_view.respec()
+        self.house.style_dock.show_mode(self.selectors.spec().mode)
         self._update_title()
         spec = self.selectors.spec()
         self._save_settings(
