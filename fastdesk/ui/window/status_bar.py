@@ -26,6 +26,7 @@ from fastdesk.ui.panes.theme import text_colour
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
 
+NO_TRANSLATION = "No translation yet"
 ERROR_COLOUR = "#d1242f"  # made readable on the theme's background (apply_palette)
 
 
@@ -120,7 +121,7 @@ class StatusPanel(QObject):
         self.retry_button.setToolTip("Retry the failed blocks now (Ctrl+Shift+R)")
         name(self.retry_button, "Retry the failed blocks now")
         self.retry_button.hide()
-        self.latency = ElidedLabel("No request yet")
+        self.latency = ElidedLabel(NO_TRANSLATION)
         self.latency.setObjectName("latencyLabel")
         self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cost = ElidedLabel("")
@@ -200,6 +201,13 @@ class StatusPanel(QObject):
         """
         self.ledger.record(stats)
         if stats.purpose == "warmup":
+            # billed, so the session's cost counts it: said beside that cost, not "no request"
+            if not self.has_last:
+                self.latency.setText(f"{NO_TRANSLATION} · {stats.provider} warmed up")
+                self.latency.set_detail(
+                    "A one-token request opened the connection to the provider, so the first "
+                    "translation starts sooner; its cost is in the session's and today's."
+                )
             self._refresh_cost()
             return
         if stats.purpose == "review":  # counted apart: the latency shown stays a translation's
