@@ -142,7 +142,10 @@ class MainWindow(QMainWindow):
         self.house.install()
         self.project = self._install_project()
         self.project_run = ProjectRun(
-            engine_factory or self._app_engine_factory(None), self.selectors.spec, self
+            engine_factory or self._app_engine_factory(None),
+            self.selectors.spec,
+            self,
+            clock=self.clock,
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
