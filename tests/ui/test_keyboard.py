@@ -67,10 +67,11 @@ def test_f6_reaches_every_pane_and_open_panel_and_comes_back(make_window, qtbot,
     qtbot.waitUntil(lambda: window.document_view.source.hasFocus())
     # on show: a panel tabbed away behind another is not a stop (its shortcut raises it)
     on_show = {d.objectName() for d in docks if not d.visibleRegion().isEmpty()}
-    seen = []
+    seen, focused = [], []
     for _ in range(12):
         widget = _press(qtbot, Qt.Key.Key_F6)
         seen.append(_holder(window, widget))
+        focused.append(widget)
         assert widget is not None and widget.isVisible()
         if seen[-1] == "sourceEditor":
             break
@@ -79,6 +80,8 @@ def test_f6_reaches_every_pane_and_open_panel_and_comes_back(make_window, qtbot,
     assert on_show <= set(seen), (on_show, seen)
     assert {"findBar", "mainToolBar"} <= set(seen), seen
     assert len(seen) == len(set(seen))  # each once per round
+    # in a panel, its contents take the focus, not its title bar's buttons
+    assert not any(w.objectName().startswith("qt_dockwidget") for w in focused), focused
     back = [_holder(window, _press(qtbot, Qt.Key.Key_F6, Qt.KeyboardModifier.ShiftModifier))]
     assert back == [seen[-2]]
 

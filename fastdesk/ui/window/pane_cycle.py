@@ -30,7 +30,13 @@ def _shown(widget: QWidget) -> bool:
 
 def focus_target(stop: QWidget) -> QWidget | None:
     """The control of ``stop`` that takes focus first: its focus proxy, itself, else its first
-    visible, enabled child that takes focus by Tab."""
+    visible, enabled child that takes focus by Tab; in a panel, its contents before its title
+    bar's Float and Close buttons."""
+    if isinstance(stop, QDockWidget):
+        body = stop.widget()
+        found = focus_target(body) if body is not None else None
+        if found is not None:
+            return found
     proxy = stop.focusProxy()
     if proxy is not None and proxy.isVisible() and proxy.isEnabled():
         return proxy

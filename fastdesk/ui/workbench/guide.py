@@ -61,7 +61,8 @@ def guide_html(shortcuts: Iterable[tuple[str, str]]) -> str:
         for keys, what in MOVING
     )
     return (
-        f"<h2>fastdesk in a minute</h2>{INTRO}<h3>Moving around by keyboard</h3>"
+        f"<h2>fastdesk in a minute</h2>{INTRO}"
+        "<h3><a name='moving'></a>Moving around by keyboard</h3>"
         f'<table cellspacing="0" cellpadding="3">{moving}</table><h3>Shortcuts</h3>'
         f'<table cellspacing="0" cellpadding="3">{rows}</table>'
     )
