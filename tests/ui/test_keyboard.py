@@ -177,3 +177,20 @@ def test_the_guide_lists_the_movement_keys(make_window, qtbot) -> None:
     text = window.workbench.guide.browser.toPlainText()
     for keys in ("F6", "Shift+F6", "Ctrl+[", "Ctrl+]", "Esc", "Tab"):
         assert keys in text, keys
+
+
+def test_a_rows_fix_is_a_button_tab_reaches(qtbot) -> None:
+    from fastdesk.review.problems import Problem
+    from fastdesk.ui.workbench.problems import GLOSSARY_FIX_TEXT, ProblemsDock
+
+    dock = ProblemsDock(lambda _p: "")
+    qtbot.addWidget(dock)
+    glossary = Problem("b1", 0, 1, "flagged", "glossary term", "x → y", "glossary", True)
+    link = Problem("b2", 1, 3, "flagged", "link target changed", "#a → #b", "links", True)
+    dock.set_problems((glossary, link))
+    dock.select(0)
+    button = dock.restore_button
+    assert button.text() == GLOSSARY_FIX_TEXT and button.isEnabled()
+    assert button.focusPolicy() & Qt.FocusPolicy.TabFocus
+    dock.select(1)
+    assert button.text() == "Restore from source"

@@ -46,7 +46,7 @@ MOVING = (
     ("A panel's shortcut", "shows the panel with the focus in it; again, hides it"),
     ("Esc", "closes the find bar, back to its pane"),
     ("Enter", "in the rendered translation: correct the block in its Markdown"),
-    ("Alt+letter, F10", "the menus"),
+    ("Alt+letter", "the menus: Alt+F File, Alt+E Edit, Alt+V View…"),
 )
 
 

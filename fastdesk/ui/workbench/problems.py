@@ -276,8 +276,11 @@ class ProblemsDock(QDockWidget):
         return self.rows[row] if row is not None and row < len(self.rows) else None
 
     def _enable_restore(self, *_args: object) -> None:
+        """The row's fix, by keys: the button says what the row's link says (Tab reaches it
+        from the list; the link itself is a cell, only a click)."""
         problem = self.current()
         self.restore_button.setEnabled(problem is not None and problem.restorable)
+        self.restore_button.setText((fix_text(problem) if problem is not None else "") or FIX_TEXT)
 
     def _restore_current(self) -> None:
         problem = self.current()
