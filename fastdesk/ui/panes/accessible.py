@@ -7,7 +7,8 @@ as a Document whose text is the document's with those characters as line breaks:
 character for one, so offsets stay the pane's cursor positions (AT-SPI's caret and selection).
 
 PySide6 cannot override the text interface's methods with out-parameters (the text at an
-offset, selections, attributes): Qt's defaults answer them from :meth:`text`. The interface is
+offset, selections, attributes): Qt's defaults answer the text at an offset from :meth:`text`;
+no selection is reported (see :meth:`RenderedDocument.selectionCount`). The interface is
 exposed through ``interface_cast`` by the address of its text-interface part.
 """
 
@@ -86,7 +87,10 @@ class RenderedDocument(QAccessibleWidget, QAccessibleTextInterface):
         self.edit.setTextCursor(cursor)
 
     def selectionCount(self) -> int:
-        return 1 if self.edit.textCursor().hasSelection() else 0
+        """0: PySide6 cannot give Qt the selection's offsets (``selection()`` has out
+        parameters it does not bind), and a count of 1 made AT-SPI read garbage offsets. The
+        selected text is still the pane's: a reader hears it as the caret moves."""
+        return 0
 
     def addSelection(self, startOffset: int, endOffset: int) -> None:
         self.setSelection(0, startOffset, endOffset)
