@@ -33,8 +33,7 @@ def focus_target(stop: QWidget) -> QWidget | None:
     visible, enabled child that takes focus by Tab; in a panel, its contents before its title
     bar's Float and Close buttons."""
     if isinstance(stop, QDockWidget):
-        body = stop.widget()
-        found = focus_target(body) if body is not None else None
+        found = focus_target(stop.widget())
         if found is not None:
             return found
     proxy = stop.focusProxy()
