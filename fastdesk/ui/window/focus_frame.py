@@ -66,6 +66,9 @@ class FocusFrame(QWidget):
         if target is None or window is None or not target.isVisible():
             self.hide()
             return
+        if target.window() is not window:  # a floating panel: a window of its own, no frame
+            self.hide()
+            return
         top_left = target.mapTo(window, target.rect().topLeft())
         rect = QRect(top_left, target.size())
         self.setGeometry(rect)
