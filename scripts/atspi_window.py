@@ -5,14 +5,18 @@ FASTDESK_ATSPI_SECONDS (default 60)."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("FASTDESK_HOME", tempfile.mkdtemp(prefix="fastdesk-atspi-"))
+SCRATCH = tempfile.mkdtemp(prefix="fastdesk-atspi-")  # settings, memory, the site: removed at exit
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+os.environ.setdefault("FASTDESK_HOME", str(Path(SCRATCH) / "home"))
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 
 from PySide6.QtCore import QTimer  # noqa: E402
@@ -33,7 +37,7 @@ def main() -> int:
         offer_recovery=False,
     )
     window.files._ask_save = lambda: "discard"  # type: ignore[method-assign]
-    site = make_site(Path(tempfile.mkdtemp(prefix="fastdesk-atspi-site-")))
+    site = make_site(Path(SCRATCH) / "site")
     window.open_project(site)
     window.show()
 
