@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -48,6 +49,11 @@ def main() -> int:
         print("ready", flush=True)
 
     QTimer.singleShot(1500, everything)
+    # the check's kill (SIGTERM) ends the loop, so the temporary folder goes (atexit): Python
+    # runs a signal handler between Qt's events, which the timer makes come
+    signal.signal(signal.SIGTERM, lambda *_args: app.quit())
+    tick = QTimer(app)
+    tick.start(200)
     QTimer.singleShot(int(os.environ.get("FASTDESK_ATSPI_SECONDS", "60")) * 1000, app.quit)
     return app.exec()
 
