@@ -163,12 +163,12 @@ def describe(entry: dict[str, object]) -> str:
 def translated_units(project: Project, skip: tuple[str, str] = ("", "")) -> list[Unit]:
     """Every translated block of the project's pages, in each language, as the disk and the
     review records have them (the consistency check and the glossary drift view read them;
-    ``skip``: a page and language the caller has already, by absolute path). A page that
+    ``skip``: a page and language the caller has already, by resolved path). A page that
     cannot be read is left out."""
     skipped: list[tuple[PurePosixPath, str, str]] = []
     units = []
     for pair in load_pairs(project, WrittenRecord(project.root), skipped=skipped):
-        where = (project.root / pair.source).as_posix()
+        where = (project.root / pair.source).resolve().as_posix()
         if (where, pair.lang) == skip:
             continue
         for i, block in enumerate(pair.doc.blocks):

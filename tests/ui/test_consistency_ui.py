@@ -86,3 +86,33 @@ def test_the_glossary_drift_view_lists_each_terms_renderings(
     assert "univers" not in renderings and "monde" in renderings
     assert "(2)" in world.child(renderings.index("monde")).text(3)  # both blocks
     assert cat.text(3) == "as the glossary says"
+
+
+def test_the_drift_view_reads_the_open_projects_other_pages(make_window, qtbot, tmp_path) -> None:
+    root = tmp_path / "site"
+    (root / "docs").mkdir(parents=True)
+    (root / "mkdocs.yml").write_text(
+        "site_name: t\nplugins:\n  - i18n:\n      languages:\n"
+        "        - locale: en\n          default: true\n        - locale: fr\n",
+        encoding="utf-8",
+    )
+    (root / ".fastdesk-glossary.toml").write_text(
+        '[translate.fr]\n"world" = "univers"\n', encoding="utf-8"
+    )
+    (root / "docs/index.md").write_text(
+        "Hello world.\n\nGoodbye world.\n\nThe cat.\n", encoding="utf-8"
+    )
+    (root / "docs/guide.md").write_text("Goodbye world.\n", encoding="utf-8")
+    (root / "docs/guide.fr.md").write_text("Au revoir univers.\n", encoding="utf-8")  # by hand
+    w = make_window()
+    assert w.open_project(root)  # its index page on show, translated by the fake as "monde"
+    qtbot.waitUntil(lambda: not w.project.reading, timeout=10_000)
+    qtbot.waitUntil(lambda: "Au revoir monde." in w.document_view.review_ctl.target_text())
+    wait_settled(w, qtbot)
+    qtbot.waitUntil(lambda: w.workbench.problem_list.glossary is not None)
+    dialog = w.workbench.show_glossary_drift()
+    assert dialog is not None
+    (world,) = [dialog.tree.topLevelItem(n) for n in range(dialog.tree.topLevelItemCount())]
+    assert world.text(0) == "world" and world.text(3) == "drifts"
+    where = {world.child(n).text(2): world.child(n).text(3) for n in range(world.childCount())}
+    assert where == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}

@@ -24,6 +24,7 @@ Modules:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -361,15 +362,20 @@ class Workbench(QObject):
             return None
         model, view = self.view.review_ctl.model, self.view
         doc = model.doc
-        here = view.path.as_posix() if view.path is not None else ""
+        panel = getattr(self.window, "project", None)
+        project = getattr(panel, "project", None)
+        if not isinstance(project, Project):
+            project = None
+        here = page = view.path.resolve().as_posix() if view.path is not None else ""
+        if project is not None and view.path is not None:
+            with contextlib.suppress(ValueError):  # a page of the project: named as its pages
+                page = view.path.resolve().relative_to(project.root.resolve()).as_posix()
         units = [
-            Unit(here, i, b.line, b.text, shown, model.review.lang)
+            Unit(page, i, b.line, b.text, shown, model.review.lang)
             for i, b in enumerate(doc.blocks if doc is not None else ())
             if b.translatable and (shown := model.review.shown_text(b.id)) is not None
         ]
-        panel = getattr(self.window, "project", None)
-        project = getattr(panel, "project", None)
-        if isinstance(project, Project):
+        if project is not None:  # its pages as the disk has them, read here (a moment)
             units += translated_units(project, skip=(here, model.review.lang))
         dialog = GlossaryDriftDialog(glossary_drift(units, glossary), self.window)
         dialog.show()
