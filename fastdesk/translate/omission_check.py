@@ -39,6 +39,7 @@ SIGMA_CJK = 0.4
 Z_LENGTH = 4.5
 SIGMA_LENGTH = 0.16
 SIGMA_LENGTH_CJK = 0.21
+MIN_SIZE = 20.0  # letters: below, a text's length says nothing
 SHORT_SHARE_CJK = 0.6
 _CJK_LANGS = frozenset({"zh", "ja", "ko"})
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -153,11 +154,12 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
             shown = dropped if len(dropped) <= 60 else dropped[:59] + "…"
             return f"{len(src)} sentences became {len(ans)}; no counterpart for {shown!r}"
     if expected and letters_src:
-        # a text's length varies less the longer it is: a paragraph 25 % short lost something
+        # a text's length varies less the longer it is (a paragraph 25 % short lost
+        # something), more the shorter ("Why? I hear you ask." for a question and a clause);
+        # its size in the answer's letters, so that a Chinese character counts as what it says
         share = letters_ans / (expected * letters_src)
-        spread = (SIGMA_LENGTH_CJK if cjk else SIGMA_LENGTH) / math.sqrt(
-            max(1.0, letters_src / 100)
-        )
+        size = max(MIN_SIZE, expected * letters_src)
+        spread = (SIGMA_LENGTH_CJK if cjk else SIGMA_LENGTH) * math.sqrt(100 / size)
         if share < math.exp(-Z_LENGTH * spread):
             return (
                 f"the answer is {share:.0%} of a translation's usual length: "
