@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastdesk.project.batch_jobs import BatchJobs, Job
 from fastdesk.project.batch_run import Captured, batch_cost, capture
@@ -28,11 +28,14 @@ from fastdesk.providers.batch_api import (
 from fastdesk.translate.engine import Engine, JobSpec
 
 __all__ = [
+    "Offer",
     "Planned",
+    "Prepared",
     "answers",
     "batch_provider",
     "describe_jobs",
     "plan",
+    "prepare",
     "refresh",
     "submit",
     "used_up",
@@ -204,3 +207,69 @@ def _status_api(store: BatchJobs) -> GroqBatchApi | None:
     except (NotConfigured, ValueError):
         return None
     return GroqBatchApi.of(providers[GroqBatchApi.name])
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The choice a window offers before a project run: now, or in a batch."""
+
+    requests: int  # what a job would carry (0: nothing new, a job holds it all already)
+    blocks: int
+    pairs: int
+    live_usd: float | None
+    batch_usd: float | None
+    pending: tuple[str, ...]  # a line per pending job (Job.line)
+
+
+@dataclass
+class Prepared:
+    """What a window's project run does about the Batch API (``prepare``)."""
+
+    offer: Offer | None = None  # ask first
+    submitted: tuple[Job, ...] = ()  # a job was sent: nothing to write now
+    answers: Answers | None = None  # take these in (then ``used_up``)
+    store: BatchJobs | None = None
+
+
+async def prepare(
+    engine: Engine,
+    project: Project,
+    needy: Sequence[Pair],
+    specs: Mapping[str, JobSpec],
+    choice: str | None,
+) -> Prepared | None:
+    """The window's Translate Project with a Batch API at hand: the answers of an ended job to
+    take in; else, ``choice`` None, the offer (both costs, the pending jobs); ``"batch"``: the
+    job submitted. None: run live (no Batch API for the engine's provider, or ``"live"``)."""
+    import asyncio
+
+    name, _why = batch_provider(list(engine.router.providers))
+    if name is None or choice == "live":
+        return None
+    api = GroqBatchApi.of(engine.router.providers[name])
+    if not api.usable:
+        api.close()
+        return None
+    store = BatchJobs.load(project.root)
+    try:
+        await asyncio.to_thread(refresh, store, api)
+        if not store.pending() and any(j.fetched for j in store.jobs):
+            return Prepared(answers=answers(store), store=store)
+        model = engine.router.providers[name].default_model
+        specs = {k: replace(s, provider=name, model=model) for k, s in specs.items()}
+        planned = await plan(engine, store, needy, specs, name, model)
+        if choice == "batch" and planned.fresh:
+            made = await asyncio.to_thread(submit, store, api, engine, model, planned)
+            return Prepared(submitted=tuple(made), store=store)
+        pending = tuple(j.line() for j in store.pending())
+        offer = Offer(
+            len(planned.fresh),
+            planned.blocks,
+            planned.pairs,
+            planned.live_usd,
+            planned.batch_usd,
+            pending,
+        )
+        return Prepared(offer=offer, store=store)
+    finally:
+        api.close()

@@ -280,10 +280,12 @@ async def collect(
     answers: Mapping[str, tuple[LineResult, str, str, str]],
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
+    on_pair: Callable[[PairOutcome], None] = lambda _o: None,
 ) -> Collected:
     """The project's run with the jobs' ``answers`` (custom_id → (answer, its markers' nonce,
-    provider, model)) standing in for the requests they answer; see the module docstring."""
+    provider, model)) standing in for the requests they answer; see the module docstring.
+    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs."""
     tap = _Replay(engine.router, answers, engine.router.pricing)
     twin = _engine_with(engine, tap, engine.memory)
-    outcomes = await translate_pairs(twin, pairs, specs, on_request=on_request)
+    outcomes = await translate_pairs(twin, pairs, specs, on_request=on_request, on_pair=on_pair)
     return Collected(outcomes, from_jobs=len(tap.used), live=tap.live, used=set(tap.used))

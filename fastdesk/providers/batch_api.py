@@ -189,8 +189,9 @@ class GroqBatchApi:
         from fastdesk.providers.groq import DEFAULT_BASE_URL
 
         self._secrets = (api_key,)
+        self.usable = bool(api_key)  # False: built from something with no key (not Groq's)
         self._client = groq.Groq(
-            api_key=api_key,
+            api_key=api_key or "none",
             base_url=base_url or DEFAULT_BASE_URL,
             timeout=httpx.Timeout(timeout, connect=DEFAULT_CONNECT_TIMEOUT),
             max_retries=2,  # a poll or an upload is safe to repeat; the SDK honours retry-after
