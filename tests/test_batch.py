@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -153,15 +154,35 @@ def test_a_lost_answer_to_creating_the_job_makes_no_second_job(
     assert_whole(root)
 
 
-def test_an_expired_job_delivers_part_and_the_rest_goes_live(
+def test_an_expired_job_delivers_part_and_a_next_job_asks_the_rest(
     tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path / "site", "mkdocs-suffix")
     emu.batches.configure(expire_after=3)  # 3 of the 4 requests answered, then expired
+    assert batch(root) == 0
+    emu.batches.configure(expire_after=None)
     assert batch(root, "--wait") == 0
+    said = capsys.readouterr().err
+    assert "the batch jobs left 1 of 4 requests unanswered: they go in a next job" in said
+    assert emu.batches.created == 2 and len(emu.batches.lines) == 5  # the 4, then the 1
+    assert not emu.chat_requests
     assert jobs(root) == []
-    assert len(emu.chat_requests) == 1  # the one it did not answer, live
-    assert "3 requests answered by batch jobs, 1 sent live" in capsys.readouterr().err
+    assert_whole(root)
+
+
+def test_what_an_expired_job_left_goes_live_when_it_is_little(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", "site_name: t\n")
+    for n in range(6):
+        write(root / f"docs/page{n}.md", page(f"Page {n}"))
+    emu.batches.configure(expire_after=11)  # 11 of the 12 requests answered, then expired
+    assert batch(root, "--wait") == 0
+    assert emu.batches.created == 1
+    assert len(emu.chat_requests) == 1  # the one it did not answer, live (1 in 12: < 10 %)
+    assert "11 requests answered by batch jobs, 1 sent live" in capsys.readouterr().err
+    assert jobs(root) == []
     assert_whole(root)
 
 
@@ -263,3 +284,18 @@ def test_answers_are_read_in_any_order_and_bad_lines_skipped() -> None:
     assert found["b"].text == "Bonjour" and found["b"].completion_tokens == 2
     assert found["a"].text is None and found["a"].error == "expired"
     assert set(found) == {"a", "b"}
+
+
+def test_a_second_machine_takes_the_job_in_without_paying_again(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    assert batch(root) == 0
+    clone = tmp_path / "clone"
+    shutil.copytree(root, clone)  # .fastdesk/ and all, as a git clone of the project would
+    assert batch(clone, "--wait") == 0
+    assert_whole(clone)
+    assert emu.batches.uploads == 1 and emu.batches.created == 1 and not emu.chat_requests
+    assert batch(root, "--wait") == 0  # the first machine too, from the provider's files
+    assert_whole(root)
+    assert emu.batches.uploads == 1 and not emu.chat_requests

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fastdesk.project.batch_flow import (
     answers,
     batch_provider,
+    next_job,
     plan,
     refresh,
     submit,
@@ -117,29 +118,16 @@ def _steps(
     model: str,
 ) -> BatchStep:
     refresh(store, api)
-    made: list[Job] = []
-    if needy:
-        planned = asyncio.run(plan(engine, store, needy, specs, api.name, model))
-        ended = any(j.fetched for j in store.jobs) and not store.pending()
-        # a job that ended is taken in first: what it did not answer goes live then
-        if planned.fresh and not ended:
-            made = submit(store, api, engine, model, planned)
-            for job in made:
-                _say(
-                    f"submitted batch job {job.id} ({job.provider}/{model}): "
-                    f"{len(job.requests)} requests, {job.blocks} blocks of {job.pairs} "
-                    f"file × language pairs; about {format_cost(job.estimate_usd)} at the batch "
-                    f"price ({PRICE_SHARE:.0%} of live: {format_cost(job.live_usd)}); answers "
-                    "within 24 h: run this command again (or `fastdesk status`) to see how far "
-                    "it is and write the targets"
-                )
-    if store.pending():
+    while True:
+        made = _send(engine, specs, needy, store, api, model) if needy else []
+        if not store.pending():
+            break
         if not args.wait:
             for job in store.pending():
                 if job not in made:  # a job submitted now was just described
                     _say(job.line())
             return BatchStep(exit=0)
-        wait(store, api)
+        wait(store, api)  # then what the jobs left unanswered may make a next one
     found = answers(store)
     if not found:
         return BatchStep(live=True)  # nothing pending, nothing answered: a plain run
@@ -162,6 +150,37 @@ def _steps(
             used_up(store)
 
     return BatchStep(outcomes=outcomes, done=done)
+
+
+def _send(
+    engine: Engine,
+    specs: Mapping[str, JobSpec],
+    needy: Sequence[Pair],
+    store: BatchJobs,
+    api: GroqBatchApi,
+    model: str,
+) -> list[Job]:
+    """The jobs this run submits (said): the requests no job holds; or, once the jobs ended,
+    those they left unanswered when many (an expired job; a few go live instead)."""
+    planned = asyncio.run(plan(engine, store, needy, specs, api.name, model))
+    ended = any(j.fetched for j in store.jobs) and not store.pending()
+    again = next_job(planned) if ended else None
+    if again is not None:
+        n, of = len(again.fresh), planned.requests
+        _say(f"the batch jobs left {n} of {of} requests unanswered: they go in a next job")
+        planned = again
+    elif ended or not planned.fresh:
+        return []  # an ended job is taken in first: what is new then goes live
+    made = submit(store, api, engine, model, planned)
+    for job in made:
+        _say(
+            f"submitted batch job {job.id} ({job.provider}/{model}): {len(job.requests)} "
+            f"requests, {job.blocks} blocks of {job.pairs} file × language pairs; about "
+            f"{format_cost(job.estimate_usd)} at the batch price ({PRICE_SHARE:.0%} of live: "
+            f"{format_cost(job.live_usd)}); answers within 24 h: run this command again (or "
+            "`fastdesk status`) to see how far it is and write the targets"
+        )
+    return made
 
 
 def wait(

@@ -8,6 +8,7 @@ fastdesk.project.batch_run.collect). Nothing here prints or waits: the callers s
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -34,6 +35,7 @@ __all__ = [
     "answers",
     "batch_provider",
     "describe_jobs",
+    "next_job",
     "plan",
     "prepare",
     "refresh",
@@ -42,6 +44,9 @@ __all__ = [
 ]
 
 Answers = dict[str, tuple[LineResult, str, str, str]]
+# an ended job that left more than this share of the run's requests unanswered (it expired)
+# is followed by a job for them; fewer are sent live as the answers are taken in
+NEXT_JOB_SHARE = 0.10
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ class Planned:
     pairs: int  # (file, language) pairs the fresh requests serve
     batch_usd: float | None  # the fresh requests at the batch price
     live_usd: float | None  # the same live
+    # held by an ended job that did not answer them (it expired, the line failed), asked once
+    unanswered: tuple[Captured, ...] = ()
 
     @property
     def blocks(self) -> int:
@@ -75,7 +82,37 @@ async def plan(
     ids = {c.custom_id for c in fresh}
     pairs = sum(1 for reqs in per_pair.values() if any(c.custom_id in ids for c in reqs))
     batch, live = batch_cost(engine.router.pricing, provider, model, fresh)
-    return Planned(fresh, len(every), pairs, batch, live)
+    found = answers(store)
+    asked = Counter(cid for job in store.jobs for cid in job.requests)
+    unanswered = tuple(
+        c
+        for cid, c in every.items()
+        if cid in covered and asked[cid] == 1 and not usable(found.get(cid))
+        and not any(cid in j.requests for j in store.pending())
+    )  # fmt: skip
+    return Planned(fresh, len(every), pairs, batch, live, unanswered)
+
+
+def usable(found: tuple[LineResult, str, str, str] | None) -> bool:
+    """Whether a job's answer can stand in for its request (complete, not an error)."""
+    return (
+        found is not None
+        and found[0].text is not None
+        and found[0].finish_reason
+        in (
+            "stop",
+            None,
+        )
+    )
+
+
+def next_job(planned: Planned) -> Planned | None:
+    """The requests an ended job left unanswered, as the next job when they are more than
+    ``NEXT_JOB_SHARE`` of the run's (fewer go live as the answers are taken in)."""
+    left = planned.unanswered
+    if not left or len(left) <= NEXT_JOB_SHARE * planned.requests:
+        return None
+    return Planned(left, planned.requests, planned.pairs, None, None)
 
 
 def submit(
@@ -142,7 +179,7 @@ def refresh(store: BatchJobs, api: GroqBatchApi) -> None:
         if not job.terminal:
             job.update(api.retrieve(job.id))
             store.save()
-        if job.terminal and not job.fetched:
+        if job.terminal and not store.has_answers(job):
             results: dict[str, LineResult] = {}
             for file_id in (job.error_file_id, job.output_file_id):  # answers win over errors
                 if file_id:
@@ -253,11 +290,15 @@ async def prepare(
     store = BatchJobs.load(project.root)
     try:
         await asyncio.to_thread(refresh, store, api)
-        if not store.pending() and any(j.fetched for j in store.jobs):
-            return Prepared(answers=answers(store), store=store)
         model = engine.router.providers[name].default_model
         specs = {k: replace(s, provider=name, model=model) for k, s in specs.items()}
         planned = await plan(engine, store, needy, specs, name, model)
+        if not store.pending() and any(j.fetched for j in store.jobs):
+            again = next_job(planned)  # it expired, leaving many unanswered: ask them again
+            if again is None:
+                return Prepared(answers=answers(store), store=store)
+            made = await asyncio.to_thread(submit, store, api, engine, model, again)
+            return Prepared(submitted=tuple(made), store=store)
         if choice == "batch" and planned.fresh:
             made = await asyncio.to_thread(submit, store, api, engine, model, planned)
             return Prepared(submitted=tuple(made), store=store)

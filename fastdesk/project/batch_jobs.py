@@ -61,7 +61,6 @@ class Job:
     output_file_id: str | None = None
     error_file_id: str | None = None
     fetched: bool = False  # its answers are under ANSWERS_DIR
-    billed_usd: float | None = None  # what its answers cost, once fetched
 
     @property
     def terminal(self) -> bool:
@@ -183,6 +182,11 @@ class BatchJobs:
         atomic_write_text(path, json.dumps(kept, ensure_ascii=False) + "\n")
         job.fetched = True
         self.save()
+
+    def has_answers(self, job: Job) -> bool:
+        """Whether the job's answers are here (a clone may hold the jobs but not the answers:
+        then they are downloaded again)."""
+        return job.fetched and self._answers_path(job).is_file()
 
     def answers(self, job: Job) -> dict[str, LineResult]:
         path = self._answers_path(job)
