@@ -48,6 +48,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.batch_emulator import BatchDesk
+
 FLAVOURS = ("groq", "cerebras", "openai")
 FAULT_KINDS = (
     "status",
@@ -490,6 +492,7 @@ class Emulator:
         self._wake_r, self._wake_w = socket.socketpair()  # written once on stop: wakes all waits
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.batches = BatchDesk(self)  # Groq's files and batches (tests/batch_emulator.py)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -853,6 +856,8 @@ class Emulator:
     def _read_body(self, h: _Handler) -> Any:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
+        if (h.headers.get("Content-Type") or "").startswith("multipart/"):
+            return raw  # a file upload: BatchDesk parses it
         if not raw:
             return None
         try:
@@ -875,6 +880,9 @@ class Emulator:
             return _send_json(ex, 200, {})
         if cfg.require_key is not None and auth_value != f"Bearer {cfg.require_key}":
             return _send_error(ex, flavour, Fault("status", status=401), cfg, model=None)
+        if flavour == "groq" and endpoint.split("/")[0] in ("files", "batches"):
+            content_type = ex.h.headers.get("Content-Type") or ""
+            return self.batches.handle(ex, ex.h.command, endpoint, body, content_type)
         if endpoint not in ("chat/completions", "models"):
             return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
         model = body.get("model") if isinstance(body, dict) else None

@@ -22,7 +22,7 @@ from fastdesk.project.layout import Project, find_project
 from fastdesk.providers.batch_api import parse_results, split_lines
 from fastdesk.routing.pricing import PriceTable
 from tests.emulator import Emulator, last_user_content
-from tests.project_kit import make_project, page, translator, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, page, use_emulator, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGS = ("fr", "de")
@@ -31,7 +31,7 @@ WORDS = {"fr": "Étape", "de": "Schritt"}
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         monkeypatch.setattr(batch_cli, "POLL_FIRST_S", 0.0)  # --wait polls at once
         yield e
@@ -187,9 +187,9 @@ def test_what_an_expired_job_left_goes_live_when_it_is_little(
 
 
 def _breaks_links(messages: Sequence[Mapping[str, Any]]) -> str:
-    """A translator that loses a link's target (a check flags it) unless told its previous
+    """An answer that loses a link's target (a check flags it) unless told its previous
     answer was rejected (the engine's retry, with a firmer instruction)."""
-    text = translator(messages)
+    text = answer_in_language(messages)
     if "previous answer was rejected" in str(messages[0].get("content")):
         return text
     return text.replace("https://example.com/a", "https://example.org/b")
@@ -229,7 +229,7 @@ def test_a_target_edited_by_hand_while_the_job_runs_is_not_overwritten(
     assert len(emu.batches.lines) == 2
     fr = root / project.target(project.sources()[0], "fr")
     edited = fr.read_text(encoding="utf-8").replace("Étape 2 of", "Étape deux de", 1)
-    fr.write_text(edited, encoding="utf-8")  # a translator's fix, meanwhile
+    fr.write_text(edited, encoding="utf-8")  # a answer_in_language's fix, meanwhile
     assert batch(root, "--wait") == 0
     text = fr.read_text(encoding="utf-8")
     assert "Étape deux de" in text  # kept
@@ -240,7 +240,7 @@ def test_a_target_edited_by_hand_while_the_job_runs_is_not_overwritten(
 def test_a_provider_without_a_batch_api_says_so_and_runs_live(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
         monkeypatch.delenv("GROQ_API_KEY", raising=False)
         monkeypatch.setenv("CEREBRAS_API_KEY", "csk_test")

@@ -237,10 +237,11 @@ def _status_api(store: BatchJobs) -> GroqBatchApi | None:
     """Groq's Batch API when a job is pending and Groq is configured (else None)."""
     if not any(j.provider == GroqBatchApi.name and j.id for j in store.pending()):
         return None
-    from fastdesk.translate.wiring import NotConfigured, build_providers, load_user_settings
+    from fastdesk.config.settings import saved_settings
+    from fastdesk.translate.wiring import NotConfigured, build_providers
 
     try:
-        providers = build_providers(load_user_settings(), only=(GroqBatchApi.name,))
+        providers = build_providers(saved_settings(), only=(GroqBatchApi.name,))
     except (NotConfigured, ValueError):
         return None
     return GroqBatchApi.of(providers[GroqBatchApi.name])

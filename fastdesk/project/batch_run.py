@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from fastdesk.project.run import PairOutcome, translate_pairs
 from fastdesk.project.sync import Pair
-from fastdesk.providers.base import RequestStats, TextDelta
+from fastdesk.providers.base import RequestStats, TextDelta, estimate_tokens
 from fastdesk.providers.batch_api import LineResult
 from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, RouterEvent
 from fastdesk.routing.pricing import PriceTable
@@ -39,7 +39,6 @@ from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import EngineEvent, RequestDone
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.prompts import estimate_tokens
 
 __all__ = [
     "PRICE_SHARE",
@@ -132,8 +131,8 @@ def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
         cast(Router, router),
         cast(Memory | None, memory),
         concurrency=engine.concurrency,
-        batch_tokens=engine.batch_tokens,
-        max_batch_blocks=engine.max_batch_blocks,
+        pack_tokens=engine.pack_tokens,
+        max_pack_blocks=engine.max_pack_blocks,
         partial_interval=engine.partial_interval,
         reviewer=engine.reviewer,
     )
@@ -168,7 +167,7 @@ class _Capture(_Tap):
                 kw.get("max_tokens"),
                 lang,
                 int(kw.get("blocks") or 0),
-                sum(len(m.get("content", "")) for m in messages) // 4 + 1,
+                estimate_tokens(*(m.get("content", "") for m in messages)),
                 int(expected),
             ),
         )

@@ -210,9 +210,9 @@ class GroqBatchApi:
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments a live request would carry (the streaming adapter's)."""
-        from fastdesk.providers.groq import GroqProvider
+        from fastdesk.providers.groq import create_kwargs
 
-        return GroqProvider._create_kwargs(_KWARGS_ONLY, request)
+        return create_kwargs(request)
 
     def upload(self, lines: Sequence[str], name: str) -> str:
         """A JSONL file of requests uploaded; its file id."""
@@ -268,15 +268,6 @@ class GroqBatchApi:
 
     def close(self) -> None:
         self._client.close()
-
-
-class _KwargsOnly:
-    """What ``GroqProvider._create_kwargs`` reads of its adapter: the default model."""
-
-    default_model = ""
-
-
-_KWARGS_ONLY: Any = _KwargsOnly()
 
 
 def _state(job: Any) -> JobState:

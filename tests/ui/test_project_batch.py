@@ -10,12 +10,12 @@ import pytest
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from tests.emulator import Emulator
-from tests.project_kit import make_project, translator, use_emulator
+from tests.project_kit import answer_in_language, make_project, use_emulator
 
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 
