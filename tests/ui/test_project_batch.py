@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox, QPushButton
+from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 
 from tests.emulator import Emulator
 from tests.project_kit import answer_in_language, make_project, use_emulator
@@ -76,5 +76,7 @@ def test_translate_project_offers_a_batch_then_writes_its_answers(
         window.translate_project()  # the job is done: its answers are written
     assert signal.args == ["Project translated: 2 of 2 pages written"]  # 2 pages, in French
     assert emu.batches.uploads == 1 and len(emu.batches.lines) == 2
+    latency = window.findChild(QLabel, "latencyLabel")
+    qtbot.waitUntil(lambda: "batch job, half price" in latency.text(), timeout=5_000)
     for page in ("index", "sub/guide"):
         assert "Étape 0 of" in (root / f"docs/{page}.fr.md").read_text(encoding="utf-8")

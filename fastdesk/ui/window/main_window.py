@@ -187,6 +187,9 @@ class MainWindow(QMainWindow):
         self.project.message.connect(self.statusBar().showMessage)
         self.project_run.finished.connect(self._project_ran)
         self.project_run.offered.connect(self._ask_batch)
+        self.project_run.request_done.connect(
+            self.status.request_done, Qt.ConnectionType.QueuedConnection
+        )
         self.project_run.failed_pages.connect(self.status.show_error)
         view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)

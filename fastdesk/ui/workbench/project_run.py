@@ -27,6 +27,7 @@ from fastdesk.ui.workbench.project_batch import submitted_text
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.events import RequestDone
 
 
 @dataclasses.dataclass
@@ -55,6 +56,9 @@ class ProjectRun(QObject):
     says what was done (one line), ``failed_pages`` the reasons of pages not written."""
 
     progressed = Signal(int, int)  # pages done, pages in all (from the loop thread: queued)
+    # every request's stats (a batch job's answers at the batch price), for the status bar's
+    # costs (from the loop thread: queued)
+    request_done = Signal(object)
     finished = Signal(str)
     failed_pages = Signal(str, str)  # one line, the reasons
     # the provider has a Batch API: (project, batch_flow.Offer) to ask about, then
@@ -124,6 +128,9 @@ class ProjectRun(QObject):
                     tally.failed.append(reason)
                 self.progressed.emit(tally.done, tally.total)
 
+            def said(event: RequestDone) -> None:
+                self.request_done.emit(event.stats)
+
             for pair in pairs:
                 if not pair.needed():
                     done(PairOutcome(pair))
@@ -138,11 +145,13 @@ class ProjectRun(QObject):
                 if batch is not None and batch.submitted:
                     tally.note = submitted_text(batch.submitted)
                 elif batch is not None and batch.answers is not None and batch.store:
-                    await collect(engine, needy, specs, batch.answers, on_pair=done)
+                    await collect(
+                        engine, needy, specs, batch.answers, on_request=said, on_pair=done
+                    )
                     if not tally.failed:
                         used_up(batch.store)
                 else:
-                    await translate_pairs(engine, needy, specs, on_pair=done)
+                    await translate_pairs(engine, needy, specs, on_request=said, on_pair=done)
             finally:
                 record.save()
                 await engine.router.aclose()
