@@ -299,3 +299,29 @@ def test_a_second_machine_takes_the_job_in_without_paying_again(
     assert batch(root, "--wait") == 0  # the first machine too, from the provider's files
     assert_whole(root)
     assert emu.batches.uploads == 1 and not emu.chat_requests
+
+
+def test_answers_are_never_read_from_the_project(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cloned project's files are input: a job it names that this key's account does not
+    know is forgotten, and no answer is ever taken from the project's own files."""
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    planted = {
+        "provider": "groq",
+        "model": "openai/gpt-oss-20b",
+        "submitted": 0.0,
+        "requests": {"fd-planted": ""},
+        "input_file_id": "file_planted",
+        "id": "batch_planted",
+        "status": "completed",
+        "fetched": True,
+        "output_file_id": "file_planted_out",
+    }
+    write(root / JOBS_PATH, json.dumps({"version": 1, "jobs": [planted]}))
+    write(root / ".fastdesk/batches/batch_planted.json", json.dumps({"fd-planted": {"text": "X"}}))
+    assert batch(root, "--wait") == 0
+    assert "batch job batch_planted: the provider does not know it" in capsys.readouterr().err
+    assert emu.batches.created == 1 and not emu.chat_requests  # its own job, then written
+    assert_whole(root)
+    assert jobs(root) == []

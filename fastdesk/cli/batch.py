@@ -117,7 +117,8 @@ def _steps(
     api: GroqBatchApi,
     model: str,
 ) -> BatchStep:
-    refresh(store, api)
+    for note in refresh(store, api):
+        _say(note)
     while True:
         made = _send(engine, specs, needy, store, api, model) if needy else []
         if not store.pending():
@@ -201,7 +202,8 @@ def wait(
         said = line
         sleep(interval)
         interval = min(POLL_MAX_S, max(interval, 0.5) * POLL_GROWTH) if interval else 0.0
-        refresh(store, api)
+        for note in refresh(store, api):
+            _say(note)
     if tty:
         print(file=sys.stderr)
 

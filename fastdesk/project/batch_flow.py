@@ -107,9 +107,10 @@ def usable(found: tuple[LineResult, str, str, str] | None) -> bool:
 
 
 def next_job(planned: Planned) -> Planned | None:
-    """The requests an ended job left unanswered, as the next job when they are more than
-    ``NEXT_JOB_SHARE`` of the run's (fewer go live as the answers are taken in)."""
-    left = planned.unanswered
+    """Once the jobs ended: the requests they left unanswered (an expired job) and those no job
+    holds (blocks changed since), as the next job when they are more than ``NEXT_JOB_SHARE`` of
+    the run's; fewer go live as the answers are taken in."""
+    left = planned.unanswered + planned.fresh
     if not left or len(left) <= NEXT_JOB_SHARE * planned.requests:
         return None
     return Planned(left, planned.requests, planned.pairs, None, None)
@@ -164,9 +165,11 @@ def _create(store: BatchJobs, api: GroqBatchApi, job: Job) -> None:
     store.save()
 
 
-def refresh(store: BatchJobs, api: GroqBatchApi) -> None:
+def refresh(store: BatchJobs, api: GroqBatchApi) -> list[str]:
     """Every job brought up to date: one that a stopped run left half-made is finished, a
-    pending one polled, an ended one's answers downloaded (once)."""
+    pending one polled, an ended one's answers downloaded (once). A job (or its answers' file)
+    the provider does not know for this key is forgotten; a line says so (returned)."""
+    notes = []
     for job in list(store.jobs):
         if job.provider != api.name:
             continue
@@ -174,17 +177,31 @@ def refresh(store: BatchJobs, api: GroqBatchApi) -> None:
             store.jobs.remove(job)
             store.save()
             continue
-        if not job.id:
-            _create(store, api, job)
-        if not job.terminal:
-            job.update(api.retrieve(job.id))
-            store.save()
-        if job.terminal and not store.has_answers(job):
-            results: dict[str, LineResult] = {}
-            for file_id in (job.error_file_id, job.output_file_id):  # answers win over errors
-                if file_id:
-                    results.update(parse_results(api.content(file_id).splitlines()))
-            store.keep_answers(job, results)
+        try:
+            _bring_up_to_date(store, api, job)
+        except ProviderError as exc:
+            if exc.status != 404:
+                raise
+            store.drop(job)
+            notes.append(
+                f"batch job {job.id or job.input_file_id}: the provider does not know it (or its "
+                "answers) for this key; forgotten, its blocks go out again"
+            )
+    return notes
+
+
+def _bring_up_to_date(store: BatchJobs, api: GroqBatchApi, job: Job) -> None:
+    if not job.id:
+        _create(store, api, job)
+    if not job.terminal or not store.has_answers(job):  # what the project says is not trusted
+        job.update(api.retrieve(job.id))
+        store.save()
+    if job.terminal and not store.has_answers(job):
+        results: dict[str, LineResult] = {}
+        for file_id in (job.error_file_id, job.output_file_id):  # answers win over errors
+            if file_id:
+                results.update(parse_results(api.content(file_id).splitlines()))
+        store.keep_answers(job, results)
 
 
 def answers(store: BatchJobs) -> Answers:

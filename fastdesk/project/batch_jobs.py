@@ -1,6 +1,6 @@
 """A project's Batch API jobs: which are pending, what each covers, what each answered.
 
-Why on disk, in the project (``.fastdesk/batches.json``, answers under ``.fastdesk/batches/``):
+Why on disk, in the project (``.fastdesk/batches.json``; the answers in the user's cache):
 a job runs for hours. Whoever runs ``fastdesk translate DIR --batch`` next (after a crash, a
 reboot, on another machine with the same key) must find the job instead of paying for another.
 Every write is atomic; the request's id (``custom_id``) is a digest of what it asks, so a job
@@ -8,8 +8,10 @@ covers requests, never files: an answer is used only where the project still ask
 
 A job is written down in steps: the input file's id as soon as it is uploaded (a run stopped
 before the job was made finds it by that id, :meth:`GroqBatchApi.find`), the job's id as soon as
-it exists, its answers as soon as they are downloaded, and it is dropped once every target it
-served is written.
+it exists, that its answers were downloaded, and it is dropped once every target it served is
+written. The answers themselves are kept in the user's cache, never read from the project: they
+come from the user's own account (another machine downloads them again), so a cloned project
+cannot put text of its own into the targets or the translation memory as a model's answer.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from fastdesk.config.fileio import (
     load_json,
     set_aside,
 )
+from fastdesk.config.paths import cache_dir
 from fastdesk.project.confine import within
 from fastdesk.providers.batch_api import MAX_FILE_BYTES, TERMINAL, JobState, LineResult
 
@@ -35,7 +38,6 @@ __all__ = ["JOBS_PATH", "BatchJobs", "Job"]
 log = logging.getLogger("fastdesk.project")
 
 JOBS_PATH = Path(".fastdesk") / "batches.json"
-ANSWERS_DIR = Path(".fastdesk") / "batches"
 _VERSION = 1
 
 
@@ -60,7 +62,7 @@ class Job:
     failed: int = 0
     output_file_id: str | None = None
     error_file_id: str | None = None
-    fetched: bool = False  # its answers are under ANSWERS_DIR
+    fetched: bool = False  # its answers were downloaded (kept in the user's cache)
 
     @property
     def terminal(self) -> bool:
@@ -120,6 +122,7 @@ class BatchJobs:
     root: Path
     jobs: list[Job] = field(default_factory=list)
     inside: bool = True  # False: .fastdesk leads out of the project; nothing is read or written
+    _held: dict[str, dict[str, LineResult]] = field(default_factory=dict)  # answers read
 
     @classmethod
     def load(cls, root: Path) -> BatchJobs:
@@ -168,30 +171,39 @@ class BatchJobs:
 
     # ---- answers ------------------------------------------------------------------------------
 
-    def _answers_path(self, job: Job) -> Path:
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in job.id) or "job"
-        return self.root / ANSWERS_DIR / f"{safe}.json"
+    @staticmethod
+    def _answers_path(job: Job) -> Path:
+        """In the user's cache, not the project: a job's answers come from the user's own account
+        (a project's files could hold any text, and would reach the translation memory)."""
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in job.id)[:100] or "job"
+        return cache_dir() / "batches" / f"{safe}.json"
 
     def keep_answers(self, job: Job, results: dict[str, LineResult]) -> None:
-        """The job's answers (only the requests it was given), then the job marked fetched."""
+        """The job's answers (only the requests it was given) kept, then the job marked fetched.
+        A cache that cannot take them (read-only, full) leaves them for this run only."""
+        kept = {cid: r for cid, r in results.items() if cid in job.requests}
+        self._held[job.id] = kept
         path = self._answers_path(job)
-        if not within(self.root, path):
-            raise OSError(f"{path}: leads outside the project (a symlink); not written")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        kept = {cid: asdict(r) for cid, r in results.items() if cid in job.requests}
-        atomic_write_text(path, json.dumps(kept, ensure_ascii=False) + "\n")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps({c: asdict(r) for c, r in kept.items()}, ensure_ascii=False)
+            atomic_write_text(path, text + "\n")
+        except OSError as exc:
+            log.warning("%s: not written (%s); the answers serve this run only", path, exc)
         job.fetched = True
         self.save()
 
     def has_answers(self, job: Job) -> bool:
-        """Whether the job's answers are here (a clone may hold the jobs but not the answers:
-        then they are downloaded again)."""
-        return job.fetched and self._answers_path(job).is_file()
+        """Whether the job's answers are here (another machine, or a cleared cache, has the job
+        but not its answers: they are downloaded again)."""
+        return job.fetched and (job.id in self._held or self._answers_path(job).is_file())
 
     def answers(self, job: Job) -> dict[str, LineResult]:
-        path = self._answers_path(job)
-        if not job.fetched or not within(self.root, path):
+        if not job.fetched:
             return {}
+        if job.id in self._held:
+            return self._held[job.id]
+        path = self._answers_path(job)
         try:
             data = load_json(path, 2 * MAX_FILE_BYTES)
         except (FileNotFoundError, FileError) as exc:
@@ -201,17 +213,20 @@ class BatchJobs:
         if isinstance(data, dict):
             for cid, item in data.items():
                 result = _result(cid, item)
-                if result is not None:
+                if result is not None and cid in job.requests:
                     out[cid] = result
+        self._held[job.id] = out
         return out
 
     def drop(self, job: Job) -> None:
         """A job whose answers are all used: forgotten (and its answers' file removed)."""
         self.jobs = [j for j in self.jobs if j is not job]
         self.save()
-        path = self._answers_path(job)
-        if within(self.root, path):
-            path.unlink(missing_ok=True)
+        self._held.pop(job.id, None)
+        try:
+            self._answers_path(job).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("%s: not removed (%s)", self._answers_path(job), exc)
 
 
 def _result(cid: str, item: Any) -> LineResult | None:
