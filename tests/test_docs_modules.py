@@ -13,7 +13,7 @@ PACKAGE_ROOT = Path(fastdesk.__file__).resolve().parent
 
 
 def modules_on_disk() -> dict[str, set[str]]:
-    """Package folder (relative, "" for fastdesk itself) → its modules' names, `__init__` left out."""
+    """Package folder (relative, "" for fastdesk itself) → its modules' names (no `__init__`)."""
     found: dict[str, set[str]] = {}
     for path in PACKAGE_ROOT.rglob("*.py"):
         if path.name == "__init__.py" or "__pycache__" in path.parts:
@@ -67,5 +67,8 @@ def test_the_architecture_doc_names_no_module_that_is_gone() -> None:
 
 
 def test_the_section_parser_reads_headings_and_items() -> None:
-    text = "# A\n\n## Every module\n\n### `fastdesk/`\n- `clock`: one clock\n\n### `fastdesk/ui/bridge/`\n- `worker`: w\n\n## Next\n- `nope`\n"
+    text = (
+        "# A\n\n## Every module\n\n### `fastdesk/`\n- `clock`: one clock\n\n"
+        "### `fastdesk/ui/bridge/`\n- `worker`: w\n\n## Next\n- `nope`\n"
+    )
     assert modules_in_doc(text) == {"": {"clock"}, "ui/bridge": {"worker"}}
