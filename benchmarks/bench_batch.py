@@ -2,6 +2,7 @@
 figures; not a test).
 
     .venv/bin/python benchmarks/bench_batch.py [--pages 12,40] [--langs fr,de] [--err-every 20]
+    .venv/bin/python benchmarks/bench_batch.py --pages 200,1000 --submit-only
 
 For each project size: a MkDocs site (benchmarks/bench_project.py's pages, ~11 blocks each) into
 the languages, by a model that breaks a link in about one paragraph in 20 (``--err-every``;
@@ -9,7 +10,8 @@ flagged, then retried),
 on a free-tier Groq key (30 requests/min, 1,000/day, 8,000 tokens/min, enforced
 by the emulator with 429s):
 
-1. ``fastdesk translate DIR --to fr,de --batch --wait``: jobs made, 429s, whether every target
+1. ``fastdesk translate DIR --to fr,de --batch`` (timed: the job submitted), the same again (timed:
+   a run while the job is pending), then ``--batch --wait``: jobs made, 429s, whether every target
    was written (``fastdesk status``: all up to date), requests and blocks that went live (the
    retries of flagged answers, what no job answered), its cost (the report's ``cost_usd``, at
    the batch price for what the job answered);
@@ -30,6 +32,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
@@ -80,12 +83,23 @@ def blocks_in(body: dict[str, object]) -> int:
     return max(1, str(messages[-1]["content"]).count("<!--fd-"))
 
 
-def batch_run(tmp: Path, pages: int, langs: str) -> dict[str, object]:
+def batch_run(tmp: Path, pages: int, langs: str, submit_only: bool = False) -> dict[str, object]:
     with Emulator(answer=erring, account=FREE) as emu:
         use(emu, tmp / "home-batch")
         root = tmp / "batch-site"
         make_site(root, pages)
         report = tmp / "batch.json"
+        start = time.perf_counter()
+        code, said = quiet("translate", str(root), "--to", langs, "--batch")  # submitted
+        submit_s = time.perf_counter() - start
+        assert code == 0, said
+        start = time.perf_counter()
+        code, said = quiet("translate", str(root), "--to", langs, "--batch")  # how far it is
+        progress_s = time.perf_counter() - start
+        assert code == 0, said
+        if submit_only:
+            return {"submit_s": submit_s, "progress_s": progress_s, "jobs": emu.batches.created,
+                    "job_requests": len(emu.batches.lines)}  # fmt: skip
         code, said = quiet("translate", str(root), "--to", langs, "--batch", "--wait",
                            "--report", str(report))  # fmt: skip
         assert code == 0, said
@@ -105,6 +119,8 @@ def batch_run(tmp: Path, pages: int, langs: str) -> dict[str, object]:
             "job_blocks": job_blocks,
             "cost": data["totals"]["cost_usd"],
             "batch_cost": data["totals"].get("batch_cost_usd"),
+            "submit_s": submit_s,
+            "progress_s": progress_s,
         }
 
 
@@ -136,12 +152,23 @@ def main() -> None:
     parser.add_argument("--pages", default="12,40")
     parser.add_argument("--langs", default="fr,de")
     parser.add_argument("--err-every", type=int, default=20, help="0: the model never errs")
+    parser.add_argument(
+        "--submit-only", action="store_true", help="only time submitting and a pending run"
+    )
     args = parser.parse_args()
     global ERR_EVERY
     ERR_EVERY = args.err_every
     batch_cli.POLL_FIRST_S = 0.0  # the emulator's jobs move one state per poll
     for pages in (int(p) for p in args.pages.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
+            if args.submit_only:
+                b = batch_run(Path(tmp), pages, args.langs, submit_only=True)
+                print(
+                    f"{pages} pages × {args.langs}: {b['jobs']} job(s) of {b['job_requests']} "
+                    f"requests submitted in {float(b['submit_s']):.1f} s; a run while it was "  # type: ignore[arg-type]
+                    f"pending {float(b['progress_s']):.2f} s"  # type: ignore[arg-type]
+                )
+                continue
             b = batch_run(Path(tmp), pages, args.langs)
             live = live_run(Path(tmp), pages, args.langs)
         requests = int(b["job_requests"]) + int(b["live_requests"])  # type: ignore[call-overload]
@@ -150,7 +177,9 @@ def main() -> None:
         print(f"{pages} pages × {args.langs}:")
         print(
             f"  batch: {b['jobs']} job(s), {b['uploads']} upload(s), {b['job_requests']} "
-            f"requests in the job(s); {b['refused']} × 429; whole after --wait: {b['whole']}"
+            f"requests in the job(s); {b['refused']} × 429; whole after --wait: {b['whole']}; "
+            f"submitting took {float(b['submit_s']):.1f} s, a run while it was pending "  # type: ignore[arg-type]
+            f"{float(b['progress_s']):.2f} s"  # type: ignore[arg-type]
         )
         print(
             f"  live during the batch run: {b['live_requests']} of {requests} requests "

@@ -120,7 +120,10 @@ def _steps(
     for note in refresh(store, api):
         _say(note)
     while True:
-        made = _send(engine, specs, needy, store, api, model) if needy else []
+        # while a job is pending a run only says how far it is: what changed since is sent
+        # once the jobs have ended (in a next job, or live)
+        pending = bool(store.pending())
+        made = _send(engine, specs, needy, store, api, model) if needy and not pending else []
         if not store.pending():
             break
         if not args.wait:

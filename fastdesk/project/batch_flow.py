@@ -317,12 +317,13 @@ async def prepare(
                 return Prepared(answers=answers(store), store=store)
             made = await asyncio.to_thread(submit, store, api, engine, model, again)
             return Prepared(submitted=tuple(made), store=store)
-        if choice == "batch" and planned.fresh:
+        pending = tuple(j.line() for j in store.pending())
+        offered = 0 if pending else len(planned.fresh)  # what changed waits for the job's end
+        if choice == "batch" and offered:
             made = await asyncio.to_thread(submit, store, api, engine, model, planned)
             return Prepared(submitted=tuple(made), store=store)
-        pending = tuple(j.line() for j in store.pending())
         offer = Offer(
-            len(planned.fresh),
+            offered,
             planned.blocks,
             planned.pairs,
             planned.live_usd,

@@ -5,8 +5,8 @@ How, without a second engine: the engine is run twice with a stand-in for its ro
 
 1. **Capture** (:func:`capture`): the engine plans and builds every request of the stale blocks
    as a live run would (memory first, blocks grouped, the same prompts); the stand-in writes each
-   request down instead of sending it and answers with the source, into a memory that keeps
-   nothing, so a container's later pieces are planned too and no answer is stored.
+   request down instead of sending it and answers with the source, unchecked, into a memory
+   that keeps nothing, so a container's later pieces are planned too and no answer is stored.
 2. **Collect** (:func:`collect`): once the job is done, a live run of the project whose stand-in
    answers each request the job answered with the job's answer, and sends any other (a retry
    with a firmer instruction, a block whose answer failed a check, a request the job did not
@@ -185,6 +185,7 @@ async def capture(
     sent, nothing stored. ``specs`` as for a live run (their review is not captured)."""
     tap = _Capture(engine.router)
     twin = _engine_with(engine, tap, _KeepNothing(engine.memory))
+    twin.check_answers = False  # the source given back: nothing to check, nothing to retry
     out: dict[str, list[Captured]] = {}
 
     def noop(_event: EngineEvent) -> None:
