@@ -3,6 +3,7 @@ loopback emulator's files and batches (tests/batch_emulator.py) through the real
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -325,3 +326,23 @@ def test_answers_are_never_read_from_the_project(
     assert emu.batches.created == 1 and not emu.chat_requests  # its own job, then written
     assert_whole(root)
     assert jobs(root) == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_wait_shows_one_progress_line_on_a_terminal(
+    tmp_path: Path, emu: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    emu.batches.configure(steps=("validating", "in_progress", "in_progress", "completed"))
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert batch(root, "--wait") == 0
+    shown = terminal.getvalue()
+    progress = [part for part in shown.split("\r") if part.startswith("batch job ")]
+    assert len(progress) >= 2  # rewritten in place, poll after poll
+    assert "validating" in progress[0] and "in_progress, 2 of 4" in shown
+    assert_whole(root)
