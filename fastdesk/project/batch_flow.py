@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from fastdesk.project.batch_jobs import BatchJobs, Job
-from fastdesk.project.batch_run import Captured, batch_cost, capture
+from fastdesk.project.batch_run import Captured, batch_cost, capture, usable
 from fastdesk.project.layout import Project
 from fastdesk.project.sync import Pair
 from fastdesk.providers.base import ChatRequest, ProviderError
@@ -87,23 +87,10 @@ async def plan(
     unanswered = tuple(
         c
         for cid, c in every.items()
-        if cid in covered and asked[cid] == 1 and not usable(found.get(cid))
+        if cid in covered and asked[cid] == 1 and not (cid in found and usable(found[cid][0]))
         and not any(cid in j.requests for j in store.pending())
     )  # fmt: skip
     return Planned(fresh, len(every), pairs, batch, live, unanswered)
-
-
-def usable(found: tuple[LineResult, str, str, str] | None) -> bool:
-    """Whether a job's answer can stand in for its request (complete, not an error)."""
-    return (
-        found is not None
-        and found[0].text is not None
-        and found[0].finish_reason
-        in (
-            "stop",
-            None,
-        )
-    )
 
 
 def next_job(planned: Planned) -> Planned | None:

@@ -48,6 +48,7 @@ __all__ = [
     "capture",
     "collect",
     "request_id",
+    "usable",
 ]
 
 # A job costs half the live price: Groq's pricing page lists batch at 50% off (read 2026-12;
@@ -96,6 +97,12 @@ def batch_cost(
     completion = sum(r.completion_tokens for r in requests)
     live = prices.cost(provider, model, prompt, completion, local=False)
     return (None if live is None else live * PRICE_SHARE), live
+
+
+def usable(result: LineResult) -> bool:
+    """Whether a job's answer can stand in for its request: an answer, complete (one cut at
+    its token budget is asked again live, with more)."""
+    return result.text is not None and result.finish_reason in ("stop", None)
 
 
 class _Tap:
@@ -234,17 +241,12 @@ class _Replay(_Tap):
         purpose = kw.get("purpose", "translate")
         cid, nonce = request_id(str(kw.get("lang") or ""), messages)
         found = self.answers.get(cid) if purpose == "translate" else None
-        if found is None or cid in self.used or found[0].text is None:
-            self.live += 1
+        if found is None or cid in self.used or not usable(found[0]):
+            self.live += 1  # a retry, a request no job answered (or answered cut short)
             async for event in self.real.stream(messages, **kw):
                 yield event
             return
         result, was, provider, model = found
-        if result.finish_reason not in ("stop", None):
-            self.live += 1
-            async for event in self.real.stream(messages, **kw):
-                yield event
-            return
         self.used.add(cid)
         text = result.text or ""
         if was and nonce:
