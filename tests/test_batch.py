@@ -346,3 +346,22 @@ def test_wait_shows_one_progress_line_on_a_terminal(
     assert len(progress) >= 2  # rewritten in place, poll after poll
     assert "validating" in progress[0] and "in_progress, 2 of 4" in shown
     assert_whole(root)
+
+
+def test_a_request_is_known_by_its_language_and_blocks_not_its_markers() -> None:
+    from fastdesk.project.batch_run import request_id
+    from fastdesk.translate.prompts import Markers, pack_text
+
+    blocks = ["Step one.", "Step two."]
+
+    def asked(markers: Markers, lang_word: str) -> list[dict[str, str]]:
+        system = {"role": "system", "content": f"Translate into {lang_word}. Example: x"}
+        return [system, {"role": "user", "content": pack_text(blocks, markers)}]
+
+    first, second = Markers("a1b2c3"), Markers("d4e5f6")
+    one, nonce = request_id("fr", asked(first, "French"))
+    assert nonce == "a1b2c3"
+    assert request_id("fr", asked(second, "French (other examples)")) == (one, "d4e5f6")
+    assert request_id("de", asked(first, "German"))[0] != one
+    bare = [{"role": "user", "content": "Step one."}]
+    assert request_id("fr", bare)[1] == "" and request_id("fr", bare)[0] != one

@@ -51,8 +51,8 @@ __all__ = [
     "usable",
 ]
 
-# A job costs half the live price: Groq's pricing page lists batch at 50% off (read 2026-12;
-# its batch page once said 25%, so this is the one figure to change if that comes back).
+# A job costs half the live price, as Groq's batch prices were quoted in 2026 (by a third party;
+# Groq's batch page once said 25 % off): the one figure to change if the price list says else.
 PRICE_SHARE = 0.5
 
 _FIRST_MARKER = re.compile(r"\A<!--fd-([0-9a-f]+):1-->\n")
