@@ -86,6 +86,8 @@ def test_one_job_then_progress_then_targets_at_the_batch_price(
     assert run(["status", str(root), "--to", "fr,de", "--json"]) == 0
     (listed,) = json.loads(capsys.readouterr().out)["batch_jobs"]
     assert listed["id"] == job["id"] and listed["status"] == "in_progress"
+    assert run(["status", str(root), "--to", "fr,de"]) == 0
+    assert f"batch job {job['id']}" in capsys.readouterr().out
 
     assert batch(root) == 0  # the job is done now: its answers are taken in
     report = tmp_path / "report.json"
@@ -365,3 +367,19 @@ def test_a_request_is_known_by_its_language_and_blocks_not_its_markers() -> None
     assert request_id("de", asked(first, "German"))[0] != one
     bare = [{"role": "user", "content": "Step one."}]
     assert request_id("fr", bare)[1] == "" and request_id("fr", bare)[0] != one
+
+
+def test_an_ended_job_nothing_asks_for_any_more_is_forgotten(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    assert batch(root) == 0
+    assert run(["translate", str(root), "--to", "fr,de"]) == 0  # translated live meanwhile
+    (job,) = jobs(root)
+    emu.batches.jobs[job["id"]].status = "completed"
+    job["status"] = "completed"
+    write(root / JOBS_PATH, json.dumps({"version": 1, "jobs": [job]}))
+    capsys.readouterr()
+    assert batch(root) == 0
+    assert "nothing is stale any more; forgotten" in capsys.readouterr().err
+    assert jobs(root) == []

@@ -212,6 +212,12 @@ def wait(
 
 
 def say_jobs(project: Project) -> None:
-    """One line per job the project has pending (a run with nothing stale left to send)."""
-    for job in BatchJobs.load(project.root).pending():
-        _say(job.line())
+    """Nothing is stale: one line per job still pending; an ended one is forgotten (nothing
+    asks its answers any more: the blocks were translated otherwise meanwhile)."""
+    store = BatchJobs.load(project.root)
+    for job in list(store.jobs):
+        if not job.terminal:
+            _say(job.line())
+        elif store.inside:
+            store.drop(job)
+            _say(f"batch job {job.id}: nothing is stale any more; forgotten")
