@@ -209,7 +209,8 @@ class BatchDesk:
             self._finish(job, cfg)
 
     def _finish(self, job: _Job, cfg: Config) -> None:
-        from tests.emulator import _plan, _timings, _usage
+        from tests.emulator import _plan
+        from tests.emulator import completion as answer
 
         done, errors = [], []
         limit = job.config.expire_after
@@ -222,23 +223,7 @@ class BatchDesk:
             if job.config.fail_ids is not None and job.config.fail_ids(str(cid)):
                 errors.append(_error_line(cid, "server_error", "Internal error"))
                 continue
-            plan = _plan(line["body"], cfg)
-            completion = {
-                "id": "chatcmpl-" + uuid.uuid4().hex,
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": plan.model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": plan.answer},
-                        "logprobs": None,
-                        "finish_reason": "length" if plan.cut else cfg.finish_reason,
-                    }
-                ],
-                "usage": {**_usage(plan), **_timings(plan)},
-                "x_groq": {"id": "req_" + uuid.uuid4().hex[:16]},
-            }
+            completion = answer(_plan(line["body"], cfg), "groq", cfg)
             done.append(
                 {
                     "id": "batch_req_" + uuid.uuid4().hex[:16],

@@ -1266,24 +1266,20 @@ def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) 
     return False
 
 
-def _answer_whole(
-    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
-) -> None:
-    plan = _plan(body, cfg)
-    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
-    ex.pause(cfg.ttfb + interval * max(0, len(plan.pieces) - 1))
+def completion(plan: _Plan, flavour: str, cfg: Config) -> dict[str, Any]:
+    """A whole (not streamed) chat completion answering ``plan``, in ``flavour``'s format: a
+    non-streaming answer's body, and a Batch API job's answer (tests/batch_emulator.py)."""
     message: dict[str, Any] = {"role": "assistant", "content": plan.answer}
     if plan.reasoning:
         message["reasoning"] = "".join(plan.reasoning)
+    finish = "length" if plan.cut else cfg.finish_reason
     payload: dict[str, Any] = {
         "id": "chatcmpl-" + uuid.uuid4().hex,
         "object": "chat.completion",
         "created": int(time.time()),
         "model": plan.model,
         "system_fingerprint": "fp_emulator",
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": cfg.finish_reason}
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
         "usage": _usage(plan),
     }
     if flavour == "groq":
@@ -1291,6 +1287,16 @@ def _answer_whole(
         payload["x_groq"] = {"id": "req_" + uuid.uuid4().hex[:16]}
     elif flavour == "cerebras":
         payload["time_info"] = {**_timings(plan), "created": time.time()}
+    return payload
+
+
+def _answer_whole(
+    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
+) -> None:
+    plan = _plan(body, cfg)
+    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
+    ex.pause(cfg.ttfb + interval * max(0, len(plan.pieces) - 1))
+    payload = completion(plan, flavour, cfg)
     headers = _rate_limit_headers(flavour, cfg.rate_limits)
     if fault is None or fault.kind == "midstream_error":
         return _send_json(ex, 200, payload, headers)
