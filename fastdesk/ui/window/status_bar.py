@@ -31,8 +31,11 @@ ERROR_COLOUR = "#d1242f"  # made readable on the theme's background (apply_palet
 
 
 def latency_text(stats: RequestStats) -> str:
-    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
+    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s (a Batch API
+    job's answer: groq · openai/gpt-oss-20b · batch job, half price)"""
     parts = [stats.provider, stats.model]
+    if stats.purpose == "batch":  # answered by a Batch API job: no stream was timed
+        return " · ".join([*parts, "batch job, half price"])
     if stats.status != "ok":
         parts.append(stats.status)
     parts.append(f"first token {milliseconds(stats.ttfb_ms)}")

@@ -18,6 +18,7 @@ Modules:
 - ``house_docks``: the House Style and Glossary docks' widgets
 - ``project``: the project panel: a docs project's files by language
 - ``project_run``: Translate Project in the window
+- ``project_batch``: Translate Project's question: now, or in a batch at half price
 - ``project_watch``: a project's target files on disk, watched
 - ``guide``: the short guide (F1)
 """
