@@ -424,6 +424,10 @@ class ProjectPanel(QObject):
         return done
 
     def close(self) -> None:
+        """Stop following the project's files before the runner closes: a change heard after
+        it (the watch's settle timer) would otherwise ask a closed runner for a read."""
+        self.watch.watch(None)
+        self.project = None
         self._runner.close(timeout=0.5)
 
 
