@@ -45,7 +45,7 @@ from fastdesk.project.house import House, house_for
 from fastdesk.review.corrections import Proposal, propose_entries, review_corrections
 from fastdesk.review.problems import ProblemList, other_pairs
 from fastdesk.translate.engine import JobSpec
-from fastdesk.translate.glossary import GlossaryError
+from fastdesk.translate.glossary import GlossaryError, read_house_text
 from fastdesk.translate.glossary_edit import (
     add_translation,
     glossary_to_write,
@@ -256,7 +256,7 @@ class HouseKeeper(QObject):
             text = ""
             if exists and path is not None:
                 try:
-                    text = read_state_text(path)
+                    text = read_house_text(path, self.house.top)
                 except FileError as exc:
                     self.style_dock.impact.setText(str(exc))
             if path is not None:
