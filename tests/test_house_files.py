@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ SECRET = "TOP-SECRET-42 password=hunter2"
 
 
 @pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Emulator:
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
