@@ -19,12 +19,10 @@ takes the house (docks, problems) when it arrives.
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +49,7 @@ from fastdesk.translate.glossary_edit import (
     glossary_to_write,
     remove_translation,
 )
-from fastdesk.translate.glossary_formats import read_exchange
+from fastdesk.translate.glossary_formats import read_exchange, write_table
 from fastdesk.translate.language import source_language
 from fastdesk.translate.readability import ReadingLevel, compare
 from fastdesk.translate.style import STYLE_FILE, Style, blocks_affected, parse_style
@@ -506,15 +504,11 @@ class HouseKeeper(QObject):
         lang = self._lang()
         glossary = self.house.glossary
         project = self.house.project
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([project.source_lang if project else "en", lang])
-        for source, target in sorted((glossary.terms_for(lang) if glossary else {}).items()):
-            writer.writerow([source, target])
-        for term in glossary.keep_for(lang) if glossary else ():
-            writer.writerow([term, ""])
+        rows: list[Sequence[str]] = [[project.source_lang if project else "en", lang]]
+        rows += sorted((glossary.terms_for(lang) if glossary else {}).items())
+        rows += [[term, ""] for term in (glossary.keep_for(lang) if glossary else ())]
         try:
-            atomic_write_text(path, out.getvalue())
+            atomic_write_text(path, write_table(rows))
         except OSError as exc:
             self.glossary_dock.message.setText(os_error_line(path, exc, "not written"))
             return
