@@ -20,6 +20,7 @@ from fastdesk.routing.costs import CostLedger, Totals
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
 from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
+from fastdesk.ui.plain import plain_box, tip
 
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
@@ -298,7 +299,7 @@ class StatusPanel(QObject):
         short = elide(self.error_button.fontMetrics(), f"⚠ {short}", room)
         self.error_button.setText(short)
         whole = f"{self.error_message}\n" if short != f"⚠ {self.error_message}" else ""
-        self.error_button.setToolTip(f"{whole}Click for details")
+        self.error_button.setToolTip(tip(f"{whole}Click for details"))
 
     def clear_error(self) -> None:
         self.error_message = self.error_detail = ""
@@ -317,7 +318,7 @@ class StatusPanel(QObject):
         box.setText(message or "No error so far in this session.")
         if detail:
             box.setDetailedText(detail)
-        box.open()
+        plain_box(box).open()  # a server's words: no markup, no link opened from here
 
     # ---- formatting --------------------------------------------------------------------------
 

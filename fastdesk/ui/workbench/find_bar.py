@@ -40,6 +40,7 @@ from fastdesk.document.find import (
 from fastdesk.ui.panes.common import plain_text
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.plain import tip
 from fastdesk.ui.workbench.replace_preview import ReplacePreview
 
 Pane = QPlainTextEdit | QTextEdit
@@ -154,7 +155,7 @@ class FindBar(QFrame):
             self.query().pattern()
         except BadPattern as exc:
             self.count.setText("Bad pattern")
-            self.count.setToolTip(str(exc))
+            self.count.setToolTip(tip(str(exc)))
             return
         self.count.setToolTip("")
         spans = self.matches()
@@ -293,7 +294,7 @@ class FindBar(QFrame):
 
     def _bad_replacement(self, exc: BadPattern) -> None:
         self.count.setText("Bad replacement")
-        self.count.setToolTip(str(exc))
+        self.count.setToolTip(tip(str(exc)))
 
     def _target(self) -> Pane | None:
         if self.pane is None:
