@@ -15,8 +15,10 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -434,9 +436,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     mode = _NEW_FILE_MODE  # what open() would give a new file (mkstemp's is 0600)
     with contextlib.suppress(FileNotFoundError):
         mode = target.stat().st_mode & 0o777
+    _sweep(target.parent)
     # the temporary file's name is bounded: a long name (a 248-character page) must not make
-    # it longer than the file system allows when the file's own name fits
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:120]}.", suffix=".tmp", dir=target.parent)
+    # it longer than the file system allows when the file's own name fits; it names this
+    # process, so that the next run can tell a killed writer's leftover from a live one's
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name[:120]}.{_TEMP_MARK}{os.getpid()}-", suffix=".tmp", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -449,6 +455,60 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_folder(target.parent)
+
+
+_TEMP_MARK = "fastdesk-"
+# what atomic_write_bytes leaves behind when killed mid-write: ours (with the writer's pid), and
+# the names of versions before the pid was in them (mkstemp's 8 random characters)
+_OUR_TEMP = re.compile(r"^\..+\.(?:fastdesk-(?P<pid>\d+)-)?[a-z0-9_]{8}\.tmp$")
+STALE_TEMP_S = 15 * 60  # no write takes this long: older is a killed run's, whoever it was
+DEAD_WRITER_S = 60  # a writer of this computer that is gone, and not a moment ago
+_swept: set[str] = set()  # the folders this process has swept already (once each)
+_swept_lock = threading.Lock()
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files a killed run left in ``folder`` (ours only: our name
+    pattern, and old, or of a writer no longer running); once a folder per process, best
+    effort. Why: a ``kill -9`` between the write and the rename left ``.page.md.XXXX.tmp``
+    beside the targets for ever."""
+    key = os.path.abspath(folder)
+    with _swept_lock:
+        if key in _swept:
+            return
+        _swept.add(key)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        found = _OUR_TEMP.match(name)
+        if found is None:
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            age = now - st.st_mtime
+            pid = int(found["pid"]) if found["pid"] else None
+            gone = pid is not None and pid != os.getpid() and not _running(pid)
+            if age > STALE_TEMP_S or (gone and age > DEAD_WRITER_S):
+                os.unlink(path)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this computer (one we may not signal does)."""
+    if os.name == "nt":  # pragma: no cover - os.kill would end it there: the age decides
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -484,6 +544,13 @@ def set_aside(path: Path) -> Path | None:
                 return None
             return target
     return None
+
+
+def sqlite_damaged(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged or not a database (to be set aside
+    and made afresh), not that it is busy, read-only or on a full disk (to go without)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
 
 def read_xml(path: str | os.PathLike[str], max_bytes: int) -> ElementTree.Element:

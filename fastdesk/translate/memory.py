@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from fastdesk.config.fileio import os_reason, set_aside
+from fastdesk.config.fileio import os_reason, set_aside, sqlite_damaged
 from fastdesk.config.paths import cache_dir
 from fastdesk.translate.events import Flag
 
@@ -124,7 +124,7 @@ class _Unavailable(Exception):
 
 def _classify(exc: sqlite3.Error) -> Exception:
     name = getattr(exc, "sqlite_errorname", "") or ""
-    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+    if sqlite_damaged(exc):
         return _Broken(f"damaged or not a database: {exc}")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return _Unavailable(f"locked by another program for over {LOCK_TIMEOUT_S:g} s")
