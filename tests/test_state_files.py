@@ -5,6 +5,7 @@ folder (ours only, and only old ones)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -135,3 +136,23 @@ def test_the_next_write_removes_a_killed_runs_old_temporary_files_only(tmp_path:
     assert not old.exists() and not dead.exists()
     assert fresh.exists() and theirs.exists() and alive.exists()
     assert (folder / "page163.fr.md").read_text(encoding="utf-8") == "# Page\n"
+
+
+def test_the_lock_holders_line_shows_a_lock_files_control_characters_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fastdesk.project.layout import find_project
+    from fastdesk.project.lock import project_lock
+    from tests.project_kit import make_project
+
+    site = make_project(tmp_path / "site", "mkdocs-suffix")
+    with project_lock(find_project(site).root):
+        lock = site / ".fastdesk" / "run.lock"
+        host = "ci\x1b[2J\x1b[H\nfastdesk: all 2 pages written\u202e"
+        with lock.open("r+", encoding="utf-8") as fh:  # the same file: the lock holds
+            fh.truncate(0)
+            fh.write(json.dumps({"pid": 4242, "host": host}))
+        assert run(["translate", str(site)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err and "\u202e" not in err
+    assert "pid 4242 on ci\\x1b[2J\\x1b[H\\nfastdesk: all 2 pages written\\u202e" in err
