@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 from xml.etree import ElementTree
@@ -142,17 +143,26 @@ def _check(path: str | os.PathLike[str], st: os.stat_result, max_bytes: int) -> 
         raise BrokenFile(path, f"too large ({size}; the limit is {limit})")
 
 
-def _stat(path: str | os.PathLike[str], max_bytes: int) -> None:
-    """Raise what reading ``path`` would meet, from its metadata alone."""
+def _metadata(
+    path: str | os.PathLike[str],
+    look: Callable[[str | os.PathLike[str]], os.stat_result] | None = None,
+    name: str | os.PathLike[str] | None = None,
+) -> os.stat_result:
+    """``look(path)`` (``os.lstat``; none: ``os.stat``); FileError or BrokenFile naming
+    ``name`` (else ``path``) for anything but a missing file."""
     try:
-        st = os.stat(path)
+        return (look or os.stat)(path)
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise FileError(path, os_reason(exc)) from None
+        raise FileError(name or path, os_reason(exc)) from None
     except ValueError:  # an embedded NUL byte
-        raise BrokenFile(path, "not a valid file name") from None
-    _check(path, st, max_bytes)
+        raise BrokenFile(name or path, "not a valid file name") from None
+
+
+def _stat(path: str | os.PathLike[str], max_bytes: int) -> None:
+    """Raise what reading ``path`` would meet, from its metadata alone."""
+    _check(path, _metadata(path), max_bytes)
 
 
 def regular_file_problem(path: str | os.PathLike[str], max_bytes: int) -> str | None:
@@ -188,8 +198,22 @@ def read_file_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         raise
     except OSError as exc:
         raise FileError(path, os_reason(exc)) from None
+    return _read_open(path, fd, max_bytes)
+
+
+def _read_open(
+    path: str | os.PathLike[str], fd: int, max_bytes: int, checked: os.stat_result | None = None
+) -> bytes:
+    """The bytes of the file open as ``fd`` (closed here), checked again on the open file (and
+    the same file as ``checked``, when given), reading no more than the limit."""
     try:
-        _check(path, os.fstat(fd), max_bytes)
+        opened = os.fstat(fd)
+        if checked is not None and (opened.st_dev, opened.st_ino) != (
+            checked.st_dev,
+            checked.st_ino,
+        ):
+            raise Outside(path, "was replaced while it was read: not read")
+        _check(path, opened, max_bytes)
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
@@ -226,12 +250,7 @@ def read_confined(
     if not (real == top or real.startswith(top.rstrip(os.sep) + os.sep)):
         where = f"a symlink to {real}" if os.path.islink(path) else real
         raise Outside(path, f"leads outside the project ({where}): not read")
-    try:
-        before = os.lstat(real)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise FileError(path, os_reason(exc)) from None
+    before = _metadata(real, os.lstat, path)
     if stat.S_ISLNK(before.st_mode):  # swapped for a link since it was resolved
         raise Outside(path, "changed into a symlink while it was read: not read")
     _check(path, before, max_bytes)
@@ -243,20 +262,7 @@ def read_confined(
         if exc.errno == errno.ELOOP:
             raise Outside(path, "changed into a symlink while it was read: not read") from None
         raise FileError(path, os_reason(exc)) from None
-    try:
-        opened = os.fstat(fd)
-        if (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
-            raise Outside(path, "was replaced while it was read: not read")
-        _check(path, opened, max_bytes)
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise FileError(path, os_reason(exc)) from None
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise BrokenFile(path, f"too large (over {_mb(max_bytes)}, the limit)")
-    return data
+    return _read_open(path, fd, max_bytes, before)
 
 
 def decode_document(data: bytes, path: str | os.PathLike[str] = "<input>") -> str:
@@ -307,7 +313,11 @@ def _nested_deeper_than(value: object, limit: int) -> bool:
 
 def read_state_text(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> str:
     """A small file's text (UTF-8, a BOM allowed), read as :func:`read_file_bytes` does."""
-    data = read_file_bytes(path, max_bytes)
+    return decode_state_text(read_file_bytes(path, max_bytes), path)
+
+
+def decode_state_text(data: bytes, path: str | os.PathLike[str]) -> str:
+    """A state file's bytes as text (UTF-8, a BOM allowed); BrokenFile naming the line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -40,6 +40,7 @@ from fastdesk.config.fileio import (
     BrokenFile,
     FileError,
     Outside,
+    decode_state_text,
     parse_toml,
     read_confined,
     read_state_text,
@@ -337,12 +338,7 @@ def read_house_text(path: Path, root: Path | None = None, max_bytes: int = MAX_S
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise BrokenFile(path, "holds NUL bytes (a binary file?): not read, nothing sent", line)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        reason = f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x})"
-        raise BrokenFile(path, reason, line) from None
+    return decode_state_text(data, path)
 
 
 @dataclass(frozen=True)
