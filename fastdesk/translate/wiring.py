@@ -52,7 +52,9 @@ def glossary_for(
     """The global glossary merged with the document folder's one (folder wins), looked for no
     higher than ``root`` (a docs project's) when given."""
     paths: list[Path | HouseFile] = [
-        p for p in (glossary_file(settings),) if os.path.isfile(p)  # never raises
+        p
+        for p in (glossary_file(settings),)
+        if os.path.isfile(p)  # never raises
     ]
     if document is not None:
         folder = find_folder_glossary(Path(document), root)

@@ -411,3 +411,20 @@ def test_export_as_csv_neutralises_a_cloned_projects_formulas(
         "cat": "'+cmd|' /C calc'!A0",
         "sleeps": "'@SUM(A1:A9)",
     }
+
+
+def test_a_style_file_linked_out_of_the_folder_is_not_sent_from_the_window(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import os
+
+    secret = tmp_path / "home" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("## All languages\nTOP-SECRET-42\n", encoding="utf-8")
+    doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
+    os.symlink(secret, doc.parent / ".fastdesk-style.md")
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
+    assert provider.requests
+    assert all("TOP-SECRET" not in str(r.messages) for r in provider.requests)
