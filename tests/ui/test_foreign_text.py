@@ -111,6 +111,13 @@ def test_a_reviewers_explanation_is_text_in_the_underline_and_margin_tooltips(
     assert payload in shown(tips.texts[-1])
     block_id = w.document_view.review_ctl.model.doc.blocks[0].id
     assert payload in shown(w.document_view.review_ctl.tooltip_of(block_id))
+    dock = w.findChild(QDockWidget, "problemsView")
+    dock.show()  # the problems list: the verdict's row and its tooltip
+    qtbot.waitUntil(lambda: any(p.kind == "accuracy" for p in dock.rows), timeout=5000)
+    model = dock.model
+    row = next(i for i, p in enumerate(model.rows) if p.kind == "accuracy")
+    tooltip = model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
+    assert isinstance(tooltip, str) and payload in shown(tooltip)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=IDS)

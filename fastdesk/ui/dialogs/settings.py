@@ -299,7 +299,8 @@ class _ProviderBox(QGroupBox):
             if model_id and combo.findText(model_id, Qt.MatchFlag.MatchFixedString) < 0:
                 row = models.model_row(self.name, model_id, self.dialog.prices)
                 combo.addItem(model_id)
-                combo.setItemData(combo.count() - 1, row.price_text(), Qt.ItemDataRole.ToolTipRole)
+                price = tip(row.price_text())
+                combo.setItemData(combo.count() - 1, price, Qt.ItemDataRole.ToolTipRole)
         combo.setEditText(current)
         edit = combo.lineEdit()
         if not current and self.name == "openai" and edit is not None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import KIND_LABELS, KINDS, Problem, block_counts
+from fastdesk.ui.plain import tip
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
@@ -106,7 +107,8 @@ class ProblemsModel(QAbstractTableModel):
                 return "Replace the term's translation by the glossary's, as your edit"
             if column == FIX:
                 return "Put the source's version back, as your edit" if problem.restorable else None
-            return f"{problem.title}: {problem.reason}" if problem.reason else problem.title
+            # a reviewer's verdict, an answer's excerpt: shown as text
+            return tip(f"{problem.title}: {problem.reason}" if problem.reason else problem.title)
         if role == Qt.ItemDataRole.ForegroundRole and column == FIX:
             return self.link
         if role == Qt.ItemDataRole.UserRole:
