@@ -112,14 +112,17 @@ def test_review_files_linked_out_give_no_examples(tmp_path: Path) -> None:
 
 
 def test_a_project_configuration_linked_out_at_a_lower_level_is_not_read(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     secret = secret_file(tmp_path, "config.toml", 'languages = ["fr"]\nlayout = "mirror"\n')
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     page = write(repo / "sub" / "en" / "index.md", "# Hi\n")
     os.symlink(secret, repo / "sub" / ".fastdesk.toml")
-    assert enclosing_project(page) is None  # not taken as the page's project
+    with caplog.at_level("WARNING", logger="fastdesk"):
+        assert enclosing_project(page) is None  # not taken as the page's project
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert ".fastdesk.toml" in line and "outside the project" in line
 
 
 def test_a_link_swapped_in_while_a_house_file_is_opened_is_not_read(

@@ -22,6 +22,7 @@ alone.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -46,6 +47,8 @@ __all__ = [
     "find_project",
     "publish_hint",
 ]
+
+log = logging.getLogger("fastdesk")
 
 CONFIG_NAME = ".fastdesk.toml"
 MARKDOWN = frozenset({".md", ".markdown"})
@@ -526,7 +529,8 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
         if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
-            except ProjectError:
+            except ProjectError as exc:  # a lone file then; its one line says why
+                log.warning("%s", exc)
                 return None
             rel = PurePosixPath(file.relative_to(folder).as_posix())
             return (project, rel) if rel in project.sources() else None
