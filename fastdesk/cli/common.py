@@ -148,8 +148,13 @@ def write_report(
     """Write the report; False (after one line) when it could not be (the outputs stay)."""
     if not target:
         return True
-    reviews = [r for r in requests if r.pop("purpose", None) == "review"]
+    purposes = [r.pop("purpose", None) for r in requests]
+    for request, purpose in zip(requests, purposes, strict=True):
+        if purpose == "batch":  # answered by a Batch API job, at its price
+            request["batch"] = True
+    reviews = [r for r, p in zip(requests, purposes, strict=True) if p == "review"]
     requests = [r for r in requests if r not in reviews]
+    batched = [r for r in requests if r.get("batch")]
     totals: dict[str, object] = {
         "requests": len(requests),
         "prompt_tokens": _total(requests, "prompt_tokens"),
@@ -157,6 +162,10 @@ def write_report(
         "cost_usd": _cost(requests),
         "wall_ms": round(wall_ms, 1),
     }
+    if batched:  # a --batch run: what its jobs answered, apart
+        totals["batch_requests"] = len(batched)
+        totals["batch_cost_usd"] = _cost(batched)
+        totals["live_requests"] = len(requests) - len(batched)
     payload: dict[str, object] = {
         "documents": [r.as_dict() for r in reports],
         "requests": requests,

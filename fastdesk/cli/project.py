@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from fastdesk.cli.batch import BatchStep, Runner, Work, run_batch, say_jobs
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
 from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.document.blocks import parse
@@ -138,14 +139,32 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         return 2
     requests: list[dict[str, object]] = []
     outcomes = {id(p): PairOutcome(p) for p in pairs}
+    batch: BatchStep | None = None
     if engine is not None:
         try:
-            done = asyncio.run(_run(engine, needy, specs, requests))
+            if args.wait and not args.batch:
+                raise UsageError("--wait goes with --batch")
+            if args.batch:
+                batch = run_batch(args, project, engine, specs, needy, _runner(engine, requests))
+                if batch.exit is not None:
+                    return batch.exit
+            if batch is None or batch.live:
+                live = _runner(engine, requests)
+                done = live(lambda on: translate_pairs(engine, needy, specs, on_request=on))
+            else:
+                done = batch.outcomes
         except KeyboardInterrupt:
             print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
             return 130
+        except UsageError as exc:
+            print(f"fastdesk translate: {exc}", file=sys.stderr)
+            return 2
         outcomes.update({id(o.pair): o for o in done})
+    elif args.batch:
+        say_jobs(project)  # nothing stale: still say what is pending
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
+    if batch is not None:
+        batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
     try:
         record.save()
@@ -225,12 +244,17 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
     }
 
 
-async def _run(
-    engine: Engine,
-    pairs: list[Pair],
-    specs: dict[str, JobSpec],
-    requests: list[dict[str, object]],
-) -> list[PairOutcome]:
+def _runner(engine: Engine, requests: list[dict[str, object]]) -> Runner:
+    """Runs a project's work (live, or a batch job's answers taken in) in an event loop of its
+    own: every request in the report and the day's costs, the engine closed after."""
+
+    def run(work: Work) -> list[PairOutcome]:
+        return asyncio.run(_run(engine, requests, work))
+
+    return run
+
+
+async def _run(engine: Engine, requests: list[dict[str, object]], work: Work) -> list[PairOutcome]:
     ledger = CostLedger(background=True)
 
     def on_request(event: RequestDone) -> None:
@@ -238,7 +262,7 @@ async def _run(
         ledger.record(event.stats)
 
     try:
-        return await translate_pairs(engine, pairs, specs, on_request=on_request)
+        return await work(on_request)
     finally:
         ledger.close()
         await engine.router.aclose()

@@ -93,6 +93,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="write a document (or a folder's targets) even when some blocks were not translated",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="a folder: send the stale blocks to the provider's Batch API (half price, within "
+        "24 h); run again to see how far it is and write the targets",
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="with --batch: stay until the job is done and written"
+    )
     p.set_defaults(func=run_translate)
 
 
@@ -108,6 +117,9 @@ def run_translate(args: argparse.Namespace) -> int:
         return run_project(args)
     if args.changed_since:
         print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
+        return 2
+    if args.batch or args.wait:
+        print("fastdesk translate: --batch and --wait take a folder", file=sys.stderr)
         return 2
     try:
         docs, outputs = _read_inputs(args)

@@ -18,6 +18,7 @@ Modules:
 - ``house_docks``: the House Style and Glossary docks' widgets
 - ``project``: the project panel: a docs project's files by language
 - ``project_run``: Translate Project in the window
+- ``project_batch``: Translate Project's question: now, or in a batch at half price
 - ``project_watch``: a project's target files on disk, watched
 - ``guide``: the short guide (F1)
 """
@@ -148,6 +149,11 @@ class Workbench(QObject):
                 view.show_raw(True)
             return view.target_editor
         return pane
+
+    def focus_pane(self) -> None:
+        """The focus back to the pane last focused (find follows it), else the source."""
+        pane = self._pane if self._pane.isVisible() else self.view.target_pane()
+        (pane if pane.isVisible() else self.view.source).setFocus()
 
     def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         view = self.view
