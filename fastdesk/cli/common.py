@@ -19,7 +19,9 @@ from fastdesk.config.keys import InvalidKey
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
+from fastdesk.translate.consistency import Unit, glossary_drift, inconsistencies
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import Style
@@ -56,6 +58,9 @@ class DocReport:
     readability: dict[str, object] | None = None  # simplify: before, after, formula, harder
     reviewed: bool = False  # --review: the reviewer's verdicts below go in the report
     reviews: dict[int, QualityReview] = field(default_factory=dict)  # block index → review
+    # block index → its translation (translatable blocks): the consistency check reads them
+    translations: dict[int, str] = field(default_factory=dict)
+    target_lang: str = ""
 
     @property
     def score(self) -> float | None:
@@ -142,10 +147,27 @@ def _reading_level(args: argparse.Namespace, mode: str, style: Style | None) -> 
         raise UsageError(f"--reading-level: {exc}") from None
 
 
+def units(reports: list[DocReport]) -> list[Unit]:
+    """Every translated block of the reports, for the consistency check."""
+    return [
+        Unit(r.input, i, r.doc.blocks[i].line, r.doc.blocks[i].text, text, r.target_lang)
+        for r in reports
+        for i, text in sorted(r.translations.items())
+        if i < len(r.doc.blocks)
+    ]
+
+
 def write_report(
-    target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
+    target: str | None,
+    reports: list[DocReport],
+    requests: list[dict[str, object]],
+    wall_ms: float,
+    glossary: Glossary | None = None,
 ) -> bool:
-    """Write the report; False (after one line) when it could not be (the outputs stay)."""
+    """Write the report; False (after one line) when it could not be (the outputs stay). With
+    translations: ``consistency`` (a source translated several ways, sources given one
+    translation, across the documents) and, with a ``glossary``, ``glossary_drift`` (each
+    term rendered other than the glossary says, or several ways, and where)."""
     if not target:
         return True
     purposes = [r.pop("purpose", None) for r in requests]
@@ -171,6 +193,12 @@ def write_report(
         "requests": requests,
         "totals": totals,
     }
+    translated = units(reports)
+    if translated:
+        payload["consistency"] = [i.as_dict() for i in inconsistencies(translated)]
+        if glossary:
+            drifts = glossary_drift(translated, glossary)
+            payload["glossary_drift"] = [t.as_dict() for t in drifts if t.drifts]
     if any(r.reviewed for r in reports):  # counted apart: a review is not a translation
         payload["review_requests"] = reviews
         totals["review_requests"] = len(reviews)

@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from fastdesk.cli.batch import BatchStep, Runner, Work, run_batch, say_jobs
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
 from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
+from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
@@ -27,6 +28,7 @@ from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.wiring import glossary_for
 
 __all__ = ["load_pairs", "open_project", "run_project"]
 
@@ -172,7 +174,10 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         line = os_error_line(record.path, exc, "not written")
         print(f"fastdesk translate: {line}", file=sys.stderr)
     as_docs: list[DocReport] = [*reports]
-    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
+    glossary = next((s.glossary for s in specs.values() if s.glossary), None)
+    if glossary is None and args.report:  # nothing sent: the project's glossary all the same
+        glossary = glossary_for(saved_settings(), project.root, project.root)
+    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000, glossary)
     _summary(project, reports, len(requests))
     finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
@@ -296,6 +301,12 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         errors=outcome.errors,
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits
+    report.target_lang = pair.lang
+    report.translations = {
+        i: text
+        for i, b in enumerate(pair.doc.blocks)
+        if b.translatable and (text := pair.review.shown_text(b.id)) is not None
+    }
     report.missing = tuple(pair.missing())
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # said once for the run

@@ -146,7 +146,7 @@ def run_translate(args: argparse.Namespace) -> int:
         for report in reports:
             if report.status == "pending":
                 report.status = "interrupted"
-    written = write_report(args.report, reports, requests, wall_ms)
+    written = write_report(args.report, reports, requests, wall_ms, spec.glossary)
     below = _below_min_score(reports, args.min_score)
     if stopped:
         done = sum(r.status in ("ok", "partial") for r in reports)
@@ -422,6 +422,9 @@ async def _translate_one(
             return
         print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
+    if spec.mode == "translate":
+        report.target_lang = spec.target_lang
+        report.translations = {i: results[b.id] for i, b in enumerate(doc.blocks) if b.translatable}
     if spec.mode == "simplify":
         _readability(report, target, spec)
     try:

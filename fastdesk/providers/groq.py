@@ -49,4 +49,16 @@ def create_kwargs(request: ChatRequest, default_model: str = DEFAULT_MODEL) -> d
             # gpt-oss cannot stop reasoning; "low" keeps it short, and it arrives in
             # delta.reasoning (default format), which we never show.
             kwargs["reasoning_effort"] = "low"
+    if request.json_schema is not None and strict_schema(request.model or default_model):
+        kwargs["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {**request.json_schema, "strict": True},
+        }
     return kwargs
+
+
+def strict_schema(model: str) -> bool:
+    """Whether Groq holds ``model``'s answer to a JSON schema, strictly: its structured outputs
+    with ``strict: true`` are for the gpt-oss models (console.groq.com/docs/structured-outputs,
+    read 2026-12-06); the others' answers are validated as any answer is."""
+    return reasoning_family(model) == "gpt-oss"
