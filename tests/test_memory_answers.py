@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from fastdesk.cli.main import run
+from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
 from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey, default_path
 from fastdesk.translate.prompts import PROMPT_VERSION
@@ -175,3 +176,38 @@ def test_ctrl_c_during_a_large_import_exits_130_with_one_line_and_nothing_import
         timeout=60,
     )
     assert stats.stdout.startswith("0 translations"), stats
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use %d items",
+        "Hi :smile: there",
+        "    indented code",
+        "~~~\ncode\n~~~",
+        "<b>bold</b>",
+        "see www.example.com",
+        "get ftp://host/x",
+        "Hello {name}",
+        "Set ${var}",
+        "a [link](x.md)",
+        "run `make`",
+        "<https://example.org>",
+    ],
+)
+def test_a_memory_hit_is_checked_whenever_a_carried_check_could_find_something(
+    text: str,
+) -> None:
+    """The shortcut that skips the parse for plain prose never skips a text that has a link,
+    code, a tag or a placeholder: such a text changed to plain prose is refused."""
+    from fastdesk.translate.checks import facts
+
+    found = facts(text)
+    assert (
+        found.targets
+        or found.inline_code
+        or found.code_blocks
+        or found.tags
+        or (found.placeholders)
+    )
+    assert stored_answer_problem(text, "Du texte simple.", (), imported=True) is not None

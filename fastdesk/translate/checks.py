@@ -789,6 +789,13 @@ def check_block(
 # is flagged as it is stored. An imported answer (TMX) failing one is a stranger's link or
 # command; a local one failing one its flags do not record was changed on disk.
 CARRIED_CHECKS = ("links", "code", "inline_code", "html", "placeholders")
+# What any of them could find starts with one of these (a link's bracket, an autolink's or a
+# tag's <, a code span's backtick, a fence, an indented code line, a URL, a placeholder's
+# brace, percent, dollar or colon): a text without any has nothing they compare (most prose:
+# the markdown parse is skipped for it).
+_MAY_CARRY = re.compile(
+    r"[\[\]`<{%$]|(?:https?|ftp)://|www\.|:[a-z0-9_+\-]+:|^(?: {4}|\t|~~~)", re.M
+)
 
 
 def stored_answer_problem(
@@ -799,6 +806,8 @@ def stored_answer_problem(
     the answer was imported, or its stored flags (``recorded``, check names) do not say so."""
     if answer.strip() == source.strip():
         return None
+    if not (_MAY_CARRY.search(source) or _MAY_CARRY.search(answer)):
+        return None  # no link, code, tag or placeholder on either side: nothing to compare
     src, ans = facts(source), facts(answer)
     pair = Pair(source, answer, src, ans, "", "translate", None)
     for name in CARRIED_CHECKS:
