@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,10 +17,19 @@ from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
+from fastdesk.translate.events import (
+    MEMORY_REFUSED,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+)
 from fastdesk.translate.repeats import repeated
 
 __all__ = ["PairOutcome", "finish", "translate_pairs"]
+
+log = logging.getLogger("fastdesk")
 
 
 @dataclass
@@ -41,10 +51,12 @@ async def translate_pairs(
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
     on_pair: Callable[[PairOutcome], None] = lambda _o: None,
+    on_active: Callable[[Pair], None] = lambda _p: None,
 ) -> list[PairOutcome]:
     """Send what each pair needs; its review takes every answer in (the record of the run).
     ``specs`` name the project's source language, so the memory keeps it with each answer.
-    ``on_pair``: each pair's outcome as soon as it is done (the window's progress)."""
+    ``on_pair``: each pair's outcome as soon as it is done (the window's progress);
+    ``on_active``: the pair an answer just came for (the page being translated now)."""
 
     async def one(pair: Pair) -> PairOutcome:
         outcome = await each(pair)
@@ -63,6 +75,7 @@ async def translate_pairs(
         def on_event(event: EngineEvent) -> None:
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
+                on_active(pair)
                 if event.origin == "model":
                     answered[event.block_id] = event
                     outcome.translated += 1
@@ -76,6 +89,8 @@ async def translate_pairs(
                 outcome.errors.append(event.error)
             elif isinstance(event, RequestDone):
                 on_request(event)
+            elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+                log.warning("%s: %s", pair.source, event.message)
 
         await translate_document(
             engine, pair.doc, specs[pair.lang], pair.project.dialect, on_event, block_ids=need
