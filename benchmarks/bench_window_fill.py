@@ -360,6 +360,8 @@ class Progress:
     of the source found nowhere in the output) is left in it."""
 
     def __init__(self, source: str, expected: str) -> None:
+        # Qt's plain text has a space for each no-break space (QTextDocument.toPlainText)
+        source, expected = source.replace("\xa0", " "), expected.replace("\xa0", " ")
         self.expected = expected
         self.want = Counter(expected.split("\n")) - Counter(source.split("\n"))
         self.total = sum(self.want.values())
