@@ -30,13 +30,13 @@ EDITS = 8  # at most this many edited blocks go before the rest of a step (more:
 # (RenderScheduler's ``far_gap_ms``)
 NEAR, NEAR_ABOVE = 80, 20
 # How often a pane on screen takes a slice of far work while a stream goes on. 20 ms (a 3 ms
-# slice in 20) was too little for long blocks: a 4,000-block document whose paragraphs are a few
-# sentences each (~2.5 ms a block to render, against ~1.6 for one-line ones) left the rendered
-# view 19-72 s behind targetEditor, and a pane far behind costs more each slice (its diff, the
-# order of what is left): the GUI thread spent 43 s instead of 30 on the fill, and took the GIL
-# from the engine, whose requests then went out at half the command line's pace. At 5 ms the
-# rendered view kept up (0.5 s behind) and the fill took 0.83-1.13x the command line's time
-# (benchmarks/bench_window_fill.py --doc handbook, by turns; docs/performance.md).
+# slice in 20) was too little for long blocks (~2.5 ms each to render, against ~1.6 for one-line
+# ones): at the end of a 4,000-block fill the rendered view was 23-32 s behind targetEditor, and
+# a pane far behind costs more each slice (its diff, the order of what is left), GUI-thread time
+# that also holds the GIL the engine needs to start requests. At 5 ms the fill took 1.38x the
+# command line's time instead of 1.58x (paragraphs of a few sentences), 1.48x instead of 2.2x (a
+# docs page's shapes), 1.00x instead of 1.22x (a real page), by turns on a loaded machine
+# (benchmarks/bench_window_fill.py --doc …; docs/performance.md).
 FAR_GAP_MS = 5.0
 
 
