@@ -483,7 +483,11 @@ def fill(
             if tracer is not None:
                 tracer.poll(done)
             if status_s is None and any(FILLED_SAYS in t for t in status_texts(window)):
-                status_s, status_true = now, False  # said before targetEditor held it all
+                status_s = now  # true only if both views hold every answer now
+                preview_now = window.findChild(QTextEdit, "targetPreview")
+                status_true = progress.filled(shown) and (
+                    preview_now is None or progress.rendered(preview_now.toPlainText())
+                )
             if first5 is None and done >= total * 0.05:
                 first5 = now
             if first_screen is None and progress.first_screen(shown):
