@@ -41,6 +41,8 @@ __all__ = [
 
 _MKDOCS = (
     re.compile(r"-{2,}8<-{2,}.*"),  # snippets
+    re.compile(r"///.*"),  # a pymdownx block's opening or closing line
+    re.compile(r":::[ \t]+\S.*"),  # mkdocstrings' ::: identifier
     re.compile(r"\{:?[^{}]*\}"),  # an attribute list alone on its line
     re.compile(r"(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+\".*\")?"),  # admonition opener
     re.compile(r"===\+?\s+\".*\""),  # a content tab's opener
@@ -51,6 +53,10 @@ _DOCUSAURUS = (
     re.compile(r":::\w*.*"),  # an admonition fence alone
 )
 _HUGO = (re.compile(r"\{\{[<%].*?[%>]\}\}"),)  # shortcodes
+# a Hugo shortcode that holds code: its body is never prose (code-toggle's TOML, highlight's Go)
+_CODE_SHORTCODE = re.compile(
+    r"\{\{[<%]\s*(?P<close>/)?\s*(?P<name>code-toggle|highlight|hl|code)\b[^\n]*?(?P<end>/)?\s*[%>]\}\}"
+)
 
 DIALECTS: dict[str, tuple[re.Pattern[str], ...]] = {
     "mkdocs": _MKDOCS,
@@ -81,15 +87,40 @@ def keep_syntax(doc: Document, dialect: str) -> Document:
     titled = TITLES.get(dialect)
     blocks: list[Block] = []
     changed = False
+    code = _in_code_shortcodes(doc) if dialect == "hugo" else set()
     for block in doc.blocks:
         core = block.split()[1]
         lines = [line.strip() for line in core.splitlines() if line.strip()]
         syntax = lines and all(any(p.fullmatch(line) for p in patterns) for line in lines)
+        syntax = syntax or block.id in code or (dialect == "docusaurus" and _esm(core))
         if block.translatable and syntax and not (titled and titled.fullmatch(core)):
             block = dataclasses.replace(block, translatable=False)
             changed = True
         blocks.append(block)
     return Document(doc.source, tuple(blocks)) if changed else doc
+
+
+def _esm(core: str) -> bool:
+    """An MDX ES module block: ``import``/``export`` first, running on to the blank line
+    (a multi-line ``export const Highlight = …`` is JavaScript to its end)."""
+    return re.match(r"(?:import|export)[ \t{*]", core) is not None
+
+
+def _in_code_shortcodes(doc: Document) -> set[str]:
+    """The blocks a Hugo shortcode that holds code leaves open: from the block that opens it
+    (when it does not close it there too) to the block that closes it."""
+    inside: str | None = None
+    out: set[str] = set()
+    for block in doc.blocks:
+        was = inside
+        for m in _CODE_SHORTCODE.finditer(block.text):
+            if inside is None and not m["close"] and not m["end"]:
+                inside = m["name"]
+            elif m["close"] and m["name"] == inside:
+                inside = None
+        if was is not None or inside is not None:
+            out.add(block.id)
+    return out
 
 
 # ---- admonitions and tabs: containers ---------------------------------------------------------

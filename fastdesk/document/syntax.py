@@ -50,6 +50,7 @@ class Span:
     text: str
     echo: str = ""
     unchanged: str = ""
+    first: bool = False  # it opens the block (a line's syntax): put back first if lost
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,12 @@ _DIALECT = {
         r"(?P<abbr>^\*\[[^\]\n]+\]:)",
         r"(?P<keys>\+\+[\w+-]+\+\+)",
     ],
-    "hugo": [r"(?P<shortcode>\{\{[<%][\s\S]*?[%>]\}\})"],
+    "hugo": [
+        # a shortcode that holds code, body and all: {{< hl >}}fmt.Println(){{< /hl >}}
+        r"(?P<code_shortcode>\{\{[<%]\s*(?P<code_name>code-toggle|highlight|hl|code)\b"
+        r"[^\n]*?[%>]\}\}[\s\S]*?\{\{[<%]\s*/(?P=code_name)\s*[%>]\}\})",
+        r"(?P<shortcode>\{\{[<%][\s\S]*?[%>]\}\})",
+    ],
     "docusaurus": [r"(?P<line>^[ \t]*(?:import|export)[ \t][^\n]*$)"],
 }
 
@@ -140,7 +146,7 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
             out.append(core[last:start] + f"{bang}[{label}]")
             out.append(token(Span(f"[{label}]", "", f"[{label}]")))
         else:
-            out.append(core[last:start] + token(Span(core[start:end])))
+            out.append(core[last:start] + token(Span(core[start:end], first=start == 0)))
         last = end
     if not spans:
         return Shielded(core)
@@ -268,7 +274,8 @@ def _jsx_tag(text: str, start: int) -> _Found | None:
 
 def unshield(answer: str, shielded: Shielded) -> tuple[str, list[str]]:
     """``answer`` with every token put back; the second item lists the spans the answer lost
-    (put back at its end, so nothing the generator reads is lost) or repeated."""
+    (put back where they were, at its start or its end, so nothing the generator reads is
+    lost) or repeated."""
     spans = shielded.spans
     if not spans:
         return answer, []
@@ -295,10 +302,14 @@ def unshield(answer: str, shielded: Shielded) -> tuple[str, list[str]]:
             out.append(span.text)
     out.append(answer[last:])
     text = "".join(out)
-    lost = [span.text for n, span in enumerate(spans, 1) if n not in seen]
-    if lost:
-        text = text.rstrip() + " " + " ".join(lost) + answer[len(answer.rstrip()) :]
-    return text, lost + problems
+    lost = [span for n, span in enumerate(spans, 1) if n not in seen]
+    head = " ".join(span.text for span in lost if span.first)
+    tail = " ".join(span.text for span in lost if not span.first)
+    if head:
+        text = head + " " + text.lstrip()
+    if tail:
+        text = text.rstrip() + " " + tail + answer[len(answer.rstrip()) :]
+    return text, [span.text for span in lost] + problems
 
 
 # ---- heading anchors ---------------------------------------------------------------------------

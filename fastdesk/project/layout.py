@@ -93,6 +93,9 @@ class Project:
     roots: tuple[Root, ...]
     dialect: str = "commonmark"
     extensions: frozenset[str] = field(default=MARKDOWN)
+    # the generator takes explicit heading ids ({#id}, MkDocs' attr_list { #id }): translated
+    # headings keep their source's anchors that way (fastdesk.document.syntax.keep_anchor)
+    heading_ids: bool = False
 
     def sources(self) -> list[PurePosixPath]:
         """Every source file, relative to the root, in a stable order (read once)."""
@@ -365,7 +368,23 @@ def _project(
     exts = MARKDOWN | _MDX if dialect == "docusaurus" else MARKDOWN
     langs = tuple(lang for lang in dict.fromkeys(langs) if lang != source)
     _check_roots(roots, langs, origin)
-    return Project(root, layout, source, langs, roots, dialect, exts)
+    return Project(root, layout, source, langs, roots, dialect, exts, _heading_ids(root, dialect))
+
+
+def _heading_ids(root: Path, dialect: str) -> bool:
+    """Whether the generator reads an explicit heading id: Hugo's Goldmark and Docusaurus do;
+    MkDocs when its configuration turns attr_list on."""
+    if dialect in ("hugo", "docusaurus"):
+        return True
+    if dialect != "mkdocs":
+        return False
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        if (root / name).is_file():
+            try:
+                return "attr_list" in _config_text(root, name)
+            except ProjectError:
+                return False
+    return False
 
 
 def _known(code: str) -> bool:

@@ -133,8 +133,11 @@ class Pair:
         return relinked(self.project, self.source, self.lang, text, self.target)
 
     def _to_source(self, text: str) -> str:
+        if self.project.dialect == "hugo":
+            return text
         back = {t: s for s, t in self._pages().items()}
-        return rebase_links(text, self.target, self.source, back.get)
+        mdx = self.project.dialect == "docusaurus"
+        return rebase_links(text, self.target, self.source, back.get, modules=mdx)
 
     def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
         return self.project.pages(self.lang)
@@ -145,8 +148,14 @@ def relinked(
 ) -> str:
     """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
     relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
-    links to other pages point at their targets in ``lang``."""
-    return rebase_links(text, source, dest, project.pages(lang).get)
+    links to other pages point at their targets in ``lang``. Hugo resolves a link by the
+    page's path in its own language (a page bundle's files are shared by its translations):
+    its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
+    './a.js'`` are rebased like images."""
+    if project.dialect == "hugo":
+        return text
+    mdx = project.dialect == "docusaurus"
+    return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -240,7 +249,7 @@ def _shown(pair: Pair, doc: Document) -> TargetView:
     parts, spans, pos = [], [], 0
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        text = block.text if text is None else pair._to_target(text)
+        text = pair._to_target(block.text if text is None else text)
         parts.append(text)
         spans.append((block.id, pos, pos + len(text)))
         pos += len(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import TypedDict, Unpack
 
 from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.syntax import unshield
 from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.providers.factory import not_configured
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
@@ -101,6 +103,9 @@ class JobSpec:
     # the site generator's Markdown dialect of the document's project: a document translated
     # live keeps its syntax lines as they are (fastdesk.document.dialects.keep_syntax)
     dialect: str = "commonmark"
+    # whether the generator takes an explicit heading id in the dialect's syntax (MkDocs with
+    # attr_list, Hugo, Docusaurus): a translated heading then keeps its source's anchor
+    heading_ids: bool = False
 
     @property
     def style_text(self) -> str:
@@ -187,9 +192,10 @@ class Engine:
         spec: JobSpec,
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
+        labels: frozenset[str] | None = None,
     ) -> Plan:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
-        return planning.plan(doc, spec, self.memory, block_ids, force)
+        return planning.plan(doc, spec, self.memory, block_ids, force, labels)
 
     def packs(self, work: Sequence[Work]) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request."""
@@ -209,6 +215,7 @@ class Engine:
         rank: Callable[[Sequence[str]], object] | None = None,
         reviews: set[asyncio.Task[None]] | None = None,
         foreground: Callable[[Sequence[str]], bool] | None = None,
+        labels: frozenset[str] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
 
@@ -219,8 +226,10 @@ class Engine:
         ``rank(block ids of a pack)``: which waiting pack gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served).
         ``foreground(block ids)``: whether the reader waits for a pack (an edit, the screen);
-        the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
-        planned = self.plan(doc, spec, block_ids, force)
+        the backlog leaves them part of each minute's budget (None: nothing is backlog).
+        ``labels``: the page's reference labels, when ``doc`` is part of it (a container's
+        body): the syntax shielded from the model (fastdesk.document.syntax) reads them."""
+        planned = self.plan(doc, spec, block_ids, force, labels)
         copied, work, hits = planned.copied, planned.work, planned.hits
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -411,7 +420,14 @@ class Engine:
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
         for w, part in zip(pack, parts, strict=True):
-            outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
+            answer, lost = _unshielded(w, part)
+            outcome = await self._checked(w, answer, spec, revision, emit, provider, model)
+            if lost and outcome.text is not None:
+                flags = tuple(
+                    Flag("dialect", f"{span} lost by the answer; put back") for span in lost
+                )
+                outcome = dataclasses.replace(outcome, flags=(*outcome.flags, *flags))
+            outcomes.append(outcome)
         return outcomes
 
     async def _checked(
@@ -478,7 +494,7 @@ class Engine:
         parts = split_pack(retry[0], 1, markers)
         if not parts or not parts[0].strip():
             return None
-        return parts[0], retry[2], retry[3]
+        return _unshielded(w, parts[0])[0], retry[2], retry[3]
 
     def _single_block(self, spec: JobSpec) -> bool:
         """Whether the choice this request would go to is known to lose pack markers."""
@@ -505,7 +521,7 @@ class Engine:
         scale: int = 1,  # times the usual completion budget (it cut the answer: more)
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
-        cores = [w.core for w in pack]
+        cores = [w.text for w in pack]
         text = pack_text(cores, markers)
         used = spec.glossary_for(text)
         glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
@@ -665,6 +681,12 @@ class Engine:
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + part + trail))
+
+
+def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
+    """The answer with the syntax shielded from the model put back, and what it lost (put
+    back at its end: fastdesk.document.syntax.unshield)."""
+    return unshield(answer, w.sent) if w.sent is not None else (answer, [])
 
 
 def _markers(pack: Sequence[Work]) -> Markers | None:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers.base import estimate_tokens
+from fastdesk.document.syntax import Shielded, defined_labels, shield
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -36,6 +37,8 @@ class PlanSpec(Protocol):
     def use_memory(self) -> bool: ...
     @property
     def style_version(self) -> str: ...
+    @property
+    def dialect(self) -> str: ...
     def glossary_for(self, text: str) -> Glossary | None: ...
 
 
@@ -47,6 +50,14 @@ class Work:
     key: MemoryKey
     blocks: list[Block]
     context: Context = field(default_factory=Context)
+    # what is sent, when it differs from core: the generator's syntax shielded by tokens
+    # (fastdesk.document.syntax); the memory keeps core and the answer as written
+    sent: Shielded | None = None
+
+    @property
+    def text(self) -> str:
+        """The block's text as the model sees it."""
+        return self.sent.text if self.sent is not None else self.core
 
     @property
     def tokens(self) -> int:
@@ -97,8 +108,11 @@ def plan(
     memory: Memory | None,
     block_ids: Collection[str] | None = None,
     force: Collection[str] = (),
+    labels: frozenset[str] | None = None,
 ) -> Plan:
-    """Split blocks into: copied as they are, answered by memory, and work to send."""
+    """Split blocks into: copied as they are, answered by memory, and work to send.
+    ``labels``: the reference labels the whole document defines (default: ``doc``'s own;
+    a container's body is a document of its own, its page's labels apply)."""
     copied: dict[str, str] = {}
     hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
     work: dict[str, Work] = {}
@@ -132,7 +146,10 @@ def plan(
             work[key.digest()].blocks.append(block)
         else:
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
-            work[key.digest()] = Work(core, key, [block], ctx)
+            if labels is None:
+                labels = defined_labels(b.text for b in doc.blocks if b.kind == "reference")
+            found = shield(core, spec.dialect, labels)
+            work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
     return Plan(copied, list(work.values()), hits)
 
