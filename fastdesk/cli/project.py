@@ -37,13 +37,14 @@ def parse_languages(value: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
 
 
-def open_project(folder: str, langs: str | None) -> Project:
-    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none."""
+def open_project(folder: str, langs: str | None, *, need_languages: bool = True) -> Project:
+    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none (or,
+    with ``need_languages``, when it names no target language)."""
     try:
         project = find_project(folder, parse_languages(langs))
     except ProjectError as exc:
         raise UsageError(str(exc)) from None
-    if not project.languages:
+    if need_languages and not project.languages:
         raise UsageError(
             f"{folder}: no target languages; give --to fr,de or languages in {CONFIG_NAME}"
         )
@@ -157,7 +158,8 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     _summary(project, reports, len(requests))
     finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
-    return 1 if below or any(r.status in ("failed", "skipped") for r in reports) else 0
+    bad = any(r.status in ("failed", "skipped") or r.not_translated for r in reports)
+    return 1 if below or bad else 0
 
 
 def _say_escapes(project: Project, record: WrittenRecord) -> None:
@@ -273,6 +275,8 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits
     report.missing = tuple(pair.missing())
+    echoed = set(pair.not_translated())
+    report.not_translated = [i for i, b in enumerate(pair.doc.blocks) if b.id in echoed]
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # said once for the run
         report.status = "skipped"
