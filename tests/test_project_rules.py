@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fastdesk.cli.main import run
+from fastdesk.project.layout import ProjectError, find_project, set_languages
 from tests.emulator import Emulator
 from tests.project_kit import make_project, translator, use_emulator, write
 
@@ -98,3 +99,20 @@ def test_status_on_a_project_without_target_languages_exits_0(
     assert "no target languages" in capsys.readouterr().err
     data = _status(capsys, tmp_path)
     assert data["files"] == [] and data["project"]["languages"] == []  # type: ignore[index]
+
+
+def test_naming_the_languages_keeps_the_rest_of_the_configuration(tmp_path: Path) -> None:
+    config = write(
+        tmp_path / ".fastdesk.toml",
+        'source = "en"\n\n[[roots]]\nsource = "manual"\ntarget = "translations/{lang}/{path}"\n',
+    )
+    write(tmp_path / "manual/index.md", "# Home\n")
+    assert find_project(tmp_path).languages == ()
+    set_languages(tmp_path, ("fr",))
+    assert config.read_text(encoding="utf-8").startswith('languages = ["fr"]\nsource = "en"\n')
+    set_languages(tmp_path, ("fr", "de"))
+    project = find_project(tmp_path)
+    assert project.languages == ("fr", "de") and project.roots[0].source == "manual"
+    with pytest.raises(ProjectError, match="BCP-47"):
+        set_languages(tmp_path, ("../x",))
+    assert find_project(tmp_path).languages == ("fr", "de")

@@ -67,7 +67,9 @@ def _translated_everything(source: Path, target: Path) -> None:
     assert target.is_file(), target
 
     def words(path: Path) -> set[str]:
-        body = re.sub(r"\A(---|\+\+\+)\n.*?\n\1\n", "", path.read_text(encoding="utf-8"), flags=re.S)
+        body = re.sub(
+            r"\A(---|\+\+\+)\n.*?\n\1\n", "", path.read_text(encoding="utf-8"), flags=re.S
+        )
         return set(re.findall(r"[a-z]{5,}", re.sub(r"\]\([^)]*\)", "", body)))
 
     theirs = words(source)

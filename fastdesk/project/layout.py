@@ -30,7 +30,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, read_file_bytes
+from fastdesk.config.fileio import (
+    MAX_STATE_BYTES,
+    FileError,
+    atomic_write_text,
+    os_reason,
+    read_file_bytes,
+)
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
 from fastdesk.review.export import is_language_suffix
@@ -45,6 +51,7 @@ __all__ = [
     "enclosing_project",
     "find_project",
     "publish_hint",
+    "set_languages",
 ]
 
 CONFIG_NAME = ".fastdesk.toml"
@@ -259,6 +266,34 @@ def find_project(folder: str | os.PathLike[str], languages: tuple[str, ...] = ()
         )
         _check_roots(project.roots, project.languages, "--to")
     return project
+
+
+_LANGUAGES_LINE = re.compile(r"^languages[ \t]*=.*$", re.MULTILINE)
+
+
+def set_languages(root: Path, languages: tuple[str, ...]) -> Path:
+    """Name the project's target languages in its .fastdesk.toml (made when there is none;
+    an existing one keeps every other line): what the window offers for a project that names
+    none. Raises ProjectError for a code that is not BCP-47 or a file that cannot be used."""
+    for code in languages:
+        _check_code(code, "languages", "language")
+    path = root / CONFIG_NAME
+    if path.is_symlink() and not within(root, path):
+        raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
+    line = "languages = [" + ", ".join(f'"{code}"' for code in languages) + "]"
+    text = _config_text(root, CONFIG_NAME, errors="strict") if path.is_file() else ""
+    if _LANGUAGES_LINE.search(text):
+        text = _LANGUAGES_LINE.sub(line, text, count=1)
+    else:  # first, above any [[roots]] table it would otherwise belong to
+        text = f"{line}\n{text}"
+    try:
+        tomllib.loads(text)
+        atomic_write_text(path, text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProjectError(f"{path}: cannot be read ({exc})") from None
+    except OSError as exc:
+        raise ProjectError(f"{path}: not written ({os_reason(exc)})") from None
+    return path
 
 
 def _link(path: Path) -> str:
