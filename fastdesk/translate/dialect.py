@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, join, parse
-from fastdesk.document.dialects import Container, container, dedent, indent
+from fastdesk.document.dialects import Container, container, dedent, indent, safe_value
 from fastdesk.document.syntax import anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
@@ -143,7 +143,8 @@ async def _container(
         if piece.kind == "keep":
             parts.append(piece.text)
             continue
-        doc = parse(dedent(piece.text, piece.prefix))
+        prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
+        doc = parse(dedent(piece.text, prefix))
         results = await engine.run(
             doc,
             spec,
@@ -160,7 +161,11 @@ async def _container(
         text = join(results[b.id] for b in doc.blocks)
         if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
             text = piece.text  # a title must stay one quoted line: keep the source's
-        parts.append(indent(text, piece.prefix))
+        if piece.kind == "value":  # a front matter value: one line, in its quotes
+            text = text.strip()
+            if not safe_value(text, piece.prefix):
+                text = piece.text
+        parts.append(indent(text, prefix))
     origin = "model" if "model" in origins else "memory"
     return BlockDone(revision, block_id, "".join(parts), origin, tuple(flags))
 
