@@ -420,8 +420,8 @@ class Engine:
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
         for w, part in zip(pack, parts, strict=True):
-            answer, lost = _unshielded(w, part)
-            outcome = await self._checked(w, answer, spec, revision, emit, provider, model)
+            shown, lost = _unshielded(w, part)
+            outcome = await self._checked(w, shown, spec, revision, emit, provider, model)
             if lost and outcome.text is not None:
                 flags = tuple(
                     Flag("dialect", f"{span} lost by the answer; put back") for span in lost
