@@ -185,6 +185,39 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
     return sorted(out)
 
 
+_KINDS = {
+    "reference labels": re.compile(r"\]\[[^\]\n]+\]"),
+    "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
+    "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
+    "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
+    "Hugo shortcodes": re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"),
+    "MDX expressions": re.compile(r"\{[a-z][\w.]*\}|\{/\*[\s\S]*?\*/\}"),
+}
+
+
+def _kept(root: Path, site: str) -> str:
+    """Of each kind of syntax in the sources, how much the French targets hold as it was."""
+    from collections import Counter
+
+    from fastdesk.project.layout import find_project
+
+    project = find_project(root)
+    only = {"hugo": "Hugo shortcodes", "docusaurus": "MDX expressions"}
+    kinds = {k: p for k, p in _KINDS.items() if k not in only.values() or only.get(site) == k}
+    totals = {k: [0, 0] for k in kinds}
+    for source in project.sources():
+        target = root / project.target(source, "fr")
+        if not target.is_file():
+            continue
+        theirs = (root / source).read_text(encoding="utf-8", errors="replace")
+        ours = target.read_text(encoding="utf-8", errors="replace")
+        for kind, pattern in kinds.items():
+            a, b = Counter(pattern.findall(theirs)), Counter(pattern.findall(ours))
+            totals[kind][0] += sum((a & b).values())
+            totals[kind][1] += sum(a.values())
+    return ", ".join(f"{k} {kept}/{n}" for k, (kept, n) in totals.items() if n)
+
+
 def _row(name: str, counts: SiteCounts, source: SiteCounts | None = None) -> str:
     figures = counts.figures()
     if source is not None:
@@ -237,6 +270,7 @@ def main() -> None:
         code, requests, seconds, summary = _translate(work, Path(tmp) / "home")
         print(f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s")
         print(f"    {summary}")
+        print(f"    kept in the Markdown: {_kept(work, args.site)}")
         if build("translated"):
             print(_row("fr translated", count_site(built, _pages(built, args.site, "fr")), source))
 

@@ -69,6 +69,8 @@ _CODE = (
 )
 _COMMON = [
     r"(?P<comment><!--[\s\S]*?-->)",
+    # a link reference definition inside a block (a list item's): label and URL are syntax
+    r"(?P<definition>^[ \t]*\[[^\]\n]+\]:[ \t]+\S[^\n]*$)",
     r"(?P<footnote>\[\^[^\]\s]+\])",
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
     r"(?P<full>(?<=\])\[[^\[\]\n]*[^\[\]\s][^\[\]\n]*\])",
@@ -102,7 +104,7 @@ def _pattern(dialect: str) -> re.Pattern[str]:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
-_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:", re.MULTILINE)
+_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:[ \t]", re.MULTILINE)
 
 
 def _label(text: str) -> str:
@@ -110,7 +112,8 @@ def _label(text: str) -> str:
 
 
 def defined_labels(texts: Iterable[str]) -> frozenset[str]:
-    """The link reference labels defined in a document (its ``reference`` blocks' texts)."""
+    """The link reference labels a document defines (in blocks of their own, or in a list
+    item's), from its blocks' texts."""
     return frozenset(_label(m.group(1)) for t in texts for m in _DEFINITION.finditer(t))
 
 
@@ -317,7 +320,13 @@ def unshield(answer: str, shielded: Shielded) -> tuple[str, list[str]]:
 _HEADING = re.compile(
     r"^(?P<marks>[ \t]{0,3}#{1,6})(?P<text>[ \t][^\n]*?)??(?P<close>[ \t]+#+)?[ \t]*$"
 )
-_EXPLICIT = re.compile(r"\{:?[ \t]*#[^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}")
+# an explicit id: {#id}, { #id .class }, { id="4.53.17" }, {/* #id */}
+_EXPLICIT = re.compile(
+    r"\{:?[^{}\n]*?(?:(?<![\w-])#(?P<hash>[^\s{}]+)|\bid=[\"']?(?P<attr>[^\"'\s{}]+))[^{}\n]*\}"
+    r"|\{/\*[ \t]*#(?P<comment>[^\s{}*]+)[ \t]*\*/\}"
+)
+# an attribute list without an id that ends a heading line: the id goes into it
+_TRAILING_ATTRS = re.compile(r"\{(?P<colon>:?)(?P<space>[ \t]*)(?P<body>[^{}\n]*)\}[ \t]*$")
 _INLINE_STRIP = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images have no text
     (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
@@ -362,7 +371,7 @@ def anchors(headings: Iterable[tuple[str, str]], dialect: str) -> dict[str, str]
     for block_id, line in headings:
         explicit = _EXPLICIT.search(line)
         if explicit:
-            used.add(explicit.group(0).strip("{}/* :").lstrip("#").split()[0])
+            used.add(explicit["hash"] or explicit["attr"] or explicit["comment"])
             continue
         text = heading_text(line)
         if text is None:
@@ -403,5 +412,15 @@ def keep_anchor(answer: str, anchor: str, dialect: str) -> str:
     if text is None or slug(text, dialect) == anchor:
         return answer
     cut = m.start("close") if m.group("close") else len(line.rstrip(" \t"))
-    line = line[:cut].rstrip(" \t") + " " + id_syntax(anchor, dialect) + line[cut:]
+    attrs = _TRAILING_ATTRS.search(line[:cut]) if dialect != "docusaurus" else None
+    if attrs is not None:  # { data-toc-label="…" } → { #id data-toc-label="…" }
+        inside = f"{attrs['colon']}{attrs['space'] or ' ' * (dialect == 'mkdocs')}#{anchor} "
+        line = (
+            line[: attrs.start("colon")]
+            + inside
+            + attrs["body"].lstrip()
+            + line[attrs.end("body") :]
+        )
+    else:
+        line = line[:cut].rstrip(" \t") + " " + id_syntax(anchor, dialect) + line[cut:]
     return line + first[len(first.rstrip("\r")) :] + newline + rest

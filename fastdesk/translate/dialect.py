@@ -48,7 +48,7 @@ async def translate_document(
     boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
-    labels = defined_labels(b.text for b in doc.blocks if b.kind == "reference")
+    labels = defined_labels(b.text for b in doc.blocks)
     heads = heading_anchors(doc, dialect) if spec.heading_ids else {}
 
     def on_event(event: EngineEvent) -> None:

@@ -147,7 +147,7 @@ def plan(
         else:
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
             if labels is None:
-                labels = defined_labels(b.text for b in doc.blocks if b.kind == "reference")
+                labels = defined_labels(b.text for b in doc.blocks)
             found = shield(core, spec.dialect, labels)
             work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
