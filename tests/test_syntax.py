@@ -33,7 +33,8 @@ CASES = {
     ),
     "hugo": (
         "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{< /code-toggle >}} or "
-        '{{< hl >}}fmt.Println(){{< /hl >}} as {{% glossary-term "x" %}} says {#configuration-disqus}',
+        '{{< hl >}}fmt.Println(){{< /hl >}} as {{% glossary-term "x" %}} says '
+        "{#configuration-disqus}",
         [
             "[build]\nlist = 'always'",
             "fmt.Println()",
