@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import re
@@ -47,6 +48,7 @@ from tests.site_judge import SiteCounts, count_site
 from tests.translating import translate_everything
 
 BIN = Path(sys.executable).parent
+print = functools.partial(print, flush=True)  # figures as they come
 _IGNORE = shutil.ignore_patterns(".git", "site", "public", "build", ".docusaurus", "node_modules")
 
 
@@ -218,6 +220,14 @@ def _kept(root: Path, site: str) -> str:
     return ", ".join(f"{k} {kept}/{n}" for k, (kept, n) in totals.items() if n)
 
 
+def _count(built: Path, site: str, lang: str | None) -> SiteCounts:
+    """One language's counts; Docusaurus builds each locale alone, served at /fr/."""
+    if site == "docusaurus":
+        folder = built / (lang or "en")
+        return count_site(folder, _pages(built, site, lang), f"/{lang}/" if lang else "/")
+    return count_site(built, _pages(built, site, lang))
+
+
 def _row(name: str, counts: SiteCounts, source: SiteCounts | None = None) -> str:
     figures = counts.figures()
     if source is not None:
@@ -255,13 +265,13 @@ def main() -> None:
 
         print(f"{args.site}: {args.checkout}")
         if build("source"):
-            source = count_site(built, _pages(built, args.site, None))
+            source = _count(built, args.site, None)
             print(_row("source (en)", source))
             if args.site != "docusaurus":
                 print(
                     _row(
                         "fr before translation",
-                        count_site(built, _pages(built, args.site, "fr")),
+                        _count(built, args.site, "fr"),
                         source,
                     )
                 )
@@ -272,7 +282,7 @@ def main() -> None:
         print(f"    {summary}")
         print(f"    kept in the Markdown: {_kept(work, args.site)}")
         if build("translated"):
-            print(_row("fr translated", count_site(built, _pages(built, args.site, "fr")), source))
+            print(_row("fr translated", _count(built, args.site, "fr"), source))
 
 
 if __name__ == "__main__":

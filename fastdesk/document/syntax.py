@@ -75,7 +75,7 @@ _COMMON = [
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
     r"(?P<full>(?<=\])\[[^\[\]\n]*[^\[\]\s][^\[\]\n]*\])",
     r"(?P<collapsed>(?<![\]\\])!?\[(?P<clabel>[^\[\]\n]+)\]\[\])",
-    r"(?P<shortcut>(?<![\]\\])!?\[(?P<slabel>[^\[\]\n^]+)\](?![\[(:]))",
+    r"(?P<shortcut>(?<![\]\\])!?\[(?P<slabel>[^\[\]\n^]+)\](?![\[(]))",
     r"(?P<attrs>\{:?[ \t]*(?:[#.][^{}\n]*|[\w-]+=[^{}\n]*)\})",
     r"(?P<emoji>(?<![\w:/`]):(?=[a-z0-9_+\-]*[a-z])[a-z0-9_+\-]+:(?![\w:/]))",
     r"(?P<tag></?[A-Za-z][\w:.-]*(?:\s[^<>{}]*)?/?>)",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import dataclasses
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -420,14 +419,7 @@ class Engine:
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
         for w, part in zip(pack, parts, strict=True):
-            shown, lost = _unshielded(w, part)
-            outcome = await self._checked(w, shown, spec, revision, emit, provider, model)
-            if lost and outcome.text is not None:
-                flags = tuple(
-                    Flag("dialect", f"{span} lost by the answer; put back") for span in lost
-                )
-                outcome = dataclasses.replace(outcome, flags=(*outcome.flags, *flags))
-            outcomes.append(outcome)
+            outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
         return outcomes
 
     async def _checked(
@@ -442,28 +434,38 @@ class Engine:
     ) -> _Outcome:
         """Is it a translation at all (else once more on the next model, then flagged
         not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
-        flag."""
-        why = not_translated(w.core, answer, spec.target_lang) if spec.mode == "translate" else None
+        flag. ``answer`` is as the model gave it: the language is judged on what it was sent
+        and gave back (the syntax shielded from it says nothing of the language), the checks
+        on the answer with the syntax put back."""
+        sent = w.text
+        why = not_translated(sent, answer, spec.target_lang) if spec.mode == "translate" else None
         if why:
             again = await self._single(w, spec, revision, emit, avoid=(provider, model))
-            if again is None or not_translated(w.core, again[0], spec.target_lang):
+            if again is None or not_translated(sent, again[0], spec.target_lang):
                 return _Outcome(None, provider=provider, model=model, not_translated=why)
             answer, provider, model = again
-        answer = keep_types(w.core, answer)  # an admonition's type is syntax: put it back
-        flags = self._check(w, answer, spec)
+        shown, flags = self._answered(w, answer, spec)
         if not flags:
-            return _Outcome(answer, (), provider=provider, model=model)
+            return _Outcome(shown, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
         retry = await self._single(w, spec, revision, emit, firmer=firmer)
         if retry is None:
-            return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        second = keep_types(w.core, retry[0])
-        second_flags = self._check(w, second, spec)
+            return _Outcome(shown, tuple(flags), provider=provider, model=model)
+        second, second_flags = self._answered(w, retry[0], spec)
         if len(second_flags) <= len(flags) and not (
-            spec.mode == "translate" and not_translated(w.core, second, spec.target_lang)
+            spec.mode == "translate" and not_translated(sent, retry[0], spec.target_lang)
         ):
             return _Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
-        return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        return _Outcome(shown, tuple(flags), provider=provider, model=model)
+
+    def _answered(self, w: Work, answer: str, spec: JobSpec) -> tuple[str, list[Flag]]:
+        """The answer as written (the shielded syntax put back, an admonition's type too)
+        and the flags of its checks (a shielded piece it lost, put back, among them)."""
+        shown, lost = _unshielded(w, answer)
+        shown = keep_types(w.core, shown)  # an admonition's type is syntax: put it back
+        flags = self._check(w, shown, spec)
+        flags += [Flag("dialect", f"{span} lost by the answer; put back") for span in lost]
+        return shown, flags
 
     async def _single(
         self,
@@ -475,8 +477,8 @@ class Engine:
         firmer: str = "",
         avoid: tuple[str, str] | None = None,
     ) -> tuple[str, str, str] | None:
-        """One block asked again (a retry): (answer, provider, model), or None when no complete
-        answer came."""
+        """One block asked again (a retry): (answer as the model gave it, provider, model), or
+        None when no complete answer came."""
         markers = _markers([w])
         retry = await self._request(
             [w],
@@ -494,7 +496,7 @@ class Engine:
         parts = split_pack(retry[0], 1, markers)
         if not parts or not parts[0].strip():
             return None
-        return _unshielded(w, parts[0])[0], retry[2], retry[3]
+        return parts[0], retry[2], retry[3]
 
     def _single_block(self, spec: JobSpec) -> bool:
         """Whether the choice this request would go to is known to lose pack markers."""
