@@ -15,7 +15,7 @@ import pytest
 from fastdesk.cli.main import run
 from fastdesk.project.layout import ProjectError, find_project, set_languages
 from tests.emulator import Emulator
-from tests.project_kit import make_project, translator, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, use_emulator, write
 
 ENGLISH = (
     "The editor translates each paragraph while you type, and it keeps every link intact, "
@@ -29,7 +29,7 @@ FRENCH = (
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 
@@ -62,7 +62,7 @@ def test_an_echoed_page_is_partial_not_written_and_asked_again(
     entry = next(f for f in _status(capsys, root)["files"] if f["source"] == "docs/index.md")  # type: ignore[attr-defined]
     assert entry["state"] == "stale" and entry["stale"] == 1
 
-    emu.configure(answer=lambda m: translator(m).replace(ENGLISH, FRENCH))
+    emu.configure(answer=lambda m: answer_in_language(m).replace(ENGLISH, FRENCH))
     before = emu.request_count
     assert run(["translate", str(root), "--to", "fr"]) == 0
     assert emu.request_count > before

@@ -133,3 +133,15 @@ def test_a_translated_heading_keeps_its_anchor_in_the_dialects_syntax() -> None:
     )
     assert keep_anchor("## Getting started", "getting-started", "mkdocs") == "## Getting started"
     assert keep_anchor("## Valeur {#x}", "value", "hugo") == "## Valeur {#x}"
+
+
+def test_an_answer_still_streaming_shows_the_syntax_it_holds_so_far() -> None:
+    found = shield("Click { .md-button } to go :material-plus-circle: on", "mkdocs")
+    assert found.text == "Click {{1}} to go {{2}} on"
+    assert unshield("Cliquez {{1}} pour {", found, partial=True) == (
+        "Cliquez { .md-button } pour {",
+        [],
+    )
+    assert unshield("Cliquez {{1}} pour {{2", found, partial=True)[0] == (
+        "Cliquez { .md-button } pour "
+    )

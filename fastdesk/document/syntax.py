@@ -275,10 +275,11 @@ def _jsx_tag(text: str, start: int) -> _Found | None:
     return None
 
 
-def unshield(answer: str, shielded: Shielded) -> tuple[str, list[str]]:
+def unshield(answer: str, shielded: Shielded, *, partial: bool = False) -> tuple[str, list[str]]:
     """``answer`` with every token put back; the second item lists the spans the answer lost
     (put back where they were, at its start or its end, so nothing the generator reads is
-    lost) or repeated."""
+    lost) or repeated. ``partial``: an answer still streaming (the tokens it holds put back,
+    nothing added; a token cut at its end is left out)."""
     spans = shielded.spans
     if not spans:
         return answer, []
@@ -303,7 +304,11 @@ def unshield(answer: str, shielded: Shielded) -> tuple[str, list[str]]:
             out.append(span.echo)
         else:
             out.append(span.text)
-    out.append(answer[last:])
+    rest = answer[last:]
+    if partial:
+        cut = rest.rfind("{{")
+        return "".join(out) + (rest[:cut] if cut >= 0 and "}}" not in rest[cut:] else rest), []
+    out.append(rest)
     text = "".join(out)
     lost = [span for n, span in enumerate(spans, 1) if n not in seen]
     head = " ".join(span.text for span in lost if span.first)

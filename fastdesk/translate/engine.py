@@ -680,9 +680,11 @@ class Engine:
         for n, part in partial_pack(text, len(pack), markers).items():
             if shown.get(n) != part:
                 shown[n] = part
+                sent = pack[n].sent
+                streamed = unshield(part, sent, partial=True)[0] if sent is not None else part
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
-                    emit(BlockDelta(revision, block.id, lead + part + trail))
+                    emit(BlockDelta(revision, block.id, lead + streamed + trail))
 
 
 def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:

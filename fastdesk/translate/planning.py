@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
-from fastdesk.providers.base import estimate_tokens
 from fastdesk.document.syntax import Shielded, defined_labels, shield
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
