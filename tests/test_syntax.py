@@ -145,3 +145,20 @@ def test_an_answer_still_streaming_shows_the_syntax_it_holds_so_far() -> None:
     assert unshield("Cliquez {{1}} pour {{2", found, partial=True)[0] == (
         "Cliquez { .md-button } pour "
     )
+
+
+def test_references_as_python_markdown_reads_them() -> None:
+    labels = defined_labels(
+        ["  [layout options]: #x\n  [Puppeteer]: https://p\n  [on mobile viewports]: #m\n"]
+    )
+    cases = {  # a label over two lines, "[text]\n[label]", a shortcut before a footnote
+        "or [change the\nlayout options]\n[layout options] like it": "[layout options]",
+        "[Puppeteer][^1], it would": "[Puppeteer]",
+        "has [better behavior on mobile\nviewports] ok": None,
+        "see [on mobile\nviewports] ok": "[on mobile\nviewports]",
+    }
+    for text, label in cases.items():
+        found = shield(text, "mkdocs", labels)
+        answer, lost = unshield(translate_text(found.text), found)
+        assert not lost and (label is None or label in answer), (text, answer)
+        assert unshield(found.text, found)[0] == text

@@ -73,9 +73,10 @@ _COMMON = [
     r"(?P<definition>^[ \t]*\[[^\]\n]+\]:[ \t]+\S[^\n]*$)",
     r"(?P<footnote>\[\^[^\]\s]+\])",
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
-    r"(?P<full>(?<=\])\[[^\[\]\n]*[^\[\]\s][^\[\]\n]*\])",
-    r"(?P<collapsed>(?<![\]\\])!?\[(?P<clabel>[^\[\]\n]+)\]\[\])",
-    r"(?P<shortcut>(?<![\]\\])!?\[(?P<slabel>[^\[\]\n^]+)\](?![\[(]))",
+    # (a label may run over a line; Python-Markdown also takes "[text]\n[label]")
+    r"(?P<full>\][ \t]*\n?[ \t]*(?P<flabel>\[(?!\^)[^\[\]]*[^\[\]\s][^\[\]]*\]))",
+    r"(?P<collapsed>(?<![\]\\])!?\[(?P<clabel>[^\[\]]+)\]\[\])",
+    r"(?P<shortcut>(?<![\]\\])!?\[(?P<slabel>[^\[\]^][^\[\]]*)\](?!\(|[ \t]*\n?[ \t]*\[(?!\^)))",
     r"(?P<attrs>\{:?[ \t]*(?:[#.][^{}\n]*|[\w-]+=[^{}\n]*)\})",
     r"(?P<emoji>(?<![\w:/`]):(?=[a-z0-9_+\-]*[a-z])[a-z0-9_+\-]+:(?![\w:/]))",
     r"(?P<tag></?[A-Za-z][\w:.-]*(?:\s[^<>{}]*)?/?>)",
@@ -135,7 +136,10 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
         if kind in ("fence", "ticks", "f"):
             continue
         start, end = m.start(), m.end()
-        if kind == "collapsed":
+        if kind == "full":  # the label only: "]" and what follows it stay
+            start = m.start("flabel")
+            out.append(core[last:start] + token(Span(core[start:end])))
+        elif kind == "collapsed":
             label = m.group("clabel")
             bang = "!" if m.group(0).startswith("!") else ""
             # [Label][] → [Label]{{n}}: the text stays translatable, the label does not
