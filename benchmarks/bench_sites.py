@@ -21,7 +21,10 @@ the site's own ``node_modules``.
 Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS`` and bundle their scripts
 from ``node_modules`` (alpinejs) with ``js.Build``; the pipe is replaced by ``{{ with . }}``
 and the scripts' partial emptied (no CSS, no scripts) so the site builds offline.
-The news section, made from GitHub's releases fetched as the site builds, is one empty page.
+A subset is built: the ``functions``, ``methods`` and ``quick-reference`` sections (742 of
+its 993 pages) are left out, and the templates' ``errorf`` (a page the subset lacks) made
+``warnf``; their links break in both languages alike. The news section, made from GitHub's
+releases fetched as the site builds, is one empty page.
 """
 
 from __future__ import annotations
@@ -104,7 +107,15 @@ def _material(root: Path) -> None:
 
 
 def _hugo(root: Path) -> None:
-    # the news pages are made from GitHub's releases, fetched as the site builds: one page
+    for section in ("functions", "methods", "quick-reference"):  # the subset
+        shutil.rmtree(root / "content/en" / section, ignore_errors=True)
+    for template in (root / "layouts").rglob("*.*"):  # a page the subset lacks: said, not fatal
+        text = template.read_text(encoding="utf-8", errors="surrogateescape")
+        if "errorf" in text:
+            template.write_text(text.replace("errorf", "warnf"), "utf-8", "surrogateescape")
+    # the news pages are made from GitHub's releases, fetched as the site builds: one page,
+    # and Hugo's own RSS template (the site's lists the news, which French has none of)
+    (root / "layouts/list.rss.xml").unlink(missing_ok=True)
     news = root / "content/en/news"
     (news / "_content.gotmpl").unlink(missing_ok=True)
     if not (news / "_index.md").exists():

@@ -25,6 +25,9 @@ FRENCH = (
     "texte", "page", "réglage", "thème", "fichier", "modèle", "réponse", "encore", "très",
     "été", "problème", "système", "écrire", "donnée", "même", "où", "déjà", "après",
     "première", "fenêtre", "être", "étape", "réseau", "sécurité", "qui", "que", "mais", "aussi",
+    "automatiquement", "configuration", "documentation", "téléchargement", "paramètres",
+    "navigation", "traduction", "extension", "recherche", "développeur", "personnalisé",
+    "à", "y", "ou", "et", "un", "de", "en",
 )  # fmt: skip
 
 # What is kept: marker lines, fenced code, code spans, link destinations, autolinks, URLs
@@ -40,8 +43,16 @@ _KEPT = re.compile(
 _WORD = re.compile(r"[A-Za-z]+")
 
 
+_BY_LENGTH: dict[int, list[str]] = {}
+for _word in FRENCH:
+    _BY_LENGTH.setdefault(len(_word), []).append(_word)
+
+
 def _french(word: str) -> str:
-    out = FRENCH[zlib.crc32(word.lower().encode()) % len(FRENCH)]
+    """A French word about as long (a translation is about as long as its source)."""
+    size = min(_BY_LENGTH, key=lambda n: (abs(n - len(word)), n))
+    choices = _BY_LENGTH[size]
+    out = choices[zlib.crc32(word.lower().encode()) % len(choices)]
     return out.capitalize() if word[:1].isupper() else out
 
 
