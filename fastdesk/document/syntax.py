@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
+    "SHIELDED_DIALECTS",
     "Shielded",
     "Span",
     "anchors",
@@ -203,10 +204,10 @@ class _Found:
     def __init__(self, text: str, start: int, end: int) -> None:
         self._text, self._start, self._end = text, start, end
 
-    def start(self) -> int:
+    def start(self, _group: int | str = 0) -> int:
         return self._start
 
-    def end(self) -> int:
+    def end(self, _group: int | str = 0) -> int:
         return self._end
 
     def group(self, _n: int | str = 0) -> str:

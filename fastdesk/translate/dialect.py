@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, join, parse
 from fastdesk.document.dialects import Container, container, dedent, indent, safe_value
-from fastdesk.document.syntax import anchors, defined_labels, keep_anchor
+from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 
@@ -48,7 +48,8 @@ async def translate_document(
     boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
-    labels = defined_labels(b.text for b in doc.blocks)
+    shielding = dialect in SHIELDED_DIALECTS
+    labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
     heads = heading_anchors(doc, dialect) if spec.heading_ids else {}
 
     def on_event(event: EngineEvent) -> None:

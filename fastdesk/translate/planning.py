@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
-from fastdesk.document.syntax import Shielded, defined_labels, shield
+from fastdesk.document.syntax import SHIELDED_DIALECTS, Shielded, defined_labels, shield
 from fastdesk.providers.base import estimate_tokens
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
@@ -146,8 +146,9 @@ def plan(
             work[key.digest()].blocks.append(block)
         else:
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
-            if labels is None:
-                labels = defined_labels(b.text for b in doc.blocks)
+            if labels is None:  # read once, and only where the dialect shields syntax
+                shielding = spec.dialect in SHIELDED_DIALECTS
+                labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
             found = shield(core, spec.dialect, labels)
             work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
