@@ -162,3 +162,15 @@ def test_references_as_python_markdown_reads_them() -> None:
         answer, lost = unshield(translate_text(found.text), found)
         assert not lost and (label is None or label in answer), (text, answer)
         assert unshield(found.text, found)[0] == text
+
+
+def test_a_hugo_shortcode_written_over_lines_commonmark_cuts_is_kept_whole() -> None:
+    from fastdesk.document.blocks import parse
+    from fastdesk.document.dialects import apply_dialect
+
+    source = (
+        'Intro with `{{<` in code.\n\n{{< datatable\n  "config"\n  "outputFormats"\n>}}\n\n'
+        "## Next\n\nText.\n"
+    )
+    kept = [b.text for b in apply_dialect(parse(source), "hugo").blocks if not b.translatable]
+    assert kept == ['{{< datatable\n  "config"\n  "outputFormats"\n', ">}}\n\n"]

@@ -109,20 +109,30 @@ def _esm(core: str) -> bool:
 
 
 def _in_code_shortcodes(doc: Document) -> set[str]:
-    """The blocks a Hugo shortcode that holds code leaves open: from the block that opens it
-    (when it does not close it there too) to the block that closes it."""
+    """The blocks a Hugo shortcode leaves open: a shortcode that holds code, from the block
+    that opens it (when it does not close it there too) to the block that closes it; a
+    shortcode's own ``{{< … >}}`` written over lines that CommonMark cuts into blocks (a
+    ``>}}`` line reads as a blockquote), from its opening to its closing delimiter."""
     inside: str | None = None
+    tag = False  # within a {{< … >}} itself
     out: set[str] = set()
     for block in doc.blocks:
-        was = inside
+        was, was_tag = inside, tag
         for m in _CODE_SHORTCODE.finditer(block.text):
             if inside is None and not m["close"] and not m["end"]:
                 inside = m["name"]
             elif m["close"] and m["name"] == inside:
                 inside = None
-        if was is not None or inside is not None:
+        prose = "" if block.kind == "code" else _CODE_SPAN.sub("", block.text)
+        for m in _DELIMITER.finditer(prose):  # code showing a shortcode does not open one
+            tag = m.group(0) in ("{{<", "{{%")
+        if was is not None or inside is not None or was_tag or tag:
             out.add(block.id)
     return out
+
+
+_DELIMITER = re.compile(r"\{\{[<%]|[%>]\}\}")
+_CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
 
 
 # ---- admonitions and tabs: containers ---------------------------------------------------------

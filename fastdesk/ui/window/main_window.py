@@ -45,6 +45,7 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
+from fastdesk.ui.window.panels import Panels, PanelTable
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status_bar import StatusPanel
@@ -120,6 +121,10 @@ class MainWindow(QMainWindow):
             save=lambda **changes: self._save_settings(**changes),
         )
         self.house.readability_changed.connect(self.status.set_readability)
+        # panels by keyboard: F6, their shortcuts, the focus frame
+        self.panels = Panels(
+            self, view, self.workbench, lambda: self.toolbar, lambda: self.panel_table()
+        )
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.news = NewsReader(
@@ -137,10 +142,14 @@ class MainWindow(QMainWindow):
         self.house.install()
         self.project = self._install_project()
         self.project_run = ProjectRun(
-            engine_factory or self._app_engine_factory(None), self.selectors.spec, self
+            engine_factory or self._app_engine_factory(None),
+            self.selectors.spec,
+            self,
+            clock=self.clock,
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
+        self.panels.install()
         self._wire()
 
         for action, on in (
@@ -211,6 +220,7 @@ class MainWindow(QMainWindow):
 
     def _spec_changed(self) -> None:
         self.document_view.respec()
+        self.house.style_dock.show_mode(self.selectors.spec().mode)
         self._update_title()
         spec = self.selectors.spec()
         self._save_settings(
@@ -376,6 +386,17 @@ class MainWindow(QMainWindow):
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
 
+    def panel_table(self) -> PanelTable:
+        """Each panel by its command's name, with the method that shows it."""
+        bench, house = self.workbench, self.house
+        return {
+            "outline": (bench.outline, bench.show_outline),
+            "problems": (bench.problems, bench.show_problems),
+            "project": (self.project.dock, self.show_project),
+            "style": (house.style_dock, house.show_style),
+            "glossary": (house.glossary_dock, house.show_glossary),
+        }
+
     def translate_project(self) -> None:
         """Translate Project: every page of the project in each of its languages, in the
         background with its progress and a Stop (a folder to open first, without one)."""
@@ -518,6 +539,8 @@ class MainWindow(QMainWindow):
             self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
+            self.status.apply_palette()
+            self.project.dock.apply_palette()
             # the application's palette reaches the children after the window: check again
             QTimer.singleShot(0, self._follow_palette)
         super().changeEvent(event)

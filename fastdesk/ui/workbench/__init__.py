@@ -149,6 +149,11 @@ class Workbench(QObject):
             return view.target_editor
         return pane
 
+    def focus_pane(self) -> None:
+        """The focus back to the pane last focused (find follows it), else the source."""
+        pane = self._pane if self._pane.isVisible() else self.view.target_pane()
+        (pane if pane.isVisible() else self.view.source).setFocus()
+
     def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         view = self.view
         for pane in (view.source, view.target_editor, view.preview):

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
+from fastdesk.clock import Clock, SystemClock, duration
 from fastdesk.project import status
 from fastdesk.project.layout import Project
 from fastdesk.project.lock import project_lock
@@ -33,6 +34,7 @@ class RunTally:
     total: int = 0
     done: int = 0
     written: int = 0
+    up_to_date: int = 0  # pages that needed nothing (done at once: not in the pace)
     failed: list[str] = dataclasses.field(default_factory=list)
 
     def summary(self, stopped: bool = False) -> str:
@@ -44,11 +46,24 @@ class RunTally:
         return text
 
 
+def progress_text(page: str, done: int, total: int, up_to_date: int, elapsed: float) -> str:
+    """ "Translating docs/guide.md → fr" then "3 of 68 pages done · about 4 min left"."""
+    head = f"Translating {page}" if page else "Translating…"
+    line = f"{done} of {total} pages done"
+    translated, left = done - up_to_date, total - done
+    if translated > 0 and left > 0:
+        line += f" · about {duration(elapsed / translated * left, rough=True)} left"
+    elif left > 0:
+        line += " · time left: after the first page"
+    return f"{head}\n{line}"
+
+
 class ProjectRun(QObject):
     """``start(project)`` runs it; ``progress`` shows it; ``stop()`` ends it. ``finished``
     says what was done (one line), ``failed_pages`` the reasons of pages not written."""
 
     progressed = Signal(int, int)  # pages done, pages in all (from the loop thread: queued)
+    working = Signal(str)  # the page an answer just came for, "docs/guide.md → fr" (queued)
     finished = Signal(str)
     failed_pages = Signal(str, str)  # one line, the reasons
 
@@ -57,8 +72,14 @@ class ProjectRun(QObject):
         engine_factory: Callable[[], Engine],
         spec: Callable[[], JobSpec],
         parent: QWidget,
+        *,
+        clock: Clock | None = None,
     ) -> None:
+        """``clock``: the window's one clock (the time left is measured on it)."""
         super().__init__(parent)
+        self.clock: Clock = clock or SystemClock()
+        self._started = 0.0
+        self._page = ""
         self._engine_factory = engine_factory
         self._spec = spec
         self._runner = AsyncRunner(self)
@@ -67,6 +88,7 @@ class ProjectRun(QObject):
         self.progress: QProgressDialog | None = None
         self._parent = parent
         self.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
+        self.working.connect(self._show_page, Qt.ConnectionType.QueuedConnection)
 
     @property
     def running(self) -> bool:
@@ -84,14 +106,23 @@ class ProjectRun(QObject):
             )
             for lang in project.languages
         }
-        progress = QProgressDialog(f"Translating {project.root.name}…", "&Stop", 0, 0, self._parent)
+        progress = QProgressDialog(self._parent)
         progress.setObjectName("projectRunProgress")
         progress.setWindowTitle("Translate Project")
+        label = QLabel(f"Translating {project.root.name}…")
+        label.setObjectName("projectRunLabel")
+        label.setWordWrap(True)
+        progress.setLabel(label)
+        progress.setCancelButtonText("&Stop")
+        progress.setRange(0, 0)
+        # wide enough for its title and a page's path on one line (it was 200 px: "Transl…")
+        progress.setMinimumWidth(label.fontMetrics().horizontalAdvance("M") * 34)
         progress.setMinimumDuration(0)
         progress.setAutoClose(False)
         progress.setAutoReset(False)
         progress.canceled.connect(self.stop)
         progress.show()
+        self._started, self._page = self.clock.monotonic(), ""
         self.progress = progress
         factory = self._engine_factory
 
@@ -115,13 +146,20 @@ class ProjectRun(QObject):
 
             for pair in pairs:
                 if not pair.needed():
+                    tally.up_to_date += 1
                     done(PairOutcome(pair))
             if not needy:
                 record.save()
                 return tally
             engine = factory()
             try:
-                await translate_pairs(engine, needy, specs, on_pair=done)
+                await translate_pairs(
+                    engine,
+                    needy,
+                    specs,
+                    on_pair=done,
+                    on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
+                )
             finally:
                 record.save()
                 await engine.router.aclose()
@@ -144,11 +182,27 @@ class ProjectRun(QObject):
     def close(self) -> None:
         self._runner.close(timeout=0.5)
 
+    def _show_page(self, page: str) -> None:
+        if page != self._page:
+            self._page = page
+            self._show_progress(self.tally.done, self.tally.total)
+
     def _show_progress(self, done: int, total: int) -> None:
-        if self.progress is not None:
-            self.progress.setMaximum(total)
-            self.progress.setValue(done)
-            self.progress.setLabelText(f"Translating: {done} of {total} pages done")
+        """The page being translated, pages done and about how long the rest takes (from the
+        pace of the pages translated so far; the pages already up to date do not count)."""
+        if self.progress is None:
+            return
+        self.progress.setMaximum(total)
+        self.progress.setValue(done)
+        self.progress.setLabelText(
+            progress_text(
+                self._page,
+                done,
+                total,
+                self.tally.up_to_date,
+                self.clock.monotonic() - self._started,
+            )
+        )
 
     def _done(self, result: Any, error: BaseException | None) -> None:
         self._token = None
