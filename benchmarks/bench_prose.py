@@ -16,15 +16,21 @@ so the file's dialect is its project's, MkDocs) against the loopback emulator tw
   (the structure kept).
 
 Prose letters, counted the same way in the source and in the target: each file is rendered
-to HTML by Python-Markdown with the extensions its site's configuration names (options that
-name Python objects, and extensions not installed, left out; snippets include nothing), and
-the lowercase letters counted in what a reader reads: text nodes outside ``code``, ``pre``,
-``kbd``, ``script``, ``style`` and math, plus abbreviations' ``title`` and images' ``alt``.
-Not counted: words that are URLs or identifiers (a token holding ``_``, ``/``, ``\\``,
-``=``, ``@``, ``<``, ``>``, ``{``, ``}``, ``[``, ``]``, ``#``, ``$``, a dot or ``(`` right after
-a letter or digit, a lowercase letter followed by a capital, or starting with ``-``), link
-targets and HTML tags (attributes, not text), and an admonition's or a details' title that the
-extension makes from its type (``!!! note`` shows "Note": nothing to send).
+to HTML by Python-Markdown with the extensions its site's configuration names and their
+options (a Python object an option names is imported when it can be, Material's emoji index
+among them; an extension or object not installed here is left out; snippets include only the
+link definitions of the site's snippet folders, so references resolve and no other file's text
+is counted), and the lowercase letters counted in what a reader reads: the ``title`` and
+``description`` of the page's meta-data (YAML front matter, or MultiMarkdown's ``key: value``
+lines, which MkDocs reads), text nodes outside ``code``, ``pre``, ``kbd``, ``script``,
+``style``, ``svg``, math and a caption's "Figure 1." prefix, plus abbreviations' ``title`` and
+images' ``alt``. Not counted: words that are URLs or identifiers (a token holding ``_``,
+``/``, ``\\``, ``=``, ``@``, ``<``, ``>``, ``{``, ``}``, ``[``, ``]``, ``#``, ``$``, a dot or
+``(`` right after a letter or digit, a lowercase letter followed by a capital, or starting with
+``-``), an emoji's ``:shortcode:``, link targets and HTML tags (attributes, not text), a
+pymdownx block line an extension not installed here leaves as text, and an admonition's or a
+details' title that the extension makes from its type (``!!! note`` shows "Note": nothing to
+send).
 A file is over when more than 2 % of its source's lowercase prose letters stay lowercase.
 """
 
@@ -161,6 +167,8 @@ def split_meta(text: str) -> tuple[str, str]:
 
 
 _SKIP = {"code", "pre", "kbd", "script", "style", "math", "svg"}
+# text an extension makes, not the page: math, a caption's "Figure 1." prefix
+_MADE = frozenset({"arithmatex", "caption-prefix"})
 _VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "source", "col", "area", "embed"}
 _OWN_TITLES = ("admonition-title", "details")
 
@@ -181,7 +189,7 @@ class _Prose(html.parser.HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
         classes = frozenset((found.get("class") or "").split())
-        skip = tag in _SKIP or "arithmatex" in classes
+        skip = tag in _SKIP or bool(classes & _MADE)
         if not self._skipped() and not skip:
             if tag == "abbr" and found.get("title"):
                 self.parts.append(found["title"] or "")
@@ -217,12 +225,15 @@ class _Prose(html.parser.HTMLParser):
 
 
 _IDENTIFIER = re.compile(r"[_/\\=@<>{}\[\]#$]|[\w][.(]|[a-z][A-Z]|^-")
+_SHORTCODE = re.compile(r":[\w+-]+:")
 _EDGES = "\"'“”‘’«»()[],;:!?.…*"
 
 
 def prose_words(text: str) -> Iterator[str]:
     """The words of rendered text that are prose (URLs and identifiers left out)."""
     for token in text.split():
+        if _SHORTCODE.search(token):
+            continue  # an emoji's shortcode (an image's alt text)
         word = token.strip(_EDGES)
         if word and not _IDENTIFIER.search(word):
             yield word

@@ -25,8 +25,16 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         "/// admonition | Some title\n    type: warning\n    attrs: {class: note}\n\n"
         "Careful here.\n///\n\n"
         "/// html | div.result\nThe rendered result.\n///\n\n"
-        "/// figure-caption | 3 #static-id\n///\n",
-        ["/// tab |", "/// admonition |", "type: warning", "attrs: {class: note}", "div.result"],
+        "/// figure-caption | 3 #static-id\n///\n\n"
+        "/// danger | Using `tab` with `tabbed`\nMixing them breaks.\n///\n",
+        [
+            "/// tab |",
+            "/// danger |",
+            "/// admonition |",
+            "type: warning",
+            "attrs: {class: note}",
+            "div.result",
+        ],
     ),
     "code block titles": (
         '```text title="Lazy blockquote handling"\n> quoted\nlazy\n```\n\n'
@@ -49,6 +57,12 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         '=== "First tab"\n\n    Text of the tab.\n\n    !!! tip "Nested tip"\n'
         "        Body of the nested tip.\n\n        ```sh\n        run --it\n        ```\n",
         ["=== ", "!!! tip", "run --it"],
+    ),
+    "footnotes": (
+        "Text with a note.[^1]\n\n"
+        "[^1]: The [`bleach`][bleach] project has been deprecated.\nHowever, it may help.\n\n"
+        "[bleach]: https://example.com/bleach\n",
+        ["[^1]", "][bleach]", "[bleach]: https://example.com/bleach"],
     ),
     "abbreviations and attribute lists": (
         "The HTML specification is kept by the W3C.\n{: .lead }\n\n"
@@ -80,7 +94,8 @@ EXPECTED: dict[str, str] = {
         "/// admonition | SOME TITLE\n    type: warning\n    attrs: {class: note}\n\n"
         "CAREFUL HERE.\n///\n\n"
         "/// html | div.result\nTHE RENDERED RESULT.\n///\n\n"
-        "/// figure-caption | 3 #static-id\n///\n"
+        "/// figure-caption | 3 #static-id\n///\n\n"
+        "/// danger | USING `tab` WITH `tabbed`\nMIXING THEM BREAKS.\n///\n"
     ),
     "code block titles": (
         '```text title="LAZY BLOCKQUOTE HANDLING"\n> quoted\nlazy\n```\n\n'
@@ -99,6 +114,11 @@ EXPECTED: dict[str, str] = {
     "admonitions in tabs": (
         '=== "FIRST TAB"\n\n    TEXT OF THE TAB.\n\n    !!! tip "NESTED TIP"\n'
         "        BODY OF THE NESTED TIP.\n\n        ```sh\n        run --it\n        ```\n"
+    ),
+    "footnotes": (
+        "TEXT WITH A NOTE.[^1]\n\n"
+        "[^1]: THE [`bleach`][bleach] PROJECT HAS BEEN DEPRECATED.\nHOWEVER, IT MAY HELP.\n\n"
+        "[bleach]: https://example.com/bleach\n"
     ),
     "abbreviations and attribute lists": (
         "THE HTML SPECIFICATION IS KEPT BY THE W3C.\n{: .lead }\n\n"

@@ -72,7 +72,7 @@ _CODE = (
 _COMMON = [
     r"(?P<comment><!--[\s\S]*?-->)",
     # a link reference definition inside a block (a list item's): label and URL are syntax
-    r"(?P<definition>^[ \t]*\[[^\]\n]+\]:[ \t]+\S[^\n]*$)",
+    r"(?P<definition>^[ \t]*\[(?!\^)[^\]\n]+\]:[ \t]+\S[^\n]*$)",  # not a footnote's
     r"(?P<footnote>\[\^[^\]\s]+\])",
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
     # (a label may run over a line; Python-Markdown also takes "[text]\n[label]")
@@ -184,7 +184,7 @@ _BLOCK_TITLE = re.compile(
 )
 # blocks whose argument is syntax: an HTML tag and selector, a caption's number or id
 _SYNTAX_ARGUMENT = re.compile(r"html|[\w-]*caption")
-_NOT_PROSE = re.compile(r"[`<>{}\[\]|]|(?<![\w:]):[a-z0-9_+\-]+:")
+_NOT_PROSE = re.compile(r"[<>{}\[\]|]|(?<![\w:]):[a-z0-9_+\-]+:")  # code spans are prose's
 
 
 def _prose_title(m: re.Match[str]) -> bool:
