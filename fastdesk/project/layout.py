@@ -8,7 +8,7 @@ layout               source folder              target template
 ===================  =========================  ===================================================
 mkdocs-suffix        docs                       ``docs/{dir}{stem}.{lang}{ext}`` (page.fr.md)
 mkdocs-folder        docs/<src>                 ``docs/{lang}/{path}``
-docusaurus           docs, blog                 ``i18n/{lang}/docusaurus-plugin-content-docs/
+docusaurus           docs, blog, src/pages      ``i18n/{lang}/docusaurus-plugin-content-docs/
                                                 current/{path}`` (blog: ``…-content-blog/{path}``)
 hugo-folder          content/<src>              ``content/{lang}/{path}``
 hugo-suffix          content                    ``content/{dir}{stem}.{lang}{ext}``
@@ -66,6 +66,7 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "docusaurus": (
         ("docs", _DOCUSAURUS + "docs/current/{path}"),
         ("blog", _DOCUSAURUS + "blog/{path}"),
+        ("src/pages", _DOCUSAURUS + "pages/{path}"),  # Markdown pages (not .js ones)
     ),
     "hugo-folder": (("content/{src}", "content/{lang}/{path}"),),
     "hugo-suffix": (("content", "content/{dir}{stem}.{lang}{ext}"),),
