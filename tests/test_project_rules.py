@@ -116,3 +116,32 @@ def test_naming_the_languages_keeps_the_rest_of_the_configuration(tmp_path: Path
     with pytest.raises(ProjectError, match="BCP-47"):
         set_languages(tmp_path, ("../x",))
     assert find_project(tmp_path).languages == ("fr", "de")
+
+
+def test_links_and_assets_as_each_generator_resolves_them(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "docusaurus", "docusaurus")
+    page = (
+        "import shot from './img/shot.png';\n\n# Step\n\n"
+        "<img src={require('./img/logo.png').default} alt=\"Logo\" />\n\n"
+        "![Step](./img/logo.png) and [the intro](../intro.md)\n"
+    )
+    write(root / "docs/tutorial/images.mdx", page)
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    target = root / "i18n/fr/docusaurus-plugin-content-docs/current/tutorial/images.mdx"
+    up = "../../../../../docs/tutorial/img"  # i18n/fr/… has no img/ of its own
+    assert target.read_text(encoding="utf-8") == (
+        f"import shot from '{up}/shot.png';\n\n# Étape {{/* #step */}}\n\n"
+        f"<img src={{require('{up}/logo.png').default}} alt=\"Logo\" />\n\n"
+        f"![Étape]({up}/logo.png) and [the intro](../intro.md)\n"
+    )
+
+    hugo = make_project(tmp_path / "hugo", "hugo-folder")
+    write(
+        hugo / "content/en/posts/second.md", "# Step\n\n[first](../first/) and ![Step](pic.png)\n"
+    )
+    assert run(["translate", str(hugo), "--to", "fr"]) == 0
+    assert (hugo / "content/fr/posts/second.md").read_text(encoding="utf-8") == (
+        "# Étape {#step}\n\n[first](../first/) and ![Étape](pic.png)\n"
+    )  # Hugo resolves both by the page's path in its own language: left as they are
