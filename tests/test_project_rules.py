@@ -52,6 +52,7 @@ def test_an_echoed_page_is_partial_not_written_and_asked_again(
     assert not target.exists()
     err = capsys.readouterr().err
     assert "docs/index.md → docs/index.fr.md: not written: 1 blocks not translated (lines 3" in err
+    assert "; 1 not written" in err
     doc = next(
         d for d in json.loads(report.read_text())["documents"] if d["input"] == "docs/index.md"
     )

@@ -255,6 +255,7 @@ class PairReport(DocReport):
     lang: str = ""
     hand_edits: int = 0
     missing: tuple[int, ...] = ()
+    held: bool = False  # partial and not written (no --allow-partial)
 
     def as_dict(self) -> dict[str, object]:
         out = super().as_dict()
@@ -304,13 +305,14 @@ def _write_pair(
         report.status = status
     elif report.status == "pending":
         report.status = "ok"
+    report.held = status == "partial" and ": not written: " in message
     if message:
         print(f"fastdesk translate: {message}", file=sys.stderr)
     return report
 
 
 def _summary(project: Project, reports: list[PairReport], requests: int) -> None:
-    failed = sum(r.status in ("failed", "skipped") for r in reports)
+    failed = sum(r.status in ("failed", "skipped") or r.held for r in reports)
     files = len({r.input for r in reports})
     print(
         f"fastdesk translate: {project.root.name}: {files} files × {len(project.languages)} "
