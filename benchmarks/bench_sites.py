@@ -204,7 +204,7 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
 
 
 _KINDS = {
-    "reference labels": re.compile(r"\]\[[^\]\n]+\]"),
+    "reference labels": re.compile(r"\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]"),
     "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
     "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
     "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
