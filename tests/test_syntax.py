@@ -32,7 +32,7 @@ CASES = {
         ],
     ),
     "hugo": (
-        "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{< /code-toggle >}} or "
+        "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{</ code-toggle >}} or "
         '{{< hl >}}fmt.Println(){{< /hl >}} as {{% glossary-term "x" %}} says '
         "{#configuration-disqus}",
         [

@@ -91,7 +91,7 @@ _DIALECT = {
     "hugo": [
         # a shortcode that holds code, body and all: {{< hl >}}fmt.Println(){{< /hl >}}
         r"(?P<code_shortcode>\{\{[<%]\s*(?P<code_name>code-toggle|highlight|hl|code)\b"
-        r"[^\n]*?[%>]\}\}[\s\S]*?\{\{[<%]\s*/(?P=code_name)\s*[%>]\}\})",
+        r"[^\n]*?[%>]\}\}[\s\S]*?\{\{[<%]\s*/\s*(?P=code_name)\s*[%>]\}\})",
         r"(?P<shortcode>\{\{[<%][\s\S]*?[%>]\}\})",
     ],
     "docusaurus": [r"(?P<line>^[ \t]*(?:import|export)[ \t][^\n]*$)"],
