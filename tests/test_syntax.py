@@ -34,8 +34,9 @@ CASES = {
     "hugo": (
         "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{</ code-toggle >}} or "
         '{{< hl >}}fmt.Println(){{< /hl >}} as {{% glossary-term "x" %}} says '
-        "{#configuration-disqus}",
+        "{#configuration-disqus}\n> [!NOTE]\n> A note.",
         [
+            "> [!NOTE]",
             "[build]\nlist = 'always'",
             "fmt.Println()",
             '{{% glossary-term "x" %}}',

@@ -2,7 +2,8 @@
 
 A block of prose on a docs site carries syntax the generator reads: reference labels
 (``[text][label]``), attribute lists and explicit heading ids (``{ .md-button }``,
-``{#install}``), icon and emoji shortcodes (``:material-plus-circle:``), HTML comments (Material's
+``{#install}``), alert types (``> [!NOTE]``), icon and emoji shortcodes
+(``:material-plus-circle:``), HTML comments (Material's
 ``<!-- md:default -->`` badges), HTML and JSX tags, MDX expressions (``{year}``,
 ``{/* truncate */}``), Hugo shortcodes, and (MkDocs) pymdownx ``///`` blocks, mkdocstrings
 ``:::`` lines and ``--8<--`` snippets. A model that translates them breaks the built site, and a
@@ -73,6 +74,7 @@ _COMMON = [
     # a link reference definition inside a block (a list item's): label and URL are syntax
     r"(?P<definition>^[ \t]*\[[^\]\n]+\]:[ \t]+\S[^\n]*$)",
     r"(?P<footnote>\[\^[^\]\s]+\])",
+    r"(?P<alert>\[![A-Za-z]+\][+-]?)",  # a GitHub-style alert's type: > [!NOTE]
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
     # (a label may run over a line; Python-Markdown also takes "[text]\n[label]")
     r"(?P<full>\][ \t]*\n?[ \t]*(?P<flabel>\[(?!\^)[^\[\]]*[^\[\]\s][^\[\]]*\]))",
