@@ -346,7 +346,6 @@ _INLINE_STRIP = (
     (re.compile(r"<[^>]+>"), ""),
     (re.compile(r"\{[^{}]*\}"), ""),
     (re.compile(r"(?<![\w:/]):[a-z0-9_+\-]+:(?![\w:/])"), ""),
-    (re.compile(r"`+"), ""),
     (re.compile(r"(?<!\w)[*_]+|[*_]+(?!\w)"), ""),
 )
 
@@ -357,16 +356,25 @@ def heading_text(line: str) -> str | None:
     m = _HEADING.match(line)
     if m is None:
         return None
-    text = m.group("text") or ""
-    for pattern, repl in _INLINE_STRIP:
-        text = pattern.sub(repl, text)
-    return " ".join(text.split())
+    parts = re.split(r"(`+)(.+?)\1", m.group("text") or "")  # code's text is kept as it is
+    out = []
+    for i, part in enumerate(parts):
+        if i % 3 == 2:
+            out.append(part)
+        elif i % 3 == 0:
+            for pattern, repl in _INLINE_STRIP:
+                part = pattern.sub(repl, part)
+            out.append(part)
+    return " ".join("".join(out).split())
 
 
 def slug(text: str, dialect: str) -> str:
     """The anchor ``dialect``'s generator makes from a heading's text: Python-Markdown's toc
     (MkDocs: ASCII only, runs of spaces and hyphens as one), GitHub's (Hugo's Goldmark,
-    Docusaurus' github-slugger: letters, digits, ``-`` and ``_`` kept, each space a ``-``)."""
+    Docusaurus' github-slugger: letters, digits, ``-`` and ``_`` kept, each space a ``-``;
+    Hugo's typographer makes ``--`` and ``---`` dashes first, which go)."""
+    if dialect == "hugo":
+        text = text.replace("---", "\u2014").replace("--", "\u2013")
     if dialect == "mkdocs":
         value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
         value = re.sub(r"[^\w\s-]", "", value).strip().lower()
