@@ -172,7 +172,14 @@ def _iter_syntax(core: str, dialect: str) -> Iterable[re.Match[str] | _Found]:
         yield from pattern.finditer(core)
         return
     code = [(m.start(), m.end()) for m in re.finditer(_CODE, core, re.MULTILINE)]
-    pos = 0
+    jsx = [  # JSX tags with expressions in them, found once (a page may hold many tags)
+        whole
+        for tag in _OPEN_TAG.finditer(core)
+        if not _inside(tag.start(), code)
+        and (whole := _jsx_tag(core, tag.start())) is not None
+        and "{" in whole.group(0)
+    ]
+    pos, next_jsx = 0, 0
     while pos < len(core):
         found: list[re.Match[str] | _Found] = []
         m = pattern.search(core, pos)
@@ -181,12 +188,10 @@ def _iter_syntax(core: str, dialect: str) -> Iterable[re.Match[str] | _Found]:
         brace = _mdx_expression(core, pos, code)
         if brace is not None:
             found.append(brace)
-        for tag in _OPEN_TAG.finditer(core, pos):
-            if not _inside(tag.start(), code):
-                whole = _jsx_tag(core, tag.start())
-                if whole is not None and "{" in whole.group(0):
-                    found.append(whole)
-                    break
+        while next_jsx < len(jsx) and jsx[next_jsx].start() < pos:
+            next_jsx += 1
+        if next_jsx < len(jsx):
+            found.append(jsx[next_jsx])
         if not found:
             return
         first = min(found, key=lambda f: (f.start(), -f.end()))
