@@ -11,6 +11,7 @@ import contextlib
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -20,6 +21,7 @@ from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
+from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
@@ -153,7 +155,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
                     return batch.exit
             if batch is None or batch.live:
                 live = _runner(engine, requests)
-                done = live(lambda on: translate_pairs(engine, needy, specs, on_request=on))
+                done = live(lambda on: _pages_and_labels(engine, project, needy, specs, on))
             else:
                 done = batch.outcomes
         except KeyboardInterrupt:
@@ -249,6 +251,20 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
         lang: house.apply(replace(spec, mode="translate", target_lang=lang))
         for lang in project.languages
     }
+
+
+async def _pages_and_labels(
+    engine: Engine,
+    project: Project,
+    pairs: list[Pair],
+    specs: dict[str, JobSpec],
+    on_request: Callable[[RequestDone], None],
+) -> list[PairOutcome]:
+    """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
+    current.json (fastdesk.project.categories)."""
+    outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
+    await translate_categories(engine, project, specs, on_request=on_request)
+    return outcomes
 
 
 def _runner(engine: Engine, requests: list[dict[str, object]]) -> Runner:
