@@ -204,7 +204,7 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
 
 
 _KINDS = {
-    "reference labels": re.compile(r"\]\[[^\]\n]+\]"),
+    "reference labels": re.compile(r"\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]"),
     "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
     "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
     "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
@@ -299,6 +299,15 @@ def main() -> None:
         print(f"    kept in the Markdown: {_kept(work, args.site)}")
         if build("translated"):
             print(_row("fr translated", _count(built, args.site, "fr"), source))
+            if args.site != "docusaurus":  # the pages built in both languages, side by side
+                both = [
+                    p
+                    for p in _pages(built, args.site, None)
+                    if (built / "fr" / p.relative_to(built)).is_file()
+                ]
+                ours = [built / "fr" / p.relative_to(built) for p in both]
+                print(_row("en, built in fr too", count_site(built, both)))
+                print(_row("fr, those pages", count_site(built, ours)))
 
 
 if __name__ == "__main__":

@@ -32,10 +32,11 @@ CASES = {
         ],
     ),
     "hugo": (
-        "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{< /code-toggle >}} or "
+        "Set it {{< code-toggle file=hugo >}}[build]\nlist = 'always'{{</ code-toggle >}} or "
         '{{< hl >}}fmt.Println(){{< /hl >}} as {{% glossary-term "x" %}} says '
-        "{#configuration-disqus}",
+        "{#configuration-disqus}\n> [!NOTE]\n> A note.",
         [
+            "> [!NOTE]",
             "[build]\nlist = 'always'",
             "fmt.Println()",
             '{{% glossary-term "x" %}}',
@@ -103,19 +104,26 @@ def test_anchors_as_each_generator_makes_them() -> None:
         ("d", "# `mkdocs.yml` and *more*: ok!"),
         ("e", '### 4.53.17 <small>August 22, 2025</small> { id="4.53.17" }'),
         ("f", "## Café crème"),
+        ("g", "## Example -- headless page"),
+        ("h", "### Index pages: `_index.md`"),
     ]
     assert anchors(headings, "mkdocs") == {
         "a": "getting-started",
         "b": "getting-started_1",
         "d": "mkdocsyml-and-more-ok",
         "f": "cafe-creme",
+        "g": "example-headless-page",
+        "h": "index-pages-_indexmd",
     }
     assert anchors(headings, "hugo") == {
         "a": "getting-started",
         "b": "getting-started-1",
         "d": "mkdocsyml-and-more-ok",
         "f": "café-crème",
+        "g": "example--headless-page",  # Goldmark's typographer: "--" is a dash, then gone
+        "h": "index-pages-_indexmd",
     }
+    assert anchors(headings, "docusaurus")["g"] == "example----headless-page"
 
 
 def test_a_translated_heading_keeps_its_anchor_in_the_dialects_syntax() -> None:

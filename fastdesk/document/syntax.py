@@ -2,7 +2,8 @@
 
 A block of prose on a docs site carries syntax the generator reads: reference labels
 (``[text][label]``), attribute lists and explicit heading ids (``{ .md-button }``,
-``{#install}``), icon and emoji shortcodes (``:material-plus-circle:``), HTML comments (Material's
+``{#install}``), alert types (``> [!NOTE]``), icon and emoji shortcodes
+(``:material-plus-circle:``), HTML comments (Material's
 ``<!-- md:default -->`` badges), HTML and JSX tags, MDX expressions (``{year}``,
 ``{/* truncate */}``), Hugo shortcodes, and (MkDocs) pymdownx ``///`` blocks, mkdocstrings
 ``:::`` lines and ``--8<--`` snippets. A model that translates them breaks the built site, and a
@@ -74,6 +75,7 @@ _COMMON = [
     # a link reference definition inside a block (a list item's): label and URL are syntax
     r"(?P<definition>^[ \t]*\[(?!\^)[^\]\n]+\]:[ \t]+\S[^\n]*$)",  # not a footnote's
     r"(?P<footnote>\[\^[^\]\s]+\])",
+    r"(?P<alert>\[![A-Za-z]+\][+-]?)",  # a GitHub-style alert's type: > [!NOTE]
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
     # (a label may run over a line; Python-Markdown also takes "[text]\n[label]")
     r"(?P<full>\][ \t]*\n?[ \t]*(?P<flabel>\[(?!\^)[^\[\]]*[^\[\]\s][^\[\]]*\]))",
@@ -95,7 +97,7 @@ _DIALECT = {
     "hugo": [
         # a shortcode that holds code, body and all: {{< hl >}}fmt.Println(){{< /hl >}}
         r"(?P<code_shortcode>\{\{[<%]\s*(?P<code_name>code-toggle|highlight|hl|code)\b"
-        r"[^\n]*?[%>]\}\}[\s\S]*?\{\{[<%]\s*/(?P=code_name)\s*[%>]\}\})",
+        r"[^\n]*?[%>]\}\}[\s\S]*?\{\{[<%]\s*/\s*(?P=code_name)\s*[%>]\}\})",
         r"(?P<shortcode>\{\{[<%][\s\S]*?[%>]\}\})",
     ],
     "docusaurus": [r"(?P<line>^[ \t]*(?:import|export)[ \t][^\n]*$)"],
@@ -213,7 +215,14 @@ def _iter_syntax(core: str, dialect: str) -> Iterable[re.Match[str] | _Found]:
         yield from pattern.finditer(core)
         return
     code = [(m.start(), m.end()) for m in re.finditer(_CODE, core, re.MULTILINE)]
-    pos = 0
+    jsx = [  # JSX tags with expressions in them, found once (a page may hold many tags)
+        whole
+        for tag in _OPEN_TAG.finditer(core)
+        if not _inside(tag.start(), code)
+        and (whole := _jsx_tag(core, tag.start())) is not None
+        and "{" in whole.group(0)
+    ]
+    pos, next_jsx = 0, 0
     while pos < len(core):
         found: list[re.Match[str] | _Found] = []
         m = pattern.search(core, pos)
@@ -222,12 +231,10 @@ def _iter_syntax(core: str, dialect: str) -> Iterable[re.Match[str] | _Found]:
         brace = _mdx_expression(core, pos, code)
         if brace is not None:
             found.append(brace)
-        for tag in _OPEN_TAG.finditer(core, pos):
-            if not _inside(tag.start(), code):
-                whole = _jsx_tag(core, tag.start())
-                if whole is not None and "{" in whole.group(0):
-                    found.append(whole)
-                    break
+        while next_jsx < len(jsx) and jsx[next_jsx].start() < pos:
+            next_jsx += 1
+        if next_jsx < len(jsx):
+            found.append(jsx[next_jsx])
         if not found:
             return
         first = min(found, key=lambda f: (f.start(), -f.end()))
@@ -387,7 +394,6 @@ _INLINE_STRIP = (
     (re.compile(r"<[^>]+>"), ""),
     (re.compile(r"\{[^{}]*\}"), ""),
     (re.compile(r"(?<![\w:/]):[a-z0-9_+\-]+:(?![\w:/])"), ""),
-    (re.compile(r"`+"), ""),
     (re.compile(r"(?<!\w)[*_]+|[*_]+(?!\w)"), ""),
 )
 
@@ -398,16 +404,25 @@ def heading_text(line: str) -> str | None:
     m = _HEADING.match(line)
     if m is None:
         return None
-    text = m.group("text") or ""
-    for pattern, repl in _INLINE_STRIP:
-        text = pattern.sub(repl, text)
-    return " ".join(text.split())
+    parts = re.split(r"(`+)(.+?)\1", m.group("text") or "")  # code's text is kept as it is
+    out = []
+    for i, part in enumerate(parts):
+        if i % 3 == 2:
+            out.append(part)
+        elif i % 3 == 0:
+            for pattern, repl in _INLINE_STRIP:
+                part = pattern.sub(repl, part)
+            out.append(part)
+    return " ".join("".join(out).split())
 
 
 def slug(text: str, dialect: str) -> str:
     """The anchor ``dialect``'s generator makes from a heading's text: Python-Markdown's toc
     (MkDocs: ASCII only, runs of spaces and hyphens as one), GitHub's (Hugo's Goldmark,
-    Docusaurus' github-slugger: letters, digits, ``-`` and ``_`` kept, each space a ``-``)."""
+    Docusaurus' github-slugger: letters, digits, ``-`` and ``_`` kept, each space a ``-``;
+    Hugo's typographer makes ``--`` and ``---`` dashes first, which go)."""
+    if dialect == "hugo":
+        text = text.replace("---", "\u2014").replace("--", "\u2013")
     if dialect == "mkdocs":
         value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
         value = re.sub(r"[^\w\s-]", "", value).strip().lower()

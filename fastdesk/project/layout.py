@@ -8,7 +8,7 @@ layout               source folder              target template
 ===================  =========================  ===================================================
 mkdocs-suffix        docs                       ``docs/{dir}{stem}.{lang}{ext}`` (page.fr.md)
 mkdocs-folder        docs/<src>                 ``docs/{lang}/{path}``
-docusaurus           docs, blog                 ``i18n/{lang}/docusaurus-plugin-content-docs/
+docusaurus           docs, blog, src/pages      ``i18n/{lang}/docusaurus-plugin-content-docs/
                                                 current/{path}`` (blog: ``…-content-blog/{path}``)
 hugo-folder          content/<src>              ``content/{lang}/{path}``
 hugo-suffix          content                    ``content/{dir}{stem}.{lang}{ext}``
@@ -22,6 +22,7 @@ alone.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -35,7 +36,7 @@ from fastdesk.config.fileio import (
     FileError,
     atomic_write_text,
     os_reason,
-    read_file_bytes,
+    read_confined,
 )
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
@@ -54,6 +55,8 @@ __all__ = [
     "set_languages",
 ]
 
+log = logging.getLogger("fastdesk")
+
 CONFIG_NAME = ".fastdesk.toml"
 MARKDOWN = frozenset({".md", ".markdown"})
 _MDX = frozenset({".mdx"})
@@ -66,6 +69,7 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "docusaurus": (
         ("docs", _DOCUSAURUS + "docs/current/{path}"),
         ("blog", _DOCUSAURUS + "blog/{path}"),
+        ("src/pages", _DOCUSAURUS + "pages/{path}"),  # Markdown pages (not .js ones)
     ),
     "hugo-folder": (("content/{src}", "content/{lang}/{path}"),),
     "hugo-suffix": (("content", "content/{dir}{stem}.{lang}{ext}"),),
@@ -489,8 +493,8 @@ def _config_text(root: Path, name: str, errors: str = "replace") -> str:
     path = root / name
     if not within(root, path):
         raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
-    try:
-        return read_file_bytes(path, MAX_STATE_BYTES).decode("utf-8", errors=errors)
+    try:  # confined again as it is opened: a link swapped in meanwhile is not read either
+        return read_confined(path, root, MAX_STATE_BYTES).decode("utf-8", errors=errors)
     except FileNotFoundError:
         raise ProjectError(f"{path}: no such file") from None
     except FileError as exc:
@@ -580,7 +584,8 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
         if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
-            except ProjectError:
+            except ProjectError as exc:  # a lone file then; its one line says why
+                log.warning("%s", exc)
                 return None
             rel = PurePosixPath(file.relative_to(folder).as_posix())
             return (project, rel) if rel in project.sources() else None

@@ -34,6 +34,7 @@ from fastdesk.translate import planning
 from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
+    MEMORY_REFUSED,
     BlockDelta,
     BlockDone,
     BlockFailed,
@@ -172,6 +173,9 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.pack_tokens = pack_tokens
         self.max_pack_blocks = max_pack_blocks
+        # False: answers are taken as they come, unchecked; only for a run whose answers are
+        # never kept (fastdesk.project.batch_run's capture of the requests a run would send)
+        self.check_answers = True
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -236,6 +240,9 @@ class Engine:
         for block, text, flags in hits:
             results[block.id] = text
             emit(BlockDone(revision, block.id, text, "memory", flags))
+        for block, why in planned.refused:  # asked of the model below, as any other miss
+            line = f"line {block.line}: translation memory's answer not used ({why})"
+            emit(EngineError(revision, line, kind=MEMORY_REFUSED))
         failed: list[str] = []
         flagged: list[str] = []
         packs = self.packs(work)
@@ -436,7 +443,10 @@ class Engine:
         not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
         flag. ``answer`` is as the model gave it: the language is judged on what it was sent
         and gave back (the syntax shielded from it says nothing of the language), the checks
-        on the answer with the syntax put back."""
+        on the answer with the syntax put back. Not checked when ``check_answers`` is off (a
+        run only planned: Batch API)."""
+        if not self.check_answers:
+            return _Outcome(_unshielded(w, answer)[0], provider=provider, model=model)
         sent = w.text
         why = not_translated(sent, answer, spec.target_lang) if spec.mode == "translate" else None
         if why:

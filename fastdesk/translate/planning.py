@@ -16,9 +16,10 @@ from typing import Protocol
 from fastdesk.document.blocks import Block, Document
 from fastdesk.document.syntax import SHIELDED_DIALECTS, Shielded, defined_labels, shield
 from fastdesk.providers.base import estimate_tokens
+from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
@@ -74,6 +75,9 @@ class Plan:
     copied: dict[str, str]
     work: list[Work]
     hits: list[tuple[Block, str, tuple[Flag, ...]]]
+    # stored answers not used (an imported link or command, a file changed on disk): the
+    # block is work to send, and the run says which entry and why
+    refused: list[tuple[Block, str]] = field(default_factory=list)
 
 
 def section_text(doc: Document, block_id: str) -> str:
@@ -115,6 +119,7 @@ def plan(
     a container's body is a document of its own, its page's labels apply)."""
     copied: dict[str, str] = {}
     hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
+    refused: list[tuple[Block, str]] = []
     work: dict[str, Work] = {}
     title = document_title(doc)
     wanted = None if block_ids is None else set(block_ids)
@@ -140,6 +145,14 @@ def plan(
         hit = None
         if memory is not None and spec.use_memory and block.id not in force:
             hit = memory.get(key, spec.model)
+        if hit is not None:  # a stored answer is checked as a model's is, each time it is used
+            recorded = {f.check for f in hit.flags}
+            problem = stored_answer_problem(
+                core, hit.answer, recorded, imported=hit.provider == IMPORTED
+            )
+            if problem is not None:
+                refused.append((block, f"{hit.provider} entry: {problem}"))
+                hit = None
         if hit is not None:
             hits.append((block, lead + hit.answer + trail, hit.flags))
         elif key.digest() in work:
@@ -152,7 +165,7 @@ def plan(
             found = shield(core, spec.dialect, labels)
             work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
-    return Plan(copied, list(work.values()), hits)
+    return Plan(copied, list(work.values()), hits, refused)
 
 
 def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list[Pack]:

@@ -429,6 +429,16 @@ COMMANDS: tuple[Command, ...] = (
         "back into the source's language, beside the source",
         menus=(("Review", 1),),
     ),
+    C(
+        "glossary_drift",
+        "actionGlossaryDrift",
+        "Glossary &Drift…",
+        "workbench.show_glossary_drift",
+        "Ctrl+Alt+T",
+        "How each glossary term is rendered, per language and page: the terms rendered other "
+        "than the glossary says, or several ways, first",
+        menus=(("Review", 1),),
+    ),
     # ---- View
     C(
         "toggle_view",

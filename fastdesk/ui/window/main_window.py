@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.settings import Settings, load_settings, save_settings, saved_settings
+from fastdesk.project.batch_flow import Offer
+from fastdesk.project.layout import Project
 from fastdesk.review import autosave
 from fastdesk.translate.engine import JobSpec
 from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
@@ -52,6 +54,7 @@ from fastdesk.ui.window.status_bar import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
+from fastdesk.ui.workbench.project_batch import ask
 from fastdesk.ui.workbench.project_run import ProjectRun
 
 log = logging.getLogger("fastdesk.ui")
@@ -192,6 +195,10 @@ class MainWindow(QMainWindow):
         view.file_saved.connect(self.project.saved)
         self.project.message.connect(self.statusBar().showMessage)
         self.project_run.finished.connect(self._project_ran)
+        self.project_run.offered.connect(self._ask_batch)
+        self.project_run.request_done.connect(
+            self.status.request_done, Qt.ConnectionType.QueuedConnection
+        )
         self.project_run.failed_pages.connect(self.status.show_error)
         view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)
@@ -406,6 +413,10 @@ class MainWindow(QMainWindow):
         if project is None or not self.project_run.start(project):
             return
         self.project.dock.show()
+
+    def _ask_batch(self, project: Project, offer: Offer) -> None:
+        """Translate Project with a Batch API at hand: now, or in a batch (both costs)."""
+        ask(self, offer, lambda choice: self.project_run.start(project, choice))
 
     def _project_ran(self, summary: str) -> None:
         self.statusBar().showMessage(summary, 10000)

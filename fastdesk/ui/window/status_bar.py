@@ -22,6 +22,7 @@ from fastdesk.translate.events import Waiting
 from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import plain_box, tip
 
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
@@ -31,8 +32,11 @@ ERROR_COLOUR = "#d1242f"  # made readable on the theme's background (apply_palet
 
 
 def latency_text(stats: RequestStats) -> str:
-    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
+    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s (a Batch API
+    job's answer: groq · openai/gpt-oss-20b · batch job, half price)"""
     parts = [stats.provider, stats.model]
+    if stats.purpose == "batch":  # answered by a Batch API job: no stream was timed
+        return " · ".join([*parts, "batch job, half price"])
     if stats.status != "ok":
         parts.append(stats.status)
     parts.append(f"first token {milliseconds(stats.ttfb_ms)}")
@@ -325,7 +329,7 @@ class StatusPanel(QObject):
         short = elide(self.error_button.fontMetrics(), f"⚠ {short}", room)
         self.error_button.setText(short)
         whole = f"{self.error_message}\n" if short != f"⚠ {self.error_message}" else ""
-        self.error_button.setToolTip(f"{whole}Click for details")
+        self.error_button.setToolTip(tip(f"{whole}Click for details"))
 
     def clear_error(self) -> None:
         self.error_message = self.error_detail = ""
@@ -344,7 +348,7 @@ class StatusPanel(QObject):
         box.setText(message or "No error so far in this session.")
         if detail:
             box.setDetailedText(detail)
-        box.open()
+        plain_box(box).open()  # a server's words: no markup, no link opened from here
 
     # ---- formatting --------------------------------------------------------------------------
 

@@ -28,20 +28,24 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import KIND_LABELS, KINDS, Problem, block_counts
+from fastdesk.review.problems import CONSISTENCY, KIND_LABELS, KINDS, Problem, block_counts
 from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.plain import tip
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
 _HEADERS = ("Line", "Problem", "Detail", "Block", "")
 FIX_TEXT = "Restore from source"
 GLOSSARY_FIX_TEXT = "Use the glossary's term"
+EVERYWHERE_TEXT = "Use this translation everywhere"
 
 
 def fix_text(problem: Problem) -> str:
     """What the row's fix says ("" when it has none)."""
     if not problem.restorable:
         return ""
+    if problem.check == CONSISTENCY:
+        return EVERYWHERE_TEXT
     return GLOSSARY_FIX_TEXT if problem.check == "glossary" else FIX_TEXT
 
 
@@ -107,7 +111,8 @@ class ProblemsModel(QAbstractTableModel):
                 return "Replace the term's translation by the glossary's, as your edit"
             if column == FIX:
                 return "Put the source's version back, as your edit" if problem.restorable else None
-            return f"{problem.title}: {problem.reason}" if problem.reason else problem.title
+            # a reviewer's verdict, an answer's excerpt: shown as text
+            return tip(f"{problem.title}: {problem.reason}" if problem.reason else problem.title)
         if role == Qt.ItemDataRole.AccessibleTextRole:  # an empty cell still says something
             shown = self.data(index, Qt.ItemDataRole.DisplayRole)
             return shown or ("no fix" if column == FIX else "none")
@@ -178,7 +183,7 @@ class ProblemsDock(QDockWidget):
         em = self.fontMetrics().horizontalAdvance("M")
         for column, width in ((LINE, 5 * em), (PROBLEM, 16 * em), (BLOCK, 20 * em)):
             header.resizeSection(column, width)
-        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(FIX_TEXT) + 2 * em)
+        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(EVERYWHERE_TEXT) + 2 * em)
         self.table.clicked.connect(self._clicked)
         self.table.activated.connect(self._activated)
         self.table.selectionModel().currentChanged.connect(self._enable_restore)

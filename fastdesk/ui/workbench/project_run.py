@@ -17,14 +17,18 @@ from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
 from fastdesk.clock import Clock, SystemClock, duration
 from fastdesk.project import status
+from fastdesk.project.batch_flow import Offer, prepare, used_up
+from fastdesk.project.batch_run import collect
 from fastdesk.project.layout import Project
 from fastdesk.project.lock import project_lock
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.run import PairOutcome, finish, translate_pairs
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.workbench.project_batch import submitted_text
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.events import RequestDone
 
 
 @dataclasses.dataclass
@@ -36,9 +40,12 @@ class RunTally:
     written: int = 0
     up_to_date: int = 0  # pages that needed nothing (done at once: not in the pace)
     failed: list[str] = dataclasses.field(default_factory=list)
+    note: str = ""  # said instead (a batch job submitted: nothing written yet)
 
     def summary(self, stopped: bool = False) -> str:
         """ "Project translated: 12 of 12 pages written" (pages: a page in one language)."""
+        if self.note and not stopped:
+            return self.note
         head = "Stopped" if stopped else "Project translated"
         text = f"{head}: {self.written} of {self.total} pages written"
         if self.failed:
@@ -64,8 +71,14 @@ class ProjectRun(QObject):
 
     progressed = Signal(int, int)  # pages done, pages in all (from the loop thread: queued)
     working = Signal(str)  # the page an answer just came for, "docs/guide.md → fr" (queued)
+    # every request's stats (a batch job's answers at the batch price), for the status bar's
+    # costs (from the loop thread: queued)
+    request_done = Signal(object)
     finished = Signal(str)
     failed_pages = Signal(str, str)  # one line, the reasons
+    # the provider has a Batch API: (project, batch_flow.Offer) to ask about, then
+    # start(project, choice) (fastdesk.ui.workbench.project_batch.ask)
+    offered = Signal(object, object)
 
     def __init__(
         self,
@@ -94,8 +107,10 @@ class ProjectRun(QObject):
     def running(self) -> bool:
         return self._token is not None
 
-    def start(self, project: Project) -> bool:
-        """Translate every page of ``project`` that needs it; False when a run is under way."""
+    def start(self, project: Project, choice: str | None = None) -> bool:
+        """Translate every page of ``project`` that needs it; False when a run is under way.
+        With a Batch API at hand, an ended job's answers are taken in; else ``choice`` None
+        asks first (``offered``), ``"batch"`` submits a job, ``"live"`` runs now."""
         if self.running:
             return False
         self.tally = tally = RunTally()
@@ -126,11 +141,11 @@ class ProjectRun(QObject):
         self.progress = progress
         factory = self._engine_factory
 
-        async def run() -> RunTally:
+        async def run() -> RunTally | Offer:
             with project_lock(project.root):  # one run at a time (ProjectBusy: said, not run)
                 return await locked()
 
-        async def locked() -> RunTally:
+        async def locked() -> RunTally | Offer:
             record = WrittenRecord(project.root)
             pairs = status.load_pairs(project, record)
             tally.total = len(pairs)
@@ -144,6 +159,9 @@ class ProjectRun(QObject):
                     tally.failed.append(reason)
                 self.progressed.emit(tally.done, tally.total)
 
+            def said(event: RequestDone) -> None:
+                self.request_done.emit(event.stats)
+
             for pair in pairs:
                 if not pair.needed():
                     tally.up_to_date += 1
@@ -153,13 +171,26 @@ class ProjectRun(QObject):
                 return tally
             engine = factory()
             try:
-                await translate_pairs(
-                    engine,
-                    needy,
-                    specs,
-                    on_pair=done,
-                    on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
-                )
+                batch = await prepare(engine, project, needy, specs, choice)
+                if batch is not None and batch.offer is not None:
+                    return batch.offer  # asked in the GUI thread, then started again
+                if batch is not None and batch.submitted:
+                    tally.note = submitted_text(batch.submitted)
+                elif batch is not None and batch.answers is not None and batch.store:
+                    await collect(
+                        engine, needy, specs, batch.answers, on_request=said, on_pair=done
+                    )
+                    if not tally.failed:
+                        used_up(batch.store)
+                else:
+                    await translate_pairs(
+                        engine,
+                        needy,
+                        specs,
+                        on_request=said,
+                        on_pair=done,
+                        on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
+                    )
             finally:
                 record.save()
                 await engine.router.aclose()
@@ -167,7 +198,7 @@ class ProjectRun(QObject):
                     engine.memory.close()
             return tally
 
-        self._token = self._runner.submit(run, self._done)
+        self._token = self._runner.submit(run, lambda r, e: self._done(r, e, project))
         return True
 
     def stop(self) -> None:
@@ -204,11 +235,14 @@ class ProjectRun(QObject):
             )
         )
 
-    def _done(self, result: Any, error: BaseException | None) -> None:
+    def _done(self, result: Any, error: BaseException | None, project: Project) -> None:
         self._token = None
         self._close_progress()
         if error is not None:
             self.failed_pages.emit("Translate Project failed", error_text(error))
+            return
+        if isinstance(result, Offer):
+            self.offered.emit(project, result)
             return
         tally: RunTally = result
         if tally.failed:
