@@ -13,7 +13,9 @@ so the file's dialect is its project's, MkDocs) against the loopback emulator tw
   (tests/translating.py ``upper_everything``): every lowercase letter left in the prose of
   its target is a letter fastdesk never sent;
 - by a model that echoes what it receives: the target must be byte-identical to the source
-  (the structure kept).
+  (the structure kept). Both runs take ``--allow-partial``; the figures say how many blocks
+  the echo run wrote as their source because an answer was judged not a translation (such a
+  block proves nothing about the structure).
 
 Prose letters, counted the same way in the source and in the target: each file is rendered
 to HTML by Python-Markdown with the extensions its site's configuration names and their
@@ -353,8 +355,9 @@ def main() -> None:
             scratch.mkdir()
             names, configs = site_extensions(root, root / "mkdocs.yml", scratch)
 
-            def render(text: str, names: list[str] = names, configs: dict = configs) -> str:  # type: ignore[type-arg]
-                return markdown.markdown(text, extensions=names, extension_configs=configs)
+            render = functools.partial(
+                markdown.markdown, extensions=names, extension_configs=configs
+            )
 
             files = sorted(
                 p
@@ -391,8 +394,8 @@ def _by_name(files: list[Path]) -> Iterator[list[Path]]:
     """Groups of files with distinct names (each group's targets share a folder)."""
     left = list(files)
     while left:
-        seen: set[str] = set()
-        group = [p for p in left if not (p.name in seen or seen.add(p.name))]  # type: ignore[func-returns-value]
+        first = {p.name: p for p in reversed(left)}  # the first file of each name
+        group = [p for p in left if first[p.name] == p]
         yield group
         left = [p for p in left if p not in group]
 
