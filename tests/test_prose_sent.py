@@ -64,6 +64,11 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         "[bleach]: https://example.com/bleach\n",
         ["[^1]", "][bleach]", "[bleach]: https://example.com/bleach"],
     ),
+    "task and fancy lists": (
+        "- [x] Done item\n- [ ] Open item\n\na. First step\nb. Second step\n\n"
+        "i.  Roman one\n#.  Counted on\n",
+        ["[x]", "[ ]", "b. Second", "i.  Roman", "#.  Counted"],
+    ),
     "abbreviations and attribute lists": (
         "The HTML specification is kept by the W3C.\n{: .lead }\n\n"
         "*[HTML]: Hyper text markup language\n*[W3C]:  World wide web consortium\n",
@@ -119,6 +124,10 @@ EXPECTED: dict[str, str] = {
         "TEXT WITH A NOTE.[^1]\n\n"
         "[^1]: THE [`bleach`][bleach] PROJECT HAS BEEN DEPRECATED.\nHOWEVER, IT MAY HELP.\n\n"
         "[bleach]: https://example.com/bleach\n"
+    ),
+    "task and fancy lists": (
+        "- [x] DONE ITEM\n- [ ] OPEN ITEM\n\na. FIRST STEP\nb. SECOND STEP\n\n"
+        "i.  ROMAN ONE\n#.  COUNTED ON\n"
     ),
     "abbreviations and attribute lists": (
         "THE HTML SPECIFICATION IS KEPT BY THE W3C.\n{: .lead }\n\n"

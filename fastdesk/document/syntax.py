@@ -92,6 +92,10 @@ _DIALECT = {
         r"(?P<line>^(?P<lead>[ \t]*)(?:/{3,}|:::[ \t])[^\n]*(?:\n(?P=lead)[ \t]+\S[^\n]*)*$"
         r"|^[ \t]*-{2,}8<-{2,}[^\n]*$)",
         r"(?P<abbr>^\*\[[^\]\n]+\]:)",
+        # a task list item's box (pymdownx.tasklist: [x] read as another word unticks it) and
+        # pymdownx.fancylists' markers (a. i. A) #.), which CommonMark reads as text
+        r"(?P<task>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[ xX]\](?=[ \t]))",
+        r"(?P<fancy>^[ \t]*(?:[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8}|#)[.)](?=[ \t]))",
         r"(?P<keys>\+\+[\w+-]+\+\+)",
     ],
     "hugo": [
