@@ -69,6 +69,10 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         "i.  Roman one\n#.  Counted on\n",
         ["[x]", "[ ]", "b. Second", "i.  Roman", "#.  Counted"],
     ),
+    "keys": (
+        'Press ++ctrl+alt+"My Key"++ to start.\n',
+        ['++ctrl+alt+"My Key"++'],
+    ),
     "abbreviations and attribute lists": (
         "The HTML specification is kept by the W3C.\n{: .lead }\n\n"
         "*[HTML]: Hyper text markup language\n*[W3C]:  World wide web consortium\n",
@@ -129,6 +133,7 @@ EXPECTED: dict[str, str] = {
         "- [x] DONE ITEM\n- [ ] OPEN ITEM\n\na. FIRST STEP\nb. SECOND STEP\n\n"
         "i.  ROMAN ONE\n#.  COUNTED ON\n"
     ),
+    "keys": 'PRESS ++ctrl+alt+"My Key"++ TO START.\n',
     "abbreviations and attribute lists": (
         "THE HTML SPECIFICATION IS KEPT BY THE W3C.\n{: .lead }\n\n"
         "*[HTML]: HYPER TEXT MARKUP LANGUAGE\n*[W3C]:  WORLD WIDE WEB CONSORTIUM\n"

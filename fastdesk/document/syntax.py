@@ -96,7 +96,8 @@ _DIALECT = {
         # pymdownx.fancylists' markers (a. i. A) #.), which CommonMark reads as text
         r"(?P<task>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[ xX]\](?=[ \t]))",
         r"(?P<fancy>^[ \t]*(?:[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8}|#)[.)](?=[ \t]))",
-        r"(?P<keys>\+\+[\w+-]+\+\+)",
+        # keys, a named one in quotes too: ++ctrl+alt+"My Special Key"++
+        r'(?P<keys>\+\+(?:[\w-]+|"[^"\n]*")(?:\+(?:[\w-]+|"[^"\n]*"))*\+\+)',
     ],
     "hugo": [
         # a shortcode that holds code, body and all: {{< hl >}}fmt.Println(){{< /hl >}}
