@@ -12,6 +12,9 @@ so the file's dialect is its project's, MkDocs) against the loopback emulator tw
 - by a model that upper-cases every word it receives outside code spans, fences and URLs
   (tests/translating.py ``upper_everything``): every lowercase letter left in the prose of
   its target is a letter fastdesk never sent;
+- (and, for structure, into French by a model that translates every word it receives,
+  tests/translating.py: the HTML elements each page renders to, counted by name, compared
+  with its source's: a difference is syntax that reached the model)
 - by a model that echoes what it receives: the target must be byte-identical to the source
   (the structure kept). Both runs take ``--allow-partial``; the figures say how many blocks
   the echo run wrote as their source because an answer was judged not a translation (such a
@@ -52,6 +55,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +69,7 @@ import yaml
 from fastdesk.cli.main import run
 from fastdesk.config.logs import reset_logging
 from tests.emulator import Answer, Emulator
-from tests.translating import upper_everything
+from tests.translating import translate_everything, upper_everything
 
 print = functools.partial(print, flush=True)  # figures as they come
 LIMIT = 0.02
@@ -273,6 +277,7 @@ class Row:
     echo_exit: int = -1
     identical: bool = False
     echo_kept: int = 0  # blocks the echo run wrote as their source (judged not translated)
+    tags: str = ""  # the rendered tags a translation into French lost or gained, if any
 
     @property
     def share(self) -> float:
@@ -280,7 +285,7 @@ class Row:
 
 
 def _translate_each(
-    files: list[Path], out: Path, answer: Answer | None, home: Path
+    files: list[Path], out: Path, answer: Answer | None, home: Path, lang: str = "en"
 ) -> list[tuple[int, int]]:
     """``fastdesk translate FILE -o OUT --to en --allow-partial`` for each file, in-process,
     against the emulator answering with ``answer`` (None: an echo): (exit status, blocks
@@ -306,7 +311,7 @@ def _translate_each(
         report = home / "report.json"
         for path in files:
             target = out / path.name
-            args = ["translate", str(path), "-o", str(target), "--to", "en", "--no-memory"]
+            args = ["translate", str(path), "-o", str(target), "--to", lang, "--no-memory"]
             args += ["--allow-partial", "--report", str(report), "--concurrency", "8"]
             with contextlib.redirect_stderr(io.StringIO()):
                 code = run(args)
@@ -368,8 +373,12 @@ def main() -> None:
                 up, echo = work / f"upper-{name}-{i}", work / f"echo-{name}-{i}"
                 for folder in (up, echo):
                     folder.mkdir(parents=True)
+                french = work / f"fr-{name}-{i}"
+                french.mkdir(parents=True)
                 upper_codes = _translate_each(group, up, upper_everything, Path(tmp) / "home")
                 echo_codes = _translate_each(group, echo, None, Path(tmp) / "home")
+                home = Path(tmp) / "home"
+                _translate_each(group, french, translate_everything, home, "fr")
                 for path, (u_code, _), (e_code, kept) in zip(
                     group, upper_codes, echo_codes, strict=True
                 ):
@@ -385,9 +394,23 @@ def main() -> None:
                     row.identical = (echo / path.name).exists() and (
                         echo / path.name
                     ).read_bytes() == path.read_bytes()
+                    row.tags = _tags_changed(source, french / path.name, render)
                     rows.append(row)
             print(f"{name}: {len(files)} files ({', '.join(names)})")
         _report(rows, args.worst, time.perf_counter() - started)
+
+
+_TAG = re.compile(r"<([a-z][a-z0-9]*)[\s>/]")
+
+
+def _tags_changed(source: str, target: Path, render: Callable[[str], str]) -> str:
+    """The HTML elements a page lost or gained in French (its structure: "" when the same)."""
+    before = Counter(_TAG.findall(render(source)))
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    after = Counter(_TAG.findall(render(text)))
+    lost, gained = before - after, after - before
+    parts = [f"-{n} {tag}" for tag, n in sorted(lost.items())]
+    return " ".join(parts + [f"+{n} {tag}" for tag, n in sorted(gained.items())])
 
 
 def _by_name(files: list[Path]) -> Iterator[list[Path]]:
@@ -419,6 +442,13 @@ def _report(rows: list[Row], worst: int, seconds: float) -> None:
     for r in rows:
         if not r.identical and r not in sorted(rows, key=lambda r: -r.share)[:worst]:
             print(f"  {r.name}: echo NOT IDENTICAL (exit {r.echo_exit})")
+    changed = [r for r in rows if r.tags]
+    print(
+        f"translated into French by a model that translates every word: {len(changed)} of "
+        f"{len(rows)} files render with other HTML elements than their source"
+    )
+    for r in changed:
+        print(f"  {r.name}: {r.tags}")
 
 
 if __name__ == "__main__":
