@@ -69,9 +69,9 @@ PAGES: dict[str, tuple[str, list[str]]] = {
         "i.  Roman one\n#.  Counted on\n",
         ["[x]", "[ ]", "b. Second", "i.  Roman", "#.  Counted"],
     ),
-    "keys": (
-        'Press ++ctrl+alt+"My Key"++ to start.\n',
-        ['++ctrl+alt+"My Key"++'],
+    "keys and mentions": (
+        'Press ++ctrl+alt+"My Key"++ to start, thanks to @facelessuser and @PyCQA/flake8.\n',
+        ['++ctrl+alt+"My Key"++', "@facelessuser", "@PyCQA/flake8"],
     ),
     "abbreviations and attribute lists": (
         "The HTML specification is kept by the W3C.\n{: .lead }\n\n"
@@ -133,7 +133,9 @@ EXPECTED: dict[str, str] = {
         "- [x] DONE ITEM\n- [ ] OPEN ITEM\n\na. FIRST STEP\nb. SECOND STEP\n\n"
         "i.  ROMAN ONE\n#.  COUNTED ON\n"
     ),
-    "keys": 'PRESS ++ctrl+alt+"My Key"++ TO START.\n',
+    "keys and mentions": (
+        'PRESS ++ctrl+alt+"My Key"++ TO START, THANKS TO @facelessuser AND @PyCQA/flake8.\n'
+    ),
     "abbreviations and attribute lists": (
         "THE HTML SPECIFICATION IS KEPT BY THE W3C.\n{: .lead }\n\n"
         "*[HTML]: HYPER TEXT MARKUP LANGUAGE\n*[W3C]:  WORLD WIDE WEB CONSORTIUM\n"

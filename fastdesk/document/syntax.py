@@ -95,6 +95,8 @@ _DIALECT = {
         # a task list item's box (pymdownx.tasklist: [x] read as another word unticks it) and
         # pymdownx.fancylists' markers (a. i. A) #.), which CommonMark reads as text
         r"(?P<task>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[ xX]\](?=[ \t]))",
+        # pymdownx.magiclink's mentions and repository shorthands: @user, @user/repo
+        r"(?P<mention>(?<![\w@./`])@[A-Za-z0-9][\w-]*(?:/[\w.-]*\w)?)",
         r"(?P<fancy>^[ \t]*(?:[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8}|#)[.)](?=[ \t]))",
         # keys, a named one in quotes too: ++ctrl+alt+"My Special Key"++
         r'(?P<keys>\+\+(?:[\w-]+|"[^"\n]*")(?:\+(?:[\w-]+|"[^"\n]*"))*\+\+)',
