@@ -306,10 +306,16 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
     assert len(selections) == 1
     assert selections[0].cursor.selectedText().startswith("monde")
     if not raw:
-        assert w.document_view.preview.tinted_block == 1
-        tint = w.document_view.preview.extraSelections()
-        assert len(tint) == 1
-        assert tint[0].cursor.selectedText().startswith("monde")
+        # The rendered view can still be putting blocks' HTML in place of their stand-ins (the
+        # source's text, shown until then) in slices: the tint follows its block's new text
+        # after the slice, so it is waited for.
+        def tinted() -> None:
+            assert w.document_view.preview.tinted_block == 1
+            tint = w.document_view.preview.extraSelections()
+            assert len(tint) == 1
+            assert tint[0].cursor.selectedText().startswith("monde")
+
+        qtbot.waitUntil(tinted)
 
 
 def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
