@@ -82,7 +82,12 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
     worker.start()
     try:
         qtbot.waitUntil(lambda: bool(batches), timeout=5000)  # the engine is up
-        qtbot.wait(int(worker.throttle.interval * 1000) + 50)  # no flush throttled: a quiet pause
+        throttle = worker.throttle  # a quiet pause: the next flush is not put off by the throttle
+        qtbot.waitUntil(
+            lambda: throttle._handle is None
+            and throttle._poll_handle is None
+            and loop.time() >= throttle._last + throttle.interval
+        )
         worker.update("# Title\n\nA paragraph.\n", 1)
         qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in batches))
     finally:

@@ -120,3 +120,20 @@ def answer_box(window, name: str, button: str, seen: list[str]) -> None:  # type
 
     timer.timeout.connect(poll)
     timer.start()
+
+
+def round_trip(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    """Send the source again (unchanged) and wait for its answer with nothing in flight.
+
+    The engine thread takes the view's calls in order and answers an update only once its
+    sessions (the second panes' too) are not busy, so whatever the calls before it were to send
+    has gone by then (an update's requests leave before its answer: tests/ui/test_worker.py).
+    After it, "nothing was sent" is a fact, not what a fixed wait happened to see."""
+    said: list[bool] = []
+    slot = said.append
+    view.busy.connect(slot)
+    try:
+        view.send_update(force=True)
+        qtbot.waitUntil(lambda: said[-1:] == [False])
+    finally:
+        view.busy.disconnect(slot)
