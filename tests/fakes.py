@@ -11,6 +11,7 @@ from fastdesk.providers.base import (
     ModelInfo,
     ProviderError,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     Usage,
 )
@@ -49,7 +50,7 @@ class FakeProvider:
     in_flight: int = 0
     max_in_flight: int = 0
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

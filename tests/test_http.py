@@ -466,7 +466,7 @@ AIOHTTP_FAILURES: dict[str, tuple[Callable[[], Exception], str, str]] = {
 }
 
 
-def _as_the_sdk_raises(sdk: Any, err: httpx.HTTPError) -> Exception:
+def _as_the_sdk_raises(sdk: Any, err: Exception) -> Exception:
     """What groq's and cerebras' clients raise for an httpx error (their _base_client)."""
     request = httpx.Request("POST", "https://api.example.test/v1/chat/completions")
     try:

@@ -134,7 +134,7 @@ def test_a_slot_is_kept_for_what_the_reader_waits_for() -> None:
     from fastdesk.translate.slots import Slots
 
     async def go() -> list[str]:
-        slots, got = Slots(1, reserved=1), []
+        slots, got = Slots(1, reserved=1), list[str]()
         async with slots.take():  # the backlog holds the only ordinary slot (paced a minute)
             waiting = asyncio.create_task(_hold(slots, got, "backlog", priority=False))
             await asyncio.sleep(0)

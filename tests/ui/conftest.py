@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
 
@@ -39,7 +40,7 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
         memory: bool = False,
         settings: Settings | None = None,
         router_kw: dict[str, object] | None = None,
-        **kw: object,
+        **kw: Any,
     ) -> MainWindow:
         # the window's clock (kw["clock"], if any) is its engine's too: one clock
         factory = kw.pop("engine_factory", None) or make_engine_factory(

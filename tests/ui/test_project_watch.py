@@ -15,10 +15,10 @@ from tests.ui.test_project_panel import site as site  # the same small MkDocs si
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[str, str]]]:
     """The pairs each background read of the panel reads."""
+    from fastdesk.project.status import read_status as real
     from fastdesk.ui.workbench import project as panel
 
     seen: list[list[tuple[str, str]]] = []
-    real = panel.read_status
 
     def read_status(project, sources=None, *, pairs=None):  # type: ignore[no-untyped-def]
         seen.append(sorted((s.as_posix(), lang) for s, lang in pairs or ()))

@@ -59,7 +59,9 @@ def place_of(pane: QPlainTextEdit | TargetPreview, starts: list[int]) -> Place:
         top, after = tops(pane, starts, index)
         return index, -top / (after - top)
     index = pane.top_index()
-    top, after = pane.block_span(index)
+    span = pane.block_span(index)
+    assert span is not None
+    top, after = span
     return index, (pane.verticalScrollBar().value() - top) / (after - top)
 
 
@@ -69,7 +71,9 @@ def lines_past(pane: QPlainTextEdit | TargetPreview, starts: list[int], place: P
     if isinstance(pane, QPlainTextEdit):
         top, after = tops(pane, starts, index)
         return -(top + fraction * (after - top)) / pane.fontMetrics().lineSpacing()
-    top, after = pane.block_span(index)
+    span = pane.block_span(index)
+    assert span is not None
+    top, after = span
     value = pane.verticalScrollBar().value()
     return (value - top - fraction * (after - top)) / pane.fontMetrics().lineSpacing()
 

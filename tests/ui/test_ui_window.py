@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError, RequestStats
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone
 from fastdesk.ui.bridge.batch import WorkerBatch
 from tests.ui.uifakes import translated
@@ -322,7 +323,7 @@ def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     from fastdesk.translate.wiring import NotConfigured
     from fastdesk.ui import MainWindow
 
-    def no_provider() -> object:
+    def no_provider() -> Engine:
         raise NotConfigured("no provider is configured: set GROQ_API_KEY")
 
     w = MainWindow(engine_factory=no_provider, settings=Settings(debounce_ms=40))

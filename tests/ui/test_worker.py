@@ -76,7 +76,7 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
             marks.append(("flush in", delay))
         return call_later(delay, callback, *args)
 
-    loop.call_later = recorded_call_later  # type: ignore[method-assign]
+    loop.call_later = recorded_call_later  # type: ignore[method-assign,assignment]
     batches: list[Any] = []
     worker.batch.connect(batches.append)
     worker.start()

@@ -8,12 +8,14 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastdesk.providers.base import (
     ChatRequest,
     ModelInfo,
     ProviderError,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     Usage,
 )
@@ -64,7 +66,7 @@ class WordProvider:
         if self.hold is not None:
             self.hold.set()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         self.started.set()
         while self.hold is not None and not self.hold.is_set():
@@ -86,7 +88,7 @@ class WordProvider:
 
 
 def make_engine_factory(
-    provider: WordProvider, *, memory: bool = False, **router_kw: object
+    provider: WordProvider, *, memory: bool = False, **router_kw: Any
 ) -> Callable[[], object]:
     """``router_kw``: the Router's own arguments (a Health on a test clock, a retry policy; its
     ``clock`` must be the window's)."""
