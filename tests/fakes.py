@@ -32,6 +32,17 @@ class FakeClock:
         return self.now
 
 
+async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    """Let the event loop run until ``condition()`` holds (asyncio's qtbot.waitUntil): a request
+    gone out, a task started. The timeout only guards against a hang."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"not met within {timeout} s")
+        await asyncio.sleep(0.001)
+
+
 def last_user(request: ChatRequest) -> str:
     return [m for m in request.messages if m["role"] == "user"][-1]["content"]
 

@@ -7,7 +7,7 @@ from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, RevisionDone
 from fastdesk.translate.live import LiveSession
-from tests.fakes import FakeProvider, last_user
+from tests.fakes import FakeProvider, last_user, until
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 
@@ -43,7 +43,7 @@ def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> 
         fake.requests.clear()
         # two quick edits of the same paragraph: the first one's request is cancelled
         session.update(TEXT.replace("Second", "Second edited"), 2)
-        await asyncio.sleep(0.01)
+        await until(lambda: fake.requests)  # in flight (its answer takes 50 ms)
         session.update(TEXT.replace("Second", "Second edited twice"), 3)
         await _settle(session)
         assert _target(session) == TEXT.replace("Second", "Second edited twice").upper()

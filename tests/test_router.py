@@ -42,7 +42,7 @@ from fastdesk.routing.router import (
     Router,
 )
 from fastdesk.routing.stats import STATS_FILE, StatsStore
-from tests.fakes import FakeClock
+from tests.fakes import FakeClock, until
 
 ANSWER = "Bonjour le monde : une réponse complète, accentuée, sans doublon."
 MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]
@@ -553,11 +553,22 @@ def test_hedge_goes_to_the_next_choice_when_the_first_is_late_and_cancels_the_lo
 
 def test_hedge_loses_when_the_first_choice_streams_first() -> None:
     async def go():
-        first = Scripted("groq", ttfb=0.03)
+        # the first choice answers once the hedge has gone out (late: its p90 is 5 ms), not
+        # after a fixed 30 ms that a loaded machine may outlast before the hedge starts
+        first = Scripted("groq", gate=asyncio.Event())
         never = Scripted("cerebras", "gpt-oss-120b", gate=asyncio.Event())
         router = router_of(first, never, hedge=True)
         seed(router.stats, ("groq", "m"), 5)
-        return never, router, await consume(router)
+
+        async def answer_once_hedged() -> None:
+            await until(lambda: never.calls)
+            assert first.gate is not None
+            first.gate.set()
+
+        answering = asyncio.create_task(answer_once_hedged())
+        result = await consume(router)
+        await answering
+        return never, router, result
 
     never, router, (text, events) = asyncio.run(go())
     assert text == ANSWER

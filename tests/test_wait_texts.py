@@ -15,7 +15,7 @@ from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, Waiting
 from tests.fakes import FakeClock as Clock
-from tests.fakes import FakeProvider
+from tests.fakes import FakeProvider, until
 
 GPT = ("groq", "openai/gpt-oss-120b")
 TABLE = {
@@ -99,9 +99,8 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
                 foreground=lambda ids: edited in ids,
             )
         )
-        while not any(isinstance(e, Waiting) for e in events):
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+        await until(lambda: any(isinstance(e, Waiting) for e in events))
+        await until(lambda: any(isinstance(e, BlockDone) for e in events))  # the edit's answer
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
 
