@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_account.py [--only NAME]... [--blocks N] [--paid-blocks N]
 
 The emulator enforces an account's limits with Groq's and Cerebras' headers (a real minute: no
-shortened clock), answers with the batch it was sent (an echo: a translation is about as long)
+shortened clock), answers with the pack it was sent (an echo: a translation is about as long)
 after 100 tokens of gpt-oss-style reasoning, and counts 429s, completion tokens booked
 (``max_completion_tokens``) and used. Scenarios:
 
@@ -227,7 +227,7 @@ def edit(blocks: int) -> None:
         edited = parse("An edited paragraph, typed while the backlog runs.\n")
 
         def start(text: Document, tier: int) -> asyncio.Task[dict[str, str]]:
-            """A run whose batches rank at ``tier`` (0: the edit, 2: the backlog)."""
+            """A run whose packs rank at ``tier`` (0: the edit, 2: the backlog)."""
             spec = JobSpec(target_lang="en")
             return asyncio.create_task(
                 engine.run(text, spec, rank=lambda ids: (tier, 0), foreground=lambda ids: tier < 2)

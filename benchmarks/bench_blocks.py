@@ -3,7 +3,7 @@ a test).
 
 Run: ``.venv/bin/python benchmarks/bench_blocks.py [--runs N]``.
 Each size is parsed whole, then a word typed in its middle is parsed again the way the live
-session does it (``reparse``: the blocks around the edit only).
+translator does it (``reparse``: the blocks around the edit only).
 The documents are generated from a fixed seed: headings, prose paragraphs with inline markup,
 nested lists, tables, fenced code, block quotes, HTML, reference definitions, CRLF-free.
 """

@@ -4,7 +4,7 @@
 
 1. Tokens sent for a one-word edit in a 10-block vs a 1,000-block document.
 2. First translation of a 300-block document at a simulated 300 ms time to first token:
-   fastdesk's batched, concurrent plan vs one request per block sent one after another.
+   fastdesk's packed, concurrent plan vs one request per block sent one after another.
 3. Reopening a translated document: time and requests when the memory answers.
 4. What the engine adds on top of the provider's own time to first token (p50/p95).
 """
@@ -77,9 +77,9 @@ def main() -> None:
         print("2. first translation of a 300-block document, 300 ms time to first token")
         emu.configure(ttfb=0.3, tokens_per_second=2000)
         wall, stats = asyncio.run(translate(emu, document(300), None, concurrency=4))
-        print(f"   fastdesk (batched, 4 in flight): {len(stats)} requests, {wall:.2f} s wall")
+        print(f"   fastdesk (packed, 4 in flight): {len(stats)} requests, {wall:.2f} s wall")
         wall1, stats1 = asyncio.run(
-            translate(emu, document(300), None, concurrency=1, max_batch_blocks=1)
+            translate(emu, document(300), None, concurrency=1, max_pack_blocks=1)
         )
         print(f"   one request per block, in turn:  {len(stats1)} requests, {wall1:.2f} s wall")
         print(f"   speed-up: {wall1 / wall:.1f}x")

@@ -5,7 +5,7 @@
 A provider limited to 30 requests a minute, as Groq's free tier is (a 429 past it, no header
 warning before), with fastdesk's limiter seeded from the published free tiers:
 
-1. An editor typing for two minutes (the live session, headless, each edit sent when the
+1. An editor typing for two minutes (the live translator, headless, each edit sent when the
    window's sending policy says: ``translate/sending.py``'s ``what_was_typed`` and
    ``SendPolicy`` with the limiter's room, the debounce setting 300 ms as its upper bound, so a
    sentence end or leaving the paragraph sends at once): requests a minute, 429s met (goal:
@@ -35,7 +35,7 @@ from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Waiting
-from fastdesk.translate.live import LiveSession
+from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.sending import (
     BOUNDARIES,
     TYPICAL_TOKENS,
@@ -77,8 +77,8 @@ class Sender:
     how long to wait (what was typed, the limiter's room now) and restart its one timer; leaving
     the line of an edit not sent yet sends it now."""
 
-    def __init__(self, session: LiveSession, engine: Engine) -> None:
-        self.session, self.engine = session, engine
+    def __init__(self, translator: LiveTranslator, engine: Engine) -> None:
+        self.translator, self.engine = translator, engine
         self.policy = SendPolicy(DEBOUNCE_S)
         self.timer: asyncio.TimerHandle | None = None
         self.text, self.revision = "", 0
@@ -108,7 +108,7 @@ class Sender:
     def send(self) -> None:
         self.timer = None
         self.revision += 1
-        self.session.update(self.text, self.revision)
+        self.translator.update(self.text, self.revision)
         self.policy.sent()
         self.sent["boundary" if self.kind in BOUNDARIES else "mid-sentence"] += 1
 
@@ -127,10 +127,10 @@ async def typing(
         if isinstance(event, Waiting):
             waits.append(event)
 
-    session = LiveSession(engine, SPEC, emit)
+    translator = LiveTranslator(engine, SPEC, emit)
     paragraphs = [f"Paragraph {i} of the draft." for i in range(12)]
-    session.update("\n\n".join(paragraphs) + "\n", 0)
-    sender = Sender(session, engine)
+    translator.update("\n\n".join(paragraphs) + "\n", 0)
+    sender = Sender(translator, engine)
     end = time.monotonic() + seconds
     here = 0
 
@@ -154,7 +154,7 @@ async def typing(
         sender.left()
     if sender.timer is not None:
         sender.timer.cancel()
-    await session.aclose()
+    await translator.aclose()
     await engine.router.aclose()
     return sender.sent, len(emu.chat_requests), len(waits), sender.policy.take_note()
 
@@ -203,7 +203,7 @@ def main() -> None:
             f"status bar: {note or '(nothing)'}"
         )
     with Emulator(limit_rpm=30, rate_limits=None) as emu:
-        done, failed, took = asyncio.run(translate(emu, args.blocks, max_batch_blocks=4))
+        done, failed, took = asyncio.run(translate(emu, args.blocks, max_pack_blocks=4))
         print(
             f"2. {args.blocks}-block document, 4 blocks a request: {len(emu.chat_requests)} "
             f"requests, 429s met: {emu.refused}, {done} blocks done, {failed} failed, "
@@ -211,7 +211,7 @@ def main() -> None:
         )
     with Emulator(fail_every=5, rate_limits=None) as emu:
         done, failed, took = asyncio.run(
-            translate(emu, args.blocks, limited=False, max_batch_blocks=4)
+            translate(emu, args.blocks, limited=False, max_pack_blocks=4)
         )
         exit_status = 1 if failed else 0
         print(

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 
-from fastdesk.providers import _common, http_client
+from fastdesk.providers import http_client, sdk
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.router import Router
 from fastdesk.ui.bridge import threads
@@ -106,7 +106,7 @@ def main() -> None:
     with EmulatorProcess(ttfb=0.05, tokens_per_second=2000.0, chunk_chars=CHUNK_CHARS) as emu:
         for transport, client in (("httpcore,", httpx_default_client), ("aiohttp,", ours)):
             for paced in (False, True):
-                _common.make_http_client = client  # the name the SDK adapters call
+                sdk.make_http_client = client  # the name the SDK adapters call
                 threads.PACE_S = pace if paced else 0.0
                 loop = threads.polite_event_loop
                 r = measure(emu.groq_base_url, args.requests, args.concurrency, loop)
@@ -116,7 +116,7 @@ def main() -> None:
                     f" in {r['wall_s']:.2f} s ({r['us_per_token']:.0f} µs a token),"
                     f" {r['events']} router events"
                 )
-    _common.make_http_client = ours
+    sdk.make_http_client = ours
     threads.PACE_S = pace
 
 

@@ -546,16 +546,16 @@ def run(
         beat.start()
         last_answer = [time.perf_counter(), time.process_time()]  # when, and the CPU used by then
 
-        def answered(batch) -> None:  # a batch that brings answers: the last one so far
-            if any(isinstance(e, BlockDone) for e in batch.events):
+        def answered(delivery) -> None:  # a delivery that brings answers: the last one so far
+            if any(isinstance(e, BlockDone) for e in delivery.events):
                 last_answer[:] = [time.perf_counter(), time.process_time()]
 
         window.document_view.engine_news.connect(answered)
         # the reviewer model's verdicts: when the first came, the GUI's CPU and passes by then
         verdicts: dict[str, float] = {}
 
-        def reviewed(batch) -> None:  # type: ignore[no-untyped-def]
-            n = sum(isinstance(e, BlockReviewed) for e in batch.events)
+        def reviewed(delivery) -> None:  # type: ignore[no-untyped-def]
+            n = sum(isinstance(e, BlockReviewed) for e in delivery.events)
             if n and not verdicts:
                 verdicts.update(at=time.perf_counter(), gui=cpu_now(None)["gui"] or 0.0)
                 verdicts["passes"] = len(timed["pass"].ms) if "pass" in timed else 0

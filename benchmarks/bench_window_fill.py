@@ -247,7 +247,7 @@ class Trace:
         self.shown: list[tuple[float, int]] = []  # (when, answers in targetEditor)
         self.cpu: list[tuple[float, dict[str, float]]] = []
         self._done, self._request, self._started = BlockDone, RequestDone, BlockStarted
-        self.first_batch: float | None = None  # when the engine's first news reached the GUI
+        self.first_delivery: float | None = None  # when the engine's first news reached the GUI
         self.first_started: float | None = None  # and the first block's request had begun
         window.document_view.engine_news.connect(self._news)
         # the engine thread's time on a CPU and waiting in the run queue for one (Linux), and
@@ -294,11 +294,11 @@ class Trace:
         threads._gui_free = TimedEvent()  # type: ignore[assignment]
         threads.time = TimedSleep()  # type: ignore[assignment]
 
-    def _news(self, batch) -> None:  # type: ignore[no-untyped-def]
+    def _news(self, delivery) -> None:  # type: ignore[no-untyped-def]
         now = time.perf_counter() - self.started
-        if self.first_batch is None:
-            self.first_batch = now
-        for event in batch.events:
+        if self.first_delivery is None:
+            self.first_delivery = now
+        for event in delivery.events:
             if self.first_started is None and isinstance(event, self._started):
                 self.first_started = now
             if isinstance(event, self._done) and event.origin == "model":
@@ -339,7 +339,7 @@ class Trace:
         ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
         return {
             "first_news_and_block_started_reached_gui_s": [
-                None if self.first_batch is None else round(self.first_batch, 2),
+                None if self.first_delivery is None else round(self.first_delivery, 2),
                 None if self.first_started is None else round(self.first_started, 2),
             ],
             "first_request_done_and_answer_reached_gui_s": [

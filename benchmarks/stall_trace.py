@@ -232,20 +232,20 @@ def wrap_window_slots(trace: StallTrace) -> None:
     """The slots the GUI thread runs on its own while a document streams in (before the
     window is built: connections made later go through the wrappers)."""
     from fastdesk.ui.bridge import threads
-    from fastdesk.ui.document.batches import BatchReader
     from fastdesk.ui.document.block_places import BlockPlaces
+    from fastdesk.ui.document.deliveries import DeliveryReader
     from fastdesk.ui.document.review_view import ReviewPresentation
     from fastdesk.ui.document.sending import EditSending
     from fastdesk.ui.document.view import DocumentView
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
     from fastdesk.ui.window import main_window
-    from fastdesk.ui.window.status import StatusPanel
+    from fastdesk.ui.window.status_bar import StatusPanel
 
     for owner, names in (
         (threads, ("collect_due_garbage",)),
         (RenderScheduler, ("_tick",)),
-        (BatchReader, ("on_batch",)),
+        (DeliveryReader, ("on_delivery",)),
         (DocumentView, ("refresh_target", "_source_changed")),
         (BlockPlaces, ("send_visible",)),
         (EditSending, ("_debounced",)),

@@ -1,4 +1,4 @@
-"""Small docs projects made in a test, one per i18n layout, and a "translator" for the emulator.
+"""Small docs projects made in a test, one per i18n layout, and the emulator's answer per language.
 
 The emulator's answer marks each language (Step → Étape in French, Schritt in German) so a test
 sees which language reached which file; every other word is echoed, markers included.
@@ -17,7 +17,7 @@ from tests.emulator import Emulator, last_user_content
 WORD = {"French": "Étape", "German": "Schritt", "Spanish": "Paso"}
 
 
-def translator(messages: Sequence[Mapping[str, Any]]) -> str:
+def answer_in_language(messages: Sequence[Mapping[str, Any]]) -> str:
     """Step → the language's word for it (from the system prompt's language name)."""
     system = str(messages[0].get("content", "")) if messages else ""
     word = next((w for name, w in WORD.items() if name in system), "Step")

@@ -21,7 +21,7 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retired import Retirements
 from fastdesk.routing.router import AttemptDone, Backoff, Router
-from fastdesk.routing.shared import SharedBudget
+from fastdesk.routing.shared_budget import SharedBudget
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from tests.emulator import Account, Emulator

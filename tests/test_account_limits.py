@@ -10,7 +10,7 @@ import pytest
 
 from fastdesk.providers.base import RateLimitInfo
 from fastdesk.routing.limiter import Limiter, Limits
-from fastdesk.routing.shared import SharedBudget, account_id
+from fastdesk.routing.shared_budget import SharedBudget, account_id
 
 GPT = ("groq", "openai/gpt-oss-120b")
 TABLE = {

@@ -64,7 +64,7 @@ def test_files_of_running_processes_are_not_offered() -> None:
     assert [r.key for r in pending(include_running=True)] == [saver.key]
 
 
-def test_a_crashed_session_is_offered_back_with_its_edits(tmp_path: Path) -> None:
+def test_a_crashed_run_is_offered_back_with_its_edits(tmp_path: Path) -> None:
     """A real process autosaves a source and a target edit, then dies without cleaning up."""
     doc_path = tmp_path / "guide.md"
     child = textwrap.dedent(

@@ -1,5 +1,5 @@
 """`fastdesk translate --review / --min-score` and `fastdesk status`'s page scores, end to end
-against the loopback emulator playing both the translator and a scripted reviewer."""
+against the loopback emulator playing both the translating model and a scripted reviewer."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from fastdesk.config.logs import reset_logging
 from fastdesk.translate.mqm import mqm_score
 from tests.data.meaning_corpus import CORPUS
 from tests.emulator import Emulator, last_user_content, review_pair, scripted_reviewer
-from tests.project_kit import make_project, translator, use_emulator
+from tests.project_kit import answer_in_language, make_project, use_emulator
 
 FR = {src: answers["fr"] for src, answers in CORPUS}
 FIRST, SECOND = CORPUS[0][0], CORPUS[6][0]
@@ -124,7 +124,7 @@ def test_status_shows_each_pages_score(
         error = {"span": "Étape 0", "category": "style", "severity": "major", "explanation": "x"}
         return json.dumps({"errors": [error] if "Étape 0 of Home" in target else []})
 
-    emu.configure(answer=scripted_reviewer(reviewer, translator))
+    emu.configure(answer=scripted_reviewer(reviewer, answer_in_language))
     root = make_project(tmp_path / "site", "mkdocs-suffix")
     assert run(["translate", str(root), "--to", "fr", "--review"]) == 0
     capsys.readouterr()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import fastdesk
-from fastdesk.clock import SystemClock
+from fastdesk.clock import SystemClock, duration, milliseconds
 from fastdesk.routing.health import Health
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.router import Router
@@ -108,3 +108,35 @@ def test_the_wiring_hands_its_one_clock_to_every_part() -> None:
     made = build_engine(Settings(), env=env, use_memory=False).router  # the command line's
     assert made.limiter.clock is made.clock and made.health.clock is made.clock
     assert made.clock == SystemClock()
+
+
+def test_a_wait_is_said_in_seconds_until_two_minutes_then_in_minutes_and_hours() -> None:
+    """The countdowns (a retry, a rate wait) and the estimates (the review bar's, the document's)
+    share one set of thresholds; an estimate is rounded up to whole minutes past two."""
+    exact = [duration(s) for s in (-3, 0, 0.2, 44.01, 119, 120, 185, 3599, 3600, 7800, 7859)]
+    assert exact == [
+        "0 s",
+        "0 s",
+        "1 s",
+        "45 s",
+        "119 s",
+        "2 min",
+        "3 min 5 s",
+        "59 min 59 s",
+        "1 h",
+        "2 h 10 min",
+        "2 h 10 min",
+    ]
+    rough = [duration(s, rough=True) for s in (59.5, 119.2, 121, 185, 3599, 5400, 7859)]
+    assert rough == ["60 s", "2 min", "3 min", "4 min", "1 h", "1 h 30 min", "2 h 11 min"]
+
+
+def test_a_latency_is_said_in_milliseconds_until_ten_seconds() -> None:
+    assert [milliseconds(v) for v in (0, 212.4, 9_999, 10_000, 12_345)] == [
+        "0 ms",
+        "212 ms",
+        "9999 ms",
+        "10.00 s",
+        "12.35 s",
+    ]
+    assert milliseconds(None) == "–" and milliseconds(None, "-") == "-"

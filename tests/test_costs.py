@@ -1,4 +1,4 @@
-"""The cost ledger: last/session/today totals, unknown costs, day boundary, budget, broken files,
+"""The cost ledger: last/since-start/today totals, unknown costs, day boundary, budget, bad files,
 and two writers (threads and processes) adding up instead of overwriting each other."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_totals_text() -> None:
     assert Totals(0.0000252, 1, 0).text() == "$0.000025"
 
 
-def test_record_last_session_today(tmp_path: Path) -> None:
+def test_record_last_since_start_today(tmp_path: Path) -> None:
     path = tmp_path / "costs.json"
     ledger = CostLedger(path, now=Clock())
     assert ledger.last is None and ledger.today() == Totals()
@@ -57,8 +57,8 @@ def test_record_last_session_today(tmp_path: Path) -> None:
     ledger.record(ok(None))
     assert today == Totals(0.0123, 2, 0)
     assert ledger.last is not None and ledger.last.cost_usd is None
-    assert ledger.session.requests == 2 and ledger.session.unknown == 2
-    assert ledger.session.usd == pytest.approx(0.0123)
+    assert ledger.since_start.requests == 2 and ledger.since_start.unknown == 2
+    assert ledger.since_start.usd == pytest.approx(0.0123)
     assert ledger.today().text() == "$0.0123 + 2 requests of unknown cost"
     assert ledger.status_text() == (
         "last cost unknown · session $0.0123 + 2 requests of unknown cost"
@@ -85,7 +85,7 @@ def test_what_counts_as_spend() -> None:
 def test_uncounted_requests_change_nothing(tmp_path: Path) -> None:
     ledger = CostLedger(tmp_path / "costs.json", now=Clock())
     ledger.record(RequestStats("groq", "m", "error", error="connection refused"))
-    assert ledger.last is None and ledger.session == Totals()
+    assert ledger.last is None and ledger.since_start == Totals()
     assert not (tmp_path / "costs.json").exists()
 
 
@@ -97,7 +97,7 @@ def test_day_boundary_is_local_midnight(tmp_path: Path) -> None:
     assert ledger.today() == Totals()  # a new day starts empty
     ledger.record(ok(0.25))
     assert ledger.today() == Totals(0.25, 1, 0)
-    assert ledger.session.usd == pytest.approx(0.75)  # the session spans both days
+    assert ledger.since_start.usd == pytest.approx(0.75)  # since start spans both days
     days = file_days(tmp_path / "costs.json")
     assert set(days) == {"2026-07-15", "2026-07-16"}
 
@@ -138,6 +138,7 @@ def test_budget_states(tmp_path: Path) -> None:
     notice = ledger.budget_notice(1.0)
     assert "Daily budget reached" in notice and "1 request of unknown cost" in notice
     assert "Live translation is paused" in notice
+    assert "of a daily budget of $0.125. " in ledger.budget_notice(0.125)  # every sum alike
     assert ledger.budget_state(None) == "ok"
 
 
@@ -149,7 +150,7 @@ def test_budget_sees_another_process_spend(tmp_path: Path) -> None:
     CostLedger(path, now=Clock()).record(ok(1.5))
     assert window.budget_state(1.0) == "reached"
     assert window.today() == Totals(1.5, 1, 0)
-    assert window.session == Totals()
+    assert window.since_start == Totals()
 
 
 @pytest.mark.parametrize(
@@ -206,7 +207,7 @@ def test_unwritable_file_keeps_counting(tmp_path: Path, caplog) -> None:
     ledger.record(ok(0.1))
     ledger.record(ok(0.2))
     assert ledger.today().usd == pytest.approx(0.3)  # still counted, pending
-    assert ledger.session.usd == pytest.approx(0.3)
+    assert ledger.since_start.usd == pytest.approx(0.3)
     assert "could not be saved" in caplog.text
 
 

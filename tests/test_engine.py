@@ -99,10 +99,10 @@ def test_answers_map_back_to_their_blocks() -> None:
     fake = FakeProvider(answer=lambda r: last_user(r).replace("Paragraph", "Paragraphe"))
     doc, results, _ = run(engine_with(fake), big_doc(40))
     assert assemble(doc, results) == big_doc(40).replace("Paragraph", "Paragraphe")
-    assert len(fake.requests) < 40  # batched
+    assert len(fake.requests) < 40  # packed
 
 
-def test_a_batch_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None:
+def test_a_pack_that_cannot_be_mapped_back_is_split_not_written_wrong() -> None:
     def sloppy(request):
         text = last_user(request)
         # drops the markers whenever more than two blocks share a request
@@ -132,7 +132,7 @@ def test_a_run_says_before_its_first_request_what_it_will_send(tmp_path: Path) -
     memory's answers left out; none at all when the memory answers everything."""
     memory = Memory(tmp_path / "m.sqlite3")
     fake = FakeProvider()  # an echo: English into English, every check passes (no retries)
-    engine = engine_with(fake, memory=memory, max_batch_blocks=4)
+    engine = engine_with(fake, memory=memory, max_pack_blocks=4)
     text = big_doc(10)
     half = big_doc(5)
     run(engine, half, ENGLISH)  # the first five sections are in the memory now
@@ -180,7 +180,7 @@ def test_one_paragraph_edit_sends_one_small_request(tmp_path: Path) -> None:
 def test_identical_blocks_are_translated_once() -> None:
     fake = FakeProvider()
     text = "Same paragraph.\n\nOther.\n\nSame paragraph.\n"
-    doc, results, _ = run(engine_with(fake, max_batch_blocks=1), text)
+    doc, results, _ = run(engine_with(fake, max_pack_blocks=1), text)
     sent = [last_user(r) for r in fake.requests]
     assert sent.count("Same paragraph.") == 1
     assert assemble(doc, results) == text
@@ -277,9 +277,9 @@ def test_retry_that_fixes_the_answer_is_kept_unflagged() -> None:
     )
 
 
-def test_batches_run_concurrently_within_the_limit() -> None:
+def test_packs_run_concurrently_within_the_limit() -> None:
     fake = FakeProvider(delay=0.02)
-    run(engine_with(fake, concurrency=3, max_batch_blocks=2), big_doc(30))
+    run(engine_with(fake, concurrency=3, max_pack_blocks=2), big_doc(30))
     assert 1 < fake.max_in_flight <= 3
 
 
@@ -363,7 +363,7 @@ def test_rate_limit_headers_slow_requests_down_before_a_429(
         async def go() -> None:
             provider = GroqProvider("gsk_test", base_url=emu.groq_base_url)
             router = Router({"groq": provider}, clock=clock)
-            engine = Engine(router, None, concurrency=1, max_batch_blocks=2)
+            engine = Engine(router, None, concurrency=1, max_pack_blocks=2)
             await engine.run(parse(big_doc(2)), JobSpec(target_lang="en"), emit=events.append)
             await provider.aclose()
 
@@ -389,7 +389,7 @@ def test_a_source_that_starts_with_think_keeps_it_and_the_models_own_is_stripped
         assert not [e for e in events if isinstance(e, BlockFailed)]
 
 
-def test_a_source_showing_batch_markers_translates_whole() -> None:
+def test_a_source_showing_pack_markers_translates_whole() -> None:
     text = "# Markers\n\n- a list item that shows <!--fd:1-->\n- and <!--fd:2-->\n\nEnd.\n"
     doc, results, events = run(engine_with(FakeProvider()), text)
     assert assemble(doc, results) == text
@@ -411,7 +411,7 @@ def test_a_model_that_drops_the_markers_gets_one_block_per_request_and_it_is_rem
     doc, results, _ = run(engine, text, ENGLISH)
     assert assemble(doc, results) == text
     first = len(fake.requests)
-    assert first <= 132 + 8  # not 189: after a few lost batches, one block per request
+    assert first <= 132 + 8  # not 189: after a few lost packs, one block per request
     assert stats.get(("groq", "fake-model")).single_block
     fake.requests.clear()
     run(engine, text, ENGLISH)  # the next run starts right

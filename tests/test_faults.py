@@ -670,7 +670,7 @@ def test_a_run_killed_with_sigkill_has_counted_every_answered_request(tmp_path: 
         files = []
         for n in range(300):
             path = tmp_path / f"d{n}.md"
-            path.write_text(f"# Part {n}\n\nParagraph number {n} of the batch.\n", encoding="utf-8")
+            path.write_text(f"# Part {n}\n\nParagraph number {n} of the set.\n", encoding="utf-8")
             files.append(str(path))
         env = {
             **os.environ,

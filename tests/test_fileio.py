@@ -115,9 +115,7 @@ def test_a_failed_write_keeps_the_old_content_and_no_temporary_file(
 @pytest.fixture
 def frozen_stamp(monkeypatch: pytest.MonkeyPatch) -> str:
     """Every call in the same second: the collision handling is what is tested."""
-    monkeypatch.setattr(
-        "fastdesk.config.fileio.time.strftime", lambda fmt, *_: "20260102-030405"
-    )
+    monkeypatch.setattr("fastdesk.config.fileio.time.strftime", lambda fmt, *_: "20260102-030405")
     return "20260102-030405"
 
 
@@ -379,3 +377,20 @@ def test_writable_problem_reports_a_folder_that_refuses_new_files(
     assert fileio.writable_problem(tmp_path / "sub" / "out.md") == (
         f"{tmp_path}: cannot create {tmp_path / 'sub'}: read-only file system"
     )
+
+
+def test_an_os_error_is_one_line_naming_the_file_and_the_reason_in_plain_words(
+    tmp_path: Path,
+) -> None:
+    """The window, the command line and the project's lock all say a failed file operation in
+    this one shape, with os_reason's words rather than the C library's."""
+    import errno
+
+    full = OSError(errno.ENOSPC, "No space left on device")
+    path = tmp_path / "a.md"
+    assert fileio.os_error_line(path, full) == f"{path}: no space left on the disk"
+    denied = PermissionError(errno.EACCES, "Permission denied", str(path))
+    line = fileio.os_error_line(path, denied, "not written")
+    assert line == f"{path}: not written: permission denied"
+    odd = OSError(errno.EIO, "Input/output error")
+    assert fileio.os_error_line("x", odd) == "x: input/output error"

@@ -1,5 +1,5 @@
 """The whole pipeline under fuzz, as the block splitter is: every CommonMark example and random
-edits go through the engine, the live session and the command line, and none may raise.
+edits go through the engine, the live translator and the command line, and none may raise.
 
 With an echo provider the output must be the input byte for byte; with a provider that answers
 nonsense (nothing, half, broken markers) a block may fail but the run may not. Example counts
@@ -25,7 +25,7 @@ from fastdesk.providers.base import ChatRequest, Provider
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RevisionDone
-from fastdesk.translate.live import LiveSession
+from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.planning import document_title
 from tests.fakes import FakeProvider, last_user
 from tests.test_blocks import ENDINGS, FRAGMENTS, edited
@@ -148,17 +148,19 @@ def test_random_sources_and_answers_never_raise(source: str, seed: int) -> None:
     translate(source, nonsense(seed))
 
 
-async def _settle(session: LiveSession) -> None:
+async def _settle(translator: LiveTranslator) -> None:
     for _ in range(2500):  # up to 5 s on a loaded machine; a few ms when it is not
         await asyncio.sleep(0.002)
-        if not session.busy:
+        if not translator.busy:
             return
-    raise AssertionError("live session did not settle")
+    raise AssertionError("live translator did not settle")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(EXAMPLES + EDITOR_STATES), st.integers(min_value=0, max_value=10**6))
-def test_random_edits_through_the_live_session_end_as_the_last_text(start: str, seed: int) -> None:
+def test_random_edits_through_the_live_translator_end_as_the_last_text(
+    start: str, seed: int
+) -> None:
     """Typing in the window: each pause in typing is an update; the last one wins, intact."""
     rng = random.Random(seed)
     texts = [start]
@@ -167,13 +169,13 @@ def test_random_edits_through_the_live_session_end_as_the_last_text(start: str, 
 
     async def scenario() -> str:
         router = Router({"groq": cast(Provider, FakeProvider())})
-        session = LiveSession(Engine(router), JobSpec(), lambda e: None)
+        translator = LiveTranslator(Engine(router), JobSpec(), lambda e: None)
         for revision, text in enumerate(texts, 1):
-            session.update(text, revision)
+            translator.update(text, revision)
             await asyncio.sleep(rng.choice((0, 0, 0.001, 0.005)))
-        await _settle(session)
-        final = session.snapshot().text
-        await session.aclose()
+        await _settle(translator)
+        final = translator.snapshot().text
+        await translator.aclose()
         return final
 
     assert asyncio.run(scenario()) == texts[-1]
@@ -209,7 +211,7 @@ def _cli_env(monkeypatch: pytest.MonkeyPatch, emu: object) -> None:
     monkeypatch.setenv("GROQ_BASE_URL", emu.groq_base_url)  # type: ignore[attr-defined]
 
 
-def test_a_batch_of_every_kind_of_document_is_written_whole(
+def test_a_set_of_every_kind_of_document_is_written_whole(
     emu: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One command over many files (CommonMark examples and editor states): all written, exit 0."""

@@ -21,6 +21,7 @@ def emu() -> Emulator:  # type: ignore[misc]
     with Emulator() as e:
         yield e
 
+
 PAGE = """# Install
 
 !!! info "Note"
@@ -219,32 +220,32 @@ def test_a_document_translated_live_keeps_its_dialects_syntax_lines() -> None:
 
     from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine, JobSpec
-    from fastdesk.translate.live import LiveSession
+    from fastdesk.translate.live import LiveTranslator
     from tests.fakes import FakeProvider, last_user
 
     async def scenario() -> None:
         fake = FakeProvider(answer=lambda r: last_user(r).upper())
         spec = JobSpec(target_lang="en", dialect="mkdocs")
-        session = LiveSession(Engine(Router({"groq": fake})), spec, lambda e: None)
-        session.update(PAGE, 1)
+        translator = LiveTranslator(Engine(Router({"groq": fake})), spec, lambda e: None)
+        translator.update(PAGE, 1)
         for _ in range(200):
             await asyncio.sleep(0.01)
-            if not session.busy and session.snapshot().pending == frozenset():
+            if not translator.busy and translator.snapshot().pending == frozenset():
                 break
-        target = session.snapshot().text
+        target = translator.snapshot().text
         assert '--8<-- "includes/abbreviations.md"\n' in target  # copied, not sent
         assert "RUN THE SERVER." in target
         assert '!!! info "NOTE"' in target  # the type put back, the title translated
         assert all("--8<--" not in last_user(r) for r in fake.requests)
         # the house changes its dialect: the syntax line is asked for afresh
         fake.requests.clear()
-        session.set_spec(dataclasses.replace(spec, dialect="commonmark"))
+        translator.set_spec(dataclasses.replace(spec, dialect="commonmark"))
         for _ in range(200):
             await asyncio.sleep(0.01)
-            if not session.busy and session.snapshot().pending == frozenset():
+            if not translator.busy and translator.snapshot().pending == frozenset():
                 break
         assert any("--8<--" in last_user(r) for r in fake.requests)
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())
 

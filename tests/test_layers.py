@@ -41,7 +41,7 @@ def test_core_imports_no_qt_in_a_fresh_interpreter() -> None:
 
 def test_importing_a_qt_free_ui_helper_does_not_load_qt_widgets() -> None:
     code = (
-        "import sys\nimport fastdesk.ui.bridge.segments\n"
+        "import sys\nimport fastdesk.ui.panes.render\n"
         "print('QtWidgets' if 'PySide6.QtWidgets' in sys.modules else 'none')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,7 +6,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, RevisionDone
-from fastdesk.translate.live import LiveSession
+from fastdesk.translate.live import LiveTranslator
 from tests.fakes import FakeProvider, last_user, until
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
@@ -16,44 +16,44 @@ def upper(request) -> str:
     return last_user(request).upper()
 
 
-def _target(session: LiveSession) -> str:
-    """The session's answers joined in document order (what a fully translated target is)."""
-    assert session.doc is not None
-    view = session.snapshot()
+def _target(live: LiveTranslator) -> str:
+    """The translator's answers joined in document order (what a fully translated target is)."""
+    assert live.doc is not None
+    view = live.snapshot()
     assert not view.pending
     return view.text
 
 
-async def _settle(session: LiveSession) -> None:
+async def _settle(live: LiveTranslator) -> None:
     for _ in range(600):
         await asyncio.sleep(0.005)
-        if not session.busy:
+        if not live.busy:
             return
-    raise AssertionError("live session did not settle")
+    raise AssertionError("live translator did not settle")
 
 
 def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
         events: list[object] = []
-        session = LiveSession(Engine(Router({"groq": fake})), JobSpec(), events.append)
-        session.update(TEXT, 1)
-        await _settle(session)
-        assert _target(session) == TEXT.upper()
+        live = LiveTranslator(Engine(Router({"groq": fake})), JobSpec(), events.append)
+        live.update(TEXT, 1)
+        await _settle(live)
+        assert _target(live) == TEXT.upper()
         fake.requests.clear()
         # two quick edits of the same paragraph: the first one's request is cancelled
-        session.update(TEXT.replace("Second", "Second edited"), 2)
+        live.update(TEXT.replace("Second", "Second edited"), 2)
         await until(lambda: fake.requests)  # in flight (its answer takes 50 ms)
-        session.update(TEXT.replace("Second", "Second edited twice"), 3)
-        await _settle(session)
-        assert _target(session) == TEXT.replace("Second", "Second edited twice").upper()
+        live.update(TEXT.replace("Second", "Second edited twice"), 3)
+        await _settle(live)
+        assert _target(live) == TEXT.replace("Second", "Second edited twice").upper()
         assert [last_user(r) for r in fake.requests] == [
             "Second edited paragraph.",
             "Second edited twice paragraph.",
         ]
         done_texts = [e.text for e in events if isinstance(e, BlockDone)]
         assert "SECOND EDITED PARAGRAPH.\n" not in done_texts  # the stale answer never arrived
-        await session.aclose()
+        await live.aclose()
 
     asyncio.run(scenario())
 
@@ -62,16 +62,16 @@ def test_mode_switch_replans_everything() -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper)
         events: list[object] = []
-        session = LiveSession(Engine(Router({"groq": fake})), JobSpec(), events.append)
-        session.update(TEXT, 1)
-        await _settle(session)
+        live = LiveTranslator(Engine(Router({"groq": fake})), JobSpec(), events.append)
+        live.update(TEXT, 1)
+        await _settle(live)
         n = len(fake.requests)
-        session.set_spec(JobSpec(mode="simplify"))
-        await _settle(session)
+        live.set_spec(JobSpec(mode="simplify"))
+        await _settle(live)
         assert len(fake.requests) > n
         assert "plain language" in fake.requests[-1].messages[0]["content"]
         assert any(isinstance(e, RevisionDone) for e in events)
-        await session.aclose()
+        await live.aclose()
 
     asyncio.run(scenario())
 
@@ -82,38 +82,38 @@ def test_retranslate_forces_a_request_for_one_block(tmp_path) -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper)
         memory = Memory(tmp_path / "m.sqlite3")
-        session = LiveSession(Engine(Router({"groq": fake}), memory), JobSpec(), lambda e: None)
-        session.update(TEXT, 1)
-        await _settle(session)
+        live = LiveTranslator(Engine(Router({"groq": fake}), memory), JobSpec(), lambda e: None)
+        live.update(TEXT, 1)
+        await _settle(live)
         fake.requests.clear()
         block = parse(TEXT).blocks[1]
-        session.retranslate([block.id])
-        await _settle(session)
+        live.retranslate([block.id])
+        await _settle(live)
         assert [last_user(r) for r in fake.requests] == ["First paragraph."]
-        await session.aclose()
+        await live.aclose()
 
     asyncio.run(scenario())
 
 
-def test_an_edit_during_a_backlog_is_sent_before_the_backlogs_remaining_batches() -> None:
+def test_an_edit_during_a_backlog_is_sent_before_the_backlogs_remaining_packs() -> None:
     text = "".join(f"Paragraph number {i} of the backlog.\n\n" for i in range(40))
 
     async def scenario() -> None:
-        fake = FakeProvider(delay=0.02)  # echo: batches map back
-        engine = Engine(Router({"groq": fake}), concurrency=2, max_batch_blocks=2)
-        session = LiveSession(engine, JobSpec(), lambda e: None)
-        session.update(text, 1)  # 20 batches, 2 at a time
+        fake = FakeProvider(delay=0.02)  # echo: packs map back
+        engine = Engine(Router({"groq": fake}), concurrency=2, max_pack_blocks=2)
+        live = LiveTranslator(engine, JobSpec(), lambda e: None)
+        live.update(text, 1)  # 20 packs, 2 at a time
         while len(fake.requests) < 4:
             await asyncio.sleep(0.005)
         sent_before = len(fake.requests)
-        session.update(text.replace("number 37 ", "number 37 edited "), 2)
-        await _settle(session)
+        live.update(text.replace("number 37 ", "number 37 edited "), 2)
+        await _settle(live)
         order = [last_user(r) for r in fake.requests]
         edit = next(i for i, u in enumerate(order) if "edited" in u)
         # within one request slot: at most the two in flight left before it
         assert edit <= sent_before + 1, order
-        assert len(order) > edit + 5  # and the backlog's remaining batches came after it
-        await session.aclose()
+        assert len(order) > edit + 5  # and the backlog's remaining packs came after it
+        await live.aclose()
 
     asyncio.run(scenario())
 
@@ -123,33 +123,33 @@ def test_blocks_on_screen_go_before_the_rest() -> None:
 
     async def scenario() -> None:
         fake = FakeProvider(delay=0.02)
-        engine = Engine(Router({"groq": fake}), concurrency=1, max_batch_blocks=2)
-        session = LiveSession(engine, JobSpec(), lambda e: None)
-        session.update(text, 1)
-        assert session.doc is not None
-        session.set_visible([b.id for b in session.doc.blocks[30:32]])  # the reader is down there
-        await _settle(session)
+        engine = Engine(Router({"groq": fake}), concurrency=1, max_pack_blocks=2)
+        live = LiveTranslator(engine, JobSpec(), lambda e: None)
+        live.update(text, 1)
+        assert live.doc is not None
+        live.set_visible([b.id for b in live.doc.blocks[30:32]])  # the reader is down there
+        await _settle(live)
         order = [last_user(r) for r in fake.requests]
         assert "number 30 " in order[1], order[:3]  # after the one that was sent at once
-        await session.aclose()
+        await live.aclose()
 
     asyncio.run(scenario())
 
 
 def test_a_whole_new_text_is_a_first_fill_not_an_edit() -> None:
     async def scenario() -> None:
-        session = LiveSession(Engine(Router({"groq": FakeProvider()})), JobSpec(), lambda e: None)
-        session.update(TEXT, 1)
-        session.update(TEXT.replace("First", "Edited first"), 2)
-        assert session.doc is not None
-        edited = session.doc.blocks[1].id
-        assert session.rank([edited]) < session.rank([session.doc.blocks[0].id])
+        live = LiveTranslator(Engine(Router({"groq": FakeProvider()})), JobSpec(), lambda e: None)
+        live.update(TEXT, 1)
+        live.update(TEXT.replace("First", "Edited first"), 2)
+        assert live.doc is not None
+        edited = live.doc.blocks[1].id
+        assert live.rank([edited]) < live.rank([live.doc.blocks[0].id])
         other = "".join(f"Another file, paragraph {i}.\n\n" for i in range(100))
-        session.update(other, 3)  # another file opened: ordered by the screen, then the text
-        assert session.doc is not None
-        assert session.rank([session.doc.blocks[0].id]) < session.rank([session.doc.blocks[50].id])
-        session.set_visible([session.doc.blocks[50].id])
-        assert session.rank([session.doc.blocks[50].id]) < session.rank([session.doc.blocks[0].id])
-        await session.aclose()
+        live.update(other, 3)  # another file opened: ordered by the screen, then the text
+        assert live.doc is not None
+        assert live.rank([live.doc.blocks[0].id]) < live.rank([live.doc.blocks[50].id])
+        live.set_visible([live.doc.blocks[50].id])
+        assert live.rank([live.doc.blocks[50].id]) < live.rank([live.doc.blocks[0].id])
+        await live.aclose()
 
     asyncio.run(scenario())

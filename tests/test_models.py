@@ -220,3 +220,11 @@ def test_probe_says_what_is_missing() -> None:
         run(probe("openai", api_key=None, base_url=""))
     with pytest.raises(ValueError, match="unknown provider"):
         run(probe("other", api_key=KEY))
+
+
+def test_a_price_is_written_as_every_sum_is_with_no_digit_dropped() -> None:
+    """Prices per million tokens and costs share one money text (pricing.format_cost): a cached
+    input price of $0.0375 is not cut to $0.037, and a free side reads $0."""
+    row = ModelRow("m", 0.0375, 0.3, "2026-07-15")
+    assert row.price_text() == "$0.0375 in / $0.30 out per M tokens (price read 2026-07-15)"
+    assert ModelRow("m", 0.0, 1.5, None).price_text() == "$0 in / $1.50 out per M tokens"

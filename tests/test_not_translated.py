@@ -125,7 +125,7 @@ def test_a_failing_answer_is_retried_once_on_the_next_model(
     assert FRENCH in out.read_text()
 
 
-def test_a_runaway_answer_is_stopped_and_its_batch_split() -> None:
+def test_a_runaway_answer_is_stopped_and_its_pack_split() -> None:
     blocks = [f"Paragraph {i}: {ENGLISH}" for i in range(4)]
     text = "\n\n".join(blocks) + "\n"
     calls: list[int] = []
@@ -145,4 +145,4 @@ def test_a_runaway_answer_is_stopped_and_its_batch_split() -> None:
     failed = [e for e in events if isinstance(e, BlockFailed)]
     assert len(done) == 3 and all(FRENCH in e.text for e in done)  # the others came through
     assert len(failed) == 1 and "ran past 3×" in failed[0].error
-    assert len(calls) > 1  # the batch was split
+    assert len(calls) > 1  # the pack was split

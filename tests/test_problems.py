@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fastdesk.document.blocks import parse
 from fastdesk.review.model import Review
 from fastdesk.review.problems import KINDS, ProblemList, block_counts, fix, step
-from fastdesk.review.session import TargetSession
+from fastdesk.review.session import DocumentSession
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
@@ -241,7 +241,7 @@ def test_a_flag_of_a_failed_request_has_its_words() -> None:
 
 
 def test_the_stream_says_which_blocks_the_engine_changed() -> None:
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     assert session.take(1, [], doc=parse(TEXT), busy=True).blocks is None  # a new document
     model = session.model
     first, second = ids(model)[:2]
@@ -255,7 +255,7 @@ def test_the_stream_says_which_blocks_the_engine_changed() -> None:
 
 
 def test_the_list_looks_at_the_blocks_the_changes_name() -> None:
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     session.take(1, [], doc=parse(TEXT), busy=True)
     model = session.model
     problems = ProblemList(model)

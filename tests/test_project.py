@@ -13,12 +13,12 @@ from fastdesk.cli.main import run
 from fastdesk.project.layout import ProjectError, find_project
 from fastdesk.project.links import rebase_links
 from tests.emulator import Emulator
-from tests.project_kit import LAYOUTS, make_project, page, translator, use_emulator, write
+from tests.project_kit import LAYOUTS, answer_in_language, make_project, page, use_emulator, write
 
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 

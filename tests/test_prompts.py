@@ -5,11 +5,11 @@ import pytest
 from fastdesk.translate.prompts import (
     Markers,
     ThinkStripper,
-    batch_text,
     build_messages,
     needs_markers,
-    partial_batch,
-    split_batch,
+    pack_text,
+    partial_pack,
+    split_pack,
     strip_thinking,
     system_prompt,
 )
@@ -82,17 +82,17 @@ CORES = ["# Title", "Para with `code`\r\nand CRLF", "- a\n- b", "| a | b |\n|---
 M = Markers("a1b2c3")
 
 
-def test_batch_round_trip_by_echo() -> None:
-    assert split_batch(batch_text(CORES, M), len(CORES), M) == CORES
-    assert split_batch(batch_text(CORES[:1], None), 1, None) == CORES[:1]
+def test_pack_round_trip_by_echo() -> None:
+    assert split_pack(pack_text(CORES, M), len(CORES), M) == CORES
+    assert split_pack(pack_text(CORES[:1], None), 1, None) == CORES[:1]
 
 
-def test_batch_with_missing_or_reordered_marker_is_rejected() -> None:
-    text = batch_text(CORES, M)
-    assert split_batch(text.replace(M.line(2) + "\n", ""), len(CORES), M) is None
+def test_pack_with_missing_or_reordered_marker_is_rejected() -> None:
+    text = pack_text(CORES, M)
+    assert split_pack(text.replace(M.line(2) + "\n", ""), len(CORES), M) is None
     swapped = text.replace(M.line(2), "<X>").replace(M.line(3), M.line(2))
-    assert split_batch(swapped.replace("<X>", M.line(3)), len(CORES), M) is None
-    assert split_batch("Preamble.\n" + text, len(CORES), M) is None
+    assert split_pack(swapped.replace("<X>", M.line(3)), len(CORES), M) is None
+    assert split_pack("Preamble.\n" + text, len(CORES), M) is None
 
 
 def test_markers_in_the_source_cannot_collide_with_the_real_ones() -> None:
@@ -100,7 +100,7 @@ def test_markers_in_the_source_cannot_collide_with_the_real_ones() -> None:
     for _ in range(20):
         markers = Markers.fresh("".join(cores))
         assert markers.nonce not in "".join(cores)
-        assert split_batch(batch_text(cores, markers), 2, markers) == cores
+        assert split_pack(pack_text(cores, markers), 2, markers) == cores
 
 
 def test_a_block_that_starts_with_think_is_sent_with_a_marker() -> None:
@@ -108,26 +108,26 @@ def test_a_block_that_starts_with_think_is_sent_with_a_marker() -> None:
     assert not needs_markers(["plain"]) and needs_markers(["a", "b"])
 
 
-def test_partial_batch_shows_blocks_as_their_markers_arrive() -> None:
-    text = batch_text(CORES, M)
+def test_partial_pack_shows_blocks_as_their_markers_arrive() -> None:
+    text = pack_text(CORES, M)
     cut = text.index(M.line(3)) + len(M.line(3)) + 2
-    parts = partial_batch(text[:cut], len(CORES), M)
+    parts = partial_pack(text[:cut], len(CORES), M)
     assert parts[0] == CORES[0] and parts[1] == CORES[1]
     assert set(parts) == {0, 1, 2}
 
 
-def test_partial_batch_never_shows_a_marker_still_arriving() -> None:
-    text = batch_text(CORES, M)
+def test_partial_pack_never_shows_a_marker_still_arriving() -> None:
+    text = pack_text(CORES, M)
     for cut in range(len(text) + 1):
-        parts = partial_batch(text[:cut], len(CORES), M)
+        parts = partial_pack(text[:cut], len(CORES), M)
         assert not any("<" in part for part in parts.values()), (cut, parts)
         for n, part in parts.items():
             assert CORES[n].startswith(part)
 
 
 def test_a_line_that_only_starts_like_a_marker_shows_once_it_is_not_one() -> None:
-    text = batch_text(CORES[:2], M) + "\n\n<b>bold</b>"
-    held = partial_batch(text[: text.index("<b>") + 1], 2, M)[1]  # "<": maybe a marker
+    text = pack_text(CORES[:2], M) + "\n\n<b>bold</b>"
+    held = partial_pack(text[: text.index("<b>") + 1], 2, M)[1]  # "<": maybe a marker
     assert held == CORES[1]
-    assert partial_batch(text[: text.index("<b>") + 2], 2, M)[1] == CORES[1] + "\n\n<b"
-    assert partial_batch(text, 2, M)[1] == CORES[1] + "\n\n<b>bold</b>"
+    assert partial_pack(text[: text.index("<b>") + 2], 2, M)[1] == CORES[1] + "\n\n<b"
+    assert partial_pack(text, 2, M)[1] == CORES[1] + "\n\n<b>bold</b>"

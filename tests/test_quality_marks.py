@@ -8,7 +8,7 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.review.model import Review
 from fastdesk.review.problems import KIND_LABELS, REVIEW_KINDS, ProblemList
 from fastdesk.review.quality import score_colour, score_label
-from fastdesk.review.session import Change, TargetSession
+from fastdesk.review.session import Change, DocumentSession
 from fastdesk.review.target_model import TargetModel, qt_len
 from fastdesk.translate.events import BlockDone, BlockReviewed, BlockStarted
 from fastdesk.translate.mqm import QualityReview, ReviewError, mqm_score
@@ -62,7 +62,7 @@ def test_errors_are_underlined_at_their_spans_in_the_panes_units() -> None:
 
 
 def test_the_problems_list_gains_one_row_per_error_of_its_category() -> None:
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     problems = ProblemList(session.model)
     session.subscribe(problems.take)  # as the window's problems dock takes the stream
     doc = parse(TEXT)
@@ -104,7 +104,7 @@ def test_the_documents_score_and_its_colour() -> None:
 
 def test_a_verdict_is_news_for_its_block_not_for_the_status_line() -> None:
     review = Review(None, "fr")
-    session = TargetSession(review)
+    session = DocumentSession(review)
     seen: list[Change] = []
     session.subscribe(seen.append)
     doc = parse(TEXT)
@@ -119,9 +119,9 @@ def test_a_verdict_is_news_for_its_block_not_for_the_status_line() -> None:
 
 
 def test_verdicts_after_the_engine_settled_name_their_blocks() -> None:
-    """The reviews come after the translations, the engine idle: each batch of verdicts names
+    """The reviews come after the translations, the engine idle: each delivery of verdicts names
     its blocks, so that the problems list looks at them alone, not at the whole document."""
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     doc = parse(TEXT)
     first, second = doc.blocks[1].id, doc.blocks[2].id
     session.take(1, [BlockDone(1, doc.blocks[0].id, ANSWERS[0], "model")], doc=doc, busy=True)
@@ -149,7 +149,7 @@ def test_verdicts_after_the_engine_settled_name_their_blocks() -> None:
     assert looked == [first]  # the verdict's block alone
     assert [p.kind for p in problems.rows if p.block_id == first] == ["unapproved", "fluency"]
     assert [p for p in problems.rows if p.block_id == second] == [before[second]]
-    # a batch that finds blocks still in flight (cancelled work) forgets them: any block again
+    # a delivery that finds blocks still in flight (cancelled work) forgets them: any block again
     session.take(1, [BlockReviewed(1, second, verdict(ANSWERS[2]))], busy=True)
     session.take(1, [BlockStarted(1, second)], busy=True)
     assert session.take(1, [], busy=False).blocks is None

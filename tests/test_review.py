@@ -418,7 +418,7 @@ def test_typing_in_the_source_moves_one_stale_edit_along_and_undo_restores_it() 
     review.edit(cats, "Mes chats.\n\n")
     reported = []
     text = TEXT
-    for word in ("very", " nice", " black"):  # a few keystroke batches in the same paragraph
+    for word in ("very", " nice", " black"):  # a few keystrokes at a time in the same paragraph
         text = text.replace("about cats", f"about{word} cats") if word == "very" else text
         text = text.replace(" cats", f"{word} cats", 1) if word != "very" else text
         reported += review.realign(parse(text))
@@ -707,18 +707,18 @@ def test_records_fall_back_to_positions_when_ids_differ(tmp_path: Path) -> None:
     assert loaded.to_dict() == review.to_dict()
 
 
-# ---- with a real live session -------------------------------------------------------------------
+# ---- with a real live translator ----------------------------------------------------------
 
 
-def test_a_live_session_never_overwrites_a_correction() -> None:
-    """Engine events from a LiveSession drive the review; retranslation and a source edit
+def test_a_live_translator_never_overwrites_a_correction() -> None:
+    """Engine events from a LiveTranslator drive the review; retranslation and a source edit
     leave the reviewer's text in place until they decide."""
     import asyncio
 
     from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine, JobSpec
     from fastdesk.translate.events import RevisionDone
-    from fastdesk.translate.live import LiveSession
+    from fastdesk.translate.live import LiveTranslator
     from tests.fakes import FakeProvider, last_user
 
     calls = [0]
@@ -739,12 +739,12 @@ def test_a_live_session_never_overwrites_a_correction() -> None:
         async def settle() -> None:
             await asyncio.wait_for(settled.get(), 10)
 
-        session = LiveSession(
+        translator = LiveTranslator(
             Engine(Router({"groq": FakeProvider(answer=answer)})), JobSpec(), emit
         )
         text = TEXT
         review.realign(parse(text))
-        session.update(text, 1)
+        translator.update(text, 1)
         await settle()
         assert review.summary().pending == 0 and review.summary().in_flight == 0
         doc = review.doc
@@ -760,20 +760,20 @@ def test_a_live_session_never_overwrites_a_correction() -> None:
         assert [bid for bid, _t in changes] == [cats]
         for bid, new in changes:
             review.edit(bid, new)
-        session.retranslate([cats])  # a forced re-translation
+        translator.retranslate([cats])  # a forced re-translation
         await settle()
         assert review.info(cats).machine not in (None, machine)  # a new answer arrived…
         assert review.shown_text(cats) == "Les chats.\n\n"  # …and was kept aside
         # the source of that paragraph changes
         text = TEXT.replace("about cats", "about cats and mice")
         assert review.realign(parse(text)) == [block(parse(text), "mice")]
-        session.update(text, 2)
+        translator.update(text, 2)
         await settle()
         mice = block(parse(text), "mice")
         assert review.state_of(mice) == "stale_edit"
         assert review.shown_text(mice) == "Les chats.\n\n"
         assert review.resolve(mice, "retranslate") is False
         assert "MICE" in (review.shown_text(mice) or "")
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())

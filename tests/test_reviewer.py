@@ -379,10 +379,10 @@ def test_auto_reviews_when_the_limits_are_the_users_own_not_on_a_free_tier(emu: 
     assert len(review_requests(emu)) == 1
 
 
-def test_in_the_live_session_a_review_outlives_its_run(emu: Emulator) -> None:
-    """The window's session: the run ends with its translations (not busy, nothing deferred
-    waits), its review goes on apart and is cancelled when the session closes."""
-    from fastdesk.translate.live import LiveSession
+def test_in_the_live_translator_a_review_outlives_its_run(emu: Emulator) -> None:
+    """The window's translator: the run ends with its translations (not busy, nothing deferred
+    waits), its review goes on apart and is cancelled when the translator closes."""
+    from fastdesk.translate.live import LiveTranslator
 
     gate = threading.Event()
     emu.configure(answer=scripted_reviewer(findings(FINDING), french, gate=gate))
@@ -390,19 +390,19 @@ def test_in_the_live_session_a_review_outlives_its_run(emu: Emulator) -> None:
 
     async def scenario() -> tuple[bool, list[object], bool]:
         events: list[object] = []
-        session = LiveSession(engine, SPEC, events.append)
-        session.update(SOURCE + "\n", 1)
+        translator = LiveTranslator(engine, SPEC, events.append)
+        translator.update(SOURCE + "\n", 1)
         while not review_requests(emu):  # translated, and the review held back
             await asyncio.sleep(0.01)
-        while session.busy:
+        while translator.busy:
             await asyncio.sleep(0.01)
         idle_while_reviewing = not reviews(events)
         gate.set()
         while not reviews(events):
             await asyncio.sleep(0.01)
-        session.update(SOURCE + "\n\n" + CORPUS[0][0] + "\n", 2)  # another block to review
-        await session.aclose()
-        return idle_while_reviewing, events, not session._reviews
+        translator.update(SOURCE + "\n\n" + CORPUS[0][0] + "\n", 2)  # another block to review
+        await translator.aclose()
+        return idle_while_reviewing, events, not translator._reviews
 
     try:
         idle_while_reviewing, events, none_left = asyncio.run(scenario())

@@ -621,14 +621,14 @@ def test_no_hedging_unless_enabled() -> None:
 
 
 def test_windows_survive_a_restart_in_the_data_dir() -> None:
-    async def session(*providers: Scripted) -> Router:
+    async def run_once(*providers: Scripted) -> Router:
         router = Router({p.name: p for p in providers})  # default: the persisted store
         for _ in range(3):
             await consume(router)
         await router.aclose()
         return router
 
-    asyncio.run(session(Scripted("groq", ttfb=0.02), Scripted("cerebras")))
+    asyncio.run(run_once(Scripted("groq", ttfb=0.02), Scripted("cerebras")))
     path = data_dir() / STATS_FILE
     raw = json.loads(path.read_text(encoding="utf-8"))
     assert raw["version"] == 1 and "groq/m" in raw["choices"]

@@ -1,4 +1,4 @@
-"""TargetSession: the open document's state in one language, without Qt (its revisions, the rule
+"""DocumentSession: the open document's state in one language, without Qt (its revisions, the rule
 for stale events, the retry schedule, one stream of declared changes)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 from fastdesk.document.blocks import parse
 from fastdesk.providers.base import RequestStats
 from fastdesk.review.model import Review
-from fastdesk.review.session import Change, RetrySchedule, Revisions, TargetSession
+from fastdesk.review.session import Change, DocumentSession, RetrySchedule, Revisions
 from fastdesk.review.target_model import BLOCK_STATES
 from fastdesk.translate.events import (
     BlockDone,
@@ -23,9 +23,9 @@ from tests.fakes import FakeClock
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 
 
-def session_of(text: str = TEXT) -> tuple[TargetSession, list[Change], FakeClock]:
+def session_of(text: str = TEXT) -> tuple[DocumentSession, list[Change], FakeClock]:
     clock = FakeClock()
-    session = TargetSession(Review(None, "fr"), clock=clock)
+    session = DocumentSession(Review(None, "fr"), clock=clock)
     seen: list[Change] = []
     session.subscribe(seen.append)
     session.next_revision()
@@ -40,14 +40,14 @@ def ok(revision: int) -> RequestDone:
 
 def test_the_session_numbers_revisions_and_shares_the_counter() -> None:
     revisions = Revisions()
-    first = TargetSession(Review(None, "fr"), revisions)
-    second = TargetSession(Review(None, "de"), revisions)
+    first = DocumentSession(Review(None, "fr"), revisions)
+    second = DocumentSession(Review(None, "de"), revisions)
     assert first.next_revision() == 1 and second.next_revision() == 2
     assert first.revision == second.revision == 2
     assert first.current(2) and not first.current(1)
 
 
-def test_a_batch_is_read_once_and_its_effects_are_declared() -> None:
+def test_a_delivery_is_read_once_and_its_effects_are_declared() -> None:
     session, seen, _clock = session_of()
     doc = session.doc
     assert doc is not None
@@ -65,7 +65,7 @@ def test_only_the_newest_revision_speaks_for_busy_failures_and_settling() -> Non
     doc = session.doc
     assert doc is not None
     bid = doc.blocks[1].id
-    session.next_revision()  # 2 went out: a late batch of 1 does not say "idle"
+    session.next_revision()  # 2 went out: a late delivery of 1 does not say "idle"
     late = session.take(1, [BlockFailed(1, bid, "boom"), RevisionDone(1, 3, 0, 0, 1)])
     assert late.busy is None and late.failed == 0 and late.revision_done is None
     done = RevisionDone(2, 3, 1, 0, 1)
@@ -178,7 +178,7 @@ def test_a_retry_goes_when_the_blocks_were_translated_meanwhile() -> None:
 
 
 def test_unsubscribing_stops_the_stream() -> None:
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     seen: list[Change] = []
     stop = session.subscribe(seen.append)
     session.publish(Change(review=True))
@@ -291,7 +291,7 @@ def test_a_burst_of_arrivals_does_not_promise_the_rest_at_once() -> None:
 
 
 def test_the_limits_pace_from_the_plan_reaches_the_backlog_until_the_work_settles() -> None:
-    """The window's batch carries the pace the account's limits allow (seconds a block, from
+    """The window's delivery carries the pace the account's limits allow (seconds a block, from
     the engine's plan): the bar says it before the first burst shows a minute, and forgets it
     once the work settles."""
     text = "".join(f"Paragraph {n}.\n\n" for n in range(10))

@@ -1,4 +1,4 @@
-"""Speculative sentences in the live session: a request sent at a sentence end goes on while
+"""Speculative sentences in the live translator: a request sent at a sentence end goes on while
 its block changes only around its text (the memory keys answers by that text), stale ones are
 cancelled, and every request counts at the limiter, cancelled ones too."""
 
@@ -12,7 +12,7 @@ from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
-from fastdesk.translate.live import LiveSession
+from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.memory import Memory
 from tests.fakes import FakeProvider, last_user, until
 from tests.test_live import _settle as settle
@@ -22,16 +22,16 @@ def upper(request) -> str:
     return last_user(request).upper()
 
 
-def session_for(
+def translator_for(
     fake: FakeProvider, memory: Memory | None, limiter: Limiter | None = None
-) -> tuple[LiveSession, list[EngineEvent]]:
+) -> tuple[LiveTranslator, list[EngineEvent]]:
     router = Router({"groq": fake}, stats=StatsStore.memory(), limiter=limiter)
     events: list[EngineEvent] = []
-    return LiveSession(Engine(router, memory), JobSpec(), events.append), events
+    return LiveTranslator(Engine(router, memory), JobSpec(), events.append), events
 
 
-def shown(session: LiveSession) -> str:
-    view = session.snapshot()
+def shown(translator: LiveTranslator) -> str:
+    view = translator.snapshot()
     assert not view.pending
     return view.text
 
@@ -39,19 +39,19 @@ def shown(session: LiveSession) -> str:
 def test_a_sentence_sent_at_its_end_answers_the_block_it_became(tmp_path: Path) -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
-        session, events = session_for(fake, Memory(tmp_path / "m.sqlite3"))
-        session.update("Hello world.", 1)  # sent as the sentence ended
+        translator, events = translator_for(fake, Memory(tmp_path / "m.sqlite3"))
+        translator.update("Hello world.", 1)  # sent as the sentence ended
         await until(lambda: fake.requests)  # in flight (its answer takes 50 ms)
         assert len(fake.requests) == 1
-        session.update("Hello world.\n\nThe", 2)  # a new paragraph below: the block's id changed
-        await settle(session)
+        translator.update("Hello world.\n\nThe", 2)  # a new paragraph below: the block's id changed
+        await settle(translator)
         assert [last_user(r) for r in fake.requests] == ["Hello world.", "The"]  # no second ask
-        assert shown(session) == "HELLO WORLD.\n\nTHE"
-        assert session.doc is not None
-        first = session.doc.blocks[0]
+        assert shown(translator) == "HELLO WORLD.\n\nTHE"
+        assert translator.doc is not None
+        first = translator.doc.blocks[0]
         answer = [e for e in events if isinstance(e, BlockDone) and e.block_id == first.id]
         assert [(e.text, e.origin) for e in answer] == [("HELLO WORLD.\n\n", "memory")]
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())
 
@@ -59,14 +59,14 @@ def test_a_sentence_sent_at_its_end_answers_the_block_it_became(tmp_path: Path) 
 def test_a_sentence_that_changed_is_cancelled_and_never_answered(tmp_path: Path) -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
-        session, events = session_for(fake, Memory(tmp_path / "m.sqlite3"))
-        session.update("Hello world.", 1)
+        translator, events = translator_for(fake, Memory(tmp_path / "m.sqlite3"))
+        translator.update("Hello world.", 1)
         await until(lambda: fake.requests)  # in flight
-        session.update("Hello world. The cat.", 2)
-        await settle(session)
+        translator.update("Hello world. The cat.", 2)
+        await settle(translator)
         assert [last_user(r) for r in fake.requests] == ["Hello world.", "Hello world. The cat."]
         assert [e.text for e in events if isinstance(e, BlockDone)] == ["HELLO WORLD. THE CAT."]
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())
 
@@ -74,14 +74,14 @@ def test_a_sentence_that_changed_is_cancelled_and_never_answered(tmp_path: Path)
 def test_without_a_memory_the_request_is_not_kept() -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
-        session, _events = session_for(fake, None)
-        session.update("Hello world.", 1)
+        translator, _events = translator_for(fake, None)
+        translator.update("Hello world.", 1)
         await until(lambda: fake.requests)  # in flight
-        session.update("Hello world. ", 2)  # the same text, but nothing could take its answer
-        await settle(session)
+        translator.update("Hello world. ", 2)  # the same text, but nothing could take its answer
+        await settle(translator)
         assert [last_user(r) for r in fake.requests] == ["Hello world.", "Hello world."]
-        assert shown(session) == "HELLO WORLD. "
-        await session.aclose()
+        assert shown(translator) == "HELLO WORLD. "
+        await translator.aclose()
 
     asyncio.run(scenario())
 
@@ -90,19 +90,19 @@ def test_cancelled_requests_count_against_the_limits() -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
         limiter = Limiter(table={"groq": {"*": Limits(requests_per_minute=30)}})
-        session, _events = session_for(fake, None, limiter)
+        translator, _events = translator_for(fake, None, limiter)
 
         async def sent(count: int) -> None:
             await until(lambda: len(fake.requests) == count)
 
         for n, text in enumerate(("One.", "One. Two.", "One. Two. Three."), 1):
-            session.update(text, n)
+            translator.update(text, n)
             await sent(n)  # it went out, and the next edit makes it stale
-        await settle(session)
+        await settle(translator)
         assert len(fake.requests) == 3
         room = limiter.headroom(("groq", "fake-model"), 10)
         assert len(room.sent) == 3  # two of them cancelled, all three booked
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())
 
@@ -110,13 +110,13 @@ def test_cancelled_requests_count_against_the_limits() -> None:
 def test_a_language_change_while_requests_run_plans_every_block_again() -> None:
     async def scenario() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
-        session, _events = session_for(fake, None)
-        session.update("# Title\n\nFirst.\n\nSecond.\n", 1)
+        translator, _events = translator_for(fake, None)
+        translator.update("# Title\n\nFirst.\n\nSecond.\n", 1)
         await until(lambda: fake.requests)  # in flight
-        session.set_spec(JobSpec(target_lang="de"))
-        await settle(session)
-        assert shown(session) == "# TITLE\n\nFIRST.\n\nSECOND.\n"  # before: left untranslated
+        translator.set_spec(JobSpec(target_lang="de"))
+        await settle(translator)
+        assert shown(translator) == "# TITLE\n\nFIRST.\n\nSECOND.\n"  # before: left untranslated
         assert "German" in fake.requests[-1].messages[0]["content"]
-        await session.aclose()
+        await translator.aclose()
 
     asyncio.run(scenario())

@@ -27,9 +27,9 @@ def response(pieces: list[bytes]) -> httpx.Response:
     return httpx.Response(200, stream=Pieces(pieces), headers={"content-type": "text/event-stream"})
 
 
-def batches(pieces: list[bytes]) -> list[list[str]]:
+def bursts(pieces: list[bytes]) -> list[list[str]]:
     async def run() -> list[list[str]]:
-        return [batch async for batch in sse_data(response(pieces))]
+        return [burst async for burst in sse_data(response(pieces))]
 
     return asyncio.run(run())
 
@@ -64,20 +64,20 @@ EVENTS = ['{"a": 1}', "two\nlines", "first line\nsecond line", "é 😀 \u2028 i
 
 @pytest.mark.parametrize("pieces", cut_everywhere(BODY))
 def test_events_are_the_same_however_the_body_is_cut(pieces: list[bytes]) -> None:
-    got = batches(pieces)
-    assert [data for batch in got for data in batch] == EVENTS
-    assert all(batch for batch in got)  # no empty lists
+    got = bursts(pieces)
+    assert [data for burst in got for data in burst] == EVENTS
+    assert all(burst for burst in got)  # no empty lists
 
 
 def test_events_that_arrive_together_come_as_one_list() -> None:
     body = b"data: a\n\ndata: b\n\ndata: c\n\n"
-    assert batches([body]) == [["a", "b", "c"]]
-    assert batches([body[:9], body[9:]]) == [["a"], ["b", "c"]]
+    assert bursts([body]) == [["a", "b", "c"]]
+    assert bursts([body[:9], body[9:]]) == [["a"], ["b", "c"]]
 
 
 def test_a_last_event_without_its_blank_line_is_kept() -> None:
-    assert batches([b"data: a\n\ndata: tail"]) == [["a"], ["tail"]]
-    assert batches([b"data: a\r\ndata: b\r"]) == [["a\nb"]]
+    assert bursts([b"data: a\n\ndata: tail"]) == [["a"], ["tail"]]
+    assert bursts([b"data: a\r\ndata: b\r"]) == [["a\nb"]]
 
 
 def chunk(content: str, finish: str | None = None) -> bytes:

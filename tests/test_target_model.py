@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastdesk.document.blocks import Document, parse
 from fastdesk.review.model import Review
-from fastdesk.review.session import TargetSession
+from fastdesk.review.session import DocumentSession
 from fastdesk.review.target_model import TargetModel, joined
 from fastdesk.translate.events import BlockDelta, BlockDone, BlockFailed, BlockStarted
 
@@ -65,7 +65,7 @@ def test_streaming_shows_until_final_and_never_over_a_reviewers_text() -> None:
 def test_stale_events_are_dropped_in_one_place() -> None:
     """The session owns the rule (fastdesk.review.session); the model drops only events for
     blocks its document no longer holds."""
-    session = TargetSession(Review(None, "fr"))
+    session = DocumentSession(Review(None, "fr"))
     doc = parse(TEXT)
     session.set_doc(doc, 1)
     model = session.model
@@ -101,7 +101,7 @@ def test_idle_drops_partial_answers_of_cancelled_work() -> None:
 def test_a_few_thousand_blocks_agree_with_the_export_after_a_fill() -> None:
     text = "".join(f"Paragraph {i} of the long text.\n\n" for i in range(3000))
     model, doc = model_of(text)
-    for chunk in range(0, 3000, 16):  # batches of answers, some streamed first
+    for chunk in range(0, 3000, 16):  # deliveries of answers, some streamed first
         part = doc.blocks[chunk : chunk + 16]
         model.apply(BlockDelta(1, b.id, b.text[:5]) for b in part)
         model.segments()

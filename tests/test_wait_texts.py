@@ -59,6 +59,15 @@ def test_the_estimate_names_the_binding_limit_and_counts_every_provider() -> Non
     assert estimate(limiter, [GPT], requests, tokens).text() == ""  # a paid tier: no wait
 
 
+def test_a_long_estimate_reads_in_hours_and_minutes_as_the_countdowns_do() -> None:
+    limiter = Limiter(table=TABLE, ceilings={"groq": {"tokens_per_minute": 8000}}, clock=Clock())
+    long = estimate(limiter, [GPT], 50, 90 * 8000)  # ninety minutes of tokens
+    assert long.seconds == pytest.approx(5400)
+    assert long.text().startswith("about 1 h 30 min at Groq free tier, 8,000 tokens/min")
+    short = estimate(limiter, [GPT], 50, 100 * 8000 // 60)  # 100 s: seconds, as the bar says
+    assert short.text().startswith("about 100 s at Groq free tier")
+
+
 def _paid():
     from fastdesk.providers.base import RateLimitInfo
 
@@ -85,7 +94,7 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
     router = Router(
         {"groq": fake}, stats=StatsStore.memory(), limiter=limiter, patient=True, explore_share=0
     )
-    engine = Engine(router, None, concurrency=2, max_batch_blocks=1)
+    engine = Engine(router, None, concurrency=2, max_pack_blocks=1)
     doc = parse("First paragraph, backlog.\n\nSecond paragraph, just edited.\n")
     edited = doc.blocks[-1].id
     events: list[object] = []

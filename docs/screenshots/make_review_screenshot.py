@@ -107,7 +107,7 @@ def main() -> int:
     guide = folder / "guide.md"
     guide.write_text(resource("sample.md").read_text(encoding="utf-8"), encoding="utf-8")
 
-    # translated once before (an earlier session): the memory will answer these
+    # translated once before (an earlier run): the memory will answer these
     earlier = MainWindow(engine_factory=engine_factory, offer_recovery=False)
     earlier.set_language("fr")
     earlier.document_view.source.setPlainText(MEMORY_FIRST)

@@ -94,7 +94,7 @@ def french(core: str) -> str:
 
 
 def answer(text: str) -> str:
-    """Translate each block of a (possibly batched) request, keeping the marker lines."""
+    """Translate each block of a (possibly packed) request, keeping the marker lines."""
     parts = re.split(r"^(<!--fd-\w+:\d+-->)[ \t]*$", text, flags=re.MULTILINE)
     out = []
     for i, part in enumerate(parts):

@@ -18,12 +18,12 @@ from typing import TextIO
 from fastdesk.config.fileio import DocumentError, read_document
 from fastdesk.config.logs import setup_logging
 from fastdesk.config.redact import redact
-from fastdesk.config.settings import PROVIDER_NAMES, Settings
+from fastdesk.config.settings import PROVIDER_NAMES, Settings, saved_settings
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import options_from_settings
 from fastdesk.translate.bench import BenchRow, format_table, sample_text
 from fastdesk.translate.bench import run_bench as bench_rows
-from fastdesk.translate.wiring import NotConfigured, build_providers, load_user_settings
+from fastdesk.translate.wiring import NotConfigured, build_providers
 
 __all__ = ["register", "run_bench"]
 
@@ -118,7 +118,7 @@ def run_bench(
 
 def _settings() -> Settings:
     try:
-        return load_user_settings()
+        return saved_settings()
     except Exception as exc:  # the benchmark works on built-in defaults too
         log.warning("settings not read: %s", type(exc).__name__)
         return Settings()

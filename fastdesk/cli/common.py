@@ -14,8 +14,9 @@ import logging
 import sys
 from dataclasses import dataclass, field
 
-from fastdesk.config.fileio import atomic_write_text, os_reason
+from fastdesk.config.fileio import atomic_write_text, os_error_line
 from fastdesk.config.keys import InvalidKey
+from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
 from fastdesk.translate.engine import Engine, JobSpec
@@ -25,7 +26,6 @@ from fastdesk.translate.style import Style
 from fastdesk.translate.wiring import (
     NotConfigured,
     build_engine,
-    load_user_settings,
     plain_http_warnings,
 )
 
@@ -93,7 +93,7 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
     first input (a file's docs project, or the folder's): its glossary, house style and the
     editor's corrections go with every request. UsageError when no provider is configured, a
     key is unusable or --reading-level is not one."""
-    settings = load_user_settings()
+    settings = saved_settings()
     house = house_for(args.inputs[0], settings)
     mode = args.mode or settings.mode
     review = wants_review(args)
@@ -169,8 +169,8 @@ def write_report(
     try:
         atomic_write_text(target, text)
     except OSError as exc:
-        reason = os_reason(exc)
-        print(f"fastdesk translate: {target}: report not written: {reason}", file=sys.stderr)
+        line = os_error_line(target, exc, "report not written")
+        print(f"fastdesk translate: {line}", file=sys.stderr)
         return False
     return True
 

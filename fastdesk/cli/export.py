@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fastdesk.cli.common import UsageError
 from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import Document, parse
 from fastdesk.project.house import house_for
 from fastdesk.project.layout import enclosing_project
@@ -28,7 +29,6 @@ from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.wiring import load_user_settings
 
 FORMATS = ("md", "html", "xliff", "po")
 _SUFFIX = {"xliff": ".xlf", "po": ".po"}
@@ -82,7 +82,7 @@ def fill_from_memory(opened: Opened, lang: str) -> int:
     wanted = [b.id for b in doc.blocks if b.translatable and review.shown_text(b.id) is None]
     if not wanted:
         return 0
-    house = house_for(opened.path, load_user_settings())
+    house = house_for(opened.path, saved_settings())
     # the keys the engine made: the document's glossary and house style
     spec = JobSpec(target_lang=lang, glossary=house.glossary, style=house.style)
     memory = Memory()

@@ -48,7 +48,8 @@ def _where(path: str) -> tuple[Path, Project | None]:
 
 
 def run_suggest(args: argparse.Namespace) -> int:
-    from fastdesk.translate.wiring import glossary_for, load_user_settings
+    from fastdesk.config.settings import saved_settings
+    from fastdesk.translate.wiring import glossary_for
 
     place, project = _where(args.path)
     if not place.exists():
@@ -57,7 +58,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     top = project.root if project else None
     folder = top or (place if place.is_dir() else place.absolute().parent)
     found = corrections(review_files(folder, recursive=project is not None), args.lang)
-    known = glossary_for(load_user_settings(), place, top)
+    known = glossary_for(saved_settings(), place, top)
     proposals = propose_entries(found, args.lang, glossary=known)
     if not proposals:
         print(f"fastdesk glossary: {len(found)} corrections, no change made 3 times or more")

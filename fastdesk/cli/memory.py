@@ -9,9 +9,10 @@ from pathlib import Path
 
 from fastdesk.config.fileio import atomic_write_text
 from fastdesk.config.logs import setup_logging
+from fastdesk.config.settings import saved_settings
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.tmx import TmxError, export_tmx, import_tmx, read_tmx, write_tmx
-from fastdesk.translate.wiring import glossary_for, load_user_settings, style_for
+from fastdesk.translate.wiring import glossary_for, style_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,7 +72,7 @@ def _import(memory: Memory, path: Path) -> int:
         print(f"fastdesk memory: {exc}", file=sys.stderr)
         return 2
     here = Path.cwd() / path.name  # the glossary and house style of the folder it runs in
-    glossary = glossary_for(load_user_settings(), here)
+    glossary = glossary_for(saved_settings(), here)
     done = import_tmx(memory, units, glossary, style_for(here))
     print(f"imported from {path} into {memory.path}: {done.summary()}")
     return 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
-from fastdesk.config.fileio import DocumentError, os_reason
+from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
@@ -150,7 +150,8 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     try:
         record.save()
     except OSError as exc:
-        print(f"fastdesk translate: {record.path}: not written: {os_reason(exc)}", file=sys.stderr)
+        line = os_error_line(record.path, exc, "not written")
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     as_docs: list[DocReport] = [*reports]
     write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
     _summary(project, reports, len(requests))

@@ -18,7 +18,7 @@ from fastdesk.cli.project import run_project
 from fastdesk.config.fileio import (
     DocumentError,
     atomic_write_text,
-    os_reason,
+    os_error_line,
     read_document,
     writable_problem,
 )
@@ -417,7 +417,7 @@ async def _translate_one(
     except OSError as exc:  # a full disk, a closed pipe
         report.status = "failed"
         where = output or "standard output"
-        print(f"fastdesk translate: {where}: not written: {os_reason(exc)}", file=sys.stderr)
+        print(f"fastdesk translate: {os_error_line(where, exc, 'not written')}", file=sys.stderr)
         return
     report.flags.sort(key=_flag_order)
     if report.status == "pending":

@@ -107,6 +107,13 @@ def os_reason(exc: OSError) -> str:
     return reasons.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
 
 
+def os_error_line(path: str | os.PathLike[str], exc: OSError, doing: str = "") -> str:
+    """One line for a file operation that failed, the same in the window, the command line and
+    the logs: ``path: reason``, or ``path: doing: reason`` when ``doing`` says what failed
+    ("not written"); the reason is :func:`os_reason`'s."""
+    return f"{path}: {doing}: {os_reason(exc)}" if doing else f"{path}: {os_reason(exc)}"
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "is a folder, not a file"
@@ -322,7 +329,7 @@ def _nearest_existing(folder: Path) -> tuple[Path, int] | str:
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
-            return f"{existing}: cannot write there: {os_reason(exc)}"
+            return os_error_line(existing, exc, "cannot write there")
     return f"{folder}: no folder of its path exists"
 
 
@@ -336,7 +343,7 @@ def writable_problem(path: str | os.PathLike[str]) -> str | None:
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError as exc:
-        return f"{target}: cannot be written: {os_reason(exc)}"
+        return os_error_line(target, exc, "cannot be written")
     else:
         if stat.S_ISDIR(st.st_mode):
             return f"{target}: is a folder, not a file"
@@ -355,7 +362,7 @@ def writable_problem(path: str | os.PathLike[str]) -> str | None:
         os.unlink(probe)
     except OSError as exc:
         verb = "cannot write there" if existing == folder else f"cannot create {folder}"
-        return f"{existing}: {verb}: {os_reason(exc)}"
+        return os_error_line(existing, exc, verb)
     return None
 
 

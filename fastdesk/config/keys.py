@@ -21,7 +21,7 @@ import os
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
-from fastdesk.config.redact import mask, redact, register_secret
+from fastdesk.config.redact import exception_text, mask, redact, register_secret
 from fastdesk.config.settings import PROVIDER_NAMES
 
 if TYPE_CHECKING:
@@ -201,17 +201,14 @@ def stored_key(provider: str) -> str | None:
     try:
         value = _backend().get_password(SERVICE, provider)
     except Exception as exc:  # locked, D-Bus gone, backend bug: the caller just has no key
-        log.warning("could not read the %s key from the OS keyring: %s", provider, _exc_text(exc))
+        reason = exception_text(exc)
+        log.warning("could not read the %s key from the OS keyring: %s", provider, reason)
         return None
     try:
         return checked_key(provider, value, "the OS keyring")
     except InvalidKey as exc:  # stored by another tool: `keys set` refuses such keys
         log.warning("%s (`fastdesk keys set %s`)", exc, provider)
         return None
-
-
-def _exc_text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {redact(str(exc))}"
 
 
 def get_key(provider: str) -> str | None:

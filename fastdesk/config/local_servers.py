@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, save_settings, saved_settings
 
 __all__ = [
     "OLLAMA_BASE",
@@ -74,7 +74,7 @@ def use_local_server(base_url: str, model: str, settings: Settings | None = None
     Read-modify-write over the file as it is now (``settings`` when given), so what the window
     or the dialog saved meanwhile is kept. The URL is stored as ``…/v1``.
     """
-    current = settings if settings is not None else load_settings()[0]
+    current = settings if settings is not None else saved_settings()
     updated = dataclasses.replace(
         current,
         base_urls={**current.base_urls, "openai": openai_base_url(base_url)},

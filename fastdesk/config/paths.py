@@ -63,7 +63,7 @@ def cache_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """Router statistics, session costs, autosaves."""
+    """Router statistics, cost totals, autosaves."""
     home = _home()
     return _ensure(home / "data" if home else Path(platformdirs.user_data_dir(APP, False)))
 

@@ -21,7 +21,15 @@ import re
 import threading
 from collections.abc import Iterable
 
-__all__ = ["account_id", "clear_secrets", "contains_secret", "mask", "redact", "register_secret"]
+__all__ = [
+    "account_id",
+    "clear_secrets",
+    "contains_secret",
+    "exception_text",
+    "mask",
+    "redact",
+    "register_secret",
+]
 
 MIN_SECRET_LENGTH = 8  # shorter strings would redact ordinary words; real keys are far longer
 MIN_NAMED_SECRET_LENGTH = 4  # a secret the caller names is one, however short
@@ -98,6 +106,12 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         text = pattern.sub(lambda m: mask(m.group(0)), text)
     text = _KEY_SHAPE.sub(_mask_shape, text)
     return _BEARER.sub(lambda m: m.group(1) + mask(m.group(2)), text)
+
+
+def exception_text(exc: BaseException) -> str:
+    """``TypeName: message`` with every secret masked: an error nobody worded for a reader
+    (a library's, a bug), safe to log or show."""
+    return f"{type(exc).__name__}: {redact(str(exc))}"
 
 
 def contains_secret(text: str) -> bool:

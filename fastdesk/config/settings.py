@@ -43,6 +43,7 @@ __all__ = [
     "migrate",
     "providers_models",
     "save_settings",
+    "saved_settings",
     "settings_path",
 ]
 
@@ -117,7 +118,7 @@ class Settings:
     concurrency: int = 4
     # the window's reviewer pass (docs/quality.md): auto (when the rate budget allows: your own
     # [rate_limits], not a free tier's) | on | off; and its model: "provider/model", or "" for
-    # the fastest configured one, another than the translator's when there is one
+    # the fastest configured one, another than the model that translated when there is one
     review: str = "auto"
     review_model: str = ""
     # how requests retry and how long they may take (REQUEST_LIMITS names them; missing: default)
@@ -579,6 +580,14 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> tuple[Settings,
     for message in warnings:
         log.warning("%s", message)
     return settings, warnings
+
+
+def saved_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """The settings as saved in the file (default :func:`settings_path`; the defaults where it is
+    missing or cannot be used), for a reader that shows no list of warnings: load_settings has
+    logged them. The window reads its own copy (``MainWindow.settings``) instead, once loaded;
+    the file is read again only to write it (read-modify-write)."""
+    return load_settings(path)[0]
 
 
 def dumps(settings: Settings) -> str:

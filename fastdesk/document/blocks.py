@@ -180,7 +180,7 @@ def reparse(previous: Document, source: str) -> Document:
     """``parse(source)`` for an edit of ``previous.source``: the same Document, but only the
     blocks around the edit go through markdown-it again.
 
-    Why: the live session parses on every pause in typing, and a whole parse of 500 blocks
+    Why: the live translator parses on every pause in typing, and a whole parse of 500 blocks
     takes ~20 ms (of a 5 MB document, over a second), all on the path from keystroke to
     translation. The window parsed again is the edited blocks plus one block on each side; the
     blocks after it are taken over, shifted. The window is kept only when its last block comes
@@ -279,9 +279,7 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def toml_front_matter_rule(
-    state: StateBlock, start_line: int, end_line: int, silent: bool
-) -> bool:
+def toml_front_matter_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """Hugo-style ``+++`` TOML front matter on the very first line, closed by a ``+++`` line."""
     if start_line != 0 or not _is_fence_line(state, 0, "+++"):
         return False

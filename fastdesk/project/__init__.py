@@ -1,2 +1,15 @@
 """A docs project: a folder of Markdown sources, their targets in several languages (per the
-site generator's i18n layout), and what is stale in each, block by block."""
+site generator's i18n layout), and what is stale in each, block by block.
+
+Modules:
+
+- ``layout``: where a docs project keeps its sources and each language's targets
+- ``house``: a document's house: its project, glossary, house style and corrections
+- ``status``: what is stale, per source file and language (``fastdesk status``, the panel)
+- ``sync``: one source file in one language: its record, what is stale, the target
+- ``run``: translating a project: the stale or missing blocks of every (file, language)
+- ``record``: what fastdesk last wrote to each target file
+- ``links``: relative links and images that keep working from the target's folder
+- ``confine``: one root every path of a run must lie in
+- ``lock``: one run per project at a time
+"""

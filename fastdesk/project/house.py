@@ -78,7 +78,6 @@ class House:
             dialect=self.dialect,
         )
 
-
     def same_as(self, other: House) -> bool:
         """Whether ``other`` sends the same instructions (its corrections aside: they are
         read again by the next house)."""

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from fastdesk.config.fileio import atomic_write_text, os_reason
+from fastdesk.config.fileio import atomic_write_text, os_error_line
 from fastdesk.project.confine import within
 
 __all__ = ["LOCK_PATH", "ProjectBusy", "project_lock"]
@@ -78,7 +78,7 @@ def project_lock(root: Path) -> Iterator[None]:
         _ignored(path)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
-        raise ProjectBusy(f"{path}: the run lock cannot be made: {os_reason(exc)}") from None
+        raise ProjectBusy(os_error_line(path, exc, "the run lock cannot be made")) from None
     try:
         if not _try_lock(fd):
             raise ProjectBusy(

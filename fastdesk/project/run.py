@@ -128,4 +128,3 @@ def finish(
             f"{where}: written with the source in place of {len(missing)} blocks (lines {lines})"
         )
     return "ok", ""
-

@@ -38,6 +38,13 @@ class ChatRequest:
     reasoning_off: bool = True  # ask reasoning models (Qwen3, gpt-oss) not to think aloud
 
 
+def estimate_tokens(*texts: str, chars: int = 0) -> int:
+    """Tokens in ``texts`` together (plus ``chars`` characters counted elsewhere) before any
+    server has counted them: ≈4 characters a token, provider-neutral, for sizing requests,
+    budgets and bills. The one estimate: every part that guesses tokens asks it."""
+    return (sum(len(text) for text in texts) + chars) // 4 + 1
+
+
 # ---- stream events -------------------------------------------------------------------------
 
 

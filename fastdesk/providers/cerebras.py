@@ -13,8 +13,8 @@ from typing import Any
 
 from cerebras.cloud.sdk import AsyncCerebras, DefaultAioHttpClient
 
-from fastdesk.providers._common import SdkProvider, default_max_tokens, reasoning_family
 from fastdesk.providers.base import ChatRequest
+from fastdesk.providers.sdk import SdkProvider, default_max_tokens, reasoning_family
 
 DEFAULT_BASE_URL = "https://api.cerebras.ai"
 DEFAULT_MODEL = "gpt-oss-120b"  # llama3.1-8b is being retired; gpt-oss-120b is ~3000 t/s

@@ -19,7 +19,7 @@ from fastdesk.config.settings import PROVIDER_NAMES
 from fastdesk.providers.base import Provider
 
 if TYPE_CHECKING:
-    from fastdesk.providers._common import SdkProvider
+    from fastdesk.providers.sdk import SdkProvider
 
 KEY_ENV = {
     "groq": "GROQ_API_KEY",

@@ -10,8 +10,8 @@ from typing import Any
 
 import groq
 
-from fastdesk.providers._common import SdkProvider, reasoning_family
 from fastdesk.providers.base import ChatRequest
+from fastdesk.providers.sdk import SdkProvider, reasoning_family
 
 DEFAULT_BASE_URL = "https://api.groq.com"
 # The settings' default too (config/settings.py DEFAULT_MODELS). Groq shut down

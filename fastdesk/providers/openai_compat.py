@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from fastdesk.providers._common import model_info, reasoning_family
 from fastdesk.providers.base import (
     BadRequestError,
     ChatRequest,
@@ -35,6 +34,7 @@ from fastdesk.providers.http_client import (
     make_http_client,
     make_timeout,
 )
+from fastdesk.providers.sdk import model_info, reasoning_family
 from fastdesk.providers.sse import pluck, stream_events
 
 

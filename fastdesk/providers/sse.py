@@ -113,11 +113,11 @@ async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
         pending = parts.pop() + carry
         if len(pending) + size > MAX_EVENT_CHARS:
             raise _Malformed("an event of over 1 MiB")
-        batch: list[str] = []
+        burst: list[str] = []
         for line in parts:
             if line == "":
                 if lines:
-                    batch.append("\n".join(lines))
+                    burst.append("\n".join(lines))
                     lines, size = [], 0
             elif not line.startswith(":"):
                 name, _, value = line.partition(":")
@@ -126,8 +126,8 @@ async def sse_data(response: httpx.Response) -> AsyncGenerator[list[str], None]:
                     size += len(value)
                     if size > MAX_EVENT_CHARS:
                         raise _Malformed("an event of over 1 MiB")
-        if batch:
-            yield batch
+        if burst:
+            yield burst
     try:
         pending += decoder.decode(b"", final=True)
     except UnicodeDecodeError:
@@ -159,10 +159,10 @@ async def stream_events(
     finish: str | None = None
     usage: Usage | None = None
     done = False
-    async with contextlib.aclosing(_checked(provider, sse_data(response))) as batches:
-        async for batch in batches:
-            text: list[str] = []  # the deltas of one batch go out as one
-            for data in batch:
+    async with contextlib.aclosing(_checked(provider, sse_data(response))) as bursts:
+        async for burst in bursts:
+            text: list[str] = []  # the deltas of one burst go out as one
+            for data in burst:
                 if data.strip() == "[DONE]":
                     done = True
                     break
@@ -184,7 +184,7 @@ async def stream_events(
             if text:
                 yield TextDelta("".join(text))
             if done:
-                await _drain(batches)
+                await _drain(bursts)
                 break
     if not done and finish is None:
         raise ConnectionFailedError(provider, "the stream ended before the answer did")
@@ -194,13 +194,13 @@ async def stream_events(
 
 
 async def _checked(
-    provider: str, batches: AsyncGenerator[list[str], None]
+    provider: str, bursts: AsyncGenerator[list[str], None]
 ) -> AsyncGenerator[list[str], None]:
-    """``batches``, with what made the body malformed raised as MalformedStreamError."""
-    async with contextlib.aclosing(batches):
+    """``bursts``, with what made the body malformed raised as MalformedStreamError."""
+    async with contextlib.aclosing(bursts):
         try:
-            async for batch in batches:
-                yield batch
+            async for burst in bursts:
+                yield burst
         except _Malformed as exc:
             raise MalformedStreamError(
                 provider, f"the server answered but its stream was malformed ({exc})"

@@ -4,7 +4,7 @@ crash left behind is offered back at the next start.
 One file per open document under ``data_dir()/autosave/`` (``<key>.json``): the source text, the
 review (``Review.to_dict()``, edits of the target included), the document's path, the time and
 the writing process. A clean save or close deletes it, so a file found at start-up belongs to
-a session that ended badly, unless its process is still running (a second window of the app).
+a run of the app that ended badly, unless its process is still running (a second window of the app).
 The timer is the window's; :meth:`Autosaver.save` skips the write when nothing changed.
 """
 
@@ -117,7 +117,7 @@ class Autosaver:
 
 @dataclass(frozen=True)
 class Recovery:
-    """An autosave left by a session that did not end cleanly (what start-up offers back)."""
+    """An autosave left by a run of the app that did not end cleanly (what start-up offers back)."""
 
     key: str
     file: Path
@@ -143,8 +143,8 @@ class Restored:
 def pending(
     directory: str | os.PathLike[str] | None = None, *, include_running: bool = False
 ) -> list[Recovery]:
-    """Autosaves left by crashed sessions, newest first. Files of running processes (this one,
-    another window) are left out unless ``include_running``; unreadable ones are set aside."""
+    """Autosaves left by crashed runs of the app, newest first. Files of running processes (this
+    one, another window) are left out unless ``include_running``; unreadable ones are set aside."""
     folder = Path(directory) if directory is not None else autosave_dir()
     if not folder.is_dir():
         return []

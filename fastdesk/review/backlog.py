@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fastdesk.clock import Clock
+from fastdesk.clock import Clock, duration
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -186,6 +186,4 @@ class Backlog:
         seconds = self.seconds_left(to_come)
         if seconds is None:
             return ""
-        if seconds < 120:
-            return f"about {math.ceil(seconds)} s"
-        return f"about {math.ceil(seconds / 60)} min"
+        return f"about {duration(seconds, rough=True)}"

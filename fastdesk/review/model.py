@@ -298,7 +298,7 @@ class Review:
 
     def answered(self, block_ids: Collection[str]) -> set[str]:
         """Those of ``block_ids`` the review holds an answer for (a set intersection: the window
-        asks it for every pending block of every streamed batch)."""
+        asks it for every pending block of every delivery of the worker's)."""
         return self._answers.keys() & block_ids
 
     def is_kept(self, block_id: str) -> bool:

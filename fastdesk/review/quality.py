@@ -107,7 +107,5 @@ class Marks:
         """The score of the verdicts of the document's blocks (``block_ids``) together (None:
         no block judged). Asked at each change of the review: it looks at the judged blocks
         only, not at every block."""
-        verdicts = [
-            v for bid in self._by_block if bid in block_ids and (v := self.of(bid, review))
-        ]
+        verdicts = [v for bid in self._by_block if bid in block_ids and (v := self.of(bid, review))]
         return document_score(verdicts)

@@ -16,7 +16,7 @@ What it owns, and why here:
   12 s") and the pace of a rate-limited document ("138 to come, about 9 min");
 * one stream of what changed (:class:`Change`, declared effects) that the views subscribe to:
   the target panes, the margin, the review bar, the problems list, the status bar and the
-  window. A batch of the engine's is read once, here.
+  window. A delivery of the engine worker's is read once, here.
 
 The window's widgets are views of it; the undo stack and the second target pane talk to it, not
 to the widget that shows the document.
@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from fastdesk.clock import Clock, SystemClock
+from fastdesk.clock import Clock, SystemClock, duration
 from fastdesk.document.blocks import Document
 from fastdesk.review.backlog import Backlog
 from fastdesk.review.model import Review
@@ -47,9 +47,9 @@ from fastdesk.translate.events import (
 __all__ = [
     "BACKOFF_S",
     "Change",
+    "DocumentSession",
     "RetrySchedule",
     "Revisions",
-    "TargetSession",
     "duration",
     "failed_blocks",
 ]
@@ -157,11 +157,11 @@ class RetrySchedule:
             self.level += 1
             self.text = ""
             return 0.0
-        self.text = f"{failed_blocks(self.count)}: retrying in {duration(math.ceil(left))}"
+        self.text = f"{failed_blocks(self.count)}: retrying in {duration(left)}"
         return left
 
 
-class TargetSession:
+class DocumentSession:
     """See the module docstring. ``revisions``: the document's counter (a second pane's session
     shares its first's); ``clock``: the retry schedule's, the window's one clock."""
 
@@ -177,7 +177,7 @@ class TargetSession:
         self._subscribers: list[Subscriber] = []
         self._retry_said = ""  # the retry text last published
         self._told: tuple[Review, int] | None = None  # the review and generation last published
-        self._settled = False  # the last batch taken found the engine idle, nothing forgotten
+        self._settled = False  # the last delivery taken found the engine idle, nothing forgotten
 
     # ---- the stream ----------------------------------------------------------------------------
 
@@ -278,8 +278,8 @@ class TargetSession:
         usable_in_s: float | None = None,
         block_s: float | None = None,
     ) -> Change:
-        """One batch of the engine's (newest revision ``revision``), read once: the document,
-        the events, the retry schedule, the pace the account's limits allow (``block_s``,
+        """One delivery of the engine worker's (newest revision ``revision``), read once: the
+        document, the events, the retry schedule, the pace the account's limits allow (``block_s``,
         seconds a block: Backlog.expect); the Change is published and returned."""
         before = self.review.generation
         told = self._told
@@ -287,7 +287,7 @@ class TargetSession:
         stale_edits = self.set_doc(doc, revision) if doc is not None else []
         changed = self.apply(events)
         # the work settled: what was in flight is forgotten, any block may have changed; once
-        # settled, a batch (the reviewer model's verdicts, say) names its blocks again
+        # settled, a delivery (the reviewer model's verdicts, say) names its blocks again
         settled = not busy and not self.model.idle() and self._settled
         self._settled = not busy
         if block_s is not None:
@@ -330,14 +330,3 @@ class TargetSession:
 
 def failed_blocks(n: int) -> str:
     return f"{n} failed block" + ("" if n == 1 else "s")
-
-
-def duration(seconds: int) -> str:
-    """A countdown that stays readable up to a day's limit: "45 s", "3 min 5 s", "2 h 10 min"."""
-    if seconds < 120:
-        return f"{seconds} s"
-    minutes, secs = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

@@ -6,13 +6,13 @@ of its own. Per block it knows the source (id and text), the machine answer (fin
 while in flight), the reviewer's text and state (through its :class:`Review`), the flags, and
 whether the block is waiting, in flight or failed.
 
-It knows no revisions: the session that owns it (fastdesk.review.session.TargetSession) drops
+It knows no revisions: the session that owns it (fastdesk.review.session.DocumentSession) drops
 the engine's stale events before they come here; here only events for a block the current
 document no longer holds are dropped.
 
 Segments: a block's text as a QTextDocument holds it (``\\n`` line ends, UTF-16 length). The
 model keeps one per block and remakes only those of blocks that changed, handing the others on
-as the same objects, so that a pane's diff skips them by identity (a batch at 7,000 blocks costs
+as the same objects, so that a pane's diff skips them by identity (a delivery at 7,000 blocks costs
 what its changed blocks cost, not what the document costs).
 """
 

@@ -1,4 +1,4 @@
-"""What requests cost: the last one, this session, today (every process), and the daily budget.
+"""What requests cost: the last one, since start, today (every process), and the daily budget.
 
 Why a file: the budget is per day, not per window, and the window and ``fastdesk translate`` may
 spend at the same time. ``data_dir()/costs.json`` keeps one small total per local day::
@@ -254,10 +254,10 @@ def today_usd(path: Path | None = None) -> float:
 
 
 class CostLedger:
-    """Counts what requests cost: last, session (this object), today (every process).
+    """Counts what requests cost: last, since start (this object), today (every process).
 
     ``record(stats)`` for every finished request (``RequestDone.stats``); read ``last``,
-    ``session``, ``today()`` and ``budget_state(daily_budget)``. Thread-safe.
+    ``since_start``, ``today()`` and ``budget_state(daily_budget)``. Thread-safe.
     """
 
     def __init__(
@@ -267,7 +267,7 @@ class CostLedger:
         self._now = now
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()  # one read-modify-write at a time per ledger
-        self._session = Totals()
+        self._since_start = Totals()
         self._last: RequestStats | None = None
         self._disk: dict[str, Totals] = {}  # the file as last read or written
         self._pending: dict[str, Totals] = {}  # recorded, not yet handed to the writer
@@ -295,7 +295,7 @@ class CostLedger:
         day = _day(self._now())
         with self._lock:
             self._last = stats
-            self._session = self._session + spend
+            self._since_start = self._since_start + spend
             self._pending[day] = self._pending.get(day, Totals()) + spend
             closed = self._closed
         if self._writer is not None and not closed:
@@ -318,7 +318,7 @@ class CostLedger:
             except OSError as exc:
                 if not self._save_failed:  # once, not on every request while it lasts
                     log.warning(
-                        "cost totals could not be saved to %s (%s); still counting this session",
+                        "cost totals could not be saved to %s (%s); still counting since start",
                         self.path,
                         os_reason(exc),
                     )
@@ -372,10 +372,10 @@ class CostLedger:
             return self._last
 
     @property
-    def session(self) -> Totals:
+    def since_start(self) -> Totals:
         """Everything this ledger counted since it was made."""
         with self._lock:
-            return self._session
+            return self._since_start
 
     def refresh(self) -> Totals:
         """Re-read the file (other processes' spend) and return today's totals."""
@@ -413,7 +413,7 @@ class CostLedger:
         last = self.last
         parts = [
             "last " + ("–" if last is None else format_cost(last.cost_usd)),
-            "session " + self.session.text(),
+            "session " + self.since_start.text(),
             "today " + self.today().text(),
         ]
         return " · ".join(parts)
@@ -424,7 +424,7 @@ class CostLedger:
         state = budget_state(today.usd, daily_budget)
         if state == "ok" or daily_budget is None:
             return ""
-        spent = f"{today.text()} spent today of a daily budget of ${daily_budget:.2f}"
+        spent = f"{today.text()} spent today of a daily budget of {format_cost(daily_budget)}"
         if state == "near":
             return f"Near the daily budget: {spent}."
         return (

@@ -62,7 +62,7 @@ class AllProvidersFailed(Exception):
 
 @dataclass
 class HedgeSummary:
-    """What hedging cost this session (shown next to the setting)."""
+    """What hedging cost since the app started (shown next to the setting)."""
 
     requests: int = 0  # streams routed with hedging on
     hedged: int = 0  # extra requests sent

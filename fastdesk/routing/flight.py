@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from fastdesk.config.redact import redact
+from fastdesk.config.redact import exception_text
 from fastdesk.providers.base import (
     AnswerTooLongError,
     BadRequestError,
@@ -30,6 +30,7 @@ from fastdesk.providers.base import (
     TextDelta,
     Timing,
     Usage,
+    estimate_tokens,
 )
 from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, Restart, RouterEvent
 from fastdesk.routing.limiter import Booking
@@ -66,6 +67,7 @@ class FlightHost(Protocol):
     def record(
         self, stats: RequestStats, rate: RateLimitInfo | None = None, pair: Pair | None = None
     ) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +251,7 @@ class Flight:
         except Exception as exc:  # an adapter bug must not hang the request: treat as a fault
             run.timing.finish()
             log.warning("%s raised %s", name, type(exc).__name__, exc_info=True)
-            text = redact(f"unexpected {type(exc).__name__}: {exc}")
+            text = f"unexpected {exception_text(exc)}"
             self.queue.put_nowait((run, ServerError(name, text)))
         finally:
             aclose = getattr(events, "aclose", None)
@@ -354,9 +356,9 @@ class Flight:
             await self._stop(run)
 
     def _estimate_cost(self, run: _Run) -> float:
-        """A cancelled request's likely bill when no usage was reported (≈4 chars a token)."""
-        prompt = sum(len(m.get("content", "")) for m in self.messages) // 4
-        cost = self.router.pricing.cost(*run.pair, prompt, run.chars // 4)
+        """A cancelled request's likely bill when no usage was reported."""
+        prompt = estimate_tokens(*(m.get("content", "") for m in self.messages))
+        cost = self.router.pricing.cost(*run.pair, prompt, estimate_tokens(chars=run.chars))
         return cost or 0.0
 
     def _request_stats(self, run: _Run, status: str, error: str | None) -> RequestStats:

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fastdesk.clock import Clock, SystemClock
+from fastdesk.clock import Clock, SystemClock, duration
 from fastdesk.providers.base import ProviderError
 
 OK, AUTH, RATE_LIMITED, UNAVAILABLE, COOLDOWN = (
@@ -167,7 +167,7 @@ class Health:
                 else self._backoff(rec)
             )
             rec.state, rec.until = RATE_LIMITED, self.clock.monotonic() + wait
-            rec.message = f"{provider}/{model}: rate limit reached; waiting {wait:.0f} s."
+            rec.message = f"{provider}/{model}: rate limit reached; waiting {duration(wait)}."
         elif kind == "bad_request" and exc.status == 404:
             key = (provider, model)
             rec = self._records.setdefault(key, _Record())
@@ -182,9 +182,8 @@ class Health:
             rec.failures += 1
             wait = self._backoff(rec)
             rec.state, rec.until = COOLDOWN, self.clock.monotonic() + wait
-            rec.message = (
-                f"{key[0]}{'/' + model if key[1] else ''}: {exc.message}; retrying in {wait:.0f} s."
-            )
+            where = f"{key[0]}/{model}" if key[1] else key[0]
+            rec.message = f"{where}: {exc.message}; retrying in {duration(wait)}."
         entry = self._entry(*key)
         self._notify(entry)
         return entry

@@ -20,8 +20,8 @@ is remembered per account, provider and model with the day it was read (:mod:`.s
 next start begins at the account's pace. A stated limit above the free tier's largest
 (``free_at_most`` in the table) means a paid tier: the free-tier figures no header states
 (Groq never states requests per minute) no longer apply and are learned from 429s instead.
-With a :class:`~fastdesk.routing.shared.SharedBudget`, every limiter on this computer spending
-the same key counts the others' requests too.
+With a :class:`~fastdesk.routing.shared_budget.SharedBudget`, every limiter on this computer
+spending the same key counts the others' requests too.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.paths import resource
 from fastdesk.providers.base import RateLimitInfo
-from fastdesk.routing.shared import DAY_S, Foreign, Key, SharedBudget
+from fastdesk.routing.shared_budget import DAY_S, Foreign, Key, SharedBudget
 
 Pair = tuple[str, str]
 WINDOWS = {"minute": 60.0, "day": 86400.0}
@@ -295,7 +295,7 @@ class Limiter:
         ceilings: Mapping[str, Mapping[str, int]] | None = None,
     ) -> None:
         """``shared``: the file other processes' limiters use too (None: this one alone).
-        ``accounts``: provider → :func:`~fastdesk.routing.shared.account_id` of its key.
+        ``accounts``: provider → :func:`~fastdesk.routing.shared_budget.account_id` of its key.
         ``ceilings``: provider → field → the free tier's largest figure (default: the
         table's)."""
         self._table = published() if table is None else table

@@ -22,10 +22,10 @@ from typing import TypedDict
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config import paths
 from fastdesk.config.fileio import FileError, atomic_write_text, load_json
-from fastdesk.config.settings import load_settings
+from fastdesk.config.settings import saved_settings
 from fastdesk.providers.base import ModelInfo, Provider
 from fastdesk.providers.factory import make_provider
-from fastdesk.routing.pricing import PriceTable
+from fastdesk.routing.pricing import PriceTable, format_cost
 
 __all__ = [
     "MODELS_FILE_NAME",
@@ -68,12 +68,8 @@ class ModelRow:
             return "cost unknown (not in the price table)"
         if self.price_in == 0 and self.price_out == 0:
             return "free (local server)" if not self.price_read else "free"
-        text = f"${_usd(self.price_in)} in / ${_usd(self.price_out)} out per M tokens"
+        text = f"{format_cost(self.price_in)} in / {format_cost(self.price_out)} out per M tokens"
         return f"{text} (price read {self.price_read})" if self.price_read else text
-
-
-def _usd(value: float) -> str:
-    return f"{value:.3f}".rstrip("0").rstrip(".") if value < 0.1 else f"{value:.2f}"
 
 
 def model_row(provider_name: str, model_id: str, prices: PriceTable | None = None) -> ModelRow:
@@ -86,7 +82,7 @@ def model_row(provider_name: str, model_id: str, prices: PriceTable | None = Non
 
 def _prices() -> PriceTable:
     """The bundled table with the user's overrides (read from the settings now)."""
-    return PriceTable(load_settings()[0].price_overrides)
+    return PriceTable(saved_settings().price_overrides)
 
 
 def _rows(provider_name: str, ids: Iterable[str], prices: PriceTable | None) -> list[ModelRow]:

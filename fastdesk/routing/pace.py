@@ -9,19 +9,19 @@ whoever has room (pooled providers go faster together).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fastdesk.clock import duration
 from fastdesk.config.redact import account_id
 from fastdesk.routing.limiter import Limiter, Pair, shown_name
-from fastdesk.routing.shared import SharedBudget
+from fastdesk.routing.shared_budget import SharedBudget
 
 if TYPE_CHECKING:
     from fastdesk.routing.router import Router
 
-# Tokens a request counts besides its text: the system prompt and the batch markers.
+# Tokens a request counts besides its text: the system prompt and the pack markers.
 PROMPT_OVERHEAD = 300
 # A request counts its text about 2.5 times: the prompt, the answer (about as long), and the
 # answer's margin or reasoning.
@@ -42,10 +42,7 @@ class Estimate:
         faster" ("" when it takes less than SHOWN_FROM_S)."""
         if self.seconds < SHOWN_FROM_S or not self.binding:
             return ""
-        minutes = self.seconds / 60
-        span = f"{math.ceil(minutes)} min" if minutes >= 1 else f"{math.ceil(self.seconds)} s"
-        if minutes >= 90:
-            span = f"{minutes / 60:.1f} h"
+        span = duration(self.seconds, rough=True)
         missing = [n for n in ("cerebras", "groq") if n not in self.providers]
         if "paid tier" in self.binding:
             hint = ""
@@ -60,7 +57,7 @@ def workload(engine: Any, doc: Any, spec: Any) -> tuple[int, int]:
     """(requests, source tokens) an engine still has to send for ``doc`` (copies and the
     memory's answers left out): what the rate limits will pace."""
     work = engine.plan(doc, spec).work
-    return len(engine.batches(work)), sum(w.tokens for w in work)
+    return len(engine.packs(work)), sum(w.tokens for w in work)
 
 
 def workload_tokens(source_tokens: int, requests: int) -> int:

@@ -97,7 +97,7 @@ COST_DECIMALS = 6  # every sum to the millionth of a dollar: a request's cost is
 
 
 def format_cost(usd: float | None) -> str:
-    """One precision for every sum (last request, session, day): $0.000025, $0.0123, $0.85;
+    """One precision for every sum (last request, since start, day): $0.000025, $0.0123, $0.85;
     'cost unknown' when not known; a positive sum never shows as $0."""
     if usd is None:
         return "cost unknown"

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from fastdesk.routing.limiter import shown_name
-from fastdesk.routing.shared import SharedBudget
+from fastdesk.routing.shared_budget import SharedBudget
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,13 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import Provider as ProviderProto
-from fastdesk.providers.base import ProviderError, RateLimitedError, RateLimitInfo, RequestStats
+from fastdesk.providers.base import (
+    ProviderError,
+    RateLimitedError,
+    RateLimitInfo,
+    RequestStats,
+    estimate_tokens,
+)
 from fastdesk.routing.choices import (
     Allowed,
     Choice,
@@ -299,7 +305,7 @@ class Router:
         # a document or an edit waits for the rate as long as it takes; a warm-up does not
         patient = self.patient and purpose not in UNMEASURED_PURPOSES
         streamed = False  # something was yielded that a retry must take back (Restart)
-        prompt = sum(len(m.get("content", "")) for m in messages) // 4 + 1
+        prompt = estimate_tokens(*(m.get("content", "") for m in messages))
 
         def booked(pair: Pair) -> int:
             """Tokens a request books: the prompt and its completion budget (Cerebras counts

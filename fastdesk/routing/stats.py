@@ -1,7 +1,7 @@
 """Measured speed of every (provider, model): sliding windows of time to first token and tokens/s.
 
 The router predicts a request's completion time from these windows (see docs/routing.md) and they
-survive restarts in ``data_dir()/router-stats.json`` so the first request of a session already goes
+survive restarts in ``data_dir()/router-stats.json`` so the first request after a start already goes
 to the right place. Samples are raw wall-clock measurements as the user experiences them: time to
 first token is not divided by prompt size, because for a live edit the wait is the wait.
 
@@ -44,7 +44,7 @@ WINDOW = 20  # samples kept per series
 RECENT = 5  # samples the central estimate looks at
 FRESH_S = 120.0  # samples this much older than a choice's newest one are stale
 MAX_AGE_S = 3 * 24 * 3600.0  # older samples are dropped on load: networks and providers change
-# batches whose markers a model lost before it is sent one block per request (for good: a model
+# packs whose markers a model lost before it is sent one block per request (for good: a model
 # that ignores the markers costs 189 requests instead of 7 on a 132-block document otherwise)
 LOST_MARKERS_LIMIT = 3
 
@@ -115,11 +115,11 @@ class ChoiceStats:
 
     ttfb_ms: Series = field(default_factory=Series)
     tokens_per_s: Series = field(default_factory=Series)
-    lost_markers: int = 0  # batch answers whose markers could not be mapped back
+    lost_markers: int = 0  # pack answers whose markers could not be mapped back
 
     @property
     def single_block(self) -> bool:
-        """Send this model one block per request: it has lost the batch markers too often."""
+        """Send this model one block per request: it has lost the pack markers too often."""
         return self.lost_markers >= LOST_MARKERS_LIMIT
 
     @property
@@ -223,7 +223,7 @@ class StatsStore:
         return last is not None and last < self.clock.wall() - FRESH_S
 
     def lost_markers(self, pair: Pair) -> None:
-        """A batch answer of ``pair`` could not be mapped back to its blocks."""
+        """A pack answer of ``pair`` could not be mapped back to its blocks."""
         stats = self._choices.setdefault(pair, ChoiceStats())
         stats.lost_markers += 1
         self.dirty = True

@@ -1,7 +1,7 @@
 """Benchmark runner (Qt-free): every (provider, model) translates the same document N times.
 
 ``fastdesk bench`` prints its table and the window's "Compare providers" shows the same rows.
-Each row runs the real :class:`~fastdesk.translate.engine.Engine` (batching, checks, retries: what
+Each row runs the real :class:`~fastdesk.translate.engine.Engine` (packing, checks, retries: what
 a user
 gets) with the memory off and the job pinned to that one (provider, model), so the router has no
 fallback to hide a failure behind. Rows run one after the other so they do not slow each other
@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.clock import milliseconds
 from fastdesk.config import paths
 from fastdesk.document.blocks import Document, parse
 from fastdesk.providers.base import Provider, RequestStats
@@ -228,10 +229,6 @@ COLUMNS = (
 )
 
 
-def _ms(v: float | None) -> str:
-    return "-" if v is None else f"{v:.0f} ms"
-
-
 def format_table(rows: Sequence[BenchRow]) -> str:
     """Aligned plain-text table, fastest first (rows with no successful run last)."""
     ordered = sorted(rows, key=lambda r: (r.total_p50 is None, r.total_p50 or 0.0))
@@ -241,9 +238,9 @@ def format_table(rows: Sequence[BenchRow]) -> str:
             (
                 r.provider,
                 r.model,
-                _ms(r.ttfb_p50),
-                _ms(r.ttfb_p90),
-                _ms(r.total_p50),
+                milliseconds(r.ttfb_p50, "-"),
+                milliseconds(r.ttfb_p90, "-"),
+                milliseconds(r.total_p50, "-"),
                 "-" if r.tokens_per_s is None else f"{r.tokens_per_s:.0f}",
                 "unknown" if r.cost_per_run is None else format_cost(r.cost_per_run),
                 f"{r.flags:g}",

@@ -1,7 +1,7 @@
 """Translating a document of a site generator's dialect: admonitions and tabs as their pieces
 (fastdesk.document.dialects.container), the dialect's syntax inside each answer checked like
 code. One way for the command line (a project's pages, a file of a project) and the window's
-live session alike, so both write the same target for a page.
+live translator alike, so both write the same target for a page.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Plan, batch, route and stream the translation of a document's blocks.
+"""Plan, pack, route and stream the translation of a document's blocks.
 
 Data flows one way: blocks → memory answers what it can at once → the rest is grouped
 into requests sized to the provider's limits → the router streams each from the fastest healthy
 provider → answers are mapped back to their blocks, checked, stored, and emitted as events.
-A batch whose answer cannot be mapped back exactly is split and retried, never written wrong.
+A pack whose answer cannot be mapped back exactly is split and retried, never written wrong.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
+from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
-from fastdesk.providers._common import MAX_COMPLETION_TOKENS, completion_budget
-from fastdesk.providers.base import TextDelta
+from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.providers.factory import not_configured
+from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import (
     AllProvidersFailed,
@@ -50,18 +51,17 @@ from fastdesk.translate.examples import ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.planning import Plan, Work, document_title, section_text
+from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
     Context,
     Markers,
     ThinkStripper,
-    batch_text,
     build_messages,
-    estimate_tokens,
     expand_prompt,
     needs_markers,
-    partial_batch,
-    split_batch,
+    pack_text,
+    partial_pack,
+    split_pack,
     system_prompt,
 )
 from fastdesk.translate.quality import Reviewer
@@ -70,7 +70,7 @@ from fastdesk.translate.style import Style
 
 Emit = Callable[[EngineEvent], None]
 
-_BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's batch: backlog?
+_BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's pack: backlog?
 LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
 # A streaming answer is handed on (BlockDelta, Expansion) at most this often: each hand-on
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
@@ -156,8 +156,8 @@ class Engine:
         memory: Memory | None = None,
         *,
         concurrency: int = 4,
-        batch_tokens: int = 1200,
-        max_batch_blocks: int = 16,
+        pack_tokens: int = 1200,
+        max_pack_blocks: int = 16,
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
     ) -> None:
@@ -166,8 +166,8 @@ class Engine:
         self.partial_interval = partial_interval
         self.memory = memory
         self.concurrency = max(1, concurrency)
-        self.batch_tokens = batch_tokens
-        self.max_batch_blocks = max_batch_blocks
+        self.pack_tokens = pack_tokens
+        self.max_pack_blocks = max_pack_blocks
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -191,9 +191,9 @@ class Engine:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
         return planning.plan(doc, spec, self.memory, block_ids, force)
 
-    def batches(self, work: Sequence[Work]) -> list[list[Work]]:
+    def packs(self, work: Sequence[Work]) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request."""
-        return planning.batches(work, self.batch_tokens, self.max_batch_blocks)
+        return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -213,12 +213,12 @@ class Engine:
         """Translate the document (or the given blocks); returns block id → final text.
 
         With ``spec.review``, the translated blocks are reviewed after the translations: before
-        this returns, or, given a ``reviews`` set (the live session's), in a task put there, so
+        this returns, or, given a ``reviews`` set (the live translator's), in a task put there, so
         that the run ends with its translations (nothing waiting on it waits for a review).
 
-        ``rank(block ids of a batch)``: which waiting batch gets the next free request slot
+        ``rank(block ids of a pack)``: which waiting pack gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served).
-        ``foreground(block ids)``: whether the reader waits for a batch (an edit, the screen);
+        ``foreground(block ids)``: whether the reader waits for a pack (an edit, the screen);
         the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
         planned = self.plan(doc, spec, block_ids, force)
         copied, work, hits = planned.copied, planned.work, planned.hits
@@ -230,28 +230,28 @@ class Engine:
             emit(BlockDone(revision, block.id, text, "memory", flags))
         failed: list[str] = []
         flagged: list[str] = []
-        batches = self.batches(work)
-        if self._single_block(spec):  # a model known to lose batch markers: one block each
-            batches = [[w] for w in work]
-        if batches:
+        packs = self.packs(work)
+        if self._single_block(spec):  # a model known to lose pack markers: one block each
+            packs = [[w] for w in work]
+        if packs:
             blocks = sum(len(w.blocks) for w in work)
-            emit(Planned(revision, len(batches), sum(w.tokens for w in work), blocks))
+            emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
         sem = self._semaphore()
         alone = len(work) == 1  # an edit: the block goes with its context
 
         settled: list[tuple[Work, _Outcome]] = []
 
-        async def one(batch: list[Work]) -> None:
-            ids = [b.id for w in batch for b in w.blocks]
+        async def one(pack: Pack) -> None:
+            ids = [b.id for w in pack for b in w.blocks]
             order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
             async with sem.take(order, priority=foreground is not None and foreground(ids)):
                 _BACKLOG.set(foreground is not None and not foreground(ids))
-                outcomes = await self._translate(batch, spec, revision, emit, with_context=alone)
-            for w, outcome in zip(batch, outcomes, strict=True):
+                outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
+            for w, outcome in zip(pack, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
                 settled.append((w, outcome))
 
-        await asyncio.gather(*(one(b) for b in batches))
+        await asyncio.gather(*(one(b) for b in packs))
         emit(
             RevisionDone(
                 revision,
@@ -308,7 +308,7 @@ class Engine:
                         answer,
                         source_lang=spec.source_lang or source_language(core),
                         target_lang=spec.target_lang,
-                        translator=pair,
+                        translated_by=pair,
                         emit=emit,
                         revision=revision,
                     )
@@ -381,38 +381,36 @@ class Engine:
             )
 
     async def _translate(
-        self, batch: list[Work], spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
+        self, pack: Pack, spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
-        """Answers for a batch; a batch that cannot be mapped back is split in two and retried,
+        """Answers for a pack; a pack that cannot be mapped back is split in two and retried,
         and a model that keeps losing the markers gets one block per request (router stats)."""
-        if len(batch) > 1 and self._single_block(spec):
+        if len(pack) > 1 and self._single_block(spec):
             return [
                 outcome
-                for w in batch
+                for w in pack
                 for outcome in await self._translate([w], spec, revision, emit, with_context=False)
             ]
-        markers = _markers(batch)
+        markers = _markers(pack)
         answer = await self._request(
-            batch, spec, revision, emit, with_context=with_context, markers=markers
+            pack, spec, revision, emit, with_context=with_context, markers=markers
         )
         if isinstance(answer, _Outcome):  # every provider failed
-            return [answer] * len(batch)
+            return [answer] * len(pack)
         text, finish, provider, model = answer
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
-        parts = split_batch(text, len(batch), markers) if finish == "stop" else None
+        parts = split_pack(text, len(pack), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
-            if len(batch) > 1 and finish == "stop" and parts is None:
+            if len(pack) > 1 and finish == "stop" and parts is None:
                 self.router.stats.lost_markers((provider, model))
-            if len(batch) > 1:
-                mid = len(batch) // 2
-                first = await self._translate(batch[:mid], spec, revision, emit, with_context=False)
-                second = await self._translate(
-                    batch[mid:], spec, revision, emit, with_context=False
-                )
+            if len(pack) > 1:
+                mid = len(pack) // 2
+                first = await self._translate(pack[:mid], spec, revision, emit, with_context=False)
+                second = await self._translate(pack[mid:], spec, revision, emit, with_context=False)
                 return first + second
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
-        for w, part in zip(batch, parts, strict=True):
+        for w, part in zip(pack, parts, strict=True):
             outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
         return outcomes
 
@@ -477,13 +475,13 @@ class Engine:
         )
         if isinstance(retry, _Outcome) or retry[1] != "stop":
             return None
-        parts = split_batch(retry[0], 1, markers)
+        parts = split_pack(retry[0], 1, markers)
         if not parts or not parts[0].strip():
             return None
         return parts[0], retry[2], retry[3]
 
     def _single_block(self, spec: JobSpec) -> bool:
-        """Whether the choice this request would go to is known to lose batch markers."""
+        """Whether the choice this request would go to is known to lose pack markers."""
         candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
         return bool(candidates) and self.router.stats.get(candidates[0]).single_block
 
@@ -494,7 +492,7 @@ class Engine:
 
     async def _request(
         self,
-        batch: list[Work],
+        pack: Pack,
         spec: JobSpec,
         revision: int,
         emit: Emit,
@@ -507,13 +505,13 @@ class Engine:
         scale: int = 1,  # times the usual completion budget (it cut the answer: more)
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
-        cores = [w.core for w in batch]
-        text = batch_text(cores, markers)
+        cores = [w.core for w in pack]
+        text = pack_text(cores, markers)
         used = spec.glossary_for(text)
         glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
-        context = batch[0].context if with_context and len(batch) == 1 else None
-        if context is None and batch:
-            context = Context(title=batch[0].context.title)
+        context = pack[0].context if with_context and len(pack) == 1 else None
+        if context is None and pack:
+            context = Context(title=pack[0].context.title)
         expected = estimate_tokens(text)  # a translation is about as long as its source
         candidates = self.router.candidates(
             spec.provider, spec.model, expected_tokens=expected, lang=spec.target_lang
@@ -533,7 +531,7 @@ class Engine:
             ),
             text,
         )
-        ids = [b.id for w in batch for b in w.blocks]
+        ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
 
         def started() -> None:
@@ -546,12 +544,10 @@ class Engine:
             revision,
             emit,
             on_start=started,
-            on_text=lambda so_far: self._emit_partial(
-                batch, so_far, shown, revision, emit, markers
-            ),
+            on_text=lambda so_far: self._emit_partial(pack, so_far, shown, revision, emit, markers),
             max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
-            blocks=len(batch),
+            blocks=len(pack),
             expected_tokens=expected,
             avoid=avoid,
             background=_BACKLOG.get(),
@@ -560,7 +556,7 @@ class Engine:
         )
         if isinstance(answer, tuple) and answer[1] == "length" and scale < LENGTH_RETRIES_SCALE:
             return await self._request(  # cut by its budget: asked again with twice as much
-                *(batch, spec, revision, emit), with_context=with_context, firmer=firmer,
+                *(pack, spec, revision, emit), with_context=with_context, firmer=firmer,
                 purpose=purpose, markers=markers, avoid=avoid, scale=2 * scale,
             )  # fmt: skip
         return answer
@@ -656,24 +652,24 @@ class Engine:
 
     @staticmethod
     def _emit_partial(
-        batch: list[Work],
+        pack: Pack,
         text: str,
         shown: dict[int, str],
         revision: int,
         emit: Emit,
         markers: Markers | None,
     ) -> None:
-        for n, part in partial_batch(text, len(batch), markers).items():
+        for n, part in partial_pack(text, len(pack), markers).items():
             if shown.get(n) != part:
                 shown[n] = part
-                for block in batch[n].blocks:
+                for block in pack[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + part + trail))
 
 
-def _markers(batch: Sequence[Work]) -> Markers | None:
+def _markers(pack: Sequence[Work]) -> Markers | None:
     """Fresh markers for a request that needs them (several blocks, or a ``<think>`` block)."""
-    cores = [w.core for w in batch]
+    cores = [w.core for w in pack]
     return Markers.fresh("".join(cores)) if needs_markers(cores) else None
 
 
@@ -682,7 +678,7 @@ def _incomplete(finish: str | None) -> str:
     if finish == "length":
         return "answer truncated (max_tokens reached)"
     if finish == "stop":
-        return "empty answer, or its batch markers were lost"
+        return "empty answer, or its block markers were lost"
     if finish is None:
         return "the answer ended without saying it was complete"
     if finish == "runaway":
@@ -705,7 +701,7 @@ def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
         )
     if last.kind == "rate_limited":
         wait = retry.cap(getattr(last, "retry_after", None))
-        after = f"; try again in {math.ceil(wait)} s" if wait else ""
+        after = f"; try again in {duration(wait)}" if wait else ""
         return f"{last.provider}: rate limit reached{after}."
     if last.kind == "timeout":
         return f"{last.provider}: no answer in time."

@@ -6,9 +6,9 @@ older than what it shows. Block events name the block by its stable id (see bloc
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
+from fastdesk.clock import duration
 from fastdesk.providers.base import RequestStats
 from fastdesk.translate.mqm import QualityReview
 
@@ -84,7 +84,7 @@ class Waiting:
 
     def queued(self, seconds_left: float) -> str:
         """What a waiting block shows: "queued, about 12 s"."""
-        return f"queued, about {math.ceil(max(0.0, seconds_left))} s"
+        return f"queued, about {duration(seconds_left, rough=True)}"
 
     @property
     def message(self) -> str:
@@ -93,10 +93,10 @@ class Waiting:
     def text(self, seconds_left: float) -> str:
         """The line with ``seconds_left`` (a countdown redraws it): an outage is said as one
         ("groq unreachable, retrying in 12 s"), never as a rate limit."""
-        left = math.ceil(max(0.0, seconds_left))
+        left = duration(seconds_left)
         if self.kind == "rate":
-            return f"waiting {left} s: {self.reason}"
-        return f"{self.reason}, retrying in {left} s"
+            return f"waiting {left}: {self.reason}"
+        return f"{self.reason}, retrying in {left}"
 
 
 @dataclass(frozen=True)

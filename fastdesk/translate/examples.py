@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from fastdesk.translate.prompts import estimate_tokens
+from fastdesk.providers.base import estimate_tokens
 
 __all__ = ["Example", "ExampleBank", "words"]
 

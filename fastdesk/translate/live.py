@@ -34,7 +34,7 @@ Emit = Callable[[EngineEvent], None]
 EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not an edit
 
 
-class LiveSession:
+class LiveTranslator:
     """Owns the engine runs for one open document; every method runs in the loop's thread."""
 
     def __init__(self, engine: Engine, spec: JobSpec, emit: Emit) -> None:
@@ -90,7 +90,7 @@ class LiveSession:
         self._visible = frozenset(block_ids)
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
-        """Which batch gets the next free request slot (lowest first): edited, on screen, rest;
+        """Which pack gets the next free request slot (lowest first): edited, on screen, rest;
         in document order within each."""
         tier = 2
         if not self._edited.isdisjoint(block_ids) or any(
@@ -104,7 +104,7 @@ class LiveSession:
         return tier, where
 
     def foreground(self, block_ids: Sequence[str]) -> bool:
-        """Whether the reader waits for this batch (edited or on screen): the backlog leaves
+        """Whether the reader waits for this pack (edited or on screen): the backlog leaves
         part of each minute's rate-limit budget to it, so an edit goes within one slot."""
         rank = self.rank(block_ids)
         return rank[0] < 2

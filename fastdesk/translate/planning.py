@@ -2,8 +2,9 @@
 
 A block is copied as it is (code, a blank line), answered by the memory, or work to send;
 identical texts are one piece of work. Work is grouped in document order into requests up to
-a token and block budget. Pure functions of the document, the job and the memory: the engine
-plans each run with them, and the command line's estimate counts what they leave to send.
+a token and block budget: a *pack* is one request's work, its texts numbered by markers. Pure
+functions of the document, the job and the memory: the engine plans each run with them, and the
+command line's estimate counts what they leave to send.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
-from fastdesk.translate.prompts import PROMPT_VERSION, Context, estimate_tokens
+from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
 
@@ -48,7 +50,10 @@ class Work:
 
     @property
     def tokens(self) -> int:
-        return estimate_tokens(self.core) + 7  # and its marker line in a batch
+        return estimate_tokens(self.core) + 7  # and its marker line in a pack
+
+
+Pack = list[Work]  # the work one request sends, its texts numbered by markers (prompts.pack_text)
 
 
 @dataclass(frozen=True)
@@ -132,13 +137,13 @@ def plan(
     return Plan(copied, list(work.values()), hits)
 
 
-def batches(work: Sequence[Work], batch_tokens: int, max_blocks: int) -> list[list[Work]]:
+def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list[Pack]:
     """Consecutive blocks grouped up to the token and block budget of one request."""
-    out: list[list[Work]] = []
-    current: list[Work] = []
+    out: list[Pack] = []
+    current: Pack = []
     size = 0
     for w in work:
-        if current and (size + w.tokens > batch_tokens or len(current) >= max_blocks):
+        if current and (size + w.tokens > pack_tokens or len(current) >= max_blocks):
             out.append(current)
             current, size = [], 0
         current.append(w)

@@ -57,11 +57,6 @@ class Markers:
         return re.compile(rf"(?:^|\n)[ \t]*<{steps}{tail}{')?' * (len(prefix) - 1)}\Z")
 
 
-def estimate_tokens(text: str) -> int:
-    """A provider-neutral estimate (≈4 characters a token) for sizing batches and budgets."""
-    return len(text) // 4 + 1
-
-
 def needs_markers(cores: Sequence[str]) -> bool:
     """Several blocks, or one that itself starts with ``<think>``: then anything before the
     first marker is the model's own (its thinking, stripped) and the source's is kept."""
@@ -186,7 +181,7 @@ def build_messages(system: str, text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def batch_text(cores: Sequence[str], markers: Markers | None) -> str:
+def pack_text(cores: Sequence[str], markers: Markers | None) -> str:
     """The blocks of one message, a marker line before each (``markers`` None: one bare block)."""
     if markers is None:
         if len(cores) != 1:
@@ -195,8 +190,8 @@ def batch_text(cores: Sequence[str], markers: Markers | None) -> str:
     return "\n\n".join(f"{markers.line(i + 1)}\n{core}" for i, core in enumerate(cores))
 
 
-def split_batch(answer: str, count: int, markers: Markers | None) -> list[str] | None:
-    """Map a batch answer back to its blocks; None when the markers are not exactly 1..count.
+def split_pack(answer: str, count: int, markers: Markers | None) -> list[str] | None:
+    """Map a pack answer back to its blocks; None when the markers are not exactly 1..count.
     A bare block (``markers`` None) is the whole answer."""
     if markers is None:
         return [answer.strip("\r\n")]
@@ -215,7 +210,7 @@ def split_batch(answer: str, count: int, markers: Markers | None) -> list[str] |
     return parts
 
 
-def partial_batch(answer: str, count: int, markers: Markers | None) -> dict[int, str]:
+def partial_pack(answer: str, count: int, markers: Markers | None) -> dict[int, str]:
     """While streaming: the text so far of each block (0-based) whose marker has arrived."""
     if markers is None:
         return {0: answer.strip("\r\n")}

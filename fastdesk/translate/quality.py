@@ -4,8 +4,8 @@ back-translation for editors who do not read the target language.
 The deterministic checks (fastdesk.translate.checks, meaning_checks) see numbers, structure and
 dropped sentences, not a flipped negation or a product name translated. So after a block's
 translation settles, :class:`Reviewer` asks a reviewer model (a setting; by default the fastest
-configured model, another one than the translator's when there is one) for the errors it sees,
-as JSON: the span in the translation, an MQM core category, a severity and a one-line
+configured model, another one than the model that translated when there is one) for the errors
+it sees, as JSON: the span in the translation, an MQM core category, a severity and a one-line
 explanation. The answer is validated strictly (fastdesk.translate.mqm.parse_review): a span that
 does not occur in the translation, an unknown category or severity, anything that is not the
 JSON asked for is dropped and never shown; it is scored there too.
@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Callable
 
 from fastdesk.document.languages import language_name
-from fastdesk.providers.base import TextDelta
+from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Backoff, Restart, Router
 from fastdesk.translate.events import EngineEvent, RequestDone
 from fastdesk.translate.memory import Memory, MemoryKey
@@ -96,8 +96,8 @@ class Reviewer:
     """Reviews and back-translates blocks through the router; caches both in the memory.
 
     ``model``: "provider/model" (the user's choice) or "" (the fastest configured choice,
-    another than the translator's when there is one). ``patient``: wait for the rate limit (the
-    command line) instead of giving the review up (the window)."""
+    another than the model that translated when there is one). ``patient``: wait for the rate
+    limit (the command line) instead of giving the review up (the window)."""
 
     def __init__(
         self,
@@ -114,13 +114,13 @@ class Reviewer:
         self.patient = patient
         self.share = share
 
-    def choice(self, lang: str, translator: Pair | None = None) -> Pair | None:
-        """Which (provider, model) reviews a translation into ``lang`` made by ``translator``."""
+    def choice(self, lang: str, translated_by: Pair | None = None) -> Pair | None:
+        """Which (provider, model) reviews a translation into ``lang`` made by ``translated_by``."""
         provider, sep, model = self.model.partition("/")
         if sep and provider in self.router.providers and model:
             return provider, model
         ranked = self.router.candidates("auto", None, expected_tokens=200, lang=lang)
-        others = [p for p in ranked if p != translator] or ranked
+        others = [p for p in ranked if p != translated_by] or ranked
         return others[0] if others else None
 
     def budget_allows(self, lang: str) -> bool:
@@ -149,7 +149,7 @@ class Reviewer:
         *,
         source_lang: str | None,
         target_lang: str,
-        translator: Pair | None = None,
+        translated_by: Pair | None = None,
         emit: Emit | None = None,
         revision: int = 0,
     ) -> QualityReview | None:
@@ -158,11 +158,11 @@ class Reviewer:
         hit = self.cached(source, answer, target_lang)
         if hit is not None:
             return hit
-        pair = self.choice(target_lang, translator)
+        pair = self.choice(target_lang, translated_by)
         if pair is None:
             return None
         messages = review_messages(source, answer, source_lang=source_lang, target_lang=target_lang)
-        tokens = sum(len(m["content"]) for m in messages) // 4 + 256
+        tokens = estimate_tokens(*(m["content"] for m in messages)) + 256
         if not self.patient and not self.has_room(pair, tokens):
             return None
         got = await self._ask(messages, pair, emit, revision, max_tokens=1024 + len(answer) // 2)
@@ -199,7 +199,8 @@ class Reviewer:
             return None
         system = system_prompt("translate", source_lang, model=pair[1])
         messages = build_messages(system, answer)
-        got = await self._ask(messages, pair, emit, revision, max_tokens=3 * len(answer) // 4 + 256)
+        budget = 3 * estimate_tokens(answer) + 256
+        got = await self._ask(messages, pair, emit, revision, max_tokens=budget)
         if got is None or not got[0].strip():
             return None
         text, provider, model = got

@@ -1,7 +1,7 @@
 """Request slots served by rank: the engine's limit on requests in flight.
 
 An ``asyncio.Semaphore`` serves its waiters first come, first served, so the request of an edit
-made while a long document's backlog runs waited behind every queued batch (73 s on a 7,000-block
+made while a long document's backlog runs waited behind every queued pack (73 s on a 7,000-block
 document). Here a freed slot goes to the waiter whose ``rank()`` is lowest *when the slot frees*
 (so a rank can follow what the reader does meanwhile), first come first served among equals.
 """

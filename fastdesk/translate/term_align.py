@@ -134,8 +134,10 @@ def follow_glossary(
     wanted += list(occurring.terms_for(lang).items()) if lang else []
     out = target
     for term, rendered in wanted:
-        one = Glossary(keep=(term,)) if term == rendered else Glossary(
-            translate={lang or "": {term: rendered}}
+        one = (
+            Glossary(keep=(term,))
+            if term == rendered
+            else Glossary(translate={lang or "": {term: rendered}})
         )
         if not one.check(source, out, lang):
             continue

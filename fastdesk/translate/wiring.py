@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.keys import get_key, plain_http_warning
-from fastdesk.config.settings import Settings, glossary_file, load_settings, providers_models
+from fastdesk.config.settings import Settings, glossary_file, providers_models, saved_settings
 from fastdesk.providers.factory import configured_providers, not_configured
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retired import Retirements
 from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
-from fastdesk.routing.shared import SharedBudget, default_path
+from fastdesk.routing.shared_budget import SharedBudget, default_path
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
 from fastdesk.translate.memory import Memory
@@ -38,12 +38,6 @@ log = logging.getLogger("fastdesk")
 
 class NotConfigured(LookupError):
     """The requested provider has no key (or base URL); the message says how to add one."""
-
-
-def load_user_settings() -> Settings:
-    """The user's settings; what was wrong with the file goes to the log as warnings (by
-    load_settings itself: logging them again here printed each one twice)."""
-    return load_settings()[0]
 
 
 def glossary_for(
@@ -105,7 +99,7 @@ def build_router(
     clock: Clock | None = None,
 ) -> Router:
     """A router over the configured providers; NotConfigured when `provider` is not among them."""
-    settings = settings or load_settings()[0]
+    settings = settings or saved_settings()
     clock = clock or SystemClock()
     providers = _configured(settings, env)
     if provider != "auto":
@@ -164,7 +158,7 @@ def build_engine(
 ) -> Engine:
     """``patient_review``: reviews wait for the rate limit (the command line's ``--review``)
     rather than give way (the window's: translations first)."""
-    settings = settings or load_settings()[0]
+    settings = settings or saved_settings()
     router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
     reviewer = Reviewer(router, memory, model=settings.review_model, patient=patient_review)
@@ -178,7 +172,7 @@ def plain_http_warnings(providers: Collection[str], settings: Settings | None = 
     and its network (plain ``http://`` base URL): said once when an engine starts, by the
     command line and by the window."""
 
-    settings = settings or load_settings()[0]
+    settings = settings or saved_settings()
     warnings = []
     for name in providers:
         warning = plain_http_warning(name, settings.base_url_for(name))

@@ -12,12 +12,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 import fastdesk
 from fastdesk.config.paths import resource
-from fastdesk.config.settings import load_settings, settings_path
+from fastdesk.config.settings import saved_settings, settings_path
 from fastdesk.ui.panes.theme import apply_theme, palette
 from fastdesk.ui.window.main_window import MainWindow
 
 __all__ = ["FastdeskApp", "apply_theme", "make_app", "open_path", "palette", "run_app"]
-
 
 
 class FastdeskApp(QApplication):
@@ -62,8 +61,7 @@ def run_app(path: str | None) -> int:
 
     first_start = not settings_path().exists()
     app = make_app()
-    settings, _warnings = load_settings()
-    apply_theme(app, settings.theme)
+    apply_theme(app, saved_settings().theme)  # before the window, which reads them again
     window = MainWindow()
     if path:
         open_path(window, path)

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QStatusBar
 
 from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 
 
 @pytest.mark.parametrize(

@@ -45,9 +45,9 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     free = Limits(30, 1000, 8000, 200000, label="Groq free tier")
     limiter = Limiter(table={"groq": {"fake-model": free}}, clock=clock)
     w = make_window(clock=clock, router_kw={"limiter": limiter})
-    paces: list[float] = []  # the batches' block_s: the pace the estimate implies, a block
+    paces: list[float] = []  # the deliveries' block_s: the pace the estimate implies, a block
     w.document_view.engine_news.connect(
-        lambda batch: paces.append(batch.block_s) if batch.block_s is not None else None
+        lambda delivery: paces.append(delivery.block_s) if delivery.block_s is not None else None
     )
     text = "".join(f"Paragraph {i} says hello to the world.\n\n" for i in range(300))
     w.document_view.source.setPlainText(text)  # more than the minute's requests: paced

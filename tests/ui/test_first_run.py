@@ -87,10 +87,14 @@ def test_detects_a_local_server_and_uses_it(make_panel, qtbot) -> None:
             "llama3.2:latest",
         ]
         panel.model_combo.setCurrentIndex(1)
-        with qtbot.waitSignal(panel.localServerChosen) as chosen:
+        with (
+            qtbot.waitSignal(panel.localServerChosen) as chosen,
+            qtbot.waitSignal(panel.settingsSaved) as told,
+        ):
             qtbot.mouseClick(panel.use_button, Qt.MouseButton.LeftButton)
         assert chosen.args == [f"{base}/v1", "llama3.2:latest"]
     saved = load_settings()[0]
+    assert told.args == [saved]  # the window follows these, not the file read again
     assert saved.base_urls == {"openai": f"{base}/v1"}
     assert saved.models == {"openai": "llama3.2:latest"}
     assert saved.target_language == "de"  # the rest kept
@@ -157,3 +161,19 @@ def test_add_key_opens_settings(make_panel, qtbot) -> None:
     with qtbot.waitSignal(panel.openSettingsRequested):
         qtbot.mouseClick(panel.add_key_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.detecting, timeout=3000)
+
+
+def test_the_apps_engine_is_built_from_the_settings_it_is_handed(monkeypatch) -> None:
+    """The window hands the engine its own copy of the settings (a local server saved a moment
+    ago in it, none in the file): the engine is not built from the file read again."""
+    import asyncio
+
+    from fastdesk.ui.bridge.translators import close_engine, default_engine_factory
+
+    assert needs_first_run()  # nothing in the file, no key
+    local = Settings(base_urls={"openai": "http://127.0.0.1:9/v1"}, models={"openai": "m"})
+    engine = default_engine_factory(None, lambda: local)
+    try:
+        assert set(engine.router.providers) == {"openai"}
+    finally:
+        asyncio.run(close_engine(engine))

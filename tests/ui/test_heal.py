@@ -13,9 +13,9 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QAction, QCursor, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QToolButton, QToolTip
 
+from fastdesk.clock import duration
 from fastdesk.providers.base import AuthenticationError, BadRequestError, RateLimitedError
 from fastdesk.review.model import STATE_STYLES
-from fastdesk.review.session import duration
 from fastdesk.routing.health import Health
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.retry import RetryPolicy

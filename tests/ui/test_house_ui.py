@@ -120,7 +120,6 @@ def test_an_edit_that_drops_a_glossary_term_is_a_problem(
     assert "monde" in row.reason
 
 
-
 def test_simplify_shows_the_reading_ease_before_and_after(
     make_window, qtbot, provider: WordProvider
 ) -> None:

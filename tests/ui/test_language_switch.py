@@ -1,5 +1,5 @@
 """Switching the target language when the memory (or the review) has the answers: no request
-for a block it knows, the target filled from the first batch (through the real wiring, the
+for a block it knows, the target filled from the first delivery (through the real wiring, the
 emulator counting requests)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.emulator import Emulator
-from tests.project_kit import translator, use_emulator
+from tests.project_kit import answer_in_language, use_emulator
 from tests.ui.uifakes import round_trip
 
 TEXT = "# Step one\n\nStep two is a paragraph.\n\n- Step three\n- Step four\n"
@@ -19,7 +19,7 @@ DE = TEXT.replace("Step", "Schritt")
 
 @pytest.fixture
 def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translator) as e:
+    with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
 
@@ -56,18 +56,18 @@ def test_switching_back_and_forth_asks_nothing_the_memory_knows(qtbot, emu: Emul
     assert emu.request_count == asked
     first.close()
 
-    # a new window, the same memory: each language is filled from its first batch
+    # a new window, the same memory: each language is filled from its first delivery
     second = window(qtbot)
     second.set_language("fr")
-    batches: list[object] = []
-    second.document_view.engine_news.connect(batches.append)
+    deliveries: list[object] = []
+    second.document_view.engine_news.connect(deliveries.append)
     second.document_view.load(TEXT, None)
     qtbot.waitUntil(lambda: target(second) == FR, timeout=10_000)
     for lang, expected in (("de", DE), ("fr", FR), ("de", DE)):
-        batches.clear()
+        deliveries.clear()
         second.set_language(lang)
-        qtbot.waitUntil(lambda: bool(batches), timeout=10_000)
-        assert target(second) == expected, lang  # the first batch after the switch filled it
+        qtbot.waitUntil(lambda: bool(deliveries), timeout=10_000)
+        assert target(second) == expected, lang  # the first delivery after the switch filled it
     qtbot.waitUntil(lambda: second.document_view.target_editor.toPlainText() == DE, timeout=5_000)
     assert emu.request_count == asked
     second.close()

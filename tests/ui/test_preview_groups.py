@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextDocument
 
-from fastdesk.ui.bridge.segments import Segment, segment
 from fastdesk.ui.panes import run_starts
 from fastdesk.ui.panes.incremental import Incremental
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import Segment, segment
 from tests.ui.test_ui_panes import KINDS, Paints, assert_runs_tile, mixed, paragraphs_of
 
 _ALONE: dict[str, list[tuple]] = {}

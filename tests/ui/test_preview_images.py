@@ -10,9 +10,9 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
-from fastdesk.ui.bridge.segments import segment
 from fastdesk.ui.panes.images import PLACEHOLDER_SIZE
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import segment
 from tests.ui.test_ui_panes import settle
 
 IMAGE = QTextDocument.ResourceType.ImageResource.value

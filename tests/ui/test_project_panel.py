@@ -72,17 +72,21 @@ def opened(make_window, qtbot, site: Path, page: str | None = "docs/guide.md"): 
         # the index page translated first: a page opened while another's answers for the same
         # paragraphs are in flight keeps those paragraphs "to come" (a known bug, reported)
         qtbot.waitUntil(
-            lambda: view.review_ctl.model.doc is not None
-            and view.review_ctl.model.doc.source == view.text()
-            and "Bonjour" in shown(window)
-            and not view.pending,
+            lambda: (
+                view.review_ctl.model.doc is not None
+                and view.review_ctl.model.doc.source == view.text()
+                and "Bonjour" in shown(window)
+                and not view.pending
+            ),
             timeout=10_000,
         )
         window.project.choose(PurePosixPath(page), "fr")
         # the engine has the page's blocks (not the index page's answers still on show)
         qtbot.waitUntil(
-            lambda: view.review_ctl.model.doc is not None
-            and view.review_ctl.model.doc.source == view.text(),
+            lambda: (
+                view.review_ctl.model.doc is not None
+                and view.review_ctl.model.doc.source == view.text()
+            ),
             timeout=10_000,
         )
         settle(qtbot, window)

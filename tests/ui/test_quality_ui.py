@@ -2,7 +2,7 @@
 its explanation on hover, the block's score as a colour in the margin, the errors in the problems
 list filterable by category, the document's score in the status bar; and a block translated back
 into the source's language on Ctrl+Shift+U (pytest-qt, offscreen; the real engine, session and
-reviewer, a fake provider that plays translator and reviewer)."""
+reviewer, a fake provider that plays translating model and reviewer)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.mqm import ReviewError, mqm_score
 from fastdesk.ui.panes.underlines import _locate
 from fastdesk.ui.review.back_translation import BackTranslationDialog
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 from tests.ui.test_review_ui import TEXT, block, raw, target_text, wait_settled
 from tests.ui.test_workbench import key
 from tests.ui.uifakes import fake_answer
@@ -186,7 +186,7 @@ def test_the_reviews_cost_is_shown_apart_from_the_translations(qtbot, tmp_path) 
     review = RequestStats("groq", "r", "ok", 90.0, 200.0, 30, 40, 0.0012, purpose="review")
     status.request_done(review)
     status.request_done(review)
-    # the last request shown stays the translation's; the session counts both, the reviews
+    # the last request shown stays the translation's; since start counts both, the reviews
     # their own share
     assert status.cost.text().startswith("last $0.0123 · session $0.0147 · today $0.0147")
     assert status.cost.text().endswith(" · reviews $0.0024")

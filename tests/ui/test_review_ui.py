@@ -1,5 +1,5 @@
 """The review in the window : corrections kept, states in the margin, approval, the
-review file, changes on disk, exports, crash recovery. Real engine and LiveSession in the
+review file, changes on disk, exports, crash recovery. Real engine and LiveTranslator in the
 worker thread, a fake provider; offscreen Qt, waits on conditions and signals only."""
 
 from __future__ import annotations
@@ -363,8 +363,8 @@ def shown_summary(w) -> str:
     return QTextDocumentFragment.fromHtml(label.text()).toPlainText().replace("\xa0", " ")
 
 
-def test_the_summary_bar_is_right_after_each_batch(make_window, qtbot, provider) -> None:
-    """The bar's counts are kept up to date from the blocks each batch changed: after a first
+def test_the_summary_bar_is_right_after_each_delivery(make_window, qtbot, provider) -> None:
+    """The bar's counts are kept up to date from the blocks each delivery changed: after a first
     fill, an approval and an edit of the source, it says what a count block by block says."""
     provider.answer = breaks_links
     w = make_window()
@@ -586,7 +586,7 @@ def test_settings_changing_the_language_switch_the_review(make_window, qtbot) ->
 
 
 def crash(file: Path, text: str) -> None:
-    """What a crashed session leaves: its autosave, written by a process that is gone."""
+    """What a crashed run of the app leaves: its autosave, written by a process that is gone."""
     data = json.loads(text)
     data["pid"] = 99_999_999
     file.parent.mkdir(parents=True, exist_ok=True)

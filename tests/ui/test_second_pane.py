@@ -1,5 +1,5 @@
 """A second target pane beside the first (View → Second Translation): its own language, its own
-target model and live session on the same engine thread, filled from memory, translated live;
+target model and live translator on the same engine thread, filled from memory, translated live;
 closing it cancels its work."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_the_command_opens_a_second_language_translated_live_beside_the_first(
     qtbot.waitUntil(lambda: "Hallo Katze." in second_text(w), timeout=10_000)
     qtbot.waitUntil(lambda: main_text(w).endswith("Bonjour chat.\n"), timeout=10_000)
 
-    # its own box changes its language (a new session: the old one's answers are not shown)
+    # its own box changes its language (a new translator: the old one's answers are not shown)
     index = pane.language.findData("fr")
     pane.language.setCurrentIndex(index)
     pane.language.activated.emit(index)
@@ -86,15 +86,15 @@ def test_closing_the_pane_cancels_its_requests(make_window, qtbot, provider) -> 
     qtbot.waitUntil(lambda: bool(busy) and busy[-1], timeout=5_000)
     pane = view.second.pane
     assert pane is not None
-    session = view.worker._panes[pane.key]  # the pane's live session on the engine thread
-    assert session.busy
+    translator = view.worker._panes[pane.key]  # the pane's live translator on the engine thread
+    assert translator.busy
     pane.close_requested.emit()  # its ✕ button
     assert view.second.pane is None and not w.actions_.second_pane.isChecked()
-    # the held request was cancelled with its session: the document is idle again
-    qtbot.waitUntil(lambda: not session.busy, timeout=5_000)
+    # the held request was cancelled with its translator: the document is idle again
+    qtbot.waitUntil(lambda: not translator.busy, timeout=5_000)
     assert pane.key not in view.worker._panes
     qtbot.waitUntil(lambda: bool(busy) and not busy[-1], timeout=5_000)
-    view.send_update(force=True)  # and the engine has no pane session left to feed
+    view.send_update(force=True)  # and the engine has no pane translator left to feed
     qtbot.waitUntil(lambda: bool(busy) and not busy[-1], timeout=5_000)
     assert len(provider.requests) == asked + 1
 
@@ -124,7 +124,7 @@ def test_the_guide_lists_the_second_pane_and_the_project_panel(make_window, qtbo
 
 
 def test_a_new_document_keeps_the_answers_its_blocks_already_had(make_window, qtbot) -> None:
-    """The pane's session does not announce again the blocks the new document shares with the
+    """The pane's translator does not announce again the blocks the new document shares with the
     old one (ids are content hashes): the pane's new review takes them from the old one."""
     w = loaded(make_window, qtbot)
     w.set_second_pane(True)
@@ -204,7 +204,7 @@ def test_a_paragraph_shared_with_the_last_document_is_translated_in_both_panes(
     """The second pane's twin of the first pane's bug: a document's whole text replaced while
     the last one's answers are in flight. A paragraph both share (the same block id) was in
     flight for the last document's revision, which the pane's new session drops; its live
-    session on the engine thread, having it done, sent nothing more: it stayed "to come" in
+    translator on the engine thread, having it done, sent nothing more: it stayed "to come" in
     that pane (tests/ui/test_ui_window.py has the first pane's)."""
     first, second = tmp_path / "a.md", tmp_path / "b.md"
     first.write_text("# Hello\n\nThe cat.\n\nGoodbye world.\n", encoding="utf-8")
@@ -241,7 +241,7 @@ def test_a_paragraph_shared_with_the_last_document_is_translated_in_both_panes(
 def test_the_second_pane_translates_with_the_opened_documents_glossary(
     make_window, qtbot, provider, tmp_path
 ) -> None:
-    """A project's glossary, in the second pane's language: its session is planned again with
+    """A project's glossary, in the second pane's language: its translator is planned again with
     the house of the document opened (not the one it was opened with, here none)."""
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QStatusBar
 
 from fastdesk.providers.base import RequestStats
 from fastdesk.routing.costs import CostLedger
-from fastdesk.ui.window.status import ElidedLabel, StatusPanel
+from fastdesk.ui.window.status_bar import ElidedLabel, StatusPanel
 
 
 def test_enter_in_the_language_box_picks_the_match_typed(make_window, qtbot) -> None:

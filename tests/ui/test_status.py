@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QStatusBar
 
 from fastdesk.routing.costs import CostLedger
-from fastdesk.ui.window.status import SPINNER, StatusPanel
+from fastdesk.ui.window.status_bar import SPINNER, StatusPanel
 from tests.fakes import FakeClock
 
 

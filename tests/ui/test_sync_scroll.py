@@ -8,8 +8,8 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QFocusEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from fastdesk.ui.bridge.segments import segment
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import segment
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor

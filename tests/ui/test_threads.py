@@ -169,3 +169,15 @@ def test_older_generations_wait_while_the_gui_thread_renders(
             pass
     threads.collect_due_garbage()
     assert fake.collected == expected
+
+
+def test_error_text_names_a_file_as_the_command_line_does_and_masks_keys() -> None:
+    import errno
+
+    denied = PermissionError(errno.EACCES, "Permission denied", "/home/a/settings.toml")
+    assert threads.error_text(denied) == "/home/a/settings.toml: permission denied"
+    bare = OSError(errno.EIO, "Input/output error")
+    assert threads.error_text(bare) == "OSError: [Errno 5] Input/output error"
+    leaked = RuntimeError("bad key gsk_abcdefghijklmnopqrstuvwxyz0123456789")
+    assert threads.error_text(leaked).startswith("RuntimeError: bad key gsk_…")
+    assert "abcdefghijklmnop" not in threads.error_text(leaked)

@@ -14,9 +14,9 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from fastdesk.ui.bridge.segments import segment
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import segment
 from fastdesk.ui.panes.target_editor import TargetEditor
 from tests.fakes import FakeClock
 from tests.ui.uifakes import translated
@@ -359,7 +359,7 @@ def test_an_edit_during_a_fill_is_one_replacement_not_an_alignment(qtbot, monkey
     editor.want(edited)
     aligned = []
     monkeypatch.setattr(
-        "fastdesk.ui.bridge.segments.difflib.SequenceMatcher",
+        "fastdesk.ui.panes.render.difflib.SequenceMatcher",
         lambda *a, **k: aligned.append(a) or pytest.fail("difflib aligned the fill"),
     )
     while not editor.step(time.perf_counter() + 1):
@@ -578,7 +578,7 @@ def test_filling_the_preview_selects_nothing(qtbot) -> None:
     assert preview.textCursor().selectedText() == ""
 
 
-def test_preview_decorates_a_streamed_batch_as_a_full_pass_would(qtbot) -> None:
+def test_preview_decorates_a_streamed_delivery_as_a_full_pass_would(qtbot) -> None:
     """Unchanged blocks keep their decorated segment by identity; changed ones, a new context
     or an expansion are decorated again, so the pane wants what a fresh pane would."""
     from fastdesk.document.html import Context
@@ -599,22 +599,22 @@ def test_preview_decorates_a_streamed_batch_as_a_full_pass_would(qtbot) -> None:
     preview.want(segs)
     first = preview.wanted
     assert tuple(s.text for s in first) == decorated_fresh(segs, contexts, {})
-    batch = list(segs)
-    batch[4] = segment("b4", "Paragraphe 4 traduit.\n\n")  # one block answered
-    preview.want(batch)
+    delivery = list(segs)
+    delivery[4] = segment("b4", "Paragraphe 4 traduit.\n\n")  # one block answered
+    preview.want(delivery)
     assert preview.wanted[0] is first[0] and preview.wanted[1] is first[1]  # reused as they were
     assert preview.wanted[4] is not first[4]
-    assert tuple(s.text for s in preview.wanted) == decorated_fresh(batch, contexts, {})
+    assert tuple(s.text for s in preview.wanted) == decorated_fresh(delivery, contexts, {})
     preview.set_expansion("b2", "Generated.")  # an expansion re-decorates its block
     assert "\x00Generated." in preview.wanted[2].text
     assert tuple(s.text for s in preview.wanted) == decorated_fresh(
-        batch, contexts, {"b2": "Generated."}
+        delivery, contexts, {"b2": "Generated."}
     )
     moved = {"b1": Context(number=4), "b4": Context(number=7)}  # a new context: renders again
     preview.set_contexts(moved)
     assert preview.wanted[1].text != first[1].text
     assert tuple(s.text for s in preview.wanted) == decorated_fresh(
-        batch, moved, {"b2": "Generated."}
+        delivery, moved, {"b2": "Generated."}
     )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.segments import Segment, diff, same_texts, segment
+from fastdesk.ui.panes import render
+from fastdesk.ui.panes.render import Segment, diff, same_texts, segment
 
 
 def segs(*texts: str) -> list[Segment]:

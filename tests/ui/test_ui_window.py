@@ -1,4 +1,4 @@
-"""The window end to end: real engine and LiveSession in the worker thread, a fake provider."""
+"""The window end to end: real engine and LiveTranslator in the worker thread, a fake provider."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError, RequestStats
 from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone
-from fastdesk.ui.bridge.batch import WorkerBatch
+from fastdesk.ui.bridge.delivery import Delivery
+from tests.hostile import full_disk
 from tests.ui.uifakes import translated
 
 
@@ -97,8 +98,8 @@ def test_an_answer_for_a_block_the_document_lost_is_not_shown(make_window, qtbot
     w.document_view.source.setPlainText("Hello world")
     qtbot.waitUntil(lambda: target_text(w) == "Bonjour monde")
     old = w.document_view.revision - 1
-    w.document_view.batches.on_batch(
-        WorkerBatch(revision=old, events=(BlockDone(old, "gone", "STALE", "model"),))
+    w.document_view.deliveries.on_delivery(
+        Delivery(revision=old, events=(BlockDone(old, "gone", "STALE", "model"),))
     )
     qtbot.waitUntil(lambda: w.document_view.scheduler.idle)
     assert target_text(w) == "Bonjour monde"
@@ -259,6 +260,24 @@ def test_opening_a_bad_file_says_why(make_window, tmp_path: Path) -> None:
     box.close()
 
 
+def test_a_save_that_fails_names_the_file_and_the_reason_in_the_command_lines_words(
+    make_window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: the warning names the file and says why as `fastdesk translate` would, and
+    the file on disk is left as it was."""
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Hello\n", encoding="utf-8")
+    w = make_window()
+    assert w.open_file(doc)
+    w.document_view.source.setPlainText("# Hello again\n")
+    full_disk(monkeypatch, tmp_path, "guide.md")
+    assert not w.files.save()
+    box = w.findChild(QMessageBox, "warningBox")
+    assert box is not None and box.text() == f"{doc}: no space left on the disk"
+    box.close()
+    assert doc.read_text(encoding="utf-8") == "# Hello\n"
+
+
 def test_layout_and_view_are_remembered(make_window, qtbot) -> None:
     w = make_window()
     assert not w.document_view.showing_raw
@@ -374,7 +393,7 @@ def test_a_paragraph_shared_with_the_last_document_is_translated(
 ) -> None:
     """Opening a document while the last one's answers are in flight: a paragraph both share
     (the same block id) was answered for the last document's revision, which the new review
-    drops, and the worker's session, having it done, sent nothing more: it stayed "to come"."""
+    drops, and the worker's translator, having it done, sent nothing more: it stayed "to come"."""
     first, second = tmp_path / "a.md", tmp_path / "b.md"
     first.write_text("# Hello\n\nThe cat.\n\nGoodbye world.\n", encoding="utf-8")
     second.write_text("# Hello\n\nA dog.\n\nGoodbye world.\n", encoding="utf-8")

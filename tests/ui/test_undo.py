@@ -1,6 +1,6 @@
 """Undo in the target covers the editor's own work, step by step (typing, replace all, revert,
 approve, approve all, withdraw, keep mine), and a changed source is decided on seeing what
-changed. Real engine and LiveSession, a fake provider; offscreen Qt."""
+changed. Real engine and LiveTranslator, a fake provider; offscreen Qt."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ def test_opening_the_window_warms_the_provider_up(qtbot, groq, real_window) -> N
     assert groq.chat_requests[0].body["model"] == "openai/gpt-oss-20b"
     # billed like any request, so today's spend counts it; but it is not a translation: the
     # status bar does not show it as the last request
-    qtbot.waitUntil(lambda: window.status.ledger.session.requests == 1)
+    qtbot.waitUntil(lambda: window.status.ledger.since_start.requests == 1)
     assert window.status.latency.text() == "No request yet"
     assert window.status.cost.text().startswith("last –")
     # the first edit goes out as a normal request, with no second warm-up

@@ -19,8 +19,8 @@ from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S
 from fastdesk.ui.bridge.worker import EngineWorker
 
 
-class RecordingSession:
-    """A live session whose edit starts a "request" a few loop turns later, as the engine's
+class RecordingTranslator:
+    """A live translator whose edit starts a "request" a few loop turns later, as the engine's
     planning and the SDK's awaits do before the first bytes leave."""
 
     def __init__(self, marks: list[tuple[str, float]]) -> None:
@@ -32,7 +32,7 @@ class RecordingSession:
 
     @property
     def doc(self) -> Any:
-        self.marks.append(("collect", 0.0))  # the worker gathers a batch for the GUI
+        self.marks.append(("collect", 0.0))  # the worker gathers a delivery for the GUI
         return self._doc
 
     def update(self, source: str, revision: int) -> None:
@@ -65,8 +65,8 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
     marks: list[tuple[str, float]] = []
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
-        engine_factory=lambda: Engine(Router({})),  # no provider: the session stands in
-        session_factory=lambda _engine, _spec, _emit: RecordingSession(marks),
+        engine_factory=lambda: Engine(Router({})),  # no provider: the translator stands in
+        translator_factory=lambda _engine, _spec, _emit: RecordingTranslator(marks),
     )
     # the waits the worker asks its loop for before a flush, recorded in line with the marks
     loop, call_later = worker._loop, worker._loop.call_later
@@ -77,19 +77,21 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
         return call_later(delay, callback, *args)
 
     loop.call_later = recorded_call_later  # type: ignore[method-assign,assignment]
-    batches: list[Any] = []
-    worker.batch.connect(batches.append)
+    deliveries: list[Any] = []
+    worker.delivered.connect(deliveries.append)
     worker.start()
     try:
-        qtbot.waitUntil(lambda: bool(batches), timeout=5000)  # the engine is up
+        qtbot.waitUntil(lambda: bool(deliveries), timeout=5000)  # the engine is up
         throttle = worker.throttle  # a quiet pause: the next flush is not put off by the throttle
         qtbot.waitUntil(
-            lambda: throttle._handle is None
-            and throttle._poll_handle is None
-            and loop.time() >= throttle._last + throttle.interval
+            lambda: (
+                throttle._handle is None
+                and throttle._poll_handle is None
+                and loop.time() >= throttle._last + throttle.interval
+            )
         )
         worker.update("# Title\n\nA paragraph.\n", 1)
-        qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in batches))
+        qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in deliveries))
     finally:
         assert worker.stop()
     names = [name for name, _t in marks]
@@ -102,7 +104,7 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
 
 def test_a_memory_not_in_use_is_told_to_the_window_once(qtbot, tmp_path) -> None:
     """The memory's one line (here: a folder where its file should be) reaches the window in a
-    batch's notices, once, however many batches follow."""
+    delivery's notices, once, however many deliveries follow."""
     from fastdesk.translate.memory import Memory
 
     (tmp_path / "memory.sqlite3").mkdir()
@@ -111,16 +113,16 @@ def test_a_memory_not_in_use_is_told_to_the_window_once(qtbot, tmp_path) -> None
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
         engine_factory=lambda: Engine(Router({}), memory),
-        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+        translator_factory=lambda _engine, _spec, _emit: RecordingTranslator([]),
     )
     notices: list[str] = []
     revisions: list[int] = []
 
-    def heard(batch: Any) -> None:
-        notices.extend(batch.notices)
-        revisions.append(batch.revision)
+    def heard(delivery: Any) -> None:
+        notices.extend(delivery.notices)
+        revisions.append(delivery.revision)
 
-    worker.batch.connect(heard)
+    worker.delivered.connect(heard)
     worker.start()
     try:
         qtbot.waitUntil(lambda: bool(notices), timeout=5000)
@@ -146,7 +148,7 @@ def test_the_language_check_is_loaded_when_the_engine_starts_not_at_the_first_an
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
         engine_factory=lambda: Engine(Router({})),
-        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+        translator_factory=lambda _engine, _spec, _emit: RecordingTranslator([]),
     )
     worker.start()
     try:
@@ -177,13 +179,13 @@ def test_the_worker_thread_and_what_it_starts_run_below_the_gui_thread(qtbot) ->
     worker = EngineWorker(
         JobSpec(target_lang="fr"),
         engine_factory=lambda: Engine(Router({})),
-        session_factory=lambda _engine, _spec, _emit: RecordingSession([]),
+        translator_factory=lambda _engine, _spec, _emit: RecordingTranslator([]),
     )
-    batches: list[Any] = []
-    worker.batch.connect(batches.append)
+    deliveries: list[Any] = []
+    worker.delivered.connect(deliveries.append)
     worker.start()
     try:
-        qtbot.waitUntil(lambda: bool(batches), timeout=5000)
+        qtbot.waitUntil(lambda: bool(deliveries), timeout=5000)
         assert worker.native_id is not None
         engine_nice = _nice(worker.native_id)
         loop = worker._loop

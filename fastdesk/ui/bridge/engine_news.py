@@ -1,4 +1,4 @@
-"""What the engine worker's batches say of its engine's router: its providers once it is built,
+"""What the engine worker's deliveries say of its engine's router: its providers once it is built,
 its health report when it changed, the notices it starts with (a key going over plain http, a
 model replaced), when a failed block's provider may be asked again; and the top choice's room at
 the limiter, published for the GUI thread's sending policy (``headroom``).
@@ -22,7 +22,7 @@ log = logging.getLogger("fastdesk.ui")
 
 
 class EngineNews:
-    """``changed``: the router's health changed, for the next batch to say (called in the loop
+    """``changed``: the router's health changed, for the next delivery to say (called in the loop
     thread, by the router)."""
 
     def __init__(self, changed: Callable[[], None]) -> None:
@@ -79,7 +79,7 @@ class EngineNews:
 
     @staticmethod
     def usable_in_s(router: Router | None, spec: JobSpec) -> float | None:
-        """Seconds until the spec's provider may be asked again (WorkerBatch.usable_in_s)."""
+        """Seconds until the spec's provider may be asked again (Delivery.usable_in_s)."""
         if router is None:
             return None
         return router.usable_in_s(spec.provider or "auto", spec.model)

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 class PlanEstimate:
     def __init__(self) -> None:
         self._due = True  # the first document: say how long it will take
-        self._text = ""  # to tell the window (WorkerBatch.estimate)
-        self._block_s: float | None = None  # and the pace it implies (WorkerBatch.block_s)
+        self._text = ""  # to tell the window (Delivery.estimate)
+        self._block_s: float | None = None  # and the pace it implies (Delivery.block_s)
         # the revision whose runs' plans make the estimate, and their sum so far
         self._of: int | None = None
         self._planned = (0, 0, 0)
@@ -31,7 +31,7 @@ class PlanEstimate:
         return bool(self._text) or self._block_s is not None
 
     def first(self, revision: int) -> None:
-        """The first update the session was given: the estimate is made from its plans."""
+        """The first update the translator was given: the estimate is made from its plans."""
         if self._due:
             self._due = False
             self.start(revision)
@@ -46,7 +46,7 @@ class PlanEstimate:
             self._planned = (0, 0, 0)
 
     def count(self, plan: Planned, router: Router, spec: JobSpec) -> bool:
-        """Add a run's plan; True when the estimate is new (then a batch should tell it)."""
+        """Add a run's plan; True when the estimate is new (then a delivery should tell it)."""
         from fastdesk.routing.pace import work_estimate
 
         if plan.revision != self._of:

@@ -1,5 +1,5 @@
-"""What the engine worker's next batch tells the window of its engine: the events heard since
-the last batch, of each block's partial answers only the newest, and the notices not told yet
+"""What the engine worker's next delivery tells the window of its engine: the events heard since
+the last delivery, of each block's partial answers only the newest, and the notices not told yet
 (each is told once). Loop thread only."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class Outbox:
         return bool(self._streaming)
 
     def heard(self, event: EngineEvent) -> None:
-        """An event of the document's session: a block's partial answer replaces the last one
+        """An event of the document's translator: a block's partial answer replaces the last one
         not sent; its final answer (or failure) ends its stream."""
         if isinstance(event, BlockDelta):
             self._partial[event.block_id] = event
@@ -49,11 +49,11 @@ class Outbox:
         return events
 
     def notify(self, *notices: str) -> None:
-        """One-line warnings to show once (WorkerBatch.notices)."""
+        """One-line warnings to show once (Delivery.notices)."""
         self._notices.extend(notices)
 
     def take_notices(self, also: str | None = None) -> tuple[str, ...]:
-        """Notices not told yet, ``also`` among them (one looked at on every batch)."""
+        """Notices not told yet, ``also`` among them (one looked at on every delivery)."""
         if also:
             self._notices.append(also)
         new = tuple(dict.fromkeys(n for n in self._notices if n not in self._told))

@@ -1,12 +1,12 @@
-"""The document as the engine worker last sent it to the window: a batch carries the parsed
+"""The document as the engine worker last sent it to the window: a delivery carries the parsed
 document, and its blocks as render segments, only when it changed (the GUI thread does no
 parsing). Loop thread only."""
 
 from __future__ import annotations
 
 from fastdesk.document.blocks import Document, parse, reparse
-from fastdesk.ui.bridge.segments import Segment, segment
-from fastdesk.ui.bridge.session import Session
+from fastdesk.review.target_model import Segment, segment
+from fastdesk.ui.bridge.translators import Translator
 
 
 class SentDocument:
@@ -14,13 +14,13 @@ class SentDocument:
         self._doc: Document | None = None
 
     def news(
-        self, session: Session | None, source: str
+        self, translator: Translator | None, source: str
     ) -> tuple[Document, tuple[Segment, ...]] | None:
-        """The document and its segments if the window has not been sent them: the session's,
+        """The document and its segments if the window has not been sent them: the translator's,
         or without an engine the source parsed as it is, block by block, so the target pane
         still mirrors the document (and scrolls with it)."""
-        if session is not None:
-            doc = session.doc
+        if translator is not None:
+            doc = translator.doc
             if doc is None or doc is self._doc:
                 return None
         elif self._doc is None or source != self._doc.source:

@@ -1,4 +1,4 @@
-"""The engine worker's own tasks on its loop (warm-ups, back-translations, a pane's session
+"""The engine worker's own tasks on its loop (warm-ups, back-translations, a pane's translator
 closing, the shutdown): held until done, since the loop keeps only weak references to them; and
 the steps of a shutdown, each bounded in time."""
 

@@ -24,7 +24,8 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
 
 from fastdesk.config import keys
-from fastdesk.config.redact import redact
+from fastdesk.config.fileio import os_error_line
+from fastdesk.config.redact import exception_text, redact
 from fastdesk.providers.base import ProviderError
 
 __all__ = [
@@ -381,7 +382,10 @@ class AsyncRunner(QObject):
 
 
 def error_text(error: BaseException) -> str:
-    """A one-line reason safe to show (provider errors never hold a key; others are redacted)."""
+    """A one-line reason safe to show (provider errors never hold a key; others are redacted;
+    a file's error names the file as the command line does)."""
     if isinstance(error, ProviderError | ValueError | keys.KeysError):
         return redact(str(error))
-    return f"{type(error).__name__}: {redact(str(error))}"
+    if isinstance(error, OSError) and error.filename:
+        return redact(os_error_line(error.filename, error))
+    return exception_text(error)

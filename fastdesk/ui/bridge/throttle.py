@@ -1,4 +1,4 @@
-"""When the engine worker sends the window its next batch: at most one per ``interval`` while a
+"""When the engine worker sends the window its next delivery: at most one per ``interval`` while a
 translation streams (the first at once), at once for news that should not wait, and a poll while
 work goes on that may end without an event (a run cancelled by a newer revision).
 
@@ -11,9 +11,9 @@ import asyncio
 from collections.abc import Callable
 
 POLL_S = 0.25  # while work goes on, how often to look whether it ended without saying so
-# After an edit, the batch that tells the window of the new document waits this long, so that
-# the edit's request leaves first: collecting the batch is O(blocks) (~15 ms at 3,000 blocks)
-# and ran between the session's update and the request's first bytes.
+# After an edit, the delivery that tells the window of the new document waits this long, so that
+# the edit's request leaves first: collecting the delivery is O(blocks) (~15 ms at 3,000 blocks)
+# and ran between the translator's update and the request's first bytes.
 REQUEST_FIRST_S = 0.01
 
 

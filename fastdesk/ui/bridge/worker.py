@@ -1,22 +1,22 @@
-"""The one background thread that owns the engine: an asyncio loop running the LiveSession.
+"""The one background thread that owns the engine: an asyncio loop running the LiveTranslator.
 
 GUI → worker: plain method calls that hand a closure to ``loop.call_soon_threadsafe`` (never a
-lock the worker could hold). Worker → GUI: the ``batch`` signal, emitted from the worker thread;
-Qt queues it into the GUI thread. Batches are throttled (one per ``flush_interval`` at most while
+lock the worker could hold). Worker → GUI: the ``delivered`` signal, emitted from the worker thread;
+Qt queues it into the GUI thread. Deliveries are throttled (one per ``flush_interval`` at most while
 a translation streams, the first at once) and carry the parsed document when it changed and the
-engine's events (fastdesk.ui.bridge.batch), so the GUI thread does no parsing. What the target
+engine's events (fastdesk.ui.bridge.delivery), so the GUI thread does no parsing. What the target
 shows is composed from them by the window's one model of it
 (fastdesk.review.target_model.TargetModel), not here.
 
-Streaming: of a block's partial answers (BlockDelta) only the newest since the last batch goes
-(the Outbox holds them; the FlushThrottle times the batches).
+Streaming: of a block's partial answers (BlockDelta) only the newest since the last delivery goes
+(the Outbox holds them; the FlushThrottle times the deliveries).
 
-Second target panes (``open_pane``): each is one more live session on the same engine and loop
-(fastdesk.ui.bridge.pane_sessions). Another document opened (``open``) or a new house
-(``rehouse``) plans the panes' sessions again with the document's.
+Second target panes (``open_pane``): each is one more live translator on the same engine and loop
+(fastdesk.ui.bridge.pane_translators). Another document opened (``open``) or a new house
+(``rehouse``) plans the panes' translators again with the document's.
 
 Time: the worker, its engine's router and the window read one clock (fastdesk.clock), so the
-limiter's ``headroom`` (times of that clock) means the same in both threads; a batch carries
+limiter's ``headroom`` (times of that clock) means the same in both threads; a delivery carries
 waits (``usable_in_s``). An engine built on another clock does not start (its times would not
 compare with the window's).
 """
@@ -40,21 +40,21 @@ from fastdesk.translate.events import (
     Planned,
     RequestDone,
 )
-from fastdesk.ui.bridge.batch import BatchBuilder
+from fastdesk.ui.bridge.delivery import DeliveryBuilder
 from fastdesk.ui.bridge.engine_news import EngineNews
 from fastdesk.ui.bridge.estimate import PlanEstimate
 from fastdesk.ui.bridge.outbox import Outbox
-from fastdesk.ui.bridge.pane_sessions import PaneSessions
-from fastdesk.ui.bridge.session import (
-    Emit,
-    Session,
-    close_engine,
-    default_engine_factory,
-    default_session_factory,
-)
+from fastdesk.ui.bridge.pane_translators import PaneTranslators
 from fastdesk.ui.bridge.tasks import Tasks, bounded, detail
 from fastdesk.ui.bridge.threads import LoopThread, short_gil_turns
 from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S, FlushThrottle
+from fastdesk.ui.bridge.translators import (
+    Emit,
+    Translator,
+    close_engine,
+    default_engine_factory,
+    default_translator_factory,
+)
 from fastdesk.ui.bridge.warming import Warmer, preload_language
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
@@ -65,13 +65,13 @@ if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at s
 log = logging.getLogger("fastdesk.ui")
 
 EngineFactory = Callable[[], "Engine"]
-SessionFactory = Callable[["Engine", "JobSpec", Emit], Session]
+TranslatorFactory = Callable[["Engine", "JobSpec", Emit], Translator]
 
 
 class EngineWorker(QObject):
     """Runs the engine in its own thread; see the module docstring for the protocol."""
 
-    batch = Signal(object)  # WorkerBatch (fastdesk.ui.bridge.batch)
+    delivered = Signal(object)  # Delivery (fastdesk.ui.bridge.delivery)
     # block id, its translation, the translation back into the source's language ("": none)
     back_translated = Signal(str, str, str)
 
@@ -80,7 +80,7 @@ class EngineWorker(QObject):
         spec: JobSpec,
         *,
         engine_factory: EngineFactory | None = None,
-        session_factory: SessionFactory = default_session_factory,
+        translator_factory: TranslatorFactory = default_translator_factory,
         flush_interval: float = 0.05,
         clock: Clock | None = None,
         parent: QObject | None = None,
@@ -96,13 +96,13 @@ class EngineWorker(QObject):
         self._engine_factory = engine_factory or functools.partial(
             default_engine_factory, self.clock
         )
-        self._session_factory = session_factory
+        self._translator_factory = translator_factory
         self._thread = LoopThread("fastdesk-engine", drain_s=0.2)
         self._loop = self._thread.loop
         self._stopping = False
         # loop-thread state
         self._engine: Engine | None = None
-        self._session: Session | None = None
+        self._translator: Translator | None = None
         self._revision = 0
         self._source = ""
         self.throttle = FlushThrottle(
@@ -111,11 +111,11 @@ class EngineWorker(QObject):
         self._outbox = Outbox()
         self._estimate = PlanEstimate()
         self._tasks = Tasks()
-        self._panes = PaneSessions(
+        self._panes = PaneTranslators(
             self._tasks, guarded=self._guarded, shared=self._pane_shared, heard=self._heard
         )
         self._news = EngineNews(changed=self.throttle.schedule)
-        self._batches = BatchBuilder(self._outbox, self._estimate, self._panes, self._news)
+        self._deliveries = DeliveryBuilder(self._outbox, self._estimate, self._panes, self._news)
         self.warmer = Warmer(
             self.clock, self._tasks, headroom=self._publish_headroom, billed=self._billed
         )
@@ -169,12 +169,12 @@ class EngineWorker(QObject):
         self._call(self._set_visible, frozenset(block_ids))
 
     def open_pane(self, key: str, spec: JobSpec) -> None:
-        """A second target pane under ``key``: a live session for ``spec`` on the current
+        """A second target pane under ``key``: a live translator for ``spec`` on the current
         source (or a new spec for the one open under that key)."""
         self._call(self._open_pane, key, spec)
 
     def close_pane(self, key: str) -> None:
-        """The pane is closed: its session's work is cancelled and it hears no more edits."""
+        """The pane is closed: its translator's work is cancelled and it hears no more edits."""
         self._call(self._panes.close, key)
 
     def warm_up(self, *, active: bool = False) -> None:
@@ -203,7 +203,7 @@ class EngineWorker(QObject):
         """Cancel what is in flight and end the thread; True when it ended within `timeout`."""
         if self._thread.running:
             self._stopping = True
-            self._call(self._shutdown_soon)  # which stops the loop once the session is closed
+            self._call(self._shutdown_soon)  # which stops the loop once the translator is closed
         return self._thread.join(timeout)
 
     def _call(self, fn: Callable[..., object], *args: object) -> None:
@@ -219,10 +219,10 @@ class EngineWorker(QObject):
                     "the engine's clock is not the window's (build its router with the clock "
                     "the window was given)"
                 )
-            self._session = self._session_factory(self._engine, self._spec, self._on_event)
+            self._translator = self._translator_factory(self._engine, self._spec, self._on_event)
         except Exception as exc:  # no provider configured, a broken settings value …
             log.warning("engine not started: %s", exc)
-            self._engine = self._session = None
+            self._engine = self._translator = None
             self._outbox.add(
                 EngineError(self._revision, str(exc) or type(exc).__name__, detail(exc), "startup")
             )
@@ -235,31 +235,31 @@ class EngineWorker(QObject):
     def _update(self, source: str, revision: int) -> None:
         self._revision = revision
         self._source = source
-        if self._session is not None:
-            self._guarded(self._session.update, source, revision)
+        if self._translator is not None:
+            self._guarded(self._translator.update, source, revision)
             self._estimate.first(revision)
         self._panes.update(source, revision)
-        if self._replan and self._session is not None:
+        if self._replan and self._translator is not None:
             # the house read before this update, or another document: planned with it
             self._replan = False
             self._replan_all()
-        self._batches.force = True  # always answer an update, even if nothing changed (ends "busy")
+        self._deliveries.force = True  # an update is always answered, even unchanged ("busy" ends)
         self.throttle.schedule(at_least=REQUEST_FIRST_S)
 
     def _open(self, source: str, revision: int) -> None:
         # the last document's runs are cancelled and its answers forgotten (the memory has
         # them), with the spec the engine has: the house's, read or still to be read (rehouse);
-        # the second panes' sessions too (each pane's review drops the last document's events)
+        # the second panes' translators too (each pane's review drops the last document's events)
         self._outbox.forget_partial()
         self._panes.forget_partial()
         self._replan = True
         self._update(source, revision)
 
     def _replan_all(self) -> None:
-        """Every session plans every block again: the document's with the engine's spec, each
+        """Every translator plans every block again: the document's with the engine's spec, each
         second pane's with its own completed by the house (``_prepare``) as it is now."""
-        if self._session is not None:
-            self._guarded(self._session.set_spec, self._spec)
+        if self._translator is not None:
+            self._guarded(self._translator.set_spec, self._spec)
             self._estimate.replanned(self._revision)  # its runs are planned again
         self._panes.replan(self._prepare)
 
@@ -269,13 +269,13 @@ class EngineWorker(QObject):
         self._outbox.forget_partial()
         self._revision = revision
         self._source = source
-        if self._session is not None:
-            # update() first: it tags the session with the new revision; the work it schedules
+        if self._translator is not None:
+            # update() first: it tags the translator with the new revision; the work it schedules
             # has not started yet and set_spec() cancels it before any request goes out.
-            self._guarded(self._session.update, source, revision)
-            self._guarded(self._session.set_spec, spec)
+            self._guarded(self._translator.update, source, revision)
+            self._guarded(self._translator.set_spec, spec)
             self._estimate.start(revision)
-        self._batches.force = True
+        self._deliveries.force = True
         self.throttle.schedule()
 
     def _rehouse(
@@ -287,19 +287,19 @@ class EngineWorker(QObject):
             self._failed("The document's glossary and style could not be read", exc)
             return
         self._spec = self._prepare(self._spec)
-        session = self._session
-        if not changed or session is None:
+        translator = self._translator
+        if not changed or translator is None:
             return
-        if session.doc is not None and session.doc.source == source:
+        if translator.doc is not None and translator.doc.source == source:
             self._replan_all()
-            self._batches.force = True
+            self._deliveries.force = True
             self.throttle.schedule()
         else:
             self._replan = True
 
     def _retranslate(self, block_ids: tuple[str, ...]) -> None:
-        if self._session is not None:
-            self._guarded(self._session.retranslate, block_ids)
+        if self._translator is not None:
+            self._guarded(self._translator.retranslate, block_ids)
         self.throttle.schedule()
 
     def _open_pane(self, key: str, spec: JobSpec) -> None:
@@ -307,7 +307,7 @@ class EngineWorker(QObject):
         if engine is None:
             return
         prepared = self._prepare(spec)
-        start = functools.partial(self._session_factory, engine, prepared)
+        start = functools.partial(self._translator_factory, engine, prepared)
         try:
             self._panes.open(
                 key, spec, prepared, start, source=self._source, revision=self._revision
@@ -315,34 +315,34 @@ class EngineWorker(QObject):
         except Exception as exc:
             self._failed("The second translation could not start", exc)
             return
-        self._batches.force = True
+        self._deliveries.force = True
         self.throttle.schedule()
 
     def _pane_shared(self, event: EngineEvent) -> None:
-        """What a second pane's session says of requests, waits and errors: the window's."""
+        """What a second pane's translator says of requests, waits and errors: the window's."""
         if isinstance(event, RequestDone):
             self.warmer.requested()
         self._outbox.add(event)
 
     def _set_visible(self, block_ids: frozenset[str]) -> None:
-        if self._session is not None:
-            self._guarded(self._session.set_visible, block_ids)
+        if self._translator is not None:
+            self._guarded(self._translator.set_visible, block_ids)
 
     def _expand(self, block_id: str) -> None:
-        """The session streams the expansion as Expansion events."""
-        if self._session is None:
+        """The translator streams the expansion as Expansion events."""
+        if self._translator is None:
             return
         try:
-            self._session.expand(block_id)
+            self._translator.expand(block_id)
         except Exception as exc:
             self._failed("Could not expand the section", exc)
 
     def _back_translate(self, block_id: str, text: str) -> None:
-        engine, session = self._engine, self._session
-        if engine is None or session is None or session.doc is None:
+        engine, translator = self._engine, self._translator
+        if engine is None or translator is None or translator.doc is None:
             self.back_translated.emit(block_id, text, "")
             return
-        job = engine.back_translate(session.doc, block_id, text, self._spec, emit=self._on_event)
+        job = engine.back_translate(translator.doc, block_id, text, self._spec, emit=self._on_event)
 
         def done(finished: asyncio.Future[str | None]) -> None:
             answer = None
@@ -355,7 +355,7 @@ class EngineWorker(QObject):
 
     def _warm_up(self, active: bool = False) -> None:
         """Nothing is sent while the engine is busy (see Warmer.warm_up)."""
-        if self._engine is None or (self._session is not None and self._session.busy):
+        if self._engine is None or (self._translator is not None and self._translator.busy):
             return
         self.warmer.warm_up(self._engine.router, self._spec, active=active)
 
@@ -377,7 +377,7 @@ class EngineWorker(QObject):
         self.throttle.schedule()
 
     def _on_event(self, event: EngineEvent) -> None:
-        """The session's emit callback (loop thread)."""
+        """The translator's emit callback (loop thread)."""
         if isinstance(event, RequestDone):
             self.warmer.requested()
         if isinstance(event, Planned):
@@ -396,17 +396,17 @@ class EngineWorker(QObject):
         if engine is not None and self._estimate.count(plan, engine.router, self._spec):
             self.throttle.schedule()
 
-    # ---- the batches -------------------------------------------------------------------------
+    # ---- the deliveries ----------------------------------------------------------------------
 
     def _flush(self) -> bool:
         """Send what changed, if anything did (the throttle's call); True while work goes on."""
         self._publish_headroom()
-        batch = self._batches.collect(
-            self._revision, self._source, self._session, self._engine, self._spec
+        delivery = self._deliveries.collect(
+            self._revision, self._source, self._translator, self._engine, self._spec
         )
-        if batch is not None and not self._stopping:
-            self.batch.emit(batch)
-        return self._batches.sent_busy
+        if delivery is not None and not self._stopping:
+            self.delivered.emit(delivery)
+        return self._deliveries.sent_busy
 
     def _publish_headroom(self) -> Headroom | None:
         return self._news.publish_headroom(self._router, self._spec)
@@ -422,11 +422,11 @@ class EngineWorker(QObject):
 
     async def _shutdown(self) -> None:
         self.throttle.cancel()
-        session, engine = self._session, self._engine
-        self._session = self._engine = None
+        translator, engine = self._translator, self._engine
+        self._translator = self._engine = None
         await self._panes.aclose()
-        if session is not None:
-            await bounded(session.aclose(), 0.5)
+        if translator is not None:
+            await bounded(translator.aclose(), 0.5)
         if engine is not None:
             await close_engine(engine)
         self._loop.stop()

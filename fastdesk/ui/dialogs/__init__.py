@@ -1,1 +1,8 @@
-"""Dialogs: Settings (keys, models, preferences) and Compare Providers."""
+"""Dialogs: Settings (keys, models, preferences) and Compare Providers.
+
+Modules:
+
+- ``settings``: the Settings dialog: keys, connection test, the settings users change
+- ``compare``: Compare Providers: ``fastdesk bench`` in the window
+- ``source_changed``: deciding on a changed source: what changed, and both texts
+"""

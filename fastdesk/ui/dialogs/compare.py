@@ -47,8 +47,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.clock import milliseconds
 from fastdesk.config.redact import redact
-from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, save_settings, saved_settings
 from fastdesk.document.languages import language_name
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
 from fastdesk.routing.pricing import PriceTable, format_cost
@@ -101,10 +102,6 @@ class CompareJob:
     settings: Settings
 
 
-def _ms(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0f} ms"
-
-
 def row_cells(row: BenchRow) -> list[tuple[str, object]]:
     """(text shown, value sorted on) per column; a missing figure sorts as the worst."""
     inf = math.inf
@@ -113,9 +110,9 @@ def row_cells(row: BenchRow) -> list[tuple[str, object]]:
     return [
         (row.provider, row.provider),
         (row.model or "(the server's model)", row.model.lower()),
-        (_ms(row.ttfb_p50), inf if row.ttfb_p50 is None else row.ttfb_p50),
-        (_ms(row.ttfb_p90), inf if row.ttfb_p90 is None else row.ttfb_p90),
-        (_ms(row.total_p50), inf if row.total_p50 is None else row.total_p50),
+        (milliseconds(row.ttfb_p50), inf if row.ttfb_p50 is None else row.ttfb_p50),
+        (milliseconds(row.ttfb_p90), inf if row.ttfb_p90 is None else row.ttfb_p90),
+        (milliseconds(row.total_p50), inf if row.total_p50 is None else row.total_p50),
         ("–" if tps is None else f"{tps:.0f}", -1.0 if tps is None else tps),
         ("unknown" if cost is None else format_cost(cost), inf if cost is None else cost),
         (f"{row.flags:g}", row.flags),
@@ -518,13 +515,13 @@ class CompareDialog(QDialog):
         row = self.selected_row()
         if row is None or not row.model or row.ok_runs == 0:
             return False
-        current, _warnings = load_settings()
+        current = saved_settings()  # read only to be written: another window's changes stay
         models = {**current.models, row.provider: row.model}
         updated = dataclasses.replace(current, models=models)
         try:
             save_settings(updated)
         except (OSError, RuntimeError) as exc:
-            self.note_label.setText(f"Not saved: {redact(str(exc))}")
+            self.note_label.setText(f"Not saved: {error_text(exc)}")
             return False
         self.settings = updated
         self._refresh_marks()
@@ -591,7 +588,7 @@ class CompareHost(Protocol):
     @property
     def status(self) -> _Status: ...
 
-    def apply_settings(self, settings: Settings | None = None) -> None: ...
+    def apply_settings(self, settings: Settings) -> None: ...
 
 
 def open_compare_dialog(window: QMainWindow) -> CompareDialog:

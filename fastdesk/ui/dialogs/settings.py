@@ -50,8 +50,8 @@ from fastdesk.config.settings import (
     PROVIDER_NAMES,
     Settings,
     glossary_file,
-    load_settings,
     save_settings,
+    saved_settings,
 )
 from fastdesk.document.languages import LANGUAGES
 from fastdesk.routing import costs, models
@@ -343,7 +343,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle("fastdesk settings")
-        self.settings = settings if settings is not None else load_settings()[0]
+        self.settings = settings if settings is not None else saved_settings()
         self.ledger = ledger
         self.prices = PriceTable(self.settings.price_overrides)
         self.runner = AsyncRunner(self)
@@ -677,7 +677,7 @@ class SettingsDialog(QDialog):
         """Store typed keys, save the settings (read-modify-write), tell the window, close."""
         self.error_label.hide()
         try:
-            updated = self.collect(load_settings()[0])
+            updated = self.collect(saved_settings())  # read only to be written
         except ValueError as exc:
             self.show_error(f"Not saved: {exc}.")
             return

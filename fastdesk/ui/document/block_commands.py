@@ -9,7 +9,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QWidget
 
-from fastdesk.review.session import TargetSession, failed_blocks
+from fastdesk.review.session import DocumentSession, failed_blocks
 from fastdesk.ui.bridge.worker import EngineWorker
 from fastdesk.ui.document.heal import Healer
 from fastdesk.ui.review.back_translation import BackTranslations
@@ -27,7 +27,7 @@ class BlockCommands(QObject):
         parent: QWidget,
         *,
         worker: Callable[[], EngineWorker],
-        session: TargetSession,
+        session: DocumentSession,
         healer: Healer,
         under_cursor: Callable[[], str | None],
         under_selection: Callable[[], list[str]],

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QPoint, QTimer
 
-from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.bridge.worker import EngineWorker
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import Segment
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor

@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from fastdesk.config.fileio import DocumentError, read_document
-from fastdesk.ui.bridge.segments import normalize
+from fastdesk.ui.panes.render import normalize
 
 SETTLE_MS = 150
 

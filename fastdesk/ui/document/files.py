@@ -11,15 +11,15 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.fileio import DocumentError, atomic_write_text, os_error_line, read_document
 from fastdesk.config.paths import resource
 from fastdesk.project.layout import Project
 from fastdesk.project.sync import relinked
 from fastdesk.review import autosave
 from fastdesk.review.export import export_target, export_translation_html
 from fastdesk.review.model import Review
-from fastdesk.ui.bridge import segments as render
 from fastdesk.ui.document.view import DocumentView
+from fastdesk.ui.panes import render
 
 
 class ProjectPlace(Protocol):
@@ -34,6 +34,7 @@ class ProjectPlace(Protocol):
         """Write the target of the source at ``path`` where the layout says (the status bar
         says how it went)."""
         ...
+
 
 SAMPLE_NAME = "Sample document"
 MARKDOWN_FILTER = "Markdown (*.md *.markdown *.mdown *.mkd *.txt);;All files (*)"
@@ -191,7 +192,7 @@ class FileCommands:
                 path, text.replace("\n", view.newline) if view.newline != "\n" else text
             )
         except OSError as exc:
-            warn(self.parent, "Cannot save the file", f"{path}: {exc.strerror or exc}")
+            warn(self.parent, "Cannot save the file", os_error_line(path, exc))
             return False
         view.saved(path, text)
         self._remember(path)
@@ -202,7 +203,7 @@ class FileCommands:
         try:
             self.view.review_ctl.export_target(path, newline=self.view.newline)
         except OSError as exc:
-            warn(self.parent, "Cannot export the translation", f"{path}: {exc.strerror or exc}")
+            warn(self.parent, "Cannot export the translation", os_error_line(path, exc))
             return False
         self.view.message.emit(f"Translation written to {Path(path).name}", 4000)
         return True
@@ -214,7 +215,7 @@ class FileCommands:
         try:
             export_translation_html(text, lang, path, title=self.view.name)
         except OSError as exc:
-            warn(self.parent, "Cannot export the translation", f"{path}: {exc.strerror or exc}")
+            warn(self.parent, "Cannot export the translation", os_error_line(path, exc))
             return False
         self.view.message.emit(f"Translation written to {Path(path).name} (HTML)", 4000)
         return True
@@ -287,7 +288,7 @@ class FileCommands:
         try:
             export_target(text, chosen, newline=self.view.newline)
         except OSError as exc:
-            warn(self.parent, "Cannot export the translation", f"{chosen}: {exc.strerror or exc}")
+            warn(self.parent, "Cannot export the translation", os_error_line(chosen, exc))
             return False
         self.view.message.emit(f"Translation written to {chosen.name} (links for its folder)", 4000)
         return True

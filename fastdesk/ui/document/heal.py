@@ -14,7 +14,7 @@ from PySide6.QtGui import QCursor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from fastdesk.clock import Clock
-from fastdesk.review.session import TargetSession
+from fastdesk.review.session import DocumentSession
 
 TICK_MS = 1_000
 
@@ -27,7 +27,7 @@ class Healer(QObject):
     due = Signal()  # retry the failed blocks now
 
     def __init__(
-        self, session: TargetSession, parent: QObject | None = None, *, tick_ms: int = TICK_MS
+        self, session: DocumentSession, parent: QObject | None = None, *, tick_ms: int = TICK_MS
     ) -> None:
         super().__init__(parent)
         self.session = session

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
+from fastdesk.config.fileio import os_error_line
 from fastdesk.review.model import STATE_STYLES
 from fastdesk.ui.dialogs.source_changed import SourceChangedDialog
 from fastdesk.ui.document.files import export_path, warn
@@ -259,7 +260,7 @@ class ReviewCommands:
         try:
             self.ctl.export_bilingual(path)
         except OSError as exc:
-            warn(self.parent, "Cannot export the review page", f"{path}: {exc.strerror or exc}")
+            warn(self.parent, "Cannot export the review page", os_error_line(path, exc))
             return False
         self._say(f"Review page written to {Path(path).name}", 4000)
         return True

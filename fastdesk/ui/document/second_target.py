@@ -1,12 +1,12 @@
 """A second translation beside the first, in a language of its own (View → Second Translation).
 
-It is a second session, not a copy of the first's state: its own
-fastdesk.review.session.TargetSession over that language's Review (the document's review
+It is a second document session, not a copy of the first's state: its own
+fastdesk.review.session.DocumentSession over that language's Review (the document's review
 controller holds the review, so it is saved into the sidecar with the others), sharing the
-document's revision counter, filled by a live session
-of its own on the document's engine thread (EngineWorker.open_pane): the memory answers at once,
-the rest is translated while the source is edited, like the first pane. Closing it closes that
-session, cancelling its requests. It shows the rendered translation, read-only; it scrolls with
+document's revision counter, filled by a live translator of its own on the document's engine
+thread (EngineWorker.open_pane): the memory answers at once, the rest is translated while the
+source is edited, like the first pane. Closing it closes that translator, cancelling its
+requests. It shows the rendered translation, read-only; it scrolls with
 the source.
 """
 
@@ -25,7 +25,7 @@ from fastdesk.document.blocks import Document
 from fastdesk.document.html import contexts
 from fastdesk.document.languages import language_name
 from fastdesk.review.model import STATE_STYLES, Review
-from fastdesk.review.session import Revisions, TargetSession
+from fastdesk.review.session import DocumentSession, Revisions
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.language_box import fill_languages, show_language
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter
 
     from fastdesk.translate.engine import JobSpec
-    from fastdesk.ui.bridge.batch import WorkerBatch
+    from fastdesk.ui.bridge.delivery import Delivery
     from fastdesk.ui.bridge.worker import EngineWorker
     from fastdesk.ui.panes.incremental import RenderScheduler
     from fastdesk.ui.panes.sync_scroll import SyncScroller
@@ -97,10 +97,10 @@ class SecondTarget(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("secondTarget")
-        self.key = key  # its session's key on the engine thread (a new one per language)
+        self.key = key  # its translator's key on the engine thread (a new one per language)
         self.lang = lang
         # the document's revision counter and its one clock
-        self.session = TargetSession(review, revisions, clock=clock)
+        self.session = DocumentSession(review, revisions, clock=clock)
         self.preview = TargetPreview()
         self.preview.setObjectName("secondTargetPreview")
         # each block's state in this language (machine, memory, flagged …), as beside the first
@@ -169,12 +169,12 @@ class SecondTarget(QWidget):
         self.session.set_doc(doc, revision)
         self.preview.set_contexts(contexts(doc))
 
-    def take(self, batch: WorkerBatch) -> bool:
-        """What a worker batch holds for this pane; True when the pane has something new."""
-        if batch.doc is not None:
-            self.set_doc(batch.doc, batch.revision)
-        self.apply(batch.pane_events(self.key))
-        if not batch.busy:
+    def take(self, delivery: Delivery) -> bool:
+        """What a worker delivery holds for this pane; True when the pane has something new."""
+        if delivery.doc is not None:
+            self.set_doc(delivery.doc, delivery.revision)
+        self.apply(delivery.pane_events(self.key))
+        if not delivery.busy:
             self.model.idle()
         self.margin.update()
         return self.refresh()
@@ -214,7 +214,7 @@ class SecondTarget(QWidget):
 
 class SecondPane(QObject):
     """The document view's second target pane, open or not: opening, closing, its language,
-    and what the view hands on (batches, a new engine, a new document, a new spec)."""
+    and what the view hands on (deliveries, a new engine, a new document, a new spec)."""
 
     toggled = Signal(bool)  # open or closed
 
@@ -265,7 +265,7 @@ class SecondPane(QObject):
         return pane
 
     def close(self) -> None:
-        """Close it: its session's requests are cancelled; its review stays in the controller's
+        """Close it: its translator's requests are cancelled; its review stays in the controller's
         (saved with the others)."""
         pane, self.pane = self.pane, None
         if pane is None:
@@ -297,17 +297,17 @@ class SecondPane(QObject):
 
     # ---- what the document view hands on ---------------------------------------------------
 
-    def take(self, batch: WorkerBatch) -> None:
-        if self.pane is not None and self.pane.take(batch):
+    def take(self, delivery: Delivery) -> None:
+        if self.pane is not None and self.pane.take(delivery):
             self.view.scheduler.kick()
 
     def attach(self, worker: EngineWorker) -> None:
-        """A new engine: the pane's session starts on it."""
+        """A new engine: the pane's translator starts on it."""
         if self.pane is not None:
             self._start(worker)
 
     def respec(self) -> None:
-        """The provider (or model) changed: the pane's session follows."""
+        """The provider (or model) changed: the pane's translator follows."""
         if self.pane is not None and self.view.engine_started:
             self.view.worker.open_pane(self.pane.key, self._pane_spec(self.pane.lang))
 
@@ -317,7 +317,7 @@ class SecondPane(QObject):
         if pane is not None:
             review, warnings = self.view.review_ctl.review_for(pane.lang)
             self.view.review_warnings(warnings)
-            carry_answers(pane.model.review, review)  # its session will not announce them again
+            carry_answers(pane.model.review, review)  # its translator will not announce them again
             pane.reset(review, floor)
             pane.preview.image_folder = self.view.preview.image_folder
 

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QTextCursor
 
-from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import Segment
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.review.controller import ReviewController
 

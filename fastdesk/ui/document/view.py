@@ -3,17 +3,17 @@ belongs to it alone (its file, line ends, review, file watcher and the engine th
 translates it). The window around it keeps the menus, selectors and status bar.
 
 Data flow: an edit → a wait set by what was typed and the limiter's room (the core's
-fastdesk.translate.sending; IME composition respected) → the worker thread's LiveSession →
-throttled batches of target segments and events → the panes apply only what changed.
+fastdesk.translate.sending; IME composition respected) → the worker thread's LiveTranslator →
+throttled deliveries of target segments and events → the panes apply only what changed.
 
-The document's state has one owner, its session (fastdesk.review.session.TargetSession, held by
+The document's state has one owner, its session (fastdesk.review.session.DocumentSession, held by
 the review controller): it numbers the revisions sent to the worker and alone judges what is
-stale, reads each worker batch once, and says what changed in one stream that the panes, the
+stale, reads each worker delivery once, and says what changed in one stream that the panes, the
 margin, the review bar, the status bar and the window follow. The panes are told the target
 model's segments and converge to them; they keep no target of their own.
 
 Its parts, in this package: when an edit goes (``sending``), where the reader is among the
-source's blocks (``block_places``), the worker's batches read (``batches``), the engine's
+source's blocks (``block_places``), the worker's deliveries read (``deliveries``), the engine's
 commands on blocks (``block_commands``), the reviewer's edits in the target (``target_edits``).
 """
 
@@ -40,18 +40,18 @@ from PySide6.QtWidgets import (
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.document.languages import language_name
 from fastdesk.review.model import Review, ReviewSummary
-from fastdesk.review.session import Change, TargetSession
-from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, SessionFactory
-from fastdesk.ui.document.batches import BatchReader
+from fastdesk.review.session import Change, DocumentSession
+from fastdesk.ui.bridge.worker import EngineFactory, EngineWorker, TranslatorFactory
 from fastdesk.ui.document.block_commands import BlockCommands
 from fastdesk.ui.document.block_places import BlockPlaces
+from fastdesk.ui.document.deliveries import DeliveryReader
 from fastdesk.ui.document.disk_watch import DiskWatcher
 from fastdesk.ui.document.heal import Healer
 from fastdesk.ui.document.review_view import ReviewPresentation
 from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.document.sending import EditSending
 from fastdesk.ui.document.target_edits import RESTORE_STEP_S, TargetEdits
+from fastdesk.ui.panes import render
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text, titled_pane
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
@@ -76,7 +76,7 @@ class DocumentView(QWidget):
     message = Signal(str, int)  # a passing status-bar message (text, milliseconds)
     problem = Signal(str, str)  # an error for the status bar (message, detail)
     busy = Signal(bool)  # work for this document is in flight, or not any more
-    engine_news = Signal(object)  # each WorkerBatch: what it says of providers and health
+    engine_news = Signal(object)  # each Delivery: what it says of providers and health
     session_changed = Signal(object)  # the session's stream (a Change), for the window
     renamed = Signal()  # the document's name (or path) changed
     modified_changed = Signal(bool)
@@ -94,7 +94,7 @@ class DocumentView(QWidget):
         live: Callable[[], bool],
         debounce_ms: int,
         engine_factory: EngineFactory,
-        session_factory: SessionFactory,
+        translator_factory: TranslatorFactory,
         clock: Clock | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -106,7 +106,7 @@ class DocumentView(QWidget):
         self._spec = spec
         self._live = live
         self._engine_factory = engine_factory
-        self._session_factory = session_factory
+        self._translator_factory = translator_factory
         self._worker: EngineWorker | None = None
         self.path: Path | None = None
         self.untitled_name = UNTITLED
@@ -120,7 +120,7 @@ class DocumentView(QWidget):
             self,
             clock=self.clock,
         )
-        self.session: TargetSession = self.review_ctl.session
+        self.session: DocumentSession = self.review_ctl.session
         self.session.subscribe(self._session_changed)
         self._build_panes()
         self.sending = EditSending(  # when an edit goes (the core's policy decides the wait)
@@ -161,7 +161,7 @@ class DocumentView(QWidget):
             busy=self.busy.emit,
         )
         self.healer.due.connect(self.blocks.retry_failed)
-        self.batches = BatchReader(
+        self.deliveries = DeliveryReader(
             self.session,
             self.preview,
             self.scheduler,
@@ -321,11 +321,11 @@ class DocumentView(QWidget):
         worker = EngineWorker(
             self._spec(),
             engine_factory=self._engine_factory,
-            session_factory=self._session_factory,
+            translator_factory=self._translator_factory,
             clock=self.clock,
         )
         # Queued explicitly: emitted from the worker's Python thread, run in the GUI thread.
-        worker.batch.connect(self.batches.on_batch, Qt.ConnectionType.QueuedConnection)
+        worker.delivered.connect(self.deliveries.on_delivery, Qt.ConnectionType.QueuedConnection)
         worker.back_translated.connect(
             self.blocks.back_translated, Qt.ConnectionType.QueuedConnection
         )
@@ -336,7 +336,7 @@ class DocumentView(QWidget):
     def stop_engine(self, timeout: float) -> bool:
         """Nothing the engine still sends reaches the view; True when its thread ended."""
         with contextlib.suppress(RuntimeError):
-            self.worker.batch.disconnect(self.batches.on_batch)
+            self.worker.delivered.disconnect(self.deliveries.on_delivery)
         return self.worker.stop(timeout=timeout)
 
     def resend(self) -> None:

@@ -68,8 +68,6 @@ class ElidedLabel(QLabel):
         self.setToolTip("\n".join(part for part in (whole, self.detail) if part))
 
 
-
-
 class ElidingStatusBar(QStatusBar):
     """A status bar whose passing messages fit the room left of its permanent widgets: a long
     one is cut with "…", and the whole of it is the bar's tooltip while it shows. It is cut

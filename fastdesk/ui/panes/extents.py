@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from PySide6.QtGui import QTextDocument
 
-from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.incremental import Extent
+from fastdesk.ui.panes.render import Segment
 from fastdesk.ui.panes.run_starts import RunStarts
 from fastdesk.ui.panes.runs import BLOCK_GAP
 

@@ -18,9 +18,9 @@ from PySide6.QtCore import QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 
-from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.bridge.threads import gui_first
+from fastdesk.ui.panes import render
+from fastdesk.ui.panes.render import Segment
 
 Extent = tuple[str, int, int]  # block id, top and bottom in viewport pixels
 FILL_MOVED = 8  # more blocks of a fill than this not in their place: render.diff aligns them
@@ -373,7 +373,7 @@ class RenderScheduler(QObject):
     done, a new revision, a reviewer's action): it takes them in the slices the pane on screen
     leaves, and every other slice while that pane has work too (a long first fill keeps the
     rendered view busy for seconds); at most once every `follow_ms` (each catch-up diffs every
-    block: once per batch of answers, 4,000 blocks cost the GUI thread ~16 s more). Waiting for
+    block: once per delivery of answers, 4,000 blocks cost the GUI thread ~16 s more). Waiting for
     a pause, the raw editor showed none of a 4,000-block document's answers until the last one
     (answers came every 50 ms) and a typed sentence's answer 250 ms late (docs/performance.md,
     "The window as fast as the wire"). A change to an edited block (a pane's ``urgent``: the

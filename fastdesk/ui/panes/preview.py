@@ -11,8 +11,7 @@ from PySide6.QtGui import QKeyEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QWidget
 
 from fastdesk.document.html import Context
-from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.panes import render
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
 from fastdesk.ui.panes.decorations import Decorations
 from fastdesk.ui.panes.extents import extent, visible_blocks
@@ -20,6 +19,7 @@ from fastdesk.ui.panes.images import load_image, local_image_path
 from fastdesk.ui.panes.incremental import Extent, Incremental
 from fastdesk.ui.panes.kept_view import KeptView
 from fastdesk.ui.panes.links import follow_links_safely
+from fastdesk.ui.panes.render import Segment
 from fastdesk.ui.panes.run_starts import RunStarts, index_after_removal
 from fastdesk.ui.panes.runs import (
     KEEP,

@@ -14,7 +14,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import (
     RewrapSignals,
     dropped_files,
@@ -24,6 +23,7 @@ from fastdesk.ui.panes.common import (
     plain_text,
     range_selection,
 )
+from fastdesk.ui.panes.render import qt_len
 
 
 class SourceEditor(RewrapSignals, QPlainTextEdit):

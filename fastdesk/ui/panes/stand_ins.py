@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 
-from fastdesk.ui.bridge import segments as render
+from fastdesk.ui.panes import render
 from fastdesk.ui.panes.common import is_dark
 from fastdesk.ui.panes.run_starts import RunStarts
 from fastdesk.ui.panes.runs import KEEP, PLAIN_BLOCK, fit_glue_around, new_group

@@ -25,8 +25,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 
-from fastdesk.ui.bridge.segments import Segment
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import Segment
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.target_editor import TargetEditor
 

@@ -27,8 +27,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.ui.bridge import segments as render
-from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.panes import render
 from fastdesk.ui.panes.common import (
     TargetPaneSignals,
     dropped_files,
@@ -38,6 +37,7 @@ from fastdesk.ui.panes.common import (
     range_selection,
 )
 from fastdesk.ui.panes.incremental import Extent, Incremental
+from fastdesk.ui.panes.render import Segment
 
 RUN = 64  # blocks a first fill puts in with one edit, while the slice has time left
 ABOVE = 4  # pixels: the margin draws a block that starts above the view from above its top edge

@@ -20,8 +20,8 @@ from PySide6.QtGui import QColor, QHelpEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit, QToolTip
 
 from fastdesk.review.quality import Underline
-from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.preview import TargetPreview
+from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
 
 Judged = Callable[[], Mapping[str, tuple[str, Sequence[Underline]]]]

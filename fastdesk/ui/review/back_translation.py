@@ -1,7 +1,7 @@
 """Blocks' back-translations beside their source: for an editor who does not read the target
 language, the translation translated back (fastdesk.translate.quality.Reviewer.back_translate)
 shows what it says, next to what the source says. For the block under the cursor, or each block
-of the selection (in either pane); cached here for the session (and in the memory by the
+of the selection (in either pane); cached here while the app runs (and in the memory by the
 engine), so asking again for the same translations sends nothing."""
 
 from __future__ import annotations

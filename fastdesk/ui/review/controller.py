@@ -10,8 +10,8 @@ What it does for the window, and why here:
 
 * realigns the active review on each new source revision — the Document comes parsed from the
   worker thread (parsing 500 blocks takes ~12 ms, a frame), and only from revisions made after
-  the document was opened, so a late batch of the previous document cannot detach its edits;
-* holds the session (fastdesk.review.session.TargetSession) of the active review: the one
+  the document was opened, so a late delivery of the previous document cannot detach its edits;
+* holds the session (fastdesk.review.session.DocumentSession) of the active review: the one
   place that takes the engine's events (stale ones dropped there), whose target model composes
   what the target panes, the margin and the export show, and whose stream of changes the
   controller turns into its Qt signals (what the reviewer does goes into the same stream);
@@ -35,7 +35,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
-from fastdesk.clock import Clock
+from fastdesk.clock import Clock, duration
+from fastdesk.config.fileio import os_error_line
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.target import TargetView
 from fastdesk.review.autosave import Autosaver
@@ -52,7 +53,7 @@ from fastdesk.review.model import (
     review_path,
     save_review,
 )
-from fastdesk.review.session import Change, TargetSession, duration
+from fastdesk.review.session import Change, DocumentSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
@@ -96,7 +97,7 @@ class ReviewController(QObject):
         self.reviews: dict[str, Review] = {self.key: self.review}
         # the document's state in this language: revisions, stale events, what the target
         # shows, the retry schedule, and the stream of what changed
-        self.session = TargetSession(self.review, clock=clock)
+        self.session = DocumentSession(self.review, clock=clock)
         self.session.subscribe(self._session_changed)
         self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
         self._stacks: dict[str, QUndoStack] = {}
@@ -185,7 +186,7 @@ class ReviewController(QObject):
             try:
                 save_review(review)
             except OSError as exc:
-                problems.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+                problems.append(os_error_line(review_path(self.path), exc))
         if not problems:
             self._saved_generation = self.user_generation
         return problems
@@ -213,7 +214,7 @@ class ReviewController(QObject):
             try:
                 save_review(leaving)
             except OSError as exc:
-                warnings.append(f"{review_path(self.path)}: {exc.strerror or exc}")
+                warnings.append(os_error_line(review_path(self.path), exc))
         review, found = self.review_for(key)
         warnings += found
         self.key, self.review = key, review
@@ -284,7 +285,7 @@ class ReviewController(QObject):
         return self.session.model
 
     def _publish(self, stale: Sequence[str] = (), *, review: bool = True) -> None:
-        """Something changed outside the engine's batches: into the session's one stream."""
+        """Something changed outside the engine's deliveries: into the session's one stream."""
         self.session.publish(Change(blocks=None, review=review, stale_edits=tuple(stale)))
 
     def _session_changed(self, change: Change) -> None:
@@ -589,7 +590,7 @@ class ReviewController(QObject):
 
 
 def carry_answers(old: Review, new: Review) -> None:
-    """Machine answers the live session already showed for blocks of the previous document:
+    """Machine answers the live translator already showed for blocks of the previous document:
     it keeps them for a new document with the same blocks (ids are content hashes) and will
     not announce them again, so the new review takes them from the old one."""
     for block in old.doc.blocks if old.doc is not None else ():

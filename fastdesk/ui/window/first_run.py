@@ -6,11 +6,12 @@ Wiring (the window)::
 
     panel = FirstRunPanel(self)
     panel.openSettingsRequested.connect(self.open_settings)
-    panel.localServerChosen.connect(lambda url, model: self.apply_settings(load_settings()[0]))
+    panel.settingsSaved.connect(self.apply_settings)
     self.document_view.insert_notice(panel)  # above the target pane; hidden once configured
 
-"Use it" has already saved ``base_urls["openai"]`` and ``models["openai"]`` when
-``localServerChosen(url, model)`` is emitted.
+"Use it" saves ``base_urls["openai"]`` and ``models["openai"]``, then emits
+``settingsSaved(settings)`` with what it saved (the window follows them without reading the file
+again, as after the Settings dialog) and ``localServerChosen(url, model)``.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from fastdesk.config.local_servers import (
     openai_base_url,
     use_local_server,
 )
-from fastdesk.config.settings import Settings, load_settings
+from fastdesk.config.settings import Settings, saved_settings
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 
 __all__ = ["FirstRunPanel", "needs_first_run"]
@@ -51,7 +52,7 @@ SUGGESTED_MODEL = "qwen3:8b"
 def needs_first_run(settings: Settings | None = None) -> bool:
     """True when no provider is configured: no Groq/Cerebras key (environment or keyring) and no
     OpenAI-compatible server URL. Reads the keyring (may take a moment on a locked one)."""
-    settings = settings if settings is not None else load_settings()[0]
+    settings = settings if settings is not None else saved_settings()
     if settings.base_url_for("openai"):
         return False
     return not any(keys.get_key(name) for name in ("groq", "cerebras"))
@@ -59,9 +60,11 @@ def needs_first_run(settings: Settings | None = None) -> bool:
 
 class FirstRunPanel(QWidget):
     """What to do when nothing is configured. Emits ``openSettingsRequested()`` and, after
-    saving the choice, ``localServerChosen(openai base URL, model)``."""
+    saving the choice, ``settingsSaved(Settings)`` and ``localServerChosen(openai base URL,
+    model)``."""
 
     openSettingsRequested = Signal()
+    settingsSaved = Signal(object)  # the Settings saved, as the Settings dialog's
     localServerChosen = Signal(str, str)
 
     def __init__(
@@ -255,12 +258,13 @@ class FirstRunPanel(QWidget):
         model = self.model_combo.currentText().strip()
         url = openai_base_url(self.ollama_base)
         try:
-            use_local_server(url, model)
+            saved = use_local_server(url, model)
         except (OSError, RuntimeError) as exc:
             self.error_label.setText(f"Not saved: {error_text(exc)}")
             self.error_label.show()
             return
         self.error_label.hide()
+        self.settingsSaved.emit(saved)
         self.localServerChosen.emit(url, model)
 
     def shutdown(self) -> None:

@@ -2,7 +2,7 @@
 
 It keeps the chrome: menus and toolbar (actions.py, built from the table in commands.py, whose
 handlers are this window's methods and those of the objects it holds), the mode, language and
-provider selectors, the status bar and the window's layout (kept in the settings: layout.py).
+provider selectors, the status bar and the window's geometry (kept in the settings: geometry.py).
 The document view holds the document and its translation; its file and review commands live in
 fastdesk.ui.document.files and .review_commands. What the document's session and the engine say
 (requests and their cost, failures, provider health, which providers exist, the budget, the
@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
 
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
-from fastdesk.config.settings import Settings, load_settings, save_settings
+from fastdesk.config.settings import Settings, load_settings, save_settings, saved_settings
 from fastdesk.review import autosave
 from fastdesk.translate.engine import JobSpec
-from fastdesk.ui.bridge.session import default_engine_factory, default_session_factory
-from fastdesk.ui.bridge.worker import EngineFactory, SessionFactory
+from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
+from fastdesk.ui.bridge.worker import EngineFactory, TranslatorFactory
 from fastdesk.ui.document.files import FileCommands, warn
 from fastdesk.ui.document.review_commands import ReviewCommands
 from fastdesk.ui.document.view import DocumentView
@@ -43,11 +43,11 @@ from fastdesk.ui.panes.elided import ElidingStatusBar
 from fastdesk.ui.panes.theme import apply_theme
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
-from fastdesk.ui.window.layout import restore_layout, saved_layout
+from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
@@ -59,8 +59,8 @@ log = logging.getLogger("fastdesk.ui")
 class MainWindow(QMainWindow):
     """fastdesk's window. ``MainWindow()`` reads the settings (FASTDESK_HOME honoured).
 
-    ``engine_factory``/``session_factory`` exist for tests and benchmarks: they run in the
-    worker thread and default to the app's engine and LiveSession. ``warmup``: send warm-up
+    ``engine_factory``/``translator_factory`` exist for tests and benchmarks: they run in the
+    worker thread and default to the app's engine and LiveTranslator. ``warmup``: send warm-up
     requests (docs/routing.md §8); default: only with the app's own engine, since a warm-up
     would add a request to the counts of tests and benchmarks. ``clock``: the one clock of the
     window and its engine (fastdesk.clock; made here when not given): a test's engine factory
@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self,
         *,
         engine_factory: EngineFactory | None = None,
-        session_factory: SessionFactory | None = None,
+        translator_factory: TranslatorFactory | None = None,
         settings: Settings | None = None,
         warmup: bool | None = None,
         offer_recovery: bool = True,
@@ -94,8 +94,8 @@ class MainWindow(QMainWindow):
             spec=self._job,
             live=lambda: self.live,
             debounce_ms=settings.debounce_ms,
-            engine_factory=engine_factory or functools.partial(default_engine_factory, self.clock),
-            session_factory=session_factory or default_session_factory,
+            engine_factory=engine_factory or self._app_engine_factory(self.clock),
+            translator_factory=translator_factory or default_translator_factory,
             clock=self.clock,
             parent=self,
         )
@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.house.install()
         self.project = self._install_project()
         self.project_run = ProjectRun(
-            engine_factory or default_engine_factory, self.selectors.spec, self
+            engine_factory or self._app_engine_factory(None), self.selectors.spec, self
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         view.show_raw(settings.window.get("view") == "raw")
         self._update_title()
         self.resize(1200, 760)
-        restore_layout(self, view.splitter, self.settings.window)
+        restore_geometry(self, view.splitter, self.settings.window)
         for warning in self.settings_warnings:
             self.status.show_error("Settings problem (defaults used)", warning)
         view.start_engine()
@@ -225,9 +225,15 @@ class MainWindow(QMainWindow):
         self._warm_up()
         view.resend()
 
-    def apply_settings(self, settings: Settings | None = None) -> None:
-        """Settings were saved (the Settings dialog, the first-run panel): follow them."""
-        self.settings = settings if settings is not None else load_settings()[0]
+    def _app_engine_factory(self, clock: Clock | None) -> EngineFactory:
+        """The app's engine built from the window's settings as they are when it is built (a
+        restart after Settings takes the new ones), not from the file read again."""
+        return functools.partial(default_engine_factory, clock, lambda: self.settings)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Settings were saved (the Settings dialog, Compare Providers, the first-run panel):
+        follow them. They become the window's copy, which every part reads from then on."""
+        self.settings = settings
         self._apply_theme()
         view = self.document_view
         view.sending.set_debounce(self.settings.debounce_ms)
@@ -407,7 +413,8 @@ class MainWindow(QMainWindow):
             menu.addAction("No recent files").setEnabled(False)
 
     def offer_recovery(self) -> QDialog | None:
-        """At start-up: what a crashed session left unsaved, offered back (restore or discard)."""
+        """At start-up: what a crashed run of the app left unsaved, offered back (restore or
+        discard)."""
         if self._closing:
             return None
         found = autosave.pending()
@@ -459,16 +466,22 @@ class MainWindow(QMainWindow):
             "the translation memory at no cost.</p>",
         )
 
-    # ---- settings and layout -------------------------------------------------------------------
+    # ---- settings and geometry -------------------------------------------------------------
 
     def _remember_file(self, path: Path) -> None:
         self._save_settings(recent=path)
 
-    def _save_settings(self, *, recent: Path | None = None, **changes: Any) -> None:
-        """Read-modify-write, so that values saved elsewhere (the Settings dialog) survive."""
-        current, _warnings = load_settings()
+    def _save_settings(
+        self, *, recent: Path | None = None, window: dict[str, str] | None = None, **changes: Any
+    ) -> None:
+        """Read-modify-write, so that values saved elsewhere (another window, the command line)
+        survive: the file is read here only to be written. ``window``: layout values laid over
+        the saved ones."""
+        current = saved_settings()
         if recent is not None:
             current = current.with_recent_file(recent)
+        if window is not None:
+            changes["window"] = {**current.window, **window}
         if changes:
             current = dataclasses.replace(current, **changes)
         if current == self.settings and recent is None and not changes:
@@ -480,14 +493,12 @@ class MainWindow(QMainWindow):
         self.settings = current
 
     def _save_window(self, **values: str) -> None:
-        window = dict(load_settings()[0].window)
-        window.update(values)
-        self._save_settings(window=window)
+        self._save_settings(window=values)
 
-    def _layout_values(self) -> dict[str, str]:
+    def _geometry_values(self) -> dict[str, str]:
         view = self.document_view
         return {
-            **saved_layout(self, view.splitter),
+            **saved_geometry(self, view.splitter),
             "view": "raw" if view.showing_raw else "rendered",
             "sync": "1" if view.sync.enabled else "0",
         }
@@ -517,7 +528,7 @@ class MainWindow(QMainWindow):
         self._closing = True
         self.document_view.close_document()
         try:
-            self._save_window(**self._layout_values())
+            self._save_window(**self._geometry_values())
         except Exception:  # never keep the window open because settings could not be written
             log.exception("window layout not saved")
         if not self.document_view.stop_engine(timeout=0.8):
@@ -526,4 +537,3 @@ class MainWindow(QMainWindow):
         self.project_run.close()
         self.project.close()
         event.accept()
-

@@ -1,6 +1,6 @@
 """What the window shows of its engine: the document's session as it streams (requests and
 their cost, errors and waits, failures, the revision settled, the retry countdown), what a
-batch says beyond the document (provider health, which providers exist, notices, the estimate),
+delivery says beyond the document (provider health, which providers exist, notices, the estimate),
 the daily budget that follows from the requests (docs/routing.md §3), and while no provider is
 configured the first-run panel (fastdesk.ui.window.first_run) above the target pane.
 
@@ -21,11 +21,11 @@ from fastdesk.review.session import Change
 from fastdesk.routing.costs import budget_state
 from fastdesk.routing.health import HealthEntry
 from fastdesk.translate.events import EngineError, EngineEvent, RequestDone, RevisionDone, Waiting
-from fastdesk.ui.bridge.batch import WorkerBatch
+from fastdesk.ui.bridge.delivery import Delivery
 from fastdesk.ui.document.files import SAMPLE_NAME
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.window.selectors import Selectors
-from fastdesk.ui.window.status import StatusPanel
+from fastdesk.ui.window.status_bar import StatusPanel
 
 
 class NewsReader:
@@ -45,7 +45,7 @@ class NewsReader:
         settings: Callable[[], Settings],
         live: QAction,
         open_settings: Callable[[], None],
-        apply_settings: Callable[[], None],
+        apply_settings: Callable[[Settings], None],
     ) -> None:
         self._window = window
         self._view = view
@@ -76,19 +76,19 @@ class NewsReader:
         if change.revision_done is not None:
             self._revision_done(change.revision_done)
 
-    def engine_news(self, batch: WorkerBatch) -> None:
-        """What a batch says beyond the document: health, the providers, notices."""
-        if batch.health is not None:
-            self._set_health(batch.health)
-        for notice in batch.notices:  # each once: the memory not in use, a key over plain http
+    def engine_news(self, delivery: Delivery) -> None:
+        """What a delivery says beyond the document: health, the providers, notices."""
+        if delivery.health is not None:
+            self._set_health(delivery.health)
+        for notice in delivery.notices:  # each once: the memory not in use, a key over plain http
             self._status.show_error(notice)
-        if batch.estimate:  # "about 4 min at Groq free tier, 8,000 tokens/min; add Cerebras …"
-            self._status_bar.showMessage(batch.estimate, 15000)
-        if batch.providers is not None:
+        if delivery.estimate:  # "about 4 min at Groq free tier, 8,000 tokens/min; add Cerebras …"
+            self._status_bar.showMessage(delivery.estimate, 15000)
+        if delivery.providers is not None:
             self._selectors.fill_providers(
-                batch.providers, self._selectors.provider.currentData() or "auto"
+                delivery.providers, self._selectors.provider.currentData() or "auto"
             )
-            self.show_first_run(not batch.providers)
+            self.show_first_run(not delivery.providers)
             _freeze_startup_objects()
 
     def _on_event(self, event: EngineEvent) -> None:
@@ -123,7 +123,7 @@ class NewsReader:
 
             panel = FirstRunPanel(self._window)
             panel.openSettingsRequested.connect(self._open_settings)
-            panel.localServerChosen.connect(lambda _url, _model: self._apply_settings())
+            panel.settingsSaved.connect(self._apply_settings)
             self._view.insert_notice(panel)
             self._view.renamed.connect(self._describe_first_run)
             self.first_run = panel
@@ -197,7 +197,7 @@ def _health_text(entry: HealthEntry) -> str:
 
 def _freeze_startup_objects() -> None:
     """Move everything alive once the engine is built (Qt, the SDKs, pydantic models …) out of
-    the garbage collector's reach: a full collection then scans only what the session made,
+    the garbage collector's reach: a full collection then scans only what the app made since,
     which took it from ~50 ms (three stalled frames) to a few ms in benchmarks/bench_ui.py.
     No gc.collect() first: that alone would stall for as long. Once per process."""
     global _frozen

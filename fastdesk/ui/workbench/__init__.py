@@ -7,6 +7,19 @@ they call; the widgets live in their own modules and know nothing of the window.
 A change to the translation an editor asks for here (keep generated text, restore a link from
 the source) is typed into the raw target (:meth:`Workbench.edit_block`), so the one path of a
 typed edit takes it: the block becomes the editor's correction, for the review and for undo.
+
+Modules:
+
+- ``find_bar``: the find and replace bar
+- ``replace_preview``: the Replace All preview
+- ``outline``: the outline dock: the document's headings
+- ``problems``: the problems dock: every block that needs attention
+- ``house``: the document's house in the window, and its style and glossary docks
+- ``house_docks``: the House Style and Glossary docks' widgets
+- ``project``: the project panel: a docs project's files by language
+- ``project_run``: Translate Project in the window
+- ``project_watch``: a project's target files on disk, watched
+- ``guide``: the short guide (F1)
 """
 
 from __future__ import annotations
@@ -25,9 +38,9 @@ from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
-from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.panes.common import plain_text, py_index
+from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
 from fastdesk.ui.workbench.guide import GuideDialog
 from fastdesk.ui.workbench.outline import OutlineDock
@@ -40,7 +53,7 @@ __all__ = ["Workbench"]
 
 OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not every keystroke
 # The problems list follows the translation at most this often: a stream of answers would
-# otherwise update it with every batch (at 7,000 blocks its rows alone are ~2 ms to compare).
+# otherwise update it with every delivery (at 7,000 blocks its rows alone are ~2 ms to compare).
 PROBLEMS_EVERY_MS = 500
 
 
@@ -290,8 +303,10 @@ class Workbench(QObject):
                 "This cannot be restored automatically: correct it by hand", 5000
             )
             return False
-        done = "The glossary's term put in" if problem.check == "glossary" else (
-            f"Restored from the source ({problem.title})"
+        done = (
+            "The glossary's term put in"
+            if problem.check == "glossary"
+            else (f"Restored from the source ({problem.title})")
         )
         self.view.message.emit(f"{done}, as your edit", 5000)
         self.refresh_problems()

@@ -37,8 +37,8 @@ from fastdesk.document.find import (
     replacement,
     summary,
 )
-from fastdesk.ui.bridge.segments import qt_len
 from fastdesk.ui.panes.common import plain_text
+from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.workbench.replace_preview import ReplacePreview
 

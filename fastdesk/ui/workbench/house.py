@@ -1,4 +1,5 @@
-"""The house style and the glossary in the window: two docks over the project's files.
+"""The document's house in the window (fastdesk.project.house: its project, glossary, house style
+and corrections): who holds it, and the two docks over its files, its style and its glossary.
 
 The Style dock (objectName ``styleView``) edits ``.fastdesk-style.md`` and says, as the text
 changes, how many blocks of the document saving it makes stale in the current language. The
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
 )
 
-from fastdesk.config.fileio import FileError, atomic_write_text, read_state_text
+from fastdesk.config.fileio import FileError, atomic_write_text, os_error_line, read_state_text
 from fastdesk.config.settings import Settings
 from fastdesk.document.blocks import parse
 from fastdesk.document.languages import language_name
@@ -437,7 +438,7 @@ class HouseKeeper(QObject):
         try:
             atomic_write_text(path, text if text.endswith("\n") or not text else text + "\n")
         except OSError as exc:
-            self.style_dock.impact.setText(f"{path}: not saved ({exc.strerror or exc})")
+            self.style_dock.impact.setText(os_error_line(path, exc, "not saved"))
             return
         self.style_dock.editor.document().setModified(False)
         self.refresh()
@@ -515,6 +516,6 @@ class HouseKeeper(QObject):
         try:
             atomic_write_text(path, out.getvalue())
         except OSError as exc:
-            self.glossary_dock.message.setText(f"{path}: not written ({exc.strerror or exc})")
+            self.glossary_dock.message.setText(os_error_line(path, exc, "not written"))
             return
         self.glossary_dock.message.setText(f"Exported to {path.name}")

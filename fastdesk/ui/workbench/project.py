@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fastdesk.config.fileio import DocumentError
+from fastdesk.config.fileio import DocumentError, os_error_line
 from fastdesk.document.languages import language_name
 from fastdesk.project.layout import Project, ProjectError, find_project, publish_hint
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
-from fastdesk.review.model import STATE_STYLES, Review, save_review
+from fastdesk.review.model import STATE_STYLES, Review, review_path, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
 from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
@@ -313,10 +313,12 @@ class ProjectPanel(QObject):
         if lang in project.languages:
             # in a project the machine answers are the record too (as the command line keeps
             # them), not only the reviewer's work: the sidecar holds this language's review
+            review = self._review()
             try:
-                save_review(self._review())
+                save_review(review)
             except OSError as exc:
-                self.message.emit(f"The review file could not be written: {exc}", 8000)
+                where = review_path(review.source_path or path)
+                self.message.emit(os_error_line(where, exc, "not written"), 8000)
                 return
 
         def job(project: Project) -> _Done:

@@ -84,9 +84,7 @@ class ProjectRun(QObject):
             )
             for lang in project.languages
         }
-        progress = QProgressDialog(
-            f"Translating {project.root.name}…", "&Stop", 0, 0, self._parent
-        )
+        progress = QProgressDialog(f"Translating {project.root.name}…", "&Stop", 0, 0, self._parent)
         progress.setObjectName("projectRunProgress")
         progress.setWindowTitle("Translate Project")
         progress.setMinimumDuration(0)

@@ -32,9 +32,7 @@ def signature(path: Path) -> Signature:
 
 def signatures(project: Project, pairs: Iterable[PairKey]) -> dict[Path, Signature]:
     """The target files' signatures of ``pairs`` now (taken before they are read)."""
-    return {
-        (path := project.root / project.target(s, lang)): signature(path) for s, lang in pairs
-    }
+    return {(path := project.root / project.target(s, lang)): signature(path) for s, lang in pairs}
 
 
 class TargetWatch(QObject):

@@ -26,6 +26,7 @@ from fastdesk.providers.base import (
     ChatRequest,
     ModelInfo,
     StreamEvent,
+    estimate_tokens,
 )
 from fastdesk.providers.errors import raise_provider_error
 from fastdesk.providers.headers import parse_rate_limits
@@ -82,9 +83,9 @@ def completion_budget(source_tokens: int, model: str) -> int:
 
 
 def default_max_tokens(request: ChatRequest) -> int:
-    """A completion budget when the caller gave none (≈4 characters a token; at least 512,
-    since nothing says what the answer is for: the engine always gives its own)."""
-    answer = max(512, completion_budget(math.ceil(len(last_user_text(request)) / 4), ""))
+    """A completion budget when the caller gave none (at least 512, since nothing says what
+    the answer is for: the engine always gives its own)."""
+    answer = max(512, completion_budget(estimate_tokens(last_user_text(request)), ""))
     thinking = REASONING_ALLOWANCE if reasoning_family(request.model) is not None else 0
     return min(answer + thinking, MAX_COMPLETION_TOKENS)
 

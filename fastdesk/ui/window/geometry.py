@@ -1,6 +1,7 @@
-"""The window's layout as the settings keep it (``Settings.window``): its geometry, the state of
-its toolbar and docks, and the panes' splitter, each as base64 text; a value that does not
-decode is passed over (the layout Qt starts with stays)."""
+"""The window's geometry as the settings keep it (``Settings.window``): its size and place, the
+state of its toolbar and docks, and the panes' splitter, each as base64 text; a value that does
+not decode is passed over (what Qt starts with stays). ("Layout" is a docs project's folders:
+fastdesk.project.layout.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
 
-def saved_layout(window: QMainWindow, splitter: QSplitter) -> dict[str, str]:
+def saved_geometry(window: QMainWindow, splitter: QSplitter) -> dict[str, str]:
     return {
         "geometry": _b64(window.saveGeometry()),
         "state": _b64(window.saveState()),
@@ -19,7 +20,7 @@ def saved_layout(window: QMainWindow, splitter: QSplitter) -> dict[str, str]:
     }
 
 
-def restore_layout(window: QMainWindow, splitter: QSplitter, saved: Mapping[str, str]) -> None:
+def restore_geometry(window: QMainWindow, splitter: QSplitter, saved: Mapping[str, str]) -> None:
     geometry = _unb64(saved.get("geometry"))
     if geometry is not None:
         window.restoreGeometry(geometry)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QStatusBar, QToolButton, QWidget
 
-from fastdesk.clock import Clock, SystemClock
+from fastdesk.clock import Clock, SystemClock, milliseconds
 from fastdesk.config.redact import redact
 from fastdesk.providers.base import RequestStats
 from fastdesk.review.quality import score_colour
@@ -24,19 +24,13 @@ from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
 
-def _ms(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value / 1000:.2f} s" if value >= 10_000 else f"{value:.0f} ms"
-
-
 def latency_text(stats: RequestStats) -> str:
     """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
     parts = [stats.provider, stats.model]
     if stats.status != "ok":
         parts.append(stats.status)
-    parts.append(f"first token {_ms(stats.ttfb_ms)}")
-    parts.append(f"total {_ms(stats.total_ms)}")
+    parts.append(f"first token {milliseconds(stats.ttfb_ms)}")
+    parts.append(f"total {milliseconds(stats.total_ms)}")
     if stats.tokens_per_s:
         parts.append(f"{stats.tokens_per_s:.0f} tok/s")
     return " · ".join(parts)
@@ -134,7 +128,7 @@ class StatusPanel(QObject):
         self.score = QLabel("")
         self.score.setObjectName("scoreLabel")
         self.score.hide()
-        self.reviews = Totals()  # the reviewer model's requests this session (in the ledger too)
+        self.reviews = Totals()  # the reviewer model's requests since start (in the ledger too)
         for widget in (
             self.activity,
             self.error_button,
@@ -159,7 +153,7 @@ class StatusPanel(QObject):
         self.last_from_memory = False
         self.error_message = ""
         self.error_detail = ""
-        # the last error of the session, kept after a success hides the button (Help → Last
+        # the last error since start, kept after a success hides the button (Help → Last
         # Error Details shows it)
         self.last_error = ("", "")
         # a wait counting down, redrawn each second: (the event, when it ends, monotonic)
@@ -331,15 +325,15 @@ class StatusPanel(QObject):
         if not self.has_last:
             last = "–"
         elif self.last_from_memory:
-            last = "$0 (memory)"
+            last = f"{format_cost(0.0)} (memory)"
         else:
             last = format_cost(self.last_cost)
         parts = [
             f"last {last}",
-            f"session {self.ledger.session.text()}",
+            f"session {self.ledger.since_start.text()}",
             f"today {self.ledger.today().text()}",
         ]
-        if not self.reviews.empty:  # the reviewer model's share of the session, apart
+        if not self.reviews.empty:  # the reviewer model's share since start, apart
             parts.append(f"reviews {self.reviews.text()}")
         self.cost.setText(" · ".join(parts))
         self.cost.set_detail(

@@ -1,5 +1,5 @@
-"""What the engine worker runs: a live session (the document's, or a second pane's), and the
-app's own engine and session when the window is given no others (and the engine's closing).
+"""What the engine worker runs: a live translator (the document's, or a second pane's), and the
+app's own engine and translator when the window is given no others (and the engine's closing).
 
 The factories import the engine and its SDKs when called, in the worker thread: not at start-up.
 """
@@ -16,14 +16,15 @@ from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.bridge.tasks import bounded
 
 if TYPE_CHECKING:
+    from fastdesk.config.settings import Settings
     from fastdesk.translate.engine import Engine, JobSpec
-    from fastdesk.translate.live import LiveSession
+    from fastdesk.translate.live import LiveTranslator
 
 Emit = Callable[[EngineEvent], None]
 
 
-class Session(Protocol):
-    """What the worker asks of its live session: :class:`fastdesk.translate.live.LiveSession`,
+class Translator(Protocol):
+    """What the worker asks of its live translator: :class:`fastdesk.translate.live.LiveTranslator`,
     or a stand-in that behaves as one (tests). Every call runs in the worker thread."""
 
     @property
@@ -38,15 +39,17 @@ class Session(Protocol):
     async def aclose(self) -> None: ...
 
 
-def default_engine_factory(clock: Clock | None = None) -> Engine:
+def default_engine_factory(
+    clock: Clock | None = None, settings: Callable[[], Settings] | None = None
+) -> Engine:
     """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
-    fastdesk.ui.bridge.worker). Built in the worker thread: importing the SDKs and constructing
-    clients can take a while."""
-    from fastdesk.config.settings import load_settings
+    fastdesk.ui.bridge.worker). ``settings``: the window's copy, read when the engine is built
+    (the settings file when not given). Built in the worker thread: importing the SDKs and
+    constructing clients can take a while."""
+    from fastdesk.config.settings import saved_settings
     from fastdesk.translate.wiring import build_engine
 
-    settings, _warnings = load_settings()
-    return build_engine(settings, clock=clock)
+    return build_engine(settings() if settings is not None else saved_settings(), clock=clock)
 
 
 async def close_engine(engine: Engine) -> None:
@@ -57,7 +60,7 @@ async def close_engine(engine: Engine) -> None:
             engine.memory.close()
 
 
-def default_session_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveSession:
-    from fastdesk.translate.live import LiveSession
+def default_translator_factory(engine: Engine, spec: JobSpec, emit: Emit) -> LiveTranslator:
+    from fastdesk.translate.live import LiveTranslator
 
-    return LiveSession(engine, spec, emit)
+    return LiveTranslator(engine, spec, emit)

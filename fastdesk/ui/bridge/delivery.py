@@ -1,6 +1,6 @@
-"""What the engine worker sends the window (``WorkerBatch``) and how the next one is put
-together from the worker's parts (``BatchBuilder``): only what changed since the last one, so
-the GUI thread does no parsing and hears nothing twice. Loop thread only, but for the batch
+"""What the engine worker sends the window (``Delivery``) and how the next one is put
+together from the worker's parts (``DeliveryBuilder``): only what changed since the last one, so
+the GUI thread does no parsing and hears nothing twice. Loop thread only, but for the delivery
 itself (frozen), which crosses to the GUI thread.
 """
 
@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fastdesk.document.blocks import Document
+from fastdesk.review.target_model import Segment
 from fastdesk.translate.events import BlockFailed, EngineEvent
 from fastdesk.ui.bridge.engine_news import EngineNews
 from fastdesk.ui.bridge.estimate import PlanEstimate
 from fastdesk.ui.bridge.outbox import Outbox
-from fastdesk.ui.bridge.pane_sessions import PaneSessions
-from fastdesk.ui.bridge.segments import Segment
+from fastdesk.ui.bridge.pane_translators import PaneTranslators
 from fastdesk.ui.bridge.sent_document import SentDocument
-from fastdesk.ui.bridge.session import Session
+from fastdesk.ui.bridge.translators import Translator
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.health import HealthEntry
@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at s
 
 
 @dataclass(frozen=True)
-class WorkerBatch:
-    """What changed since the last batch. ``revision``: the newest one the worker was given."""
+class Delivery:
+    """What changed since the last delivery. ``revision``: the newest one the worker was given."""
 
     revision: int
     events: tuple[EngineEvent, ...] = ()
@@ -52,13 +52,13 @@ class WorkerBatch:
         return next((events for k, events in self.panes if k == key), ())
 
 
-class BatchBuilder:
-    """The next batch, from what the worker's parts hold; it remembers what the last one said
+class DeliveryBuilder:
+    """The next delivery, from what the worker's parts hold; it remembers what the last one said
     (the document sent, busy or not). ``force``: the next collect answers even if nothing
     changed (an update always gets one: it ends "busy")."""
 
     def __init__(
-        self, outbox: Outbox, estimate: PlanEstimate, panes: PaneSessions, news: EngineNews
+        self, outbox: Outbox, estimate: PlanEstimate, panes: PaneTranslators, news: EngineNews
     ) -> None:
         self._outbox = outbox
         self._estimate = estimate
@@ -72,18 +72,18 @@ class BatchBuilder:
         self,
         revision: int,
         source_text: str,
-        session: Session | None,
+        translator: Translator | None,
         engine: Engine | None,
         spec: JobSpec,
-    ) -> WorkerBatch | None:
-        """What changed since the last batch, or None when nothing did (and none is forced)."""
+    ) -> Delivery | None:
+        """What changed since the last delivery, or None when nothing did (and none is forced)."""
         events = self._outbox.take()
-        new_doc, source = self._sent_doc.news(session, source_text) or (None, None)
-        busy = session is not None and (session.busy or self._panes.busy)
+        new_doc, source = self._sent_doc.news(translator, source_text) or (None, None)
+        busy = translator is not None and (translator.busy or self._panes.busy)
         router = None if engine is None else engine.router
         providers, health = self._news.take(router)
         memory = engine.memory if engine is not None else None
-        # the memory's notice is looked at on every batch (it can break later)
+        # the memory's notice is looked at on every delivery (it can break later)
         notices = self._outbox.take_notices(memory.notice if memory is not None else None)
         panes = self._panes.take()
         quiet = not events and not panes and source is None and busy == self.sent_busy
@@ -95,7 +95,7 @@ class BatchBuilder:
         self.sent_busy = busy
         failed = any(isinstance(e, BlockFailed) for e in events)
         estimate, block_s = self._estimate.take()
-        return WorkerBatch(
+        return Delivery(
             revision,
             events,
             source=source,
