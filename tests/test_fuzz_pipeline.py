@@ -27,7 +27,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RevisionDone
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.planning import document_title
-from tests.fakes import FakeProvider, last_user
+from tests.fakes import FakeProvider, last_user, until
 from tests.test_blocks import ENDINGS, FRAGMENTS, edited
 
 SPEC = json.loads((Path(__file__).parent / "data" / "commonmark" / "spec.json").read_text("utf-8"))
@@ -149,11 +149,7 @@ def test_random_sources_and_answers_never_raise(source: str, seed: int) -> None:
 
 
 async def _settle(translator: LiveTranslator) -> None:
-    for _ in range(2500):  # up to 5 s on a loaded machine; a few ms when it is not
-        await asyncio.sleep(0.002)
-        if not translator.busy:
-            return
-    raise AssertionError("live translator did not settle")
+    await until(lambda: not translator.busy)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
