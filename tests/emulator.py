@@ -645,6 +645,13 @@ class Emulator:
             return self._answered
 
     @property
+    def open_connections(self) -> int:
+        """Connections being served now (a killed client's are over once each stream has ended
+        or been cut)."""
+        with self._lock:
+            return len(self._handlers)
+
+    @property
     def pauses(self) -> list[float]:
         """Every timed wait the answers made (time to first token, gaps between tokens), in
         seconds, in order: what the pacing was told to do, read without a stopwatch."""
