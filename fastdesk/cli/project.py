@@ -14,8 +14,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from fastdesk.cli.batch import BatchStep, Runner, Work, run_batch, say_jobs
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
 from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
+from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
@@ -26,6 +28,7 @@ from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.wiring import glossary_for
 
 __all__ = ["load_pairs", "open_project", "run_project"]
 
@@ -138,14 +141,32 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         return 2
     requests: list[dict[str, object]] = []
     outcomes = {id(p): PairOutcome(p) for p in pairs}
+    batch: BatchStep | None = None
     if engine is not None:
         try:
-            done = asyncio.run(_run(engine, needy, specs, requests))
+            if args.wait and not args.batch:
+                raise UsageError("--wait goes with --batch")
+            if args.batch:
+                batch = run_batch(args, project, engine, specs, needy, _runner(engine, requests))
+                if batch.exit is not None:
+                    return batch.exit
+            if batch is None or batch.live:
+                live = _runner(engine, requests)
+                done = live(lambda on: translate_pairs(engine, needy, specs, on_request=on))
+            else:
+                done = batch.outcomes
         except KeyboardInterrupt:
             print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
             return 130
+        except UsageError as exc:
+            print(f"fastdesk translate: {exc}", file=sys.stderr)
+            return 2
         outcomes.update({id(o.pair): o for o in done})
+    elif args.batch:
+        say_jobs(project)  # nothing stale: still say what is pending
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
+    if batch is not None:
+        batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
     try:
         record.save()
@@ -153,7 +174,10 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         line = os_error_line(record.path, exc, "not written")
         print(f"fastdesk translate: {line}", file=sys.stderr)
     as_docs: list[DocReport] = [*reports]
-    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
+    glossary = next((s.glossary for s in specs.values() if s.glossary), None)
+    if glossary is None and args.report:  # nothing sent: the project's glossary all the same
+        glossary = glossary_for(saved_settings(), project.root, project.root)
+    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000, glossary)
     _summary(project, reports, len(requests))
     finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
@@ -225,12 +249,17 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
     }
 
 
-async def _run(
-    engine: Engine,
-    pairs: list[Pair],
-    specs: dict[str, JobSpec],
-    requests: list[dict[str, object]],
-) -> list[PairOutcome]:
+def _runner(engine: Engine, requests: list[dict[str, object]]) -> Runner:
+    """Runs a project's work (live, or a batch job's answers taken in) in an event loop of its
+    own: every request in the report and the day's costs, the engine closed after."""
+
+    def run(work: Work) -> list[PairOutcome]:
+        return asyncio.run(_run(engine, requests, work))
+
+    return run
+
+
+async def _run(engine: Engine, requests: list[dict[str, object]], work: Work) -> list[PairOutcome]:
     ledger = CostLedger(background=True)
 
     def on_request(event: RequestDone) -> None:
@@ -238,7 +267,7 @@ async def _run(
         ledger.record(event.stats)
 
     try:
-        return await translate_pairs(engine, pairs, specs, on_request=on_request)
+        return await work(on_request)
     finally:
         ledger.close()
         await engine.router.aclose()
@@ -272,6 +301,12 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         errors=outcome.errors,
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits
+    report.target_lang = pair.lang
+    report.translations = {
+        i: text
+        for i, b in enumerate(pair.doc.blocks)
+        if b.translatable and (text := pair.review.shown_text(b.id)) is not None
+    }
     report.missing = tuple(pair.missing())
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # said once for the run

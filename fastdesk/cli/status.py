@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from fastdesk.cli.common import UsageError
 from fastdesk.cli.project import open_project
 from fastdesk.config.fileio import DocumentError
+from fastdesk.project.batch_flow import describe_jobs
 from fastdesk.project.layout import publish_hint
 from fastdesk.project.status import describe, read_status
 from fastdesk.translate.memory import Memory, default_path
@@ -58,6 +59,7 @@ def run_status(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     files, totals = list(status.files), status.totals
+    jobs = describe_jobs(project)
     if args.json:
         payload = {
             "project": {
@@ -69,6 +71,7 @@ def run_status(args: argparse.Namespace) -> int:
             },
             "files": files,
             "totals": totals,
+            "batch_jobs": [job.summary() for job in jobs],
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
@@ -81,6 +84,10 @@ def run_status(args: argparse.Namespace) -> int:
         f"{totals['up_to_date']} up to date, {totals['stale']} stale, {totals['missing']} "
         f"missing, {totals['conflict']} in conflict ({totals['stale_blocks']} stale blocks)"
     )
+    for job in jobs:
+        print(job.line())
+    if jobs:
+        print(f"note: `fastdesk translate {args.folder} --batch` writes what the jobs answered")
     hint = publish_hint(project)
     if hint:
         print(f"note: {hint}")

@@ -92,6 +92,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="write a document (or a folder's targets) even when some blocks were not translated",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="a folder: send the stale blocks to the provider's Batch API (half price, within "
+        "24 h); run again to see how far it is and write the targets",
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="with --batch: stay until the job is done and written"
+    )
     p.set_defaults(func=run_translate)
 
 
@@ -107,6 +116,9 @@ def run_translate(args: argparse.Namespace) -> int:
         return run_project(args)
     if args.changed_since:
         print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
+        return 2
+    if args.batch or args.wait:
+        print("fastdesk translate: --batch and --wait take a folder", file=sys.stderr)
         return 2
     try:
         docs, outputs = _read_inputs(args)
@@ -133,7 +145,7 @@ def run_translate(args: argparse.Namespace) -> int:
         for report in reports:
             if report.status == "pending":
                 report.status = "interrupted"
-    written = write_report(args.report, reports, requests, wall_ms)
+    written = write_report(args.report, reports, requests, wall_ms, spec.glossary)
     below = _below_min_score(reports, args.min_score)
     if stopped:
         done = sum(r.status in ("ok", "partial") for r in reports)
@@ -406,6 +418,9 @@ async def _translate_one(
             return
         print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
+    if spec.mode == "translate":
+        report.target_lang = spec.target_lang
+        report.translations = {i: results[b.id] for i, b in enumerate(doc.blocks) if b.translatable}
     if spec.mode == "simplify":
         _readability(report, target, spec)
     try:

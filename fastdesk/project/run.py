@@ -41,10 +41,12 @@ async def translate_pairs(
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
     on_pair: Callable[[PairOutcome], None] = lambda _o: None,
+    on_active: Callable[[Pair], None] = lambda _p: None,
 ) -> list[PairOutcome]:
     """Send what each pair needs; its review takes every answer in (the record of the run).
     ``specs`` name the project's source language, so the memory keeps it with each answer.
-    ``on_pair``: each pair's outcome as soon as it is done (the window's progress)."""
+    ``on_pair``: each pair's outcome as soon as it is done (the window's progress);
+    ``on_active``: the pair an answer just came for (the page being translated now)."""
 
     async def one(pair: Pair) -> PairOutcome:
         outcome = await each(pair)
@@ -63,6 +65,7 @@ async def translate_pairs(
         def on_event(event: EngineEvent) -> None:
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
+                on_active(pair)
                 if event.origin == "model":
                     answered[event.block_id] = event
                     outcome.translated += 1

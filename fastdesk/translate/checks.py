@@ -641,6 +641,21 @@ def check_readability(pair: Pair) -> str | None:
     return harder(pair.source, pair.answer, source_language(pair.source) or pair.target_lang)
 
 
+_ORDERED = re.compile(r"ordered list \((\d+)")
+
+
+def _counted(found: Facts) -> str:
+    """The prose with its ordered lists' numbers: "1. eine …" made a list by the answer keeps
+    the source's "1." (the structure check says the list is new)."""
+    numbers = [
+        str(int(m.group(1)) + n)
+        for kind, items in found.structure.lists
+        if (m := _ORDERED.match(kind))
+        for n in range(items)
+    ]
+    return f"{found.prose}\n{' '.join(numbers)}" if numbers else found.prose
+
+
 CHECKS: dict[str, Check] = {
     "thinking": check_thinking,
     "code": check_code,
@@ -653,7 +668,7 @@ CHECKS: dict[str, Check] = {
     "accents": check_accents,
     "admonition": check_admonitions,
     "readability": check_readability,
-    "numbers": lambda p: numbers_problem(p.src.prose, p.ans.prose, p.target_lang),
+    "numbers": lambda p: numbers_problem(_counted(p.src), _counted(p.ans), p.target_lang),
     "omission": lambda p: (
         None if p.simplify else omission_problem(p.src.prose, p.ans.prose, p.target_lang)
     ),

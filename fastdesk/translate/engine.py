@@ -168,6 +168,9 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.pack_tokens = pack_tokens
         self.max_pack_blocks = max_pack_blocks
+        # False: answers are taken as they come, unchecked; only for a run whose answers are
+        # never kept (fastdesk.project.batch_run's capture of the requests a run would send)
+        self.check_answers = True
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -426,7 +429,9 @@ class Engine:
     ) -> _Outcome:
         """Is it a translation at all (else once more on the next model, then flagged
         not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
-        flag."""
+        flag. Not checked when ``check_answers`` is off (a run only planned: Batch API)."""
+        if not self.check_answers:
+            return _Outcome(answer, provider=provider, model=model)
         why = not_translated(w.core, answer, spec.target_lang) if spec.mode == "translate" else None
         if why:
             again = await self._single(w, spec, revision, emit, avoid=(provider, model))

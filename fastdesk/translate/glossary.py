@@ -36,6 +36,7 @@ from typing import Any
 import ahocorasick
 
 from fastdesk.config.fileio import BrokenFile, FileError, parse_toml, read_state_text
+from fastdesk.document.verbatim import mask
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary_formats import EXCHANGE_SUFFIXES, read_exchange
 
@@ -182,11 +183,14 @@ class Glossary:
         """Kept terms found in ``source`` must be in ``answer`` verbatim (the source's spelling or
         the glossary's: a sentence start may capitalize a lower-case brand);
         a forced translation's target must be in ``answer`` when its source term is in ``source``.
-        ``lang=None`` (simplify mode: no translation) checks kept terms only."""
+        ``lang=None`` (simplify mode: no translation) checks kept terms only. A term the
+        source has only in code, a link's target or label, a URL or an identifier asks nothing
+        (fastdesk.document.verbatim): those are names, not the prose the glossary governs."""
         flags: list[Flag] = []
-        keep, table = self._lookup(lang).occurring(source)
+        prose = mask(source)
+        keep, table = self._lookup(lang).occurring(prose)
         for term in keep:
-            forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(source))
+            forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(prose))
             flags.extend(
                 Flag("glossary", f'"{form}" must stay as is, not found in the answer')
                 for form in forms

@@ -178,10 +178,13 @@ def load_style(path: Path) -> Style:
 def blocks_affected(
     doc: Document, old: Style | None, new: Style | None, mode: str, lang: str
 ) -> int:
-    """How many blocks of ``doc`` a change of style from ``old`` to ``new`` makes stale in
-    ``lang`` (its translatable blocks when that language's instructions changed, else none)."""
+    """How many blocks of ``doc`` a change of style from ``old`` to ``new`` sends again in
+    ``lang`` when that language's instructions changed (else none): as the planner sends them
+    (fastdesk.translate.planning.plan), translatable blocks with text, a text repeated in
+    several blocks once (code, front matter and link definitions are copied, never sent)."""
     before = old.version(mode, lang) if old else ""
     after = new.version(mode, lang) if new else ""
     if before == after:
         return 0
-    return sum(1 for b in doc.blocks if b.translatable and b.split()[1].strip())
+    cores = (b.split()[1] for b in doc.blocks if b.translatable)
+    return len({core for core in cores if core.strip()})

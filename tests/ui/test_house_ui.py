@@ -84,7 +84,7 @@ def test_the_style_dock_says_what_a_change_costs_and_saving_sends_it(
     dock = w.house.style_dock
     assert dock.isVisible() and "saving creates it" in dock.where.text()
     dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")
-    assert dock.impact.text() == "Saving translates 3 blocks of this document again (this language)"
+    assert dock.impact.text() == "Saving sends 3 blocks of this document again (this language)"
     dock.editor.setPlainText("## de\nSiezen.\n")
     assert dock.impact.text() == "No block of this document changes"
     dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -54,6 +54,7 @@ from fastdesk.document.languages import language_name
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.panes.theme import text_colour
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
@@ -476,12 +477,17 @@ class CompareDialog(QDialog):
             items[1].setFont(font)
             items[1].setToolTip(f"fastdesk uses this model for {row.provider} now")
         if row.errors:
-            items[8].setForeground(ERROR_COLOUR)
+            items[8].setForeground(self._error_colour())
             items[8].setToolTip(redact(row.first_error or "failed"))
             if row.ok_runs == 0:
                 for item in items[2:8]:
-                    item.setForeground(ERROR_COLOUR)
+                    item.setForeground(self._error_colour())
         self.model.appendRow(items)
+
+    def _error_colour(self) -> QColor:
+        """The error red, readable (WCAG AA) on the table's rows in this theme."""
+        roles = (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase)
+        return QColor(text_colour(ERROR_COLOUR.name(), self.table.palette(), *roles))
 
     # ---- choosing a model ----------------------------------------------------------------------
 

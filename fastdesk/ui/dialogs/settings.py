@@ -59,6 +59,9 @@ from fastdesk.routing.pricing import PriceTable
 from fastdesk.translate.memory import Memory
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.accessible import name as accessible_name
+from fastdesk.ui.panes.accessible import name_popups
+from fastdesk.ui.panes.theme import text_colour
 
 __all__ = ["SettingsDialog"]
 
@@ -124,8 +127,11 @@ class _ProviderBox(QGroupBox):
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setClearButtonEnabled(True)
         self.key_edit.setPlaceholderText(KEY_HINTS[name])
+        title = PROVIDER_TITLES[name].split(" (")[0]  # "OpenAI-compatible server"
+        accessible_name(self.key_edit, f"{title} API key", KEY_HINTS[name])
         self.delete_button = QPushButton("Delete stored key")
         self.delete_button.setObjectName(f"{name}DeleteKeyButton")
+        accessible_name(self.delete_button, f"Delete the stored {title} key")
         self.delete_button.setAutoDefault(False)
         self.delete_button.clicked.connect(self.delete_key)
         key_row = QHBoxLayout()
@@ -146,9 +152,11 @@ class _ProviderBox(QGroupBox):
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_combo.setMinimumContentsLength(28)
         self.model_combo.setToolTip("Pick a listed model or type any id the provider serves")
+        accessible_name(self.model_combo, f"{title} model", "A listed model or any id it serves")
         self.model_combo.currentTextChanged.connect(self._show_price)
         self.test_button = QPushButton("&Test connection")
         self.test_button.setObjectName(f"{name}TestButton")
+        accessible_name(self.test_button, f"Test the {title} connection")
         self.test_button.setAutoDefault(False)
         self.test_button.setToolTip("List the provider's models with these settings")
         self.test_button.clicked.connect(self.test_connection)
@@ -274,6 +282,8 @@ class _ProviderBox(QGroupBox):
 
     def show_result(self, text: str, *, ok: bool | None) -> None:
         color = {True: "#1a7f37", False: "#d1242f", None: ""}[ok]
+        if color:  # readable (WCAG AA) on this theme's dialog
+            color = text_colour(color, self.result_label.palette())
         self.result_label.setStyleSheet(f"color: {color};" if color else "")
         self.result_label.setText(text)
         self.result_label.show()
@@ -353,6 +363,7 @@ class SettingsDialog(QDialog):
 
         tabs = QTabWidget()
         tabs.setObjectName("settingsTabs")
+        accessible_name(tabs, "Settings pages")
         tabs.addTab(self._providers_page(), "&Providers and keys")
         tabs.addTab(self._translation_page(), "T&ranslation")
         self.tabs = tabs
@@ -360,7 +371,7 @@ class SettingsDialog(QDialog):
         self.error_label = QLabel()
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #d1242f;")
+        self.error_label.setStyleSheet(f"color: {text_colour('#d1242f', self.palette())};")
         self.error_label.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -374,6 +385,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(tabs, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
+        name_popups(self)  # each form's combo boxes, their lists and typing fields
         self.resize(720, 600)
 
     # -- pages ---------------------------------------------------------------------------------

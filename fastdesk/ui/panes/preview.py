@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit, QWidget
 
 from fastdesk.document.html import Context
 from fastdesk.ui.panes import render
+from fastdesk.ui.panes.accessible import as_document
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
 from fastdesk.ui.panes.decorations import Decorations
 from fastdesk.ui.panes.extents import extent, visible_blocks
@@ -116,6 +117,12 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         QTextBrowser.__init__(self, parent)
         Incremental.__init__(self)
         self.setObjectName("targetPreview")
+        as_document(
+            self,
+            "Translation",
+            "The translation as it will read. Enter or a double click: correct the block in "
+            "its Markdown",
+        )
         follow_links_safely(self)  # http(s) and mailto open; other schemes are shown only
         self.setUndoRedoEnabled(False)
         self._decor = Decorations()  # each block's expansion and context

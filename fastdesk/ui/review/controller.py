@@ -474,8 +474,11 @@ class ReviewController(QObject):
         """The margin's hover text: the state, the reasons (failed checks, the source an edit
         was made for) and what a click offers."""
         info = self.review.info(block_id)
-        lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
         queued = self.session.backlog.queued(block_id)  # "queued, about 12 s": waits for a slot
+        meaning = STATE_STYLES[info.state].meaning
+        if queued and info.state in ("in_flight", "pending"):  # not sent yet: it waits
+            meaning = "Queued: its request waits for the provider's rate limit"
+        lines = [f"<b>{_escape(meaning)}</b>"]
         if queued:
             lines.append(_escape(queued))
         if info.state == "flagged":

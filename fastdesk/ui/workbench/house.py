@@ -108,6 +108,7 @@ class HouseKeeper(QObject):
         self._spec, self._settings, self._problems = spec, settings, problems
         self.house = House(None)
         self.style_dock = StyleDock(window)
+        self.style_dock.show_mode(spec().mode)  # the reading level: Simplify's only
         self.glossary_dock = GlossaryDock(window)
         for dock in (self.style_dock, self.glossary_dock):
             dock.hide()
@@ -250,6 +251,7 @@ class HouseKeeper(QObject):
 
     def fill(self) -> None:
         """The docks as the house is now (only those on show)."""
+        self.style_dock.show_mode(self._spec().mode)
         if self.style_dock.isVisible():
             path = self._style_path()
             exists = path is not None and path.is_file()
@@ -383,6 +385,7 @@ class HouseKeeper(QObject):
         self.glossary_dock.show()
         self.glossary_dock.raise_()
         self.fill()
+        self.glossary_dock.table.setFocus()
 
     def context_menu(self, pane: QPlainTextEdit) -> QMenu:
         """The pane's usual menu, and the window's Add to Glossary under it."""
@@ -426,7 +429,7 @@ class HouseKeeper(QObject):
         )
         what = "this language" if spec.mode == "translate" else "simplify"
         self.style_dock.impact.setText(
-            f"Saving translates {count} blocks of this document again ({what})"
+            f"Saving sends {count} blocks of this document again ({what})"
             if count
             else "No block of this document changes"
         )

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDockWidget, QTreeWidget, QTreeWidgetItem, QWidget
 
 from fastdesk.document.blocks import Document
 from fastdesk.document.outline import Heading, headings
+from fastdesk.ui.panes.accessible import name
 
 _HEADING = Qt.ItemDataRole.UserRole
 
@@ -25,6 +26,7 @@ class OutlineDock(QDockWidget):
         self.setObjectName("outlineView")
         self.tree = QTreeWidget()
         self.tree.setObjectName("outlineTree")
+        name(self.tree, "Outline", "The source's headings; Enter goes to one")
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.itemClicked.connect(self._picked)

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
@@ -39,6 +39,8 @@ from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
 from fastdesk.review.model import STATE_STYLES, Review, review_path, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
+from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.panes.theme import text_colour
 from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
 log = logging.getLogger("fastdesk.ui")
@@ -88,6 +90,7 @@ class ProjectDock(QDockWidget):
         self.summary.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setObjectName("projectTree")
+        name(self.tree, "Project files", "Each page and its state in each language; Enter opens")
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -138,7 +141,12 @@ class ProjectDock(QDockWidget):
             self.tree.addTopLevelItem(item)
             self.rows[source] = item
         head = self.tree.header()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # the file names whole (a narrow panel scrolls sideways), measured once: fitting the
+        # column to its contents would ask every row again on each change of a cell
+        metrics = self.tree.fontMetrics()
+        widest = max((metrics.horizontalAdvance(i.text(0)) for i in self.rows.values()), default=0)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(0, widest + 2 * metrics.horizontalAdvance("M"))
         head.setMinimumSectionSize(40)
         for n in range(1, len(langs) + 1):
             head.setSectionResizeMode(n, QHeaderView.ResizeMode.ResizeToContents)
@@ -159,9 +167,30 @@ class ProjectDock(QDockWidget):
             self.entries[(source.as_posix(), lang)] = entry
             item.setText(n, cell_text(entry))
             item.setToolTip(n, f"{entry['target']} ({language_name(lang)}): {describe(entry)}")
-            item.setForeground(n, QBrush(QColor(_COLOURS.get(str(entry["state"]), "#6e7781"))))
+            self._colour(item, n, str(entry["state"]))
             item.setData(n, _PAIR, (source, lang))
         self._summarise()
+
+    def _colour(self, item: QTreeWidgetItem, column: int, state: str) -> None:
+        """The state's colour, readable (WCAG AA) on the list's rows in this theme."""
+        colour = text_colour(
+            _COLOURS.get(state, "#6e7781"),
+            self.tree.palette(),
+            QPalette.ColorRole.Base,
+            QPalette.ColorRole.AlternateBase,
+        )
+        item.setForeground(column, QBrush(QColor(colour)))
+
+    def apply_palette(self) -> None:
+        """The theme changed: each cell's colour again (the window calls it)."""
+        project = self.project
+        if project is None:
+            return
+        column = {lang: n for n, lang in enumerate(project.languages, 1)}
+        for (source, lang), entry in self.entries.items():
+            item, n = self.rows.get(PurePosixPath(source)), column.get(lang)
+            if item is not None and n is not None:
+                self._colour(item, n, str(entry["state"]))
 
     def entry(self, source: PurePosixPath | str, lang: str) -> dict[str, object] | None:
         return self.entries.get((PurePosixPath(source).as_posix(), lang))

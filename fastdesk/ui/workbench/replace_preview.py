@@ -32,8 +32,10 @@ class ReplacePreview(QDialog):
         self.setWindowTitle("Replace All: preview")
         self.resize(640, 420)
         self.changes = changes
+        code = sum(change.verbatim for change in changes)
+        marked = f" ({code} in code or link targets: marked)" if code else ""
         head = QLabel(
-            f"{len(changes)} change{'s' if len(changes) != 1 else ''} in {where}. "
+            f"{len(changes)} change{'s' if len(changes) != 1 else ''} in {where}{marked}. "
             "Untick a change to skip it (Space), then Replace."
         )
         head.setWordWrap(True)
@@ -98,7 +100,8 @@ def _line(change: Change) -> str:
     """One row: "…words before [old → new] words after…" in plain text (the list shows text)."""
     before = ("…" if change.before else "") + change.before
     after = change.after + ("…" if change.after else "")
-    return f"{before}[{_shown(change.old)} → {_shown(change.new)}]{after}"
+    mark = "(code or link target) " if change.verbatim else ""
+    return f"{mark}{before}[{_shown(change.old)} → {_shown(change.new)}]{after}"
 
 
 def _shown(text: str) -> str:
