@@ -338,6 +338,29 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
         qtbot.waitUntil(tinted)
 
 
+def test_the_tint_of_the_cursor_block_outlives_a_palette_change(make_window, qtbot) -> None:
+    """A palette change renders the view again from nothing: the block under the source's
+    cursor is tinted again once it is back (the source tells only when its cursor changes
+    block). It once stayed untinted, and in a random order the cursor test above failed so."""
+    w = make_window()
+    view = w.document_view
+    view.source.setPlainText("Hello\n\nworld\n\nthe cat\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour\n\nmonde\n\nthe chat\n")
+    qtbot.waitUntil(lambda: len(view.sync._starts) == 4)
+    cursor = view.source.textCursor()
+    cursor.setPosition(len("Hello\n\nwor"))
+    view.source.setTextCursor(cursor)
+    qtbot.waitUntil(lambda: view.preview.tinted_block == 1)
+    view.apply_palette()  # (what the window does when the palette or the theme changes)
+
+    def tinted_again() -> None:
+        assert view.preview.tinted_block == 1
+        tint = view.preview.extraSelections()
+        assert len(tint) == 1 and tint[0].cursor.selectedText().startswith("monde")
+
+    qtbot.waitUntil(tinted_again)
+
+
 def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     from fastdesk.translate.wiring import NotConfigured
     from fastdesk.ui import MainWindow
