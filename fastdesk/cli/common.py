@@ -51,6 +51,8 @@ class DocReport:
     translated: int = 0
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
+    # the translation memory's answers not used (each line names its block and why)
+    memory_refused: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     simplified: bool = False
     readability: dict[str, object] | None = None  # simplify: before, after, formula, harder
@@ -77,6 +79,8 @@ class DocReport:
             "not_translated": sorted(self.not_translated),
             **extra,
         }
+        if self.memory_refused:
+            out["memory_refused"] = self.memory_refused
         if self.reviewed:
             out["score"] = self.score
             out["reviewed_blocks"] = len(self.reviews)

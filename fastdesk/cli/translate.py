@@ -33,6 +33,7 @@ from fastdesk.translate.checks import preload
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
+    MEMORY_REFUSED,
     BlockDone,
     BlockFailed,
     BlockReviewed,
@@ -392,6 +393,9 @@ async def _translate_one(
                 log.info("%s", describe_request(event))
         elif isinstance(event, Waiting):
             log.info("%s", event.message)
+        elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+            report.memory_refused.append(event.message)
+            log.warning("%s: %s", path, event.message)
         elif isinstance(event, EngineError) and verbose:
             log.warning("%s", event.message)
 
@@ -481,13 +485,14 @@ def describe_request(event: RequestDone) -> str:
 class Progress:
     """A one-line progress bar on standard error, only when it is a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, unit: str = "blocks") -> None:
         self.total = max(total, 1)
+        self.unit = unit
         self.done = 0
         self.enabled = sys.stderr.isatty()
         self._last = 0.0
 
-    def advance(self, name: str) -> None:
+    def advance(self, name: str = "") -> None:
         self.done += 1
         now = time.monotonic()
         if self.enabled and (now - self._last > 0.05 or self.done == self.total):
@@ -495,7 +500,7 @@ class Progress:
             width = 30
             filled = int(width * self.done / self.total)
             bar = "#" * filled + "-" * (width - filled)
-            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} blocks  {name[-40:]}")
+            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {self.unit}  {name[-40:]}")
             sys.stderr.flush()
 
     def close(self) -> None:

@@ -58,9 +58,9 @@ class House:
 
             def load() -> list[Example]:
                 if project is not None:
-                    return corrections(review_files(project.root), lang)
+                    return corrections(review_files(project.root), lang, project.root)
                 folder = place if place.is_dir() else place.absolute().parent
-                return corrections(review_files(folder, recursive=False), lang)
+                return corrections(review_files(folder, recursive=False), lang, folder)
 
             # the window's thread and the engine's may both ask: one bank, whichever is first
             self._examples.setdefault(lang, ExampleBank(load))

@@ -22,6 +22,7 @@ alone.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, read_file_bytes
+from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, read_confined
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
 from fastdesk.review.export import is_language_suffix
@@ -46,6 +47,8 @@ __all__ = [
     "find_project",
     "publish_hint",
 ]
+
+log = logging.getLogger("fastdesk")
 
 CONFIG_NAME = ".fastdesk.toml"
 MARKDOWN = frozenset({".md", ".markdown"})
@@ -435,8 +438,8 @@ def _config_text(root: Path, name: str, errors: str = "replace") -> str:
     path = root / name
     if not within(root, path):
         raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
-    try:
-        return read_file_bytes(path, MAX_STATE_BYTES).decode("utf-8", errors=errors)
+    try:  # confined again as it is opened: a link swapped in meanwhile is not read either
+        return read_confined(path, root, MAX_STATE_BYTES).decode("utf-8", errors=errors)
     except FileNotFoundError:
         raise ProjectError(f"{path}: no such file") from None
     except FileError as exc:
@@ -526,7 +529,8 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
         if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
-            except ProjectError:
+            except ProjectError as exc:  # a lone file then; its one line says why
+                log.warning("%s", exc)
                 return None
             rel = PurePosixPath(file.relative_to(folder).as_posix())
             return (project, rel) if rel in project.sources() else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,10 +17,19 @@ from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
+from fastdesk.translate.events import (
+    MEMORY_REFUSED,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+)
 from fastdesk.translate.repeats import repeated
 
 __all__ = ["PairOutcome", "finish", "translate_pairs"]
+
+log = logging.getLogger("fastdesk")
 
 
 @dataclass
@@ -79,6 +89,8 @@ async def translate_pairs(
                 outcome.errors.append(event.error)
             elif isinstance(event, RequestDone):
                 on_request(event)
+            elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+                log.warning("%s: %s", pair.source, event.message)
 
         await translate_document(
             engine, pair.doc, specs[pair.lang], pair.project.dialect, on_event, block_ids=need

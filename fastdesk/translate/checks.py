@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -782,6 +782,39 @@ def check_block(
         if detail:
             flags.append(Flag(name, detail))
     return flags
+
+
+# What a stored answer may never fail unless its own flags said so when it was stored: a model
+# cannot change a link target (they are never sent), and a model's changed code or placeholder
+# is flagged as it is stored. An imported answer (TMX) failing one is a stranger's link or
+# command; a local one failing one its flags do not record was changed on disk.
+CARRIED_CHECKS = ("links", "code", "inline_code", "html", "placeholders")
+# What any of them could find starts with one of these (a link's bracket, an autolink's or a
+# tag's <, a code span's backtick, a fence, an indented code line, a URL, a placeholder's
+# brace, percent, dollar or colon): a text without any has nothing they compare (most prose:
+# the markdown parse is skipped for it).
+_MAY_CARRY = re.compile(
+    r"[\[\]`<{%$]|(?:https?|ftp)://|www\.|:[a-z0-9_+\-]+:|^(?: {4}|\t|~~~)", re.M
+)
+
+
+def stored_answer_problem(
+    source: str, answer: str, recorded: Collection[str], *, imported: bool
+) -> str | None:
+    """Why a translation memory's ``answer`` for ``source`` must not be used (None: it may),
+    by the same checks a model's answer goes through: one of :data:`CARRIED_CHECKS` fails and
+    the answer was imported, or its stored flags (``recorded``, check names) do not say so."""
+    if answer.strip() == source.strip():
+        return None
+    if not (_MAY_CARRY.search(source) or _MAY_CARRY.search(answer)):
+        return None  # no link, code, tag or placeholder on either side: nothing to compare
+    src, ans = facts(source), facts(answer)
+    pair = Pair(source, answer, src, ans, "", "translate", None)
+    for name in CARRIED_CHECKS:
+        detail = CHECKS[name](pair)
+        if detail and (imported or name not in recorded):
+            return detail
+    return None
 
 
 def preload(mode: str, lang: str) -> None:

@@ -33,6 +33,7 @@ from fastdesk.translate import planning
 from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
+    MEMORY_REFUSED,
     BlockDelta,
     BlockDone,
     BlockFailed,
@@ -231,6 +232,9 @@ class Engine:
         for block, text, flags in hits:
             results[block.id] = text
             emit(BlockDone(revision, block.id, text, "memory", flags))
+        for block, why in planned.refused:  # asked of the model below, as any other miss
+            line = f"line {block.line}: translation memory's answer not used ({why})"
+            emit(EngineError(revision, line, kind=MEMORY_REFUSED))
         failed: list[str] = []
         flagged: list[str] = []
         packs = self.packs(work)

@@ -15,9 +15,10 @@ from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
 from fastdesk.providers.base import estimate_tokens
+from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
@@ -63,6 +64,9 @@ class Plan:
     copied: dict[str, str]
     work: list[Work]
     hits: list[tuple[Block, str, tuple[Flag, ...]]]
+    # stored answers not used (an imported link or command, a file changed on disk): the
+    # block is work to send, and the run says which entry and why
+    refused: list[tuple[Block, str]] = field(default_factory=list)
 
 
 def section_text(doc: Document, block_id: str) -> str:
@@ -101,6 +105,7 @@ def plan(
     """Split blocks into: copied as they are, answered by memory, and work to send."""
     copied: dict[str, str] = {}
     hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
+    refused: list[tuple[Block, str]] = []
     work: dict[str, Work] = {}
     title = document_title(doc)
     wanted = None if block_ids is None else set(block_ids)
@@ -126,6 +131,14 @@ def plan(
         hit = None
         if memory is not None and spec.use_memory and block.id not in force:
             hit = memory.get(key, spec.model)
+        if hit is not None:  # a stored answer is checked as a model's is, each time it is used
+            recorded = {f.check for f in hit.flags}
+            problem = stored_answer_problem(
+                core, hit.answer, recorded, imported=hit.provider == IMPORTED
+            )
+            if problem is not None:
+                refused.append((block, f"{hit.provider} entry: {problem}"))
+                hit = None
         if hit is not None:
             hits.append((block, lead + hit.answer + trail, hit.flags))
         elif key.digest() in work:
@@ -134,7 +147,7 @@ def plan(
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
             work[key.digest()] = Work(core, key, [block], ctx)
         previous = core
-    return Plan(copied, list(work.values()), hits)
+    return Plan(copied, list(work.values()), hits, refused)
 
 
 def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list[Pack]:

@@ -388,3 +388,45 @@ def test_a_long_document_is_measured_once_its_fill_is_over(
     qtbot.waitUntil(lambda: w.status.readability.isVisible())
     assert measured and not any(busy for busy, _target in measured)
     assert "part 119" in measured[-1][1]
+
+
+def test_export_as_csv_neutralises_a_cloned_projects_formulas(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import csv
+    import io
+
+    doc = docs_page(
+        tmp_path,
+        '[translate.fr]\n"world" = "=HYPERLINK(\\"https://evil.example\\",\\"x\\")"\n'
+        '"cat" = "+cmd|\' /C calc\'!A0"\n"sleeps" = "@SUM(A1:A9)"\n',
+    )
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: not w.house.loading, timeout=5000)
+    out = tmp_path / "out.csv"
+    w.house.export_path(out)
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+    targets = {source: target for source, target in rows[1:]}
+    assert targets == {
+        "world": '\'=HYPERLINK("https://evil.example","x")',
+        "cat": "'+cmd|' /C calc'!A0",
+        "sleeps": "'@SUM(A1:A9)",
+    }
+
+
+def test_a_style_file_linked_out_of_the_folder_is_not_sent_from_the_window(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import os
+
+    secret = tmp_path / "home" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("## All languages\nTOP-SECRET-42\n", encoding="utf-8")
+    doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
+    os.symlink(secret, doc.parent / ".fastdesk-style.md")
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
+    assert provider.requests
+    assert all("TOP-SECRET" not in str(r.messages) for r in provider.requests)

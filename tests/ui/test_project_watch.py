@@ -81,3 +81,17 @@ def test_a_target_folder_made_later_is_watched(
     qtbot.waitUntil(lambda: cell(window, "en/guide/start.md", "fr") != "missing", timeout=5_000)
     assert [("en/guide/start.md", "fr")] in reads
     assert PurePosixPath("en/guide/start.md") in window.project.dock.rows
+
+
+def test_a_target_changed_after_the_panel_closed_asks_for_no_read(
+    make_window, qtbot, site: Path, reads: list[list[tuple[str, str]]]
+) -> None:
+    """The watch's settle timer can fire after the window closed the panel: nothing is read
+    (before, the closed runner raised inside Qt's event loop)."""
+    window = opened(make_window, qtbot, site)
+    panel = window.project
+    reads.clear()
+    panel.close()
+    write(site / "docs/index.de.md", PAGE.replace("Hello", "Hallo"))
+    panel.watch.check()  # what the settle timer does once the change settles
+    assert reads == []

@@ -62,6 +62,7 @@ from fastdesk.ui.language_box import fill_languages, show_language
 from fastdesk.ui.panes.accessible import name as accessible_name
 from fastdesk.ui.panes.accessible import name_popups
 from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import ask, escape, plain, tip
 
 __all__ = ["SettingsDialog"]
 
@@ -164,15 +165,16 @@ class _ProviderBox(QGroupBox):
         model_row.addWidget(self.model_combo, 1)
         model_row.addWidget(self.test_button)
         form.addRow(_buddy("&Model:", self.model_combo), model_row)
-        self.price_label = QLabel()
+        self.price_label = plain(QLabel())
         self.price_label.setObjectName(f"{name}PriceLabel")
-        self.result_label = QLabel()
+        self.result_label = plain(QLabel())  # a server's answer: model ids, its error
         self.result_label.setObjectName(f"{name}TestResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
         form.addRow("", self.price_label)
-        self.limits_label = QLabel()  # retired or not; each rate limit and where it came from
+        # retired or not; each rate limit and where it came from (a server's headers)
+        self.limits_label = plain(QLabel())
         self.limits_label.setObjectName(f"{name}LimitsLabel")
         self.limits_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("", self.limits_label)
@@ -277,7 +279,7 @@ class _ProviderBox(QGroupBox):
             f"Connected in {probe.round_trip_ms:.0f} ms · {count}" + (f": {shown}" if ids else ""),
             ok=True,
         )
-        self.result_label.setToolTip("\n".join(ids))
+        self.result_label.setToolTip(tip("\n".join(ids)))
         self._fill_models(probe.rows, self.model_combo.currentText().strip())
 
     def show_result(self, text: str, *, ok: bool | None) -> None:
@@ -307,7 +309,8 @@ class _ProviderBox(QGroupBox):
             if model_id and combo.findText(model_id, Qt.MatchFlag.MatchFixedString) < 0:
                 row = models.model_row(self.name, model_id, self.dialog.prices)
                 combo.addItem(model_id)
-                combo.setItemData(combo.count() - 1, row.price_text(), Qt.ItemDataRole.ToolTipRole)
+                price = tip(row.price_text())
+                combo.setItemData(combo.count() - 1, price, Qt.ItemDataRole.ToolTipRole)
         combo.setEditText(current)
         edit = combo.lineEdit()
         if not current and self.name == "openai" and edit is not None:
@@ -368,7 +371,7 @@ class SettingsDialog(QDialog):
         tabs.addTab(self._translation_page(), "T&ranslation")
         self.tabs = tabs
 
-        self.error_label = QLabel()
+        self.error_label = plain(QLabel())  # names a file or a value and says why
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {text_colour('#d1242f', self.palette())};")
@@ -405,7 +408,7 @@ class SettingsDialog(QDialog):
         else:
             names = ", ".join(keys.ENV_VARS[p] for p in PROVIDER_NAMES)
             self.keyring_notice.setText(
-                f"<b>Keys cannot be stored on this computer</b>: {_html(self.keyring_reason)}."
+                f"<b>Keys cannot be stored on this computer</b>: {escape(self.keyring_reason)}."
                 f"<br>Set them in environment variables before starting fastdesk instead "
                 f"({names}). fastdesk never writes keys to a file."
             )
@@ -590,7 +593,7 @@ class SettingsDialog(QDialog):
 
     def confirm(self, question: str) -> bool:
         """Yes/No (tests replace this)."""
-        answer = QMessageBox.question(self, "fastdesk settings", question)
+        answer = ask(self, "fastdesk settings", question)
         return answer == QMessageBox.StandardButton.Yes
 
     def choose_glossary(self) -> None:
@@ -720,7 +723,3 @@ def _buddy(text: str, widget: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(widget)
     return label
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

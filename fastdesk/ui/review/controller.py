@@ -57,6 +57,7 @@ from fastdesk.review.session import Change, DocumentSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
+from fastdesk.ui.plain import escape as _escape
 from fastdesk.ui.review.undo import ReviewStep, Typed
 
 log = logging.getLogger("fastdesk.ui")
@@ -606,7 +607,3 @@ def carry_answers(old: Review, new: Review) -> None:
 def _excerpt(text: str, limit: int = 140) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -22,6 +22,7 @@ from fastdesk.translate.events import Waiting
 from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
 from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import plain_box, tip
 
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
@@ -328,7 +329,7 @@ class StatusPanel(QObject):
         short = elide(self.error_button.fontMetrics(), f"⚠ {short}", room)
         self.error_button.setText(short)
         whole = f"{self.error_message}\n" if short != f"⚠ {self.error_message}" else ""
-        self.error_button.setToolTip(f"{whole}Click for details")
+        self.error_button.setToolTip(tip(f"{whole}Click for details"))
 
     def clear_error(self) -> None:
         self.error_message = self.error_detail = ""
@@ -347,7 +348,7 @@ class StatusPanel(QObject):
         box.setText(message or "No error so far in this session.")
         if detail:
             box.setDetailedText(detail)
-        box.open()
+        plain_box(box).open()  # a server's words: no markup, no link opened from here
 
     # ---- formatting --------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.plain import tip
 from fastdesk.ui.workbench.replace_preview import ReplacePreview
 
 Pane = QPlainTextEdit | QTextEdit
@@ -178,7 +179,7 @@ class FindBar(QFrame):
             self.query().pattern()
         except BadPattern as exc:
             self.count.setText("Bad pattern")
-            self.count.setToolTip(str(exc))
+            self.count.setToolTip(tip(str(exc)))
             return
         self.count.setToolTip("")
         spans = self.matches()
@@ -330,7 +331,7 @@ class FindBar(QFrame):
 
     def _bad_replacement(self, exc: BadPattern) -> None:
         self.count.setText("Bad replacement")
-        self.count.setToolTip(str(exc))
+        self.count.setToolTip(tip(str(exc)))
 
     def _target(self) -> Pane | None:
         if self.pane is None:

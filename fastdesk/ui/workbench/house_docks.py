@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.plain import plain
 
 __all__ = ["LEVELS", "LEVEL_MEANINGS", "GlossaryDock", "StyleDock"]
 
@@ -62,7 +63,7 @@ class StyleDock(QDockWidget):
         self.setObjectName("styleView")
         body = QWidget()
         layout = QVBoxLayout(body)
-        self.where = QLabel()
+        self.where = plain(QLabel())  # file names, a project's words: shown as they are
         self.where.setObjectName("styleFile")
         self.where.setWordWrap(True)
         self.editor = QPlainTextEdit()
@@ -76,7 +77,7 @@ class StyleDock(QDockWidget):
             "## All languages\nAudience, tone, units…\n\n## fr\nVouvoyez le lecteur.\n\n"
             "## Simplify\nReading level: B1"
         )
-        self.impact = QLabel()
+        self.impact = plain(QLabel())
         self.impact.setObjectName("styleImpact")
         self.impact.setWordWrap(True)
         self.save_button = QPushButton("&Save Style")
@@ -172,7 +173,7 @@ class GlossaryDock(QDockWidget):
         self.setObjectName("glossaryView")
         body = QWidget()
         layout = QVBoxLayout(body)
-        self.where = QLabel()
+        self.where = plain(QLabel())
         self.where.setObjectName("glossaryFile")
         self.where.setWordWrap(True)
         self.table = QTableWidget(0, 2)
@@ -217,11 +218,11 @@ class GlossaryDock(QDockWidget):
                 button.clicked.connect(signal.emit)
             buttons.addWidget(button)
         buttons.addStretch(1)
-        self.message = QLabel()
+        self.message = plain(QLabel())
         self.message.setObjectName("glossaryMessage")
         self.message.setWordWrap(True)
         # an entry the editor's corrections keep making ("you changed … 3 times")
-        self.suggestion = QLabel()
+        self.suggestion = plain(QLabel())  # the editor's words, the project's terms
         self.suggestion.setObjectName("glossarySuggestion")
         self.suggestion.setWordWrap(True)
         self.suggest_add = QPushButton("Add &It")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.review.problems import CONSISTENCY, KIND_LABELS, KINDS, Problem, block_counts
 from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.plain import tip
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
@@ -110,7 +111,8 @@ class ProblemsModel(QAbstractTableModel):
                 return "Replace the term's translation by the glossary's, as your edit"
             if column == FIX:
                 return "Put the source's version back, as your edit" if problem.restorable else None
-            return f"{problem.title}: {problem.reason}" if problem.reason else problem.title
+            # a reviewer's verdict, an answer's excerpt: shown as text
+            return tip(f"{problem.title}: {problem.reason}" if problem.reason else problem.title)
         if role == Qt.ItemDataRole.AccessibleTextRole:  # an empty cell still says something
             shown = self.data(index, Qt.ItemDataRole.DisplayRole)
             return shown or ("no fix" if column == FIX else "none")

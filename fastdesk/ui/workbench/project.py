@@ -10,7 +10,6 @@ file the window saves, and for the pairs whose target file another program chang
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -41,6 +40,7 @@ from fastdesk.review.model import STATE_STYLES, Review, review_path, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
 from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import escape, tip
 from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
 log = logging.getLogger("fastdesk.ui")
@@ -137,7 +137,7 @@ class ProjectDock(QDockWidget):
             shown = source.relative_to(top).as_posix() if top else source.as_posix()
             item = QTreeWidgetItem([shown, *("…" for _ in langs)])
             item.setData(0, _PAIR, source)
-            item.setToolTip(0, source.as_posix())
+            item.setToolTip(0, tip(source.as_posix()))
             self.tree.addTopLevelItem(item)
             self.rows[source] = item
         head = self.tree.header()
@@ -166,7 +166,7 @@ class ProjectDock(QDockWidget):
                 continue
             self.entries[(source.as_posix(), lang)] = entry
             item.setText(n, cell_text(entry))
-            item.setToolTip(n, f"{entry['target']} ({language_name(lang)}): {describe(entry)}")
+            item.setToolTip(n, tip(f"{entry['target']} ({language_name(lang)}): {describe(entry)}"))
             self._colour(item, n, str(entry["state"]))
             item.setData(n, _PAIR, (source, lang))
         self._summarise()
@@ -214,16 +214,16 @@ class ProjectDock(QDockWidget):
             self.summary.setText("")
             return
         t = totals(self.entries.values())
-        langs = ", ".join(project.languages)
+        langs = escape(", ".join(project.languages))  # a project's words: shown as they are
         self.summary.setText(
-            f"<b>{html.escape(project.root.name)}</b> — {project.layout}, "
-            f"{project.source_lang} → {langs}<br>"
+            f"<b>{escape(project.root.name)}</b> — {escape(project.layout)}, "
+            f"{escape(project.source_lang)} → {langs}<br>"
             f"{t['up_to_date']} up to date, {t['stale']} stale, {t['missing']} missing · "
             f"{t['stale_blocks']} blocks to translate, {t['flagged_blocks']} flagged"
         )
-        self.summary.setToolTip(self.hint or "")
+        self.summary.setToolTip(tip(self.hint or ""))
         if self.hint:
-            self.summary.setText(f"{self.summary.text()}<br><i>{self.hint}</i>")
+            self.summary.setText(f"{self.summary.text()}<br><i>{escape(self.hint)}</i>")
 
     def _picked(self, item: QTreeWidgetItem, column: int) -> None:
         project = self.project
@@ -424,6 +424,10 @@ class ProjectPanel(QObject):
         return done
 
     def close(self) -> None:
+        """Stop following the project's files before the runner closes: a change heard after
+        it (the watch's settle timer) would otherwise ask a closed runner for a read."""
+        self.watch.watch(None)
+        self.project = None
         self._runner.close(timeout=0.5)
 
 

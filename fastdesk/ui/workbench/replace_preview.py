@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.find import Change
+from fastdesk.ui.plain import tip
 
 
 class ReplacePreview(QDialog):
@@ -44,7 +45,7 @@ class ReplacePreview(QDialog):
         self.list.setUniformItemSizes(True)
         for change in changes:
             item = QListWidgetItem(_line(change))
-            item.setToolTip(f"{change.old!r} → {change.new!r}")
+            item.setToolTip(tip(f"{change.old!r} → {change.new!r}"))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.list.addItem(item)
