@@ -6,9 +6,11 @@
 
 CHECKOUT is a copy of squidfunk/mkdocs-material or gohugoio/hugoDocs (any commit); SITE a
 Docusaurus site made by ``npx create-docusaurus@3.10.2 site classic --javascript`` with its
-``node_modules`` installed. The site is copied to a work folder, given its generator's i18n
-set-up for French (mkdocs-static-i18n's suffix layout; a Hugo ``[languages.fr]`` with a module
-mount of ``content/fr``; Docusaurus' ``locales``), built as it is (the French pages fall back
+``node_modules`` installed (``npm install``, about 3 minutes), to which the benchmark adds
+tests/data/sites/docusaurus/tabs-and-imports.mdx (tabs, imports, an export, ``require()``).
+The site is copied to a work folder, given its generator's i18n set-up for French
+(mkdocs-static-i18n's suffix layout; a Hugo ``[languages.fr]`` with a module mount of
+``content/fr``; Docusaurus' ``locales``), built as it is (the French pages fall back
 to the source, or do not exist yet), translated by ``fastdesk translate DIR --to fr`` against
 the loopback emulator with a model that translates every word it receives
 (tests/translating.py), built again, and the built HTML of each language counted
@@ -149,6 +151,9 @@ def _hugo(root: Path) -> None:
 
 
 def _docusaurus(root: Path) -> None:
+    # the template's pages, and one of tabs, imports, exports and require() (as docs teams write)
+    extra = Path(__file__).resolve().parent.parent / "tests/data/sites/docusaurus"
+    shutil.copy(extra / "tabs-and-imports.mdx", root / "docs/tutorial-extras/tabs-and-imports.mdx")
     config = root / "docusaurus.config.js"
     text = config.read_text(encoding="utf-8")
     config.write_text(

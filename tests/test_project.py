@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -17,7 +18,7 @@ from tests.project_kit import LAYOUTS, answer_in_language, make_project, page, u
 
 
 @pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Emulator:
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
@@ -67,9 +68,9 @@ def test_translate_dir_then_second_run_then_one_paragraph_edit(
     fixed = last_de.read_text(encoding="utf-8").replace("Schritt 0 of", "Schritt null von", 1)
     last_de.write_text(fixed, encoding="utf-8")
 
-    source = root / project.sources()[0]
-    source.write_text(
-        source.read_text(encoding="utf-8").replace("thing number 1.", "other thing, 1."),
+    edited = root / project.sources()[0]
+    edited.write_text(
+        edited.read_text(encoding="utf-8").replace("thing number 1.", "other thing, 1."),
         encoding="utf-8",
     )
     report = status(capsys, root, "--to", "fr,de")
