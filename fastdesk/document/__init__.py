@@ -5,8 +5,6 @@ Modules:
 
 - ``blocks``: Markdown → blocks with exact source spans, and back (byte-exact)
 - ``dialects``: a site generator's Markdown dialect: the lines that are only its syntax
-- ``syntax``: what a site generator reads as syntax inside a block, shielded from the model;
-  headings' anchors
 - ``target``: a target text with the span of each source block in it
 - ``html``: Markdown → HTML: the one renderer of the rendered view and the HTML export
 - ``outline``: a document's headings, from the block parse

@@ -12,7 +12,6 @@ Modules:
 - ``batch_jobs``: the project's Batch API jobs (``.fastdesk/batches.json``) and their answers
 - ``batch_flow``: the jobs step by step (plan, submit, refresh), for the command and the window
 - ``record``: what fastdesk last wrote to each target file
-- ``categories``: Docusaurus' sidebar category labels, translated where Docusaurus reads them
 - ``links``: relative links and images that keep working from the target's folder
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
