@@ -15,7 +15,14 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, join, parse
-from fastdesk.document.dialects import Container, container, dedent, indent, safe_value
+from fastdesk.document.dialects import (
+    Container,
+    apply_dialect,
+    container,
+    dedent,
+    indent,
+    safe_value,
+)
 from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
@@ -38,19 +45,29 @@ async def translate_document(
     rank: Callable[[Sequence[str]], object] | None = None,
     reviews: set[asyncio.Task[None]] | None = None,
     foreground: Callable[[Sequence[str]], bool] | None = None,
+    labels: frozenset[str] | None = None,
 ) -> dict[str, str]:
     """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
     a file of a project translated on its own, the window's document): admonitions and tabs as
     their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
-    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank)."""
+    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank).
+    ``labels``: given, ``doc`` is a container's body (an admonition in a tab, in a definition)
+    inside a page that defines those reference labels: read as Markdown of the dialect like
+    the page, without the page's own parts (meta-data, heading anchors)."""
+    page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
-    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
+    boxes = {
+        bid: box
+        for bid in wanted
+        if (box := container(doc, index[bid], dialect, page=page)) is not None
+    }
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
-    shielding = dialect in SHIELDED_DIALECTS
-    labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
-    heads = heading_anchors(doc, dialect) if spec.heading_ids else {}
+    if labels is None:
+        shielding = dialect in SHIELDED_DIALECTS
+        labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+    heads = heading_anchors(doc, dialect) if spec.heading_ids and page else {}
 
     def on_event(event: EngineEvent) -> None:
         if isinstance(event, BlockDone):
@@ -58,7 +75,8 @@ async def translate_document(
             if anchor and event.origin != "copy":
                 lead = index[event.block_id].split()[0]
                 if event.text.startswith(lead):  # the heading's line, its id added
-                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect)
+                    line = index[event.block_id].split()[1].partition("\n")[0]
+                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect, line)
                     event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
@@ -146,17 +164,33 @@ async def _container(
             continue
         prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
         doc = parse(dedent(piece.text, prefix))
-        results = await engine.run(
-            doc,
-            spec,
-            revision=revision,
-            emit=on_event,
-            force=[b.id for b in doc.blocks] if force else (),
-            rank=rank,
-            reviews=reviews,
-            foreground=foreground,
-            labels=labels,
-        )
+        forced = [b.id for b in doc.blocks] if force else ()
+        if piece.kind == "body":  # Markdown of the dialect: containers in it too
+            results = await translate_document(
+                engine,
+                apply_dialect(doc, dialect),
+                spec,
+                dialect,
+                on_event,
+                revision=revision,
+                force=forced,
+                rank=rank,
+                reviews=reviews,
+                foreground=foreground,
+                labels=labels,
+            )
+        else:
+            results = await engine.run(
+                doc,
+                spec,
+                revision=revision,
+                emit=on_event,
+                force=forced,
+                rank=rank,
+                reviews=reviews,
+                foreground=foreground,
+                labels=labels,
+            )
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
         text = join(results[b.id] for b in doc.blocks)
