@@ -648,6 +648,13 @@ class Emulator:
             return self._answered
 
     @property
+    def open_connections(self) -> int:
+        """Connections being served now (a killed client's are over once each stream has ended
+        or been cut)."""
+        with self._lock:
+            return len(self._handlers)
+
+    @property
     def pauses(self) -> list[float]:
         """Every timed wait the answers made (time to first token, gaps between tokens), in
         seconds, in order: what the pacing was told to do, read without a stopwatch."""
@@ -891,13 +898,13 @@ class Emulator:
         if endpoint == "chat/completions" and cfg.account is not None and isinstance(body, dict):
             refused = self._account_refuses(cfg.account, flavour, body)
             if refused is not None:
-                why, wait = refused
+                why, refused_for = refused
                 limited = Fault(
                     "status",
                     status=429,
                     message=f"Rate limit reached for model `{model}` on {why}.",
-                    retry_after=math.ceil(wait),
-                    retry_in=f"{wait:.3f}s",
+                    retry_after=math.ceil(refused_for),
+                    retry_in=f"{refused_for:.3f}s",
                 )
                 return _send_error(ex, flavour, limited, cfg, model=model)
         wait = self._over_limit(cfg) if endpoint == "chat/completions" else None

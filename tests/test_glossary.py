@@ -292,7 +292,7 @@ class _Counted(str):
 
 def test_a_large_glossary_is_matched_in_linear_work_once_per_language() -> None:
     n = 2_000
-    table = {_Counted(f"widget{i} part"): f"pièce{i}" for i in range(n)}
+    table: dict[str, str] = {_Counted(f"widget{i} part"): f"pièce{i}" for i in range(n)}
     keep = tuple(_Counted(f"Brand{i}") for i in range(n))
     glossary = Glossary(keep=keep, translate={"fr": table})
     _Counted.folds = 0

@@ -4,6 +4,7 @@ counted honestly, and never costs the user their own translations."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ EVIL = "Voir [le guide](https://evil.example/malware.exe) et lancez `curl evil.e
 
 
 @pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Emulator:
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e

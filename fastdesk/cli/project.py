@@ -11,6 +11,7 @@ import contextlib
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -20,6 +21,7 @@ from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
+from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
@@ -40,13 +42,14 @@ def parse_languages(value: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
 
 
-def open_project(folder: str, langs: str | None) -> Project:
-    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none."""
+def open_project(folder: str, langs: str | None, *, need_languages: bool = True) -> Project:
+    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none (or,
+    with ``need_languages``, when it names no target language)."""
     try:
         project = find_project(folder, parse_languages(langs))
     except ProjectError as exc:
         raise UsageError(str(exc)) from None
-    if not project.languages:
+    if need_languages and not project.languages:
         raise UsageError(
             f"{folder}: no target languages; give --to fr,de or languages in {CONFIG_NAME}"
         )
@@ -101,21 +104,23 @@ def changed_since(project: Project, ref: str) -> list[PurePosixPath]:
 
 def run_project(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    folder = args.inputs[0]
     if args.mode == "simplify":
         print(
-            "fastdesk translate: a folder is translated; --mode simplify takes files",
+            f"fastdesk translate: {folder}: a folder is translated; --mode simplify takes files",
             file=sys.stderr,
         )
         return 2
     if args.output or args.out_dir:
+        option = f"-o {args.output}" if args.output else f"--out-dir {args.out_dir}"
         print(
-            "fastdesk translate: a folder is written into its own layout; drop -o/--out-dir",
+            f"fastdesk translate: {folder}: a folder is written into its own layout; drop {option}",
             file=sys.stderr,
         )
         return 2
     with contextlib.ExitStack() as held:
         try:
-            project = open_project(args.inputs[0], args.lang)
+            project = open_project(folder, args.lang)
             held.enter_context(project_lock(project.root))
         except (UsageError, ProjectBusy) as exc:
             print(f"fastdesk translate: {exc}", file=sys.stderr)
@@ -152,7 +157,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
                     return batch.exit
             if batch is None or batch.live:
                 live = _runner(engine, requests)
-                done = live(lambda on: translate_pairs(engine, needy, specs, on_request=on))
+                done = live(lambda on: _pages_and_labels(engine, project, needy, specs, on))
             else:
                 done = batch.outcomes
         except KeyboardInterrupt:
@@ -181,7 +186,8 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     _summary(project, reports, len(requests))
     finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
-    return 1 if below or any(r.status in ("failed", "skipped") for r in reports) else 0
+    bad = any(r.status in ("failed", "skipped") or r.not_translated for r in reports)
+    return 1 if below or bad else 0
 
 
 def _say_escapes(project: Project, record: WrittenRecord) -> None:
@@ -249,6 +255,20 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
     }
 
 
+async def _pages_and_labels(
+    engine: Engine,
+    project: Project,
+    pairs: list[Pair],
+    specs: dict[str, JobSpec],
+    on_request: Callable[[RequestDone], None],
+) -> list[PairOutcome]:
+    """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
+    current.json (fastdesk.project.categories)."""
+    outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
+    await translate_categories(engine, project, specs, on_request=on_request)
+    return outcomes
+
+
 def _runner(engine: Engine, requests: list[dict[str, object]]) -> Runner:
     """Runs a project's work (live, or a batch job's answers taken in) in an event loop of its
     own: every request in the report and the day's costs, the engine closed after."""
@@ -282,6 +302,7 @@ class PairReport(DocReport):
     lang: str = ""
     hand_edits: int = 0
     missing: tuple[int, ...] = ()
+    held: bool = False  # partial and not written (no --allow-partial)
 
     def as_dict(self) -> dict[str, object]:
         out = super().as_dict()
@@ -308,6 +329,8 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         if b.translatable and (text := pair.review.shown_text(b.id)) is not None
     }
     report.missing = tuple(pair.missing())
+    echoed = set(pair.not_translated())
+    report.not_translated = [i for i, b in enumerate(pair.doc.blocks) if b.id in echoed]
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # said once for the run
         report.status = "skipped"
@@ -335,13 +358,14 @@ def _write_pair(
         report.status = status
     elif report.status == "pending":
         report.status = "ok"
+    report.held = status == "partial" and ": not written: " in message
     if message:
         print(f"fastdesk translate: {message}", file=sys.stderr)
     return report
 
 
 def _summary(project: Project, reports: list[PairReport], requests: int) -> None:
-    failed = sum(r.status in ("failed", "skipped") for r in reports)
+    failed = sum(r.status in ("failed", "skipped") or r.held for r in reports)
     files = len({r.input for r in reports})
     print(
         f"fastdesk translate: {project.root.name}: {files} files × {len(project.languages)} "

@@ -15,7 +15,7 @@ from fastdesk.cli.common import UsageError
 from fastdesk.cli.project import open_project
 from fastdesk.config.fileio import DocumentError
 from fastdesk.project.batch_flow import describe_jobs
-from fastdesk.project.layout import publish_hint
+from fastdesk.project.layout import CONFIG_NAME, publish_hint
 from fastdesk.project.status import describe, read_status
 from fastdesk.translate.memory import Memory, default_path
 
@@ -38,7 +38,7 @@ def _memory() -> Memory | None:
 def run_status(args: argparse.Namespace) -> int:
     skipped: list[tuple[PurePosixPath, str, str]] = []
     try:
-        project = open_project(args.folder, args.lang)
+        project = open_project(args.folder, args.lang, need_languages=False)
         memory = _memory()
         try:
             status = read_status(project, skipped=skipped, memory=memory)
@@ -56,6 +56,12 @@ def run_status(args: argparse.Namespace) -> int:
         print(
             f"fastdesk status: {len(escapes)} path(s) lead outside the project through a "
             f"symlink and were not read: {', '.join(escapes[:10])}",
+            file=sys.stderr,
+        )
+    if not project.languages:  # nothing is stale in no language: said, and exit 0
+        print(
+            f"fastdesk status: {args.folder}: no target languages; give --to fr,de or "
+            f"languages in {CONFIG_NAME}",
             file=sys.stderr,
         )
     files, totals = list(status.files), status.totals

@@ -15,4 +15,5 @@ Modules:
 - ``links``: relative links and images that keep working from the target's folder
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
+- ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
 """

@@ -76,6 +76,7 @@ class House:
             examples=self.examples(spec.target_lang) if spec.mode == "translate" else None,
             source_lang=self.project.source_lang if self.project is not None else spec.source_lang,
             dialect=self.dialect,
+            heading_ids=self.project.heading_ids if self.project is not None else False,
         )
 
     def same_as(self, other: House) -> bool:

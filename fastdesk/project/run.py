@@ -119,8 +119,9 @@ def finish(
 ) -> tuple[str, str]:
     """Write a translated pair's target, or keep its review for the next run: ("ok" | "partial"
     | "failed" | "skipped", a one-line reason or ""). A target with blocks lacking a translation
-    is not written unless ``allow_partial`` (then with the source in their place); a target
-    outside the project is skipped."""
+    is not written unless ``allow_partial`` (then with the source in their place); one whose
+    answers were not translations (the source echoed) is ``partial``, written only with
+    ``allow_partial``, as a single file's is; a target outside the project is skipped."""
     pair = outcome.pair
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # nothing is written outside the project, not even a review
@@ -130,6 +131,20 @@ def finish(
         return "failed", f"{where}: not written: {pair.conflict}"
     missing = pair.missing()
     lines = ", ".join(map(str, missing[:10]))
+    echoed = [pair.doc.by_id(bid).line for bid in pair.not_translated()]
+    if echoed and not missing:
+        said = ", ".join(map(str, echoed[:10]))
+        reason = next(
+            (f.detail for bid in pair.not_translated() for f in pair.review.flags_of(bid)
+             if f.check == "not_translated"),
+            "not a translation",
+        )  # fmt: skip
+        what = f"{len(echoed)} blocks not translated (lines {said}: {reason})"
+        if not allow_partial:
+            pair.save_review()
+            return "partial", f"{where}: not written: {what} (--allow-partial writes it)"
+        pair.write(record)
+        return "partial", f"{where}: {what}; written with the source there"
     if missing and not allow_partial:
         reason = outcome.errors[0] if outcome.errors else "no translation"
         pair.save_review()  # what did arrive is kept for the next run

@@ -1,7 +1,9 @@
 """Translating a document of a site generator's dialect: admonitions and tabs as their pieces
-(fastdesk.document.dialects.container), the dialect's syntax inside each answer checked like
-code. One way for the command line (a project's pages, a file of a project) and the window's
-live translator alike, so both write the same target for a page.
+(fastdesk.document.dialects.container), the syntax the generator reads inside a block never
+sent (the engine shields it: fastdesk.document.syntax), each
+translated heading keeping its source's anchor as an explicit id, the dialect's syntax inside
+each answer checked like code. One way for the command line (a project's pages, a file of a
+project) and the window's live translator alike, so both write the same target for a page.
 """
 
 from __future__ import annotations
@@ -13,12 +15,20 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Collection
 
 from fastdesk.document.blocks import Document, join, parse
-from fastdesk.document.dialects import Container, container, dedent, indent
+from fastdesk.document.dialects import (
+    Container,
+    apply_dialect,
+    container,
+    dedent,
+    indent,
+    safe_value,
+)
+from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
-from fastdesk.translate.slots import Priorities, Ranking
+from fastdesk.translate.slots import Ranking
 
-__all__ = ["check_dialect", "translate_document"]
+__all__ = ["check_dialect", "heading_anchors", "translate_document"]
 
 Emit = Callable[[EngineEvent], None]
 
@@ -33,21 +43,41 @@ async def translate_document(
     block_ids: Collection[str] | None = None,
     revision: int = 0,
     force: Collection[str] = (),
-    priorities: Priorities | None = None,
+    priorities: Ranking | None = None,
     reviews: set[asyncio.Task[None]] | None = None,
+    labels: frozenset[str] | None = None,
 ) -> dict[str, str]:
     """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
     a file of a project translated on its own, the window's document): admonitions and tabs as
     their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
     Engine.run; the keyword arguments are Engine.run's (a container's pieces take its place in
-    the ``priorities``)."""
+    the ``priorities``). ``labels``: given, ``doc`` is a container's body (an admonition in a
+    tab, in a definition) inside a page that defines those reference labels: read as Markdown of
+    the dialect like the page, without the page's own parts (meta-data, heading anchors)."""
+    page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
-    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
+    boxes = {
+        bid: box
+        for bid in wanted
+        if (box := container(doc, index[bid], dialect, page=page)) is not None
+    }
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
+    if labels is None:
+        shielding = dialect in SHIELDED_DIALECTS
+        labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+    heads = heading_anchors(doc, dialect) if spec.heading_ids and page else {}
 
     def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            anchor = heads.get(event.block_id)
+            if anchor and event.origin != "copy":
+                lead = index[event.block_id].split()[0]
+                if event.text.startswith(lead):  # the heading's line, its id added
+                    line = index[event.block_id].split()[1].partition("\n")[0]
+                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect, line)
+                    event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
             if extra:
@@ -64,6 +94,8 @@ async def translate_document(
                 block_id,
                 box,
                 on_event,
+                dialect=dialect,
+                labels=labels,
                 revision=revision,
                 force=block_id in force,
                 priorities=None if priorities is None else priorities.for_block(block_id),
@@ -82,6 +114,7 @@ async def translate_document(
             force=force,
             priorities=priorities,
             reviews=reviews,
+            labels=labels,
         )
         runs.append(run)
     runs += [box_of(bid, box) for bid, box in boxes.items()]
@@ -96,6 +129,8 @@ async def _container(
     box: Container,
     on_request: Emit,
     *,
+    dialect: str,
+    labels: frozenset[str],
     revision: int,
     force: bool,
     priorities: Ranking | None,
@@ -121,24 +156,55 @@ async def _container(
         if piece.kind == "keep":
             parts.append(piece.text)
             continue
-        doc = parse(dedent(piece.text, piece.prefix))
-        results = await engine.run(
-            doc,
-            spec,
-            revision=revision,
-            emit=on_event,
-            force=[b.id for b in doc.blocks] if force else (),
-            priorities=priorities,
-            reviews=reviews,
-        )
+        prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
+        doc = parse(dedent(piece.text, prefix))
+        forced = [b.id for b in doc.blocks] if force else ()
+        if piece.kind == "body":  # Markdown of the dialect: containers in it too
+            results = await translate_document(
+                engine,
+                apply_dialect(doc, dialect),
+                spec,
+                dialect,
+                on_event,
+                revision=revision,
+                force=forced,
+                priorities=priorities,
+                reviews=reviews,
+                labels=labels,
+            )
+        else:
+            results = await engine.run(
+                doc,
+                spec,
+                revision=revision,
+                emit=on_event,
+                force=forced,
+                priorities=priorities,
+                reviews=reviews,
+                labels=labels,
+            )
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
         text = join(results[b.id] for b in doc.blocks)
         if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
             text = piece.text  # a title must stay one quoted line: keep the source's
-        parts.append(indent(text, piece.prefix))
+        if piece.kind == "value":  # a front matter value: one line, in its quotes
+            text = text.strip()
+            if not safe_value(text, piece.prefix):
+                text = piece.text
+        parts.append(indent(text, prefix))
     origin = "model" if "model" in origins else "memory"
     return BlockDone(revision, block_id, "".join(parts), origin, tuple(flags))
+
+
+# ---- headings keep their anchors ------------------------------------------------------------
+
+
+def heading_anchors(doc: Document, dialect: str) -> dict[str, str]:
+    """Each top-level heading's anchor in the source (block id → id), as the generator makes
+    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor)."""
+    lines = [(b.id, b.split()[1].partition("\n")[0]) for b in doc.blocks if b.kind == "heading"]
+    return anchors(lines, dialect)
 
 
 # ---- checked like code ------------------------------------------------------------------------

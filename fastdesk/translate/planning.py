@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.syntax import SHIELDED_DIALECTS, Shielded, defined_labels, shield
 from fastdesk.providers.base import estimate_tokens
 from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
@@ -37,6 +38,8 @@ class PlanSpec(Protocol):
     def use_memory(self) -> bool: ...
     @property
     def style_version(self) -> str: ...
+    @property
+    def dialect(self) -> str: ...
     def glossary_for(self, text: str) -> Glossary | None: ...
 
 
@@ -48,6 +51,14 @@ class Work:
     key: MemoryKey
     blocks: list[Block]
     context: Context = field(default_factory=Context)
+    # what is sent, when it differs from core: the generator's syntax shielded by tokens
+    # (fastdesk.document.syntax); the memory keeps core and the answer as written
+    sent: Shielded | None = None
+
+    @property
+    def text(self) -> str:
+        """The block's text as the model sees it."""
+        return self.sent.text if self.sent is not None else self.core
 
     @property
     def tokens(self) -> int:
@@ -101,8 +112,11 @@ def plan(
     memory: Memory | None,
     block_ids: Collection[str] | None = None,
     force: Collection[str] = (),
+    labels: frozenset[str] | None = None,
 ) -> Plan:
-    """Split blocks into: copied as they are, answered by memory, and work to send."""
+    """Split blocks into: copied as they are, answered by memory, and work to send.
+    ``labels``: the reference labels the whole document defines (default: ``doc``'s own;
+    a container's body is a document of its own, its page's labels apply)."""
     copied: dict[str, str] = {}
     hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
     refused: list[tuple[Block, str]] = []
@@ -145,7 +159,11 @@ def plan(
             work[key.digest()].blocks.append(block)
         else:
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
-            work[key.digest()] = Work(core, key, [block], ctx)
+            if labels is None:  # read once, and only where the dialect shields syntax
+                shielding = spec.dialect in SHIELDED_DIALECTS
+                labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+            found = shield(core, spec.dialect, labels)
+            work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
     return Plan(copied, list(work.values()), hits, refused)
 

@@ -140,6 +140,7 @@ class Ranking(Protocol):
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]: ...
     def foreground(self, block_ids: Sequence[str]) -> bool: ...
+    def for_block(self, block_id: str) -> Ranking: ...
 
 
 class _Within:
@@ -154,3 +155,7 @@ class _Within:
 
     def foreground(self, block_ids: Sequence[str]) -> bool:
         return self._priorities.foreground(self._ids)
+
+    def for_block(self, block_id: str) -> Ranking:
+        """A container inside this block's (an admonition in a tab): still this block."""
+        return self

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QAccessible
-from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
 
 from fastdesk.ui.review.back_translation import BackTranslationDialog
 from tests.ui.everything import make_site, open_panels, unnamed_focusable
@@ -67,7 +67,7 @@ def test_the_rendered_translation_reads_as_a_document_of_plain_text(
     make_window, qtbot, site: Path
 ) -> None:
     window = _window(make_window, qtbot, site)
-    preview: QWidget = window.document_view.preview
+    preview = window.document_view.preview
     qtbot.waitUntil(lambda: "Bonjour" in preview.toPlainText())
     iface = QAccessible.queryAccessibleInterface(preview)
     assert iface.role() == QAccessible.Role.Document

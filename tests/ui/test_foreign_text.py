@@ -205,20 +205,17 @@ def test_a_projects_strings_are_text_in_the_outline_and_the_project_panel(
 
 
 def test_nothing_but_web_pages_and_mail_opens_from_a_rendered_link(
-    make_window, qtbot, opened_urls: list[str]
+    make_window, qtbot, opened_urls: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The one path links take (fastdesk.ui.panes.links), with its "not opened" tooltip."""
     from fastdesk.ui.panes import links
 
     tips = _Tips()
     w = make_window()
-    original = links.QToolTip
-    links.QToolTip = tips  # type: ignore[misc,assignment]
-    try:
+    with monkeypatch.context() as patch:
+        patch.setattr("fastdesk.ui.panes.links.QToolTip", tips)
         links.clicked(w.document_view.preview, QUrl("smb://host/share/<b>x</b>.exe"))
         links.clicked(w.document_view.preview, QUrl("file:///dev/zero"))
-    finally:
-        links.QToolTip = original  # type: ignore[misc]
     assert opened_urls == []
     assert all("Not opened" in shown(t) for t in tips.texts) and len(tips.texts) == 2
     links.clicked(w.document_view.preview, QUrl("https://example.org/"))

@@ -349,7 +349,8 @@ def test_a_long_reading_ease_measure_spaces_the_next(
     count = len(measured)
     source.setPlainText("We utilize the tools.\n\nWe commence the work.\n")
     wait_settled(w, qtbot)
-    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # unspaced, it would have started by now
+    # the target changed: the measure is due (after its short delay), and put off until then
+    qtbot.waitUntil(lambda: not w.house._readability.isActive() and w.house._spaced.isActive())
     assert len(measured) == count  # put off: 20 s of the window's clock have not passed
     clock.now += 2.0 * house.READABILITY_SPACING
     source.setPlainText("We utilize the tools.\n\nWe commence the work today.\n")
@@ -379,7 +380,8 @@ def test_a_long_document_is_measured_once_its_fill_is_over(
     provider.hold_answers()
     w.document_view.source.setPlainText(text)
     qtbot.waitUntil(lambda: w.house._busy and len(provider.requests) >= 1)
-    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # a short document would be measured by now
+    # busy started the measure's short delay: over, and no measure (a short one would be)
+    qtbot.waitUntil(lambda: not w.house._readability.isActive())
     assert measured == []
     provider.release()
     wait_settled(w, qtbot)

@@ -70,7 +70,7 @@ def _document_pairs(doc: QTextDocument, base: QColor) -> set[tuple[str, str, str
 
 
 def _view_pairs(view: QAbstractItemView) -> set[tuple[str, str, str]]:
-    out = set()
+    out: set[tuple[str, str, str]] = set()
     model = view.model()
     palette = view.palette()
     backs = {_hex(palette.color(Role.Base)), _hex(palette.color(Role.AlternateBase))}

@@ -359,7 +359,7 @@ class MainWindow(QMainWindow):
         dock.hide()
         dock.open_requested.connect(self.show_project)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-        return ProjectPanel(
+        panel = ProjectPanel(
             dock,
             current=lambda: (self.document_view.path, self.document_view.review_key()),
             open_pair=self._open_in_language,
@@ -368,6 +368,8 @@ class MainWindow(QMainWindow):
             warn=lambda title, text: warn(self, title, text),
             parent=self,
         )
+        panel.languages_set.connect(self.open_project)  # its languages named: open it now
+        return panel
 
     def open_project(self, folder: str | Path) -> bool:
         """Show a docs project's files by language; its index page opens unless the

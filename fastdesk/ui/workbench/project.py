@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -31,8 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.config.fileio import DocumentError, os_error_line
-from fastdesk.document.languages import language_name
-from fastdesk.project.layout import Project, ProjectError, find_project, publish_hint
+from fastdesk.document.languages import is_bcp47, language_name
+from fastdesk.project.layout import (
+    CONFIG_NAME,
+    Project,
+    ProjectError,
+    find_project,
+    publish_hint,
+    set_languages,
+)
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
@@ -254,6 +262,8 @@ class ProjectPanel(QObject):
     """
 
     opened = Signal()  # a project was opened (its status is on its way)
+    # a project's languages were just named (its .fastdesk.toml written): open it again
+    languages_set = Signal(str)
     refreshed = Signal()  # a status read reached the dock
     message = Signal(str, int)  # for the status bar (text, milliseconds)
 
@@ -294,10 +304,7 @@ class ProjectPanel(QObject):
             self._warn("Not a docs project", str(exc))
             return None
         if not project.languages:
-            self._warn(
-                "No target languages",
-                f'{project.root}: name them in .fastdesk.toml (languages = ["fr", "de"])',
-            )
+            self._offer_languages(project)
             return None
         self.project = project
         self.watch.watch(project)
@@ -307,6 +314,38 @@ class ProjectPanel(QObject):
         self._read(None)
         self.opened.emit()
         return project
+
+    def _offer_languages(self, project: Project) -> None:
+        """A project that names no target language: offer the language on show, written to
+        its .fastdesk.toml in one click (the toolbar already names it), instead of refusing."""
+        key = self._current()[1]
+        lang = key if key != "simplify" and is_bcp47(key) else "fr"
+        name = language_name(lang)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "No target languages",
+            f"{project.root.name} names no language to translate into. Translate it into "
+            f'{name}? fastdesk writes languages = ["{lang}"] to its {CONFIG_NAME} '
+            "(add more there later).",
+            QMessageBox.StandardButton.Cancel,
+            self.dock.window(),
+        )
+        box.setObjectName("languagesBox")
+        accept = box.addButton(f"Translate into {name}", QMessageBox.ButtonRole.AcceptRole)
+        accept.setObjectName("setLanguages")
+
+        def chosen() -> None:
+            if box.clickedButton() is not accept:
+                return
+            try:
+                set_languages(project.root, (lang,))
+            except ProjectError as exc:
+                self._warn("Languages not set", str(exc))
+                return
+            self.languages_set.emit(str(project.root))
+
+        box.finished.connect(lambda _result: chosen())
+        box.open()
 
     def refresh(self, sources: Iterable[PurePosixPath] | None = None) -> None:
         """Read the status again (of ``sources`` only, when given) in the background; a whole
