@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection
 
 from fastdesk.document.blocks import Document, join, parse
 from fastdesk.document.dialects import (
@@ -26,6 +26,7 @@ from fastdesk.document.dialects import (
 from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.slots import Ranking
 
 __all__ = ["check_dialect", "heading_anchors", "translate_document"]
 
@@ -42,18 +43,17 @@ async def translate_document(
     block_ids: Collection[str] | None = None,
     revision: int = 0,
     force: Collection[str] = (),
-    rank: Callable[[Sequence[str]], object] | None = None,
+    priorities: Ranking | None = None,
     reviews: set[asyncio.Task[None]] | None = None,
-    foreground: Callable[[Sequence[str]], bool] | None = None,
     labels: frozenset[str] | None = None,
 ) -> dict[str, str]:
     """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
     a file of a project translated on its own, the window's document): admonitions and tabs as
     their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
-    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank).
-    ``labels``: given, ``doc`` is a container's body (an admonition in a tab, in a definition)
-    inside a page that defines those reference labels: read as Markdown of the dialect like
-    the page, without the page's own parts (meta-data, heading anchors)."""
+    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its place in
+    the ``priorities``). ``labels``: given, ``doc`` is a container's body (an admonition in a
+    tab, in a definition) inside a page that defines those reference labels: read as Markdown of
+    the dialect like the page, without the page's own parts (meta-data, heading anchors)."""
     page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
@@ -87,9 +87,6 @@ async def translate_document(
         emit(event)
 
     async def box_of(block_id: str, box: Container) -> None:
-        def own(_ids: Sequence[str]) -> Sequence[str]:
-            return (block_id,)  # the pieces wait in the container's place
-
         on_event(
             await _container(
                 engine,
@@ -101,9 +98,8 @@ async def translate_document(
                 labels=labels,
                 revision=revision,
                 force=block_id in force,
-                rank=(lambda ids: rank(own(ids))) if rank is not None else None,
+                priorities=None if priorities is None else priorities.for_block(block_id),
                 reviews=reviews,
-                foreground=(lambda ids: foreground(own(ids))) if foreground is not None else None,
             )
         )
 
@@ -116,9 +112,8 @@ async def translate_document(
             emit=on_event,
             block_ids=plain,
             force=force,
-            rank=rank,
+            priorities=priorities,
             reviews=reviews,
-            foreground=foreground,
             labels=labels,
         )
         runs.append(run)
@@ -138,9 +133,8 @@ async def _container(
     labels: frozenset[str],
     revision: int,
     force: bool,
-    rank: Callable[[Sequence[str]], object] | None,
+    priorities: Ranking | None,
     reviews: set[asyncio.Task[None]] | None,
-    foreground: Callable[[Sequence[str]], bool] | None,
 ) -> BlockDone | BlockFailed:
     """An admonition or tab: its title and its body (dedented) translated as documents of
     their own, block by block and memory first; the syntax around them kept as it is."""
@@ -174,9 +168,8 @@ async def _container(
                 on_event,
                 revision=revision,
                 force=forced,
-                rank=rank,
+                priorities=priorities,
                 reviews=reviews,
-                foreground=foreground,
                 labels=labels,
             )
         else:
@@ -186,9 +179,8 @@ async def _container(
                 revision=revision,
                 emit=on_event,
                 force=forced,
-                rank=rank,
+                priorities=priorities,
                 reviews=reviews,
-                foreground=foreground,
                 labels=labels,
             )
         if failed or len(results) != len(doc.blocks):
