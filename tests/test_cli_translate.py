@@ -11,7 +11,7 @@ import pytest
 
 from fastdesk.cli.main import run
 from fastdesk.config.logs import reset_logging
-from tests.emulator import Emulator
+from tests.emulator import Emulator, PromptCache
 
 DOC = """# Guide
 
@@ -102,6 +102,25 @@ def test_echo_leaves_document_identical_for_every_provider_kind(
     assert sent["stream"] is True
     assert re.match(r"<!--fd-[0-9a-f]{6}:1-->\n", sent["messages"][-1]["content"])
     assert "fastdesk guide.md" not in json.dumps(sent)  # code is never sent
+
+
+def test_report_totals_count_the_cached_prompt_tokens(
+    emu: Emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, emu)
+    emu.configure(prompt_cache=PromptCache())
+    files = [write(tmp_path / f"p{i}.md", DOC.replace("Guide", f"Guide {i}")) for i in range(3)]
+    report = tmp_path / "r.json"
+    out = tmp_path / "out"
+    args = ["--to", "en", "--out-dir", str(out), "--report", str(report)]
+    code = run(["translate", *map(str, files), *args])
+    assert code == 0
+    data = json.loads(report.read_text())
+    totals, requests = data["totals"], data["requests"]
+    assert len(requests) >= 3
+    cached = sum(r["cached_tokens"] or 0 for r in requests)
+    assert totals["cached_tokens"] == cached > 0  # the shared first message, from the 2nd on
+    assert totals["cached_share"] == round(cached / totals["prompt_tokens"], 3)
 
 
 def test_report_cost_follows_price_table(emu: Emulator, tmp_path: Path, monkeypatch) -> None:

@@ -61,6 +61,7 @@ from fastdesk.translate.prompts import (
     needs_markers,
     pack_text,
     partial_pack,
+    request_notes,
     split_pack,
     system_prompt,
 )
@@ -76,6 +77,9 @@ LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×,
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
 PARTIAL_INTERVAL_S = 0.03
+# A glossary up to this long goes whole into the instructions every request shares (cached by
+# the providers after the first request); a longer one, only the entries each text uses.
+SHARED_GLOSSARY_TOKENS = 2000
 
 
 @dataclass(frozen=True)
@@ -507,8 +511,6 @@ class Engine:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.core for w in pack]
         text = pack_text(cores, markers)
-        used = spec.glossary_for(text)
-        glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
         context = pack[0].context if with_context and len(pack) == 1 else None
         if context is None and pack:
             context = Context(title=pack[0].context.title)
@@ -518,18 +520,24 @@ class Engine:
         )
         model_hint = candidates[0][1] if candidates else (spec.model or "")
         examples = spec.examples.pick(text, exclude=cores) if spec.examples else []
+        shared = _shared_glossary(spec)
+        used = spec.glossary_for(text) if shared is None else None
         messages = build_messages(
             system_prompt(
                 spec.mode,
                 spec.target_lang,
                 model=model_hint,
                 style=spec.style_text,
-                glossary_lines=glossary_lines,
+                glossary_lines=shared or (),
+            ),
+            text,
+            request_notes(
+                spec.mode,
+                glossary_lines=used.prompt_lines(spec.glossary_lang) if used is not None else (),
                 examples=examples,
                 context=context,
                 firmer=firmer,
             ),
-            text,
         )
         ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
@@ -665,6 +673,18 @@ class Engine:
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + part + trail))
+
+
+def _shared_glossary(spec: JobSpec) -> list[str] | None:
+    """The whole glossary section that applies to the job, shared by every request's first
+    message (a cached prefix), or None when it is longer than ``SHARED_GLOSSARY_TOKENS``: then
+    each request carries the entries its text uses, after that message."""
+    if spec.glossary is None:
+        return []
+    lines = spec.glossary.prompt_lines(spec.glossary_lang)
+    if estimate_tokens("\n".join(lines)) > SHARED_GLOSSARY_TOKENS:
+        return None
+    return lines
 
 
 def _markers(pack: Sequence[Work]) -> Markers | None:
