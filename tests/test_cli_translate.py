@@ -495,11 +495,11 @@ def test_sigterm_stops_cleanly_and_writes_the_report_of_what_was_done(emu, tmp_p
     assert not (out_dir / "b.md").exists()
 
 
-def test_a_300_block_document_through_a_provider_failing_one_request_in_five(
+def test_a_300_block_document_through_a_provider_failing_one_request_in_three(
     emu, tmp_path, monkeypatch
 ) -> None:
     use(monkeypatch, emu)
-    emu.configure(fail_every=5)
+    emu.configure(fail_every=3)  # a command-line run packs 64 blocks a request: ~5 requests
     text = "".join(f"## Part {i}\n\nParagraph {i} of the long document.\n\n" for i in range(150))
     src = write(tmp_path / "long.md", text)
     out, report = tmp_path / "long.out.md", tmp_path / "r.json"
@@ -507,4 +507,4 @@ def test_a_300_block_document_through_a_provider_failing_one_request_in_five(
     assert run(["translate", str(src), "-o", str(out), *args]) == 0
     assert out.read_text() == text
     statuses = [r["status"] for r in json.loads(report.read_text())["requests"]]
-    assert statuses.count("error") >= 2 and statuses.count("ok") >= 10
+    assert statuses.count("error") >= 2 and statuses.count("ok") >= 5

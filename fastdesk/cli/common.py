@@ -117,6 +117,7 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
             patient_review=review,
+            backfill=True,  # nobody waits for a block of a command-line run
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None

@@ -44,7 +44,10 @@ async def translate_pairs(
 ) -> list[PairOutcome]:
     """Send what each pair needs; its review takes every answer in (the record of the run).
     ``specs`` name the project's source language, so the memory keeps it with each answer.
-    ``on_pair``: each pair's outcome as soon as it is done (the window's progress)."""
+    ``on_pair``: each pair's outcome as soon as it is done (the window's progress). Nobody
+    waits for a block of a project run: the engine (its own, for this run) packs a backfill's
+    larger requests."""
+    engine.backfill = True
 
     async def one(pair: Pair) -> PairOutcome:
         outcome = await each(pair)

@@ -164,6 +164,7 @@ class Engine:
         max_pack_blocks: int = 16,
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
+        backfill: bool = False,
     ) -> None:
         self.router = router
         self.reviewer = reviewer or Reviewer(router, memory)
@@ -172,6 +173,8 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.pack_tokens = pack_tokens
         self.max_pack_blocks = max_pack_blocks
+        # nobody waits for a block (a command-line run, Translate Project): larger packs
+        self.backfill = backfill
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -195,9 +198,20 @@ class Engine:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
         return planning.plan(doc, spec, self.memory, block_ids, force)
 
-    def packs(self, work: Sequence[Work]) -> list[Pack]:
-        """Consecutive blocks grouped up to the token and block budget of one request."""
-        return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+    def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
+        """Consecutive blocks grouped up to the token and block budget of one request: a
+        backfill's (``self.backfill``) larger than live typing's, within the model's output
+        limit and the account's tokens per minute (``planning.backfill_pack_tokens``)."""
+        if not self.backfill:
+            return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+        pair = None
+        if spec is not None:
+            found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+            pair = found[0] if found else None
+        tpm = self.router.limiter.limits(pair).limit("tokens", "minute") if pair else None
+        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, pair[1] if pair else "")
+        blocks = max(self.max_pack_blocks, planning.BACKFILL_PACK_BLOCKS)
+        return planning.pack_blocks(work, tokens, blocks)
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -234,7 +248,7 @@ class Engine:
             emit(BlockDone(revision, block.id, text, "memory", flags))
         failed: list[str] = []
         flagged: list[str] = []
-        packs = self.packs(work)
+        packs = self.packs(work, spec)
         if self._single_block(spec):  # a model known to lose pack markers: one block each
             packs = [[w] for w in work]
         if packs:

@@ -155,15 +155,21 @@ def build_engine(
     env: Mapping[str, str] | None = None,
     clock: Clock | None = None,
     patient_review: bool = False,
+    backfill: bool = False,
 ) -> Engine:
     """``patient_review``: reviews wait for the rate limit (the command line's ``--review``)
-    rather than give way (the window's: translations first)."""
+    rather than give way (the window's: translations first). ``backfill``: nobody waits for a
+    block (the command line): larger packs (Engine.packs)."""
     settings = settings or saved_settings()
     router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
     reviewer = Reviewer(router, memory, model=settings.review_model, patient=patient_review)
     return Engine(
-        router, memory, concurrency=concurrency or settings.concurrency, reviewer=reviewer
+        router,
+        memory,
+        concurrency=concurrency or settings.concurrency,
+        reviewer=reviewer,
+        backfill=backfill,
     )
 
 
