@@ -249,8 +249,9 @@ class Engine:
         failed: list[str] = []
         flagged: list[str] = []
         packs = self.packs(work, spec)
-        if self._single_block(spec):  # a model known to lose pack markers: one block each
-            packs = [[w] for w in work]
+        cap = self._pack_cap(spec)
+        if cap:  # a model known to lose the markers of packs this long: shorter ones
+            packs = [p[i : i + cap] for p in packs for i in range(0, len(p), cap)]
         if packs:
             blocks = sum(len(w.blocks) for w in work)
             emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
@@ -401,13 +402,17 @@ class Engine:
     async def _translate(
         self, pack: Pack, spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
-        """Answers for a pack; a pack that cannot be mapped back is split in two and retried,
-        and a model that keeps losing the markers gets one block per request (router stats)."""
-        if len(pack) > 1 and self._single_block(spec):
+        """Answers for a pack; a pack that cannot be mapped back is split in halves and retried,
+        and its model's packs are capped at half its length from then on (router stats), down
+        to one block per request for a model that loses the markers of two."""
+        cap = self._pack_cap(spec)
+        if cap and len(pack) > cap:  # its model lost the markers of a pack this long meanwhile
             return [
                 outcome
-                for w in pack
-                for outcome in await self._translate([w], spec, revision, emit, with_context=False)
+                for i in range(0, len(pack), cap)
+                for outcome in await self._translate(
+                    pack[i : i + cap], spec, revision, emit, with_context=False
+                )
             ]
         markers = _markers(pack)
         answer = await self._request(
@@ -420,7 +425,7 @@ class Engine:
         parts = split_pack(text, len(pack), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
             if len(pack) > 1 and finish == "stop" and parts is None:
-                self.router.stats.lost_markers((provider, model))
+                self.router.stats.lost_markers((provider, model), len(pack))
             if len(pack) > 1:
                 mid = len(pack) // 2
                 first = await self._translate(pack[:mid], spec, revision, emit, with_context=False)
@@ -498,10 +503,11 @@ class Engine:
             return None
         return parts[0], retry[2], retry[3]
 
-    def _single_block(self, spec: JobSpec) -> bool:
-        """Whether the choice this request would go to is known to lose pack markers."""
+    def _pack_cap(self, spec: JobSpec) -> int:
+        """The most blocks a request may carry to the choice it would go to (0: no cap): less
+        than a pack whose markers that model lost (routing.stats.ChoiceStats.max_pack)."""
         candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
-        return bool(candidates) and self.router.stats.get(candidates[0]).single_block
+        return self.router.stats.get(candidates[0]).max_pack if candidates else 0
 
     def _check(self, w: Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
