@@ -8,8 +8,9 @@ DOCS_DIR: a MkDocs site's folder (with its mkdocs.yml beside or inside it), e.g.
 runs it, memory off. The server (tests/emulator.py, OpenAI flavour) answers after 150 ms to
 first token at 800 tokens/s, states a paid tier in its headers (2,000,000 tokens/min), caches
 prompts by exact prefix as the providers do, and "translates every word": each prose word of a
-request's text comes back spelt backwards, its first "e" accented (code, URLs, link targets, tags, attribute lists and
-the marker lines kept), so no answer is an echo and every answer is as long as its source.
+request's text comes back spelt backwards, its first "e" accented (code, URLs, link targets,
+tags, attribute lists and the marker lines kept), so no answer is an echo and every answer is
+as long as its source.
 
 Printed: wall time, requests, requests per page, prompt characters (and the first, shared
 system message's share), prompt tokens, cached prompt tokens, uncached prompt tokens ÷ the

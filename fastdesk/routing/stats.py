@@ -116,10 +116,10 @@ class ChoiceStats:
     ttfb_ms: Series = field(default_factory=Series)
     tokens_per_s: Series = field(default_factory=Series)
     lost_markers: int = 0  # pack answers whose markers could not be mapped back
-    # the most blocks a request to this model may carry (0: no cap): a quarter of the smallest
-    # pack it could not map back (half of one of 6 to 15 blocks, one block under 6), so a model that merges long packs keeps short ones, and one
-    # that ignores the markers reaches one block per request in two or three steps
-    # (benchmarks/bench_markers.py: halving cost up to 11 % more requests than blocks)
+    # the most blocks a request to this model may carry (0: no cap): a quarter of the
+    # smallest pack it could not map back (half of one of 6 to 15 blocks, one block under 6),
+    # so a model that merges long packs keeps short ones, and one that ignores the markers
+    # reaches one block per request in two or three steps (benchmarks/bench_markers.py)
     max_pack: int = 0
 
     def lost(self, blocks: int) -> None:

@@ -165,6 +165,7 @@ class Engine:
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
         backfill: bool = False,
+        adaptive: bool = False,
     ) -> None:
         self.router = router
         self.reviewer = reviewer or Reviewer(router, memory)
@@ -175,6 +176,8 @@ class Engine:
         self.max_pack_blocks = max_pack_blocks
         # nobody waits for a block (a command-line run, Translate Project): larger packs
         self.backfill = backfill
+        # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
+        self.adaptive = adaptive
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -185,6 +188,15 @@ class Engine:
         if self._sem is None or self._sem_loop is not loop:
             self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop  # 1 for edits
         return self._sem
+
+    def _follow(self, spec: JobSpec) -> None:
+        """Adaptive: the request slots follow the window of the choice this job goes to
+        (routing.concurrency.Concurrency), never past ``self.concurrency``."""
+        if not self.adaptive or self._sem is None:
+            return
+        found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+        if found:
+            self._sem.resize(min(self.concurrency, self.router.concurrency.window(found[0])))
 
     # ---- planning ---------------------------------------------------------------------------
 
@@ -256,6 +268,7 @@ class Engine:
             blocks = sum(len(w.blocks) for w in work)
             emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
         sem = self._semaphore()
+        self._follow(spec)
         alone = len(work) == 1  # an edit: the block goes with its context
 
         settled: list[tuple[Work, _Outcome]] = []
@@ -640,6 +653,7 @@ class Engine:
                     shown_at = -math.inf
                 elif isinstance(ev, AttemptDone):
                     finish = ev.finish_reason
+                    self._follow(spec)
                     emit(RequestDone(revision, ev.stats))
                 elif isinstance(ev, Backoff):
                     emit(Waiting(revision, ev.provider, ev.seconds, ev.reason, ev.kind, block_ids))
