@@ -134,6 +134,7 @@ class PromptCache:
         self.block = max(1, block)
         self._seen: list[str] = []
         self._lock = threading.Lock()
+        self.total = 0  # cached tokens over every prompt so far
 
     @staticmethod
     def text(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -150,7 +151,10 @@ class PromptCache:
             best = max((_common_prefix(text, seen) for seen in self._seen), default=0)
             self._seen.append(text)
         tokens = best // 4
-        return tokens - tokens % self.block
+        cached = tokens - tokens % self.block
+        with self._lock:
+            self.total += cached
+        return cached
 
 
 def _common_prefix(a: str, b: str) -> int:
