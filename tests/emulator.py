@@ -48,6 +48,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.batch_emulator import BatchDesk
+
 FLAVOURS = ("groq", "cerebras", "openai")
 FAULT_KINDS = (
     "status",
@@ -537,6 +539,7 @@ class Emulator:
         self._wake_r, self._wake_w = socket.socketpair()  # written once on stop: wakes all waits
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.batches = BatchDesk(self)  # Groq's files and batches (tests/batch_emulator.py)
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -690,6 +693,13 @@ class Emulator:
         """Streamed chat answers sent to their end (what a client was billed for)."""
         with self._lock:
             return self._answered
+
+    @property
+    def open_connections(self) -> int:
+        """Connections being served now (a killed client's are over once each stream has ended
+        or been cut)."""
+        with self._lock:
+            return len(self._handlers)
 
     @property
     def pauses(self) -> list[float]:
@@ -900,6 +910,8 @@ class Emulator:
     def _read_body(self, h: _Handler) -> Any:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
+        if (h.headers.get("Content-Type") or "").startswith("multipart/"):
+            return raw  # a file upload: BatchDesk parses it
         if not raw:
             return None
         try:
@@ -922,6 +934,9 @@ class Emulator:
             return _send_json(ex, 200, {})
         if cfg.require_key is not None and auth_value != f"Bearer {cfg.require_key}":
             return _send_error(ex, flavour, Fault("status", status=401), cfg, model=None)
+        if flavour == "groq" and endpoint.split("/")[0] in ("files", "batches"):
+            content_type = ex.h.headers.get("Content-Type") or ""
+            return self.batches.handle(ex, ex.h.command, endpoint, body, content_type)
         if endpoint not in ("chat/completions", "models"):
             return _send_json(ex, 404, {"error": {"message": "Unknown path", "type": "not_found"}})
         model = body.get("model") if isinstance(body, dict) else None
@@ -930,13 +945,13 @@ class Emulator:
         if endpoint == "chat/completions" and cfg.account is not None and isinstance(body, dict):
             refused = self._account_refuses(cfg.account, flavour, body)
             if refused is not None:
-                why, wait = refused
+                why, refused_for = refused
                 limited = Fault(
                     "status",
                     status=429,
                     message=f"Rate limit reached for model `{model}` on {why}.",
-                    retry_after=math.ceil(wait),
-                    retry_in=f"{wait:.3f}s",
+                    retry_after=math.ceil(refused_for),
+                    retry_in=f"{refused_for:.3f}s",
                 )
                 return _send_error(ex, flavour, limited, cfg, model=model)
         wait = self._over_limit(cfg) if endpoint == "chat/completions" else None
@@ -1307,24 +1322,20 @@ def _apply_stream_fault(ex: _Exchange, flavour: str, fault: Fault, plan: _Plan) 
     return False
 
 
-def _answer_whole(
-    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
-) -> None:
-    plan = _plan(body, cfg)
-    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
-    ex.pause(cfg.ttfb + interval * max(0, len(plan.pieces) - 1))
+def completion(plan: _Plan, flavour: str, cfg: Config) -> dict[str, Any]:
+    """A whole (not streamed) chat completion answering ``plan``, in ``flavour``'s format: a
+    non-streaming answer's body, and a Batch API job's answer (tests/batch_emulator.py)."""
     message: dict[str, Any] = {"role": "assistant", "content": plan.answer}
     if plan.reasoning:
         message["reasoning"] = "".join(plan.reasoning)
+    finish = "length" if plan.cut else cfg.finish_reason
     payload: dict[str, Any] = {
         "id": "chatcmpl-" + uuid.uuid4().hex,
         "object": "chat.completion",
         "created": int(time.time()),
         "model": plan.model,
         "system_fingerprint": "fp_emulator",
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": cfg.finish_reason}
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
         "usage": _usage(plan),
     }
     if flavour == "groq":
@@ -1332,6 +1343,16 @@ def _answer_whole(
         payload["x_groq"] = {"id": "req_" + uuid.uuid4().hex[:16]}
     elif flavour == "cerebras":
         payload["time_info"] = {**_timings(plan), "created": time.time()}
+    return payload
+
+
+def _answer_whole(
+    ex: _Exchange, flavour: str, body: Mapping[str, Any], cfg: Config, fault: Fault | None
+) -> None:
+    plan = _plan(body, cfg)
+    interval = 1 / cfg.tokens_per_second if cfg.tokens_per_second else 0.0
+    ex.pause(cfg.ttfb + interval * max(0, len(plan.pieces) - 1))
+    payload = completion(plan, flavour, cfg)
     headers = _rate_limit_headers(flavour, cfg.rate_limits)
     if fault is None or fault.kind == "midstream_error":
         return _send_json(ex, 200, payload, headers)

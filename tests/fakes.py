@@ -11,6 +11,7 @@ from fastdesk.providers.base import (
     ModelInfo,
     ProviderError,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     Usage,
 )
@@ -31,6 +32,17 @@ class FakeClock:
         return self.now
 
 
+async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    """Let the event loop run until ``condition()`` holds (asyncio's qtbot.waitUntil): a request
+    gone out, a task started. The timeout only guards against a hang."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"not met within {timeout} s")
+        await asyncio.sleep(0.001)
+
+
 def last_user(request: ChatRequest) -> str:
     return [m for m in request.messages if m["role"] == "user"][-1]["content"]
 
@@ -49,7 +61,7 @@ class FakeProvider:
     in_flight: int = 0
     max_in_flight: int = 0
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -73,8 +73,14 @@ LAYOUTS: dict[str, tuple[dict[str, str], list[str], str]] = {
             "docs/tutorial/basics.mdx": page("Basics"),
             "blog/2026-01-01-hello.md": page("Hello"),
             "src/pages/index.js": "export default () => null;\n",
+            "src/pages/about.md": page("About"),
         },
-        ["blog/2026-01-01-hello.md", "docs/intro.md", "docs/tutorial/basics.mdx"],
+        [
+            "blog/2026-01-01-hello.md",
+            "docs/intro.md",
+            "docs/tutorial/basics.mdx",
+            "src/pages/about.md",
+        ],
         "i18n/fr/docusaurus-plugin-content-blog/2026-01-01-hello.md",
     ),
     "hugo-folder": (

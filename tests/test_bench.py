@@ -88,8 +88,10 @@ def test_bench_json_has_the_same_figures_for_scripts(emulators, doc, capsys) -> 
         assert row["ttfb_p50_ms"] > 0 and row["total_p50_ms"] >= row["ttfb_p50_ms"]
         assert row["cost_per_run_usd"] > 0  # priced models, usage reported by the emulator
         assert all(r["status"] == "ok" for r in row["requests"])
-    # robust ordering only: Cerebras' emulator waits 30 ms before its first token
-    assert by_provider["groq"]["ttfb_p50_ms"] < by_provider["cerebras"]["ttfb_p50_ms"]
+    # each server waits its own time before the first token, so neither figure can be below it
+    # (a lower bound holds on a loaded machine, where an ordering of the two did not)
+    assert by_provider["groq"]["ttfb_p50_ms"] >= 5
+    assert by_provider["cerebras"]["ttfb_p50_ms"] >= 30
 
 
 def test_bench_reports_a_failing_provider_and_exits_1(emulators, doc, capsys) -> None:

@@ -4,6 +4,7 @@ and lets a faithful translation through; a verbatim echo passes everything."""
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from fastdesk.translate.checks import CHECKS, Pair, check_block, facts
 from fastdesk.translate.glossary import Glossary
 
 
-def flags_of(source: str, answer: str, lang: str = "fr", mode: str = "translate", **kw: object):
+def flags_of(source: str, answer: str, lang: str = "fr", mode: str = "translate", **kw: Any):
     return {
         f.check: f.detail for f in check_block(source, answer, target_lang=lang, mode=mode, **kw)
     }
@@ -562,7 +563,9 @@ Models like Qwen3 print <think> tags.
 
 def _blocks(doc: str) -> list[str]:
     """Blank-line separated chunks, keeping fenced code whole (a stand-in for blocks.py)."""
-    chunks, current, fenced = [], [], False
+    chunks: list[str] = []
+    current: list[str] = []
+    fenced = False
     for line in doc.split("\n"):
         if line.strip().startswith("```"):
             fenced = not fenced

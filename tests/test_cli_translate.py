@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ PROVIDER_ENV = {
 
 
 @pytest.fixture(autouse=True)
-def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from fastdesk.config.settings import Settings, save_settings
 
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
@@ -51,7 +52,7 @@ def _no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def emu() -> Emulator:
+def emu() -> Iterator[Emulator]:
     with Emulator() as e:
         yield e
 

@@ -10,6 +10,7 @@ import textwrap
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from fastdesk.routing.costs import CostLedger, Totals, budget_state, counts_as_s
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def ok(cost: float | None, **kw: object) -> RequestStats:
+def ok(cost: float | None, **kw: Any) -> RequestStats:
     return RequestStats("groq", "m", "ok", ttfb_ms=100.0, total_ms=200.0, cost_usd=cost, **kw)
 
 

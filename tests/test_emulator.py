@@ -108,7 +108,9 @@ def test_go_duration() -> None:
 @pytest.mark.parametrize("flavour", ["groq", "cerebras", "openai"])
 def test_streaming_echoes_the_last_user_message(emu: Emulator, flavour: str) -> None:
     text = "Héllo — 🎉\r\nsecond line "
-    extra = {"stream_options": {"include_usage": True}} if flavour == "openai" else {}
+    extra: dict[str, Any] = (
+        {"stream_options": {"include_usage": True}} if flavour == "openai" else {}
+    )
     r = httpx.post(emu.url + CHAT[flavour], json=body(text, **extra))
     assert r.status_code == 200
     assert r.headers["content-type"] == "text/event-stream"

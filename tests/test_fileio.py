@@ -101,7 +101,7 @@ def test_a_failed_write_keeps_the_old_content_and_no_temporary_file(
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(fileio.os, failing, fail)
+    monkeypatch.setattr(f"fastdesk.config.fileio.os.{failing}", fail)
     with pytest.raises(OSError, match="No space left"):
         atomic_write_text(path, "new content")
     monkeypatch.undo()
@@ -115,7 +115,7 @@ def test_a_failed_write_keeps_the_old_content_and_no_temporary_file(
 @pytest.fixture
 def frozen_stamp(monkeypatch: pytest.MonkeyPatch) -> str:
     """Every call in the same second: the collision handling is what is tested."""
-    monkeypatch.setattr(fileio.time, "strftime", lambda fmt, *_: "20260102-030405")
+    monkeypatch.setattr("fastdesk.config.fileio.time.strftime", lambda fmt, *_: "20260102-030405")
     return "20260102-030405"
 
 

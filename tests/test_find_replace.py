@@ -74,9 +74,12 @@ def test_replace_all_at_once_is_one_match_at_a_time(blocks, query, template) -> 
 
 def test_counts_matches_and_leaves_untouched_blocks_out() -> None:
     view = view_of(DOCS[0])
-    changed, count = replace_in_blocks(view, Query("monde"), "univers")
+    changed, count = replace_in_blocks(view, Query("monde", code=True), "univers")
     assert count == 6  # "Monde" too: case is not matched unless asked
     assert [bid for bid, _t in changed] == ["b0", "b1", "b2", "b3"]
+    changed, count = replace_in_blocks(view, Query("monde"), "univers")
+    assert count == 5  # the code span's is passed over unless asked
+    assert [bid for bid, _t in changed] == ["b0", "b1", "b2"]
     changed, count = replace_in_blocks(view, Query("grand", word=True), "vaste")
     assert (changed, count) == ([("b1", "Bonjour monde. Le monde est vaste.\n\n")], 1)
     assert replace_in_blocks(view, Query("absent"), "x") == ([], 0)

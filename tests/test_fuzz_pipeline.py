@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
@@ -23,10 +24,10 @@ from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ChatRequest, Provider
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RevisionDone
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.planning import document_title
-from tests.fakes import FakeProvider, last_user
+from tests.fakes import FakeProvider, last_user, until
 from tests.test_blocks import ENDINGS, FRAGMENTS, edited
 
 SPEC = json.loads((Path(__file__).parent / "data" / "commonmark" / "spec.json").read_text("utf-8"))
@@ -42,17 +43,24 @@ any_source = st.one_of(
 )
 
 
+async def _run(
+    text: str, answer: Callable[[ChatRequest], str] | None = None
+) -> tuple[dict[str, str], list[EngineEvent]]:
+    """One engine run over ``text``: its results and the events it emitted."""
+    fake = FakeProvider() if answer is None else FakeProvider(answer=answer)
+    engine = Engine(Router({"groq": cast(Provider, fake)}))
+    events: list[EngineEvent] = []
+    results = await engine.run(parse(text), JobSpec(), emit=events.append)
+    return results, events
+
+
 async def _translate(
     text: str, answer: Callable[[ChatRequest], str] | None = None
 ) -> dict[str, str]:
     """One engine run over ``text``; whatever the answers, it must not raise."""
-    fake = FakeProvider() if answer is None else FakeProvider(answer=answer)
-    engine = Engine(Router({"groq": cast(Provider, fake)}))
-    events: list[EngineEvent] = []
-    doc = parse(text)
-    results = await engine.run(doc, JobSpec(), emit=events.append)
+    results, events = await _run(text, answer)
     settled = {e.block_id for e in events if isinstance(e, BlockDone | BlockFailed)}
-    assert settled <= {b.id for b in doc.blocks}
+    assert settled <= {b.id for b in parse(text).blocks}
     return results
 
 
@@ -113,7 +121,24 @@ def nonsense(seed: int) -> Callable[[ChatRequest], str]:
 
 
 def test_every_commonmark_example_survives_a_provider_that_answers_nonsense() -> None:
-    translate_all(EXAMPLES, nonsense)  # failed blocks are allowed; an exception is not
+    """Failed blocks are allowed, an exception is not: every block ends once, done (its text in
+    the results, as its event said) or failed (not in them), and the run's summary counts both."""
+
+    async def every() -> list[tuple[dict[str, str], list[EngineEvent]]]:
+        return [await _run(text, nonsense(n)) for n, text in enumerate(EXAMPLES)]
+
+    failures = 0
+    for text, (results, events) in zip(EXAMPLES, asyncio.run(every()), strict=True):
+        ids = {b.id for b in parse(text).blocks}
+        done = [(e.block_id, e.text) for e in events if isinstance(e, BlockDone)]
+        failed = [e.block_id for e in events if isinstance(e, BlockFailed)]
+        settled = [block_id for block_id, _text in done] + failed
+        assert sorted(settled) == sorted(ids), text  # each block once, none lost
+        assert results == dict(done), text
+        (summary,) = [e for e in events if isinstance(e, RevisionDone)]
+        assert (summary.blocks, summary.failed) == (len(ids), len(failed)), text
+        failures += len(failed)
+    assert failures  # the nonsense made blocks fail: not a run of echoes only
 
 
 @settings(max_examples=100, deadline=None)
@@ -124,11 +149,7 @@ def test_random_sources_and_answers_never_raise(source: str, seed: int) -> None:
 
 
 async def _settle(translator: LiveTranslator) -> None:
-    for _ in range(2500):  # up to 5 s on a loaded machine; a few ms when it is not
-        await asyncio.sleep(0.002)
-        if not translator.busy:
-            return
-    raise AssertionError("live translator did not settle")
+    await until(lambda: not translator.busy)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -219,7 +240,8 @@ def test_random_documents_through_the_command_line(
     from fastdesk.config.logs import reset_logging
 
     _cli_env(monkeypatch, emu)
-    folder = Path(tmp_path) / f"run{random.randrange(10**9)}"
+    # a folder of its own for each example (hypothesis seeds `random` alike for every example)
+    folder = Path(tempfile.mkdtemp(prefix="run", dir=tmp_path))
     inputs = []
     for n, text in enumerate(sources):
         path = folder / f"d{n}.md"

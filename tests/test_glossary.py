@@ -191,6 +191,18 @@ def test_check_forced_translations(glossary: Glossary) -> None:
     assert glossary.check(source, "Open a pull request, then two more.", None) == []
 
 
+def test_terms_only_in_code_links_or_identifiers_ask_nothing(glossary: Glossary) -> None:
+    # a reference label, a link target, a code span, a dotted identifier: names, not prose
+    source = (
+        "See [the guide][pull request] and [merging](https://x.org/pull request), "
+        "`git pull request` or pull.request.merge.\n\n[pull request]: https://x.org/pr\n"
+    )
+    assert glossary.check(source, "Voir le guide et la fusion.", "fr") == []
+    prose = "Open a pull request: see [the guide][pr]."
+    flags = glossary.check(prose, "Ouvrez une pull request.", "fr")
+    assert [f.detail for f in flags] == ['"pull request" must be translated as "demande de fusion"']
+
+
 # --- folder lookup -------------------------------------------------------------------------------
 
 
@@ -280,7 +292,7 @@ class _Counted(str):
 
 def test_a_large_glossary_is_matched_in_linear_work_once_per_language() -> None:
     n = 2_000
-    table = {_Counted(f"widget{i} part"): f"pièce{i}" for i in range(n)}
+    table: dict[str, str] = {_Counted(f"widget{i} part"): f"pièce{i}" for i in range(n)}
     keep = tuple(_Counted(f"Brand{i}") for i in range(n))
     glossary = Glossary(keep=keep, translate={"fr": table})
     _Counted.folds = 0

@@ -59,3 +59,39 @@ def test_a_folder_glossary_may_be_a_tbx_and_a_bad_one_is_one_line(tmp_path: Path
     with pytest.raises(GlossaryError, match="not a TBX file") as info:
         load_glossary([bad])
     assert "\n" not in str(info.value)
+
+
+FORMULAS = [
+    "x\r=cmd|' /C calc'!A0",
+    '=HYPERLINK("https://evil.example","x")',
+    "+cmd|' /C calc'!A0",
+    "@SUM(A1:A9)",
+    "-2+3",
+    "\tTAB",
+    "\rCR",
+]
+
+
+@pytest.mark.parametrize("tab", [False, True], ids=["csv", "tsv"])
+def test_cells_a_spreadsheet_would_run_are_quoted_and_read_back_as_they_were(
+    tmp_path: Path, tab: bool
+) -> None:
+    import csv
+    import io
+
+    from fastdesk.translate.glossary_formats import write_table
+
+    rows = [["en", "fr"], *[[f, f"{f} fr"] for f in FORMULAS], ["plain", "simple"]]
+    text = write_table(rows, tab=tab)
+    cells = [
+        c
+        for row in csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
+        for c in row
+    ]
+    for cell in cells:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    assert "'=HYPERLINK" in text and "plain" in text
+    path = tmp_path / ("g.tsv" if tab else "g.csv")
+    path.write_text(text, encoding="utf-8", newline="")
+    expected = {f.strip(): f"{f} fr".strip() for f in FORMULAS} | {"plain": "simple"}
+    assert load_glossary([path]).terms_for("fr") == expected

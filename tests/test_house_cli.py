@@ -13,6 +13,7 @@ from fastdesk.translate.admonitions import check_types, keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.readability import FORMULAS, compare, reading_ease
 from tests.emulator import Emulator, last_user_content
+from tests.fakes import until
 from tests.test_cli_translate import _no_keyring, use, write  # noqa: F401  (autouse fixture)
 
 
@@ -228,10 +229,7 @@ def test_a_document_translated_live_keeps_its_dialects_syntax_lines() -> None:
         spec = JobSpec(target_lang="en", dialect="mkdocs")
         translator = LiveTranslator(Engine(Router({"groq": fake})), spec, lambda e: None)
         translator.update(PAGE, 1)
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if not translator.busy and translator.snapshot().pending == frozenset():
-                break
+        await until(lambda: not translator.busy and not translator.snapshot().pending)
         target = translator.snapshot().text
         assert '--8<-- "includes/abbreviations.md"\n' in target  # copied, not sent
         assert "RUN THE SERVER." in target
@@ -240,10 +238,7 @@ def test_a_document_translated_live_keeps_its_dialects_syntax_lines() -> None:
         # the house changes its dialect: the syntax line is asked for afresh
         fake.requests.clear()
         translator.set_spec(dataclasses.replace(spec, dialect="commonmark"))
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if not translator.busy and translator.snapshot().pending == frozenset():
-                break
+        await until(lambda: not translator.busy and not translator.snapshot().pending)
         assert any("--8<--" in last_user(r) for r in fake.requests)
         await translator.aclose()
 

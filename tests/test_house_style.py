@@ -254,6 +254,9 @@ def test_how_many_blocks_a_style_change_affects() -> None:
     assert blocks_affected(doc, old, new, "translate", "de") == 0
     assert blocks_affected(doc, None, new, "translate", "es") == 0
     assert blocks_affected(doc, None, new, "translate", "de") == 3
+    # a paragraph repeated is sent once, as the planner sends it
+    repeated = parse("# Title\n\nOne.\n\nOne.\n\n```\ncode\n```\n")
+    assert blocks_affected(repeated, old, new, "translate", "fr") == 2
 
 
 def test_a_memory_from_before_styles_gains_the_column_and_exports_its_style(

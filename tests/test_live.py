@@ -7,7 +7,7 @@ from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, RevisionDone
 from fastdesk.translate.live import LiveTranslator
-from tests.fakes import FakeProvider, instructions, last_user
+from tests.fakes import FakeProvider, instructions, last_user, until
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 
@@ -25,11 +25,8 @@ def _target(live: LiveTranslator) -> str:
 
 
 async def _settle(live: LiveTranslator) -> None:
-    for _ in range(600):
-        await asyncio.sleep(0.005)
-        if not live.busy:
-            return
-    raise AssertionError("live translator did not settle")
+    """Until its runs are over (an update starts them at once: busy from then on)."""
+    await until(lambda: not live.busy)
 
 
 def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> None:
@@ -43,7 +40,7 @@ def test_edits_retranslate_only_changed_blocks_and_stale_work_is_cancelled() -> 
         fake.requests.clear()
         # two quick edits of the same paragraph: the first one's request is cancelled
         live.update(TEXT.replace("Second", "Second edited"), 2)
-        await asyncio.sleep(0.01)
+        await until(lambda: fake.requests)  # in flight (its answer takes 50 ms)
         live.update(TEXT.replace("Second", "Second edited twice"), 3)
         await _settle(live)
         assert _target(live) == TEXT.replace("Second", "Second edited twice").upper()

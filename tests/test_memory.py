@@ -183,13 +183,13 @@ def test_a_memory_locked_by_another_process_means_this_run_without_it(
     # A lock is waited for by the connection that meets it (its busy timeout); counting the
     # connections opened tells how many waits there can have been, with no stopwatch.
     connections: list[object] = []
-    real_connect = memory_module.sqlite3.connect
+    real_connect = sqlite3.connect
 
     def counting_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
         connections.append(kwargs.get("timeout"))
         return real_connect(*args, **kwargs)
 
-    monkeypatch.setattr(memory_module.sqlite3, "connect", counting_connect)
+    monkeypatch.setattr("fastdesk.translate.memory.sqlite3.connect", counting_connect)
     content = path.read_bytes()
     holder = subprocess.Popen(
         [

@@ -7,11 +7,16 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from fastdesk.providers.base import AuthenticationError, ConnectionFailedError, ModelInfo
+from fastdesk.providers.base import (
+    AuthenticationError,
+    ConnectionFailedError,
+    ModelInfo,
+    Provider,
+)
 from fastdesk.providers.cerebras import CerebrasProvider
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.providers.openai_compat import OpenAICompatProvider
@@ -103,6 +108,7 @@ def test_default_prices_include_the_settings_overrides() -> None:
 def test_cache_expires_after_its_ttl(emulator: Emulator) -> None:
     run(refresh_and_close(GroqProvider(KEY, base_url=emulator.groq_base_url)))
     fetched = models.fetched_at("groq")
+    assert fetched is not None
     assert cached_models("groq", now=fetched + models.TTL_S - 1) is not None
     assert cached_models("groq", now=fetched + models.TTL_S + 1) is None
     assert cached_models("groq", now=fetched + models.TTL_S + 1, max_age=None) is not None
@@ -167,7 +173,8 @@ class FakeProvider:
 
 
 def test_refresh_accepts_any_provider() -> None:
-    rows = run(refresh_models(FakeProvider(), prices=PriceTable(), clock=FakeClock(1000.0)))
+    provider = cast(Provider, FakeProvider())  # no stream: refreshing never streams
+    rows = run(refresh_models(provider, prices=PriceTable(), clock=FakeClock(1000.0)))
     assert [r.id for r in rows] == ["a-model", "b-model"]
     assert models.fetched_at("groq") == 1000.0
 

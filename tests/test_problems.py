@@ -13,7 +13,7 @@ from fastdesk.review.problems import KINDS, ProblemList, block_counts, fix, step
 from fastdesk.review.session import DocumentSession
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
-from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, Flag
+from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
 from fastdesk.translate.restore import RESTORABLE, restore
 
 TEXT = (
@@ -246,7 +246,7 @@ def test_the_stream_says_which_blocks_the_engine_changed() -> None:
     model = session.model
     first, second = ids(model)[:2]
     assert session.take(1, [], busy=True).blocks == set()
-    events = [BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")]
+    events: list[EngineEvent] = [BlockStarted(1, first), BlockDone(1, second, "Deux.\n\n", "model")]
     assert session.take(1, events, busy=True).blocks == {first, second}
     session.review.approve(second)  # the reviewer's action, told of by no change: look at all
     assert session.take(1, [BlockDone(1, first, "Un.\n\n", "model")], busy=True).blocks is None

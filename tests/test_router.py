@@ -9,8 +9,9 @@ import json
 import math
 import random
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import pytest
 
@@ -26,6 +27,7 @@ from fastdesk.providers.base import (
     RateLimitedError,
     ServerError,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     Usage,
 )
@@ -40,7 +42,7 @@ from fastdesk.routing.router import (
     Router,
 )
 from fastdesk.routing.stats import STATS_FILE, StatsStore
-from tests.fakes import FakeClock
+from tests.fakes import FakeClock, until
 
 ANSWER = "Bonjour le monde : une réponse complète, accentuée, sans doublon."
 MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]
@@ -64,7 +66,7 @@ class Scripted:
     cancelled: int = 0
     failures: list[ProviderError] = field(default_factory=list)  # one per call, then ok
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.calls.append(request)
         try:
             if self.usage_first:
@@ -332,7 +334,7 @@ def test_everything_rate_limited_fails_at_once_saying_when_to_retry() -> None:
 
 
 def test_authentication_error_skips_the_provider_and_tells_the_user() -> None:
-    seen = []
+    seen: list[Any] = []
     groq = Scripted("groq", fail_before=AuthenticationError("groq", "invalid key", status=401))
     router = router_of(groq, Scripted("cerebras"), models={"groq": ["m2"]}, on_health=seen.append)
     text, _ = asyncio.run(consume(router))
@@ -457,7 +459,8 @@ def test_an_adapter_bug_is_a_server_fault_not_a_hang() -> None:
     router = router_of(Scripted("groq", raise_bug=True), Scripted("cerebras"))
     text, events = asyncio.run(consume(router))
     assert text == ANSWER
-    assert "KeyError" in next(e for e in events if isinstance(e, AttemptDone)).stats.error
+    error = next(e for e in events if isinstance(e, AttemptDone)).stats.error
+    assert error is not None and "KeyError" in error
 
 
 def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() -> None:
@@ -466,7 +469,12 @@ def test_cancelling_the_consumer_cancels_the_provider_stream_and_records_it() ->
         router = router_of(groq)
         recorded = []
         original = router.record
-        router.record = lambda s, r=None, p=None: (recorded.append(s), original(s, r, p))  # type: ignore[method-assign]
+
+        def record(s, r=None, p=None) -> None:  # type: ignore[no-untyped-def]
+            recorded.append(s)
+            original(s, r, p)
+
+        router.record = record  # type: ignore[method-assign,assignment]
         task = asyncio.ensure_future(consume(router))
         while not groq.calls:
             await asyncio.sleep(0)
@@ -484,7 +492,7 @@ def test_closing_the_stream_early_cancels_the_attempt() -> None:
     async def go() -> int:
         groq = Scripted("groq", text="x" * 60, chunk=1)
         router = router_of(groq)
-        stream = router.stream(MESSAGES)
+        stream = cast(AsyncGenerator[object], router.stream(MESSAGES))
         async for ev in stream:
             if isinstance(ev, TextDelta):
                 break
@@ -497,10 +505,13 @@ def test_closing_the_stream_early_cancels_the_attempt() -> None:
 def test_stats_carry_usage_cost_and_speed() -> None:
     router = router_of(Scripted("groq", "llama-3.1-8b-instant", text="x" * 400))
     _, events = asyncio.run(consume(router, purpose="retry", blocks=3))
-    stats = events[-1].stats
+    done = events[-1]
+    assert isinstance(done, AttemptDone)
+    stats = done.stats
     assert stats.status == "ok" and stats.prompt_tokens == 20 and stats.completion_tokens == 100
     assert stats.cost_usd == pytest.approx((20 * 0.05 + 100 * 0.08) / 1e6)
-    assert stats.ttfb_ms is not None and stats.total_ms >= stats.ttfb_ms
+    assert stats.ttfb_ms is not None and stats.total_ms is not None
+    assert stats.total_ms >= stats.ttfb_ms
     assert stats.purpose == "retry" and stats.blocks == 3
     assert router.stats.get(("groq", "llama-3.1-8b-instant")).measured
 
@@ -542,11 +553,22 @@ def test_hedge_goes_to_the_next_choice_when_the_first_is_late_and_cancels_the_lo
 
 def test_hedge_loses_when_the_first_choice_streams_first() -> None:
     async def go():
-        first = Scripted("groq", ttfb=0.03)
+        # the first choice answers once the hedge has gone out (late: its p90 is 5 ms), not
+        # after a fixed 30 ms that a loaded machine may outlast before the hedge starts
+        first = Scripted("groq", gate=asyncio.Event())
         never = Scripted("cerebras", "gpt-oss-120b", gate=asyncio.Event())
         router = router_of(first, never, hedge=True)
         seed(router.stats, ("groq", "m"), 5)
-        return never, router, await consume(router)
+
+        async def answer_once_hedged() -> None:
+            await until(lambda: never.calls)
+            assert first.gate is not None
+            first.gate.set()
+
+        answering = asyncio.create_task(answer_once_hedged())
+        result = await consume(router)
+        await answering
+        return never, router, result
 
     never, router, (text, events) = asyncio.run(go())
     assert text == ANSWER

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from fastdesk.document.blocks import parse
+from fastdesk.providers.base import RequestStats
 from fastdesk.review.model import Review
 from fastdesk.review.session import Change, DocumentSession, RetrySchedule, Revisions
 from fastdesk.review.target_model import BLOCK_STATES
@@ -14,7 +15,6 @@ from fastdesk.translate.events import (
     BlockFailed,
     BlockStarted,
     RequestDone,
-    RequestStats,
     RevisionDone,
     Waiting,
 )

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from fastdesk.config.settings import (
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("FASTDESK_HOME", str(tmp_path / "fdhome"))
     for var in ("FASTDESK_OPENAI_MODEL", "FASTDESK_OPENAI_BASE_URL", "GROQ_BASE_URL"):
         monkeypatch.delenv(var, raising=False)

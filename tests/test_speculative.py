@@ -14,7 +14,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.memory import Memory
-from tests.fakes import FakeProvider, instructions, last_user
+from tests.fakes import FakeProvider, instructions, last_user, until
 from tests.test_live import _settle as settle
 
 
@@ -41,7 +41,7 @@ def test_a_sentence_sent_at_its_end_answers_the_block_it_became(tmp_path: Path) 
         fake = FakeProvider(answer=upper, delay=0.05)
         translator, events = translator_for(fake, Memory(tmp_path / "m.sqlite3"))
         translator.update("Hello world.", 1)  # sent as the sentence ended
-        await asyncio.sleep(0.01)
+        await until(lambda: fake.requests)  # in flight (its answer takes 50 ms)
         assert len(fake.requests) == 1
         translator.update("Hello world.\n\nThe", 2)  # a new paragraph below: the block's id changed
         await settle(translator)
@@ -61,7 +61,7 @@ def test_a_sentence_that_changed_is_cancelled_and_never_answered(tmp_path: Path)
         fake = FakeProvider(answer=upper, delay=0.05)
         translator, events = translator_for(fake, Memory(tmp_path / "m.sqlite3"))
         translator.update("Hello world.", 1)
-        await asyncio.sleep(0.01)
+        await until(lambda: fake.requests)  # in flight
         translator.update("Hello world. The cat.", 2)
         await settle(translator)
         assert [last_user(r) for r in fake.requests] == ["Hello world.", "Hello world. The cat."]
@@ -76,7 +76,7 @@ def test_without_a_memory_the_request_is_not_kept() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
         translator, _events = translator_for(fake, None)
         translator.update("Hello world.", 1)
-        await asyncio.sleep(0.01)
+        await until(lambda: fake.requests)  # in flight
         translator.update("Hello world. ", 2)  # the same text, but nothing could take its answer
         await settle(translator)
         assert [last_user(r) for r in fake.requests] == ["Hello world.", "Hello world."]
@@ -91,9 +91,13 @@ def test_cancelled_requests_count_against_the_limits() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
         limiter = Limiter(table={"groq": {"*": Limits(requests_per_minute=30)}})
         translator, _events = translator_for(fake, None, limiter)
+
+        async def sent(count: int) -> None:
+            await until(lambda: len(fake.requests) == count)
+
         for n, text in enumerate(("One.", "One. Two.", "One. Two. Three."), 1):
             translator.update(text, n)
-            await asyncio.sleep(0.01)  # each goes out, and the next edit makes it stale
+            await sent(n)  # it went out, and the next edit makes it stale
         await settle(translator)
         assert len(fake.requests) == 3
         room = limiter.headroom(("groq", "fake-model"), 10)
@@ -108,7 +112,7 @@ def test_a_language_change_while_requests_run_plans_every_block_again() -> None:
         fake = FakeProvider(answer=upper, delay=0.05)
         translator, _events = translator_for(fake, None)
         translator.update("# Title\n\nFirst.\n\nSecond.\n", 1)
-        await asyncio.sleep(0.01)  # in flight
+        await until(lambda: fake.requests)  # in flight
         translator.set_spec(JobSpec(target_lang="de"))
         await settle(translator)
         assert shown(translator) == "# TITLE\n\nFIRST.\n\nSECOND.\n"  # before: left untranslated

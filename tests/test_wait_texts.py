@@ -15,7 +15,7 @@ from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, Waiting
 from tests.fakes import FakeClock as Clock
-from tests.fakes import FakeProvider
+from tests.fakes import FakeProvider, until
 
 GPT = ("groq", "openai/gpt-oss-120b")
 TABLE = {
@@ -108,9 +108,8 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
                 foreground=lambda ids: edited in ids,
             )
         )
-        while not any(isinstance(e, Waiting) for e in events):
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+        await until(lambda: any(isinstance(e, Waiting) for e in events))
+        await until(lambda: any(isinstance(e, BlockDone) for e in events))  # the edit's answer
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
 
@@ -143,7 +142,7 @@ def test_a_slot_is_kept_for_what_the_reader_waits_for() -> None:
     from fastdesk.translate.slots import Slots
 
     async def go() -> list[str]:
-        slots, got = Slots(1, reserved=1), []
+        slots, got = Slots(1, reserved=1), list[str]()
         async with slots.take():  # the backlog holds the only ordinary slot (paced a minute)
             waiting = asyncio.create_task(_hold(slots, got, "backlog", priority=False))
             await asyncio.sleep(0)

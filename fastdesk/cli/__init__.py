@@ -6,6 +6,7 @@ Modules:
 - ``common``: what the file and folder commands share (usage error, report, engine)
 - ``translate``: ``fastdesk translate``: files without a window
 - ``project``: ``fastdesk translate DIR``: a docs project's stale or missing blocks
+- ``batch``: ``fastdesk translate DIR --batch [--wait]``: the project through a Batch API
 - ``status``: ``fastdesk status``: per source file and language, what is stale
 - ``export``: ``fastdesk export``: target, bilingual page, XLIFF or PO, with no request
 - ``importing``: ``fastdesk import``: a translator's XLIFF or PO back into the review

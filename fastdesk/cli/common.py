@@ -19,7 +19,9 @@ from fastdesk.config.keys import InvalidKey
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
+from fastdesk.translate.consistency import Unit, glossary_drift, inconsistencies
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import Style
@@ -49,11 +51,16 @@ class DocReport:
     translated: int = 0
     from_memory: int = 0
     flags: list[dict[str, object]] = field(default_factory=list)
+    # the translation memory's answers not used (each line names its block and why)
+    memory_refused: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     simplified: bool = False
     readability: dict[str, object] | None = None  # simplify: before, after, formula, harder
     reviewed: bool = False  # --review: the reviewer's verdicts below go in the report
     reviews: dict[int, QualityReview] = field(default_factory=dict)  # block index → review
+    # block index → its translation (translatable blocks): the consistency check reads them
+    translations: dict[int, str] = field(default_factory=dict)
+    target_lang: str = ""
 
     @property
     def score(self) -> float | None:
@@ -72,6 +79,8 @@ class DocReport:
             "not_translated": sorted(self.not_translated),
             **extra,
         }
+        if self.memory_refused:
+            out["memory_refused"] = self.memory_refused
         if self.reviewed:
             out["score"] = self.score
             out["reviewed_blocks"] = len(self.reviews)
@@ -140,14 +149,36 @@ def _reading_level(args: argparse.Namespace, mode: str, style: Style | None) -> 
         raise UsageError(f"--reading-level: {exc}") from None
 
 
+def units(reports: list[DocReport]) -> list[Unit]:
+    """Every translated block of the reports, for the consistency check."""
+    return [
+        Unit(r.input, i, r.doc.blocks[i].line, r.doc.blocks[i].text, text, r.target_lang)
+        for r in reports
+        for i, text in sorted(r.translations.items())
+        if i < len(r.doc.blocks)
+    ]
+
+
 def write_report(
-    target: str | None, reports: list[DocReport], requests: list[dict[str, object]], wall_ms: float
+    target: str | None,
+    reports: list[DocReport],
+    requests: list[dict[str, object]],
+    wall_ms: float,
+    glossary: Glossary | None = None,
 ) -> bool:
-    """Write the report; False (after one line) when it could not be (the outputs stay)."""
+    """Write the report; False (after one line) when it could not be (the outputs stay). With
+    translations: ``consistency`` (a source translated several ways, sources given one
+    translation, across the documents) and, with a ``glossary``, ``glossary_drift`` (each
+    term rendered other than the glossary says, or several ways, and where)."""
     if not target:
         return True
-    reviews = [r for r in requests if r.pop("purpose", None) == "review"]
+    purposes = [r.pop("purpose", None) for r in requests]
+    for request, purpose in zip(requests, purposes, strict=True):
+        if purpose == "batch":  # answered by a Batch API job, at its price
+            request["batch"] = True
+    reviews = [r for r, p in zip(requests, purposes, strict=True) if p == "review"]
     requests = [r for r in requests if r not in reviews]
+    batched = [r for r in requests if r.get("batch")]
     totals: dict[str, object] = {
         "requests": len(requests),
         "prompt_tokens": _total(requests, "prompt_tokens"),
@@ -158,11 +189,21 @@ def write_report(
         "cost_usd": _cost(requests),
         "wall_ms": round(wall_ms, 1),
     }
+    if batched:  # a --batch run: what its jobs answered, apart
+        totals["batch_requests"] = len(batched)
+        totals["batch_cost_usd"] = _cost(batched)
+        totals["live_requests"] = len(requests) - len(batched)
     payload: dict[str, object] = {
         "documents": [r.as_dict() for r in reports],
         "requests": requests,
         "totals": totals,
     }
+    translated = units(reports)
+    if translated:
+        payload["consistency"] = [i.as_dict() for i in inconsistencies(translated)]
+        if glossary:
+            drifts = glossary_drift(translated, glossary)
+            payload["glossary_drift"] = [t.as_dict() for t in drifts if t.drifts]
     if any(r.reviewed for r in reports):  # counted apart: a review is not a translation
         payload["review_requests"] = reviews
         totals["review_requests"] = len(reviews)

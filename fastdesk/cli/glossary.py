@@ -57,7 +57,7 @@ def run_suggest(args: argparse.Namespace) -> int:
         return 2
     top = project.root if project else None
     folder = top or (place if place.is_dir() else place.absolute().parent)
-    found = corrections(review_files(folder, recursive=project is not None), args.lang)
+    found = corrections(review_files(folder, recursive=project is not None), args.lang, folder)
     known = glossary_for(saved_settings(), place, top)
     proposals = propose_entries(found, args.lang, glossary=known)
     if not proposals:

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from fastdesk.cli.translate import Progress
 from fastdesk.config.fileio import atomic_write_text
 from fastdesk.config.logs import setup_logging
 from fastdesk.config.settings import saved_settings
@@ -65,14 +66,31 @@ def _export(memory: Memory, path: Path, lang: str | None) -> int:
     return 0
 
 
+SHOWN_REFUSALS = 10  # the entries named on standard error; the summary counts them all
+
+
 def _import(memory: Memory, path: Path) -> int:
+    """One transaction: Ctrl+C (exit 130, one line) leaves the memory as it was."""
     try:
-        units = read_tmx(path)
-    except TmxError as exc:
-        print(f"fastdesk memory: {exc}", file=sys.stderr)
-        return 2
-    here = Path.cwd() / path.name  # the glossary and house style of the folder it runs in
-    glossary = glossary_for(saved_settings(), here)
-    done = import_tmx(memory, units, glossary, style_for(here))
+        try:
+            units = read_tmx(path)
+        except TmxError as exc:
+            print(f"fastdesk memory: {exc}", file=sys.stderr)
+            return 2
+        here = Path.cwd() / path.name  # the glossary and house style of the folder it runs in
+        glossary = glossary_for(saved_settings(), here)
+        progress = Progress(sum(len(u.targets) for u in units), "translations")
+        try:
+            done = import_tmx(memory, units, glossary, style_for(here), progress.advance)
+        finally:
+            progress.close()
+    except KeyboardInterrupt:
+        print(f"fastdesk memory: interrupted: nothing imported from {path}", file=sys.stderr)
+        return 130
+    for entry in done.brought_in[:SHOWN_REFUSALS]:
+        print(f"fastdesk memory: not imported: {entry}", file=sys.stderr)
+    if len(done.brought_in) > SHOWN_REFUSALS:
+        more = len(done.brought_in) - SHOWN_REFUSALS
+        print(f"fastdesk memory: … and {more} more not imported", file=sys.stderr)
     print(f"imported from {path} into {memory.path}: {done.summary()}")
     return 0

@@ -11,13 +11,17 @@ import contextlib
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from fastdesk.cli.batch import BatchStep, Runner, Work, run_batch, say_jobs
 from fastdesk.cli.common import DocReport, UsageError, build_job, write_report
 from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
+from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
+from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
@@ -26,6 +30,7 @@ from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.wiring import glossary_for
 
 __all__ = ["load_pairs", "open_project", "run_project"]
 
@@ -37,13 +42,14 @@ def parse_languages(value: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
 
 
-def open_project(folder: str, langs: str | None) -> Project:
-    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none."""
+def open_project(folder: str, langs: str | None, *, need_languages: bool = True) -> Project:
+    """The project at ``folder`` with ``--to``'s languages; UsageError when there is none (or,
+    with ``need_languages``, when it names no target language)."""
     try:
         project = find_project(folder, parse_languages(langs))
     except ProjectError as exc:
         raise UsageError(str(exc)) from None
-    if not project.languages:
+    if need_languages and not project.languages:
         raise UsageError(
             f"{folder}: no target languages; give --to fr,de or languages in {CONFIG_NAME}"
         )
@@ -138,14 +144,32 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         return 2
     requests: list[dict[str, object]] = []
     outcomes = {id(p): PairOutcome(p) for p in pairs}
+    batch: BatchStep | None = None
     if engine is not None:
         try:
-            done = asyncio.run(_run(engine, needy, specs, requests))
+            if args.wait and not args.batch:
+                raise UsageError("--wait goes with --batch")
+            if args.batch:
+                batch = run_batch(args, project, engine, specs, needy, _runner(engine, requests))
+                if batch.exit is not None:
+                    return batch.exit
+            if batch is None or batch.live:
+                live = _runner(engine, requests)
+                done = live(lambda on: _pages_and_labels(engine, project, needy, specs, on))
+            else:
+                done = batch.outcomes
         except KeyboardInterrupt:
             print("fastdesk translate: interrupted; nothing more was written", file=sys.stderr)
             return 130
+        except UsageError as exc:
+            print(f"fastdesk translate: {exc}", file=sys.stderr)
+            return 2
         outcomes.update({id(o.pair): o for o in done})
+    elif args.batch:
+        say_jobs(project)  # nothing stale: still say what is pending
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
+    if batch is not None:
+        batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
     try:
         record.save()
@@ -153,11 +177,15 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         line = os_error_line(record.path, exc, "not written")
         print(f"fastdesk translate: {line}", file=sys.stderr)
     as_docs: list[DocReport] = [*reports]
-    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000)
+    glossary = next((s.glossary for s in specs.values() if s.glossary), None)
+    if glossary is None and args.report:  # nothing sent: the project's glossary all the same
+        glossary = glossary_for(saved_settings(), project.root, project.root)
+    write_report(args.report, as_docs, requests, (time.perf_counter() - started) * 1000, glossary)
     _summary(project, reports, len(requests))
     finished = reports[: len(pairs)]  # the skipped ones come after: not read, no score
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
-    return 1 if below or any(r.status in ("failed", "skipped") for r in reports) else 0
+    bad = any(r.status in ("failed", "skipped") or r.not_translated for r in reports)
+    return 1 if below or bad else 0
 
 
 def _say_escapes(project: Project, record: WrittenRecord) -> None:
@@ -225,12 +253,31 @@ def _build(args: argparse.Namespace, project: Project) -> tuple[Engine, dict[str
     }
 
 
-async def _run(
+async def _pages_and_labels(
     engine: Engine,
+    project: Project,
     pairs: list[Pair],
     specs: dict[str, JobSpec],
-    requests: list[dict[str, object]],
+    on_request: Callable[[RequestDone], None],
 ) -> list[PairOutcome]:
+    """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
+    current.json (fastdesk.project.categories)."""
+    outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
+    await translate_categories(engine, project, specs, on_request=on_request)
+    return outcomes
+
+
+def _runner(engine: Engine, requests: list[dict[str, object]]) -> Runner:
+    """Runs a project's work (live, or a batch job's answers taken in) in an event loop of its
+    own: every request in the report and the day's costs, the engine closed after."""
+
+    def run(work: Work) -> list[PairOutcome]:
+        return asyncio.run(_run(engine, requests, work))
+
+    return run
+
+
+async def _run(engine: Engine, requests: list[dict[str, object]], work: Work) -> list[PairOutcome]:
     ledger = CostLedger(background=True)
 
     def on_request(event: RequestDone) -> None:
@@ -238,7 +285,7 @@ async def _run(
         ledger.record(event.stats)
 
     try:
-        return await translate_pairs(engine, pairs, specs, on_request=on_request)
+        return await work(on_request)
     finally:
         ledger.close()
         await engine.router.aclose()
@@ -253,6 +300,7 @@ class PairReport(DocReport):
     lang: str = ""
     hand_edits: int = 0
     missing: tuple[int, ...] = ()
+    held: bool = False  # partial and not written (no --allow-partial)
 
     def as_dict(self) -> dict[str, object]:
         out = super().as_dict()
@@ -272,7 +320,15 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         errors=outcome.errors,
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits
+    report.target_lang = pair.lang
+    report.translations = {
+        i: text
+        for i, b in enumerate(pair.doc.blocks)
+        if b.translatable and (text := pair.review.shown_text(b.id)) is not None
+    }
     report.missing = tuple(pair.missing())
+    echoed = set(pair.not_translated())
+    report.not_translated = [i for i, b in enumerate(pair.doc.blocks) if b.id in echoed]
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # said once for the run
         report.status = "skipped"
@@ -300,13 +356,14 @@ def _write_pair(
         report.status = status
     elif report.status == "pending":
         report.status = "ok"
+    report.held = status == "partial" and ": not written: " in message
     if message:
         print(f"fastdesk translate: {message}", file=sys.stderr)
     return report
 
 
 def _summary(project: Project, reports: list[PairReport], requests: int) -> None:
-    failed = sum(r.status in ("failed", "skipped") for r in reports)
+    failed = sum(r.status in ("failed", "skipped") or r.held for r in reports)
     files = len({r.input for r in reports})
     print(
         f"fastdesk translate: {project.root.name}: {files} files × {len(project.languages)} "

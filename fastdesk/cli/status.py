@@ -14,7 +14,8 @@ from pathlib import PurePosixPath
 from fastdesk.cli.common import UsageError
 from fastdesk.cli.project import open_project
 from fastdesk.config.fileio import DocumentError
-from fastdesk.project.layout import publish_hint
+from fastdesk.project.batch_flow import describe_jobs
+from fastdesk.project.layout import CONFIG_NAME, publish_hint
 from fastdesk.project.status import describe, read_status
 from fastdesk.translate.memory import Memory, default_path
 
@@ -37,7 +38,7 @@ def _memory() -> Memory | None:
 def run_status(args: argparse.Namespace) -> int:
     skipped: list[tuple[PurePosixPath, str, str]] = []
     try:
-        project = open_project(args.folder, args.lang)
+        project = open_project(args.folder, args.lang, need_languages=False)
         memory = _memory()
         try:
             status = read_status(project, skipped=skipped, memory=memory)
@@ -57,7 +58,14 @@ def run_status(args: argparse.Namespace) -> int:
             f"symlink and were not read: {', '.join(escapes[:10])}",
             file=sys.stderr,
         )
+    if not project.languages:  # nothing is stale in no language: said, and exit 0
+        print(
+            f"fastdesk status: {args.folder}: no target languages; give --to fr,de or "
+            f"languages in {CONFIG_NAME}",
+            file=sys.stderr,
+        )
     files, totals = list(status.files), status.totals
+    jobs = describe_jobs(project)
     if args.json:
         payload = {
             "project": {
@@ -69,6 +77,7 @@ def run_status(args: argparse.Namespace) -> int:
             },
             "files": files,
             "totals": totals,
+            "batch_jobs": [job.summary() for job in jobs],
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
@@ -81,6 +90,10 @@ def run_status(args: argparse.Namespace) -> int:
         f"{totals['up_to_date']} up to date, {totals['stale']} stale, {totals['missing']} "
         f"missing, {totals['conflict']} in conflict ({totals['stale_blocks']} stale blocks)"
     )
+    for job in jobs:
+        print(job.line())
+    if jobs:
+        print(f"note: `fastdesk translate {args.folder} --batch` writes what the jobs answered")
     hint = publish_hint(project)
     if hint:
         print(f"note: {hint}")

@@ -33,6 +33,7 @@ from fastdesk.translate.checks import preload
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
+    MEMORY_REFUSED,
     BlockDone,
     BlockFailed,
     BlockReviewed,
@@ -92,6 +93,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="write a document (or a folder's targets) even when some blocks were not translated",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="a folder: send the stale blocks to the provider's Batch API (half price, within "
+        "24 h); run again to see how far it is and write the targets",
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="with --batch: stay until the job is done and written"
+    )
     p.set_defaults(func=run_translate)
 
 
@@ -107,6 +117,9 @@ def run_translate(args: argparse.Namespace) -> int:
         return run_project(args)
     if args.changed_since:
         print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
+        return 2
+    if args.batch or args.wait:
+        print("fastdesk translate: --batch and --wait take a folder", file=sys.stderr)
         return 2
     try:
         docs, outputs = _read_inputs(args)
@@ -133,7 +146,7 @@ def run_translate(args: argparse.Namespace) -> int:
         for report in reports:
             if report.status == "pending":
                 report.status = "interrupted"
-    written = write_report(args.report, reports, requests, wall_ms)
+    written = write_report(args.report, reports, requests, wall_ms, spec.glossary)
     below = _below_min_score(reports, args.min_score)
     if stopped:
         done = sum(r.status in ("ok", "partial") for r in reports)
@@ -380,6 +393,9 @@ async def _translate_one(
                 log.info("%s", describe_request(event))
         elif isinstance(event, Waiting):
             log.info("%s", event.message)
+        elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+            report.memory_refused.append(event.message)
+            log.warning("%s: %s", path, event.message)
         elif isinstance(event, EngineError) and verbose:
             log.warning("%s", event.message)
 
@@ -406,6 +422,9 @@ async def _translate_one(
             return
         print(f"fastdesk translate: {path}: {what}; written with the source there", file=sys.stderr)
     target = "".join(results[b.id] for b in doc.blocks)
+    if spec.mode == "translate":
+        report.target_lang = spec.target_lang
+        report.translations = {i: results[b.id] for i, b in enumerate(doc.blocks) if b.translatable}
     if spec.mode == "simplify":
         _readability(report, target, spec)
     try:
@@ -466,13 +485,14 @@ def describe_request(event: RequestDone) -> str:
 class Progress:
     """A one-line progress bar on standard error, only when it is a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, unit: str = "blocks") -> None:
         self.total = max(total, 1)
+        self.unit = unit
         self.done = 0
         self.enabled = sys.stderr.isatty()
         self._last = 0.0
 
-    def advance(self, name: str) -> None:
+    def advance(self, name: str = "") -> None:
         self.done += 1
         now = time.monotonic()
         if self.enabled and (now - self._last > 0.05 or self.done == self.total):
@@ -480,7 +500,7 @@ class Progress:
             width = 30
             filled = int(width * self.done / self.total)
             bar = "#" * filled + "-" * (width - filled)
-            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} blocks  {name[-40:]}")
+            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {self.unit}  {name[-40:]}")
             sys.stderr.flush()
 
     def close(self) -> None:

@@ -15,10 +15,13 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 import tempfile
+import threading
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 from xml.etree import ElementTree
@@ -134,20 +137,32 @@ def _check(path: str | os.PathLike[str], st: os.stat_result, max_bytes: int) -> 
     if not stat.S_ISREG(st.st_mode):
         raise FileError(path, _kind(st.st_mode))
     if st.st_size > max_bytes:
-        raise BrokenFile(path, f"too large ({_mb(st.st_size)}; the limit is {_mb(max_bytes)})")
+        size, limit = _mb(st.st_size), _mb(max_bytes)
+        if size == limit:  # 65,601 bytes against 65,536 are both "66 kB": say the bytes
+            size, limit = f"{st.st_size:,} bytes", f"{max_bytes:,} bytes"
+        raise BrokenFile(path, f"too large ({size}; the limit is {limit})")
+
+
+def _metadata(
+    path: str | os.PathLike[str],
+    look: Callable[[str | os.PathLike[str]], os.stat_result] | None = None,
+    name: str | os.PathLike[str] | None = None,
+) -> os.stat_result:
+    """``look(path)`` (``os.lstat``; none: ``os.stat``); FileError or BrokenFile naming
+    ``name`` (else ``path``) for anything but a missing file."""
+    try:
+        return (look or os.stat)(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise FileError(name or path, os_reason(exc)) from None
+    except ValueError:  # an embedded NUL byte
+        raise BrokenFile(name or path, "not a valid file name") from None
 
 
 def _stat(path: str | os.PathLike[str], max_bytes: int) -> None:
     """Raise what reading ``path`` would meet, from its metadata alone."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise FileError(path, os_reason(exc)) from None
-    except ValueError:  # an embedded NUL byte
-        raise BrokenFile(path, "not a valid file name") from None
-    _check(path, st, max_bytes)
+    _check(path, _metadata(path), max_bytes)
 
 
 def regular_file_problem(path: str | os.PathLike[str], max_bytes: int) -> str | None:
@@ -183,8 +198,22 @@ def read_file_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         raise
     except OSError as exc:
         raise FileError(path, os_reason(exc)) from None
+    return _read_open(path, fd, max_bytes)
+
+
+def _read_open(
+    path: str | os.PathLike[str], fd: int, max_bytes: int, checked: os.stat_result | None = None
+) -> bytes:
+    """The bytes of the file open as ``fd`` (closed here), checked again on the open file (and
+    the same file as ``checked``, when given), reading no more than the limit."""
     try:
-        _check(path, os.fstat(fd), max_bytes)
+        opened = os.fstat(fd)
+        if checked is not None and (opened.st_dev, opened.st_ino) != (
+            checked.st_dev,
+            checked.st_ino,
+        ):
+            raise Outside(path, "was replaced while it was read: not read")
+        _check(path, opened, max_bytes)
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
@@ -194,6 +223,46 @@ def read_file_bytes(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise BrokenFile(path, f"too large (over {_mb(max_bytes)}, the limit)")
     return data
+
+
+class Outside(FileError):
+    """A file that leads outside the folder it must lie in (a symlink out, or one swapped while
+    it was opened): not read."""
+
+
+def read_confined(
+    path: str | os.PathLike[str], root: str | os.PathLike[str], max_bytes: int
+) -> bytes:
+    """The bytes of ``path`` only when it lies inside ``root`` as the disk has it: resolved once,
+    symlinks followed, refused (:class:`Outside`) when the file it names is outside ``root``;
+    then that resolved file is opened without following a link (``O_NOFOLLOW``) and the opened
+    file's identity compared with the one checked, so a link swapped in between is not read
+    either. Otherwise as :func:`read_file_bytes` (type and size checked before reading).
+
+    Why: a project's own files (its configuration, house style, glossary, review sidecars) are
+    someone else's; one committed as a symlink to ``~/.ssh/id_rsa`` must not be read and sent.
+    """
+    try:
+        real = os.path.realpath(path)
+        top = os.path.realpath(root)
+    except (OSError, RuntimeError, ValueError):
+        raise Outside(path, "cannot be resolved (a symlink loop?): not read") from None
+    if not (real == top or real.startswith(top.rstrip(os.sep) + os.sep)):
+        where = f"a symlink to {real}" if os.path.islink(path) else real
+        raise Outside(path, f"leads outside the project ({where}): not read")
+    before = _metadata(real, os.lstat, path)
+    if stat.S_ISLNK(before.st_mode):  # swapped for a link since it was resolved
+        raise Outside(path, "changed into a symlink while it was read: not read")
+    _check(path, before, max_bytes)
+    try:
+        fd = os.open(real, _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Outside(path, "changed into a symlink while it was read: not read") from None
+        raise FileError(path, os_reason(exc)) from None
+    return _read_open(path, fd, max_bytes, before)
 
 
 def decode_document(data: bytes, path: str | os.PathLike[str] = "<input>") -> str:
@@ -244,7 +313,11 @@ def _nested_deeper_than(value: object, limit: int) -> bool:
 
 def read_state_text(path: str | os.PathLike[str], max_bytes: int = MAX_STATE_BYTES) -> str:
     """A small file's text (UTF-8, a BOM allowed), read as :func:`read_file_bytes` does."""
-    data = read_file_bytes(path, max_bytes)
+    return decode_state_text(read_file_bytes(path, max_bytes), path)
+
+
+def decode_state_text(data: bytes, path: str | os.PathLike[str]) -> str:
+    """A state file's bytes as text (UTF-8, a BOM allowed); BrokenFile naming the line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -373,9 +446,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     mode = _NEW_FILE_MODE  # what open() would give a new file (mkstemp's is 0600)
     with contextlib.suppress(FileNotFoundError):
         mode = target.stat().st_mode & 0o777
+    _sweep(target.parent)
     # the temporary file's name is bounded: a long name (a 248-character page) must not make
-    # it longer than the file system allows when the file's own name fits
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:120]}.", suffix=".tmp", dir=target.parent)
+    # it longer than the file system allows when the file's own name fits; it names this
+    # process, so that the next run can tell a killed writer's leftover from a live one's
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name[:120]}.{_TEMP_MARK}{os.getpid()}-", suffix=".tmp", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -388,6 +465,60 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_folder(target.parent)
+
+
+_TEMP_MARK = "fastdesk-"
+# what atomic_write_bytes leaves behind when killed mid-write: ours (with the writer's pid), and
+# the names of versions before the pid was in them (mkstemp's 8 random characters)
+_OUR_TEMP = re.compile(r"^\..+\.(?:fastdesk-(?P<pid>\d+)-)?[a-z0-9_]{8}\.tmp$")
+STALE_TEMP_S = 15 * 60  # no write takes this long: older is a killed run's, whoever it was
+DEAD_WRITER_S = 60  # a writer of this computer that is gone, and not a moment ago
+_swept: set[str] = set()  # the folders this process has swept already (once each)
+_swept_lock = threading.Lock()
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files a killed run left in ``folder`` (ours only: our name
+    pattern, and old, or of a writer no longer running); once a folder per process, best
+    effort. Why: a ``kill -9`` between the write and the rename left ``.page.md.XXXX.tmp``
+    beside the targets for ever."""
+    key = os.path.abspath(folder)
+    with _swept_lock:
+        if key in _swept:
+            return
+        _swept.add(key)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        found = _OUR_TEMP.match(name)
+        if found is None:
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            age = now - st.st_mtime
+            pid = int(found["pid"]) if found["pid"] else None
+            gone = pid is not None and pid != os.getpid() and not _running(pid)
+            if age > STALE_TEMP_S or (gone and age > DEAD_WRITER_S):
+                os.unlink(path)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this computer (one we may not signal does)."""
+    if os.name == "nt":  # pragma: no cover - os.kill would end it there: the age decides
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -423,6 +554,13 @@ def set_aside(path: Path) -> Path | None:
                 return None
             return target
     return None
+
+
+def sqlite_damaged(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged or not a database (to be set aside
+    and made afresh), not that it is busy, read-only or on a full disk (to go without)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
 
 def read_xml(path: str | os.PathLike[str], max_bytes: int) -> ElementTree.Element:

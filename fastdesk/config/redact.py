@@ -27,6 +27,7 @@ __all__ = [
     "contains_secret",
     "exception_text",
     "mask",
+    "printable",
     "redact",
     "register_secret",
 ]
@@ -125,3 +126,12 @@ def account_id(secret: str | None) -> str:
     if not secret:
         return ""
     return hashlib.sha256(b"fastdesk-account\0" + secret.encode()).hexdigest()[:16]
+
+
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` on one line for a terminal, at most ``limit`` characters: control and other
+    unprintable characters (an escape sequence, a line break, a right-to-left override) shown
+    as their escapes (``\\x1b``), so a file someone else wrote cannot move the cursor, clear
+    the screen or forge a line of ours."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return shown + ("…" if len(text) > limit else "")

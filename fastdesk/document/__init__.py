@@ -12,4 +12,6 @@ Modules:
 - ``languages``: the BCP-47 codes the app offers, with English names
 - ``text_ends``: how long a start and an end two texts share
 - ``word_diff``: what changed between two versions of a block, word by word
+- ``verbatim``: the spans that are code, link targets, URLs or identifiers (find skips them)
+- ``syntax``: what a site generator reads as syntax inside a block, kept from the model
 """

@@ -8,12 +8,14 @@ Positions are Python indices; the bar converts them to Qt's UTF-16 positions.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from fastdesk.document.target import TargetView
 from fastdesk.document.text_ends import common_suffix
+from fastdesk.document.verbatim import verbatim_spans
 
 __all__ = [
     "BadPattern",
@@ -24,6 +26,7 @@ __all__ = [
     "replace_in_blocks",
     "replacement",
     "summary",
+    "verbatim_count",
     "with_case_of",
 ]
 
@@ -42,6 +45,9 @@ class Query:
     # "preserve case": "pull request" → "demande de fusion" gives "Demande de fusion" on
     # "Pull request" and "DEMANDE DE FUSION" on "PULL REQUEST")
     preserve_case: bool = False
+    # matches in code (spans and blocks) and link targets count too; off, they are passed over
+    # (fastdesk.document.verbatim): "(#preprocessors)" is an anchor, not a word of the prose
+    code: bool = False
 
     def pattern(self) -> re.Pattern[str]:
         body = self.text if self.regex else re.escape(self.text)
@@ -55,10 +61,31 @@ class Query:
 
 
 def find_all(text: str, query: Query) -> list[re.Match[str]]:
-    """Every non-empty match of ``query`` in ``text``, in order (an empty query finds nothing)."""
+    """Every non-empty match of ``query`` in ``text``, in order (an empty query finds nothing);
+    without ``query.code``, none that touches code or a link target."""
     if not query.text:
         return []
-    return [m for m in query.pattern().finditer(text) if m.end() > m.start()]
+    found = [m for m in query.pattern().finditer(text) if m.end() > m.start()]
+    if query.code or not found:
+        return found
+    spans = verbatim_spans(text)
+    starts = [start for start, _end in spans]
+
+    def in_verbatim(match: re.Match[str]) -> bool:
+        k = bisect.bisect_right(starts, match.start()) - 1
+        if k >= 0 and match.start() < spans[k][1]:
+            return True
+        return k + 1 < len(spans) and spans[k + 1][0] < match.end()
+
+    return [m for m in found if not in_verbatim(m)]
+
+
+def verbatim_count(text: str, query: Query) -> int:
+    """How many matches ``find_all`` passes over as code or link targets (0 with ``code``)."""
+    if query.code or not query.text:
+        return 0
+    every = dataclasses.replace(query, code=True)
+    return len(find_all(text, every)) - len(find_all(text, query))
 
 
 def replacement(match: re.Match[str], query: Query, template: str) -> str:
@@ -103,6 +130,7 @@ class Change:
     before: str  # up to CONTEXT characters of its line before the match
     after: str  # and after it
     block: str = ""
+    verbatim: bool = False  # in code or a link target (found only with Query.code)
 
 
 CONTEXT = 30
@@ -113,6 +141,7 @@ def plan(text: str, query: Query, template: str, view: TargetView | None = None)
     skip one by one (BadPattern for a bad pattern or replacement). With ``view`` (the
     translation's blocks), each change names the block it starts in."""
     starts = [start for _bid, start, _end in view.spans] if view and view.spans else []
+    code = verbatim_spans(text) if query.code else []
     out = []
     for match in find_all(text, query):
         start, end = match.span()
@@ -123,7 +152,8 @@ def plan(text: str, query: Query, template: str, view: TargetView | None = None)
         after = text[end : min(line_end, end + CONTEXT)]
         block = view.spans[_span_index(starts, start)][0] if view and starts else ""
         new = replacement(match, query, template)
-        out.append(Change(start, end, match.group(), new, before, after, block))
+        verbatim = any(a < end and start < b for a, b in code)
+        out.append(Change(start, end, match.group(), new, before, after, block, verbatim))
     return out
 
 

@@ -8,8 +8,12 @@ Modules:
 - ``status``: what is stale, per source file and language (``fastdesk status``, the panel)
 - ``sync``: one source file in one language: its record, what is stale, the target
 - ``run``: translating a project: the stale or missing blocks of every (file, language)
+- ``batch_run``: a run's requests captured for a Batch API job, its answers taken in as live
+- ``batch_jobs``: the project's Batch API jobs (``.fastdesk/batches.json``) and their answers
+- ``batch_flow``: the jobs step by step (plan, submit, refresh), for the command and the window
 - ``record``: what fastdesk last wrote to each target file
 - ``links``: relative links and images that keep working from the target's folder
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
+- ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
 """

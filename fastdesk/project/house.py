@@ -58,9 +58,9 @@ class House:
 
             def load() -> list[Example]:
                 if project is not None:
-                    return corrections(review_files(project.root), lang)
+                    return corrections(review_files(project.root), lang, project.root)
                 folder = place if place.is_dir() else place.absolute().parent
-                return corrections(review_files(folder, recursive=False), lang)
+                return corrections(review_files(folder, recursive=False), lang, folder)
 
             # the window's thread and the engine's may both ask: one bank, whichever is first
             self._examples.setdefault(lang, ExampleBank(load))
@@ -76,6 +76,7 @@ class House:
             examples=self.examples(spec.target_lang) if spec.mode == "translate" else None,
             source_lang=self.project.source_lang if self.project is not None else spec.source_lang,
             dialect=self.dialect,
+            heading_ids=self.project.heading_ids if self.project is not None else False,
         )
 
     def same_as(self, other: House) -> bool:

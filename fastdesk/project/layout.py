@@ -8,7 +8,7 @@ layout               source folder              target template
 ===================  =========================  ===================================================
 mkdocs-suffix        docs                       ``docs/{dir}{stem}.{lang}{ext}`` (page.fr.md)
 mkdocs-folder        docs/<src>                 ``docs/{lang}/{path}``
-docusaurus           docs, blog                 ``i18n/{lang}/docusaurus-plugin-content-docs/
+docusaurus           docs, blog, src/pages      ``i18n/{lang}/docusaurus-plugin-content-docs/
                                                 current/{path}`` (blog: ``…-content-blog/{path}``)
 hugo-folder          content/<src>              ``content/{lang}/{path}``
 hugo-suffix          content                    ``content/{dir}{stem}.{lang}{ext}``
@@ -22,6 +22,7 @@ alone.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -30,7 +31,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, read_file_bytes
+from fastdesk.config.fileio import (
+    MAX_STATE_BYTES,
+    FileError,
+    atomic_write_text,
+    os_reason,
+    read_confined,
+)
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
 from fastdesk.review.export import is_language_suffix
@@ -45,7 +52,10 @@ __all__ = [
     "enclosing_project",
     "find_project",
     "publish_hint",
+    "set_languages",
 ]
+
+log = logging.getLogger("fastdesk")
 
 CONFIG_NAME = ".fastdesk.toml"
 MARKDOWN = frozenset({".md", ".markdown"})
@@ -59,6 +69,7 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "docusaurus": (
         ("docs", _DOCUSAURUS + "docs/current/{path}"),
         ("blog", _DOCUSAURUS + "blog/{path}"),
+        ("src/pages", _DOCUSAURUS + "pages/{path}"),  # Markdown pages (not .js ones)
     ),
     "hugo-folder": (("content/{src}", "content/{lang}/{path}"),),
     "hugo-suffix": (("content", "content/{dir}{stem}.{lang}{ext}"),),
@@ -93,6 +104,9 @@ class Project:
     roots: tuple[Root, ...]
     dialect: str = "commonmark"
     extensions: frozenset[str] = field(default=MARKDOWN)
+    # the generator takes explicit heading ids ({#id}, MkDocs' attr_list { #id }): translated
+    # headings keep their source's anchors that way (fastdesk.document.syntax.keep_anchor)
+    heading_ids: bool = False
 
     def sources(self) -> list[PurePosixPath]:
         """Every source file, relative to the root, in a stable order (read once)."""
@@ -258,6 +272,34 @@ def find_project(folder: str | os.PathLike[str], languages: tuple[str, ...] = ()
     return project
 
 
+_LANGUAGES_LINE = re.compile(r"^languages[ \t]*=.*$", re.MULTILINE)
+
+
+def set_languages(root: Path, languages: tuple[str, ...]) -> Path:
+    """Name the project's target languages in its .fastdesk.toml (made when there is none;
+    an existing one keeps every other line): what the window offers for a project that names
+    none. Raises ProjectError for a code that is not BCP-47 or a file that cannot be used."""
+    for code in languages:
+        _check_code(code, "languages", "language")
+    path = root / CONFIG_NAME
+    if path.is_symlink() and not within(root, path):
+        raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
+    line = "languages = [" + ", ".join(f'"{code}"' for code in languages) + "]"
+    text = _config_text(root, CONFIG_NAME, errors="strict") if path.is_file() else ""
+    if _LANGUAGES_LINE.search(text):
+        text = _LANGUAGES_LINE.sub(line, text, count=1)
+    else:  # first, above any [[roots]] table it would otherwise belong to
+        text = f"{line}\n{text}"
+    try:
+        tomllib.loads(text)
+        atomic_write_text(path, text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProjectError(f"{path}: cannot be read ({exc})") from None
+    except OSError as exc:
+        raise ProjectError(f"{path}: not written ({os_reason(exc)})") from None
+    return path
+
+
 def _link(path: Path) -> str:
     try:
         return os.readlink(path)
@@ -365,7 +407,23 @@ def _project(
     exts = MARKDOWN | _MDX if dialect == "docusaurus" else MARKDOWN
     langs = tuple(lang for lang in dict.fromkeys(langs) if lang != source)
     _check_roots(roots, langs, origin)
-    return Project(root, layout, source, langs, roots, dialect, exts)
+    return Project(root, layout, source, langs, roots, dialect, exts, _heading_ids(root, dialect))
+
+
+def _heading_ids(root: Path, dialect: str) -> bool:
+    """Whether the generator reads an explicit heading id: Hugo's Goldmark and Docusaurus do;
+    MkDocs when its configuration turns attr_list on."""
+    if dialect in ("hugo", "docusaurus"):
+        return True
+    if dialect != "mkdocs":
+        return False
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        if (root / name).is_file():
+            try:
+                return "attr_list" in _config_text(root, name)
+            except ProjectError:
+                return False
+    return False
 
 
 def _known(code: str) -> bool:
@@ -435,8 +493,8 @@ def _config_text(root: Path, name: str, errors: str = "replace") -> str:
     path = root / name
     if not within(root, path):
         raise ProjectError(f"{path}: leads outside the project (a symlink to {_link(path)})")
-    try:
-        return read_file_bytes(path, MAX_STATE_BYTES).decode("utf-8", errors=errors)
+    try:  # confined again as it is opened: a link swapped in meanwhile is not read either
+        return read_confined(path, root, MAX_STATE_BYTES).decode("utf-8", errors=errors)
     except FileNotFoundError:
         raise ProjectError(f"{path}: no such file") from None
     except FileError as exc:
@@ -526,7 +584,8 @@ def enclosing_project(path: str | os.PathLike[str]) -> tuple[Project, PurePosixP
         if any((folder / m).is_file() for m in MARKERS):
             try:
                 project = find_project(folder)
-            except ProjectError:
+            except ProjectError as exc:  # a lone file then; its one line says why
+                log.warning("%s", exc)
                 return None
             rel = PurePosixPath(file.relative_to(folder).as_posix())
             return (project, rel) if rel in project.sources() else None

@@ -20,18 +20,26 @@ __all__ = ["rebase_links"]
 _INLINE = re.compile(r"(!?\[(?:[^\]\\`]|\\.)*\]\(\s*<?)([^)\s>]+)")
 _REFDEF = re.compile(r"^( {0,3}\[[^\]]+\]:\s*<?)(\S+?)(>?(?:\s|$))", re.MULTILINE)
 _CODE = re.compile(r"(`+)(?:(?!\1).)*?\1|^(?:```|~~~).*?^(?:```|~~~)", re.DOTALL | re.MULTILINE)
+# MDX: require('./img/a.png'), import x from '../a.js', import './a.css'
+_MODULE = re.compile(r"""((?:\brequire\(\s*|\bfrom\s+|\bimport\s+)(['"]))(\.\.?/[^'"\s]+)(\2)""")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//|^#|^/")
 
 PageMap = Callable[[PurePosixPath], PurePosixPath | None]
 
 
 def rebase_links(
-    text: str, source: PurePosixPath, target: PurePosixPath, page_target: PageMap
+    text: str,
+    source: PurePosixPath,
+    target: PurePosixPath,
+    page_target: PageMap,
+    *,
+    modules: bool = False,
 ) -> str:
     """``text`` (written for ``source``) with its relative URLs rewritten for ``target``.
 
     ``page_target(path)`` gives the target (in this language) of the source page at ``path``
-    (relative to the project root), or None when ``path`` is not a source page."""
+    (relative to the project root), or None when ``path`` is not a source page. ``modules``:
+    MDX's relative ``require()`` and ``import`` paths too (``./`` or ``../``-led)."""
     src_dir, tgt_dir = source.parent, target.parent
     if src_dir == tgt_dir:
         return text
@@ -54,10 +62,18 @@ def rebase_links(
     def refdef(m: re.Match[str]) -> str:
         return m.group(1) + fix(m.group(2)) + m.group(3)
 
+    def module(m: re.Match[str]) -> str:
+        new = fix(m.group(3))
+        return m.group(1) + (new if new.startswith(".") else "./" + new) + m.group(4)
+
+    def outside_code(part: str) -> str:
+        part = _REFDEF.sub(refdef, _INLINE.sub(inline, part))
+        return _MODULE.sub(module, part) if modules else part
+
     parts, last = [], 0
     for code in _CODE.finditer(text):  # code spans and fences are kept as they are
-        parts.append(_REFDEF.sub(refdef, _INLINE.sub(inline, text[last : code.start()])))
+        parts.append(outside_code(text[last : code.start()]))
         parts.append(code.group(0))
         last = code.end()
-    parts.append(_REFDEF.sub(refdef, _INLINE.sub(inline, text[last:])))
+    parts.append(outside_code(text[last:]))
     return "".join(parts)

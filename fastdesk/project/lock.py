@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fastdesk.config.fileio import atomic_write_text, os_error_line
+from fastdesk.config.redact import printable
 from fastdesk.project.confine import within
 
 __all__ = ["LOCK_PATH", "ProjectBusy", "project_lock"]
@@ -50,7 +51,7 @@ def _holder(path: Path) -> str:
     """Who holds the lock, as its file says (best effort: it may be half written)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8")[:1000])
-        return f"pid {int(data['pid'])} on {str(data['host'])[:64]}"
+        return f"pid {int(data['pid'])} on {printable(str(data['host']), 64)}"
     except (OSError, ValueError, KeyError, TypeError):
         return "another process"
 

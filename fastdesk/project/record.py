@@ -34,12 +34,20 @@ _VERSION = 1
 
 @dataclass(frozen=True)
 class Written:
-    """One target as written: its text cut into (block id, start, end) spans."""
+    """One target as written: its text cut into (block id, start, end) spans, and the
+    version of the house style its translations followed (None: not recorded)."""
 
     view: TargetView
+    style: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"text": self.view.text, "spans": [[b, e - s] for b, s, e in self.view.spans]}
+        out: dict[str, object] = {
+            "text": self.view.text,
+            "spans": [[b, e - s] for b, s, e in self.view.spans],
+        }
+        if self.style is not None:
+            out["style"] = self.style
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> Written | None:
@@ -53,7 +61,11 @@ class Written:
             pos += item[1]
         if pos != len(data["text"]):
             return None
-        return cls(TargetView(data["text"], tuple(spans), frozenset()))
+        style = data.get("style")
+        return cls(
+            TargetView(data["text"], tuple(spans), frozenset()),
+            style if isinstance(style, str) else None,
+        )
 
 
 class WrittenRecord:
@@ -90,8 +102,8 @@ class WrittenRecord:
     def get(self, target: str) -> Written | None:
         return Written.from_json(self._targets.get(target))
 
-    def put(self, target: str, view: TargetView) -> None:
-        self._targets[target] = Written(view).to_json()
+    def put(self, target: str, view: TargetView, style: str | None = None) -> None:
+        self._targets[target] = Written(view, style).to_json()
         self.dirty = True
 
     def save(self) -> None:

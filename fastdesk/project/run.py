@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,10 +17,19 @@ from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RequestDone
+from fastdesk.translate.events import (
+    MEMORY_REFUSED,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    RequestDone,
+)
 from fastdesk.translate.repeats import repeated
 
 __all__ = ["PairOutcome", "finish", "translate_pairs"]
+
+log = logging.getLogger("fastdesk")
 
 
 @dataclass
@@ -41,13 +51,12 @@ async def translate_pairs(
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
     on_pair: Callable[[PairOutcome], None] = lambda _o: None,
+    on_active: Callable[[Pair], None] = lambda _p: None,
 ) -> list[PairOutcome]:
     """Send what each pair needs; its review takes every answer in (the record of the run).
     ``specs`` name the project's source language, so the memory keeps it with each answer.
-    ``on_pair``: each pair's outcome as soon as it is done (the window's progress). Nobody
-    waits for a block of a project run: the engine (its own, for this run) packs a backfill's
-    larger requests."""
-    engine.backfill = True
+    ``on_pair``: each pair's outcome as soon as it is done (the window's progress);
+    ``on_active``: the pair an answer just came for (the page being translated now)."""
 
     async def one(pair: Pair) -> PairOutcome:
         outcome = await each(pair)
@@ -66,6 +75,7 @@ async def translate_pairs(
         def on_event(event: EngineEvent) -> None:
             pair.review.apply_event(event)
             if isinstance(event, BlockDone):
+                on_active(pair)
                 if event.origin == "model":
                     answered[event.block_id] = event
                     outcome.translated += 1
@@ -79,6 +89,8 @@ async def translate_pairs(
                 outcome.errors.append(event.error)
             elif isinstance(event, RequestDone):
                 on_request(event)
+            elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+                log.warning("%s: %s", pair.source, event.message)
 
         await translate_document(
             engine, pair.doc, specs[pair.lang], pair.project.dialect, on_event, block_ids=need
@@ -107,8 +119,9 @@ def finish(
 ) -> tuple[str, str]:
     """Write a translated pair's target, or keep its review for the next run: ("ok" | "partial"
     | "failed" | "skipped", a one-line reason or ""). A target with blocks lacking a translation
-    is not written unless ``allow_partial`` (then with the source in their place); a target
-    outside the project is skipped."""
+    is not written unless ``allow_partial`` (then with the source in their place); one whose
+    answers were not translations (the source echoed) is ``partial``, written only with
+    ``allow_partial``, as a single file's is; a target outside the project is skipped."""
     pair = outcome.pair
     where = f"{pair.source} → {pair.target}"
     if pair.conflict == OUTSIDE:  # nothing is written outside the project, not even a review
@@ -118,6 +131,20 @@ def finish(
         return "failed", f"{where}: not written: {pair.conflict}"
     missing = pair.missing()
     lines = ", ".join(map(str, missing[:10]))
+    echoed = [pair.doc.by_id(bid).line for bid in pair.not_translated()]
+    if echoed and not missing:
+        said = ", ".join(map(str, echoed[:10]))
+        reason = next(
+            (f.detail for bid in pair.not_translated() for f in pair.review.flags_of(bid)
+             if f.check == "not_translated"),
+            "not a translation",
+        )  # fmt: skip
+        what = f"{len(echoed)} blocks not translated (lines {said}: {reason})"
+        if not allow_partial:
+            pair.save_review()
+            return "partial", f"{where}: not written: {what} (--allow-partial writes it)"
+        pair.write(record)
+        return "partial", f"{where}: {what}; written with the source there"
     if missing and not allow_partial:
         reason = outcome.errors[0] if outcome.errors else "no translation"
         pair.save_review()  # what did arrive is kept for the next run

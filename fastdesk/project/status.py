@@ -15,6 +15,7 @@ from fastdesk.config.fileio import FileError, os_reason
 from fastdesk.project.layout import Project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import Pair, open_pair
+from fastdesk.translate.consistency import Unit
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.quality import cached_review
@@ -27,6 +28,7 @@ __all__ = [
     "page_score",
     "read_status",
     "totals",
+    "translated_units",
 ]
 
 STATES = ("up_to_date", "stale", "missing", "conflict")
@@ -156,3 +158,23 @@ def describe(entry: dict[str, object]) -> str:
     if isinstance(score, int | float):
         parts.append(f"score {score:g}")
     return " · ".join(parts)
+
+
+def translated_units(project: Project, skip: tuple[str, str] = ("", "")) -> list[Unit]:
+    """Every translated block of the project's pages, in each language, as the disk and the
+    review records have them (the consistency check and the glossary drift view read them;
+    ``skip``: a page and language the caller has already, by resolved path). A page that
+    cannot be read is left out."""
+    skipped: list[tuple[PurePosixPath, str, str]] = []
+    units = []
+    for pair in load_pairs(project, WrittenRecord(project.root), skipped=skipped):
+        where = (project.root / pair.source).resolve().as_posix()
+        if (where, pair.lang) == skip:
+            continue
+        for i, block in enumerate(pair.doc.blocks):
+            shown = pair.review.shown_text(block.id) if block.translatable else None
+            if shown is not None:
+                units.append(
+                    Unit(pair.source.as_posix(), i, block.line, block.text, shown, pair.lang)
+                )
+    return units

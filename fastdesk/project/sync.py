@@ -22,6 +22,7 @@ from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
+from fastdesk.translate.style import StyleError, find_style_file, load_style
 
 __all__ = ["OUTSIDE", "Pair", "open_pair", "relinked", "write_target"]
 
@@ -50,6 +51,9 @@ class Pair:
     sidecar_inside: bool = True
     # changed blocks with no translation now: (former source, former translation)
     previous: dict[str, tuple[str, str]] = field(default_factory=dict)
+    style: str = ""  # the version of the house style for this language now
+    # machine translations made under another house style than today's: stale, asked again
+    restyled: frozenset[str] = frozenset()
 
     # ---- what is stale --------------------------------------------------------------------
 
@@ -57,15 +61,31 @@ class Pair:
         """Blocks to translate: no translation at all, or a source-changed edit with no machine
         answer for the new source (kept aside for the editor's choice)."""
         out = []
+        again = set(self.not_translated())
         for block in self.doc.blocks:
             if not block.translatable or not block.split()[1].strip():
                 continue
             state = self.review.state_of(block.id)
-            if self.review.shown_text(block.id) is None or (
-                state == "stale_edit" and self.review.info(block.id).machine is None
+            if (
+                self.review.shown_text(block.id) is None
+                or (state == "stale_edit" and self.review.info(block.id).machine is None)
+                or block.id in again
+                or block.id in self.restyled
             ):
                 out.append(block.id)
         return out
+
+    def not_translated(self) -> list[str]:
+        """Blocks whose answer was not a translation (the source echoed, another language):
+        the source stands in their place, nobody corrected it, and the next run asks again."""
+        return [
+            b.id
+            for b in self.doc.blocks
+            if b.translatable
+            and self.review.shown_text(b.id) is not None
+            and any(f.check == "not_translated" for f in self.review.flags_of(b.id))
+            and self.review.info(b.id).text is None
+        ]
 
     def missing(self) -> list[int]:
         """Lines of the translatable blocks that have no translation to write."""
@@ -113,7 +133,7 @@ class Pair:
         view = self.view()
         path = self.project.root / self.target
         current = _read(path)[0]
-        record.put(self.target.as_posix(), view)
+        record.put(self.target.as_posix(), view, self.style)
         if current == view.text:
             return False
         atomic_write_text(path, view.text)
@@ -133,8 +153,11 @@ class Pair:
         return relinked(self.project, self.source, self.lang, text, self.target)
 
     def _to_source(self, text: str) -> str:
+        if self.project.dialect == "hugo":
+            return text
         back = {t: s for s, t in self._pages().items()}
-        return rebase_links(text, self.target, self.source, back.get)
+        mdx = self.project.dialect == "docusaurus"
+        return rebase_links(text, self.target, self.source, back.get, modules=mdx)
 
     def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
         return self.project.pages(self.lang)
@@ -145,8 +168,14 @@ def relinked(
 ) -> str:
     """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
     relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
-    links to other pages point at their targets in ``lang``."""
-    return rebase_links(text, source, dest, project.pages(lang).get)
+    links to other pages point at their targets in ``lang``. Hugo resolves a link by the
+    page's path in its own language (a page bundle's files are shared by its translations):
+    its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
+    './a.js'`` are rebased like images."""
+    if project.dialect == "hugo":
+        return text
+    mdx = project.dialect == "docusaurus"
+    return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -192,7 +221,30 @@ def open_pair(project: Project, source: PurePosixPath, lang: str, record: Writte
     _bring_up_to_date(pair, disk, record)
     if before is not None:
         pair.previous = _previous(before, old, pair)
+    pair.style = style_version(project, lang)
+    written = record.get(target.as_posix())
+    if written is not None and written.style is not None and written.style != pair.style:
+        pair.restyled = frozenset(
+            b.id
+            for b in doc.blocks
+            if b.translatable
+            and review.shown_text(b.id) is not None
+            and review.info(b.id).text is None  # an editor's text is theirs, style or not
+        )
     return pair
+
+
+def style_version(project: Project, lang: str) -> str:
+    """The version of the project's house style (``.fastdesk-style.md`` at its root, as a
+    run reads it) for translating into ``lang``; "" without one, or one that cannot be read
+    (the run goes without it too)."""
+    path = find_style_file(project.root, project.root)
+    if path is None:
+        return ""
+    try:
+        return load_style(path).version("translate", lang)
+    except StyleError:
+        return ""
 
 
 def _bring_up_to_date(pair: Pair, disk: str | None, record: WrittenRecord) -> None:
@@ -240,7 +292,7 @@ def _shown(pair: Pair, doc: Document) -> TargetView:
     parts, spans, pos = [], [], 0
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        text = block.text if text is None else pair._to_target(text)
+        text = pair._to_target(block.text if text is None else text)
         parts.append(text)
         spans.append((block.id, pos, pos + len(text)))
         pos += len(text)

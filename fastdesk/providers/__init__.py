@@ -13,4 +13,5 @@ Modules:
 - ``headers``: what servers' headers and error texts say about waiting and limits
 - ``errors``: what a server or an SDK raised, as ``base``'s errors with safe messages
 - ``factory``: the configured providers, from the environment, keys and chosen models
+- ``batch_api``: a provider's Batch API (Groq's files and batches): a job in, its answers out
 """

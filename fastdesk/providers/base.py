@@ -20,9 +20,9 @@ router and :func:`measure` do that), no prompt text.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 MIN_STREAMING_S = 0.05  # shorter than this between first and last token: no tokens/s figure
 
@@ -36,6 +36,10 @@ class ChatRequest:
     max_tokens: int | None = None
     temperature: float = 0.2
     reasoning_off: bool = True  # ask reasoning models (Qwen3, gpt-oss) not to think aloud
+    # The answer's shape as a named JSON schema ({"name": …, "schema": …}): a provider that can
+    # enforce it on the model asks for it (Groq's structured outputs, strict, on gpt-oss); the
+    # others send the request as it is, and the caller validates the answer as always.
+    json_schema: Mapping[str, Any] | None = None
 
 
 def estimate_tokens(*texts: str, chars: int = 0) -> int:

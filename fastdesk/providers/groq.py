@@ -32,15 +32,33 @@ class GroqProvider(SdkProvider):
         return groq.AsyncGroq(**options)
 
     def _create_kwargs(self, request: ChatRequest) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"temperature": request.temperature}
-        if request.max_tokens is not None:
-            kwargs["max_completion_tokens"] = request.max_tokens
-        if request.reasoning_off:
-            family = reasoning_family(request.model or self.default_model)
-            if family == "qwen3":
-                kwargs["reasoning_effort"] = "none"
-            elif family == "gpt-oss":
-                # gpt-oss cannot stop reasoning; "low" keeps it short, and it arrives in
-                # delta.reasoning (default format), which we never show.
-                kwargs["reasoning_effort"] = "low"
-        return kwargs
+        return create_kwargs(request, self.default_model)
+
+
+def create_kwargs(request: ChatRequest, default_model: str = DEFAULT_MODEL) -> dict[str, Any]:
+    """A request's keyword arguments besides the model and messages: the same for a stream and
+    for a line of a Batch API job (fastdesk.providers.batch_api)."""
+    kwargs: dict[str, Any] = {"temperature": request.temperature}
+    if request.max_tokens is not None:
+        kwargs["max_completion_tokens"] = request.max_tokens
+    if request.reasoning_off:
+        family = reasoning_family(request.model or default_model)
+        if family == "qwen3":
+            kwargs["reasoning_effort"] = "none"
+        elif family == "gpt-oss":
+            # gpt-oss cannot stop reasoning; "low" keeps it short, and it arrives in
+            # delta.reasoning (default format), which we never show.
+            kwargs["reasoning_effort"] = "low"
+    if request.json_schema is not None and strict_schema(request.model or default_model):
+        kwargs["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {**request.json_schema, "strict": True},
+        }
+    return kwargs
+
+
+def strict_schema(model: str) -> bool:
+    """Whether Groq holds ``model``'s answer to a JSON schema, strictly: its structured outputs
+    with ``strict: true`` are for the gpt-oss models (console.groq.com/docs/structured-outputs,
+    read 2026-12-06); the others' answers are validated as any answer is."""
+    return reasoning_family(model) == "gpt-oss"

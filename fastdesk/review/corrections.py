@@ -21,11 +21,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastdesk.config.fileio import MAX_DOCUMENT_STATE_BYTES, FileError, load_json
+from fastdesk.config.fileio import MAX_DOCUMENT_STATE_BYTES, FileError, parse_json
 from fastdesk.document.word_diff import word_diff
 from fastdesk.review.model import SIDECAR_SUFFIX, Review, review_path
 from fastdesk.translate.examples import Example, words
-from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.glossary import Glossary, read_house_text
 
 __all__ = [
     "MIN_REPEATS",
@@ -58,12 +58,14 @@ def review_files(folder: Path, *, recursive: bool = True) -> list[Path]:
     return [p for p in found if p.is_file()][:MAX_REVIEW_FILES]
 
 
-def corrections(files: Iterable[Path], lang: str) -> list[Example]:
+def corrections(files: Iterable[Path], lang: str, root: Path | None = None) -> list[Example]:
     """Every approved correction in ``lang`` in these review files (source, correction, the
-    machine's answer it corrected), file by file in document order."""
+    machine's answer it corrected), file by file in document order. Each is read only inside
+    ``root`` (the project's; else its own folder): a review file linked to one outside is not
+    sent as an example."""
     out: list[Example] = []
     for path in files:
-        review = _review(path, lang)
+        review = _review(path, lang, root if root is not None else path.absolute().parent)
         if review is not None:
             out += review_corrections(review)
     return out
@@ -95,13 +97,13 @@ def review_corrections(review: Review) -> list[Example]:
     return out
 
 
-def _review(path: Path, lang: str) -> Review | None:
+def _review(path: Path, lang: str, root: Path) -> Review | None:
     """The review of one language from a review file, read only (never set aside here)."""
     source = path.with_name(path.name.removesuffix(SIDECAR_SUFFIX))
     if review_path(source) != path:
         return None
     try:
-        data = load_json(path, MAX_DOCUMENT_STATE_BYTES)
+        data = parse_json(read_house_text(path, root, MAX_DOCUMENT_STATE_BYTES), path)
         entry = data.get("languages", {}).get(lang) if isinstance(data, dict) else None
         return Review.from_dict(entry, source) if isinstance(entry, dict) else None
     except (FileError, ValueError, AttributeError) as exc:

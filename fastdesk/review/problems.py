@@ -13,12 +13,17 @@ its request failed (failed, or retrying), not translated yet (untranslated), a c
 the editor's text), translated but not approved yet (unapproved). Approved blocks and blocks
 kept as they are (code, front matter) need nothing. Besides, each error the reviewer model found
 in what the block shows is a row of its MQM category's kind (accuracy, fluency, terminology,
-style, locale: fastdesk.review.quality), so that the list filters them by category.
+style, locale: fastdesk.review.quality), so that the list filters them by category; and each
+block whose source the document translates another way elsewhere, or whose translation another
+source has too, is a consistency row (fastdesk.translate.consistency; one pass over the
+document's shown texts when anything changed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from heapq import merge
 from itertools import chain
 from typing import NamedTuple
 
@@ -27,6 +32,7 @@ from fastdesk.review.model import Review
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
 from fastdesk.translate.checks import check_block, plain_flag, plain_words
+from fastdesk.translate.consistency import SEVERAL_TRANSLATIONS, Tracker, Unit, inconsistencies
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview
@@ -40,15 +46,18 @@ __all__ = [
     "Problem",
     "ProblemList",
     "block_counts",
+    "consistency_rows",
     "excerpt",
     "fix",
     "other_pairs",
     "step",
+    "use_everywhere",
 ]
 
 REVIEW_KINDS = ("accuracy", "fluency", "terminology", "style", "locale")  # MQM's top level
-KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved", *REVIEW_KINDS)
+KINDS = ("flagged", "failed", "stale", "untranslated", "unapproved", "consistency", *REVIEW_KINDS)
 KIND_LABELS = {
+    "consistency": "Consistency",
     "flagged": "Flagged",
     "failed": "Failed",
     "stale": "Source changed",
@@ -62,6 +71,8 @@ _UNAPPROVED = {
     "edited": "your edit, not approved",
 }
 _EXCERPT = 60
+CONSISTENCY = "consistency"  # a consistency row's check: its source is translated other ways
+CONSISTENCY_SHARED = "consistency:shared"  # its translation is another source's too
 _NOTHING: tuple[tuple[object, ...], tuple[Problem, ...]] = ((), ())
 
 
@@ -92,6 +103,8 @@ class ProblemList:
         # the blocks the changes taken since the last refresh name (None: any block)
         self._due: set[str] | None = None
         self._seen: tuple[Review, int] | None = None  # the review and generation they told of
+        self._tracker = Tracker()  # which blocks are in an inconsistency, block by block
+        self._consistent_doc: Document | None = None  # the document the tracker holds
 
     def take(self, change: Change) -> None:
         """A change of the session's stream: its blocks are looked at on the next refresh."""
@@ -138,11 +151,35 @@ class ProblemList:
                     made[bid] = self._entry(doc.blocks[index], index, made[bid])
         else:
             return False
-        new = tuple(chain.from_iterable(rows for _key, rows in self._made.values()))
+        blocks: Iterable[Problem] = chain.from_iterable(rows for _k, rows in self._made.values())
+        # the document's consistency: rows of their own, merged in document order
+        full = changed is None or doc is not self._consistent_doc
+        self._consistent_doc = doc
+        extra: Iterable[Problem] = self._consistency(doc, None if full else changed)
+        new: tuple[Problem, ...] = tuple(merge(blocks, extra, key=_position))
         if new == self.rows:
             return False
         self.rows = new
         return True
+
+    def _consistency(self, doc: Document | None, changed: set[str] | None) -> list[Problem]:
+        """The consistency rows, the tracker told of the blocks that changed (all: None)."""
+        tracker, review = self._tracker, self.model.review
+        if doc is None:
+            tracker.clear()
+            return []
+        if changed is None:
+            tracker.clear()
+            blocks = [b for b in doc.blocks if b.translatable]
+        else:
+            index_of = self.model.index_of
+            blocks = [doc.blocks[i] for k in changed if (i := index_of(k)) is not None]
+            for key in changed:
+                tracker.drop(key)
+        for block in blocks:
+            if block.translatable:
+                tracker.put(block.id, block.text, review.shown_text(block.id))
+        return consistency_rows(self.model, doc, tracker.odd())
 
     def _entry(
         self,
@@ -197,6 +234,70 @@ class ProblemList:
                 out.append(Problem(bid, index, line, kind, title, reason, flag.check, fixes))
             return tuple(out)
         return tuple(Problem(bid, index, line, *w) for w in what)
+
+
+def _position(problem: Problem) -> int:
+    return problem.block_index
+
+
+def consistency_rows(model: TargetModel, doc: Document | None, keys: set[str]) -> list[Problem]:
+    """A row for each block of ``keys`` (those a Tracker found in an inconsistency) whose source
+    is translated another way elsewhere in the document ("use this translation everywhere"
+    fixes them all), and for each whose translation another source has too; approved blocks as
+    well (an approved one may be the odd one out)."""
+    if doc is None or not keys:
+        return []
+    review = model.review
+    units = [
+        Unit("", i, b.line, b.text, shown, review.lang)
+        for key in keys
+        if (i := model.index_of(key)) is not None
+        and (shown := review.shown_text(key)) is not None
+        and (b := doc.blocks[i]).translatable
+    ]
+    rows: list[Problem] = []
+    for found in inconsistencies(units):
+        several = found.kind == SEVERAL_TRANSLATIONS
+        title = "translated differently" if several else "same translation, other source"
+        for variant in found.variants:
+            for place in variant.places:
+                others = [v for v in found.variants if v is not variant]
+                reason = f"{found.detail()}; also “{excerpt(others[0].text)}”"
+                block = doc.blocks[place.block]
+                check = CONSISTENCY if several else CONSISTENCY_SHARED
+                rows.append(
+                    Problem(
+                        block.id,
+                        place.block,
+                        block.line,
+                        "consistency",
+                        title,
+                        reason,
+                        check,
+                        several,
+                    )
+                )
+    return sorted(rows, key=lambda p: p.block_index)
+
+
+def use_everywhere(model: TargetModel, problem: Problem) -> dict[str, str]:
+    """The edits that give every block of the document with ``problem``'s source the
+    translation ``problem``'s block shows: block id → new text (empty when none is needed)."""
+    doc = model.doc
+    if problem.check != CONSISTENCY or doc is None or model.index_of(problem.block_id) is None:
+        return {}
+    chosen = model.review.shown_text(problem.block_id)
+    source = " ".join(doc.by_id(problem.block_id).text.split())
+    if chosen is None:
+        return {}
+    return {
+        b.id: chosen
+        for b in doc.blocks
+        if b.translatable
+        and b.id != problem.block_id
+        and " ".join(b.text.split()) == source
+        and model.review.shown_text(b.id) not in (None, chosen)
+    }
 
 
 def _verdict_rows(block: Block, index: int, verdict: QualityReview | None) -> tuple[Problem, ...]:

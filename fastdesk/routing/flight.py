@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastdesk.config.redact import exception_text
 from fastdesk.providers.base import (
@@ -124,6 +124,7 @@ class Flight:
         self.booked: Callable[[Pair], int] = lambda _pair: 0  # tokens a request books
         self.reserve = 0.0  # the share of each minute a backlog leaves (Limiter.wait_s)
         self.first: Booking | None = None  # the first choice's, claimed by the router
+        self.json_schema: Mapping[str, Any] | None = None  # the answer's shape (ChatRequest)
 
     async def events(self) -> AsyncGenerator[RouterEvent, None]:
         pair = self.pending.popleft()
@@ -169,7 +170,10 @@ class Flight:
     def _launch(self, booking: Booking, *, hedge: bool = False) -> _Run:
         run = _Run(booking.pair, hedge=hedge, booking=booking)
         request = ChatRequest(
-            model=booking.pair[1], messages=self.messages, max_tokens=self.max_tokens
+            model=booking.pair[1],
+            messages=self.messages,
+            max_tokens=self.max_tokens,
+            json_schema=self.json_schema,
         )
         run.task = asyncio.get_running_loop().create_task(self._pump(run, request))
         self.live.append(run)

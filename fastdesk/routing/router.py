@@ -35,6 +35,7 @@ import logging
 import math
 import random
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import Provider as ProviderProto
@@ -294,6 +295,7 @@ class Router:
         hedge: bool | None = None,
         avoid: Pair | None = None,
         background: bool = False,
+        json_schema: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[RouterEvent]:
         """Stream one answer, falling back across candidates. Raises AllProvidersFailed.
 
@@ -302,7 +304,8 @@ class Router:
         ``hedge``: override the router's hedging setting for this request. ``avoid``: a choice
         to try last (its answer was not a translation: the next model gets the retry).
         ``background``: a document's backlog, which leaves part of each minute's budget
-        (``limiter.RESERVE``) to edits and the blocks on screen.
+        (``limiter.RESERVE``) to edits and the blocks on screen. ``json_schema``: the answer's
+        shape, for the providers that can hold a model to it (providers.base.ChatRequest).
         """
         budget = RetryBudget(self.retry, self.rng, self.clock)
         # a document or an edit waits for the rate as long as it takes; a warm-up does not
@@ -358,6 +361,7 @@ class Router:
                     hedging = False
                 flight = Flight(self, messages, order, max_tokens, purpose, blocks, hedging)
                 flight.booked, flight.reserve, flight.first = booked, reserve, first
+                flight.json_schema = json_schema
                 try:
                     # closing us stops the attempts
                     async with contextlib.aclosing(flight.events()) as events:

@@ -11,11 +11,16 @@ An account is named by a hash of its key (``config.redact.account_id``), never t
 itself. Times in the file are wall-clock seconds (the only clock two processes share); the
 limiter converts them to its own monotonic clock. Entries older than a day are dropped. A
 file that cannot be opened or written (read-only data folder, a locked disk) costs only the
-sharing: each process then keeps its own budget, as before, and says so once in the log.
+sharing: each process then keeps its own budget, as before, and says so once in the log. A
+file that is not ours to read (damaged, not a database, another schema, or a row of the wrong
+type or out of any sense: ``'lots'`` tokens, a time of ``1e300`` or of text) is set aside once
+as ``limits.sqlite.broken-<time>`` (said in one line) and a new one started: a state file never
+stops a run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import sqlite3
@@ -25,7 +30,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from fastdesk.config.fileio import set_aside
 from fastdesk.config.redact import account_id
 
 __all__ = ["DAY_S", "Foreign", "Key", "SharedBudget", "account_id", "default_path"]
@@ -50,6 +57,43 @@ CREATE TABLE IF NOT EXISTS learned (
 CREATE TABLE IF NOT EXISTS retired (
     provider TEXT, model TEXT, replacement TEXT, read TEXT, PRIMARY KEY (provider, model));
 """
+
+
+_T = TypeVar("_T")
+MAX_TOKENS = 1e12  # no request, nor any account's limit, comes near
+# errors that say the file cannot be used now (go without sharing), not that it is not ours
+_TRANSIENT = (
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_READONLY",
+    "SQLITE_FULL",
+    "SQLITE_CANTOPEN",
+    "SQLITE_IOERR",
+    "SQLITE_PERM",
+    "SQLITE_AUTH",
+    "SQLITE_NOMEM",
+)
+
+
+class _Unexpected(Exception):
+    """A row not of our making: set the file aside and start a new one."""
+
+
+def _number(value: object, low: float, high: float, what: str) -> float:
+    """``value`` as a number within [low, high]; _Unexpected for text, NaN or out of range."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise _Unexpected(f"a {what} of {value!r:.40}")
+    return float(value)
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise _Unexpected(f"a {what} of {value!r:.40}")
+    return value
+
+
+def _transient(exc: sqlite3.Error) -> bool:
+    return (getattr(exc, "sqlite_errorname", "") or "").startswith(_TRANSIENT)
 
 
 def default_path() -> Path:
@@ -78,6 +122,7 @@ class SharedBudget:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._broken = False
+        self._renewed = False  # a file not ours was set aside by this process already
 
     @classmethod
     def default(cls) -> SharedBudget:
@@ -91,39 +136,95 @@ class SharedBudget:
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is not None or self._broken:
             return self._db
-        try:
-            if isinstance(self.path, Path):
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                str(self.path), timeout=5.0, isolation_level=None, check_same_thread=False
-            )
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            db.execute("DELETE FROM sent WHERE at < ?", (self.wall() - DAY_S,))
-        except (OSError, sqlite3.Error) as exc:
-            log.warning("rate limits not shared with other windows (%s: %s)", self.path, exc)
-            self._broken = True
-            return None
-        self._db = db
-        return db
+        for _attempt in range(2):  # a file not ours: set aside once, then a new one
+            try:
+                if isinstance(self.path, Path):
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(
+                    str(self.path), timeout=5.0, isolation_level=None, check_same_thread=False
+                )
+            except (OSError, sqlite3.Error) as exc:
+                self._off("rate limits not shared with other windows", exc)
+                return None
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_SCHEMA)
+                db.execute("DELETE FROM sent WHERE at < ?", (self.wall() - DAY_S,))
+            except sqlite3.Error as exc:
+                db.close()
+                if _transient(exc):
+                    self._off("rate limits not shared with other windows", exc)
+                    return None
+                if not self._renew(str(exc)):
+                    return None
+                continue
+            self._db = db
+            return db
+        return None
+
+    def _use(self, work: Callable[[sqlite3.Connection], _T], fallback: Callable[[], _T]) -> _T:
+        """``work`` on the file under the lock; ``fallback()`` when the file cannot be used
+        (sharing is then off, said once). A file or a row not ours is set aside once and
+        ``work`` done again on a new file."""
+        with self._lock:
+            for _attempt in range(2):
+                db = self._conn()
+                if db is None:
+                    break
+                try:
+                    return work(db)
+                except _Unexpected as exc:
+                    reason = f"it holds {exc}"
+                except sqlite3.Error as exc:
+                    if _transient(exc):
+                        self._give_up(db, exc)
+                        break
+                    reason = str(exc)
+                self._db = None
+                db.close()
+                if not self._renew(reason):
+                    break
+            return fallback()
 
     def _run(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         """One statement; [] when the file cannot be used (sharing is then off, said once)."""
-        with self._lock:
-            db = self._conn()
-            if db is None:
-                return []
-            try:
-                return db.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                self._give_up(db, exc)
-                return []
+        return self._use(lambda db: db.execute(sql, args).fetchall(), list)
+
+    def _renew(self, reason: str) -> bool:
+        """Set the file (and its journal) aside as ``<name>.broken-<time>``, said in one line,
+        for a new one to be made; once a process (False: sharing goes off instead)."""
+        if self._renewed or not isinstance(self.path, Path):
+            self._off("rate limits not shared any more", reason)
+            return False
+        self._renewed = True
+        kept = set_aside(self.path)
+        if kept is None:
+            self._off("rate limits not shared any more", f"{reason}; it could not be moved")
+            return False
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and set_aside(wal) is None:
+            with contextlib.suppress(OSError):
+                wal.unlink()
+        with contextlib.suppress(OSError):  # an index SQLite rebuilds
+            self.path.with_name(self.path.name + "-shm").unlink()
+        log.warning(
+            "%s could not be used (%s); it was kept as %s and a new one started",
+            self.path,
+            reason,
+            kept.name,
+        )
+        return True
+
+    def _off(self, what: str, why: object) -> None:
+        """Sharing off for this process, said once."""
+        if not self._broken:
+            log.warning("%s (%s: %s)", what, self.path, why)
+        self._broken = True
+        self._db = None
 
     def _give_up(self, db: sqlite3.Connection, exc: sqlite3.Error) -> None:
         """The file failed mid-way: sharing is off from now on (said once)."""
-        log.warning("rate limits not shared any more (%s: %s)", self.path, exc)
-        self._broken = True
-        self._db = None
+        self._off("rate limits not shared any more", exc)
         db.close()
 
     def close(self) -> None:
@@ -151,32 +252,28 @@ class SharedBudget:
         claim waits for this one to end), so two limiters on one key never both take the last
         slot of a minute. (may it go, its row id or None: not shared). ``fits`` must not call
         this object (its lock is held)."""
-        with self._lock:
-            db = self._conn()
-            if db is None:
-                return fits(Foreign(), self.wall()), None
+
+        def work(db: sqlite3.Connection) -> tuple[bool, int | None]:
+            db.execute("BEGIN IMMEDIATE")
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    at = self.wall()
-                    found = self._foreign(db, key, at - DAY_S)
-                    if not fits(found, at):
-                        db.execute("ROLLBACK")
-                        return False, None
-                    row = db.execute(
-                        "INSERT INTO sent (owner, account, provider, model, at, tokens) "
-                        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                        (self.owner, *key, at, tokens),
-                    ).fetchall()
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                self._give_up(db, exc)
-                return fits(Foreign(), self.wall()), None
+                at = self.wall()
+                found = self._foreign(db, key, at - DAY_S)
+                if not fits(found, at):
+                    db.execute("ROLLBACK")
+                    return False, None
+                row = db.execute(
+                    "INSERT INTO sent (owner, account, provider, model, at, tokens) "
+                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    (self.owner, *key, at, tokens),
+                ).fetchall()
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
             return True, int(str(row[0][0]))
+
+        return self._use(work, lambda: (fits(Foreign(), self.wall()), None))
 
     def settle(self, row: int, tokens: float, at: float) -> None:
         """The request ended at wall time ``at``, having used ``tokens`` (Limiter.settle)."""
@@ -191,15 +288,7 @@ class SharedBudget:
 
     def foreign(self, key: Key, since: float) -> Foreign:
         """The other limiters' requests since wall time ``since`` and their latest block."""
-        with self._lock:
-            db = self._conn()
-            if db is None:
-                return Foreign()
-            try:
-                return self._foreign(db, key, since)
-            except sqlite3.Error as exc:
-                self._give_up(db, exc)
-                return Foreign()
+        return self._use(lambda db: self._foreign(db, key, since), Foreign)
 
     def _foreign(self, db: sqlite3.Connection, key: Key, since: float) -> Foreign:
         sent = db.execute(
@@ -212,8 +301,20 @@ class SharedBudget:
             "AND owner != ? ORDER BY until DESC LIMIT 1",
             (*key, self.owner),
         ).fetchall()
-        until, why = (float(str(blocked[0][0])), str(blocked[0][1])) if blocked else (0.0, "")
-        return Foreign(tuple((float(str(a)), float(str(t))) for a, t in sent), until, why)
+        now = self.wall()
+        late = now + 2 * DAY_S  # no request is booked in the future, no 429 blocks for days
+        until, why = 0.0, ""
+        if blocked:
+            until = _number(blocked[0][0], 0.0, late, "blocked-until time")
+            why = _text(blocked[0][1], "reason")
+        return Foreign(
+            tuple(
+                (_number(a, 0.0, late, "time"), _number(t, 0.0, MAX_TOKENS, "token count"))
+                for a, t in sent
+            ),
+            until,
+            why,
+        )
 
     # ---- what the servers stated ----------------------------------------------------------
 
@@ -229,12 +330,17 @@ class SharedBudget:
 
     def learned(self, key: Key) -> dict[str, tuple[int, str]]:
         """field → (value, origin)."""
-        rows = self._run(
+        sql = (
             "SELECT field, value, origin FROM learned WHERE account = ? AND provider = ? "
-            "AND model = ?",
-            key,
+            "AND model = ?"
         )
-        return {str(f): (int(str(v)), str(r)) for f, v, r in rows}
+        return self._use(
+            lambda db: {
+                _text(f, "field"): (int(_number(v, 0, MAX_TOKENS, "limit")), _text(r, "origin"))
+                for f, v, r in db.execute(sql, key).fetchall()
+            },
+            dict,
+        )
 
     # ---- models that went away ------------------------------------------------------------
 
@@ -247,5 +353,12 @@ class SharedBudget:
 
     def retired(self) -> dict[tuple[str, str], tuple[str, str]]:
         """(provider, model) → (replacement, the day it was found retired)."""
-        rows = self._run("SELECT provider, model, replacement, read FROM retired")
-        return {(str(p), str(m)): (str(r), str(d)) for p, m, r, d in rows}
+
+        def work(db: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str]]:
+            rows = db.execute("SELECT provider, model, replacement, read FROM retired")
+            return {
+                (_text(p, "provider"), _text(m, "model")): (_text(r, "model"), _text(d, "day"))
+                for p, m, r, d in rows.fetchall()
+            }
+
+        return self._use(work, dict)

@@ -13,7 +13,13 @@ Modules:
 - ``admonitions``: admonition and callout types kept as they are
 - ``prompts``: the messages sent to a model; the stripper for thinking aloud
 - ``checks``: fidelity checks on an answer: what a translation must keep
-- ``meaning_checks``: numbers kept, nothing left out
+- ``meaning_checks``: numbers kept, nothing left out (``number_check`` with
+  ``number_words``, ``omission_check``)
+- ``number_check``: the ``numbers`` check
+- ``number_words``: numbers in words, scale words and units of measure, as values
+- ``omission_check``: the ``omission`` check
+- ``consistency``: one source translated several ways, several sources given one
+  translation, glossary drift across pages
 - ``restore``: what an answer must not change put back (links, code, placeholders)
 - ``language``: is an answer a translation at all: its language and length
 - ``repeats``: many blocks answered with the same text

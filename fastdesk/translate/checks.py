@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -641,6 +641,21 @@ def check_readability(pair: Pair) -> str | None:
     return harder(pair.source, pair.answer, source_language(pair.source) or pair.target_lang)
 
 
+_ORDERED = re.compile(r"ordered list \((\d+)")
+
+
+def _counted(found: Facts) -> str:
+    """The prose with its ordered lists' numbers: "1. eine …" made a list by the answer keeps
+    the source's "1." (the structure check says the list is new)."""
+    numbers = [
+        str(int(m.group(1)) + n)
+        for kind, items in found.structure.lists
+        if (m := _ORDERED.match(kind))
+        for n in range(items)
+    ]
+    return f"{found.prose}\n{' '.join(numbers)}" if numbers else found.prose
+
+
 CHECKS: dict[str, Check] = {
     "thinking": check_thinking,
     "code": check_code,
@@ -653,7 +668,7 @@ CHECKS: dict[str, Check] = {
     "accents": check_accents,
     "admonition": check_admonitions,
     "readability": check_readability,
-    "numbers": lambda p: numbers_problem(p.src.prose, p.ans.prose, p.target_lang),
+    "numbers": lambda p: numbers_problem(_counted(p.src), _counted(p.ans), p.target_lang),
     "omission": lambda p: (
         None if p.simplify else omission_problem(p.src.prose, p.ans.prose, p.target_lang)
     ),
@@ -767,6 +782,39 @@ def check_block(
         if detail:
             flags.append(Flag(name, detail))
     return flags
+
+
+# What a stored answer may never fail unless its own flags said so when it was stored: a model
+# cannot change a link target (they are never sent), and a model's changed code or placeholder
+# is flagged as it is stored. An imported answer (TMX) failing one is a stranger's link or
+# command; a local one failing one its flags do not record was changed on disk.
+CARRIED_CHECKS = ("links", "code", "inline_code", "html", "placeholders")
+# What any of them could find starts with one of these (a link's bracket, an autolink's or a
+# tag's <, a code span's backtick, a fence, an indented code line, a URL, a placeholder's
+# brace, percent, dollar or colon): a text without any has nothing they compare (most prose:
+# the markdown parse is skipped for it).
+_MAY_CARRY = re.compile(
+    r"[\[\]`<{%$]|(?:https?|ftp)://|www\.|:[a-z0-9_+\-]+:|^(?: {4}|\t|~~~)", re.M
+)
+
+
+def stored_answer_problem(
+    source: str, answer: str, recorded: Collection[str], *, imported: bool
+) -> str | None:
+    """Why a translation memory's ``answer`` for ``source`` must not be used (None: it may),
+    by the same checks a model's answer goes through: one of :data:`CARRIED_CHECKS` fails and
+    the answer was imported, or its stored flags (``recorded``, check names) do not say so."""
+    if answer.strip() == source.strip():
+        return None
+    if not (_MAY_CARRY.search(source) or _MAY_CARRY.search(answer)):
+        return None  # no link, code, tag or placeholder on either side: nothing to compare
+    src, ans = facts(source), facts(answer)
+    pair = Pair(source, answer, src, ans, "", "translate", None)
+    for name in CARRIED_CHECKS:
+        detail = CHECKS[name](pair)
+        if detail and (imported or name not in recorded):
+            return detail
+    return None
 
 
 def preload(mode: str, lang: str) -> None:

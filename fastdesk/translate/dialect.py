@@ -1,7 +1,9 @@
 """Translating a document of a site generator's dialect: admonitions and tabs as their pieces
-(fastdesk.document.dialects.container), the dialect's syntax inside each answer checked like
-code. One way for the command line (a project's pages, a file of a project) and the window's
-live translator alike, so both write the same target for a page.
+(fastdesk.document.dialects.container), the syntax the generator reads inside a block never
+sent (the engine shields it: fastdesk.document.syntax), each
+translated heading keeping its source's anchor as an explicit id, the dialect's syntax inside
+each answer checked like code. One way for the command line (a project's pages, a file of a
+project) and the window's live translator alike, so both write the same target for a page.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from fastdesk.document.blocks import Document, join, parse
-from fastdesk.document.dialects import Container, container, dedent, indent
+from fastdesk.document.dialects import Container, container, dedent, indent, safe_value
+from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 
-__all__ = ["check_dialect", "translate_document"]
+__all__ = ["check_dialect", "heading_anchors", "translate_document"]
 
 Emit = Callable[[EngineEvent], None]
 
@@ -45,8 +48,18 @@ async def translate_document(
     boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
+    shielding = dialect in SHIELDED_DIALECTS
+    labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+    heads = heading_anchors(doc, dialect) if spec.heading_ids else {}
 
     def on_event(event: EngineEvent) -> None:
+        if isinstance(event, BlockDone):
+            anchor = heads.get(event.block_id)
+            if anchor and event.origin != "copy":
+                lead = index[event.block_id].split()[0]
+                if event.text.startswith(lead):  # the heading's line, its id added
+                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect)
+                    event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
             if extra:
@@ -66,6 +79,8 @@ async def translate_document(
                 block_id,
                 box,
                 on_event,
+                dialect=dialect,
+                labels=labels,
                 revision=revision,
                 force=block_id in force,
                 rank=(lambda ids: rank(own(ids))) if rank is not None else None,
@@ -86,6 +101,7 @@ async def translate_document(
             rank=rank,
             reviews=reviews,
             foreground=foreground,
+            labels=labels,
         )
         runs.append(run)
     runs += [box_of(bid, box) for bid, box in boxes.items()]
@@ -100,6 +116,8 @@ async def _container(
     box: Container,
     on_request: Emit,
     *,
+    dialect: str,
+    labels: frozenset[str],
     revision: int,
     force: bool,
     rank: Callable[[Sequence[str]], object] | None,
@@ -126,7 +144,8 @@ async def _container(
         if piece.kind == "keep":
             parts.append(piece.text)
             continue
-        doc = parse(dedent(piece.text, piece.prefix))
+        prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
+        doc = parse(dedent(piece.text, prefix))
         results = await engine.run(
             doc,
             spec,
@@ -136,15 +155,30 @@ async def _container(
             rank=rank,
             reviews=reviews,
             foreground=foreground,
+            labels=labels,
         )
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
         text = join(results[b.id] for b in doc.blocks)
         if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
             text = piece.text  # a title must stay one quoted line: keep the source's
-        parts.append(indent(text, piece.prefix))
+        if piece.kind == "value":  # a front matter value: one line, in its quotes
+            text = text.strip()
+            if not safe_value(text, piece.prefix):
+                text = piece.text
+        parts.append(indent(text, prefix))
     origin = "model" if "model" in origins else "memory"
     return BlockDone(revision, block_id, "".join(parts), origin, tuple(flags))
+
+
+# ---- headings keep their anchors ------------------------------------------------------------
+
+
+def heading_anchors(doc: Document, dialect: str) -> dict[str, str]:
+    """Each top-level heading's anchor in the source (block id → id), as the generator makes
+    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor)."""
+    lines = [(b.id, b.split()[1].partition("\n")[0]) for b in doc.blocks if b.kind == "heading"]
+    return anchors(lines, dialect)
 
 
 # ---- checked like code ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import TypedDict, Unpack
 
 from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.syntax import unshield
 from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.providers.factory import not_configured
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
@@ -33,6 +34,7 @@ from fastdesk.translate import planning
 from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
+    MEMORY_REFUSED,
     BlockDelta,
     BlockDone,
     BlockFailed,
@@ -105,6 +107,9 @@ class JobSpec:
     # the site generator's Markdown dialect of the document's project: a document translated
     # live keeps its syntax lines as they are (fastdesk.document.dialects.keep_syntax)
     dialect: str = "commonmark"
+    # whether the generator takes an explicit heading id in the dialect's syntax (MkDocs with
+    # attr_list, Hugo, Docusaurus): a translated heading then keeps its source's anchor
+    heading_ids: bool = False
 
     @property
     def style_text(self) -> str:
@@ -178,6 +183,9 @@ class Engine:
         self.backfill = backfill
         # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
         self.adaptive = adaptive
+        # False: answers are taken as they come, unchecked; only for a run whose answers are
+        # never kept (fastdesk.project.batch_run's capture of the requests a run would send)
+        self.check_answers = True
         self._sem: Slots | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
 
@@ -206,9 +214,10 @@ class Engine:
         spec: JobSpec,
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
+        labels: frozenset[str] | None = None,
     ) -> Plan:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
-        return planning.plan(doc, spec, self.memory, block_ids, force)
+        return planning.plan(doc, spec, self.memory, block_ids, force, labels)
 
     def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
@@ -239,6 +248,7 @@ class Engine:
         rank: Callable[[Sequence[str]], object] | None = None,
         reviews: set[asyncio.Task[None]] | None = None,
         foreground: Callable[[Sequence[str]], bool] | None = None,
+        labels: frozenset[str] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
 
@@ -249,8 +259,10 @@ class Engine:
         ``rank(block ids of a pack)``: which waiting pack gets the next free request slot
         (lowest first, asked when a slot frees; None: first come, first served).
         ``foreground(block ids)``: whether the reader waits for a pack (an edit, the screen);
-        the backlog leaves them part of each minute's budget (None: nothing is backlog)."""
-        planned = self.plan(doc, spec, block_ids, force)
+        the backlog leaves them part of each minute's budget (None: nothing is backlog).
+        ``labels``: the page's reference labels, when ``doc`` is part of it (a container's
+        body): the syntax shielded from the model (fastdesk.document.syntax) reads them."""
+        planned = self.plan(doc, spec, block_ids, force, labels)
         copied, work, hits = planned.copied, planned.work, planned.hits
         results: dict[str, str] = dict(copied)
         for block_id, text in copied.items():
@@ -258,6 +270,9 @@ class Engine:
         for block, text, flags in hits:
             results[block.id] = text
             emit(BlockDone(revision, block.id, text, "memory", flags))
+        for block, why in planned.refused:  # asked of the model below, as any other miss
+            line = f"line {block.line}: translation memory's answer not used ({why})"
+            emit(EngineError(revision, line, kind=MEMORY_REFUSED))
         failed: list[str] = []
         flagged: list[str] = []
         packs = self.packs(work, spec)
@@ -462,28 +477,41 @@ class Engine:
     ) -> _Outcome:
         """Is it a translation at all (else once more on the next model, then flagged
         not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
-        flag."""
-        why = not_translated(w.core, answer, spec.target_lang) if spec.mode == "translate" else None
+        flag. ``answer`` is as the model gave it: the language is judged on what it was sent
+        and gave back (the syntax shielded from it says nothing of the language), the checks
+        on the answer with the syntax put back. Not checked when ``check_answers`` is off (a
+        run only planned: Batch API)."""
+        if not self.check_answers:
+            return _Outcome(_unshielded(w, answer)[0], provider=provider, model=model)
+        sent = w.text
+        why = not_translated(sent, answer, spec.target_lang) if spec.mode == "translate" else None
         if why:
             again = await self._single(w, spec, revision, emit, avoid=(provider, model))
-            if again is None or not_translated(w.core, again[0], spec.target_lang):
+            if again is None or not_translated(sent, again[0], spec.target_lang):
                 return _Outcome(None, provider=provider, model=model, not_translated=why)
             answer, provider, model = again
-        answer = keep_types(w.core, answer)  # an admonition's type is syntax: put it back
-        flags = self._check(w, answer, spec)
+        shown, flags = self._answered(w, answer, spec)
         if not flags:
-            return _Outcome(answer, (), provider=provider, model=model)
+            return _Outcome(shown, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
         retry = await self._single(w, spec, revision, emit, firmer=firmer)
         if retry is None:
-            return _Outcome(answer, tuple(flags), provider=provider, model=model)
-        second = keep_types(w.core, retry[0])
-        second_flags = self._check(w, second, spec)
+            return _Outcome(shown, tuple(flags), provider=provider, model=model)
+        second, second_flags = self._answered(w, retry[0], spec)
         if len(second_flags) <= len(flags) and not (
-            spec.mode == "translate" and not_translated(w.core, second, spec.target_lang)
+            spec.mode == "translate" and not_translated(sent, retry[0], spec.target_lang)
         ):
             return _Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
-        return _Outcome(answer, tuple(flags), provider=provider, model=model)
+        return _Outcome(shown, tuple(flags), provider=provider, model=model)
+
+    def _answered(self, w: Work, answer: str, spec: JobSpec) -> tuple[str, list[Flag]]:
+        """The answer as written (the shielded syntax put back, an admonition's type too)
+        and the flags of its checks (a shielded piece it lost, put back, among them)."""
+        shown, lost = _unshielded(w, answer)
+        shown = keep_types(w.core, shown)  # an admonition's type is syntax: put it back
+        flags = self._check(w, shown, spec)
+        flags += [Flag("dialect", f"{span} lost by the answer; put back") for span in lost]
+        return shown, flags
 
     async def _single(
         self,
@@ -495,8 +523,8 @@ class Engine:
         firmer: str = "",
         avoid: tuple[str, str] | None = None,
     ) -> tuple[str, str, str] | None:
-        """One block asked again (a retry): (answer, provider, model), or None when no complete
-        answer came."""
+        """One block asked again (a retry): (answer as the model gave it, provider, model), or
+        None when no complete answer came."""
         markers = _markers([w])
         retry = await self._request(
             [w],
@@ -542,7 +570,7 @@ class Engine:
         scale: int = 1,  # times the usual completion budget (it cut the answer: more)
     ) -> tuple[str, str | None, str, str] | _Outcome:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
-        cores = [w.core for w in pack]
+        cores = [w.text for w in pack]
         text = pack_text(cores, markers)
         context = pack[0].context if with_context and len(pack) == 1 else None
         if context is None and pack:
@@ -704,9 +732,17 @@ class Engine:
         for n, part in partial_pack(text, len(pack), markers).items():
             if shown.get(n) != part:
                 shown[n] = part
+                sent = pack[n].sent
+                streamed = unshield(part, sent, partial=True)[0] if sent is not None else part
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
-                    emit(BlockDelta(revision, block.id, lead + part + trail))
+                    emit(BlockDelta(revision, block.id, lead + streamed + trail))
+
+
+def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
+    """The answer with the syntax shielded from the model put back, and what it lost (put
+    back at its end: fastdesk.document.syntax.unshield)."""
+    return unshield(answer, w.sent) if w.sent is not None else (answer, [])
 
 
 def _shared_glossary(spec: JobSpec) -> list[str] | None:

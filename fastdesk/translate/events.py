@@ -67,7 +67,12 @@ class EngineError:
     revision: int
     message: str
     detail: str = ""
-    kind: str = "error"
+    kind: str = "error"  # or "startup", a failure's kind, MEMORY_REFUSED
+
+
+# EngineError.kind of a translation memory's answer not used (it fails a check a model's
+# answer passes: translate.checks.stored_answer_problem); its block is asked of the model
+MEMORY_REFUSED = "memory_refused"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,17 @@ from typing import Any
 
 import ahocorasick
 
-from fastdesk.config.fileio import BrokenFile, FileError, parse_toml, read_state_text
+from fastdesk.config.fileio import (
+    MAX_STATE_BYTES,
+    BrokenFile,
+    FileError,
+    Outside,
+    decode_state_text,
+    parse_toml,
+    read_confined,
+    read_state_text,
+)
+from fastdesk.document.verbatim import mask
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary_formats import EXCHANGE_SUFFIXES, read_exchange
 
@@ -182,11 +192,14 @@ class Glossary:
         """Kept terms found in ``source`` must be in ``answer`` verbatim (the source's spelling or
         the glossary's: a sentence start may capitalize a lower-case brand);
         a forced translation's target must be in ``answer`` when its source term is in ``source``.
-        ``lang=None`` (simplify mode: no translation) checks kept terms only."""
+        ``lang=None`` (simplify mode: no translation) checks kept terms only. A term the
+        source has only in code, a link's target or label, a URL or an identifier asks nothing
+        (fastdesk.document.verbatim): those are names, not the prose the glossary governs."""
         flags: list[Flag] = []
-        keep, table = self._lookup(lang).occurring(source)
+        prose = mask(source)
+        keep, table = self._lookup(lang).occurring(prose)
         for term in keep:
-            forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(source))
+            forms = dict.fromkeys(m.group(0) for m in _pattern(term).finditer(prose))
             flags.extend(
                 Flag("glossary", f'"{form}" must stay as is, not found in the answer')
                 for form in forms
@@ -302,6 +315,45 @@ def find_nearest(doc_path: Path, names: Iterable[str], root: Path | None = None)
 _TOPS = (".git", ".fastdesk.toml", "mkdocs.yml", "mkdocs.yaml", "docusaurus.config.js", "hugo.toml")
 
 
+def house_top(path: Path, root: Path | None = None) -> Path:
+    """The folder a house file found at ``path`` must lie in, symlinks followed: ``root`` (a
+    docs project's) when given, else the nearest folder at or above the file's that is a
+    repository's or a project's top, else the file's own folder."""
+    if root is not None:
+        return root
+    folder = Path(path).absolute().parent
+    home = Path.home().absolute()
+    for candidate in (folder, *folder.parents):
+        if candidate == home or candidate in home.parents or _anyone_writes(candidate):
+            break
+        if any((candidate / m).exists() for m in _TOPS):
+            return candidate
+    return folder
+
+
+def read_house_text(path: Path, root: Path | None = None, max_bytes: int = MAX_STATE_BYTES) -> str:
+    """The text of a house file (a project's configuration, style, glossary, review sidecar):
+    the one reader for them. Read only when it lies inside :func:`house_top` as the disk has it
+    (:func:`fastdesk.config.fileio.read_confined`: a symlink out, or one swapped in while it is
+    opened, is refused); UTF-8 (a BOM allowed) without NUL bytes (nothing binary is sent).
+    FileNotFoundError, FileError (:class:`~fastdesk.config.fileio.Outside` for a path out) or
+    BrokenFile, each naming the file."""
+    data = read_confined(path, house_top(path, root), max_bytes)
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise BrokenFile(path, "holds NUL bytes (a binary file?): not read, nothing sent", line)
+    return decode_state_text(data, path)
+
+
+@dataclass(frozen=True)
+class HouseFile:
+    """A file of a project's house (not the user's own global glossary): read only inside
+    ``root`` (see :func:`read_house_text`)."""
+
+    path: Path
+    root: Path | None = None
+
+
 def _anyone_writes(folder: Path) -> bool:
     try:
         return bool(folder.stat().st_mode & stat.S_IWOTH)
@@ -309,12 +361,13 @@ def _anyone_writes(folder: Path) -> bool:
         return True
 
 
-def load_glossary(paths: Iterable[Path]) -> Glossary:
-    """Merge glossary files in order; a later file wins over an earlier one."""
+def load_glossary(paths: Iterable[Path | HouseFile]) -> Glossary:
+    """Merge glossary files in order; a later file wins over an earlier one. A project's file
+    comes as a :class:`HouseFile` (read inside its root); a plain path is the user's own."""
     keep: dict[str, str] = {}  # casefold → spelling
     tables: dict[str, dict[str, tuple[str, str]]] = {}  # lang → casefold source → (source, target)
     for path in paths:
-        file_keep, file_tables = _read_file(Path(path))
+        file_keep, file_tables = _read_file(path)
         for term in file_keep:
             folded = term.casefold()
             keep.pop(folded, None)
@@ -332,17 +385,21 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
     )
 
 
-def _read_file(path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+def _read_file(source: Path | HouseFile) -> tuple[list[str], dict[str, dict[str, str]]]:
     """One glossary file, strictly read (regular files only, size and nesting bounded). A bad
     one is the user's file: it is reported, never moved or changed."""
+    path = Path(source.path) if isinstance(source, HouseFile) else Path(source)
     try:
-        text = read_state_text(path)
+        if isinstance(source, HouseFile):
+            text = read_house_text(path, source.root)
+        else:
+            text = read_state_text(path)
         if path.suffix.lower() in EXCHANGE_SUFFIXES:  # TBX, CSV, TSV: from translation tools
             return read_exchange(path, text)
         data = parse_toml(text, path)
     except FileNotFoundError as exc:
         raise GlossaryError(path, None, "cannot read the glossary (no such file)") from exc
-    except BrokenFile as exc:
+    except (BrokenFile, Outside) as exc:
         raise GlossaryError(path, exc.line, exc.reason) from exc
     except FileError as exc:
         raise GlossaryError(path, None, f"cannot read the glossary ({exc.reason})") from exc

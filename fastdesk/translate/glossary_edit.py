@@ -15,13 +15,15 @@ from pathlib import Path
 
 import tomli_w
 
-from fastdesk.config.fileio import FileError, atomic_write_text, read_state_text
+from fastdesk.config.fileio import FileError, atomic_write_text
 from fastdesk.translate.glossary import (
     FOLDER_GLOSSARY,
     GlossaryError,
+    HouseFile,
     find_folder_glossary,
     load_glossary,
     normalize_lang,
+    read_house_text,
 )
 
 __all__ = ["add_translation", "glossary_to_write", "remove_translation"]
@@ -50,9 +52,10 @@ def add_translation(path: Path, lang: str, source: str, target: str) -> bool:
         raise GlossaryError(path, None, "a glossary entry is one line of text on each side")
     if path.suffix.lower() != ".toml":
         raise GlossaryError(path, None, "a TBX or CSV glossary is edited in the tool it came from")
-    before = load_glossary([path]) if path.exists() else None  # a bad file: GlossaryError
+    # the project's file: read only inside it (a bad or linked-out file: GlossaryError)
+    before = load_glossary([HouseFile(path)]) if path.exists() else None
     try:
-        text = read_state_text(path) if before is not None else ""
+        text = read_house_text(path) if before is not None else ""
     except FileError as exc:
         raise GlossaryError(path, None, f"cannot read the glossary ({exc.reason})") from None
     if before is not None and any(
@@ -97,9 +100,9 @@ def remove_translation(path: Path, lang: str, source: str) -> bool:
     settings' glossary, or the table of the language without its region)."""
     if path.suffix.lower() != ".toml" or not path.exists():
         return False
-    load_glossary([path])  # a bad file: GlossaryError, nothing written
+    load_glossary([HouseFile(path)])  # a bad or linked-out file: GlossaryError, nothing written
     try:
-        lines = read_state_text(path).splitlines(keepends=True)
+        lines = read_house_text(path).splitlines(keepends=True)
     except FileError as exc:
         raise GlossaryError(path, None, f"cannot read the glossary ({exc.reason})") from None
     start = _section(lines, normalize_lang(lang))

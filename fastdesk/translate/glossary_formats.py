@@ -16,17 +16,22 @@ import csv
 import io
 import re
 import xml.etree.ElementTree as etree
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from fastdesk.config.fileio import BrokenFile
 
-__all__ = ["EXCHANGE_SUFFIXES", "read_exchange"]
+__all__ = ["EXCHANGE_SUFFIXES", "neutralised", "read_exchange", "write_table"]
 
 EXCHANGE_SUFFIXES = frozenset({".tbx", ".csv", ".tsv", ".tab"})
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 Parsed = tuple[list[str], dict[str, dict[str, str]]]
+
+# A cell a spreadsheet would take as a formula (or, for tab and CR, one that breaks out of its
+# cell): OWASP's "CSV Injection" guidance is to prefix it with a single quote.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def read_exchange(path: Path, text: str) -> Parsed:
@@ -84,10 +89,38 @@ def _tbx(text: str) -> Parsed:
     return keep, tables
 
 
+def neutralised(cell: str) -> str:
+    """``cell`` as written to a CSV or TSV file: one a spreadsheet would run as a formula
+    (``=HYPERLINK(…)``, ``+cmd|' /C calc'!A0``, ``@SUM(…)``, or starting with a tab or a
+    carriage return) gets a leading single quote, as OWASP recommends; read back by
+    :func:`read_exchange`, which takes that quote off."""
+    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
+
+
+def _restored(cell: str) -> str:
+    """A cell as written by :func:`neutralised`, back as it was."""
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(_FORMULA_STARTS) else cell
+
+
+def write_table(rows: Iterable[Sequence[str]], tab: bool = False) -> str:
+    """Rows as CSV (TSV with ``tab``), every cell :func:`neutralised`: the one writer of the
+    tables fastdesk exports, safe in the spreadsheet that opens them."""
+    out = io.StringIO()
+    delimiter = "\t" if tab else ","
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    # the csv module leaves a lone CR unquoted with "\n" lines: a reader would end the row
+    # there and start the next cell with what follows ("\r=cmd"); such a row is all quoted
+    quoted = csv.writer(out, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for row in rows:
+        cells = [neutralised(cell) for cell in row]
+        (quoted if any("\r" in c for c in cells) else writer).writerow(cells)
+    return out.getvalue()
+
+
 def _table(path: Path, text: str) -> Parsed:
     tab = path.suffix.lower() in (".tsv", ".tab") or ("\t" in text.split("\n", 1)[0])
     rows = [
-        (n, row)
+        (n, [_restored(c) for c in row])
         for n, row in enumerate(csv.reader(io.StringIO(text), delimiter="\t" if tab else ","), 1)
         if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
     ]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from fastdesk.config.fileio import os_reason, set_aside
+from fastdesk.config.fileio import os_reason, set_aside, sqlite_damaged
 from fastdesk.config.paths import cache_dir
 from fastdesk.translate.events import Flag
 
@@ -124,7 +124,7 @@ class _Unavailable(Exception):
 
 def _classify(exc: sqlite3.Error) -> Exception:
     name = getattr(exc, "sqlite_errorname", "") or ""
-    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+    if sqlite_damaged(exc):
         return _Broken(f"damaged or not a database: {exc}")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return _Unavailable(f"locked by another program for over {LOCK_TIMEOUT_S:g} s")
@@ -313,6 +313,41 @@ class Memory:
 
         return self._do(work, False)
 
+    def put_all(
+        self,
+        entries: Iterable[tuple[MemoryKey, str, tuple[Flag, ...], str]],
+        *,
+        provider: str,
+        model: str,
+    ) -> int | None:
+        """Store every (key, answer, flags, source language) of an import, their source texts
+        recorded, and bring the memory back within its limit: one transaction, all or nothing
+        (an interruption, Ctrl+C included, or a failure rolls it all back). How many were
+        stored; None when the memory is not in use or the transaction failed."""
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> int:
+            stored = 0
+            try:
+                for key, answer, flags, source_lang in entries:
+                    if not answer.strip() and key.text.strip():
+                        continue
+                    payload = json.dumps([{"check": f.check, "detail": f.detail} for f in flags])
+                    db.execute(
+                        "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (key.digest(), model, provider, answer, payload, now, now),
+                    )
+                    db.execute(_REMEMBER, _source_row(key, source_lang))
+                    stored += 1
+                self._prune(db, commit=False)
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
+            return stored
+
+        return self._do(work, None)
+
     # ---- reviews (fastdesk.translate.quality): a table of their own, made where it is missing,
     # so a memory from before reviews opens as it is
 
@@ -369,7 +404,9 @@ class Memory:
     def prune(self) -> int:
         return self._do(self._prune, 0)
 
-    def _prune(self, db: sqlite3.Connection) -> int:
+    def _prune(self, db: sqlite3.Connection, *, commit: bool = True) -> int:
+        """Evict down to the limit (imported answers first); ``commit=False`` inside a
+        caller's transaction."""
         reviews = int(db.execute("SELECT COUNT(*) FROM reviews").fetchone()[0]) - self.max_entries
         if reviews > 0:
             db.execute(
@@ -377,7 +414,8 @@ class Memory:
                 "(SELECT rowid FROM reviews ORDER BY used ASC LIMIT ?)",
                 (reviews,),
             )
-            db.commit()
+            if commit:
+                db.commit()
         excess = int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]) - self.max_entries
         if excess <= 0:
             return 0
@@ -386,7 +424,8 @@ class Memory:
             "(SELECT rowid FROM entries ORDER BY provider = ? DESC, used ASC LIMIT ?)",
             (IMPORTED, excess),
         )
-        db.commit()
+        if commit:
+            db.commit()
         return excess
 
     def present(self, keys: Iterable[MemoryKey]) -> int:

@@ -39,6 +39,34 @@ _CATEGORY_NAMES = {
     "spelling": "fluency",
     "punctuation": "fluency",
 }
+# The reviewer's answer as a JSON schema, for providers that hold a model to one (Groq's
+# structured outputs, strict: every property required, no other; providers.groq): the answer
+# then always parses, and parse_review still checks each error (a span must be in the
+# translation)
+REVIEW_SCHEMA: dict[str, object] = {
+    "name": "mqm_review",
+    "schema": {
+        "type": "object",
+        "properties": {
+            "errors": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "span": {"type": "string"},
+                        "category": {"type": "string", "enum": list(CATEGORIES)},
+                        "severity": {"type": "string", "enum": list(SEVERITY_WEIGHTS)},
+                        "explanation": {"type": "string"},
+                    },
+                    "required": ["span", "category", "severity", "explanation"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["errors"],
+        "additionalProperties": False,
+    },
+}
 MAX_SPAN = 300
 MAX_EXPLANATION = 200
 _WORD = re.compile(r"\w+")

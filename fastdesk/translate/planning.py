@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.syntax import SHIELDED_DIALECTS, Shielded, defined_labels, shield
 from fastdesk.providers.base import estimate_tokens
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.limiter import RESERVE
+from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.memory import Memory, MemoryKey
+from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
@@ -43,6 +45,8 @@ class PlanSpec(Protocol):
     def use_memory(self) -> bool: ...
     @property
     def style_version(self) -> str: ...
+    @property
+    def dialect(self) -> str: ...
     def glossary_for(self, text: str) -> Glossary | None: ...
 
 
@@ -54,6 +58,14 @@ class Work:
     key: MemoryKey
     blocks: list[Block]
     context: Context = field(default_factory=Context)
+    # what is sent, when it differs from core: the generator's syntax shielded by tokens
+    # (fastdesk.document.syntax); the memory keeps core and the answer as written
+    sent: Shielded | None = None
+
+    @property
+    def text(self) -> str:
+        """The block's text as the model sees it."""
+        return self.sent.text if self.sent is not None else self.core
 
     @property
     def tokens(self) -> int:
@@ -70,6 +82,9 @@ class Plan:
     copied: dict[str, str]
     work: list[Work]
     hits: list[tuple[Block, str, tuple[Flag, ...]]]
+    # stored answers not used (an imported link or command, a file changed on disk): the
+    # block is work to send, and the run says which entry and why
+    refused: list[tuple[Block, str]] = field(default_factory=list)
 
 
 def section_text(doc: Document, block_id: str) -> str:
@@ -104,10 +119,14 @@ def plan(
     memory: Memory | None,
     block_ids: Collection[str] | None = None,
     force: Collection[str] = (),
+    labels: frozenset[str] | None = None,
 ) -> Plan:
-    """Split blocks into: copied as they are, answered by memory, and work to send."""
+    """Split blocks into: copied as they are, answered by memory, and work to send.
+    ``labels``: the reference labels the whole document defines (default: ``doc``'s own;
+    a container's body is a document of its own, its page's labels apply)."""
     copied: dict[str, str] = {}
     hits: list[tuple[Block, str, tuple[Flag, ...]]] = []
+    refused: list[tuple[Block, str]] = []
     work: dict[str, Work] = {}
     title = document_title(doc)
     wanted = None if block_ids is None else set(block_ids)
@@ -133,15 +152,27 @@ def plan(
         hit = None
         if memory is not None and spec.use_memory and block.id not in force:
             hit = memory.get(key, spec.model)
+        if hit is not None:  # a stored answer is checked as a model's is, each time it is used
+            recorded = {f.check for f in hit.flags}
+            problem = stored_answer_problem(
+                core, hit.answer, recorded, imported=hit.provider == IMPORTED
+            )
+            if problem is not None:
+                refused.append((block, f"{hit.provider} entry: {problem}"))
+                hit = None
         if hit is not None:
             hits.append((block, lead + hit.answer + trail, hit.flags))
         elif key.digest() in work:
             work[key.digest()].blocks.append(block)
         else:
             ctx = Context(title=title, previous=previous[-CONTEXT_CHARS:])
-            work[key.digest()] = Work(core, key, [block], ctx)
+            if labels is None:  # read once, and only where the dialect shields syntax
+                shielding = spec.dialect in SHIELDED_DIALECTS
+                labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+            found = shield(core, spec.dialect, labels)
+            work[key.digest()] = Work(core, key, [block], ctx, found if found.spans else None)
         previous = core
-    return Plan(copied, list(work.values()), hits)
+    return Plan(copied, list(work.values()), hits, refused)
 
 
 def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list[Pack]:

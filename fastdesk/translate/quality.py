@@ -21,14 +21,14 @@ purpose "review", so their cost is counted apart.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fastdesk.document.languages import language_name
 from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Backoff, Restart, Router
 from fastdesk.translate.events import EngineEvent, RequestDone
 from fastdesk.translate.memory import Memory, MemoryKey
-from fastdesk.translate.mqm import QualityReview, parse_review, word_count
+from fastdesk.translate.mqm import REVIEW_SCHEMA, QualityReview, parse_review, word_count
 from fastdesk.translate.prompts import PROMPT_VERSION, ThinkStripper, build_messages, system_prompt
 
 Pair = tuple[str, str]
@@ -165,7 +165,14 @@ class Reviewer:
         tokens = estimate_tokens(*(m["content"] for m in messages)) + 256
         if not self.patient and not self.has_room(pair, tokens):
             return None
-        got = await self._ask(messages, pair, emit, revision, max_tokens=1024 + len(answer) // 2)
+        got = await self._ask(
+            messages,
+            pair,
+            emit,
+            revision,
+            max_tokens=1024 + len(answer) // 2,
+            json_schema=REVIEW_SCHEMA,
+        )
         if got is None:
             return None
         text, provider, model = got
@@ -216,8 +223,10 @@ class Reviewer:
         revision: int,
         *,
         max_tokens: int,
+        json_schema: Mapping[str, object] | None = None,
     ) -> tuple[str, str, str] | None:
-        """One request to ``pair``: (answer, provider, model) when it completed, else None."""
+        """One request to ``pair``: (answer, provider, model) when it completed, else None;
+        ``json_schema``: the answer's shape, where the provider can hold the model to it."""
         acc: list[str] = []
         stripper = ThinkStripper()
         finish: str | None = None
@@ -230,6 +239,7 @@ class Reviewer:
             blocks=1,
             expected_tokens=200,
             hedge=False,
+            json_schema=json_schema,
         )
         try:
             async for event in stream:

@@ -34,9 +34,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fastdesk.config.fileio import FileError, read_state_text
+from fastdesk.config.fileio import BrokenFile, FileError, Outside
 from fastdesk.document.blocks import Document
-from fastdesk.translate.glossary import find_nearest, normalize_lang, primary_subtag
+from fastdesk.translate.glossary import (
+    find_nearest,
+    normalize_lang,
+    primary_subtag,
+    read_house_text,
+)
 from fastdesk.translate.readability import ReadingLevel
 
 STYLE_FILE = ".fastdesk-style.md"
@@ -165,12 +170,16 @@ def find_style_file(doc_path: Path, root: Path | None = None) -> Path | None:
     return find_nearest(doc_path, (STYLE_FILE,), root)
 
 
-def load_style(path: Path) -> Style:
-    """The style file at ``path``; StyleError (one line) when it cannot be read."""
+def load_style(path: Path, root: Path | None = None) -> Style:
+    """The style file at ``path``, read inside ``root`` (the project's; see
+    :func:`fastdesk.translate.glossary.read_house_text`); StyleError (one line) when it cannot
+    be read or leads outside."""
     try:
-        return parse_style(read_state_text(path, MAX_STYLE_BYTES), path)
+        return parse_style(read_house_text(path, root, MAX_STYLE_BYTES), path)
     except FileNotFoundError:
         raise StyleError(f"{path}: cannot read the style file (no such file)") from None
+    except (Outside, BrokenFile) as exc:
+        raise StyleError(f"{path}: style file {exc.detail}") from None
     except FileError as exc:
         raise StyleError(f"{path}: cannot read the style file ({exc.reason})") from None
 
@@ -178,10 +187,13 @@ def load_style(path: Path) -> Style:
 def blocks_affected(
     doc: Document, old: Style | None, new: Style | None, mode: str, lang: str
 ) -> int:
-    """How many blocks of ``doc`` a change of style from ``old`` to ``new`` makes stale in
-    ``lang`` (its translatable blocks when that language's instructions changed, else none)."""
+    """How many blocks of ``doc`` a change of style from ``old`` to ``new`` sends again in
+    ``lang`` when that language's instructions changed (else none): as the planner sends them
+    (fastdesk.translate.planning.plan), translatable blocks with text, a text repeated in
+    several blocks once (code, front matter and link definitions are copied, never sent)."""
     before = old.version(mode, lang) if old else ""
     after = new.version(mode, lang) if new else ""
     if before == after:
         return 0
-    return sum(1 for b in doc.blocks if b.translatable and b.split()[1].strip())
+    cores = (b.split()[1] for b in doc.blocks if b.translatable)
+    return len({core for core in cores if core.strip()})

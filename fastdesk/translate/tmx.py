@@ -9,15 +9,16 @@ of the same block is answered from memory, with no request.
 from __future__ import annotations
 
 import xml.etree.ElementTree as etree
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastdesk import __version__
 from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_xml, xml_text
 from fastdesk.document.languages import is_bcp47
-from fastdesk.translate.checks import check_block
+from fastdesk.translate.checks import CARRIED_CHECKS, check_block
 from fastdesk.translate.engine import JobSpec
+from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION
@@ -111,12 +112,17 @@ class TmxImport:
     stored: int = 0
     flagged: int = 0  # stored with the flags a model's answer would get (shown, to review)
     refused: int = 0  # not stored: a NUL byte, a language code that is not one
+    brought_in: list[str] = field(default_factory=list)  # not stored: a link, code… changed
     kept: int = 0  # still in the memory once it is back within its limit
 
     def summary(self) -> str:
         parts = [f"kept {self.kept} of {self.offered} translations"]
         if self.flagged:
-            parts.append(f"{self.flagged} flagged (links, code or structure changed)")
+            parts.append(f"{self.flagged} flagged (to review)")
+        if self.brought_in:
+            parts.append(
+                f"{len(self.brought_in)} refused (a link, code or placeholder not the source's)"
+            )
         if self.refused:
             parts.append(f"{self.refused} refused (NUL bytes or bad language codes)")
         if self.kept < self.stored:
@@ -132,16 +138,24 @@ def import_tmx(
     units: Iterable[TmxUnit],
     glossary: Glossary | None,
     style: Style | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> TmxImport:
-    """Store every target of ``units`` as a translation, checked as a model's answer is (its
-    flags go with it, so a block it answers is flagged), under the keys the engine looks up
-    with this glossary and house style; says what was kept."""
+    """Store every target of ``units`` as a translation, checked as a model's answer is, under
+    the keys the engine looks up with this glossary and house style; says what was kept.
 
-    keys: list[tuple[MemoryKey, str]] = []
+    A translation whose link targets, code, HTML or placeholders are not its source's is not
+    stored (a model cannot change a link target: only a file can; each is named in
+    :attr:`TmxImport.brought_in`); the other flags go with it, so a block it answers is
+    flagged. Everything is stored in one transaction, once every unit is checked: an
+    interruption (Ctrl+C) leaves the memory as it was. ``progress`` is called once a unit."""
+
+    entries: list[tuple[MemoryKey, str, tuple[Flag, ...], str]] = []
     done = TmxImport()
     for unit in units:
         for lang, text in unit.targets:
             done.offered += 1
+            if progress is not None:
+                progress()
             if "\x00" in text or "\x00" in unit.source or not is_bcp47(lang):
                 done.refused += 1
                 continue
@@ -159,12 +173,19 @@ def import_tmx(
             flags = tuple(
                 check_block(unit.source, text, target_lang=lang, mode=spec.mode, glossary=glossary)
             )
-            if memory.put(key, text, provider=IMPORTED, model=IMPORTED, flags=flags):
-                keys.append((key, unit.source_lang))
-                done.stored += 1
-                done.flagged += bool(flags)
-    for source_lang in {s for _k, s in keys}:
-        memory.remember([k for k, s in keys if s == source_lang], source_lang)
-    memory.prune()
-    done.kept = memory.present([k for k, _s in keys])
+            carried = [f for f in flags if f.check in CARRIED_CHECKS]
+            if carried:
+                done.brought_in.append(f"{_excerpt(unit.source)} ({lang}): {carried[0].detail}")
+                continue
+            entries.append((key, text, flags, unit.source_lang))
+            done.flagged += bool(flags)
+    stored = memory.put_all(entries, provider=IMPORTED, model=IMPORTED)
+    done.stored = stored or 0
+    done.kept = memory.present([k for k, _t, _f, _s in entries]) if stored else 0
     return done
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    """A unit's source, on one line, short enough to name it."""
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")

@@ -26,7 +26,13 @@ from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import Router, options_from_settings
 from fastdesk.routing.shared_budget import SharedBudget, default_path
 from fastdesk.translate.engine import Engine
-from fastdesk.translate.glossary import Glossary, GlossaryError, find_folder_glossary, load_glossary
+from fastdesk.translate.glossary import (
+    Glossary,
+    GlossaryError,
+    HouseFile,
+    find_folder_glossary,
+    load_glossary,
+)
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.quality import Reviewer
 from fastdesk.translate.style import Style, StyleError, find_style_file, load_style
@@ -46,11 +52,15 @@ def glossary_for(
 ) -> Glossary | None:
     """The global glossary merged with the document folder's one (folder wins), looked for no
     higher than ``root`` (a docs project's) when given."""
-    paths = [p for p in (glossary_file(settings),) if os.path.isfile(p)]  # never raises
+    paths: list[Path | HouseFile] = [
+        p
+        for p in (glossary_file(settings),)
+        if os.path.isfile(p)  # never raises
+    ]
     if document is not None:
         folder = find_folder_glossary(Path(document), root)
-        if folder is not None:
-            paths.append(folder)
+        if folder is not None:  # the project's: read only inside it
+            paths.append(HouseFile(folder, root))
     if not paths:
         return None
     try:
@@ -70,7 +80,7 @@ def style_for(document: str | Path | None, root: Path | None = None) -> Style | 
     if path is None:
         return None
     try:
-        style = load_style(path)
+        style = load_style(path, root)
     except StyleError as exc:
         log.warning("house style ignored: %s", exc)
         return None

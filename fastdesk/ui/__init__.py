@@ -14,6 +14,7 @@ Modules:
 - ``panes/``: the editors and the rendered target
 - ``language_box``: a language box: every language by name, any BCP-47 code
 - ``bridge/``: between the engine and the widgets: the engine's worker thread
+- ``plain``: text we did not write (translations, verdicts, server errors) shown as text
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
 
@@ -39,7 +40,7 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
         memory: bool = False,
         settings: Settings | None = None,
         router_kw: dict[str, object] | None = None,
-        **kw: object,
+        **kw: Any,
     ) -> MainWindow:
         # the window's clock (kw["clock"], if any) is its engine's too: one clock
         factory = kw.pop("engine_factory", None) or make_engine_factory(
@@ -68,9 +69,12 @@ def make_window(qtbot, provider: WordProvider) -> Iterator[Callable[..., object]
 
 # A condition waited for with qtbot.waitUntil is met as soon as it holds: its timeout only guards
 # against a hang. On a loaded 2-core machine a condition met in 0.3 s when idle can take several
-# seconds, so every such guard is stretched to at least HANG_GUARD_MS (a passing test waits no
-# longer for it; a failing one fails later).
+# seconds, so every such guard is stretched to at least HANG_GUARD_MS, and a test's own guard to
+# LOAD_FACTOR times itself (a passing test waits no longer for it; a failing one fails later).
+# Beside two busy processes on a machine already loaded 8 to 1, a 300-block document took over
+# the 60 s its tests allowed to settle.
 HANG_GUARD_MS = 30_000
+LOAD_FACTOR = 3
 
 
 @pytest.fixture(autouse=True)
@@ -80,6 +84,6 @@ def _hang_guards(monkeypatch: pytest.MonkeyPatch) -> None:
     wait_until = QtBot.waitUntil
 
     def guarded(self: QtBot, callback: Callable[[], bool | None], *, timeout: int = 5000) -> None:
-        wait_until(self, callback, timeout=max(timeout, HANG_GUARD_MS))
+        wait_until(self, callback, timeout=max(LOAD_FACTOR * timeout, HANG_GUARD_MS))
 
     monkeypatch.setattr(QtBot, "waitUntil", guarded)

@@ -91,3 +91,18 @@ def test_the_status_bars_wait_ends_when_its_requests_go(make_window, qtbot) -> N
     assert w.statusBar().currentMessage().startswith("waiting ")  # the other one still waits
     view.session.take(revision, [BlockStarted(revision, second)], busy=True)
     assert not w.statusBar().currentMessage().startswith("waiting ")
+
+
+def test_a_queued_block_is_not_said_to_be_translated_now(make_window, qtbot, provider) -> None:
+    _w, view, _clock, _ids = opened(make_window, qtbot)
+    provider.hold_answers()  # the edit's request stays out: its blocks in flight
+    view.source.setPlainText(SOURCE.replace("Hello", "Hi"))
+    qtbot.waitUntil(lambda: view.session.doc is not None and "Hi" in view.session.doc.source)
+    bid = view.session.doc.blocks[0].id
+    qtbot.waitUntil(lambda: view.review_ctl.state_of(bid) == "in_flight")
+    revision = view.session.revision
+    wait = Waiting(revision, "groq", 12.0, "Groq free tier, 30 requests/min", block_ids=(bid,))
+    view.session.take(revision, [wait], busy=True)
+    tip = view.review_ctl.tooltip_of(bid)
+    assert "Being translated now" not in tip  # it waits: not sent yet
+    assert "Queued" in tip and "queued, about 12 s" in tip

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -50,7 +51,7 @@ def ledger(tmp_path: Path) -> CostLedger:
 def make_dialog(qtbot, ledger: CostLedger) -> Iterator:
     dialogs: list[CompareDialog] = []
 
-    def make(settings: Settings | None = None, **kw: object) -> CompareDialog:
+    def make(settings: Settings | None = None, **kw: Any) -> CompareDialog:
         kw.setdefault("document", DOC)
         kw.setdefault("document_name", "doc.md")
         dialog = CompareDialog(settings or Settings(), ledger=ledger, **kw)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import keyring
 import keyring.core
@@ -34,7 +35,7 @@ def restore_keyring() -> Iterator[None]:
 def make_panel(qtbot) -> Iterator:
     panels: list[FirstRunPanel] = []
 
-    def make(base: str, **kw: object) -> FirstRunPanel:
+    def make(base: str, **kw: Any) -> FirstRunPanel:
         panel = FirstRunPanel(ollama_base=base, **kw)
         qtbot.addWidget(panel)
         panels.append(panel)

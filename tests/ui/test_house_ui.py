@@ -84,7 +84,7 @@ def test_the_style_dock_says_what_a_change_costs_and_saving_sends_it(
     dock = w.house.style_dock
     assert dock.isVisible() and "saving creates it" in dock.where.text()
     dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")
-    assert dock.impact.text() == "Saving translates 3 blocks of this document again (this language)"
+    assert dock.impact.text() == "Saving sends 3 blocks of this document again (this language)"
     dock.editor.setPlainText("## de\nSiezen.\n")
     assert dock.impact.text() == "No block of this document changes"
     dock.editor.setPlainText("## fr\nVouvoyez le lecteur.\n")
@@ -349,7 +349,8 @@ def test_a_long_reading_ease_measure_spaces_the_next(
     count = len(measured)
     source.setPlainText("We utilize the tools.\n\nWe commence the work.\n")
     wait_settled(w, qtbot)
-    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # unspaced, it would have started by now
+    # the target changed: the measure is due (after its short delay), and put off until then
+    qtbot.waitUntil(lambda: not w.house._readability.isActive() and w.house._spaced.isActive())
     assert len(measured) == count  # put off: 20 s of the window's clock have not passed
     clock.now += 2.0 * house.READABILITY_SPACING
     source.setPlainText("We utilize the tools.\n\nWe commence the work today.\n")
@@ -379,10 +380,53 @@ def test_a_long_document_is_measured_once_its_fill_is_over(
     provider.hold_answers()
     w.document_view.source.setPlainText(text)
     qtbot.waitUntil(lambda: w.house._busy and len(provider.requests) >= 1)
-    qtbot.wait(3 * house.READABILITY_DELAY_MS)  # a short document would be measured by now
+    # busy started the measure's short delay: over, and no measure (a short one would be)
+    qtbot.waitUntil(lambda: not w.house._readability.isActive())
     assert measured == []
     provider.release()
     wait_settled(w, qtbot)
     qtbot.waitUntil(lambda: w.status.readability.isVisible())
     assert measured and not any(busy for busy, _target in measured)
     assert "part 119" in measured[-1][1]
+
+
+def test_export_as_csv_neutralises_a_cloned_projects_formulas(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import csv
+    import io
+
+    doc = docs_page(
+        tmp_path,
+        '[translate.fr]\n"world" = "=HYPERLINK(\\"https://evil.example\\",\\"x\\")"\n'
+        '"cat" = "+cmd|\' /C calc\'!A0"\n"sleeps" = "@SUM(A1:A9)"\n',
+    )
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: not w.house.loading, timeout=5000)
+    out = tmp_path / "out.csv"
+    w.house.export_path(out)
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+    targets = {source: target for source, target in rows[1:]}
+    assert targets == {
+        "world": '\'=HYPERLINK("https://evil.example","x")',
+        "cat": "'+cmd|' /C calc'!A0",
+        "sleeps": "'@SUM(A1:A9)",
+    }
+
+
+def test_a_style_file_linked_out_of_the_folder_is_not_sent_from_the_window(
+    make_window, qtbot, provider: WordProvider, tmp_path: Path
+) -> None:
+    import os
+
+    secret = tmp_path / "home" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("## All languages\nTOP-SECRET-42\n", encoding="utf-8")
+    doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
+    os.symlink(secret, doc.parent / ".fastdesk-style.md")
+    w = make_window()
+    assert w.open_file(doc)
+    qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
+    assert provider.requests
+    assert all("TOP-SECRET" not in str(r.messages) for r in provider.requests)

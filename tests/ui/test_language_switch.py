@@ -10,6 +10,7 @@ import pytest
 
 from tests.emulator import Emulator
 from tests.project_kit import answer_in_language, use_emulator
+from tests.ui.uifakes import round_trip
 
 TEXT = "# Step one\n\nStep two is a paragraph.\n\n- Step three\n- Step four\n"
 FR = TEXT.replace("Step", "Étape")
@@ -51,7 +52,7 @@ def test_switching_back_and_forth_asks_nothing_the_memory_knows(qtbot, emu: Emul
     # back to French in the same window: the review holds it, shown before any event is read
     first.set_language("fr")
     assert target(first) == FR
-    qtbot.wait(200)
+    round_trip(qtbot, first.document_view)  # the engine has heard the switch and answered
     assert emu.request_count == asked
     first.close()
 

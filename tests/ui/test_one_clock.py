@@ -13,7 +13,7 @@ from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine
 from tests.fakes import FakeClock
-from tests.ui.uifakes import WordProvider
+from tests.ui.uifakes import WordProvider, round_trip
 
 BOUND_MS = 10_000
 FAR = 10.0**7  # months ahead of any uptime: a second clock would push the send this far
@@ -58,5 +58,5 @@ def test_an_engine_on_another_clock_is_refused_with_a_reason(make_window, qtbot,
     w = make_window(engine_factory=limited_engine(provider, None), clock=FakeClock())
     qtbot.waitUntil(lambda: "clock is not the window" in w.status.error_detail)
     w.document_view.source.setPlainText("Hello world.")
-    qtbot.wait(100)
+    round_trip(qtbot, w.document_view)  # the edit reached the engine thread, and was answered
     assert provider.requests == []  # nothing went out on mixed times

@@ -204,11 +204,11 @@ def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
     keys = [s.key for s in segs]
     paints = Paints()
     preview.viewport().installEventFilter(paints)
-    qtbot.wait(20)
+    paints.flush()
     paints.rects.clear()
     below = keys.index(shown[-1][0]) + 8  # in a later group than the view's last block
     fill(preview, [*segs[:below], segment(f"p{below}", "Plus long.\n\n" * 3), *segs[below + 1 :]])
-    qtbot.wait(20)
+    paints.flush()
     assert paints.rects == []
     key, top, _bottom = shown[len(shown) // 2]
     index = keys.index(key)
@@ -217,7 +217,7 @@ def test_an_edit_repaints_what_it_changed_on_screen_and_nothing_off_screen(
         [*segs[:index], segment(key, "Changé, sur deux\n\nparagraphes.\n\n"), *segs[index + 1 :]],
     )
     qtbot.waitUntil(lambda: bool(paints.rects))  # the repaint comes, however busy the machine
-    qtbot.wait(20)  # and all of it
+    paints.flush()  # and all of it
     # from just above the edited block (the gap above it) down, not the whole view
     assert 0 < min(r.top() for r in paints.rects) <= top
     assert max(r.bottom() for r in paints.rects) >= preview.viewport().height() - 1
@@ -368,20 +368,20 @@ def test_stand_ins_rendered_above_the_view_leave_what_it_shows_unpainted_until_t
     top = preview.index_at(preview.cursorForPosition(QPoint(0, 0)).position())
     while any(preview.placeholder(i) for i in range(top, len(segs))):
         step_once(preview)
-    qtbot.wait(20)
+    Paints.flush()
     shown = preview.visible_blocks()
     paints = Paints()
     preview.viewport().installEventFilter(paints)
     value = bar.value()
     for _ in range(30):
         step_once(preview)
-        qtbot.wait(1)
+        paints.flush()
     assert paints.rects == []
     assert bar.value() != value  # (the view moved down the document with what it shows)
     assert preview.visible_blocks() == shown
     while not preview.step(time.perf_counter() - 1):
         pass
     qtbot.waitUntil(lambda: bool(paints.rects))  # the repaint comes, however busy the machine
-    qtbot.wait(20)  # and all of it
+    paints.flush()  # and all of it
     assert len(paints.rects) == 1 and paints.rects[0].height() == preview.viewport().height()
     assert preview.visible_blocks() == shown

@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import QUrl
 
 from fastdesk.document.html import opens_on_click
-from fastdesk.ui.panes import links
 from fastdesk.ui.panes.preview import TargetPreview
 
 
@@ -36,9 +35,12 @@ def test_the_preview_hands_only_safe_links_to_the_os(
     opened: list[str] = []
     shown: list[str] = []
     monkeypatch.setattr(
-        links.QDesktopServices, "openUrl", lambda url: opened.append(url.toString())
+        "fastdesk.ui.panes.links.QDesktopServices.openUrl",
+        lambda url: opened.append(url.toString()),
     )
-    monkeypatch.setattr(links.QToolTip, "showText", lambda _pos, text, *_a: shown.append(text))
+    monkeypatch.setattr(
+        "fastdesk.ui.panes.links.QToolTip.showText", lambda _pos, text, *_a: shown.append(text)
+    )
     preview = TargetPreview()
     qtbot.addWidget(preview)
     assert not preview.openExternalLinks() and not preview.openLinks()

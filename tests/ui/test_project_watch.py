@@ -15,10 +15,10 @@ from tests.ui.test_project_panel import site as site  # the same small MkDocs si
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[str, str]]]:
     """The pairs each background read of the panel reads."""
+    from fastdesk.project.status import read_status as real
     from fastdesk.ui.workbench import project as panel
 
     seen: list[list[tuple[str, str]]] = []
-    real = panel.read_status
 
     def read_status(project, sources=None, *, pairs=None):  # type: ignore[no-untyped-def]
         seen.append(sorted((s.as_posix(), lang) for s, lang in pairs or ()))
@@ -56,10 +56,13 @@ def test_files_beside_the_targets_that_are_not_targets_read_nothing(
 ) -> None:
     window = opened(make_window, qtbot, site)
     reads.clear()
-    write(site / "docs/notes.txt", "not a target")  # the same folder as the suffixed targets
     watch = window.project.watch
-    qtbot.wait(400)  # the settle interval (150 ms) and more: nothing to read
-    assert reads == []
+    changes: list[object] = []
+    watch.changed.connect(changes.append)
+    # the folder's event, settled (150 ms without another) and checked: nothing to read
+    with qtbot.waitSignal(watch._paths.settled, timeout=10_000):
+        write(site / "docs/notes.txt", "not a target")  # the suffixed targets' folder
+    assert changes == [] and reads == []
     watch.check()  # asked directly: still nothing changed
     assert reads == []
 
@@ -78,3 +81,17 @@ def test_a_target_folder_made_later_is_watched(
     qtbot.waitUntil(lambda: cell(window, "en/guide/start.md", "fr") != "missing", timeout=5_000)
     assert [("en/guide/start.md", "fr")] in reads
     assert PurePosixPath("en/guide/start.md") in window.project.dock.rows
+
+
+def test_a_target_changed_after_the_panel_closed_asks_for_no_read(
+    make_window, qtbot, site: Path, reads: list[list[tuple[str, str]]]
+) -> None:
+    """The watch's settle timer can fire after the window closed the panel: nothing is read
+    (before, the closed runner raised inside Qt's event loop)."""
+    window = opened(make_window, qtbot, site)
+    panel = window.project
+    reads.clear()
+    panel.close()
+    write(site / "docs/index.de.md", PAGE.replace("Hello", "Hallo"))
+    panel.watch.check()  # what the settle timer does once the change settles
+    assert reads == []

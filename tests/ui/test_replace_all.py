@@ -40,6 +40,7 @@ def set_query(w, text: str, word: bool, regex: bool, template: str):  # type: ig
     assert bar.pane is w.document_view.target_editor
     bar.word.setChecked(word)
     bar.regex.setChecked(regex)
+    bar.code.setChecked(True)  # code spans too: these tests are about how replacing goes
     bar.find_edit.setText(text)
     bar.replace_edit.setText(template)
     return bar
@@ -211,8 +212,40 @@ def test_preview_with_preserve_case_and_whole_words_in_the_source(make_window, q
     assert source.toPlainText() == (
         "# Pull requests\n\nOpen a demande de fusion.\n\nDEMANDE DE FUSION rules.\n"
     )
-    assert bar.result.text() == "Replaced 2 in 2 lines"
+    assert bar.result.text() == "Replaced 2 in 2 blocks"  # the source counts blocks too
     source.undo()  # one edit block
     assert source.toPlainText().startswith("# Pull requests\n\nOpen a pull request.")
     bar.find_edit.setText("absent")
     assert bar.preview_all() is None and bar.result.text() == "Nothing replaced"
+
+
+def test_replace_all_passes_over_code_and_link_targets_unless_asked(make_window, qtbot) -> None:
+    w = make_window()
+    source = w.document_view.source
+    text = (
+        "See [preprocessors](#preprocessors) and `markdown.preprocessors.Preprocessor`.\n\n"
+        "Write preprocessors.\n"
+    )
+    source.setPlainText(text)
+    source.setFocus()
+    w.workbench.replace()
+    bar = w.workbench.find_bar
+    bar.find_edit.setText("preprocessors")
+    bar.replace_edit.setText("pre-steps")
+    assert bar.count.text() == "2 matches (+2 in code)"  # the link text and the prose
+    dialog = bar.preview_all()
+    assert dialog is not None and dialog.list.count() == 2
+    dialog.accept()
+    assert source.toPlainText() == (
+        "See [pre-steps](#preprocessors) and `markdown.preprocessors.Preprocessor`.\n\n"
+        "Write pre-steps.\n"
+    )
+    assert bar.result.text() == "Replaced 2 in 2 blocks"
+    source.undo()
+    bar.code.setChecked(True)  # asked: code and link targets too, marked in the preview
+    assert bar.count.text() == "4 matches"
+    dialog = bar.preview_all()
+    assert dialog is not None
+    rows = [dialog.list.item(k).text() for k in range(dialog.list.count())]
+    assert [row.startswith("(code or link target)") for row in rows] == [False, True, True, False]
+    dialog.reject()

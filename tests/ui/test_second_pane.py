@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QTextBrowser
 
-from tests.ui.uifakes import translated
+from tests.ui.uifakes import round_trip, translated
 
 TEXT = "Hello world.\n\nGoodbye cat.\n"
 
@@ -110,7 +110,7 @@ def test_the_second_pane_is_filled_from_memory_without_a_request(
     asked = len(provider.requests)
     w.set_second_pane(True)
     qtbot.waitUntil(lambda: second_text(w) == "Hallo Welt.\nTschüss Katze.", timeout=10_000)
-    qtbot.wait(100)
+    round_trip(qtbot, w.document_view)  # the pane's session is not busy: nothing more to send
     assert len(provider.requests) == asked
 
 

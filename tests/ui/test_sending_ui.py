@@ -16,7 +16,7 @@ from fastdesk.config.settings import Settings
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine
-from tests.ui.uifakes import WordProvider
+from tests.ui.uifakes import WordProvider, round_trip
 
 BOUND_MS = 10_000
 SLOW = Settings(debounce_ms=BOUND_MS)
@@ -128,7 +128,7 @@ def test_typing_after_a_quiet_spell_warms_the_provider_within_the_limits(
     tight.document_view.worker.warmer.ask_interval_s = 0.0
     tight.document_view.worker.warmer.active_idle_s = 0.0
     typed(qtbot, tight, "H")  # 3 of 4 gone: the last is the boundaries' reserve
-    qtbot.wait(200)
+    round_trip(qtbot, tight.document_view)  # the engine thread heard the warm-up call first
     assert warmups() == 3
 
 

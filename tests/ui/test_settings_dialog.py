@@ -9,6 +9,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import keyring.core
@@ -61,7 +62,7 @@ def emulator() -> Iterator[Emulator]:
 def make_dialog(qtbot) -> Iterator:
     dialogs: list[SettingsDialog] = []
 
-    def make(settings: Settings | None = None, **kw: object) -> SettingsDialog:
+    def make(settings: Settings | None = None, **kw: Any) -> SettingsDialog:
         dialog = SettingsDialog(settings, **kw)
         dialog.confirm = lambda question: True
         qtbot.addWidget(dialog)

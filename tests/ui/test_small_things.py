@@ -33,7 +33,7 @@ def test_a_warm_up_is_not_shown_as_the_last_request(qtbot, tmp_path: Path) -> No
     status = StatusPanel(bar, ledger=CostLedger(tmp_path / "costs.json"))
     warm = RequestStats("groq", "m", "ok", 597.0, 600.0, 5, 1, 0.000001, purpose="warmup")
     status.request_done(warm)
-    assert status.latency.text() == "No request yet"
+    assert status.latency.text() == "No translation yet · groq warmed up"  # not "no request"
     assert status.cost.text().startswith("last –")
     assert "session $0.000001" in status.cost.text()  # it was billed: the spend is counted
     status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 10, 20, 0.0123))

@@ -57,7 +57,7 @@ def test_a_wait_counts_down_and_an_outage_says_so(qtbot, tmp_path) -> None:
 def test_last_error_details_shows_the_last_error_after_a_success_hid_it(qtbot, tmp_path) -> None:
     from PySide6.QtWidgets import QMessageBox
 
-    from fastdesk.translate.events import RequestStats
+    from fastdesk.providers.base import RequestStats
 
     bar = QStatusBar()
     qtbot.addWidget(bar)

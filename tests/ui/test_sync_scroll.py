@@ -21,7 +21,7 @@ def blocks(count: int, first: str = "Paragraph 0.\n\n") -> list:
     return segs
 
 
-def finish(pane: TargetEditor, sync: SyncScroller) -> None:
+def finish(pane: TargetEditor | TargetPreview, sync: SyncScroller) -> None:
     """Run the pane's update one edit per slice, as the scheduler would, telling sync each time."""
     while not pane.step(time.perf_counter() - 1):
         sync.target_rendered()

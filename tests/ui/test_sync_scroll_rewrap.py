@@ -11,7 +11,7 @@ import bisect
 
 import pytest
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
 from fastdesk.ui.panes.preview import TargetPreview
 from tests.ui.test_target_views import settled
@@ -24,6 +24,15 @@ CHANGES += [("splitter", 330), ("splitter", 760), ("splitter", 450), ("splitter"
 CHANGES += [("window", 820), ("splitter", 300), ("window", 1200), ("splitter", 600)]
 
 Place = tuple[int, float]
+
+
+def next_turn() -> None:
+    """The event loop's next turn, taken now: what Qt posted (the window system's resize, the
+    layouts it asks for, the scroll bars' new ranges) is delivered, and what that posted in
+    turn, where sync puts the panes back."""
+    for _ in range(2):
+        QApplication.sendPostedEvents()
+        QApplication.processEvents()
 
 
 def long_markdown(blocks: int = 300) -> str:
@@ -50,7 +59,9 @@ def place_of(pane: QPlainTextEdit | TargetPreview, starts: list[int]) -> Place:
         top, after = tops(pane, starts, index)
         return index, -top / (after - top)
     index = pane.top_index()
-    top, after = pane.block_span(index)
+    span = pane.block_span(index)
+    assert span is not None
+    top, after = span
     return index, (pane.verticalScrollBar().value() - top) / (after - top)
 
 
@@ -60,7 +71,9 @@ def lines_past(pane: QPlainTextEdit | TargetPreview, starts: list[int], place: P
     if isinstance(pane, QPlainTextEdit):
         top, after = tops(pane, starts, index)
         return -(top + fraction * (after - top)) / pane.fontMetrics().lineSpacing()
-    top, after = pane.block_span(index)
+    span = pane.block_span(index)
+    assert span is not None
+    top, after = span
     value = pane.verticalScrollBar().value()
     return (value - top - fraction * (after - top)) / pane.fontMetrics().lineSpacing()
 
@@ -95,7 +108,7 @@ class Reader:
             self.w.resize(width, 700)
         else:
             self.view.splitter.moveSplitter(width, 1)
-        qtbot.wait(20)  # (Qt lays the panes out at once; sync puts them back the next turn)
+        next_turn()  # (Qt lays the panes out at once; sync puts them back the next turn)
 
     def measure(self, place: Place) -> tuple[Place, float, float]:
         """The leader's place, how far it is from ``place`` and the follower from the leader's
@@ -129,9 +142,9 @@ def test_width_changes_keep_the_readers_block_and_the_panes_aligned(
     w.document_view.source.setPlainText(long_markdown())
     qtbot.waitUntil(lambda: settled(w), timeout=60000)
     reader = Reader(w, raw, leader)
-    qtbot.wait(20)
+    next_turn()
     reader.read(READ)
-    qtbot.wait(20)
+    next_turn()
     place, _, aligned = reader.measure((READ, 0.0))
     assert place[0] == READ and 0.5 < place[1] < 1 and abs(aligned) <= 1
     for how, width in CHANGES:
@@ -161,7 +174,7 @@ def test_the_second_target_pane_stays_aligned_too(make_window, qtbot) -> None:
     reader = Reader(w, False, "source")
     reader.follower, reader.follower_starts = second.preview, view.sync._starts
     reader.read(READ)
-    qtbot.wait(20)
+    next_turn()
     for how, width in CHANGES[:8]:
         reader.change_width(qtbot, how, width if how == "window" else width // 2)
         now, _, aligned = reader.measure((READ, 0.0))

@@ -60,6 +60,8 @@ def test_the_last_block_is_in_view_after_ctrl_end_in_either_pane(make_window, qt
     view.preview.verticalScrollBar().setValue(0)
     view.source.setFocus()
     QTest.keyClick(view.source, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    bar = view.source.verticalScrollBar()
+    assert bar.value() == bar.maximum()  # at its end, so the target is pinned to its own end
     qtbot.waitUntil(lambda: last in [k for k, _t, _b in view.preview.visible_blocks()])
 
 

@@ -105,8 +105,8 @@ def test_the_loop_paces_its_waits_for_io(monkeypatch) -> None:
     was idle does not wait at all (the first token of an answer)."""
     sleeps: list[float] = []
     clock = [100.0]
-    monkeypatch.setattr(threads.time, "sleep", sleeps.append)
-    monkeypatch.setattr(threads.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr("fastdesk.ui.bridge.threads.time.sleep", sleeps.append)
+    monkeypatch.setattr("fastdesk.ui.bridge.threads.time.monotonic", lambda: clock[0])
     selector = threads._PoliteSelector()
     ours, theirs = socket.socketpair()
     try:

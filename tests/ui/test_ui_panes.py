@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication
 
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
@@ -19,6 +20,14 @@ from fastdesk.ui.panes.render import segment
 from fastdesk.ui.panes.target_editor import TargetEditor
 from tests.fakes import FakeClock
 from tests.ui.uifakes import translated
+
+
+def resting(scheduler: RenderScheduler) -> bool:
+    """No slice is due now: the scheduler's one timer is off (all done) or set for a pause or a
+    gap to end (a slice to run next turn sets it to 0), so nothing runs before then. What a test
+    waits for before asserting that something was not shown, instead of a fixed wait."""
+    timer = scheduler._timer
+    return not timer.isActive() or timer.interval() > 0
 
 
 def settle(pane, qtbot) -> None:
@@ -255,14 +264,14 @@ def test_a_hidden_pane_waits_for_the_stream_to_pause_then_takes_the_final_text(
     scheduler.kick()
     qtbot.waitUntil(lambda: hidden_pane.toPlainText().startswith("Tout neuf"), timeout=10_000)
     assert "Tout neuf" not in shown_pane.toPlainText()  # hidden now: waits for a pause
-    qtbot.wait(50)  # turns of the event loop: still no pause, still waiting
+    qtbot.waitUntil(lambda: resting(scheduler))  # the clock stands still: the pause never comes
     assert "Tout neuf" not in shown_pane.toPlainText()
     clock.now += 0.5
     qtbot.waitUntil(lambda: "Tout neuf" in shown_pane.toPlainText(), timeout=10_000)
 
 
 def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -> None:
-    """Answers every 30 ms, never a pause: the raw editor behind the rendered view still shows
+    """Answers one after another, never a pause: the raw editor behind the rendered view shows
     each final answer (a pane added with ``follows``), while a growing one alone waits."""
     shown_pane, hidden_pane = TargetPreview(), TargetEditor()
     for pane in (shown_pane, hidden_pane):
@@ -276,7 +285,7 @@ def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -
         for pane in (shown_pane, hidden_pane):
             pane.want(new)
         scheduler.kick(final=final)
-        qtbot.wait(30)
+        qtbot.waitUntil(lambda: resting(scheduler))  # the next answer, once this one is in
 
     want(segs, final=True)
     qtbot.waitUntil(lambda: hidden_pane.toPlainText() == "".join(s.text for s in segs))
@@ -291,7 +300,7 @@ def test_a_hidden_raw_pane_takes_final_answers_while_the_stream_goes_on(qtbot) -
         )  # (settled: a catch-up cut by its slice's deadline takes whatever is wanted next)
     grown = [segment("b0", "Réponse 0 plus longue\n\n"), *segs[1:]]
     want(grown, final=False)
-    qtbot.wait(100)
+    assert resting(scheduler)  # (want waited): nothing more runs before the pause, 60 s away
     assert shown_pane.settled and "plus longue" in shown_pane.toPlainText()
     assert "plus longue" not in hidden_pane.toPlainText()  # growing only: waits for a pause
 
@@ -382,7 +391,7 @@ def test_a_hidden_rendered_view_keeps_a_long_fill_as_stand_ins_until_it_is_shown
     assert scheduler.idle and shown_pane.settled
     assert len(hidden_pane.shown) == 350 and hidden_pane.parked
     assert all(hidden_pane.placeholder(i) for i in range(350))
-    qtbot.wait(100)  # and it stays so: no slice runs for it
+    assert not scheduler._timer.isActive()  # and it stays so: no slice is to run for it
     assert all(hidden_pane.placeholder(i) for i in range(350))
     raw = False
     with qtbot.waitSignal(scheduler.settled, timeout=10000):
@@ -515,6 +524,14 @@ class Paints(QObject):
         self.seen: list[QObject] = []
         self.rects: list[QRect] = []
 
+    @staticmethod
+    def flush() -> None:
+        """Every paint asked for so far is done: a widget's update() posts an update request,
+        which paints when it is delivered. "No paint came" is asserted after this, not after
+        some milliseconds (which a busy machine may not give the event loop)."""
+        QApplication.sendPostedEvents()
+        QApplication.processEvents()
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
             self.seen.append(watched)
@@ -542,12 +559,12 @@ def test_repainting_the_scroll_bar_or_the_margin_leaves_the_pane_beneath_alone(q
     paints = Paints()
     for widget in (preview, bar, margin):
         widget.installEventFilter(paints)
-    qtbot.wait(50)
+    paints.flush()
     paints.seen.clear()
     bar.update()
     margin.update()
     qtbot.waitUntil(lambda: bar in paints.seen and margin in paints.seen)
-    qtbot.wait(20)
+    paints.flush()
     assert preview not in paints.seen
 
 
@@ -657,7 +674,7 @@ def test_while_a_stream_goes_on_a_pane_on_screen_takes_far_blocks_only_now_and_t
     scheduler.add(editor)
     editor.want([*segs[:200], *answers[200:]])
     scheduler.kick()
-    qtbot.wait(300)  # without the gap, time for every far block
+    qtbot.waitUntil(lambda: resting(scheduler))  # a slice, then the gap: 60 s
     done = sum(s.text == a.text for s, a in zip(editor.shown, answers, strict=True))
     assert 0 < done < 200
     wanted = [*answers[:10], *editor.wanted[10:]]

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from fastdesk.config.settings import Settings, load_settings
 from fastdesk.providers.base import AuthenticationError, RequestStats
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone
 from fastdesk.ui.bridge.delivery import Delivery
 from tests.hostile import full_disk
@@ -325,17 +326,46 @@ def test_cursor_block_is_highlighted_in_the_other_pane(make_window, qtbot, raw: 
     assert len(selections) == 1
     assert selections[0].cursor.selectedText().startswith("monde")
     if not raw:
-        assert w.document_view.preview.tinted_block == 1
-        tint = w.document_view.preview.extraSelections()
-        assert len(tint) == 1
-        assert tint[0].cursor.selectedText().startswith("monde")
+        # The rendered view can still be putting blocks' HTML in place of their stand-ins (the
+        # source's text, shown until then) in slices: the tint follows its block's new text
+        # after the slice, so it is waited for.
+        def tinted() -> None:
+            assert w.document_view.preview.tinted_block == 1
+            tint = w.document_view.preview.extraSelections()
+            assert len(tint) == 1
+            assert tint[0].cursor.selectedText().startswith("monde")
+
+        qtbot.waitUntil(tinted)
+
+
+def test_the_tint_of_the_cursor_block_outlives_a_palette_change(make_window, qtbot) -> None:
+    """A palette change renders the view again from nothing: the block under the source's
+    cursor is tinted again once it is back (the source tells only when its cursor changes
+    block). It once stayed untinted, and in a random order the cursor test above failed so."""
+    w = make_window()
+    view = w.document_view
+    view.source.setPlainText("Hello\n\nworld\n\nthe cat\n")
+    qtbot.waitUntil(lambda: target_text(w) == "Bonjour\n\nmonde\n\nthe chat\n")
+    qtbot.waitUntil(lambda: len(view.sync._starts) == 4)
+    cursor = view.source.textCursor()
+    cursor.setPosition(len("Hello\n\nwor"))
+    view.source.setTextCursor(cursor)
+    qtbot.waitUntil(lambda: view.preview.tinted_block == 1)
+    view.apply_palette()  # (what the window does when the palette or the theme changes)
+
+    def tinted_again() -> None:
+        assert view.preview.tinted_block == 1
+        tint = view.preview.extraSelections()
+        assert len(tint) == 1 and tint[0].cursor.selectedText().startswith("monde")
+
+    qtbot.waitUntil(tinted_again)
 
 
 def test_no_provider_shows_the_first_run_panel(qtbot) -> None:
     from fastdesk.translate.wiring import NotConfigured
     from fastdesk.ui import MainWindow
 
-    def no_provider() -> object:
+    def no_provider() -> Engine:
         raise NotConfigured("no provider is configured: set GROQ_API_KEY")
 
     w = MainWindow(engine_factory=no_provider, settings=Settings(debounce_ms=40))

@@ -79,7 +79,8 @@ def test_opening_the_window_warms_the_provider_up(qtbot, groq, real_window) -> N
     # billed like any request, so today's spend counts it; but it is not a translation: the
     # status bar does not show it as the last request
     qtbot.waitUntil(lambda: window.status.ledger.since_start.requests == 1)
-    assert window.status.latency.text() == "No request yet"
+    # … and said, beside the session's cost that counts it
+    assert window.status.latency.text() == "No translation yet · groq warmed up"
     assert window.status.cost.text().startswith("last –")
     # the first edit goes out as a normal request, with no second warm-up
     translate(qtbot, window, "Hello there.\n")

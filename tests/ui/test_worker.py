@@ -76,13 +76,20 @@ def test_an_edit_s_request_leaves_before_the_window_hears_of_the_new_document(qt
             marks.append(("flush in", delay))
         return call_later(delay, callback, *args)
 
-    loop.call_later = recorded_call_later  # type: ignore[method-assign]
+    loop.call_later = recorded_call_later  # type: ignore[method-assign,assignment]
     deliveries: list[Any] = []
     worker.delivered.connect(deliveries.append)
     worker.start()
     try:
         qtbot.waitUntil(lambda: bool(deliveries), timeout=5000)  # the engine is up
-        qtbot.wait(int(worker.throttle.interval * 1000) + 50)  # no flush throttled: a quiet pause
+        throttle = worker.throttle  # a quiet pause: the next flush is not put off by the throttle
+        qtbot.waitUntil(
+            lambda: (
+                throttle._handle is None
+                and throttle._poll_handle is None
+                and loop.time() >= throttle._last + throttle.interval
+            )
+        )
         worker.update("# Title\n\nA paragraph.\n", 1)
         qtbot.waitUntil(lambda: any(b.revision == 1 and b.doc is not None for b in deliveries))
     finally:

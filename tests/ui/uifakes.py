@@ -8,12 +8,14 @@ import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastdesk.providers.base import (
     ChatRequest,
     ModelInfo,
     ProviderError,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     Usage,
 )
@@ -64,7 +66,7 @@ class WordProvider:
         if self.hold is not None:
             self.hold.set()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[object]:
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         self.started.set()
         while self.hold is not None and not self.hold.is_set():
@@ -86,7 +88,7 @@ class WordProvider:
 
 
 def make_engine_factory(
-    provider: WordProvider, *, memory: bool = False, **router_kw: object
+    provider: WordProvider, *, memory: bool = False, **router_kw: Any
 ) -> Callable[[], object]:
     """``router_kw``: the Router's own arguments (a Health on a test clock, a retry policy; its
     ``clock`` must be the window's)."""
@@ -120,3 +122,20 @@ def answer_box(window, name: str, button: str, seen: list[str]) -> None:  # type
 
     timer.timeout.connect(poll)
     timer.start()
+
+
+def round_trip(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    """Send the source again (unchanged) and wait for its answer with nothing in flight.
+
+    The engine thread takes the view's calls in order and answers an update only once its
+    sessions (the second panes' too) are not busy, so whatever the calls before it were to send
+    has gone by then (an update's requests leave before its answer: tests/ui/test_worker.py).
+    After it, "nothing was sent" is a fact, not what a fixed wait happened to see."""
+    said: list[bool] = []
+    slot = said.append
+    view.busy.connect(slot)
+    try:
+        view.send_update(force=True)
+        qtbot.waitUntil(lambda: said[-1:] == [False])
+    finally:
+        view.busy.disconnect(slot)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -54,6 +54,8 @@ from fastdesk.document.languages import language_name
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import ask, plain, tip
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
@@ -173,7 +175,7 @@ class CompareDialog(QDialog):
         layout.addWidget(intro)
         layout.addLayout(self._build_form(document_name))
         layout.addLayout(self._build_run_row())
-        self.status_label = QLabel("")
+        self.status_label = plain(QLabel(""))  # model ids and servers' errors
         self.status_label.setObjectName("compareStatus")
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.status_label)
@@ -186,7 +188,7 @@ class CompareDialog(QDialog):
         legend.setWordWrap(True)
         legend.setEnabled(False)  # the palette's quieter text colour
         layout.addWidget(legend)
-        self.note_label = QLabel("")
+        self.note_label = plain(QLabel(""))  # a model id, an error saving the settings
         self.note_label.setObjectName("compareNote")
         self.note_label.setWordWrap(True)
         layout.addWidget(self.note_label)
@@ -301,7 +303,7 @@ class CompareDialog(QDialog):
 
     def confirm(self, question: str) -> bool:
         """Yes/No (tests replace this)."""
-        answer = QMessageBox.question(self, "Compare providers", question)
+        answer = ask(self, "Compare providers", question)
         return answer == QMessageBox.StandardButton.Yes
 
     def start(self) -> None:
@@ -469,19 +471,26 @@ class CompareDialog(QDialog):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             items.append(item)
         items[0].setData(row, ROW_ROLE)
-        items[1].setToolTip(f"{row.provider} · {row.model} ({row.ok_runs} of {len(row.runs)} runs)")
+        items[1].setToolTip(
+            tip(f"{row.provider} · {row.model} ({row.ok_runs} of {len(row.runs)} runs)")
+        )
         if row.model and row.model == current:
             font = items[1].font()
             font.setBold(True)
             items[1].setFont(font)
-            items[1].setToolTip(f"fastdesk uses this model for {row.provider} now")
+            items[1].setToolTip(tip(f"fastdesk uses this model for {row.provider} now"))
         if row.errors:
-            items[8].setForeground(ERROR_COLOUR)
-            items[8].setToolTip(redact(row.first_error or "failed"))
+            items[8].setForeground(self._error_colour())
+            items[8].setToolTip(tip(redact(row.first_error or "failed")))
             if row.ok_runs == 0:
                 for item in items[2:8]:
-                    item.setForeground(ERROR_COLOUR)
+                    item.setForeground(self._error_colour())
         self.model.appendRow(items)
+
+    def _error_colour(self) -> QColor:
+        """The error red, readable (WCAG AA) on the table's rows in this theme."""
+        roles = (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase)
+        return QColor(text_colour(ERROR_COLOUR.name(), self.table.palette(), *roles))
 
     # ---- choosing a model ----------------------------------------------------------------------
 
@@ -504,7 +513,7 @@ class CompareDialog(QDialog):
         )
         self.use_button.setEnabled(usable and not in_use)
         if row is not None and in_use:
-            self.use_button.setToolTip(f"{row.provider} already uses {row.model}")
+            self.use_button.setToolTip(tip(f"{row.provider} already uses {row.model}"))
         else:
             self.use_button.setToolTip(
                 "Make the selected model the one fastdesk uses for its provider"

@@ -59,6 +59,10 @@ from fastdesk.routing.pricing import PriceTable
 from fastdesk.translate.memory import Memory
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.accessible import name as accessible_name
+from fastdesk.ui.panes.accessible import name_popups
+from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import ask, escape, plain, tip
 
 __all__ = ["SettingsDialog"]
 
@@ -124,8 +128,11 @@ class _ProviderBox(QGroupBox):
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setClearButtonEnabled(True)
         self.key_edit.setPlaceholderText(KEY_HINTS[name])
+        title = PROVIDER_TITLES[name].split(" (")[0]  # "OpenAI-compatible server"
+        accessible_name(self.key_edit, f"{title} API key", KEY_HINTS[name])
         self.delete_button = QPushButton("Delete stored key")
         self.delete_button.setObjectName(f"{name}DeleteKeyButton")
+        accessible_name(self.delete_button, f"Delete the stored {title} key")
         self.delete_button.setAutoDefault(False)
         self.delete_button.clicked.connect(self.delete_key)
         key_row = QHBoxLayout()
@@ -146,9 +153,11 @@ class _ProviderBox(QGroupBox):
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_combo.setMinimumContentsLength(28)
         self.model_combo.setToolTip("Pick a listed model or type any id the provider serves")
+        accessible_name(self.model_combo, f"{title} model", "A listed model or any id it serves")
         self.model_combo.currentTextChanged.connect(self._show_price)
         self.test_button = QPushButton("&Test connection")
         self.test_button.setObjectName(f"{name}TestButton")
+        accessible_name(self.test_button, f"Test the {title} connection")
         self.test_button.setAutoDefault(False)
         self.test_button.setToolTip("List the provider's models with these settings")
         self.test_button.clicked.connect(self.test_connection)
@@ -156,15 +165,16 @@ class _ProviderBox(QGroupBox):
         model_row.addWidget(self.model_combo, 1)
         model_row.addWidget(self.test_button)
         form.addRow(_buddy("&Model:", self.model_combo), model_row)
-        self.price_label = QLabel()
+        self.price_label = plain(QLabel())
         self.price_label.setObjectName(f"{name}PriceLabel")
-        self.result_label = QLabel()
+        self.result_label = plain(QLabel())  # a server's answer: model ids, its error
         self.result_label.setObjectName(f"{name}TestResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
         form.addRow("", self.price_label)
-        self.limits_label = QLabel()  # retired or not; each rate limit and where it came from
+        # retired or not; each rate limit and where it came from (a server's headers)
+        self.limits_label = plain(QLabel())
         self.limits_label.setObjectName(f"{name}LimitsLabel")
         self.limits_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("", self.limits_label)
@@ -269,11 +279,13 @@ class _ProviderBox(QGroupBox):
             f"Connected in {probe.round_trip_ms:.0f} ms · {count}" + (f": {shown}" if ids else ""),
             ok=True,
         )
-        self.result_label.setToolTip("\n".join(ids))
+        self.result_label.setToolTip(tip("\n".join(ids)))
         self._fill_models(probe.rows, self.model_combo.currentText().strip())
 
     def show_result(self, text: str, *, ok: bool | None) -> None:
         color = {True: "#1a7f37", False: "#d1242f", None: ""}[ok]
+        if color:  # readable (WCAG AA) on this theme's dialog
+            color = text_colour(color, self.result_label.palette())
         self.result_label.setStyleSheet(f"color: {color};" if color else "")
         self.result_label.setText(text)
         self.result_label.show()
@@ -297,7 +309,8 @@ class _ProviderBox(QGroupBox):
             if model_id and combo.findText(model_id, Qt.MatchFlag.MatchFixedString) < 0:
                 row = models.model_row(self.name, model_id, self.dialog.prices)
                 combo.addItem(model_id)
-                combo.setItemData(combo.count() - 1, row.price_text(), Qt.ItemDataRole.ToolTipRole)
+                price = tip(row.price_text())
+                combo.setItemData(combo.count() - 1, price, Qt.ItemDataRole.ToolTipRole)
         combo.setEditText(current)
         edit = combo.lineEdit()
         if not current and self.name == "openai" and edit is not None:
@@ -353,14 +366,15 @@ class SettingsDialog(QDialog):
 
         tabs = QTabWidget()
         tabs.setObjectName("settingsTabs")
+        accessible_name(tabs, "Settings pages")
         tabs.addTab(self._providers_page(), "&Providers and keys")
         tabs.addTab(self._translation_page(), "T&ranslation")
         self.tabs = tabs
 
-        self.error_label = QLabel()
+        self.error_label = plain(QLabel())  # names a file or a value and says why
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #d1242f;")
+        self.error_label.setStyleSheet(f"color: {text_colour('#d1242f', self.palette())};")
         self.error_label.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -374,6 +388,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(tabs, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
+        name_popups(self)  # each form's combo boxes, their lists and typing fields
         self.resize(720, 600)
 
     # -- pages ---------------------------------------------------------------------------------
@@ -393,7 +408,7 @@ class SettingsDialog(QDialog):
         else:
             names = ", ".join(keys.ENV_VARS[p] for p in PROVIDER_NAMES)
             self.keyring_notice.setText(
-                f"<b>Keys cannot be stored on this computer</b>: {_html(self.keyring_reason)}."
+                f"<b>Keys cannot be stored on this computer</b>: {escape(self.keyring_reason)}."
                 f"<br>Set them in environment variables before starting fastdesk instead "
                 f"({names}). fastdesk never writes keys to a file."
             )
@@ -578,7 +593,7 @@ class SettingsDialog(QDialog):
 
     def confirm(self, question: str) -> bool:
         """Yes/No (tests replace this)."""
-        answer = QMessageBox.question(self, "fastdesk settings", question)
+        answer = ask(self, "fastdesk settings", question)
         return answer == QMessageBox.StandardButton.Yes
 
     def choose_glossary(self) -> None:
@@ -708,7 +723,3 @@ def _buddy(text: str, widget: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(widget)
     return label
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -20,6 +20,7 @@ from fastdesk.review.export import export_target, export_translation_html
 from fastdesk.review.model import Review
 from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes import render
+from fastdesk.ui.plain import ask, plain_box
 
 
 class ProjectPlace(Protocol):
@@ -44,7 +45,7 @@ def warn(parent: QWidget, title: str, text: str) -> None:
     """A warning that never blocks its caller (open(), not exec()): open_file() returns."""
     box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("warningBox")
-    box.open()
+    plain_box(box).open()  # names a file and says why: shown as it is
 
 
 EXPORT_KINDS = "Markdown (*.md);;HTML page, the translation alone (*.html *.htm)"
@@ -309,7 +310,7 @@ class FileCommands:
         anyway = box.addButton("Export Anyway", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(there)
-        box.exec()
+        plain_box(box).exec()
         box.deleteLater()
         clicked = box.clickedButton()
         return "target" if clicked is there else "anyway" if clicked is anyway else "cancel"
@@ -317,7 +318,7 @@ class FileCommands:
     def _ask_save_first(self) -> str:
         """'save' or 'cancel': the target is written from the source as saved (tests replace
         this)."""
-        answer = QMessageBox.question(
+        answer = ask(
             self.parent,
             "Export translation",
             f"The target is written from the saved source: save {self.view.name} first?",
@@ -360,7 +361,7 @@ class FileCommands:
 
     def _ask_save(self) -> str:
         """'save', 'discard' or 'cancel' (tests replace this)."""
-        answer = QMessageBox.question(
+        answer = ask(
             self.parent,
             "Unsaved changes",
             f"Save the changes to {self.view.name}?",
@@ -412,5 +413,5 @@ class FileCommands:
         )
         reload = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton("Keep Mine", QMessageBox.ButtonRole.RejectRole)
-        box.exec()
+        plain_box(box).exec()
         return "reload" if box.clickedButton() is reload else "keep"

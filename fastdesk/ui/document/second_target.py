@@ -29,6 +29,7 @@ from fastdesk.review.session import DocumentSession, Revisions
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import EngineEvent
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.source_editor import SourceEditor
@@ -103,6 +104,7 @@ class SecondTarget(QWidget):
         self.session = DocumentSession(review, revisions, clock=clock)
         self.preview = TargetPreview()
         self.preview.setObjectName("secondTargetPreview")
+        name(self.preview, "Second translation")
         # each block's state in this language (machine, memory, flagged …), as beside the first
         self.margin = ReviewMargin(
             self.preview,
@@ -117,6 +119,7 @@ class SecondTarget(QWidget):
         self.language = QComboBox()
         self.language.setObjectName("secondLanguageSelector")
         self.language.setToolTip("The second translation's language")
+        name(self.language, "Second translation's language")
         fill_languages(self.language)
         # as narrow as a short name: the longest of ~100 would widen the window's minimum
         self.language.setMinimumContentsLength(12)
@@ -130,6 +133,7 @@ class SecondTarget(QWidget):
         close.setAutoRaise(True)
         close.setText("✕")
         close.setToolTip("Close the second translation")
+        name(close, "Close the second translation")
         close.clicked.connect(self.close_requested)
         head = QWidget()
         head.setFixedHeight(28)

@@ -52,6 +52,7 @@ from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.document.sending import EditSending
 from fastdesk.ui.document.target_edits import RESTORE_STEP_S, TargetEdits
 from fastdesk.ui.panes import render
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.common import flat_scroll_bars, is_dark, plain_text, titled_pane
 from fastdesk.ui.panes.elided import ElidedLabel
 from fastdesk.ui.panes.highlighter import MarkdownHighlighter
@@ -183,6 +184,12 @@ class DocumentView(QWidget):
         self.target_editor = TargetEditor()
         self.target_highlighter = MarkdownHighlighter(self.target_editor.document(), dark=dark)
         self.preview = TargetPreview()
+        name(self.source, "Source", "The Markdown source. Tab inserts a tab; F6: the next pane")
+        name(
+            self.target_editor,
+            "Translation (Markdown)",
+            "The translation's Markdown: your corrections. Tab inserts a tab; F6: the next pane",
+        )
         self.target_stack = QStackedWidget()
         self.target_stack.setObjectName("targetStack")
         self.target_stack.addWidget(self.preview)

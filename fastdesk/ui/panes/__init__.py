@@ -25,4 +25,6 @@ Modules:
 - ``elided``: text that fits its width, whole on hover
 - ``theme``: light and dark themes
 - ``common``: what the panes share: palette, font, scroll bars, text, signals, frame
+- ``accessible``: the rendered translation as an accessible document of plain text
+- ``contrast``: colours readable on their background (WCAG AA)
 """

@@ -1,6 +1,7 @@
 """What the panes share: the palette's darkness and tint, a fixed font, flat scroll bars, the
-exact text of a QTextDocument (and a Qt position in it as a Python index), Markdown files
-dragged onto a pane, the target panes' signals, and a pane's frame (a title line above it)."""
+view at its end after Ctrl+End, the exact text of a QTextDocument (and a Qt position in it as a
+Python index), Markdown files dragged onto a pane, the target panes' signals, and a pane's frame
+(a title line above it)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from PySide6.QtGui import (
     QFocusEvent,
     QFont,
     QFontDatabase,
+    QKeyEvent,
+    QKeySequence,
     QPalette,
     QResizeEvent,
     QTextCursor,
@@ -149,6 +152,22 @@ def fixed_font() -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setPointSizeF(max(font.pointSizeF(), 10.0))
     return font
+
+
+def end_in_view(edit: QPlainTextEdit, event: QKeyEvent) -> None:
+    """After the key to the document's end (Ctrl+End; with Shift, selecting), the view at the
+    end of its scroll range.
+
+    QPlainTextEdit scrolls only until the cursor's line is in the viewport, counting all of its
+    height; its scroll range counts the height less the document margin and a pixel. At some
+    heights the view stops a line short of the range's end, and the other pane, which follows a
+    view at its end to its own end (sync_scroll), then follows block by block and can stop
+    short of its last block."""
+    if event.matches(QKeySequence.StandardKey.MoveToEndOfDocument) or event.matches(
+        QKeySequence.StandardKey.SelectEndOfDocument
+    ):
+        bar = edit.verticalScrollBar()
+        bar.setValue(bar.maximum())
 
 
 def dropped_files(event: QDragEnterEvent | QDropEvent) -> list[str]:

@@ -11,6 +11,8 @@ from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from fastdesk.ui.plain import plain, tip
+
 __all__ = ["ElidedLabel", "ElidingStatusBar", "elide"]
 
 
@@ -30,6 +32,7 @@ class ElidedLabel(QLabel):
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(text, parent)
+        plain(self)  # a model id, a file name, a server's words: shown as they are
         self.detail = ""
 
     def set_detail(self, detail: str) -> None:
@@ -65,7 +68,7 @@ class ElidedLabel(QLabel):
 
     def _update_tip(self) -> None:
         whole = self.text() if self.elided() else ""
-        self.setToolTip("\n".join(part for part in (whole, self.detail) if part))
+        self.setToolTip(tip("\n".join(part for part in (whole, self.detail) if part)))
 
 
 class ElidingStatusBar(QStatusBar):
@@ -107,7 +110,7 @@ class ElidingStatusBar(QStatusBar):
         shown = elide(self.fontMetrics(), text, self.message_room())
         if shown != self.shown_message():
             super().showMessage(shown)
-        self.setToolTip(text if shown != text else "")
+        self.setToolTip(tip(text) if shown != text else "")
 
     def message_room(self) -> int:
         """The width a passing message may take: up to the leftmost permanent widget."""

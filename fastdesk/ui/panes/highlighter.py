@@ -34,7 +34,7 @@ LIGHT = {
     "code-bg": "#f3f4f6",
     "link": "#0969da",
     "quote": "#59636e",
-    "muted": "#8c959f",
+    "muted": "#656d76",  # (every colour here at WCAG AA on its background: 4.5:1)
 }
 DARK = {
     "heading": "#79c0ff",
@@ -43,7 +43,7 @@ DARK = {
     "code-bg": "#262c36",
     "link": "#58a6ff",
     "quote": "#9198a1",
-    "muted": "#6e7681",
+    "muted": "#8b949e",
 }
 
 

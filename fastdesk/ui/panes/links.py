@@ -12,6 +12,7 @@ from PySide6.QtGui import QCursor, QDesktopServices
 from PySide6.QtWidgets import QTextBrowser, QToolTip
 
 from fastdesk.document.html import opens_on_click
+from fastdesk.ui.plain import tip
 
 __all__ = ["follow_links_safely"]
 
@@ -30,4 +31,4 @@ def clicked(browser: QTextBrowser, url: QUrl) -> None:
     elif text.startswith("#"):
         browser.scrollToAnchor(url.fragment())
     else:
-        QToolTip.showText(QCursor.pos(), f"Not opened: {text[:200]}", browser)
+        QToolTip.showText(QCursor.pos(), tip(f"Not opened: {text[:200]}"), browser)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit, QWidget
 
 from fastdesk.document.html import Context
 from fastdesk.ui.panes import render
+from fastdesk.ui.panes.accessible import as_document
 from fastdesk.ui.panes.common import TargetPaneSignals, flat_scroll_bars, is_dark, range_selection
 from fastdesk.ui.panes.decorations import Decorations
 from fastdesk.ui.panes.extents import extent, visible_blocks
@@ -116,6 +117,12 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         QTextBrowser.__init__(self, parent)
         Incremental.__init__(self)
         self.setObjectName("targetPreview")
+        as_document(
+            self,
+            "Translation",
+            "The translation as it will read. Enter or a double click: correct the block in "
+            "its Markdown",
+        )
         follow_links_safely(self)  # http(s) and mailto open; other schemes are shown only
         self.setUndoRedoEnabled(False)
         self._decor = Decorations()  # each block's expansion and context
@@ -126,6 +133,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self._highlight: list[QTextEdit.ExtraSelection] = []  # the tint of show_block
         self._marks: list[QTextEdit.ExtraSelection] = []  # the reviewer model's errors
         self._retint = False  # the tinted block's text changed: tint it again after the step
+        # the block asked to be tinted that the view did not hold yet (not rendered, or cleared
+        # by a palette change): tinted after the step that puts it in
+        self._tint_later: int | None = None
         # PySide wraps the first viewport of a process lazily, at a cost a first render slice
         # would pay (docs/performance.md): now, while the window is built
         self.viewport()
@@ -156,6 +166,8 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         self._runs.clear()
         self._stand_ins.clear()
         self._view.clear()
+        if self._highlighted is not None:  # tinted again once it is back
+            self._tint_later = self._highlighted
         self._highlighted = None
         self.clear()
         self.cursor_placed = False
@@ -199,6 +211,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         if self._retint:  # the tinted block was rewritten or removed (moves need nothing:
             self._retint = False  # the selection's cursors follow edits elsewhere)
             self.show_block(self._highlighted)
+        later = self._tint_later
+        if later is not None and later < self.block_count:
+            self.show_block(later)
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         view = self._view
@@ -396,7 +411,9 @@ class TargetPreview(TargetPaneSignals, QTextBrowser, Incremental):
         return extent(self.document(), self._runs, index)
 
     def show_block(self, index: int | None) -> None:
-        """Tint the block under the other pane's cursor."""
+        """Tint the block under the other pane's cursor (one the view does not hold yet once
+        it does: the other pane tells only when its cursor changes block)."""
+        self._tint_later = index if index is not None and index >= self.block_count else None
         if index is None or not 0 <= index < self.block_count:
             self._highlighted = None
             self._highlight = []

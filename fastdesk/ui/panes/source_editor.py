@@ -8,6 +8,7 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QInputMethodEvent,
+    QKeyEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
@@ -16,6 +17,7 @@ from fastdesk.document.text_ends import common_prefix, common_suffix
 from fastdesk.ui.panes.common import (
     RewrapSignals,
     dropped_files,
+    end_in_view,
     fixed_font,
     flat_scroll_bars,
     plain_text,
@@ -46,6 +48,10 @@ class SourceEditor(RewrapSignals, QPlainTextEdit):
         if composing != self.composing:
             self.composing = composing
             self.composition_changed.emit(composing)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        super().keyPressEvent(event)
+        end_in_view(self, event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if dropped_files(event):

@@ -31,6 +31,7 @@ from fastdesk.ui.panes import render
 from fastdesk.ui.panes.common import (
     TargetPaneSignals,
     dropped_files,
+    end_in_view,
     fixed_font,
     flat_scroll_bars,
     range_selection,
@@ -149,6 +150,7 @@ class TargetEditor(TargetPaneSignals, QPlainTextEdit, Incremental):
             self.redo_requested.emit()
         else:
             super().keyPressEvent(event)
+            end_in_view(self, event)
 
     # A Markdown file dropped here opens (the window takes it), not its path typed in.
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-__all__ = ["apply_theme", "palette"]
+from fastdesk.ui.panes.contrast import readable
+
+__all__ = ["apply_theme", "palette", "text_colour"]
 
 _PALETTES: dict[str, dict[str, str]] = {
     "dark": {
@@ -24,7 +26,7 @@ _PALETTES: dict[str, dict[str, str]] = {
         "ButtonText": "#e6edf3",
         "BrightText": "#ff7b72",
         "Link": "#4493f8",
-        "Highlight": "#2f81f7",
+        "Highlight": "#1f6feb",  # white text on it at 4.6:1 (WCAG AA)
         "HighlightedText": "#ffffff",
         "PlaceholderText": "#7d8590",
         "disabled": "#6e7681",
@@ -43,7 +45,7 @@ _PALETTES: dict[str, dict[str, str]] = {
         "Link": "#0969da",
         "Highlight": "#0969da",
         "HighlightedText": "#ffffff",
-        "PlaceholderText": "#8c959f",
+        "PlaceholderText": "#656d76",  # 5.2:1 on white (WCAG AA)
         "disabled": "#8c959f",
     },
 }
@@ -63,6 +65,13 @@ def palette(theme: str) -> QPalette:
     ):
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor(colours["disabled"]))
     return p
+
+
+def text_colour(colour: str, palette: QPalette, *roles: QPalette.ColorRole) -> str:
+    """``colour`` (a state's, a check's) as text readable (WCAG AA) on the palette's
+    backgrounds ``roles`` (default: the window's): see fastdesk.ui.panes.contrast."""
+    backs = roles or (QPalette.ColorRole.Window,)
+    return readable(colour, *(palette.color(r).name(QColor.NameFormat.HexRgb) for r in backs))
 
 
 def apply_theme(app: QApplication, theme: str) -> None:

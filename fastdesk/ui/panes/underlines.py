@@ -23,6 +23,7 @@ from fastdesk.review.quality import Underline
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.plain import tip
 
 Judged = Callable[[], Mapping[str, tuple[str, Sequence[Underline]]]]
 SEVERITY_COLOURS = {"minor": "#bf8700", "major": "#cf222e", "critical": "#a40e26"}
@@ -97,7 +98,7 @@ class ReviewUnderlines(QObject):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and self.marks:
             text = self.tooltip_at(self.pane.cursorForPosition(event.pos()).position())
             if text is not None:
-                QToolTip.showText(event.globalPos(), text, self.pane.viewport())
+                QToolTip.showText(event.globalPos(), tip(text), self.pane.viewport())
                 return True
         return super().eventFilter(watched, event)
 

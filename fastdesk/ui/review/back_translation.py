@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fastdesk.ui.panes.accessible import name as accessible_name
 from fastdesk.ui.panes.common import fixed_font
 
 MAX_BLOCKS = 50  # a selection's first blocks: a back-translation each is a request
@@ -48,6 +49,7 @@ class BackTranslationDialog(QDialog):
         for column, (name, title, part) in enumerate(columns):
             box = QPlainTextEdit("\n\n".join(row[part].strip() for row in rows))
             box.setObjectName(f"backTranslation_{name}")
+            accessible_name(box, title)
             box.setReadOnly(True)
             box.setFont(fixed_font())
             layout.addWidget(QLabel(f"<b>{title}</b>"), 0, column)

@@ -57,6 +57,7 @@ from fastdesk.review.session import Change, DocumentSession
 from fastdesk.review.target_model import Segment, TargetModel
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.ui.bridge.threads import background_priority
+from fastdesk.ui.plain import escape as _escape
 from fastdesk.ui.review.undo import ReviewStep, Typed
 
 log = logging.getLogger("fastdesk.ui")
@@ -474,8 +475,11 @@ class ReviewController(QObject):
         """The margin's hover text: the state, the reasons (failed checks, the source an edit
         was made for) and what a click offers."""
         info = self.review.info(block_id)
-        lines = [f"<b>{_escape(STATE_STYLES[info.state].meaning)}</b>"]
         queued = self.session.backlog.queued(block_id)  # "queued, about 12 s": waits for a slot
+        meaning = STATE_STYLES[info.state].meaning
+        if queued and info.state in ("in_flight", "pending"):  # not sent yet: it waits
+            meaning = "Queued: its request waits for the provider's rate limit"
+        lines = [f"<b>{_escape(meaning)}</b>"]
         if queued:
             lines.append(_escape(queued))
         if info.state == "flagged":
@@ -603,7 +607,3 @@ def carry_answers(old: Review, new: Review) -> None:
 def _excerpt(text: str, limit: int = 140) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

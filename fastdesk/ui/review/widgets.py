@@ -41,6 +41,7 @@ from fastdesk.review.target_model import BLOCK_STYLES
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.panes.theme import text_colour
 
 MARGIN_WIDTH = 10
 BAR_WIDTH = 4
@@ -169,13 +170,20 @@ class ReviewMargin(QWidget):
             super().mousePressEvent(event)
 
 
-def summary_html(summary: ReviewSummary, estimate: str = "", *, compact: bool = False) -> str:
+def summary_html(
+    summary: ReviewSummary,
+    estimate: str = "",
+    *,
+    compact: bool = False,
+    readable: Callable[[str], str] = lambda colour: colour,
+) -> str:
     """ "42 blocks · ● 30 approved · ● 5 edited · ● 1 flagged" with the states' colours;
     ``estimate``: how long what is to come will take ("about 9 min"; "": not said);
-    ``compact``: "42 · ●30 ●5 ●1", for a narrow pane (the whole text in the tooltip)."""
+    ``compact``: "42 · ●30 ●5 ●1", for a narrow pane (the whole text in the tooltip);
+    ``readable(colour)``: the colour as text on the bar's background (the theme's)."""
 
     def dot(state: str, count: int, label: str) -> str:
-        colour = STATE_STYLES[state].colour
+        colour = readable(STATE_STYLES[state].colour)
         if compact:
             return f'<span style="color:{colour}">●</span>{count}'
         return f'<span style="color:{colour}">●</span>&nbsp;{count}&nbsp;{label}'
@@ -241,8 +249,7 @@ class ReviewBar(QFrame):
         rows.addWidget(self.summary)
         self.stale = QLabel()
         self.stale.setObjectName("staleNotice")
-        colour = STATE_STYLES["stale_edit"].colour
-        self.stale.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: 600; }}")
+        self._colour_stale()
         self.stale.setToolTip(
             "The source of a block you edited or approved changed since your edit: re-translate "
             "it (your text is dropped) or keep yours. Nothing is discarded until you choose."
@@ -283,10 +290,16 @@ class ReviewBar(QFrame):
         summary = getattr(self, "_summary", None)
         if summary is None:
             return
-        whole = summary_html(summary, self._estimate)
+        palette = self.summary.palette()
+
+        def readable(colour: str) -> str:
+            return text_colour(colour, palette)
+
+        whole = summary_html(summary, self._estimate, readable=readable)
         plain = QTextDocumentFragment.fromHtml(whole).toPlainText()
         fits = self.summary.fontMetrics().horizontalAdvance(plain) <= self.summary.width() - 4
-        self.summary.setText(whole if fits else summary_html(summary, compact=True))
+        compact = summary_html(summary, compact=True, readable=readable)
+        self.summary.setText(whole if fits else compact)
         self.summary.setToolTip(
             "Review summary (Ctrl+Shift+I for details)" if fits else f"{plain}\n(Ctrl+Shift+I)"
         )
@@ -294,6 +307,17 @@ class ReviewBar(QFrame):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_summary()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The theme changed: the states' colours again, readable on the new background."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._colour_stale()
+            self._fit_summary()
+
+    def _colour_stale(self) -> None:
+        colour = text_colour(STATE_STYLES["stale_edit"].colour, self.palette())
+        self.stale.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: 600; }}")
 
     def set_stale(self, count: int) -> None:
         blocks = f"{count} block{'s' if count != 1 else ''}"

@@ -12,4 +12,7 @@ Modules:
 - ``first_run``: the first-run panel, while no provider is configured
 - ``recovery``: what a crash left behind, offered back
 - ``geometry``: the window's geometry as the settings keep it
+- ``panels``: the docks: shown, hidden and toggled by their shortcuts
+- ``pane_cycle``: F6 / Shift+F6 across the panes and open panels
+- ``focus_frame``: the frame around the focused pane or panel
 """

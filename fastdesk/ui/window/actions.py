@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QToolBar, QWidget
 
@@ -134,6 +135,10 @@ class Actions:
             tb.addWidget(widget)
         tb.addSeparator()
         tb.addActions(self._on_toolbar(1))
+        for action in tb.actions():  # reachable by Tab (F6 brings the focus to the toolbar)
+            button = tb.widgetForAction(action)
+            if not action.isSeparator():
+                button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         return tb
 
     def _on_toolbar(self, group: int) -> list[QAction]:

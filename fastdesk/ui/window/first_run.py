@@ -41,6 +41,8 @@ from fastdesk.config.local_servers import (
 )
 from fastdesk.config.settings import Settings, saved_settings
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import escape
 
 __all__ = ["FirstRunPanel", "needs_first_run"]
 
@@ -147,7 +149,7 @@ class FirstRunPanel(QWidget):
         )
         self.error_label = _text("")
         self.error_label.setObjectName("firstRunError")
-        self.error_label.setStyleSheet("color: #d1242f;")
+        self.error_label.setStyleSheet(f"color: {text_colour('#d1242f', self.palette())};")
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
@@ -260,7 +262,7 @@ class FirstRunPanel(QWidget):
         try:
             saved = use_local_server(url, model)
         except (OSError, RuntimeError) as exc:
-            self.error_label.setText(f"Not saved: {error_text(exc)}")
+            self.error_label.setText(f"Not saved: {escape(error_text(exc))}")
             self.error_label.show()
             return
         self.error_label.hide()

@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 import fastdesk
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.settings import Settings, load_settings, save_settings, saved_settings
+from fastdesk.project.batch_flow import Offer
+from fastdesk.project.layout import Project
 from fastdesk.review import autosave
 from fastdesk.translate.engine import JobSpec
 from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
@@ -45,12 +47,14 @@ from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
 from fastdesk.ui.window.news import NewsReader
+from fastdesk.ui.window.panels import Panels, PanelTable
 from fastdesk.ui.window.recovery import RecoveryDialog
 from fastdesk.ui.window.selectors import Selectors
 from fastdesk.ui.window.status_bar import StatusPanel
 from fastdesk.ui.workbench import Workbench
 from fastdesk.ui.workbench.house import HouseKeeper
 from fastdesk.ui.workbench.project import ProjectDock, ProjectPanel
+from fastdesk.ui.workbench.project_batch import ask
 from fastdesk.ui.workbench.project_run import ProjectRun
 
 log = logging.getLogger("fastdesk.ui")
@@ -120,6 +124,10 @@ class MainWindow(QMainWindow):
             save=lambda **changes: self._save_settings(**changes),
         )
         self.house.readability_changed.connect(self.status.set_readability)
+        # panels by keyboard: F6, their shortcuts, the focus frame
+        self.panels = Panels(
+            self, view, self.workbench, lambda: self.toolbar, lambda: self.panel_table()
+        )
         self.actions_ = Actions(self)  # every command of the table, run by this window
         self.actions_.build_menus(self.menuBar())
         self.news = NewsReader(
@@ -137,10 +145,14 @@ class MainWindow(QMainWindow):
         self.house.install()
         self.project = self._install_project()
         self.project_run = ProjectRun(
-            engine_factory or self._app_engine_factory(None), self.selectors.spec, self
+            engine_factory or self._app_engine_factory(None),
+            self.selectors.spec,
+            self,
+            clock=self.clock,
         )
         self.toolbar = self.actions_.build_toolbar(self, self.selectors.widgets)
         self.addToolBar(self.toolbar)
+        self.panels.install()
         self._wire()
 
         for action, on in (
@@ -183,6 +195,10 @@ class MainWindow(QMainWindow):
         view.file_saved.connect(self.project.saved)
         self.project.message.connect(self.statusBar().showMessage)
         self.project_run.finished.connect(self._project_ran)
+        self.project_run.offered.connect(self._ask_batch)
+        self.project_run.request_done.connect(
+            self.status.request_done, Qt.ConnectionType.QueuedConnection
+        )
         self.project_run.failed_pages.connect(self.status.show_error)
         view.second.toggled.connect(self._second_pane_toggled)
         view.renamed.connect(self.project.follow)
@@ -211,6 +227,7 @@ class MainWindow(QMainWindow):
 
     def _spec_changed(self) -> None:
         self.document_view.respec()
+        self.house.style_dock.show_mode(self.selectors.spec().mode)
         self._update_title()
         spec = self.selectors.spec()
         self._save_settings(
@@ -341,7 +358,7 @@ class MainWindow(QMainWindow):
         dock.hide()
         dock.open_requested.connect(self.show_project)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-        return ProjectPanel(
+        panel = ProjectPanel(
             dock,
             current=lambda: (self.document_view.path, self.document_view.review_key()),
             open_pair=self._open_in_language,
@@ -350,6 +367,8 @@ class MainWindow(QMainWindow):
             warn=lambda title, text: warn(self, title, text),
             parent=self,
         )
+        panel.languages_set.connect(self.open_project)  # its languages named: open it now
+        return panel
 
     def open_project(self, folder: str | Path) -> bool:
         """Show a docs project's files by language; its index page opens unless the
@@ -374,6 +393,17 @@ class MainWindow(QMainWindow):
         self.project.dock.raise_()
         self.project.dock.tree.setFocus()
 
+    def panel_table(self) -> PanelTable:
+        """Each panel by its command's name, with the method that shows it."""
+        bench, house = self.workbench, self.house
+        return {
+            "outline": (bench.outline, bench.show_outline),
+            "problems": (bench.problems, bench.show_problems),
+            "project": (self.project.dock, self.show_project),
+            "style": (house.style_dock, house.show_style),
+            "glossary": (house.glossary_dock, house.show_glossary),
+        }
+
     def translate_project(self) -> None:
         """Translate Project: every page of the project in each of its languages, in the
         background with its progress and a Stop (a folder to open first, without one)."""
@@ -383,6 +413,10 @@ class MainWindow(QMainWindow):
         if project is None or not self.project_run.start(project):
             return
         self.project.dock.show()
+
+    def _ask_batch(self, project: Project, offer: Offer) -> None:
+        """Translate Project with a Batch API at hand: now, or in a batch (both costs)."""
+        ask(self, offer, lambda choice: self.project_run.start(project, choice))
 
     def _project_ran(self, summary: str) -> None:
         self.statusBar().showMessage(summary, 10000)
@@ -516,6 +550,8 @@ class MainWindow(QMainWindow):
             self.project.refresh()  # files may have changed meanwhile (a translator's tool)
         if event.type() == QEvent.Type.PaletteChange:
             self.document_view.apply_palette()
+            self.status.apply_palette()
+            self.project.dock.apply_palette()
             # the application's palette reaches the children after the window: check again
             QTimer.singleShot(0, self._follow_palette)
         super().changeEvent(event)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.review.autosave import Recovery, discard
+from fastdesk.ui.plain import tip
 
 
 class RecoveryDialog(QDialog):
@@ -46,7 +47,7 @@ class RecoveryDialog(QDialog):
         for recovery in recoveries:
             item = QListWidgetItem(recovery.label)
             item.setData(Qt.ItemDataRole.UserRole, recovery)
-            item.setToolTip(f"{recovery.path or 'Untitled'} — {recovery.chars} characters")
+            item.setToolTip(tip(f"{recovery.path or 'Untitled'} — {recovery.chars} characters"))
             self.list.addItem(item)
         self.list.setCurrentRow(0)
         self.list.itemDoubleClicked.connect(lambda _item: self.restore_selected())

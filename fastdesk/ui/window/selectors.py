@@ -14,6 +14,7 @@ from fastdesk.config.settings import Settings
 from fastdesk.document.languages import LANGUAGES
 from fastdesk.providers.factory import not_configured
 from fastdesk.ui.language_box import fill_languages, show_language
+from fastdesk.ui.panes.accessible import name
 
 # the settings' review (auto | on | off) as a job's (None: when the rate budget allows)
 REVIEW: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
@@ -45,11 +46,13 @@ class Selectors(QObject):
             self.mode.addItem(label, code)
         self.mode.setCurrentIndex(max(0, self.mode.findData(settings.mode)))
         self.mode.currentIndexChanged.connect(self.changed)
+        name(self.mode, "Mode")
 
         self.language = combo = QComboBox()
         combo.setObjectName("languageSelector")
         combo.setToolTip("Target language: type a name or a code (Ctrl+L)")
         combo.setEditable(True)
+        name(combo, "Target language", "Type a name or a code")
         combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         combo.setMinimumContentsLength(24)
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -67,6 +70,7 @@ class Selectors(QObject):
         self.provider = QComboBox()
         self.provider.setObjectName("providerSelector")
         self.provider.setToolTip("Provider: auto picks the fastest configured one")
+        name(self.provider, "Provider")
         chosen = settings.provider
         self.fill_providers(() if chosen == "auto" else (chosen,), chosen)
         self.provider.currentIndexChanged.connect(self.changed)
@@ -108,8 +112,8 @@ class Selectors(QObject):
         combo = self.provider
         combo.blockSignals(True)
         combo.clear()
-        for name in ("auto", *names):
-            combo.addItem(PROVIDER_LABELS.get(name, name), name)
+        for provider in ("auto", *names):
+            combo.addItem(PROVIDER_LABELS.get(provider, provider), provider)
         index = combo.findData(selected)
         if index < 0:  # a provider chosen in the settings but not configured
             combo.addItem(f"{PROVIDER_LABELS.get(selected, selected)} (not configured)", selected)

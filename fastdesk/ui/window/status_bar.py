@@ -19,14 +19,24 @@ from fastdesk.review.quality import score_colour
 from fastdesk.routing.costs import CostLedger, Totals
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.events import Waiting
+from fastdesk.ui.panes.accessible import name
 from fastdesk.ui.panes.elided import ElidedLabel, ElidingStatusBar, elide
+from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import plain_box, tip
 
 __all__ = ["ElidedLabel", "StatusPanel", "latency_text"]
 
 
+NO_TRANSLATION = "No translation yet"
+ERROR_COLOUR = "#d1242f"  # made readable on the theme's background (apply_palette)
+
+
 def latency_text(stats: RequestStats) -> str:
-    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s"""
+    """groq · openai/gpt-oss-20b · first token 212 ms · total 801 ms · 840 tok/s (a Batch API
+    job's answer: groq · openai/gpt-oss-20b · batch job, half price)"""
     parts = [stats.provider, stats.model]
+    if stats.purpose == "batch":  # answered by a Batch API job: no stream was timed
+        return " · ".join([*parts, "batch job, half price"])
     if stats.status != "ok":
         parts.append(stats.status)
     parts.append(f"first token {milliseconds(stats.ttfb_ms)}")
@@ -102,8 +112,8 @@ class StatusPanel(QObject):
         self.error_button.setObjectName("errorButton")
         self.error_button.setAutoRaise(True)
         self.error_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.error_button.setStyleSheet("QToolButton { color: #d1242f; font-weight: 600; }")
         self.error_button.setToolTip("Click for details")
+        name(self.error_button, "Last error", "Press for its details")
         self.error_button.clicked.connect(self.show_error_details)
         self.error_button.hide()
         # A pending retry of failed blocks, counting down (a click retries them now): permanent,
@@ -113,8 +123,9 @@ class StatusPanel(QObject):
         self.retry_button.setAutoRaise(True)
         self.retry_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.retry_button.setToolTip("Retry the failed blocks now (Ctrl+Shift+R)")
+        name(self.retry_button, "Retry the failed blocks now")
         self.retry_button.hide()
-        self.latency = ElidedLabel("No request yet")
+        self.latency = ElidedLabel(NO_TRANSLATION)
         # prompt tokens of this window's translations, and those the providers served cached
         self.prompt_tokens = 0
         self.cached_tokens = 0
@@ -130,6 +141,7 @@ class StatusPanel(QObject):
         # reviews cost, apart from the translations'
         self.score = QLabel("")
         self.score.setObjectName("scoreLabel")
+        self._score_colour = ""
         self.score.hide()
         self.reviews = Totals()  # the reviewer model's requests since start (in the ledger too)
         for widget in (
@@ -166,6 +178,7 @@ class StatusPanel(QObject):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._count_down)
         self._refresh_cost()
+        self.apply_palette()  # (the error's style sheet before its text is measured)
         if isinstance(bar, ElidingStatusBar):
             bar.resized.connect(self._fit)
 
@@ -195,6 +208,13 @@ class StatusPanel(QObject):
         """
         self.ledger.record(stats)
         if stats.purpose == "warmup":
+            # billed, so the session's cost counts it: said beside that cost, not "no request"
+            if not self.has_last:
+                self.latency.setText(f"{NO_TRANSLATION} · {stats.provider} warmed up")
+                self.latency.set_detail(
+                    "A one-token request opened the connection to the provider, so the first "
+                    "translation starts sooner; its cost is in the session's and today's."
+                )
             self._refresh_cost()
             return
         if stats.purpose == "review":  # counted apart: the latency shown stays a translation's
@@ -230,9 +250,20 @@ class StatusPanel(QObject):
             self.score.hide()
             return
         self.score.setText(f"score {score:g}")
-        self.score.setStyleSheet(f"QLabel {{ color: {score_colour(score)}; font-weight: 600; }}")
+        self._score_colour = score_colour(score)
+        self.apply_palette()
         self.score.setToolTip(self._score_tooltip())
         self.score.show()
+
+    def apply_palette(self) -> None:
+        """The error's and the score's colours, readable on this theme's bar (the window calls
+        it when the theme changes)."""
+        palette = self.bar.palette()
+        error = text_colour(ERROR_COLOUR, palette)
+        self.error_button.setStyleSheet(f"QToolButton {{ color: {error}; font-weight: 600; }}")
+        if self._score_colour:
+            score = text_colour(self._score_colour, palette)
+            self.score.setStyleSheet(f"QLabel {{ color: {score}; font-weight: 600; }}")
 
     def _score_tooltip(self) -> str:
         reviews = self.reviews
@@ -304,7 +335,7 @@ class StatusPanel(QObject):
         short = elide(self.error_button.fontMetrics(), f"⚠ {short}", room)
         self.error_button.setText(short)
         whole = f"{self.error_message}\n" if short != f"⚠ {self.error_message}" else ""
-        self.error_button.setToolTip(f"{whole}Click for details")
+        self.error_button.setToolTip(tip(f"{whole}Click for details"))
 
     def clear_error(self) -> None:
         self.error_message = self.error_detail = ""
@@ -323,7 +354,7 @@ class StatusPanel(QObject):
         box.setText(message or "No error so far in this session.")
         if detail:
             box.setDetailedText(detail)
-        box.open()
+        plain_box(box).open()  # a server's words: no markup, no link opened from here
 
     # ---- formatting --------------------------------------------------------------------------
 

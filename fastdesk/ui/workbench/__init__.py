@@ -18,12 +18,14 @@ Modules:
 - ``house_docks``: the House Style and Glossary docks' widgets
 - ``project``: the project panel: a docs project's files by language
 - ``project_run``: Translate Project in the window
+- ``project_batch``: Translate Project's question: now, or in a batch at half price
 - ``project_watch``: a project's target files on disk, watched
 - ``guide``: the short guide (F1)
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -35,10 +37,22 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 from fastdesk.document.blocks import parse, reparse
 from fastdesk.document.outline import Heading
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import Problem, ProblemList, excerpt, fix, step
+from fastdesk.project.layout import Project
+from fastdesk.project.status import translated_units
+from fastdesk.review.problems import (
+    CONSISTENCY,
+    Problem,
+    ProblemList,
+    excerpt,
+    fix,
+    step,
+    use_everywhere,
+)
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
+from fastdesk.translate.consistency import Unit, glossary_drift
 from fastdesk.ui.bridge.threads import gui_first
+from fastdesk.ui.dialogs.glossary_drift import GlossaryDriftDialog
 from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.workbench.find_bar import FindBar, Pane
@@ -55,6 +69,7 @@ OUTLINE_DELAY_MS = 250  # the outline follows typing after a short pause, not ev
 # The problems list follows the translation at most this often: a stream of answers would
 # otherwise update it with every delivery (at 7,000 blocks its rows alone are ~2 ms to compare).
 PROBLEMS_EVERY_MS = 500
+EVERYWHERE_STEP = "Use This Translation Everywhere"  # the undo step of the consistency fix
 
 
 class Workbench(QObject):
@@ -74,6 +89,7 @@ class Workbench(QObject):
         self.outline = OutlineDock(window)
         self.outline.hide()
         self.guide: GuideDialog | None = None
+        self.drift_dialog: GlossaryDriftDialog | None = None
         self._pane: Pane = view.source  # the pane find applies to: the last one focused
         self._doc = parse("")
         self._timer = QTimer(window)
@@ -148,6 +164,11 @@ class Workbench(QObject):
                 view.show_raw(True)
             return view.target_editor
         return pane
+
+    def focus_pane(self) -> None:
+        """The focus back to the pane last focused (find follows it), else the source."""
+        pane = self._pane if self._pane.isVisible() else self.view.target_pane()
+        (pane if pane.isVisible() else self.view.source).setFocus()
 
     def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         view = self.view
@@ -296,7 +317,10 @@ class Workbench(QObject):
 
     def restore_problem(self, problem: Problem) -> bool:
         """Put the source's link target, code span or placeholder back, or the glossary's term
-        in place of its wrong rendering, as the editor's edit (one undoable step)."""
+        in place of its wrong rendering, as the editor's edit (one undoable step); for a
+        consistency row, give every block with its source its translation (one step too)."""
+        if problem.check == CONSISTENCY:
+            return self.use_everywhere(problem)
         new = fix(self.view.review_ctl.model, problem, self.problem_list.glossary)
         if new is None or not self.edit_block(problem.block_id, new):
             self.view.message.emit(
@@ -311,6 +335,53 @@ class Workbench(QObject):
         self.view.message.emit(f"{done}, as your edit", 5000)
         self.refresh_problems()
         return True
+
+    def use_everywhere(self, problem: Problem) -> bool:
+        """The translation of ``problem``'s block given to every block of the document with
+        the same source, as the editor's edits, undone together by one Undo."""
+        edits = use_everywhere(self.view.review_ctl.model, problem)
+        if not edits:
+            self.view.message.emit("Every block with this source has this translation", 5000)
+            return False
+        # the edit of many blocks at once (as Replace All's): one step of the editor's undo
+        self.view.target_editor.edit_blocks(EVERYWHERE_STEP, list(edits.items()))
+        done = len(edits)
+        self.view.message.emit(
+            f"This translation used in {done} more block{'s' if done != 1 else ''}, as your edit",
+            5000,
+        )
+        self.refresh_problems()
+        return done > 0
+
+    def show_glossary_drift(self) -> GlossaryDriftDialog | None:
+        """Review ▸ Glossary Drift: each glossary term's renderings in the open document's
+        translation and, when a docs project is open beside it, in its other pages, in every
+        language (the pages as the disk and their review records have them)."""
+        glossary = self.problem_list.glossary
+        if not glossary:
+            self.view.message.emit("This document has no glossary", 5000)
+            return None
+        model, view = self.view.review_ctl.model, self.view
+        doc = model.doc
+        panel = getattr(self.window, "project", None)
+        project = getattr(panel, "project", None)
+        if not isinstance(project, Project):
+            project = None
+        here = page = view.path.resolve().as_posix() if view.path is not None else ""
+        if project is not None and view.path is not None:
+            with contextlib.suppress(ValueError):  # a page of the project: named as its pages
+                page = view.path.resolve().relative_to(project.root.resolve()).as_posix()
+        units = [
+            Unit(page, i, b.line, b.text, shown, model.review.lang)
+            for i, b in enumerate(doc.blocks if doc is not None else ())
+            if b.translatable and (shown := model.review.shown_text(b.id)) is not None
+        ]
+        if project is not None:  # its pages as the disk has them, read here (a moment)
+            units += translated_units(project, skip=(here, model.review.lang))
+        dialog = GlossaryDriftDialog(glossary_drift(units, glossary), self.window)
+        dialog.show()
+        self.drift_dialog = dialog
+        return dialog
 
     # ---- editing a block as the editor ---------------------------------------------------------
 

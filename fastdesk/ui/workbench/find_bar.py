@@ -24,9 +24,11 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QTextEdit,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
+from fastdesk.document.blocks import parse
 from fastdesk.document.find import (
     BadPattern,
     Change,
@@ -36,10 +38,13 @@ from fastdesk.document.find import (
     replace_in_blocks,
     replacement,
     summary,
+    verbatim_count,
 )
-from fastdesk.ui.panes.common import plain_text
+from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.panes.common import plain_text, py_index
 from fastdesk.ui.panes.render import qt_len
 from fastdesk.ui.panes.target_editor import TargetEditor
+from fastdesk.ui.plain import tip
 from fastdesk.ui.workbench.replace_preview import ReplacePreview
 
 Pane = QPlainTextEdit | QTextEdit
@@ -74,9 +79,16 @@ class FindBar(QFrame):
         self.preserve = _toggle(
             "findPreserveCase", "AB", "Preserve case: the replacement takes each match's case"
         )
+        self.code = _toggle(
+            "findInCode",
+            "{ }",
+            "In code and link targets too: code spans and blocks, link targets, URLs and "
+            "identifiers are passed over unless this is on",
+        )
         self.count = QLabel()
         self.count.setObjectName("findCount")
         self.count.setMinimumWidth(110)
+        self.count.setWordWrap(True)  # "3 of 12 matches (4 in code)" wraps in a narrow window
         self.result = QLabel()  # what the last Replace All did ("Replaced 12 in 9 blocks")
         self.result.setObjectName("replaceResult")
         self.preview: ReplacePreview | None = None
@@ -87,19 +99,33 @@ class FindBar(QFrame):
             "replaceAll", "All…", "Replace every match: a preview first", self.preview_all
         )
         close = _button("findClose", "✕", "Close (Esc)", self.hide)
-        layout = QHBoxLayout(self)
+        # Two rows, as in VS Code: find, then replace (shown when replacing), so that the bar
+        # fits a 1,024 px window beside the panels (one row asked 891 px)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
-        layout.setSpacing(4)
-        for widget in (self.scope, self.find_edit, self.case, self.word, self.regex):
-            layout.addWidget(widget)
-        for widget in (self.count, prev, nxt, self.replace_edit, self.preserve):
-            layout.addWidget(widget)
-        for widget in (self.replace_button, self.replace_all_button, self.result, close):
-            layout.addWidget(widget)
+        layout.setSpacing(2)
+        find_row, self.replace_row = QHBoxLayout(), QWidget()
+        replace_row = QHBoxLayout(self.replace_row)
+        replace_row.setContentsMargins(0, 0, 0, 0)
+        for row in (find_row, replace_row):
+            row.setSpacing(4)
+        for widget in (self.scope, self.find_edit, self.case, self.word, self.regex, self.code):
+            find_row.addWidget(widget)
+        for widget in (self.count, prev, nxt, close):
+            find_row.addWidget(widget)
+        for widget in (self.replace_edit, self.preserve, self.replace_button):
+            replace_row.addWidget(widget)
+        for widget in (self.replace_all_button, self.result):
+            replace_row.addWidget(widget)
+        self.result.setWordWrap(True)
+        find_row.setStretch(1, 1)
+        replace_row.setStretch(0, 1)
+        layout.addLayout(find_row)
+        layout.addWidget(self.replace_row)
         self.find_edit.textChanged.connect(self.update_count)
         self.find_edit.returnPressed.connect(self.find_next)
         self.replace_edit.returnPressed.connect(self.replace)
-        for toggle in (self.case, self.word, self.regex):
+        for toggle in (self.case, self.word, self.regex, self.code):
             toggle.toggled.connect(self.update_count)
         for edit in (self.find_edit, self.replace_edit):
             edit.textChanged.connect(self.result.clear)
@@ -121,9 +147,7 @@ class FindBar(QFrame):
         self.update_count()
 
     def set_replacing(self, on: bool) -> None:
-        for widget in (self.replace_edit, self.replace_button, self.replace_all_button):
-            widget.setVisible(on)
-        self.preserve.setVisible(on)
+        self.replace_row.setVisible(on)
         self.result.clear()
 
     def query(self) -> Query:
@@ -133,6 +157,7 @@ class FindBar(QFrame):
             word=self.word.isChecked(),
             regex=self.regex.isChecked(),
             preserve_case=self.preserve.isChecked(),
+            code=self.code.isChecked(),
         )
 
     # ---- finding -------------------------------------------------------------------------------
@@ -154,7 +179,7 @@ class FindBar(QFrame):
             self.query().pattern()
         except BadPattern as exc:
             self.count.setText("Bad pattern")
-            self.count.setToolTip(str(exc))
+            self.count.setToolTip(tip(str(exc)))
             return
         self.count.setToolTip("")
         spans = self.matches()
@@ -166,6 +191,20 @@ class FindBar(QFrame):
             current = self._current(spans)
             where = f"{current + 1} of " if current is not None else ""
             self.count.setText(f"{where}{len(spans)} match{'es' if len(spans) != 1 else ''}")
+        skipped = self._skipped()
+        if skipped:  # said, so that a count that leaves them out is not a surprise
+            self.count.setText(f"{self.count.text() or 'No matches'} (+{skipped} in code)")
+            self.count.setToolTip(
+                f"{skipped} more in code or link targets, passed over: {{ }} counts them too"
+            )
+
+    def _skipped(self) -> int:
+        if self.pane is None or not self.find_edit.text():
+            return 0
+        try:
+            return verbatim_count(plain_text(self.pane.document()), self.query())
+        except BadPattern:
+            return 0
 
     def find_next(self) -> bool:
         return self._go(backwards=False)
@@ -260,14 +299,13 @@ class FindBar(QFrame):
             if only is not None:
                 chosen = set(only)
                 spans = [span for k, span in enumerate(spans) if k in chosen]
-            lines = len({target.document().findBlock(start).blockNumber() for start, _ in spans})
-            done = (len(spans), lines) if self._replace_spans(target, spans) else None
+            blocks = _blocks_of(plain_text(target.document()), spans)
+            done = (len(spans), blocks) if self._replace_spans(target, spans) else None
         if done is None:
             return 0  # (the bar says why: its count would hide it)
         count, blocks = done
         self.update_count()
-        unit = "block" if isinstance(target, TargetEditor) else "line"
-        self.result.setText(summary(count, blocks, unit))
+        self.result.setText(summary(count, blocks))
         return count
 
     def _replace_in_blocks(
@@ -293,7 +331,7 @@ class FindBar(QFrame):
 
     def _bad_replacement(self, exc: BadPattern) -> None:
         self.count.setText("Bad replacement")
-        self.count.setToolTip(str(exc))
+        self.count.setToolTip(tip(str(exc)))
 
     def _target(self) -> Pane | None:
         if self.pane is None:
@@ -347,6 +385,15 @@ def _edit_block(cursor: QTextCursor) -> Iterator[None]:
         cursor.endEditBlock()
 
 
+def _blocks_of(text: str, spans: list[Span]) -> int:
+    """How many of the text's Markdown blocks (paragraphs, list items…) the spans start in."""
+    if not spans:
+        return 0
+    doc = parse(text)
+    starts = [py_index(text, start) for start, _end in spans]
+    return len({doc.block_at_offset(min(start, len(text))) for start in starts})
+
+
 def _qt_spans(text: str, spans: list[tuple[int, int]]) -> list[Span]:
     """Python index spans → UTF-16 spans (the same when the text is ASCII)."""
     if text.isascii():
@@ -368,30 +415,33 @@ def _select(pane: Pane, start: int, end: int) -> None:
     pane.ensureCursorVisible()
 
 
-def _line(name: str, placeholder: str) -> QLineEdit:
+def _line(object_name: str, placeholder: str) -> QLineEdit:
     edit = QLineEdit()
-    edit.setObjectName(name)
+    edit.setObjectName(object_name)
     edit.setPlaceholderText(placeholder)
+    name(edit, placeholder)
     edit.setClearButtonEnabled(True)
     edit.setMinimumWidth(180)
     return edit
 
 
-def _toggle(name: str, text: str, tip: str) -> QToolButton:
+def _toggle(object_name: str, text: str, tip: str) -> QToolButton:
     button = QToolButton()
-    button.setObjectName(name)
+    button.setObjectName(object_name)
     button.setText(text)
     button.setToolTip(tip)
+    name(button, tip.split(":")[0].split(" (")[0])
     button.setCheckable(True)
     button.setAutoRaise(True)
     return button
 
 
-def _button(name: str, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
+def _button(object_name: str, text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
     button = QToolButton()
-    button.setObjectName(name)
+    button.setObjectName(object_name)
     button.setText(text)
     button.setToolTip(tip)
+    name(button, tip.split(":")[0].split(" (")[0])
     button.setAutoRaise(True)
     button.clicked.connect(lambda _checked=False: slot())
     return button

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
+from fastdesk.ui.panes.accessible import as_document
+
 INTRO = (
     "<p>Type or open Markdown on the left; the translation (or plain-language rewrite) "
     "appears on the right, block by block, while you type (Live).</p>"
@@ -28,14 +30,40 @@ INTRO = (
 )
 
 
+# (keys, what): moving through the window by keyboard, as the GTK and Windows conventions go
+MOVING = (
+    (
+        "F6 / Shift+F6",
+        "the next / previous pane or panel on show: source, translation, the "
+        "second translation, each panel, the find bar, the toolbar",
+    ),
+    (
+        "Tab",
+        "in the source and the translation's Markdown: a tab, as in Markdown editors; "
+        "elsewhere the next control (a panel's Close and Float buttons included)",
+    ),
+    ("Ctrl+[ / Ctrl+]", "straight to the source / the translation"),
+    ("A panel's shortcut", "shows the panel with the focus in it; again, hides it"),
+    ("Esc", "closes the find bar, back to its pane"),
+    ("Enter", "in the rendered translation: correct the block in its Markdown"),
+    ("Alt+letter", "the menus: Alt+F File, Alt+E Edit, Alt+V View…"),
+)
+
+
 def guide_html(shortcuts: Iterable[tuple[str, str]]) -> str:
     """The guide's page; ``shortcuts``: (what, keys), as Actions.shortcut_rows gives them."""
     rows = "".join(
         f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
         for name, keys in shortcuts
     )
+    moving = "".join(
+        f"<tr><td><b>{html.escape(keys)}</b></td><td>{html.escape(what)}</td></tr>"
+        for keys, what in MOVING
+    )
     return (
-        f"<h2>fastdesk in a minute</h2>{INTRO}<h3>Shortcuts</h3>"
+        f"<h2>fastdesk in a minute</h2>{INTRO}"
+        "<h3><a name='moving'></a>Moving around by keyboard</h3>"
+        f'<table cellspacing="0" cellpadding="3">{moving}</table><h3>Shortcuts</h3>'
         f'<table cellspacing="0" cellpadding="3">{rows}</table>'
     )
 
@@ -47,6 +75,7 @@ class GuideDialog(QDialog):
         self.setWindowTitle("fastdesk guide")
         self.browser = QTextBrowser()
         self.browser.setObjectName("guideText")
+        as_document(self.browser, "fastdesk guide")
         self.browser.setHtml(guide_html(shortcuts))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

@@ -19,12 +19,10 @@ takes the house (docks, problems) when it arrives.
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import io
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,13 +43,13 @@ from fastdesk.project.house import House, house_for
 from fastdesk.review.corrections import Proposal, propose_entries, review_corrections
 from fastdesk.review.problems import ProblemList, other_pairs
 from fastdesk.translate.engine import JobSpec
-from fastdesk.translate.glossary import GlossaryError
+from fastdesk.translate.glossary import GlossaryError, read_house_text
 from fastdesk.translate.glossary_edit import (
     add_translation,
     glossary_to_write,
     remove_translation,
 )
-from fastdesk.translate.glossary_formats import read_exchange
+from fastdesk.translate.glossary_formats import read_exchange, write_table
 from fastdesk.translate.language import source_language
 from fastdesk.translate.readability import ReadingLevel, compare
 from fastdesk.translate.style import STYLE_FILE, Style, blocks_affected, parse_style
@@ -108,6 +106,7 @@ class HouseKeeper(QObject):
         self._spec, self._settings, self._problems = spec, settings, problems
         self.house = House(None)
         self.style_dock = StyleDock(window)
+        self.style_dock.show_mode(spec().mode)  # the reading level: Simplify's only
         self.glossary_dock = GlossaryDock(window)
         for dock in (self.style_dock, self.glossary_dock):
             dock.hide()
@@ -250,13 +249,14 @@ class HouseKeeper(QObject):
 
     def fill(self) -> None:
         """The docks as the house is now (only those on show)."""
+        self.style_dock.show_mode(self._spec().mode)
         if self.style_dock.isVisible():
             path = self._style_path()
             exists = path is not None and path.is_file()
             text = ""
             if exists and path is not None:
                 try:
-                    text = read_state_text(path)
+                    text = read_house_text(path, self.house.top)
                 except FileError as exc:
                     self.style_dock.impact.setText(str(exc))
             if path is not None:
@@ -383,6 +383,7 @@ class HouseKeeper(QObject):
         self.glossary_dock.show()
         self.glossary_dock.raise_()
         self.fill()
+        self.glossary_dock.table.setFocus()
 
     def context_menu(self, pane: QPlainTextEdit) -> QMenu:
         """The pane's usual menu, and the window's Add to Glossary under it."""
@@ -426,7 +427,7 @@ class HouseKeeper(QObject):
         )
         what = "this language" if spec.mode == "translate" else "simplify"
         self.style_dock.impact.setText(
-            f"Saving translates {count} blocks of this document again ({what})"
+            f"Saving sends {count} blocks of this document again ({what})"
             if count
             else "No block of this document changes"
         )
@@ -506,15 +507,11 @@ class HouseKeeper(QObject):
         lang = self._lang()
         glossary = self.house.glossary
         project = self.house.project
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([project.source_lang if project else "en", lang])
-        for source, target in sorted((glossary.terms_for(lang) if glossary else {}).items()):
-            writer.writerow([source, target])
-        for term in glossary.keep_for(lang) if glossary else ():
-            writer.writerow([term, ""])
+        rows: list[Sequence[str]] = [[project.source_lang if project else "en", lang]]
+        rows += sorted((glossary.terms_for(lang) if glossary else {}).items())
+        rows += [[term, ""] for term in (glossary.keep_for(lang) if glossary else ())]
         try:
-            atomic_write_text(path, out.getvalue())
+            atomic_write_text(path, write_table(rows))
         except OSError as exc:
             self.glossary_dock.message.setText(os_error_line(path, exc, "not written"))
             return

@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QDockWidget, QTreeWidget, QTreeWidgetItem, QWidget
 
 from fastdesk.document.blocks import Document
 from fastdesk.document.outline import Heading, headings
+from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.plain import tip
 
 _HEADING = Qt.ItemDataRole.UserRole
 
@@ -25,6 +27,7 @@ class OutlineDock(QDockWidget):
         self.setObjectName("outlineView")
         self.tree = QTreeWidget()
         self.tree.setObjectName("outlineTree")
+        name(self.tree, "Outline", "The source's headings; Enter goes to one")
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.itemClicked.connect(self._picked)
@@ -50,7 +53,7 @@ class OutlineDock(QDockWidget):
                 parents.pop()
             item = QTreeWidgetItem([heading.title or "(untitled)"])
             item.setData(0, _HEADING, len(self.items))
-            item.setToolTip(0, heading.title)
+            item.setToolTip(0, tip(heading.title))
             if parents:
                 parents[-1][1].addChild(item)
             else:

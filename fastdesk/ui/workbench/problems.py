@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QDockWidget,
     QFrame,
     QHBoxLayout,
@@ -27,19 +28,24 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.text_ends import common_prefix, common_suffix
-from fastdesk.review.problems import KIND_LABELS, KINDS, Problem, block_counts
+from fastdesk.review.problems import CONSISTENCY, KIND_LABELS, KINDS, Problem, block_counts
+from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.plain import tip
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LINE, PROBLEM, DETAIL, BLOCK, FIX = range(5)
 _HEADERS = ("Line", "Problem", "Detail", "Block", "")
 FIX_TEXT = "Restore from source"
 GLOSSARY_FIX_TEXT = "Use the glossary's term"
+EVERYWHERE_TEXT = "Use this translation everywhere"
 
 
 def fix_text(problem: Problem) -> str:
     """What the row's fix says ("" when it has none)."""
     if not problem.restorable:
         return ""
+    if problem.check == CONSISTENCY:
+        return EVERYWHERE_TEXT
     return GLOSSARY_FIX_TEXT if problem.check == "glossary" else FIX_TEXT
 
 
@@ -50,7 +56,6 @@ class ProblemsModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[Problem] = []
         self._excerpt = excerpt
-        self.link = QPalette().color(QPalette.ColorRole.Link)
 
     def set_rows(self, rows: Sequence[Problem]) -> None:
         """Replace only what changed between the unchanged head and tail of the list; as many
@@ -106,9 +111,15 @@ class ProblemsModel(QAbstractTableModel):
                 return "Replace the term's translation by the glossary's, as your edit"
             if column == FIX:
                 return "Put the source's version back, as your edit" if problem.restorable else None
-            return f"{problem.title}: {problem.reason}" if problem.reason else problem.title
+            # a reviewer's verdict, an answer's excerpt: shown as text
+            return tip(f"{problem.title}: {problem.reason}" if problem.reason else problem.title)
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # an empty cell still says something
+            shown = self.data(index, Qt.ItemDataRole.DisplayRole)
+            return shown or ("no fix" if column == FIX else "none")
         if role == Qt.ItemDataRole.ForegroundRole and column == FIX:
-            return self.link
+            # the theme's link colour now (one read when the model was made kept the light
+            # theme's blue on the dark theme's rows: 1.8:1)
+            return QApplication.palette().color(QPalette.ColorRole.Link)
         if role == Qt.ItemDataRole.UserRole:
             return problem
         return None
@@ -157,6 +168,7 @@ class ProblemsDock(QDockWidget):
         self.model = ProblemsModel(excerpt, self)
         self.table = QTreeView()
         self.table.setObjectName("problemsTable")
+        name(self.table, "Problems", "Blocks that need a look; Enter goes to one")
         self.table.setModel(self.model)
         self.table.setRootIsDecorated(False)
         self.table.setUniformRowHeights(True)
@@ -171,7 +183,7 @@ class ProblemsDock(QDockWidget):
         em = self.fontMetrics().horizontalAdvance("M")
         for column, width in ((LINE, 5 * em), (PROBLEM, 16 * em), (BLOCK, 20 * em)):
             header.resizeSection(column, width)
-        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(FIX_TEXT) + 2 * em)
+        header.resizeSection(FIX, self.fontMetrics().horizontalAdvance(EVERYWHERE_TEXT) + 2 * em)
         self.table.clicked.connect(self._clicked)
         self.table.activated.connect(self._activated)
         self.table.selectionModel().currentChanged.connect(self._enable_restore)
@@ -192,6 +204,7 @@ class ProblemsDock(QDockWidget):
         inner.setLayout(bar)
         strip = QScrollArea()
         strip.setObjectName("problemsFilters")
+        strip.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frame, not a stop: its buttons are
         strip.setWidget(inner)
         strip.setWidgetResizable(True)
         strip.setFrameShape(QFrame.Shape.NoFrame)
@@ -268,8 +281,11 @@ class ProblemsDock(QDockWidget):
         return self.rows[row] if row is not None and row < len(self.rows) else None
 
     def _enable_restore(self, *_args: object) -> None:
+        """The row's fix, by keys: the button says what the row's link says (Tab reaches it
+        from the list; the link itself is a cell, only a click)."""
         problem = self.current()
         self.restore_button.setEnabled(problem is not None and problem.restorable)
+        self.restore_button.setText((fix_text(problem) if problem is not None else "") or FIX_TEXT)
 
     def _restore_current(self) -> None:
         problem = self.current()

@@ -10,7 +10,6 @@ file the window saves, and for the pairs whose target file another program chang
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -19,11 +18,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -32,13 +32,23 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.config.fileio import DocumentError, os_error_line
-from fastdesk.document.languages import language_name
-from fastdesk.project.layout import Project, ProjectError, find_project, publish_hint
+from fastdesk.document.languages import is_bcp47, language_name
+from fastdesk.project.layout import (
+    CONFIG_NAME,
+    Project,
+    ProjectError,
+    find_project,
+    publish_hint,
+    set_languages,
+)
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.status import ProjectStatus, describe, read_status, totals
 from fastdesk.project.sync import Pair, open_pair, write_target
 from fastdesk.review.model import STATE_STYLES, Review, review_path, save_review
 from fastdesk.ui.bridge.threads import AsyncRunner
+from fastdesk.ui.panes.accessible import name
+from fastdesk.ui.panes.theme import text_colour
+from fastdesk.ui.plain import escape, tip
 from fastdesk.ui.workbench.project_watch import Signature, TargetWatch, signatures
 
 log = logging.getLogger("fastdesk.ui")
@@ -88,6 +98,7 @@ class ProjectDock(QDockWidget):
         self.summary.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setObjectName("projectTree")
+        name(self.tree, "Project files", "Each page and its state in each language; Enter opens")
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -134,11 +145,16 @@ class ProjectDock(QDockWidget):
             shown = source.relative_to(top).as_posix() if top else source.as_posix()
             item = QTreeWidgetItem([shown, *("…" for _ in langs)])
             item.setData(0, _PAIR, source)
-            item.setToolTip(0, source.as_posix())
+            item.setToolTip(0, tip(source.as_posix()))
             self.tree.addTopLevelItem(item)
             self.rows[source] = item
         head = self.tree.header()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # the file names whole (a narrow panel scrolls sideways), measured once: fitting the
+        # column to its contents would ask every row again on each change of a cell
+        metrics = self.tree.fontMetrics()
+        widest = max((metrics.horizontalAdvance(i.text(0)) for i in self.rows.values()), default=0)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(0, widest + 2 * metrics.horizontalAdvance("M"))
         head.setMinimumSectionSize(40)
         for n in range(1, len(langs) + 1):
             head.setSectionResizeMode(n, QHeaderView.ResizeMode.ResizeToContents)
@@ -158,10 +174,31 @@ class ProjectDock(QDockWidget):
                 continue
             self.entries[(source.as_posix(), lang)] = entry
             item.setText(n, cell_text(entry))
-            item.setToolTip(n, f"{entry['target']} ({language_name(lang)}): {describe(entry)}")
-            item.setForeground(n, QBrush(QColor(_COLOURS.get(str(entry["state"]), "#6e7781"))))
+            item.setToolTip(n, tip(f"{entry['target']} ({language_name(lang)}): {describe(entry)}"))
+            self._colour(item, n, str(entry["state"]))
             item.setData(n, _PAIR, (source, lang))
         self._summarise()
+
+    def _colour(self, item: QTreeWidgetItem, column: int, state: str) -> None:
+        """The state's colour, readable (WCAG AA) on the list's rows in this theme."""
+        colour = text_colour(
+            _COLOURS.get(state, "#6e7781"),
+            self.tree.palette(),
+            QPalette.ColorRole.Base,
+            QPalette.ColorRole.AlternateBase,
+        )
+        item.setForeground(column, QBrush(QColor(colour)))
+
+    def apply_palette(self) -> None:
+        """The theme changed: each cell's colour again (the window calls it)."""
+        project = self.project
+        if project is None:
+            return
+        column = {lang: n for n, lang in enumerate(project.languages, 1)}
+        for (source, lang), entry in self.entries.items():
+            item, n = self.rows.get(PurePosixPath(source)), column.get(lang)
+            if item is not None and n is not None:
+                self._colour(item, n, str(entry["state"]))
 
     def entry(self, source: PurePosixPath | str, lang: str) -> dict[str, object] | None:
         return self.entries.get((PurePosixPath(source).as_posix(), lang))
@@ -185,16 +222,16 @@ class ProjectDock(QDockWidget):
             self.summary.setText("")
             return
         t = totals(self.entries.values())
-        langs = ", ".join(project.languages)
+        langs = escape(", ".join(project.languages))  # a project's words: shown as they are
         self.summary.setText(
-            f"<b>{html.escape(project.root.name)}</b> — {project.layout}, "
-            f"{project.source_lang} → {langs}<br>"
+            f"<b>{escape(project.root.name)}</b> — {escape(project.layout)}, "
+            f"{escape(project.source_lang)} → {langs}<br>"
             f"{t['up_to_date']} up to date, {t['stale']} stale, {t['missing']} missing · "
             f"{t['stale_blocks']} blocks to translate, {t['flagged_blocks']} flagged"
         )
-        self.summary.setToolTip(self.hint or "")
+        self.summary.setToolTip(tip(self.hint or ""))
         if self.hint:
-            self.summary.setText(f"{self.summary.text()}<br><i>{self.hint}</i>")
+            self.summary.setText(f"{self.summary.text()}<br><i>{escape(self.hint)}</i>")
 
     def _picked(self, item: QTreeWidgetItem, column: int) -> None:
         project = self.project
@@ -225,6 +262,8 @@ class ProjectPanel(QObject):
     """
 
     opened = Signal()  # a project was opened (its status is on its way)
+    # a project's languages were just named (its .fastdesk.toml written): open it again
+    languages_set = Signal(str)
     refreshed = Signal()  # a status read reached the dock
     message = Signal(str, int)  # for the status bar (text, milliseconds)
 
@@ -265,10 +304,7 @@ class ProjectPanel(QObject):
             self._warn("Not a docs project", str(exc))
             return None
         if not project.languages:
-            self._warn(
-                "No target languages",
-                f'{project.root}: name them in .fastdesk.toml (languages = ["fr", "de"])',
-            )
+            self._offer_languages(project)
             return None
         self.project = project
         self.watch.watch(project)
@@ -278,6 +314,38 @@ class ProjectPanel(QObject):
         self._read(None)
         self.opened.emit()
         return project
+
+    def _offer_languages(self, project: Project) -> None:
+        """A project that names no target language: offer the language on show, written to
+        its .fastdesk.toml in one click (the toolbar already names it), instead of refusing."""
+        key = self._current()[1]
+        lang = key if key != "simplify" and is_bcp47(key) else "fr"
+        name = language_name(lang)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "No target languages",
+            f"{project.root.name} names no language to translate into. Translate it into "
+            f'{name}? fastdesk writes languages = ["{lang}"] to its {CONFIG_NAME} '
+            "(add more there later).",
+            QMessageBox.StandardButton.Cancel,
+            self.dock.window(),
+        )
+        box.setObjectName("languagesBox")
+        accept = box.addButton(f"Translate into {name}", QMessageBox.ButtonRole.AcceptRole)
+        accept.setObjectName("setLanguages")
+
+        def chosen() -> None:
+            if box.clickedButton() is not accept:
+                return
+            try:
+                set_languages(project.root, (lang,))
+            except ProjectError as exc:
+                self._warn("Languages not set", str(exc))
+                return
+            self.languages_set.emit(str(project.root))
+
+        box.finished.connect(lambda _result: chosen())
+        box.open()
 
     def refresh(self, sources: Iterable[PurePosixPath] | None = None) -> None:
         """Read the status again (of ``sources`` only, when given) in the background; a whole
@@ -395,6 +463,10 @@ class ProjectPanel(QObject):
         return done
 
     def close(self) -> None:
+        """Stop following the project's files before the runner closes: a change heard after
+        it (the watch's settle timer) would otherwise ask a closed runner for a read."""
+        self.watch.watch(None)
+        self.project = None
         self._runner.close(timeout=0.5)
 
 

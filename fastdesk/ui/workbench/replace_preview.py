@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.document.find import Change
+from fastdesk.ui.plain import tip
 
 
 class ReplacePreview(QDialog):
@@ -32,8 +33,10 @@ class ReplacePreview(QDialog):
         self.setWindowTitle("Replace All: preview")
         self.resize(640, 420)
         self.changes = changes
+        code = sum(change.verbatim for change in changes)
+        marked = f" ({code} in code or link targets: marked)" if code else ""
         head = QLabel(
-            f"{len(changes)} change{'s' if len(changes) != 1 else ''} in {where}. "
+            f"{len(changes)} change{'s' if len(changes) != 1 else ''} in {where}{marked}. "
             "Untick a change to skip it (Space), then Replace."
         )
         head.setWordWrap(True)
@@ -42,7 +45,7 @@ class ReplacePreview(QDialog):
         self.list.setUniformItemSizes(True)
         for change in changes:
             item = QListWidgetItem(_line(change))
-            item.setToolTip(f"{change.old!r} → {change.new!r}")
+            item.setToolTip(tip(f"{change.old!r} → {change.new!r}"))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.list.addItem(item)
@@ -98,7 +101,8 @@ def _line(change: Change) -> str:
     """One row: "…words before [old → new] words after…" in plain text (the list shows text)."""
     before = ("…" if change.before else "") + change.before
     after = change.after + ("…" if change.after else "")
-    return f"{before}[{_shown(change.old)} → {_shown(change.new)}]{after}"
+    mark = "(code or link target) " if change.verbatim else ""
+    return f"{mark}{before}[{_shown(change.old)} → {_shown(change.new)}]{after}"
 
 
 def _shown(text: str) -> str:

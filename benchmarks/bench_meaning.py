@@ -1,0 +1,279 @@
+"""The ``numbers`` and ``omission`` checks against people: precision, recall and false alarms on
+Google's WMT MQM human evaluation (prints numbers; not a test; the data is not shipped).
+
+    .venv/bin/python benchmarks/bench_meaning.py PATH [PATH ...] [--limit N] [--show CHECK]
+
+PATH: MQM files (``.tsv``, or the ``.tsv.tar.gz`` the repository packs some in) or folders
+holding them, from the public repository google/wmt-mqm-human-evaluation (Freitag et al. 2021,
+"Experts, Errors, and Context"): ``ted/ende/mqm_ted_ende.tsv``, ``ted/zhen/mqm_ted_zhen.tsv``
+and ``generalMT2023/*/sxs_mqm_generalMT2023_*.3ratingsPerSegment.tsv.tar.gz`` (news and other
+paragraphs, three raters each). Each row is one error a professional marked in one machine
+translation (its span between ``<v>`` and ``</v>``, on the target or, for an omission, the
+source), with a category and a severity; a translation with none has a ``No-error`` row.
+
+Rows are grouped into segments (system, document, segment: one translation, every rater's
+errors), and each translation goes through ``check_block`` as the app runs it on an answer
+(``mode="translate"``, the target language). Golds, per segment:
+
+* numbers: an Accuracy error whose span holds a digit; and, stricter, one whose digits are
+  missing or changed on the other side (a figure of the span, its digits read without
+  separators, not among the other side's figures or Chinese numerals: 40.000 for 40000, 16th
+  for 十六 are no change);
+* omission: an Accuracy/Omission error of any severity; and of major (or critical) severity.
+
+Precision is the share of flagged segments that hold the gold; recall the share of gold
+segments flagged; false alarms the share of the segments every rater found flawless (only
+``No-error`` rows) that are flagged. ``--show numbers`` prints the flagged segments without the
+gold and the gold segments missed (the first ``--examples``), to read why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import re
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fastdesk.translate.checks import check_block
+from fastdesk.translate.number_words import chinese
+
+_MARK = re.compile(r"</?v>")
+_SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
+_DIGITS = re.compile(r"\d+(?:[.,'\u00a0\u202f\u2009 ]\d+)*")  # 40.000 and 40000: one figure
+_SKIP = ("avg_seg_scores", "source-errors", "no-postedits", "psqm")
+
+
+@dataclass
+class Segment:
+    """One machine translation and every error its raters marked."""
+
+    source: str
+    target: str
+    errors: list[tuple[str, str, str, str]] = field(default_factory=list)  # cat, sev, side, span
+    rows: int = 0
+
+    @property
+    def flawless(self) -> bool:
+        return self.rows > 0 and not self.errors
+
+
+@dataclass
+class Counts:
+    """Flagged, gold and both, for one check against one gold."""
+
+    flagged: int = 0
+    gold: int = 0
+    hit: int = 0
+
+    def row(self) -> str:
+        p = f"{self.hit / self.flagged:6.1%}" if self.flagged else "     -"
+        r = f"{self.hit / self.gold:6.1%}" if self.gold else "     -"
+        return f"{p} ({self.hit}/{self.flagged})  {r} ({self.hit}/{self.gold})"
+
+
+def _files(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        candidates = sorted(path.rglob("*mqm*.tsv*")) if path.is_dir() else [path]
+        for c in candidates:
+            if c.name.endswith((".tsv", ".tsv.tar.gz")) and not any(s in c.name for s in _SKIP):
+                found.append(c)
+    return found
+
+
+def _tables(path: Path) -> Iterator[TextIO]:
+    if path.name.endswith(".tar.gz"):
+        with tarfile.open(path) as tar:
+            for member in tar.getmembers():
+                packed = tar.extractfile(member) if member.name.endswith(".tsv") else None
+                if packed is not None:
+                    yield io.TextIOWrapper(packed, encoding="utf-8")
+    else:
+        with path.open(encoding="utf-8") as handle:
+            yield handle
+
+
+def read_segments(path: Path) -> dict[tuple[str, str, str], Segment]:
+    """The file's segments by (system, document, segment number)."""
+    csv.field_size_limit(1 << 30)
+    segments: dict[tuple[str, str, str], Segment] = {}
+    for table in _tables(path):
+        reader = csv.reader(table, delimiter="\t", quoting=csv.QUOTE_NONE)
+        head = next(reader)
+        col = {name: n for n, name in enumerate(head)}
+        seg_col = col.get("docSegId", col.get("seg_id", 3))
+        for row in reader:
+            if len(row) < 9:
+                continue
+            system, doc, seg = row[col["system"]], row[col["doc"]], row[seg_col]
+            source, target = row[col["source"]], row[col["target"]]
+            category, severity = row[col["category"]], row[col["severity"]]
+            if severity.startswith("HOTW"):  # a rater's attention test, not the system's output
+                continue
+            key = (system, doc, seg)
+            segment = segments.get(key)
+            if segment is None:
+                segment = segments[key] = Segment(_MARK.sub("", source), _MARK.sub("", target))
+            segment.rows += 1
+            if category.lower().replace("-", " ") in ("no error", "no error"):
+                continue
+            if category.startswith("Source issue") or severity.lower() == "neutral":
+                continue  # the source's own fault, or no error at all
+            side, span = ("target", "")
+            for name, text in (("target", target), ("source", source)):
+                marked = _SPAN.findall(text)
+                if marked:
+                    side, span = name, " ".join(marked)
+                    break
+            segment.errors.append((category, severity.lower(), side, span))
+    return segments
+
+
+def _figures(text: str) -> set[str]:
+    """The digits of each figure, separators left out (a locale's 40.000 is the source's
+    40000; 3,5 its 3.5), and of each number in Chinese numerals (十六 is the 16 of "16th")."""
+    found = {re.sub(r"\D", "", m) for m in _DIGITS.findall(text)}
+    return found | {str(int(value)) for _w, value in chinese(text) if value == int(value)}
+
+
+RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
+
+
+def golds(segment: Segment) -> dict[str, bool]:
+    """Which golds a segment holds (see the module docstring)."""
+    digit_span = digit_changed = omission = major = False
+    for category, severity, side, span in segment.errors:
+        if not category.startswith("Accuracy"):
+            continue
+        if "Omission" in category:
+            omission = True
+            major = major or severity in ("major", "critical")
+        runs = set(re.findall(r"\d+", span)) if RAW_DIGITS else _figures(span)
+        if _DIGITS.search(span):
+            digit_span = True
+            other = segment.source if side == "target" else segment.target
+            theirs = set(re.findall(r"\d+", other)) if RAW_DIGITS else _figures(other)
+            if runs - theirs:
+                digit_changed = True
+    return {
+        "numbers: Accuracy span with a digit": digit_span,
+        "numbers: digits missing/changed opposite": digit_changed,
+        "omission: Accuracy/Omission, any severity": omission,
+        "omission: major": major,
+    }
+
+
+def _pair(path: Path) -> tuple[str, str]:
+    """(set name, target language) from the file name: mqm_ted_ende.tsv → ("ted en-de", "de")."""
+    name = path.name.split(".")[0]
+    m = re.search(r"(?:mqm_)(\w+?)_([a-z]{2})([a-z]{2})$", name)
+    if m is None:
+        raise SystemExit(f"{path}: not an MQM file name (mqm_<set>_<src><tgt>.tsv)")
+    return f"{m.group(1)} {m.group(2)}-{m.group(3)}", m.group(3)
+
+
+def measure(
+    path: Path, limit: int | None, show: str | None, examples: int, pooled: dict[str, Counts]
+) -> None:
+    name, lang = _pair(path)
+    segments = list(read_segments(path).values())[:limit]
+    counts: dict[str, Counts] = {}
+    alarms = {"numbers": 0, "omission": 0}
+    flawless = 0
+    shown = {"flagged": 0, "missed": 0}
+    start = time.perf_counter()
+    for segment in segments:
+        flags = {
+            f.check: f.detail
+            for f in check_block(segment.source, segment.target, target_lang=lang, mode="translate")
+        }
+        held = golds(segment)
+        flawless += segment.flawless
+        for check in alarms:
+            if check in flags and segment.flawless:
+                alarms[check] += 1
+        for gold, yes in held.items():
+            check = gold.split(":")[0]
+            c = counts.setdefault(gold, Counts())
+            c.flagged += check in flags
+            c.gold += yes
+            c.hit += yes and check in flags
+        if show:
+            gold_any = any(yes for g, yes in held.items() if g.startswith(show))
+            strict = held[
+                "numbers: digits missing/changed opposite"
+                if show == "numbers"
+                else "omission: Accuracy/Omission, any severity"
+            ]
+            kind = (
+                "flagged" if show in flags and not gold_any
+                else "missed" if strict and show not in flags
+                else None
+            )  # fmt: skip
+            if kind and shown[kind] < examples:
+                shown[kind] += 1
+                errs = [e for e in segment.errors if e[0].startswith("Accuracy")]
+                print(f"--- {kind} [{name}] {flags.get(show, '')}")
+                print(f"  S: {segment.source}\n  T: {segment.target}\n  E: {errs}")
+    took = time.perf_counter() - start
+    print(f"\n{name}: {len(segments)} translations, {flawless} flawless ({took:.1f} s)")
+    print(f"  {'gold':44} {'precision':>16}  {'recall':>16}  false alarms")
+    for gold, c in counts.items():
+        total = pooled.setdefault(gold, Counts())
+        total.flagged, total.gold, total.hit = (
+            total.flagged + c.flagged,
+            total.gold + c.gold,
+            total.hit + c.hit,
+        )
+        alarm = pooled.setdefault(f"{gold}: alarms", Counts())
+        alarm.flagged += alarms[gold.split(":")[0]]
+        alarm.gold += flawless
+        check = gold.split(":")[0]
+        fa = alarms[check]
+        rate = f"{fa / flawless:.1%} ({fa}/{flawless})" if flawless else "-"
+        print(f"  {gold:44} {c.row()}  {rate}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="MQM .tsv (or .tsv.tar.gz) files or folders")
+    parser.add_argument("--limit", type=int, default=None, help="the first N segments of each")
+    parser.add_argument("--show", choices=("numbers", "omission"), default=None)
+    parser.add_argument("--examples", type=int, default=20)
+    parser.add_argument(
+        "--gold",
+        choices=("figures", "issue"),
+        default="figures",
+        help="issue: the digits-changed gold as issue 41 measured it (digit runs as written)",
+    )
+    args = parser.parse_args()
+    global RAW_DIGITS
+    RAW_DIGITS = args.gold == "issue"
+    files = _files(args.paths)
+    if not files:
+        raise SystemExit("no MQM .tsv files under " + ", ".join(args.paths))
+    check_block("Warm up: 1 file.", "Aufwärmen: 1 Datei.", target_lang="de", mode="translate")
+    pooled: dict[str, Counts] = {}
+    for path in files:
+        measure(path, args.limit, args.show, args.examples, pooled)
+    if len(files) > 1:
+        print(f"\nall {len(files)} sets together:")
+        for gold, c in pooled.items():
+            if not gold.endswith(": alarms"):
+                alarm = pooled[f"{gold}: alarms"]
+                rate = f"{alarm.flagged / alarm.gold:.1%}" if alarm.gold else "-"
+                print(f"  {gold:44} {c.row()}  {rate} ({alarm.flagged}/{alarm.gold})")
+
+
+if __name__ == "__main__":
+    main()

