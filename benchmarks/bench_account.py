@@ -44,6 +44,7 @@ from fastdesk.routing.router import Router  # noqa: E402
 from fastdesk.routing.stats import StatsStore  # noqa: E402
 from fastdesk.translate.engine import Engine, JobSpec  # noqa: E402
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent  # noqa: E402
+from fastdesk.translate.slots import Priorities  # noqa: E402
 from tests.emulator import Account, Emulator  # noqa: E402
 
 KEY = "gsk_bench_not_a_real_key_0000"
@@ -226,18 +227,19 @@ def edit(blocks: int) -> None:
         doc = parse(document(blocks))
         edited = parse("An edited paragraph, typed while the backlog runs.\n")
 
-        def start(text: Document, tier: int) -> asyncio.Task[dict[str, str]]:
-            """A run whose packs rank at ``tier`` (0: the edit, 2: the backlog)."""
+        def start(text: Document, edit: bool) -> asyncio.Task[dict[str, str]]:
+            """A run whose packs rank as an edit's, or as the backlog's."""
             spec = JobSpec(target_lang="en")
-            return asyncio.create_task(
-                engine.run(text, spec, rank=lambda ids: (tier, 0), foreground=lambda ids: tier < 2)
-            )
+            priorities = Priorities()
+            if edit:
+                priorities.edited = frozenset(b.id for b in text.blocks)
+            return asyncio.create_task(engine.run(text, spec, priorities=priorities))
 
         async def go() -> float:
-            backlog = start(doc, 2)
+            backlog = start(doc, False)
             await asyncio.sleep(20)
             began = time.perf_counter()
-            edit = start(edited, 0)
+            edit = start(edited, True)
             while not any("edited paragraph" in json.dumps(q.body) for q in emu.chat_requests):
                 await asyncio.sleep(0.05)
             sent = time.perf_counter() - began

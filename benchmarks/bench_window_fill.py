@@ -1,24 +1,32 @@
 """The window against the command line, measured from outside (prints figures; not a test).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_window_fill.py
-        [--blocks 4000] [--only fill|typing] [--poll-ms 40] [--view raw|rendered] [--json]
+        [--doc bench|handbook|FILE.md]... [--blocks 4000] [--only fill|typing] [--poll-ms 40]
+        [--view raw|rendered] [--open] [--no-edit] [--trace] [--json]
 
 Everything runs against tests/emulator.py served from a child process (a real provider is not
 in our process), speaking Groq's streaming format through the real SDK, with the rate limits
 set off in the settings (as a paid account that configured them), each side in a fresh
-FASTDESK_HOME (no memory hits). Both measurements touch only the window's public widgets:
-``sourceEditor.setPlainText`` (or keys typed into it) and ``targetEditor``'s text, polled.
+FASTDESK_HOME (no memory hits). The measurements touch only the window's public widgets:
+``sourceEditor.setPlainText`` (or the file opened, ``--open``; or keys typed into it),
+``targetEditor``'s and ``targetPreview``'s text, polled, and the status bar's labels.
 
-Answers are "same-language simplify": the emulator echoes each request's text with every
-"utilize" made "use", so the target says which blocks have their answer (every translatable
-block of the documents below has the word once) and the fidelity checks pass (no retries).
+The documents (``--doc``, repeatable; by default ``bench`` and ``handbook``): two generated
+shapes (benchmarks/fill_documents.py: many small blocks; paragraphs of 2-4 sentences each ending
+with a link, lists and code in every ten) and any Markdown file (a real long page). Answers are
+"same-language simplify" made visible: the server upper-cases the prose of each request and keeps
+its code, links, HTML and block markers (fill_documents.shout), so the fidelity checks pass (no
+retries) and every answered block differs from its source. The command line's output is the
+reference: the window holds every answer when ``targetEditor`` is that text.
 
-(a) **The fill.** A generated BLOCKS-block document (headings, paragraphs with a link each, lists,
-    fenced code), server 100 ms to first token and 4,000 tokens/s: ``fastdesk translate`` on it
-    (a subprocess: wall time, start-up included), then the window given the same text with
-    ``setPlainText``: until ``targetEditor`` holds every answer, until it holds 5 % of them, and
-    an edit typed into a paragraph in the middle once 10 % are there (from its last key until
-    the target shows that paragraph's answer). Their ratio is the figure that counts.
+(a) **The fill.** Server 100 ms to first token and 4,000 tokens/s: ``fastdesk translate`` on the
+    document (a subprocess: wall time, start-up included), then the window given the same text:
+    until it is **filled** (``targetEditor`` holds every answer and the rendered view on show
+    has none of the source's own words left: the moment the status bar says "every block
+    translated", DocumentView.filled), until 5 % of the answers are in, and an edit typed into
+    a paragraph in the middle once 10 % are there (from its last key until the target shows
+    that paragraph's answer). Filled over the command line's time is the figure that counts.
+    The server notes each request's arrival: both sides' pace per 10 s is printed.
 (b) **Typing.** Three sentences typed into an empty paragraph at 9 characters a second, a pause
     of 2 s at each sentence end, server 150 ms to first token and 2,000 tokens/s: from the last
     key of a sentence until ``targetEditor`` shows its answer (p50 over the sentences), the
@@ -43,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -52,10 +61,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QTextEdit
 
 from benchmarks.bench_typing import idle
+from benchmarks.fill_documents import ARRIVALS_ENV, GENERATED, shout, shout_text
 from tests.emulator import EmulatorProcess
 
 ROOT = Path(__file__).resolve().parents[1]
-WORD, SIMPLE = "utilize", "use"
 CHUNK_CHARS = 4
 FILL_TTFB, FILL_RATE = 0.1, 4000.0
 TYPE_TTFB, TYPE_RATE = 0.15, 2000.0
@@ -66,35 +75,10 @@ SENTENCES = (
     "Then we utilize a cache so the second run starts at once.",
     "Readers utilize the summary to find what changed since last week.",
 )
-SCREEN_END = "## Section 8:"  # the first screen: the ~34 blocks above it (a tall window's)
-EDIT = " zedit"  # typed after "utilize" in a paragraph in the middle during the backlog
-
-
-def simplify(messages: object) -> str:
-    """The emulator's answer: the last user message with every WORD made SIMPLE (module level:
-    it crosses to the emulator's process by name). " use " occurs nowhere else in the text."""
-    from tests.emulator import last_user_content
-
-    return last_user_content(messages).replace(WORD, SIMPLE)  # type: ignore[arg-type]
-
-
-def document(blocks: int) -> str:
-    """Headings, paragraphs with a link each, list items and fenced code: every translatable
-    block holds WORD once."""
-    parts: list[str] = []
-    i = 0
-    while len(parts) < blocks:
-        parts.append(f"## Section {i}: how to {WORD} it\n\n")
-        parts.append(
-            f"Paragraph {i} says how to {WORD} one idea in plain words. It links to "
-            f"[the guide](https://example.com/{i}) and names `option_{i}` once.\n\n"
-        )
-        parts.append(f"- First point of section {i}: {WORD} the short form.\n")
-        parts.append(f"- Second point of section {i}: {WORD} the long form, a little longer.\n\n")
-        if i % 4 == 0:
-            parts.append(f"```python\nprint('unchanged code {i}')\n```\n\n")
-        i += 1
-    return "".join(parts[:blocks])
+PREVIEW_EVERY_S = 0.5  # how often the rendered view's text is read once targetEditor is full
+SCREEN_LINES = 60  # the first screen: the lines a tall window shows first (~34 short blocks)
+FILLED_SAYS = "every block translated"  # the status bar's, once filled (DocumentView.filled)
+EDIT = " zedit"  # typed after the first word of a paragraph in the middle during the backlog
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -144,14 +128,19 @@ def cli(emu: EmulatorProcess, text: str, *, verbose: bool = False) -> tuple[floa
     return seconds, out.read_text(encoding="utf-8"), done.stderr
 
 
+OPEN = False  # --open: the window opens the document's file (File > Open) instead of setPlainText
+HEADERS = False  # --headers: the server sends Groq's rate-limit headers (the emulator's)
+
+
 def server(ttfb: float, rate: float) -> EmulatorProcess:
-    """The emulator in a child process, answering as ``simplify`` at that speed."""
+    """The emulator in a child process, answering with ``shout`` at that speed; without
+    ``HEADERS`` no rate-limit headers (the limits are off)."""
     return EmulatorProcess(
         ttfb=ttfb,
         tokens_per_second=rate,
         chunk_chars=CHUNK_CHARS,
-        rate_limits=None,  # no rate-limit headers: the limits are off
-        answer=simplify,
+        answer=shout,
+        **({} if HEADERS else {"rate_limits": None}),
     )
 
 
@@ -303,7 +292,7 @@ class Trace:
                 self.first_started = now
             if isinstance(event, self._done) and event.origin == "model":
                 self.answers.append(now)
-                if EDIT in event.text:
+                if EDIT.upper() in event.text:
                     self.edit_answered = round(now, 2)
             elif isinstance(event, self._request):
                 self.requests.append((now, event.stats.ttfb_ms))
@@ -364,96 +353,240 @@ class Trace:
         }
 
 
-def fill(blocks: int, poll_ms: int, view: str, edit: bool, trace: bool) -> dict[str, object]:
-    text = document(blocks)
-    total = text.count(WORD)
+class Progress:
+    """What ``targetEditor`` holds of the command line's output for the same source: its answer
+    lines (the output's lines the source does not have), counted; filled when the text is the
+    output. The rendered view is filled when none of the source's own words (lower-case words
+    of the source found nowhere in the output) is left in it."""
+
+    def __init__(self, source: str, expected: str) -> None:
+        # Qt's plain text has a space for each no-break space (QTextDocument.toPlainText)
+        source, expected = source.replace("\xa0", " "), expected.replace("\xa0", " ")
+        self.expected = expected
+        self.want = Counter(expected.split("\n")) - Counter(source.split("\n"))
+        self.total = sum(self.want.values())
+        self.head = expected.split("\n")[:SCREEN_LINES]
+        self.probes = set(re.findall(r"[a-z]{4,}", source)) - set(
+            re.findall(r"[a-z]{4,}", expected)
+        )
+
+    def edited(self, line: str, answer: str) -> None:
+        """A source line was edited: its answer is no longer wanted, ``answer`` is instead."""
+        old = shout_text(line)
+        if self.want[old] > 1:
+            self.want[old] -= 1
+        else:
+            self.want.pop(old, None)
+        self.want[answer] += 1
+        self.expected = self.expected.replace(old, answer, 1)
+
+    def answered(self, shown: str) -> int:
+        """The answer lines shown (cheap: polled while the window fills)."""
+        want = self.want
+        return min(self.total, sum(1 for line in shown.split("\n") if line in want))
+
+    def filled(self, shown: str) -> bool:
+        return shown.rstrip("\n") == self.expected.rstrip("\n")
+
+    def first_screen(self, shown: str) -> bool:
+        return shown.split("\n", SCREEN_LINES)[:SCREEN_LINES] == self.head
+
+    def rendered(self, shown: str) -> bool:
+        return not self.probes.intersection(re.findall(r"[a-z]{4,}", shown))
+
+
+def edit_place(text: str, expected: str) -> tuple[int, str, str] | None:
+    """Where the edit goes (after the first word of a paragraph in the middle whose answer
+    differs from it), the line, and the line its answer makes."""
+    lines, answers = text.split("\n"), expected.split("\n")
+    if len(lines) != len(answers):
+        return None
+    for n in range(len(lines) // 2, len(lines)):
+        line = lines[n]
+        word = re.match(r"[A-Za-z]{3,}\b", line)
+        if word and line != answers[n] and (n == 0 or not lines[n - 1].strip()):
+            at = sum(len(x) + 1 for x in lines[:n]) + word.end()
+            edited = line[: word.end()] + EDIT + line[word.end() :]
+            return at, line, shout_text(edited)
+    return None
+
+
+def arrivals(path: Path, since: float) -> dict[str, object]:
+    """The server's request arrivals from ``since`` (wall clock): how many, over how long, and
+    the most and fewest in any 10 s."""
+    try:
+        times = sorted(t - since for t in map(float, path.read_text().split()) if t >= since)
+    except OSError:
+        times = []
+    if not times:
+        return {"n": 0}
+    per10 = Counter(int(t // 10) for t in times)
+    tens = [per10.get(k, 0) for k in range(int(times[-1] // 10) + 1)]
+    return {
+        "n": len(times),
+        "first_s": round(times[0], 2),
+        "last_s": round(times[-1], 2),
+        "per_10s": tens,
+    }
+
+
+def status_texts(window) -> list[str]:  # type: ignore[no-untyped-def]
+    """The texts the status bar shows (its labels on show)."""
+    return [w.text() for w in window.statusBar().findChildren(QLabel) if w.text() and w.isVisible()]
+
+
+def fill(
+    name: str, text: str, poll_ms: int, view: str, edit: bool, trace: bool
+) -> dict[str, object]:
+    arrived = Path(tempfile.mkdtemp(prefix="fastdesk-bench-arrivals-")) / "arrivals"
+    os.environ[ARRIVALS_ENV] = str(arrived)
     with server(FILL_TTFB, FILL_RATE) as emu:
+        os.environ.pop(ARRIVALS_ENV)
         load_cli = load()
+        cli_started = time.time()
         cli_s, out, log = cli(emu, text, verbose=True)
+        cli_arrivals = arrivals(arrived, cli_started)
         cli_ttfb = sorted(float(ms) for ms in re.findall(r"ttfb (\d+) ms", log))
-        cli_ok = out == text.replace(WORD, SIMPLE)
+        cli_ok = out == shout_text(text)
         cli_requests = len(emu.chat_bodies())
         emu.reset_records()
+        progress = Progress(text, out)
+        total = progress.total
 
         window, source, target = open_window(emu, view)
         load_window = load()
-        lines = text.split("\n\n")
-        middle = next(
-            n for n in range(len(lines) // 2, len(lines)) if lines[n].startswith("Paragraph")
-        )
-        anchor = len("\n\n".join(lines[:middle])) + 2
-        anchor = text.index(WORD, anchor) + len(WORD)
-        marker = lines[middle].replace(WORD, SIMPLE + EDIT)
+        place = edit_place(text, out) if edit else None
         tracer = Trace(window) if trace else None
         cpu_before = thread_cpu()
+        window_started = time.time()
         started = time.perf_counter()
-        source.setPlainText(text)
-        first5 = all_s = edit_s = first_screen = None
+        if OPEN:
+            path = Path(tempfile.mkdtemp(prefix="fastdesk-bench-doc-")) / "document.md"
+            path.write_text(text, encoding="utf-8")
+            window.open_file(path)
+        else:
+            source.setPlainText(text)
+        first5 = all_s = edit_s = first_screen = status_s = None
+        status_true: bool | None = None
         edited_at = None
-        polls = 0
+        polls = done = 0
+        counted_at = -math.inf
         while time.perf_counter() - started < 900:
             shown = target.toPlainText()
             polls += 1
             now = time.perf_counter() - started
-            left = shown.count(WORD)
-            done = shown.count(f" {SIMPLE} ")  # (a target still filling holds fewer WORDs too)
+            # counting costs the GUI thread ~3 ms on a long document: only while a figure
+            # waits for it (5 %, the edit at 10 %) and once a second for the trace
+            counting = first5 is None or (place is not None and edited_at is None)
+            if counting or (tracer is not None and now - counted_at >= 1.0):
+                done, counted_at = progress.answered(shown), now
             if tracer is not None:
                 tracer.poll(done)
+            if status_s is None and any(FILLED_SAYS in t for t in status_texts(window)):
+                status_s = now  # true only if both views hold every answer now
+                preview_now = window.findChild(QTextEdit, "targetPreview")
+                status_true = progress.filled(shown) and (
+                    preview_now is None or progress.rendered(preview_now.toPlainText())
+                )
             if first5 is None and done >= total * 0.05:
                 first5 = now
-            if first_screen is None:  # every block above SCREEN_END answered
-                head, found, _rest = shown.partition(SCREEN_END)
-                if found and WORD not in head:
-                    first_screen = now
-            if edit and edited_at is None and done >= total * 0.1:
+            if first_screen is None and progress.first_screen(shown):
+                first_screen = now
+            if place is not None and edited_at is None and done >= total * 0.1:
                 cursor = source.textCursor()
-                cursor.setPosition(anchor)
+                cursor.setPosition(place[0])
                 source.setTextCursor(cursor)
                 for ch in EDIT:
                     QTest.keyClick(source, ch)
                     idle(1 / KEYS_PER_S)
                 edited_at = time.perf_counter()
+                progress.edited(place[1], place[2])
                 if tracer is not None:
                     tracer.edit_typed = round(edited_at - tracer.started, 2)
                 continue
-            if edited_at is not None and edit_s is None and marker in shown:
+            if edited_at is not None and edit_s is None and place is not None and place[2] in shown:
                 edit_s = time.perf_counter() - edited_at
-            if left == 0 and (not edit or edit_s is not None) and done >= total:
+            if (place is None or edit_s is not None) and progress.filled(shown):
                 all_s = now
                 break
             idle(poll_ms / 1000)
-        rendered_s = None  # and the rendered view on show (it takes blocks far from its
-        preview = window.findChild(QTextEdit, "targetPreview")  # view later, in a stream)
-        while all_s is not None and preview is not None and time.perf_counter() - started < 900:
-            if WORD not in preview.toPlainText():
-                rendered_s = time.perf_counter() - started
+        # then the rendered view on show (it takes blocks far from its view later, in a
+        # stream), and the status bar's word: when it says filled, is it true?
+        rendered_s = None
+        preview = window.findChild(QTextEdit, "targetPreview")
+        give_up = 900.0  # (for the word: 10 s after both views hold every answer)
+        looked = -math.inf  # the rendered view's text costs the GUI thread ~30 ms a read on a
+        # long document: read twice a second, or the reading starves the rendering it times
+        while all_s is not None and preview is not None and time.perf_counter() - started < give_up:
+            now = time.perf_counter() - started
+            said = status_s is None and any(FILLED_SAYS in t for t in status_texts(window))
+            rendered = rendered_s is not None
+            if not rendered and (said or now - looked >= PREVIEW_EVERY_S):
+                looked, rendered = now, progress.rendered(preview.toPlainText())
+                if rendered:
+                    rendered_s = now
+                    give_up = min(give_up, now + 10)
+            if said:
+                status_s = now
+                status_true = rendered and progress.filled(target.toPlainText())
+            if rendered_s is not None and status_s is not None:
                 break
             idle(poll_ms / 1000)
+        status_end = status_texts(window)
+        # filled: both views hold every answer and the status bar says so (one meaning; a
+        # window without the word, an older one, is timed by its views alone)
+        said = () if status_s is None else (status_s,)
+        filled_s = None if all_s is None or rendered_s is None else max(all_s, rendered_s, *said)
         cpu_after = thread_cpu()
         requests = len(emu.chat_bodies())
+        window_arrivals = arrivals(arrived, window_started)
         traced = None if tracer is None else tracer.report(total)
         close(window)
     return {
-        "blocks": blocks,
+        "document": name,
+        "chars": len(text),
         "answers": total,
         "cli_s": round(cli_s, 2),
         "cli_complete": cli_ok,
         "cli_requests": cli_requests,
         "cli_ttfb_ms_p50_p90": [pct(cli_ttfb, 0.5), pct(cli_ttfb, 0.9)],
+        "cli_arrivals": cli_arrivals,
         "load_cli": round(load_cli, 2),
         "window_s": None if all_s is None else round(all_s, 2),
         "first_5pct_s": None if first5 is None else round(first5, 2),
         "first_screen_s": None if first_screen is None else round(first_screen, 2),
         "rendered_s": None if rendered_s is None else round(rendered_s, 2),
+        "status_filled_s": None if status_s is None else round(status_s, 2),
+        "status_true": status_true,  # both views held every answer when it said so
+        "status_at_end": status_end,
         "edit_s": None if edit_s is None else round(edit_s, 2),
-        "ratio": None if all_s is None else round(all_s / cli_s, 2),
+        # filled: targetEditor and the rendered view on show both hold every answer (the
+        # status bar's "every block translated": DocumentView.filled, one meaning)
+        "filled_s": None if filled_s is None else round(filled_s, 2),
+        "ratio": None if filled_s is None else round(filled_s / cli_s, 2),
         "window_requests": requests,
+        "window_arrivals": window_arrivals,
         "polls": polls,
         "load_window": round(load_window, 2),
         "cpu_s": {k: round(cpu_after[k] - cpu_before.get(k, 0.0), 2) for k in cpu_after},
         "view": view,
         "trace": traced,
     }
+
+
+def documents(names: list[str], blocks: int) -> list[tuple[str, str]]:
+    """(name, text) of each ``--doc``: a generated shape by its name, else a file's text."""
+    out = []
+    for name in names:
+        if name in GENERATED:
+            out.append((f"{name} ({blocks} blocks)", GENERATED[name](blocks)))
+        else:
+            path = Path(name)
+            try:
+                out.append((path.name, path.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SystemExit(f"{name}: {getattr(exc, 'strerror', None) or exc}") from None
+    return out
 
 
 def typing(view: str) -> dict[str, object]:
@@ -481,7 +614,7 @@ def typing(view: str) -> dict[str, object]:
                 idle(1 / KEYS_PER_S)
             last_key = time.perf_counter() - 1 / KEYS_PER_S  # the idle after the last key
             paragraph += typed
-            want = paragraph.replace(WORD, SIMPLE)
+            want = shout_text(paragraph)
             shown = wait_until(lambda w=want: w in target.toPlainText(), 10, 0.001)
             elapsed = time.perf_counter() - last_key
             provider = TYPE_TTFB + len(paragraph) / CHUNK_CHARS / TYPE_RATE
@@ -506,7 +639,14 @@ def typing(view: str) -> dict[str, object]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blocks", type=int, default=4000)
+    parser.add_argument(
+        "--doc",
+        action="append",
+        metavar="NAME|FILE",
+        help="a generated document (bench, handbook) or a Markdown file; repeat for several"
+        " (default: bench and handbook)",
+    )
+    parser.add_argument("--blocks", type=int, default=4000, help="of a generated document")
     parser.add_argument("--only", choices=("fill", "typing"))
     parser.add_argument("--poll-ms", type=int, default=40, help="how often targetEditor is read")
     parser.add_argument(
@@ -517,6 +657,18 @@ def main() -> int:
     )
     parser.add_argument("--no-edit", action="store_true", help="no edit during the backlog")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--open",
+        action="store_true",
+        help="the window opens the document's file (as File > Open does) instead of being given"
+        " its text with setPlainText",
+    )
+    parser.add_argument(
+        "--headers",
+        action="store_true",
+        help="the server sends Groq's rate-limit headers (tests/emulator.py's defaults), as a"
+        " server speaking Groq's format does; the settings still set the limits off",
+    )
     parser.add_argument("--trace", action="store_true", help="the fill's timeline (see Trace)")
     parser.add_argument(
         "--set",
@@ -527,6 +679,8 @@ def main() -> int:
         " BACKGROUND_NICE) before the window starts",
     )
     args = parser.parse_args()
+    global HEADERS, OPEN
+    HEADERS, OPEN = args.headers, args.open
     from fastdesk.ui.bridge import threads
 
     for setting in args.set:
@@ -536,24 +690,33 @@ def main() -> int:
     result: dict[str, object] = {}
     if args.only != "typing":
         edit = not args.no_edit
-        result["fill"] = f = fill(args.blocks, args.poll_ms, args.view, edit, args.trace)
-        if not args.json:
-            print(
-                f"Fill, {f['blocks']} blocks ({f['answers']} answers), {FILL_TTFB * 1000:.0f} ms"
-                f" to first token, {FILL_RATE:.0f} tokens/s, {f['view']} view on show:\n"
-                f"  fastdesk translate: {f['cli_s']} s ({f['cli_requests']} requests, complete:"
-                f" {f['cli_complete']}; -v says ttfb p50, p90 {f['cli_ttfb_ms_p50_p90']} ms;"
-                f" load {f['load_cli']})\n"
-                f"  window: every answer in targetEditor after {f['window_s']} s"
-                f" ({f['window_requests']} requests; load {f['load_window']}), ratio {f['ratio']}\n"
-                f"  rendered view (on show) holds every answer after {f['rendered_s']} s\n"
-                f"  first screen (~34 blocks) after {f['first_screen_s']} s;"
-                f" first 5 % after {f['first_5pct_s']} s; an edit in the middle at 10 %: shown"
-                f" {f['edit_s']} s after its last key\n"
-                f"  CPU meanwhile: {f['cpu_s']}"
-            )
-            if f["trace"] is not None:
-                print(json.dumps(f["trace"], indent=2))
+        result["fill"] = fills = []
+        for name, text in documents(args.doc or ["bench", "handbook"], args.blocks):
+            f = fill(name, text, args.poll_ms, args.view, edit, args.trace)
+            fills.append(f)
+            if not args.json:
+                print(
+                    f"Fill, {f['document']}, {f['chars']:,} characters ({f['answers']} answer"
+                    f" lines), {FILL_TTFB * 1000:.0f} ms to first token, {FILL_RATE:.0f} tokens/s,"
+                    f" {f['view']} view on show:\n"
+                    f"  fastdesk translate: {f['cli_s']} s ({f['cli_requests']} requests, every"
+                    f" block shouted: {f['cli_complete']}; -v says ttfb p50, p90"
+                    f" {f['cli_ttfb_ms_p50_p90']} ms; load {f['load_cli']})\n"
+                    f"  window: filled after {f['filled_s']} s, ratio {f['ratio']} (every answer"
+                    f" in targetEditor after {f['window_s']} s, in the rendered view on show"
+                    f" after {f['rendered_s']} s; the status bar says so after"
+                    f" {f['status_filled_s']} s, truly: {f['status_true']};"
+                    f" {f['window_requests']} requests; load"
+                    f" {f['load_window']})\n"
+                    f"  first screen after {f['first_screen_s']} s; first 5 % after"
+                    f" {f['first_5pct_s']} s; an edit in the middle at 10 %: shown"
+                    f" {f['edit_s']} s after its last key\n"
+                    f"  the server's arrivals: command line {f['cli_arrivals']}; window"
+                    f" {f['window_arrivals']}\n"
+                    f"  CPU meanwhile: {f['cpu_s']}; status bar at the end: {f['status_at_end']}"
+                )
+                if f["trace"] is not None:
+                    print(json.dumps(f["trace"], indent=2))
     if args.only != "fill":
         result["typing"] = t = typing(args.view)
         if not args.json:

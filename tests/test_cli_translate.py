@@ -72,6 +72,7 @@ def budget(**requests: float) -> None:
 
 
 def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8"))
     return path
 
@@ -326,6 +327,44 @@ def test_bad_usage_exits_2(args, tmp_path, capsys) -> None:
     os.chdir(tmp_path)
     assert run(["translate", str(src), *args]) == 2
     assert capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["site", "-o", "out.md"], ["site", "out.md"]),
+        (["site", "--out-dir", "o"], ["site", "o"]),
+        (["site", "--to", "fr", "--mode", "simplify"], ["site"]),
+        (["a.md", "--changed-since", "HEAD"], ["a.md"]),
+        (["a.md", "sub/a.md", "--changed-since", "HEAD"], ["a.md", "sub/a.md"]),
+        (["a.md", "sub/a.md", "-o", "x.md"], ["x.md", "a.md", "sub/a.md"]),
+        (["a.md", "-o", "x.md", "--out-dir", "d"], ["x.md", "d"]),
+        (["a.md", "sub/a.md"], ["a.md", "sub/a.md"]),
+        (["a.md", "sub/a.md", "--out-dir", "d"], ["a.md", "sub/a.md"]),
+        (["a.md", "site", "--out-dir", "d"], ["site"]),
+        (["absent.md"], ["absent.md"]),
+        (["a.md", "-o", "a.md"], ["a.md"]),
+        (["a.md", "-o", "sub"], ["sub"]),
+    ],
+)
+def test_a_usage_error_names_the_file_or_folder_it_is_about(
+    args: list[str], named: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: one line, exit 2, nothing written, and the line says which input or output."""
+    work = tmp_path / "work"  # the settings' home is elsewhere in tmp_path: logs are not outputs
+    write(work / "a.md", DOC)
+    write(work / "sub/a.md", DOC)
+    write(work / "site/en/index.md", DOC)
+    os.chdir(work)
+    before = sorted(work.rglob("*"))
+    assert run(["translate", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("fastdesk translate: "), err
+    for name in named:
+        assert name in err, (name, err)
+    about = err.split(": ", 2)[1]  # what the line is about comes first, as for every error
+    assert about.split(", ")[0] == named[0], err
+    assert sorted(work.rglob("*")) == before
 
 
 def test_five_megabyte_document_goes_through_whole(emu, tmp_path, monkeypatch) -> None:

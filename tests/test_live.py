@@ -124,7 +124,8 @@ def test_blocks_on_screen_go_before_the_rest() -> None:
         live = LiveTranslator(engine, JobSpec(), lambda e: None)
         live.update(text, 1)
         assert live.doc is not None
-        live.set_visible([b.id for b in live.doc.blocks[30:32]])  # the reader is down there
+        blocks = live.doc.blocks
+        live.set_view(blocks[30].line, blocks[31].line)  # the reader is down there
         await _settle(live)
         order = [last_user(r) for r in fake.requests]
         assert "number 30 " in order[1], order[:3]  # after the one that was sent at once
@@ -140,13 +141,17 @@ def test_a_whole_new_text_is_a_first_fill_not_an_edit() -> None:
         live.update(TEXT.replace("First", "Edited first"), 2)
         assert live.doc is not None
         edited = live.doc.blocks[1].id
-        assert live.rank([edited]) < live.rank([live.doc.blocks[0].id])
+        assert live.priorities.rank([edited]) < live.priorities.rank([live.doc.blocks[0].id])
         other = "".join(f"Another file, paragraph {i}.\n\n" for i in range(100))
         live.update(other, 3)  # another file opened: ordered by the screen, then the text
         assert live.doc is not None
-        assert live.rank([live.doc.blocks[0].id]) < live.rank([live.doc.blocks[50].id])
-        live.set_visible([live.doc.blocks[50].id])
-        assert live.rank([live.doc.blocks[50].id]) < live.rank([live.doc.blocks[0].id])
+        assert live.priorities.rank([live.doc.blocks[0].id]) < live.priorities.rank(
+            [live.doc.blocks[50].id]
+        )
+        live.set_view(live.doc.blocks[50].line, live.doc.blocks[50].line)
+        assert live.priorities.rank([live.doc.blocks[50].id]) < live.priorities.rank(
+            [live.doc.blocks[0].id]
+        )
         await live.aclose()
 
     asyncio.run(scenario())

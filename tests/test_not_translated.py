@@ -43,6 +43,22 @@ def test_the_language_check_itself() -> None:
     assert languages is not None and max(languages, key=languages.__getitem__) == "fr"
 
 
+def test_a_source_of_no_language_is_not_judged() -> None:
+    """Commit hashes outweigh the words of pymdown-extensions' magiclink page: the identifier
+    calls the block "zxx" (no linguistic content), and so the answer too; neither says the
+    answer is not a translation (issue 44: its echo and its translation were both refused)."""
+    hashes = (
+        "With a little bit of CSS, you can also add icons in front: "
+        "7d1b1902ea7fe00043a249564ed5032f08dd7152,\n"
+        "e2ed7e0b3973f3f9eb7a26b8ef7ae514eebfe0d2...90b6fb8711e75732f987982cc024e9bb0111beac, etc."
+    )
+    langs = identify(hashes) or {}
+    assert max(langs, key=langs.__getitem__) == "zxx"
+    assert not_translated(hashes, hashes, "en") is None
+    assert not_translated(hashes, hashes.upper(), "en") is None
+    assert not_translated(hashes, hashes.replace("With a little", "Avec un peu"), "fr") is None
+
+
 def test_a_source_is_identified_once_for_both_of_its_questions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

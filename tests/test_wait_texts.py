@@ -14,6 +14,7 @@ from fastdesk.routing.router import Backoff, Router
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, Waiting
+from fastdesk.translate.slots import Priorities
 from tests.fakes import FakeClock as Clock
 from tests.fakes import FakeProvider, until
 
@@ -97,6 +98,8 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
     engine = Engine(router, None, concurrency=2, max_pack_blocks=1)
     doc = parse("First paragraph, backlog.\n\nSecond paragraph, just edited.\n")
     edited = doc.blocks[-1].id
+    priorities = Priorities()
+    priorities.edited = frozenset({edited})
     events: list[object] = []
 
     async def go() -> None:
@@ -105,7 +108,7 @@ def test_an_edit_during_a_backlog_is_sent_at_once_and_the_backlog_waits() -> Non
                 doc,
                 JobSpec(target_lang="en"),
                 emit=events.append,
-                foreground=lambda ids: edited in ids,
+                priorities=priorities,
             )
         )
         await until(lambda: any(isinstance(e, Waiting) for e in events))

@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.emulator import last_user_content
 
-__all__ = ["FRENCH", "translate_everything", "translate_text"]
+__all__ = ["FRENCH", "translate_everything", "translate_text", "upper_everything", "upper_text"]
 
 FRENCH = (
     "le", "la", "les", "une", "des", "pour", "avec", "dans", "sur", "elle", "nous", "vous",
@@ -70,3 +70,20 @@ def translate_text(text: str) -> str:
 def translate_everything(messages: Sequence[Mapping[str, Any]]) -> str:
     """The emulator's answer: the last user message, every word translated."""
     return translate_text(last_user_content(messages))
+
+
+def upper_text(text: str) -> str:
+    """``text`` with every word outside code and URLs upper-cased: a model whose every
+    change shows (a lowercase letter left in the prose of its target was never sent)."""
+    parts, last = [], 0
+    for kept in _KEPT.finditer(text):
+        parts.append(_WORD.sub(lambda m: m.group(0).upper(), text[last : kept.start()]))
+        parts.append(kept.group(0))
+        last = kept.end()
+    parts.append(_WORD.sub(lambda m: m.group(0).upper(), text[last:]))
+    return "".join(parts)
+
+
+def upper_everything(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The emulator's answer: the last user message, every word upper-cased."""
+    return upper_text(last_user_content(messages))

@@ -1,5 +1,8 @@
 """``fastdesk bench [FILE.md] [--runs N]``: time every configured provider and model.
 
+``fastdesk bench --stats``: no request; what the router's persisted measurements say now, the
+figures that rank the choices for ``--provider auto`` (fastdesk.routing.stats.report).
+
 Each (provider, model) translates the file (or the bundled sample) N times with the memory off;
 the table shows time to first token p50/p90, total p50, tokens/s, cost per run, fidelity flags and
 errors, fastest first. ``--json`` prints the same rows for scripts. Exit status: 0 every row had a
@@ -21,6 +24,7 @@ from fastdesk.config.redact import redact
 from fastdesk.config.settings import PROVIDER_NAMES, Settings, saved_settings
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import options_from_settings
+from fastdesk.routing.stats import StatsStore, format_report, report
 from fastdesk.translate.bench import BenchRow, format_table, sample_text
 from fastdesk.translate.bench import run_bench as bench_rows
 from fastdesk.translate.wiring import NotConfigured, build_providers
@@ -59,6 +63,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also time this model (repeatable); a bare ID needs a single provider",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="send nothing: print what auto routing measured (per provider, model and process"
+        " start) and ranks by",
+    )
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight")
     p.add_argument("--no-warmup", action="store_true", help="do not warm each model up first")
     p.add_argument("-v", "--verbose", action="count", default=0, help="log each request")
@@ -77,6 +87,8 @@ def run_bench(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     setup_logging(args.verbose, to_file=True)
+    if args.stats:
+        return _stats(args, stdout)
     try:
         if args.runs < 1 or args.concurrency < 1:
             raise _Usage("--runs and --concurrency must be at least 1")
@@ -114,6 +126,17 @@ def run_bench(
         )
         stdout.write(format_table(rows))
     return EXIT_OK if rows and all(r.ok_runs for r in rows) else EXIT_FAILED
+
+
+def _stats(args: argparse.Namespace, stdout: TextIO) -> int:
+    """``--stats``: the router's measurements as it ranks by them (a file that is not ours is
+    set aside with a warning by the store, as at any start)."""
+    rows = report(StatsStore.load())
+    if args.json:
+        stdout.write(json.dumps({"choices": rows}, indent=2) + "\n")
+    else:
+        stdout.write(format_report(rows))
+    return EXIT_OK
 
 
 def _settings() -> Settings:

@@ -104,21 +104,23 @@ def changed_since(project: Project, ref: str) -> list[PurePosixPath]:
 
 def run_project(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    folder = args.inputs[0]
     if args.mode == "simplify":
         print(
-            "fastdesk translate: a folder is translated; --mode simplify takes files",
+            f"fastdesk translate: {folder}: a folder is translated; --mode simplify takes files",
             file=sys.stderr,
         )
         return 2
     if args.output or args.out_dir:
+        option = f"-o {args.output}" if args.output else f"--out-dir {args.out_dir}"
         print(
-            "fastdesk translate: a folder is written into its own layout; drop -o/--out-dir",
+            f"fastdesk translate: {folder}: a folder is written into its own layout; drop {option}",
             file=sys.stderr,
         )
         return 2
     with contextlib.ExitStack() as held:
         try:
-            project = open_project(args.inputs[0], args.lang)
+            project = open_project(folder, args.lang)
             held.enter_context(project_lock(project.root))
         except (UsageError, ProjectBusy) as exc:
             print(f"fastdesk translate: {exc}", file=sys.stderr)

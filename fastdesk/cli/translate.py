@@ -116,7 +116,11 @@ def run_translate(args: argparse.Namespace) -> int:
     if len(args.inputs) == 1 and os.path.isdir(args.inputs[0]):
         return run_project(args)
     if args.changed_since:
-        print("fastdesk translate: --changed-since takes a folder", file=sys.stderr)
+        print(
+            f"fastdesk translate: {_listed(args.inputs)}: --changed-since takes one folder, "
+            "not files",
+            file=sys.stderr,
+        )
         return 2
     if args.batch or args.wait:
         print("fastdesk translate: --batch and --wait take a folder", file=sys.stderr)
@@ -189,18 +193,26 @@ def _below_min_score(reports: list[DocReport], min_score: float | None) -> bool:
 def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str | None]]:
     """Read every input before doing anything, so a bad one stops the run with nothing written."""
     if args.output and len(args.inputs) > 1:
-        raise UsageError("-o/--output takes one input; use --out-dir for several")
+        raise UsageError(
+            f"{args.output}: -o/--output takes one input, not {len(args.inputs)} "
+            f"({_listed(args.inputs)}); use --out-dir for several"
+        )
     if args.output and args.out_dir:
-        raise UsageError("use either -o/--output or --out-dir, not both")
+        raise UsageError(
+            f"{args.output}, {args.out_dir}: use either -o/--output or --out-dir, not both"
+        )
     if len(args.inputs) > 1 and not args.out_dir:
-        raise UsageError("several inputs need --out-dir DIR")
+        raise UsageError(f"{_listed(args.inputs)}: several inputs need --out-dir DIR")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if args.min_score is not None and not 0 <= args.min_score <= 100:
         raise UsageError("--min-score must be between 0 and 100")
     names = [Path(p).name for p in args.inputs]
     if args.out_dir and len(set(names)) != len(names):
-        raise UsageError("two inputs share a file name; --out-dir would write one over the other")
+        twins = [p for p in args.inputs if names.count(Path(p).name) > 1]
+        raise UsageError(
+            f"{_listed(twins)}: inputs share a file name; --out-dir would write one over the other"
+        )
     docs = []
     for path in args.inputs:
         try:
@@ -217,6 +229,12 @@ def _read_inputs(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[
         if any(_same_file(report, p) for p in [*args.inputs, *(o for o in outputs if o)]):
             raise UsageError(f"{report}: the report would overwrite an input or an output")
     return docs, outputs
+
+
+def _listed(paths: list[str], most: int = 3) -> str:
+    """The paths a usage error is about, the first few of them: one line stays one line."""
+    shown = ", ".join(paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 def _report_file(args: argparse.Namespace) -> list[str]:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastdesk.document.blocks import Block, Document
+from fastdesk.document.syntax import block_title
 from fastdesk.document.text_ends import common_prefix
 
 __all__ = [
@@ -35,9 +36,11 @@ __all__ = [
     "apply_dialect",
     "container",
     "dedent",
+    "fence_title",
     "front_matter",
     "indent",
     "keep_syntax",
+    "meta_data",
     "safe_value",
 ]
 
@@ -92,14 +95,37 @@ def keep_syntax(doc: Document, dialect: str) -> Document:
     code = _in_code_shortcodes(doc) if dialect == "hugo" else set()
     for block in doc.blocks:
         core = block.split()[1]
-        lines = [line.strip() for line in core.splitlines() if line.strip()]
+        lines = [line.strip() for line in _without_options(core) if line.strip()]
         syntax = lines and all(any(p.fullmatch(line) for p in patterns) for line in lines)
+        syntax = syntax and not (dialect == "mkdocs" and any(map(block_title, lines)))
         syntax = syntax or block.id in code or (dialect == "docusaurus" and _esm(core))
         if block.translatable and syntax and not (titled and titled.fullmatch(core)):
             block = dataclasses.replace(block, translatable=False)
             changed = True
         blocks.append(block)
     return Document(doc.source, tuple(blocks)) if changed else doc
+
+
+_HEADER = re.compile(r"(?P<lead>[ \t]*)(?:/{3,}|:::[ \t])")
+
+
+def _without_options(core: str) -> list[str]:
+    """``core``'s lines without the YAML options indented below a pymdownx block's opening
+    line or mkdocstrings' ``:::`` line (syntax, as the line above them)."""
+    out: list[str] = []
+    lead: str | None = None  # the indentation of the header whose options may follow
+    for line in core.splitlines():
+        if (
+            lead is not None
+            and line.strip()
+            and line.startswith(lead)
+            and (line[len(lead) : len(lead) + 1] in (" ", "\t"))
+        ):
+            continue
+        header = _HEADER.match(line)
+        lead = header["lead"] if header is not None else None
+        out.append(line)
+    return out
 
 
 def _esm(core: str) -> bool:
@@ -165,7 +191,7 @@ def apply_dialect(doc: Document, dialect: str) -> Document:
     blocks: list[Block] = []
     changed = False
     for block in doc.blocks:
-        body = dialect == "mkdocs" and _body_of(blocks, block)
+        body = dialect == "mkdocs" and (_body_of(blocks, block) or fence_title(block) is not None)
         if not block.translatable and (body or front_matter(block, dialect)):
             block = dataclasses.replace(block, translatable=True)
             changed = True
@@ -173,16 +199,21 @@ def apply_dialect(doc: Document, dialect: str) -> Document:
     return Document(doc.source, tuple(blocks)) if changed else doc
 
 
-def container(doc: Document, block: Block, dialect: str) -> Container | None:
+def container(doc: Document, block: Block, dialect: str, *, page: bool = True) -> Container | None:
     """``block`` as an admonition or tab (or front matter: the values a reader sees): the
-    pieces to keep and to translate (None: it is not one, the engine takes it as any block)."""
+    pieces to keep and to translate (None: it is not one, the engine takes it as any block).
+    ``page``: ``doc`` is a page (not a container's body, where no meta-data is read)."""
     if block.kind == "front_matter":
-        return front_matter(block, dialect)
+        return front_matter(block, dialect) if page else None
+    if dialect == "mkdocs" and block.kind == "paragraph" and page and _first(doc, block):
+        meta = meta_data(block)
+        if meta is not None:
+            return meta
     if dialect == "mkdocs" and block.kind == "code":
         i = doc.index_of(block.id)
         if block.translatable and _body_of(doc.blocks[:i], block):
-            return (Piece("body", block.text, _prefix(block.text)),)
-        return None
+            return (Piece("body", block.text, _body_prefix(block.text)),)
+        return fence_title(block)
     titled = TITLES.get(dialect)
     first, newline, rest = block.text.partition("\n")
     line, _cr, _ = first.partition("\r")
@@ -196,12 +227,36 @@ def container(doc: Document, block: Block, dialect: str) -> Container | None:
     else:
         return None
     if dialect == "mkdocs" and rest.strip() and rest[:1] in (" ", "\t"):
-        pieces.append(Piece("body", rest, _prefix(rest)))
+        pieces.append(Piece("body", rest, _body_prefix(rest)))
     elif rest:
         if rest.strip():
             return None  # something else follows the opening line: an ordinary block
         pieces.append(Piece("keep", rest))
     return tuple(pieces) if any(p.kind != "keep" for p in pieces) else None
+
+
+# ---- a code block's title: what a reader sees above the code -------------------------------
+
+# pymdownx.highlight's (and Material's) title="…" on a fence's opening line
+_FENCE_TITLE = re.compile(
+    r"(?P<head>[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n`]*?(?<=[\s{])title=\")"
+    r"(?P<title>[^\"\n]*[^\W\d_][^\"\n]*)(?=\")"
+)
+
+
+def fence_title(block: Block) -> Container | None:
+    """A fenced code block with a ``title="…"`` (MkDocs): the title to translate, the fence,
+    its other options and the code kept as they are. None: no such title."""
+    if block.kind != "code":
+        return None
+    m = _FENCE_TITLE.match(block.text)
+    if m is None:
+        return None
+    return (
+        Piece("keep", m["head"]),
+        Piece("title", m["title"]),
+        Piece("keep", block.text[m.end() :]),
+    )
 
 
 # ---- front matter: what a reader sees -----------------------------------------------------------
@@ -252,6 +307,52 @@ def front_matter(block: Block, dialect: str) -> Container | None:
     return tuple(pieces)
 
 
+# MultiMarkdown's meta-data, which MkDocs reads at a page's top when there is no YAML front
+# matter (Python-Markdown's own docs: "title: Library Reference"): "key: value" lines, a value
+# going on over lines indented by 4 spaces, up to the first blank line
+_META_LINE = re.compile(r"[ ]{0,3}[A-Za-z0-9_-]+:.*|[ ]{4,}\S.*")
+_META_SHOWN = re.compile(
+    r"^(?P<head>\ufeff?[ ]{0,3}(?P<key>[A-Za-z0-9_-]+):[ \t]*)(?P<value>\S[^\r\n]*?)[ \t]*\r?$",
+    re.MULTILINE,
+)
+
+
+def meta_data(block: Block) -> Container | None:
+    """A page's first block read as MultiMarkdown meta-data (MkDocs takes it so: every line
+    ``key: value`` or a value's indented continuation) as pieces: the shown fields' one-line
+    values to translate, every key and other value kept. None: not meta-data, or nothing
+    shown in it."""
+    _lead, core, _trail = block.split()
+    lines = core.lstrip("\ufeff").splitlines()
+    if not lines or not all(_META_LINE.fullmatch(line) for line in lines):
+        return None
+    if lines[0][:1] in (" ", "\t"):
+        return None
+    text = block.text
+    pieces: list[Piece] = []
+    last = 0
+    for m in _META_SHOWN.finditer(text):
+        following = text[m.end() :].lstrip("\r\n").split("\n", 1)[0]
+        if m["key"].lower() not in SHOWN_FIELDS or following.startswith("    "):
+            continue  # a value over several lines is kept
+        pieces += [Piece("keep", text[last : m.start("value")]), Piece("value", m["value"])]
+        last = m.end("value")
+    if not pieces:
+        return None
+    pieces.append(Piece("keep", text[last:]))
+    return tuple(pieces)
+
+
+def _first(doc: Document, block: Block) -> bool:
+    """Whether ``block`` is the page's first (only blank lines above it)."""
+    for other in doc.blocks:
+        if other.id == block.id:
+            return True
+        if other.kind != "blank":
+            return False
+    return False
+
+
 def safe_value(text: str, quote: str) -> bool:
     """Whether a translated front matter value can stand where the source's did, in the
     same quotes (or none): else the source's is kept."""
@@ -263,16 +364,23 @@ def safe_value(text: str, quote: str) -> bool:
     return not (plain_breaks or text[0] in "-?:,[]{}#&*!|>'\"%@`")
 
 
+# a definition list's definition (Python-Markdown's def_list): ":   The definition"
+_DEFINITION = re.compile(r":[ \t]+\S")
+
+
 def _body_of(above: Sequence[Block], block: Block) -> bool:
     """An indented code block right below an opening line (``!!! note``, ``=== "Tab"``), or
     below the body's first paragraph when that is the opening line's lazy continuation (the
-    body's further paragraphs)."""
+    body's further paragraphs), or below a definition (``:   Text``: the definition's further
+    paragraphs, indented by 4 spaces)."""
     if block.kind != "code" or block.text[:1] not in (" ", "\t") or not above:
         return False
     lines = [line for line in above[-1].text.splitlines() if line.strip()]
     if not lines:
         return False
     if _OPENER.fullmatch(lines[-1].strip()) is not None:
+        return True
+    if _DEFINITION.match(lines[0]) is not None:  # a definition's further paragraphs
         return True
     return _OPENER.fullmatch(lines[0].strip()) is not None and lines[-1][:1] in (" ", "\t")
 
@@ -286,6 +394,14 @@ def _prefix(text: str) -> str:
         return ""
     low, high = min(found), max(found)  # what they all share, the extremes share
     return low[: common_prefix(low, high)]
+
+
+def _body_prefix(text: str) -> str:
+    """A container body's indentation: one level (4 spaces or a tab, as Python-Markdown reads
+    it), so that code indented further in the body stays code (``        code`` under
+    ``!!! note`` is the note's code block)."""
+    found = _prefix(text)
+    return found[:1] if found.startswith("\t") else found[:4]
 
 
 def dedent(body: str, prefix: str) -> str:

@@ -34,6 +34,7 @@ __all__ = [
     "Shielded",
     "Span",
     "anchors",
+    "block_title",
     "defined_labels",
     "keep_anchor",
     "shield",
@@ -72,7 +73,7 @@ _CODE = (
 _COMMON = [
     r"(?P<comment><!--[\s\S]*?-->)",
     # a link reference definition inside a block (a list item's): label and URL are syntax
-    r"(?P<definition>^[ \t]*\[[^\]\n]+\]:[ \t]+\S[^\n]*$)",
+    r"(?P<definition>^[ \t]*\[(?!\^)[^\]\n]+\]:[ \t]+\S[^\n]*$)",  # not a footnote's
     r"(?P<footnote>\[\^[^\]\s]+\])",
     r"(?P<alert>\[![A-Za-z]+\][+-]?)",  # a GitHub-style alert's type: > [!NOTE]
     # a full reference's label, a collapsed reference, a shortcut (checked against definitions)
@@ -86,9 +87,19 @@ _COMMON = [
 ]
 _DIALECT = {
     "mkdocs": [
-        r"(?P<line>^[ \t]*(?:///|:::[ \t]|-{2,}8<-{2,})[^\n]*$)",
+        # a pymdownx block's line and mkdocstrings' ::: line, with the YAML options indented
+        # below them (a titled block's title is prose: sent), or a snippet line
+        r"(?P<line>^(?P<lead>[ \t]*)(?:/{3,}|:::[ \t])[^\n]*(?:\n(?P=lead)[ \t]+\S[^\n]*)*$"
+        r"|^[ \t]*-{2,}8<-{2,}[^\n]*$)",
         r"(?P<abbr>^\*\[[^\]\n]+\]:)",
-        r"(?P<keys>\+\+[\w+-]+\+\+)",
+        # a task list item's box (pymdownx.tasklist: [x] read as another word unticks it) and
+        # pymdownx.fancylists' markers (a. i. A) #.), which CommonMark reads as text
+        r"(?P<task>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[ xX]\](?=[ \t]))",
+        # pymdownx.magiclink's mentions and repository shorthands: @user, @user/repo
+        r"(?P<mention>(?<![\w@./`])@[A-Za-z0-9][\w-]*(?:/[\w.-]*\w)?)",
+        r"(?P<fancy>^[ \t]*(?:[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8}|#)[.)](?=[ \t]))",
+        # keys, a named one in quotes too: ++ctrl+alt+"My Special Key"++
+        r'(?P<keys>\+\+(?:[\w-]+|"[^"\n]*")(?:\+(?:[\w-]+|"[^"\n]*"))*\+\+)',
     ],
     "hugo": [
         # a shortcode that holds code, body and all: {{< hl >}}fmt.Println(){{< /hl >}}
@@ -155,6 +166,18 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
             bang = "!" if m.group(0).startswith("!") else ""
             out.append(core[last:start] + f"{bang}[{label}]")
             out.append(token(Span(f"[{label}]", "", f"[{label}]")))
+        elif (
+            kind == "line"
+            and (titled := _BLOCK_TITLE.match(core, start, end))
+            and (_prose_title(titled))
+        ):  # /// tab | Title: the title is sent, the syntax around it is not
+            head, tail = titled.start("title"), titled.end("title")
+            out.append(core[last:start] + token(Span(core[start:head], first=start == 0)))
+            out.append(core[head:tail])
+            if core[tail:end].strip():
+                out.append(token(Span(core[tail:end])))
+            else:
+                out.append(core[tail:end])
         else:
             out.append(core[last:start] + token(Span(core[start:end], first=start == 0)))
         last = end
@@ -162,6 +185,33 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
         return Shielded(core)
     out.append(core[last:])
     return Shielded("".join(out), tuple(spans))
+
+
+# a pymdownx block's opening line with an argument: ``/// tab | Title``, ``/// html | div``
+_BLOCK_TITLE = re.compile(
+    r"[ \t]*/{3,}[ \t]*(?P<name>[\w-]+)[ \t]*\|[ \t]*(?P<title>[^\n]*?)[ \t]*(?=\n|$)"
+)
+# blocks whose argument is syntax: an HTML tag and selector, a caption's number or id
+_SYNTAX_ARGUMENT = re.compile(r"html|[\w-]*caption")
+_NOT_PROSE = re.compile(r"[<>{}\[\]|]|(?<![\w:]):[a-z0-9_+\-]+:")  # code spans are prose's
+
+
+def _prose_title(m: re.Match[str]) -> bool:
+    """Whether a block's argument is a title a reader reads (admonitions, details, tabs and
+    the site's own types), with nothing a generator reads in it."""
+    title = m["title"]
+    return (
+        _SYNTAX_ARGUMENT.fullmatch(m["name"]) is None
+        and re.search(r"[^\W\d_]", title) is not None
+        and _NOT_PROSE.search(title) is None
+    )
+
+
+def block_title(line: str) -> str | None:
+    """The title of a pymdownx block's opening line (``/// note | Title``), sent to the model
+    (fastdesk.document.dialects keeps such a line translatable); None: syntax only."""
+    m = _BLOCK_TITLE.fullmatch(line.rstrip("\r\n"))
+    return m["title"] if m is not None and _prose_title(m) else None
 
 
 def _iter_syntax(core: str, dialect: str) -> Iterable[re.Match[str] | _Found]:
@@ -425,9 +475,11 @@ def id_syntax(anchor: str, dialect: str) -> str:
     return f"{{#{anchor}}}"
 
 
-def keep_anchor(answer: str, anchor: str, dialect: str) -> str:
+def keep_anchor(answer: str, anchor: str, dialect: str, source: str = "") -> str:
     """A translated ATX heading (its first line) with ``anchor`` as its explicit id, when its
-    own text would give another one and it names none."""
+    own text would give another one and it names none. ``source``: the source's heading line;
+    an answer whose text gives the slug the source's gave is numbered among its duplicates as
+    the source was (``### Fixed`` again is ``fixed_2`` again: left as it is)."""
     first, newline, rest = answer.partition("\n")
     line = first.rstrip("\r")
     m = _HEADING.match(line)
@@ -435,6 +487,9 @@ def keep_anchor(answer: str, anchor: str, dialect: str) -> str:
         return answer
     text = heading_text(line)
     if text is None or slug(text, dialect) == anchor:
+        return answer
+    before = heading_text(source) if source else None
+    if before is not None and slug(before, dialect) == slug(text, dialect):
         return answer
     cut = m.start("close") if m.group("close") else len(line.rstrip(" \t"))
     attrs = _TRAILING_ATTRS.search(line[:cut]) if dialect != "docusaurus" else None

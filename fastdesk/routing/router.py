@@ -10,10 +10,13 @@ How it decides is explained for users in docs/routing.md; in short:
 3. *Fastest*: predicted completion time = time to first token + expected output tokens / tokens
    per second, both measured (:mod:`fastdesk.routing.stats`). Unmeasured choices come after the
    measured ones, in configuration order.
-4. *Exploring*: a bounded share of requests (``explore_share``, 5 % by default) goes to another
-   healthy choice: a never-measured one at the first chance (the budget allows one extra for
-   that), else, at random moments, the one measured longest ago, so a provider that became
-   faster is noticed.
+4. *Exploring*: a few requests go to another healthy choice, so a provider that became faster
+   is noticed: at each process start, the one measured longest ago (a never-measured one first)
+   gets two requests, the second once the first's answer is in (the first pays for the new
+   connection; the second is the one that judges it: fastdesk.routing.stats); a never-measured
+   one at the first chance; and, in a long-lived process, at random moments, the one measured
+   longest ago, within a bounded share (``explore_share``, 5 % by default, the start's probes
+   counted in it).
 5. *Streaming*: the engine gets ``Attempt`` → ``TextDelta``* → ``AttemptDone``. A failure before
    or during the answer moves to the next choice after a ``Restart`` (the engine drops partial
    text), so no partial or doubled text reaches the document. With hedging on, when no first
@@ -90,6 +93,7 @@ __all__ = [  # what callers import from here (each defined in the module named a
 log = logging.getLogger(__name__)
 
 EXPLORE_SHARE = 0.05
+START_PROBES = 2  # requests a process start sends the choice measured longest ago (cold, warm)
 EXPLORING_PURPOSES = frozenset({"translate", "retry", "expand"})
 UNMEASURED_PURPOSES = frozenset({"warmup"})  # cold by design: would poison the windows
 MIN_TPS_TOKENS = 8  # fewer completion tokens give no usable tokens/s figure
@@ -167,6 +171,8 @@ class Router:
         self.hedging = HedgeSummary()
         self.decisions = 0  # requests where exploring was possible
         self.explored = 0
+        self._start_probe: Pair | None = None  # this process's probe (see _due_probe)
+        self._start_probes = 0  # requests sent to it
         self._last_save = -math.inf
         self._save_task: asyncio.Task[None] | None = None
 
@@ -248,8 +254,22 @@ class Router:
             )
         return out
 
+    def choose(
+        self,
+        provider: str = "auto",
+        model: str | None = None,
+        *,
+        expected_tokens: int | None = None,
+        lang: str | None = None,
+        purpose: str = "translate",
+    ) -> list[Pair]:
+        """The order a request would try now, exploring included: what :meth:`stream` does
+        before the limiter (it counts as a decision, as a request would)."""
+        order, _errors, preferred = self._rank(provider, model, expected_tokens, lang)
+        return self._explore(order, preferred, purpose)
+
     def _explore(self, order: list[Pair], preferred: set[Pair], purpose: str) -> list[Pair]:
-        """Now and then put another healthy choice first (bounded share; see EXPLORE_SHARE)."""
+        """Now and then put another healthy choice first (bounded; see the module docstring)."""
         if purpose not in EXPLORING_PURPOSES or self.explore_share <= 0:
             return order
         healthy = [p for p in order if not self.health.entry(*p).demoted]
@@ -258,26 +278,47 @@ class Router:
         if len(healthy) < 2:
             return order
         self.decisions += 1
-        budget = self.explore_share * self.decisions  # requests that may explore so far
+        share = self.explore_share * self.decisions  # requests that may explore so far
+        budget = max(share, START_PROBES)  # at random: the start's probes counted in it
         others = healthy[1:]
-        # never measured, or measured so long ago that it may have changed: probed first
-        unmeasured = [p for p in others if not self.stats.get(p).measured or self.stats.stale(p)]
-        if unmeasured and not self.stats.get(healthy[0]).measured:
+        stats = self.stats
+        probe = self._due_probe(healthy[0], others)
+        unmeasured = [p for p in others if not stats.get(p).measured]
+        if unmeasured and not stats.get(healthy[0]).measured:
             unmeasured = []  # nothing measured yet: configuration order decides, for now
-        if unmeasured:  # a new choice: measured at the first chance (the budget plus one)
-            if self.explored > budget:
+        if probe is not None:
+            self._start_probes += 1
+            target = probe
+        elif unmeasured:  # a new choice: measured at the first chance (the share plus one)
+            if self.explored > share:
                 return order
             target = self.rng.choice(unmeasured)
         elif self.rng.random() >= self.explore_share or self.explored + 1 > budget:
             return order
         else:  # re-probe the choice measured longest ago
-            stalest = min(self.stats.get(p).last_at or 0.0 for p in others)
-            target = self.rng.choice(
-                [p for p in others if (self.stats.get(p).last_at or 0.0) == stalest]
-            )
+            stalest = min(stats.get(p).last_at or 0.0 for p in others)
+            oldest = [p for p in others if (stats.get(p).last_at or 0.0) == stalest]
+            target = self.rng.choice(oldest)
         self.explored += 1
         log.debug("exploring %s/%s", *target)
         return [target, *(p for p in order if p != target)]
+
+    def _due_probe(self, top: Pair, others: list[Pair]) -> Pair | None:
+        """The process start's probe, when a request of it is due: the choice measured longest
+        ago (never measured: first) is sent one request at the first decision after something
+        was measured, and a second once the first's answer is in (START_PROBES)."""
+        stats = self.stats
+        if not stats.get(top).measured or self._start_probes >= START_PROBES:
+            return None
+        if self._start_probe is None:
+            self._start_probe = min(others, key=lambda p: stats.get(p).last_at or -math.inf)
+        probe = self._start_probe
+        if probe not in others:  # it became the top choice, or is cooling down: done
+            self._start_probes = START_PROBES
+            return None
+        if self._start_probes == 0 or stats.measured_here(probe):
+            return probe
+        return None
 
     # ---- streaming ----------------------------------------------------------------------------
 

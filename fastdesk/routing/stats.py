@@ -5,12 +5,19 @@ survive restarts in ``data_dir()/router-stats.json`` so the first request after 
 to the right place. Samples are raw wall-clock measurements as the user experiences them: time to
 first token is not divided by prompt size, because for a live edit the wait is the wait.
 
-Estimates use the median of the most recent few samples (robust to one cold start, yet quick to
-follow a provider that slowed down or sped up), and they age: samples taken more than
-``FRESH_S`` before a choice's newest one no longer count. A choice that is only probed now and
-then (because another one was faster) is therefore judged by its probe, not by a median of old
-samples that one fresh result could never move; so routing follows two providers whose speeds
-swap. The 90th percentile, used for hedging, uses the whole window.
+An estimate looks at a choice's most recent few samples and takes the lower third of them for
+time to first token (the upper third for tokens/s): a delay is what noise adds, so one slow
+sample (a process's first request on a new connection, a busy moment) does not move it, while
+three slow answers in a row of five do. Samples age by *requests*, not by seconds: a sample taken
+more than ``FRESH_SAMPLES`` requests (of any choice) before its choice's newest one no longer
+counts. A choice that is only probed now and then (because another one was faster) is therefore
+judged by its probe, not by old samples that one fresh result could never move, whether the runs
+are minutes or seconds apart; so routing follows two providers whose speeds swap. The 90th
+percentile, used for hedging, uses the whole window.
+
+Each sample also carries the process start it was taken in (``started``: each store is one
+process's), so ``fastdesk bench --stats`` can show what each run measured, and the router probes
+every other choice once a process start (fastdesk.routing.router).
 
 Sample times are wall-clock readings of the one clock (fastdesk.clock): they are written to the
 file and compared, on the next start, with that run's clock.
@@ -25,6 +32,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.fileio import (
@@ -41,8 +49,10 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 STATS_FILE = "router-stats.json"
 WINDOW = 20  # samples kept per series
-RECENT = 5  # samples the central estimate looks at
-FRESH_S = 120.0  # samples this much older than a choice's newest one are stale
+RECENT = 5  # samples an estimate looks at
+# samples taken more than this many requests (of every choice) before their choice's newest one
+# are stale; below WINDOW, so that the windows kept in the file still tell it after a restart
+FRESH_SAMPLES = 16
 MAX_AGE_S = 3 * 24 * 3600.0  # older samples are dropped on load: networks and providers change
 # an old file's count of lost packs that meant "one block per request" (before ``max_pack``)
 LOST_MARKERS_LIMIT = 3
@@ -78,32 +88,54 @@ def percentile(values: Iterable[float], q: float) -> float | None:
     return data[min(rank, len(data)) - 1]
 
 
+class Sample(NamedTuple):
+    """One measure: when (wall clock), its value, the store's request number (``seq``: every
+    request measured, of any choice, has the next one), the process start it was taken in, and
+    whether it was its choice's first there (``cold``: a new connection, a new process)."""
+
+    at: float
+    value: float
+    seq: int = 0
+    started: float = 0.0
+    cold: bool = False
+
+
 @dataclass
 class Series:
-    """The last ``WINDOW`` samples of one measure, each with the wall-clock time it was taken."""
+    """The last ``WINDOW`` samples of one measure."""
 
-    samples: deque[tuple[float, float]] = field(default_factory=lambda: deque(maxlen=WINDOW))
+    samples: deque[Sample] = field(default_factory=lambda: deque(maxlen=WINDOW))
 
-    def add(self, value: float, at: float) -> None:
-        self.samples.append((at, value))
+    def add(self, value: float, at: float, seq: int = 0, started: float = 0.0) -> None:
+        cold = all(s.started != started for s in self.samples)
+        self.samples.append(Sample(at, value, seq, started, cold))
 
     def values(self) -> list[float]:
-        return [v for _, v in self.samples]
+        return [s.value for s in self.samples]
 
-    def recent(self, n: int = RECENT) -> float | None:
-        """The median of the last ``n`` samples, leaving out those gone stale (``FRESH_S``)."""
+    def fresh(self, n: int = RECENT) -> list[Sample]:
+        """The last ``n`` samples, leaving out those gone stale (``FRESH_SAMPLES``) and, when
+        others remain, the cold ones (a process's first request to the choice pays for its
+        connection: a probe is judged by its second, warm, answer)."""
         last = list(self.samples)[-n:]
         if not last:
-            return None
-        newest = last[-1][0]
-        return median(v for at, v in last if at >= newest - FRESH_S)
+            return []
+        newest = last[-1].seq
+        fresh = [s for s in last if s.seq >= newest - FRESH_SAMPLES]
+        return [s for s in fresh if not s.cold] or fresh
+
+    def recent(self, n: int = RECENT, *, higher_is_better: bool = False) -> float | None:
+        """The lower third of the fresh samples among the last ``n`` (the upper third when
+        ``higher_is_better``): see the module docstring."""
+        values = sorted((s.value for s in self.fresh(n)), reverse=higher_is_better)
+        return values[(len(values) - 1) // 3] if values else None
 
     def p(self, q: float) -> float | None:
         return percentile(self.values(), q)
 
     @property
     def last_at(self) -> float | None:
-        return self.samples[-1][0] if self.samples else None
+        return self.samples[-1].at if self.samples else None
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -147,7 +179,7 @@ class ChoiceStats:
         return self.ttfb_ms.p(90)
 
     def tps_estimate(self) -> float | None:
-        return self.tokens_per_s.recent()
+        return self.tokens_per_s.recent(higher_is_better=True)
 
     def predict_ms(self, expected_tokens: int | None, default_tps: float) -> float | None:
         """Time to first token + expected output tokens / tokens per second; None if unmeasured."""
@@ -173,6 +205,8 @@ class StatsStore:
         self.clock: Clock = clock or SystemClock()
         self._choices: dict[Pair, ChoiceStats] = {}
         self.dirty = False
+        self.started = self.clock.wall()  # this process's start, as its samples say
+        self.seq = 0  # the request number of the newest sample (Sample.seq)
 
     # ---- construction -------------------------------------------------------------------------
 
@@ -192,6 +226,7 @@ class StatsStore:
         try:
             oldest = store.clock.wall() - MAX_AGE_S
             store._choices = _choices(store.path, load_json(store.path), oldest)
+            store.seq = _number_requests(store._choices.values())
         except FileNotFoundError:
             pass
         except BrokenFile as exc:
@@ -224,17 +259,28 @@ class StatsStore:
         """Add one request's measures (either may be missing)."""
         now = self.clock.wall()
         stats = self._choices.setdefault(pair, ChoiceStats())
+        seq = self.seq + 1
         if ttfb_ms is not None and math.isfinite(ttfb_ms) and ttfb_ms >= 0:
-            stats.ttfb_ms.add(ttfb_ms, now)
+            stats.ttfb_ms.add(ttfb_ms, now, seq, self.started)
             self.dirty = True
+            self.seq = seq
         if tokens_per_s is not None and math.isfinite(tokens_per_s) and tokens_per_s > 0:
-            stats.tokens_per_s.add(tokens_per_s, now)
+            stats.tokens_per_s.add(tokens_per_s, now, seq, self.started)
             self.dirty = True
+            self.seq = seq
 
-    def stale(self, pair: Pair) -> bool:
-        """Measured, but not within ``FRESH_S``: worth a probe at the first chance."""
-        last = self.get(pair).last_at
-        return last is not None and last < self.clock.wall() - FRESH_S
+    def measured_here(self, pair: Pair) -> bool:
+        """Whether this process (this store's start) has measured ``pair``: until it has, the
+        router probes it once (its speed may have changed since the last run)."""
+        return any(s.started == self.started for s in self.get(pair).ttfb_ms.samples)
+
+    def by_start(self, pair: Pair) -> list[tuple[float, list[float]]]:
+        """``pair``'s time-to-first-token samples in the window, grouped by the process start
+        they were taken in (oldest start first): what each run measured."""
+        groups: dict[float, list[float]] = {}
+        for sample in self.get(pair).ttfb_ms.samples:
+            groups.setdefault(sample.started, []).append(sample.value)
+        return sorted(groups.items())
 
     def lost_markers(self, pair: Pair, blocks: int) -> None:
         """A pack answer of ``pair`` (``blocks`` blocks) could not be mapped back to them."""
@@ -252,8 +298,8 @@ class StatsStore:
             "version": FORMAT_VERSION,
             "choices": {
                 pair_key(pair): {
-                    "ttfb_ms": [[round(t, 3), round(v, 2)] for t, v in s.ttfb_ms.samples],
-                    "tokens_per_s": [[round(t, 3), round(v, 2)] for t, v in s.tokens_per_s.samples],
+                    "ttfb_ms": _saved(s.ttfb_ms),
+                    "tokens_per_s": _saved(s.tokens_per_s),
                     **({"lost_markers": s.lost_markers} if s.lost_markers else {}),
                     **({"max_pack": s.max_pack} if s.max_pack else {}),
                 }
@@ -273,6 +319,25 @@ class StatsStore:
 
     def summary(self) -> Mapping[Pair, ChoiceStats]:
         return dict(self._choices)
+
+
+def _saved(series: Series) -> list[list[float]]:
+    """A series as the file holds it: [when, value, process start] per sample (the request
+    numbers are worked out again from the times on load)."""
+    return [[round(s.at, 3), round(s.value, 2), round(s.started, 3)] for s in series.samples]
+
+
+def _number_requests(choices: Iterable[ChoiceStats]) -> int:
+    """Number the loaded samples by when they were taken, one number a request (a request's
+    two measures share its time); returns the newest number."""
+    series = [series for c in choices for series in (c.ttfb_ms, c.tokens_per_s)]
+    times = sorted({s.at for one in series for s in one.samples})
+    number = {at: n for n, at in enumerate(times, 1)}
+    for one in series:
+        one.samples = deque(
+            (s._replace(seq=number[s.at]) for s in one.samples), maxlen=one.samples.maxlen
+        )
+    return len(times)
 
 
 def write_snapshot(path: Path, text: str) -> None:
@@ -311,13 +376,16 @@ def _choices(path: Path, raw: object, oldest: float) -> dict[Pair, ChoiceStats]:
                 raise BrokenFile(path, f"{key:.60} {name} is not a list")
             for sample in samples:
                 try:
-                    if not isinstance(sample, list) or len(sample) != 2:
-                        raise TypeError
+                    if not isinstance(sample, list) or len(sample) not in (2, 3):
+                        raise TypeError  # (2: a file written before process starts were kept)
                     at, value = _number(sample[0]), _number(sample[1])
+                    started = _number(sample[2]) if len(sample) == 3 else at
+                    if not (math.isfinite(at) and math.isfinite(started)):
+                        raise TypeError  # a time we could not compare
                 except (TypeError, OverflowError):
                     raise BrokenFile(path, f"{key:.60} {name} holds {sample!r:.40}") from None
                 if at >= oldest and math.isfinite(value) and value > 0:
-                    series.add(value, at)
+                    series.add(value, at, 0, started)
         lost = entry.get("lost_markers", 0)
         if not isinstance(lost, int) or isinstance(lost, bool) or lost < 0:
             raise BrokenFile(path, f"{key:.60} lost_markers is not a count")
@@ -329,3 +397,62 @@ def _choices(path: Path, raw: object, oldest: float) -> dict[Pair, ChoiceStats]:
         if stats.measured or len(stats.tokens_per_s) or stats.lost_markers:
             out[pair] = stats
     return out
+
+
+# ---- what decides the ranking, for people (fastdesk bench --stats) --------------------------
+
+
+def report(store: StatsStore, starts: int = 5) -> list[dict[str, object]]:
+    """Per choice, fastest first: the estimates the router ranks it by now, the samples they
+    come from, and for each of the last ``starts`` process starts what it measured there (its
+    first, cold, answer apart)."""
+    rows: list[dict[str, object]] = []
+    for pair in store.pairs():
+        stats = store.get(pair)
+        runs = []
+        for started, values in store.by_start(pair)[-starts:]:
+            runs.append(
+                {
+                    "started": started,
+                    "samples": len(values),
+                    "first_ms": round(values[0]),
+                    "then_ms": None if len(values) < 2 else round(median(values[1:]) or 0),
+                }
+            )
+        ttfb, tps = stats.ttfb_estimate(), stats.tps_estimate()
+        rows.append(
+            {
+                "provider": pair[0],
+                "model": pair[1],
+                "ttfb_ms": None if ttfb is None else round(ttfb),
+                "tokens_per_s": None if tps is None else round(tps),
+                "deciding_ttfb_ms": [round(s.value) for s in stats.ttfb_ms.fresh()],
+                "samples": len(stats.ttfb_ms),
+                "process_starts": runs,
+            }
+        )
+    rows.sort(key=lambda r: (r["ttfb_ms"] is None, r["ttfb_ms"] or 0.0))
+    return rows
+
+
+def format_report(rows: list[dict[str, object]]) -> str:
+    """The report as lines of text (start times in the local time of day)."""
+    import time
+
+    if not rows:
+        return "No measurements yet: the router ranks choices in configuration order.\n"
+    lines = []
+    for row in rows:
+        ttfb, tps = row["ttfb_ms"], row["tokens_per_s"]
+        deciding = ", ".join(map(str, row["deciding_ttfb_ms"]))  # type: ignore[call-overload]
+        lines.append(
+            f"{row['provider']}/{row['model']}: first token {ttfb} ms (of {deciding}),"
+            f" {tps if tps is not None else '?'} tokens/s; {row['samples']} samples"
+        )
+        for run in row["process_starts"]:  # type: ignore[attr-defined]
+            when = time.strftime("%H:%M:%S", time.localtime(run["started"]))
+            then = f", then {run['then_ms']} ms" if run["then_ms"] is not None else ""
+            lines.append(
+                f"  started {when}: {run['samples']} samples, first {run['first_ms']} ms{then}"
+            )
+    return "\n".join(lines) + "\n"

@@ -12,13 +12,21 @@ import asyncio
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection
 
 from fastdesk.document.blocks import Document, join, parse
-from fastdesk.document.dialects import Container, container, dedent, indent, safe_value
+from fastdesk.document.dialects import (
+    Container,
+    apply_dialect,
+    container,
+    dedent,
+    indent,
+    safe_value,
+)
 from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.slots import Ranking
 
 __all__ = ["check_dialect", "heading_anchors", "translate_document"]
 
@@ -35,22 +43,31 @@ async def translate_document(
     block_ids: Collection[str] | None = None,
     revision: int = 0,
     force: Collection[str] = (),
-    rank: Callable[[Sequence[str]], object] | None = None,
+    priorities: Ranking | None = None,
     reviews: set[asyncio.Task[None]] | None = None,
-    foreground: Callable[[Sequence[str]], bool] | None = None,
+    labels: frozenset[str] | None = None,
 ) -> dict[str, str]:
     """:meth:`Engine.run` for a document of a site generator's ``dialect`` (a project's page,
     a file of a project translated on its own, the window's document): admonitions and tabs as
     their pieces, the dialect's syntax in each answer checked. Returns block id → text, like
-    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its rank)."""
+    Engine.run; the keyword arguments are Engine.run's (a container's pieces take its place in
+    the ``priorities``). ``labels``: given, ``doc`` is a container's body (an admonition in a
+    tab, in a definition) inside a page that defines those reference labels: read as Markdown of
+    the dialect like the page, without the page's own parts (meta-data, heading anchors)."""
+    page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
-    boxes = {bid: box for bid in wanted if (box := container(doc, index[bid], dialect)) is not None}
+    boxes = {
+        bid: box
+        for bid in wanted
+        if (box := container(doc, index[bid], dialect, page=page)) is not None
+    }
     plain = [bid for bid in wanted if bid not in boxes]
     results: dict[str, str] = {}
-    shielding = dialect in SHIELDED_DIALECTS
-    labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
-    heads = heading_anchors(doc, dialect) if spec.heading_ids else {}
+    if labels is None:
+        shielding = dialect in SHIELDED_DIALECTS
+        labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
+    heads = heading_anchors(doc, dialect) if spec.heading_ids and page else {}
 
     def on_event(event: EngineEvent) -> None:
         if isinstance(event, BlockDone):
@@ -58,7 +75,8 @@ async def translate_document(
             if anchor and event.origin != "copy":
                 lead = index[event.block_id].split()[0]
                 if event.text.startswith(lead):  # the heading's line, its id added
-                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect)
+                    line = index[event.block_id].split()[1].partition("\n")[0]
+                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect, line)
                     event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
@@ -69,9 +87,6 @@ async def translate_document(
         emit(event)
 
     async def box_of(block_id: str, box: Container) -> None:
-        def own(_ids: Sequence[str]) -> Sequence[str]:
-            return (block_id,)  # the pieces wait in the container's place
-
         on_event(
             await _container(
                 engine,
@@ -83,9 +98,8 @@ async def translate_document(
                 labels=labels,
                 revision=revision,
                 force=block_id in force,
-                rank=(lambda ids: rank(own(ids))) if rank is not None else None,
+                priorities=None if priorities is None else priorities.for_block(block_id),
                 reviews=reviews,
-                foreground=(lambda ids: foreground(own(ids))) if foreground is not None else None,
             )
         )
 
@@ -98,9 +112,8 @@ async def translate_document(
             emit=on_event,
             block_ids=plain,
             force=force,
-            rank=rank,
+            priorities=priorities,
             reviews=reviews,
-            foreground=foreground,
             labels=labels,
         )
         runs.append(run)
@@ -120,9 +133,8 @@ async def _container(
     labels: frozenset[str],
     revision: int,
     force: bool,
-    rank: Callable[[Sequence[str]], object] | None,
+    priorities: Ranking | None,
     reviews: set[asyncio.Task[None]] | None,
-    foreground: Callable[[Sequence[str]], bool] | None,
 ) -> BlockDone | BlockFailed:
     """An admonition or tab: its title and its body (dedented) translated as documents of
     their own, block by block and memory first; the syntax around them kept as it is."""
@@ -146,17 +158,31 @@ async def _container(
             continue
         prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
         doc = parse(dedent(piece.text, prefix))
-        results = await engine.run(
-            doc,
-            spec,
-            revision=revision,
-            emit=on_event,
-            force=[b.id for b in doc.blocks] if force else (),
-            rank=rank,
-            reviews=reviews,
-            foreground=foreground,
-            labels=labels,
-        )
+        forced = [b.id for b in doc.blocks] if force else ()
+        if piece.kind == "body":  # Markdown of the dialect: containers in it too
+            results = await translate_document(
+                engine,
+                apply_dialect(doc, dialect),
+                spec,
+                dialect,
+                on_event,
+                revision=revision,
+                force=forced,
+                priorities=priorities,
+                reviews=reviews,
+                labels=labels,
+            )
+        else:
+            results = await engine.run(
+                doc,
+                spec,
+                revision=revision,
+                emit=on_event,
+                force=forced,
+                priorities=priorities,
+                reviews=reviews,
+                labels=labels,
+            )
         if failed or len(results) != len(doc.blocks):
             return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
         text = join(results[b.id] for b in doc.blocks)

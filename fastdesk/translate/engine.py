@@ -68,7 +68,7 @@ from fastdesk.translate.prompts import (
     system_prompt,
 )
 from fastdesk.translate.quality import Reviewer
-from fastdesk.translate.slots import LAST, Slots
+from fastdesk.translate.slots import LAST, Ranking, Slots
 from fastdesk.translate.style import Style
 
 Emit = Callable[[EngineEvent], None]
@@ -191,7 +191,7 @@ class Engine:
 
     def _semaphore(self) -> Slots:
         """One limit on requests in flight for all runs of this engine (in the running loop),
-        served by rank (see ``run``'s ``rank``)."""
+        served by rank (see ``run``'s ``priorities``)."""
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem_loop is not loop:
             self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop  # 1 for edits
@@ -245,9 +245,8 @@ class Engine:
         emit: Emit = _noop,
         block_ids: Collection[str] | None = None,
         force: Collection[str] = (),
-        rank: Callable[[Sequence[str]], object] | None = None,
+        priorities: Ranking | None = None,
         reviews: set[asyncio.Task[None]] | None = None,
-        foreground: Callable[[Sequence[str]], bool] | None = None,
         labels: frozenset[str] | None = None,
     ) -> dict[str, str]:
         """Translate the document (or the given blocks); returns block id → final text.
@@ -256,12 +255,13 @@ class Engine:
         this returns, or, given a ``reviews`` set (the live translator's), in a task put there, so
         that the run ends with its translations (nothing waiting on it waits for a review).
 
-        ``rank(block ids of a pack)``: which waiting pack gets the next free request slot
-        (lowest first, asked when a slot frees; None: first come, first served).
-        ``foreground(block ids)``: whether the reader waits for a pack (an edit, the screen);
-        the backlog leaves them part of each minute's budget (None: nothing is backlog).
-        ``labels``: the page's reference labels, when ``doc`` is part of it (a container's
-        body): the syntax shielded from the model (fastdesk.document.syntax) reads them."""
+        ``priorities`` (fastdesk.translate.slots.Priorities, data the live translator keeps):
+        which waiting pack gets the next free request slot (asked when a slot frees; None:
+        first come, first served), and whether the reader waits for a pack (an edit, the
+        screen: the backlog leaves them part of each minute's budget; None: nothing is
+        backlog). ``labels``: the page's reference labels, when ``doc`` is part of it (a
+        container's body): the syntax shielded from the model (fastdesk.document.syntax) reads
+        them."""
         planned = self.plan(doc, spec, block_ids, force, labels)
         copied, work, hits = planned.copied, planned.work, planned.hits
         results: dict[str, str] = dict(copied)
@@ -290,9 +290,10 @@ class Engine:
 
         async def one(pack: Pack) -> None:
             ids = [b.id for w in pack for b in w.blocks]
-            order = (lambda: rank(ids)) if rank is not None else (lambda: 0)
-            async with sem.take(order, priority=foreground is not None and foreground(ids)):
-                _BACKLOG.set(foreground is not None and not foreground(ids))
+            order = (lambda: priorities.rank(ids)) if priorities is not None else (lambda: 0)
+            waited = priorities is not None and priorities.foreground(ids)
+            async with sem.take(order, priority=waited):
+                _BACKLOG.set(priorities is not None and not priorities.foreground(ids))
                 outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
             for w, outcome in zip(pack, outcomes, strict=True):
                 self._settle(w, outcome, spec, revision, emit, results, failed, flagged)

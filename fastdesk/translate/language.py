@@ -27,6 +27,7 @@ LENGTH_RATIO = (0.5, 2.5)  # an answer outside this share of its source's length
 DENSE_SCRIPTS = {"ja", "zh", "ko"}  # a few characters say what a paragraph of Latin letters do
 DENSE_LOW = 0.2
 MIN_LENGTH_CHARS = 60  # shorter sources vary too much in length to judge a ratio
+NO_LANGUAGE = "zxx"  # the identifier's "no linguistic content" (ids, hashes): nothing to judge
 RUNAWAY_RATIO = 3.0  # an answer past this many times its expected length is stopped
 
 _NOT_PROSE = re.compile(
@@ -95,8 +96,8 @@ def not_translated(source: str, answer: str, target_lang: str) -> str | None:
     """
     target = primary(target_lang)
     source_langs = identify(source)
-    if source_langs is None or _top(source_langs) == target:
-        return None
+    if source_langs is None or _top(source_langs) in (target, NO_LANGUAGE):
+        return None  # too short, in the target already, or not language (commit hashes)
     if " ".join(answer.split()) == " ".join(source.split()):
         if source_langs[_top(source_langs)] < LIKELY:
             return None  # not clearly in any language (names, Latin binomials): an echo may be

@@ -11,8 +11,10 @@ its own block id, so never for a text that has changed since. In a site generato
 document is read in its dialect and admonitions and tabs go as their pieces
 (fastdesk.translate.dialect), as on the command line: the window writes what it writes.
 
-Work is ordered (fastdesk.translate.slots): the blocks just edited first (and kept requests for
-them), then those on screen (``set_visible``), then the rest in document order. Consumers keep
+Work is ordered by ``priorities`` (fastdesk.translate.slots.Priorities: data kept here, read by
+the engine when a request slot frees, never a call back up): the blocks just edited first (and
+kept requests for them), then those on screen (``set_view``: the source's lines on screen,
+mapped to blocks here), then the rest in document order. Consumers keep
 any BlockDone whose id is in their current document (the window's
 fastdesk.review.target_model.TargetModel composes what the target shows from these events).
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 
 from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.document.dialects import apply_dialect
@@ -29,6 +31,7 @@ from fastdesk.document.target import TargetView
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.slots import Priorities
 
 Emit = Callable[[EngineEvent], None]
 EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not an edit
@@ -50,7 +53,8 @@ class LiveTranslator:
         self._deferred = False  # blocks wait for a kept run's answer: start them when it ends
         self._ids: frozenset[str] = frozenset()
         self._edited: frozenset[str] = frozenset()  # blocks of the latest edit: they go first
-        self._visible: frozenset[str] = frozenset()  # blocks on screen: they go next
+        self.priorities = Priorities()  # the order of work, for the engine (see the docstring)
+        self._view: tuple[int, int] | None = None  # the source's lines on screen (set_view)
         # the reviewer model's work after a run (Engine.run's reviews): apart from the runs, so
         # that nothing waiting for a run's end (deferred blocks, the busy light) waits for it
         self._reviews: set[asyncio.Task[None]] = set()
@@ -83,31 +87,38 @@ class LiveTranslator:
                 self._kept[task] = ids  # its answer is still wanted, by text: see the docstring
             else:
                 self._cancel(task)
+        self._prioritize()
         self._start(force=())
 
-    def set_visible(self, block_ids: Collection[str]) -> None:
-        """The blocks on screen now: waiting work for them goes next (after the edited ones)."""
-        self._visible = frozenset(block_ids)
+    def set_view(self, first_line: int, last_line: int) -> None:
+        """The source's lines on screen now (1-based): waiting work for the blocks that hold
+        them goes next (after the edited ones)."""
+        self._view = (first_line, last_line)
+        self._prioritize()
 
-    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
-        """Which pack gets the next free request slot (lowest first): edited, on screen, rest;
-        in document order within each."""
-        tier = 2
-        if not self._edited.isdisjoint(block_ids) or any(
-            not ids.isdisjoint(block_ids) for ids in self._kept.values()
-        ):
-            tier = 0
-        elif not self._visible.isdisjoint(block_ids):
-            tier = 1
+    def _on_screen(self) -> frozenset[str]:
+        """The blocks holding the lines on screen, in the document as it is now."""
         doc = self.doc
-        where = doc.index_of(block_ids[0]) if doc is not None and block_ids[0] in self._ids else 0
-        return tier, where
+        if doc is None or self._view is None or not doc.blocks:
+            return frozenset()
+        first, last = self._view
+        try:
+            top = doc.block_at_line(max(1, first))
+        except IndexError:  # below the end: the reader's view is past the text
+            return frozenset()
+        try:
+            bottom = doc.block_at_line(last)
+        except IndexError:
+            bottom = len(doc.blocks) - 1
+        return frozenset(b.id for b in doc.blocks[top : bottom + 1])
 
-    def foreground(self, block_ids: Sequence[str]) -> bool:
-        """Whether the reader waits for this pack (edited or on screen): the backlog leaves
-        part of each minute's rate-limit budget to it, so an edit goes within one slot."""
-        rank = self.rank(block_ids)
-        return rank[0] < 2
+    def _prioritize(self) -> None:
+        """The priorities say what this session now knows: its document, the latest edit, the
+        kept runs' blocks."""
+        self.priorities.doc = self.doc
+        self.priorities.visible = self._on_screen()
+        self.priorities.edited = self._edited
+        self.priorities.kept = frozenset().union(*self._kept.values())
 
     def set_spec(self, spec: JobSpec) -> None:
         """Mode, language, provider or the document's house changed: every block is planned
@@ -132,6 +143,7 @@ class LiveTranslator:
         self._edited |= ids  # asked for by the user: first
         for bid in ids:
             self.done.pop(bid, None)
+        self._prioritize()
         self._start(force=ids, only=ids)
 
     def expand(self, block_id: str) -> None:
@@ -218,9 +230,8 @@ class LiveTranslator:
                 emit=self._on_event,
                 block_ids=wanted,
                 force=force,
-                rank=self.rank,
+                priorities=self.priorities,
                 reviews=self._reviews,
-                foreground=self.foreground,
             )
         )
         self._runs[task] = frozenset(wanted)
@@ -239,7 +250,8 @@ class LiveTranslator:
     def _forget(self, task: asyncio.Task[object]) -> None:
         self._runs.pop(task, None)
         self._cores.pop(task, None)
-        self._kept.pop(task, None)
+        if self._kept.pop(task, None) is not None:
+            self._prioritize()
 
     def _cancel(self, task: asyncio.Task[object]) -> None:
         """Cancel a run; its blocks are no longer in flight at once (a re-plan may take them)."""

@@ -4,15 +4,19 @@ An ``asyncio.Semaphore`` serves its waiters first come, first served, so the req
 made while a long document's backlog runs waited behind every queued pack (73 s on a 7,000-block
 document). Here a freed slot goes to the waiter whose ``rank()`` is lowest *when the slot frees*
 (so a rank can follow what the reader does meanwhile), first come first served among equals.
+The ranks a document's requests go by are :class:`Priorities`: data the live translator sets.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
+
+from fastdesk.document.blocks import Document
 
 Rank = Callable[[], Any]  # a sortable value; lower goes first
 
@@ -105,3 +109,68 @@ class Slots:
             if not entry[2].done():
                 self._free -= 1
                 entry[2].set_result(None)
+
+
+class Priorities:
+    """What a freed slot goes by (``rank``: lowest first) and which requests the reader waits
+    for (``foreground``): the blocks of the latest edit (and those whose kept requests it waits
+    for) first, then the blocks on screen, then the rest in document order.
+
+    Plain data, set by the one who knows (fastdesk.translate.live.LiveTranslator, from the
+    window's edits and view) and read by the engine when a slot frees: the engine never calls
+    back up into the live translator. ``for_block`` views them for a container's pieces (an
+    admonition's body), which wait in the container's place."""
+
+    def __init__(self) -> None:
+        self.edited: frozenset[str] = frozenset()  # first
+        self.kept: frozenset[str] = frozenset()  # first too: their answers are awaited by text
+        self.visible: frozenset[str] = frozenset()  # next
+        self.doc: Document | None = None  # the rest: in its order
+
+    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
+        """(tier, place in the document) of a request's blocks: edited 0, on screen 1, rest 2."""
+        tier = 2
+        if not self.edited.isdisjoint(block_ids) or not self.kept.isdisjoint(block_ids):
+            tier = 0
+        elif not self.visible.isdisjoint(block_ids):
+            tier = 1
+        where = 0
+        if self.doc is not None and block_ids:
+            with contextlib.suppress(KeyError):  # a block of an older revision: first
+                where = self.doc.index_of(block_ids[0])
+        return tier, where
+
+    def foreground(self, block_ids: Sequence[str]) -> bool:
+        """Whether the reader waits for these blocks (edited or on screen): the backlog leaves
+        part of each minute's rate-limit budget to them, so an edit goes within one slot."""
+        return self.rank(block_ids)[0] < 2
+
+    def for_block(self, block_id: str) -> Ranking:
+        """These priorities as they apply to the pieces of block ``block_id``."""
+        return _Within(self, block_id)
+
+
+class Ranking(Protocol):
+    """What the engine reads of :class:`Priorities` (or of their view for a container)."""
+
+    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]: ...
+    def foreground(self, block_ids: Sequence[str]) -> bool: ...
+    def for_block(self, block_id: str) -> Ranking: ...
+
+
+class _Within:
+    """Priorities for the pieces of one block: each piece ranks as the block."""
+
+    def __init__(self, priorities: Priorities, block_id: str) -> None:
+        self._priorities = priorities
+        self._ids = (block_id,)
+
+    def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
+        return self._priorities.rank(self._ids)
+
+    def foreground(self, block_ids: Sequence[str]) -> bool:
+        return self._priorities.foreground(self._ids)
+
+    def for_block(self, block_id: str) -> Ranking:
+        """A container inside this block's (an admonition in a tab): still this block."""
+        return self

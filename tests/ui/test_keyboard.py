@@ -194,3 +194,29 @@ def test_a_rows_fix_is_a_button_tab_reaches(qtbot) -> None:
     assert button.focusPolicy() & Qt.FocusPolicy.TabFocus
     dock.select(1)
     assert button.text() == "Restore from source"
+
+
+def test_the_frame_lets_go_of_a_pane_deleted_while_it_has_the_focus(qtbot) -> None:
+    """Deleting the focused pane moves the focus from inside its destructor, when the pane is
+    already gone to Python: the frame must not reach for it (before: RuntimeError in Qt's event
+    loop, seen in the suite as a window closed), and follows the next pane."""
+    import shiboken6
+    from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout
+
+    from fastdesk.ui.window.focus_frame import FocusFrame
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    layout = QVBoxLayout(window)
+    first, second = QPlainTextEdit(), QPlainTextEdit()
+    layout.addWidget(first)
+    layout.addWidget(second)
+    frame = FocusFrame(window, lambda w: w if w in (first, second) else None)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    first.setFocus()
+    qtbot.waitUntil(lambda: frame.target is first)
+    shiboken6.delete(first)  # its destructor hands the focus on
+    second.setFocus()
+    qtbot.waitUntil(lambda: frame.target is second and frame.isVisible())

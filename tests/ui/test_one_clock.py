@@ -43,13 +43,13 @@ def test_an_edit_is_paced_on_the_one_clock_whatever_it_reads(make_window, qtbot,
         clock=clock,
     )
     view = w.document_view
-    qtbot.waitUntil(lambda: view.worker.headroom is not None)
-    assert view.worker.headroom.free_at == FAR  # the limiter's time: the window's clock
+    qtbot.waitUntil(lambda: view.deliveries.headroom is not None)
+    assert view.deliveries.headroom.free_at == FAR  # the limiter's time: the window's clock
     typed(w, "Hello wor")  # inside a word: the whole setting, not FAR seconds
     assert view.sending._debounce.interval() == BOUND_MS
     typed(w, "ld.")  # a sentence end: at once
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
-    qtbot.waitUntil(lambda: len(view.worker.headroom.sent) == 1)
+    qtbot.waitUntil(lambda: len(view.deliveries.headroom.sent) == 1)
     typed(w, " The ca")  # inside a word, a request just went: the limit's pace, 15 s
     assert view.sending._debounce.interval() == 15_000
 

@@ -676,9 +676,9 @@ def test_compose_order_reviewer_then_stream_then_answer(qtbot) -> None:
     the review's answer (e.g. restored from the review file while the session has none)."""
     from fastdesk.document.blocks import parse
     from fastdesk.translate.events import BlockDelta, BlockDone
-    from fastdesk.ui.review.controller import ReviewController
+    from fastdesk.ui.review.controller import ReviewController, new_session
 
-    ctl = ReviewController(lambda: TEXT + "\nGoodbye.\n", lambda: (0, False))
+    ctl = ReviewController(lambda: TEXT + "\nGoodbye.\n", lambda: (0, False), session=new_session())
     doc = parse(TEXT + "\nGoodbye.\n")
     ctl.set_doc(doc, 1)
     hello, cat, bye = (b.id for b in doc.blocks)

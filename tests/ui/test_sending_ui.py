@@ -98,7 +98,7 @@ def test_sends_inside_words_are_spread_and_the_limiter_has_the_last_word(
     for n in range(3):  # three more sentences, each at once: the limit (4 a minute) is reached
         typed(qtbot, w, f"t{n}.")
         qtbot.waitUntil(lambda n=n: len(provider.requests) == 2 + n, timeout=5000)
-    qtbot.waitUntil(lambda: len(view.worker.headroom.sent) == 4)
+    qtbot.waitUntil(lambda: len(view.deliveries.headroom.sent) == 4)
     typed(qtbot, w, " Goodbye.")  # a boundary, but the limiter says not before a minute is up
     assert view.sending._debounce.interval() > 50_000
     assert len(provider.requests) == 4
@@ -124,7 +124,7 @@ def test_typing_after_a_quiet_spell_warms_the_provider_within_the_limits(
     for n in range(2):
         typed(qtbot, tight, f"Hi {n}.")
         qtbot.waitUntil(lambda n=n: warmups() + n + 1 == len(provider.requests))
-    qtbot.waitUntil(lambda: len(tight.document_view.worker.headroom.sent) == 3)
+    qtbot.waitUntil(lambda: len(tight.document_view.deliveries.headroom.sent) == 3)
     tight.document_view.worker.warmer.ask_interval_s = 0.0
     tight.document_view.worker.warmer.active_idle_s = 0.0
     typed(qtbot, tight, "H")  # 3 of 4 gone: the last is the boundaries' reserve
@@ -184,7 +184,7 @@ def test_the_status_bar_says_once_that_a_small_day_stretches_the_pacing(
     view = w.document_view
     typed(qtbot, w, "Hello world.")  # a boundary: at once, the day notwithstanding
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
-    qtbot.waitUntil(lambda: bool(view.worker.headroom and view.worker.headroom.sent))
+    qtbot.waitUntil(lambda: bool(view.deliveries.headroom and view.deliveries.headroom.sent))
     typed(qtbot, w, " The ca")  # inside a word: the day's pace, ~29 s after the last send
     assert view.sending._debounce.interval() > 25_000
     message = w.statusBar().currentMessage()

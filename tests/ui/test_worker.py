@@ -54,7 +54,7 @@ class RecordingTranslator:
     def expand(self, block_id: str) -> None:
         pass
 
-    def set_visible(self, block_ids: object) -> None:
+    def set_view(self, first_line: int, last_line: int) -> None:
         pass
 
     async def aclose(self) -> None:

@@ -21,6 +21,7 @@ from fastdesk.ui.bridge.translators import Translator
 
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.health import HealthEntry
+    from fastdesk.routing.limiter import Headroom
     from fastdesk.translate.engine import Engine, JobSpec
 
 
@@ -47,6 +48,9 @@ class Delivery:
     usable_in_s: float | None = None
     # (pane key, its block events) of each second target pane with news (see open_pane)
     panes: tuple[tuple[str, tuple[EngineEvent, ...]], ...] = ()
+    # the top choice's room at the limiter as the delivery left (None: no engine or no choice),
+    # for the GUI thread's sending policy: it reads it here, never the engine thread's state
+    headroom: Headroom | None = None
 
     def pane_events(self, key: str) -> tuple[EngineEvent, ...]:
         return next((events for k, events in self.panes if k == key), ())
@@ -67,6 +71,7 @@ class DeliveryBuilder:
         self._sent_doc = SentDocument()
         self.sent_busy = False
         self.force = False
+        self._sent_headroom: Headroom | None = None
 
     def collect(
         self,
@@ -75,8 +80,10 @@ class DeliveryBuilder:
         translator: Translator | None,
         engine: Engine | None,
         spec: JobSpec,
+        headroom: Headroom | None = None,
     ) -> Delivery | None:
-        """What changed since the last delivery, or None when nothing did (and none is forced)."""
+        """What changed since the last delivery, or None when nothing did (and none is forced).
+        ``headroom``: the limiter's room now; a change of it is news too."""
         events = self._outbox.take()
         new_doc, source = self._sent_doc.news(translator, source_text) or (None, None)
         busy = translator is not None and (translator.busy or self._panes.busy)
@@ -88,11 +95,12 @@ class DeliveryBuilder:
         panes = self._panes.take()
         quiet = not events and not panes and source is None and busy == self.sent_busy
         quiet = quiet and providers is None and health is None and not notices
-        quiet = quiet and not self._estimate.pending
+        quiet = quiet and not self._estimate.pending and headroom == self._sent_headroom
         if quiet and not self.force:
             return None
         self.force = False
         self.sent_busy = busy
+        self._sent_headroom = headroom
         failed = any(isinstance(e, BlockFailed) for e in events)
         estimate, block_s = self._estimate.take()
         return Delivery(
@@ -108,4 +116,5 @@ class DeliveryBuilder:
             block_s=block_s,
             usable_in_s=self._news.usable_in_s(router, spec) if failed else None,
             panes=panes,
+            headroom=headroom,
         )

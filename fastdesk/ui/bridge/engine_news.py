@@ -1,10 +1,9 @@
 """What the engine worker's deliveries say of its engine's router: its providers once it is built,
 its health report when it changed, the notices it starts with (a key going over plain http, a
 model replaced), when a failed block's provider may be asked again; and the top choice's room at
-the limiter, published for the GUI thread's sending policy (``headroom``).
+the limiter (``headroom``), which each delivery carries to the GUI thread's sending policy.
 
-Loop thread only, but for ``headroom``: written there as one immutable object, read in the GUI
-thread without a lock."""
+Loop thread only."""
 
 from __future__ import annotations
 
@@ -29,7 +28,6 @@ class EngineNews:
         self._changed = changed
         self._providers: tuple[str, ...] | None = None  # to tell; None: told already
         self._health_changed = False
-        self.headroom: Headroom | None = None
 
     def not_started(self) -> None:
         """No engine: the window is told there are no providers."""
@@ -62,20 +60,19 @@ class EngineNews:
         self._health_changed = False
         return providers, health
 
-    def publish_headroom(self, router: Router | None, spec: JobSpec) -> Headroom | None:
-        """The top choice's room at the limiter now (see ``headroom``)."""
+    def headroom(self, router: Router | None, spec: JobSpec) -> Headroom | None:
+        """The top choice's room at the limiter now (None: no engine, no choice, or it could
+        not be read)."""
         from fastdesk.translate.sending import TYPICAL_TOKENS
 
         if router is None:
-            self.headroom = None
             return None
         try:
             choices = router.candidates(spec.provider, spec.model, lang=spec.target_lang)
-            self.headroom = router.limiter.headroom(choices[0], TYPICAL_TOKENS) if choices else None
+            return router.limiter.headroom(choices[0], TYPICAL_TOKENS) if choices else None
         except Exception:  # pacing is a nicety: a failure here must not stop the engine
             log.exception("could not read the limiter's room")
-            self.headroom = None
-        return self.headroom
+            return None
 
     @staticmethod
     def usable_in_s(router: Router | None, spec: JobSpec) -> float | None:

@@ -116,9 +116,7 @@ class EngineWorker(QObject):
         )
         self._news = EngineNews(changed=self.throttle.schedule)
         self._deliveries = DeliveryBuilder(self._outbox, self._estimate, self._panes, self._news)
-        self.warmer = Warmer(
-            self.clock, self._tasks, headroom=self._publish_headroom, billed=self._billed
-        )
+        self.warmer = Warmer(self.clock, self._tasks, headroom=self._headroom, billed=self._billed)
 
     # ---- GUI-thread API (each call returns at once) -------------------------------------------
 
@@ -128,15 +126,17 @@ class EngineWorker(QObject):
         self._thread.start()
         self._call(self._boot)
 
-    def update(self, source: str, revision: int) -> None:
-        self._call(self._update, source, revision)
+    def update(self, source: str, revision: int, view: tuple[int, int] | None = None) -> None:
+        """A new revision of the source; ``view``: its first and last line on screen, if known
+        (see ``set_view``)."""
+        self._call(self._update, source, revision, view)
 
-    def open(self, source: str, revision: int) -> None:
+    def open(self, source: str, revision: int, view: tuple[int, int] | None = None) -> None:
         """Another document opened in the window: ``source`` is its first revision, every block
         planned again. Its review drops events of older revisions, and a block's id is its
         text's hash: a paragraph it shares with the last document, in flight or answered for
         that one, would otherwise never be answered for it (it stayed "to come")."""
-        self._call(self._open, source, revision)
+        self._call(self._open, source, revision, view)
 
     def set_spec(self, spec: JobSpec, source: str, revision: int) -> None:
         """Mode, language or provider changed: re-plan everything for the current source."""
@@ -164,9 +164,10 @@ class EngineWorker(QObject):
         comes as ``back_translated`` (fastdesk.translate.quality, cached in the memory)."""
         self._call(self._back_translate, block_id, text)
 
-    def set_visible(self, block_ids: Collection[str]) -> None:
-        """The blocks on screen: their waiting work goes next (after an edit's)."""
-        self._call(self._set_visible, frozenset(block_ids))
+    def set_view(self, first_line: int, last_line: int) -> None:
+        """The source's lines on screen (1-based): their blocks' waiting work goes next (after
+        an edit's). The translator maps them to its blocks: nothing comes back for it."""
+        self._call(self._set_view, first_line, last_line)
 
     def open_pane(self, key: str, spec: JobSpec) -> None:
         """A second target pane under ``key``: a live translator for ``spec`` on the current
@@ -184,11 +185,6 @@ class EngineWorker(QObject):
         and the budget. Cheap to call often."""
         if self.warmer.ask():
             self._call(self._warm_up, active)
-
-    @property
-    def headroom(self) -> Headroom | None:
-        """The top choice's room at the limiter, for the GUI thread's sending policy."""
-        return self._news.headroom
 
     @property
     def running(self) -> bool:
@@ -232,9 +228,11 @@ class EngineWorker(QObject):
             self._tasks.keep(asyncio.ensure_future(preload_language(lambda: self._spec)))
         self.throttle.schedule()
 
-    def _update(self, source: str, revision: int) -> None:
+    def _update(self, source: str, revision: int, view: tuple[int, int] | None = None) -> None:
         self._revision = revision
         self._source = source
+        if view is not None:
+            self._set_view(*view)
         if self._translator is not None:
             self._guarded(self._translator.update, source, revision)
             self._estimate.first(revision)
@@ -246,14 +244,14 @@ class EngineWorker(QObject):
         self._deliveries.force = True  # an update is always answered, even unchanged ("busy" ends)
         self.throttle.schedule(at_least=REQUEST_FIRST_S)
 
-    def _open(self, source: str, revision: int) -> None:
+    def _open(self, source: str, revision: int, view: tuple[int, int] | None = None) -> None:
         # the last document's runs are cancelled and its answers forgotten (the memory has
         # them), with the spec the engine has: the house's, read or still to be read (rehouse);
         # the second panes' translators too (each pane's review drops the last document's events)
         self._outbox.forget_partial()
         self._panes.forget_partial()
         self._replan = True
-        self._update(source, revision)
+        self._update(source, revision, view)
 
     def _replan_all(self) -> None:
         """Every translator plans every block again: the document's with the engine's spec, each
@@ -324,9 +322,9 @@ class EngineWorker(QObject):
             self.warmer.requested()
         self._outbox.add(event)
 
-    def _set_visible(self, block_ids: frozenset[str]) -> None:
+    def _set_view(self, first_line: int, last_line: int) -> None:
         if self._translator is not None:
-            self._guarded(self._translator.set_visible, block_ids)
+            self._guarded(self._translator.set_view, first_line, last_line)
 
     def _expand(self, block_id: str) -> None:
         """The translator streams the expansion as Expansion events."""
@@ -400,16 +398,21 @@ class EngineWorker(QObject):
 
     def _flush(self) -> bool:
         """Send what changed, if anything did (the throttle's call); True while work goes on."""
-        self._publish_headroom()
         delivery = self._deliveries.collect(
-            self._revision, self._source, self._translator, self._engine, self._spec
+            self._revision,
+            self._source,
+            self._translator,
+            self._engine,
+            self._spec,
+            self._headroom(),
         )
         if delivery is not None and not self._stopping:
             self.delivered.emit(delivery)
         return self._deliveries.sent_busy
 
-    def _publish_headroom(self) -> Headroom | None:
-        return self._news.publish_headroom(self._router, self._spec)
+    def _headroom(self) -> Headroom | None:
+        """The top choice's room at the limiter now (each delivery carries it to the window)."""
+        return self._news.headroom(self._router, self._spec)
 
     @property
     def _router(self) -> Router | None:

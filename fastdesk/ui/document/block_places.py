@@ -1,7 +1,9 @@
 """Where the reader is among the source's blocks (as the engine worker last parsed them, which
-this holds): on screen, sent to the worker for the order of work (``set_visible``: their
-waiting work goes next, after an edit's); under the cursor and under the selection, in the
-source or the focused target pane, for the commands on blocks."""
+this holds): under the cursor and under the selection, in the source or the focused target
+pane, for the commands on blocks; and the source's lines on screen, which go to the worker for
+the order of work (their blocks' waiting work goes next, after an edit's): with each update
+(DocumentView.send_update) and when the reader scrolls (``set_view``). Lines, not block ids:
+the engine maps them to its own blocks, so nothing goes back to it after each delivery."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
 
-VISIBLE_MS = 150  # the blocks on screen go to the worker this long after the reader moves
+VISIBLE_MS = 150  # the lines on screen go to the worker this long after the reader scrolls
 
 
 class BlockPlaces(QObject):
@@ -41,15 +43,14 @@ class BlockPlaces(QObject):
         self._visible_timer = QTimer(self)  # the reader's place, for the order of work
         self._visible_timer.setSingleShot(True)
         self._visible_timer.setInterval(VISIBLE_MS)
-        self._visible_timer.timeout.connect(self.send_visible)
-        self._sent_visible: frozenset[str] = frozenset()
+        self._visible_timer.timeout.connect(self.send_view)
+        self.sent_view: tuple[int, int] | None = None  # the lines on screen the worker was told
         source.verticalScrollBar().valueChanged.connect(self.visible_soon)
 
     def take(self, blocks: tuple[Segment, ...]) -> None:
-        """The source's blocks as the worker parsed them: for mapping, and the reader's place."""
+        """The source's blocks as the worker parsed them: for mapping."""
         self.blocks = blocks
         self._sync.set_source_blocks(blocks)
-        self.visible_soon()
 
     # ---- on screen -----------------------------------------------------------------------------
 
@@ -65,20 +66,28 @@ class BlockPlaces(QObject):
             return frozenset()
         return frozenset(s.key for s in self.blocks[first : last + 1])
 
+    def view_lines(self) -> tuple[int, int]:
+        """The source's first and last line on screen (1-based, as the engine counts them)."""
+        source = self._source
+        view = source.viewport()
+        top = source.cursorForPosition(QPoint(0, 0)).blockNumber()
+        bottom = source.cursorForPosition(QPoint(view.width(), view.height())).blockNumber()
+        return top + 1, bottom + 1
+
     def visible_soon(self) -> None:
-        """Send the blocks on screen within the timer's interval of the first change, not of the
+        """Send the lines on screen within the timer's interval of the first change, not of the
         last: while a stream keeps nudging the source's scroll bar (sync scroll), a restarted
         timer never fired, and the blocks a reader scrolled to waited behind the whole backlog."""
         if not self._visible_timer.isActive():
             self._visible_timer.start()
 
-    def send_visible(self) -> None:
+    def send_view(self) -> None:
         """What is on screen is translated before the rest (after an edit)."""
-        visible = self.visible_source_blocks()
+        view = self.view_lines()
         worker = self._worker()
-        if worker is not None and visible != self._sent_visible:
-            self._sent_visible = visible
-            worker.set_visible(visible)
+        if worker is not None and view != self.sent_view:
+            self.sent_view = view
+            worker.set_view(*view)
 
     # ---- under the cursor ----------------------------------------------------------------------
 

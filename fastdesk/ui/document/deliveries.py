@@ -7,6 +7,7 @@ the target model."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
@@ -20,6 +21,9 @@ from fastdesk.ui.document.second_target import SecondPane
 from fastdesk.ui.panes.incremental import RenderScheduler
 from fastdesk.ui.panes.preview import TargetPreview
 from fastdesk.ui.panes.render import Segment
+
+if TYPE_CHECKING:
+    from fastdesk.routing.limiter import Headroom
 
 
 class DeliveryReader(QObject):
@@ -52,6 +56,8 @@ class DeliveryReader(QObject):
         self._source = source
         self._refresh = refresh
         self._say = say
+        # the top choice's room at the limiter, as the last delivery said (the sending policy's)
+        self.headroom: Headroom | None = None
 
     @Slot(object)  # a declared slot: PySide's cross-thread delivery is safest with one
     def on_delivery(self, delivery: Delivery) -> None:
@@ -61,6 +67,7 @@ class DeliveryReader(QObject):
     def apply(self, delivery: Delivery) -> None:
         """The delivery is read once, by the session (see DocumentView._session_changed for what
         follows)."""
+        self.headroom = delivery.headroom
         self._session.take(
             delivery.revision,
             delivery.events,

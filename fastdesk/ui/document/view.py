@@ -6,11 +6,12 @@ Data flow: an edit → a wait set by what was typed and the limiter's room (the 
 fastdesk.translate.sending; IME composition respected) → the worker thread's LiveTranslator →
 throttled deliveries of target segments and events → the panes apply only what changed.
 
-The document's state has one owner, its session (fastdesk.review.session.DocumentSession, held by
-the review controller): it numbers the revisions sent to the worker and alone judges what is
-stale, reads each worker delivery once, and says what changed in one stream that the panes, the
-margin, the review bar, the status bar and the window follow. The panes are told the target
-model's segments and converge to them; they keep no target of their own.
+The document's state has one owner, its session (fastdesk.review.session.DocumentSession), made
+and held here (the review controller works on it): it numbers the revisions sent to the worker
+and alone judges what is stale, reads each worker delivery once, and says what changed in one
+stream (``subscribe``) that the panes, the margin, the review bar, the status bar and the window
+follow. The panes are told the target model's segments and converge to them; they keep no
+target of their own.
 
 Its parts, in this package: when an edit goes (``sending``), where the reader is among the
 source's blocks (``block_places``), the worker's deliveries read (``deliveries``), the engine's
@@ -62,7 +63,7 @@ from fastdesk.ui.panes.read_only import ReadOnlyHints
 from fastdesk.ui.panes.source_editor import SourceEditor
 from fastdesk.ui.panes.sync_scroll import SyncScroller
 from fastdesk.ui.panes.target_editor import TargetEditor
-from fastdesk.ui.review.controller import ReviewController, review_key
+from fastdesk.ui.review.controller import ReviewController, new_session, review_key
 
 if TYPE_CHECKING:
     from fastdesk.translate.engine import JobSpec
@@ -78,13 +79,13 @@ class DocumentView(QWidget):
     problem = Signal(str, str)  # an error for the status bar (message, detail)
     busy = Signal(bool)  # work for this document is in flight, or not any more
     engine_news = Signal(object)  # each Delivery: what it says of providers and health
-    session_changed = Signal(object)  # the session's stream (a Change), for the window
     renamed = Signal()  # the document's name (or path) changed
     modified_changed = Signal(bool)
     raw_changed = Signal(bool)  # the target shows raw Markdown (True) or the rendered view
     toggle_view_requested = Signal()  # the pane's Show Markdown / Show rendered button
     files_dropped = Signal(list)  # Markdown files dropped on the source
     target_updated = Signal()  # the target panes finished applying what the worker sent
+    filled_changed = Signal(bool)  # every block's answer is shown, or not any more (filled())
     typing = Signal()  # the editor typed into the source (the window keeps the provider warm)
     file_saved = Signal(object)  # the source (and its review file) written to this Path
 
@@ -115,13 +116,17 @@ class DocumentView(QWidget):
         self._sent_source: str | None = None
         self._opened = False  # the next send is a newly opened document's (worker.open)
         self._told: tuple[render.Segment, ...] = ()  # the model's segments the panes were told
+        self._busy = False  # the newest revision's work is in flight (the busy light's state)
+        self._filled = False  # what filled_changed said last
+        # the document's state has one owner, its session, and it is this view's; the review
+        # controller (the reviewer's work and the review files) works on it
+        self.session: DocumentSession = new_session(self.clock)
         self.review_ctl = ReviewController(
             lambda: plain_text(self.source.document()),
             lambda: (self.source.document().revision(), self.source.document().isModified()),
             self,
-            clock=self.clock,
+            session=self.session,
         )
-        self.session: DocumentSession = self.review_ctl.session
         self.session.subscribe(self._session_changed)
         self._build_panes()
         self.sending = EditSending(  # when an edit goes (the core's policy decides the wait)
@@ -130,7 +135,7 @@ class DocumentView(QWidget):
             clock=self.clock,
             live=live,
             send=self.send_update,
-            headroom=lambda: self._worker.headroom if self._worker is not None else None,
+            headroom=lambda: self.deliveries.headroom,  # as the engine's last delivery said
             say=self.message.emit,
             parent=self,
         )
@@ -141,6 +146,8 @@ class DocumentView(QWidget):
         self.source.composition_changed.connect(self.sending.composition_changed)
         self.source.files_dropped.connect(self.files_dropped)
         self.scheduler.settled.connect(self.target_updated)
+        self.scheduler.settled.connect(self._follow_filled)
+        self.busy.connect(self._busy_changed)
         self.places = BlockPlaces(  # the source's blocks: on screen, under the cursor
             self.source, self.sync, lambda: self._worker, self.focused_target_pane, self
         )
@@ -357,11 +364,12 @@ class DocumentView(QWidget):
         if source == self._sent_source and not force:
             return
         self._sent_source = source
+        view = self.places.sent_view = self.places.view_lines()  # (the order of work)
         if self._opened:
             self._opened = False
-            self.worker.open(source, self.session.next_revision())
+            self.worker.open(source, self.session.next_revision(), view)
         else:
-            self.worker.update(source, self.session.next_revision())
+            self.worker.update(source, self.session.next_revision(), view)
         self.sending.sent()
         self.busy.emit(True)
 
@@ -382,11 +390,36 @@ class DocumentView(QWidget):
 
     def _session_changed(self, change: Change) -> None:
         """The session's stream: the busy light follows, the review's presentation (its
-        margins' tooltips, the underlines) and the window hear of it."""
+        margins' tooltips, the underlines) and whether the document is filled. (The window's
+        parts subscribe to the session themselves: one way a Change reaches its listeners.)"""
         if change.busy is not None:
             self.busy.emit(change.busy)
         self.reviewed.session_changed(change)
-        self.session_changed.emit(change)
+        self._follow_filled()
+
+    def filled(self) -> bool:
+        """The one meaning of "filled" (the status bar's, and benchmarks/bench_window_fill.py's):
+        the newest revision sent is settled, every block of it has its answer (none waiting, in
+        flight or failed), and the target panes show them: the raw editor and the rendered view
+        on show (a hidden rendered view renders when it is shown)."""
+        return (
+            not self._busy
+            and bool(self.places.blocks)
+            and not self.pending
+            and self._told is self.review_ctl.segments()
+            and self.scheduler.idle
+            and not self.review_ctl.model.failed()  # (last: it looks at every block)
+        )
+
+    def _busy_changed(self, busy: bool) -> None:
+        self._busy = busy
+        self._follow_filled()
+
+    def _follow_filled(self) -> None:
+        filled = self.filled()
+        if filled != self._filled:
+            self._filled = filled
+            self.filled_changed.emit(filled)
 
     def refresh_target(self, *, final: bool = True) -> None:
         """The panes converge to the model's segments (the same tuple while nothing changed).

@@ -29,6 +29,15 @@ EDITS = 8  # at most this many edited blocks go before the rest of a step (more:
 # while a stream goes on a pane on screen takes the far ones only now and then
 # (RenderScheduler's ``far_gap_ms``)
 NEAR, NEAR_ABOVE = 80, 20
+# How often a pane on screen takes a slice of far work while a stream goes on. 20 ms (a 3 ms
+# slice in 20) was too little for long blocks (~2.5 ms each to render, against ~1.6 for one-line
+# ones): at the end of a 4,000-block fill the rendered view was 23-32 s behind targetEditor, and
+# a pane far behind costs more each slice (its diff, the order of what is left), GUI-thread time
+# that also holds the GIL the engine needs to start requests. At 5 ms the fill took 1.38x the
+# command line's time instead of 1.58x (paragraphs of a few sentences), 1.48x instead of 2.2x (a
+# docs page's shapes), 1.00x instead of 1.22x (a real page), by turns on a loaded machine
+# (benchmarks/bench_window_fill.py --doc …; docs/performance.md).
+FAR_GAP_MS = 5.0
 
 
 class Incremental:
@@ -396,7 +405,7 @@ class RenderScheduler(QObject):
         budget_ms: float = 3.0,
         quiet_ms: float = 250.0,
         follow_ms: float = 100.0,
-        far_gap_ms: float = 20.0,
+        far_gap_ms: float = FAR_GAP_MS,
     ) -> None:
         super().__init__(parent)
         self.far_gap = far_gap_ms / 1000.0

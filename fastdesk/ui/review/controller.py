@@ -68,6 +68,16 @@ _untitled = itertools.count(1)  # autosave names of untitled documents, per proc
 T = TypeVar("T")
 
 
+FIRST_KEY = "fr"  # the review a document's session starts on, until the window says its own
+
+
+def new_session(clock: Clock | None = None) -> DocumentSession:
+    """A document's session, on the review a ReviewController starts with: its state in one
+    language (revisions, stale events, what the target shows, the retry schedule, and the
+    stream of what changed). ``clock``: the window's one clock."""
+    return DocumentSession(Review(None, FIRST_KEY), clock=clock)
+
+
 def review_key(mode: str, lang: str) -> str:
     return SIMPLIFY_KEY if mode == "simplify" else lang
 
@@ -87,18 +97,18 @@ class ReviewController(QObject):
         source_state: Callable[[], tuple[int, bool]],
         parent: QObject | None = None,
         *,
-        clock: Clock | None = None,
+        session: DocumentSession,
     ) -> None:
+        """``session``: the document's (its view owns it: fastdesk.ui.document.view), on a
+        review of its own (``new_session``)."""
         super().__init__(parent)
         self._source_text = source_text
         self._source_state = source_state
         self.path: Path | None = None
-        self.key = "fr"
-        self.review = Review(None, self.key)
+        self.key = FIRST_KEY
+        self.session = session
+        self.review = session.review
         self.reviews: dict[str, Review] = {self.key: self.review}
-        # the document's state in this language: revisions, stale events, what the target
-        # shows, the retry schedule, and the stream of what changed
-        self.session = DocumentSession(self.review, clock=clock)
         self.session.subscribe(self._session_changed)
         self.undo_group = QUndoGroup(self)  # the reviewer's steps, one stack per review key
         self._stacks: dict[str, QUndoStack] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
@@ -43,12 +44,22 @@ class FocusFrame(QWidget):
         if stop is self.target and stop is not None:
             self.place()
             return
-        if self.target is not None:
+        if self.target is not None and shiboken6.isValid(self.target):
+            # (a pane being deleted moves the focus from inside its destructor: it is then
+            # already invalid, before its ``destroyed``)
             self.target.removeEventFilter(self)
+            self.target.destroyed.disconnect(self._target_gone)
         self.target = stop
         if stop is not None:
             stop.installEventFilter(self)
+            stop.destroyed.connect(self._target_gone)
         self.place()
+
+    def _target_gone(self) -> None:
+        """The framed pane was deleted (a document view replaced, the window closing): forget
+        it, so the next focus change does not reach for a deleted widget."""
+        self.target = None
+        self.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.target and event.type() in (
@@ -63,6 +74,8 @@ class FocusFrame(QWidget):
     def place(self) -> None:
         """Around the target where it is now (hidden without one)."""
         target, window = self.target, self.parentWidget()
+        if target is not None and not shiboken6.isValid(target):
+            self.target = target = None
         if target is None or window is None or not target.isVisible():
             self.hide()
             return

@@ -29,7 +29,7 @@ from fastdesk.ui.window.status_bar import StatusPanel
 
 
 class NewsReader:
-    """Reads the document view's ``session_changed`` and ``engine_news`` into the status bar,
+    """Reads the document session's stream (subscribed) and ``engine_news`` into the status bar,
     the provider selector and (no provider configured) the first-run panel. ``live``: the Live
     toggle, paused when the budget is reached; ``open_settings``, ``apply_settings``: the
     window's, for the first-run panel's buttons."""

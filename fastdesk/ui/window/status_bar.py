@@ -49,6 +49,7 @@ def latency_text(stats: RequestStats) -> str:
 MEMORY_LATENCY = "memory · 0 ms"
 
 
+FILLED = "✓ every block translated"  # the document is filled (DocumentView.filled)
 SPINNER = "◐◓◑◒"
 SPINNER_MS = 200
 
@@ -108,6 +109,14 @@ class StatusPanel(QObject):
         self.ledger = ledger or CostLedger(background=True)
         self.activity = ActivityIndicator()
         self.activity.hide()
+        # the document filled: every block's answer on show (DocumentView.filled, one meaning)
+        self.filled = QLabel(FILLED)
+        self.filled.setObjectName("filledLabel")
+        self.filled.setToolTip(
+            "Every block of the document has its answer, in the Markdown and the rendered view"
+        )
+        self.filled.setContentsMargins(0, 0, 6, 0)
+        self.filled.hide()
         self.error_button = QToolButton()
         self.error_button.setObjectName("errorButton")
         self.error_button.setAutoRaise(True)
@@ -146,6 +155,7 @@ class StatusPanel(QObject):
         self.reviews = Totals()  # the reviewer model's requests since start (in the ledger too)
         for widget in (
             self.activity,
+            self.filled,
             self.error_button,
             self.retry_button,
             self.latency,
@@ -159,6 +169,7 @@ class StatusPanel(QObject):
         bar.addPermanentWidget(self.retry_button)
         bar.addPermanentWidget(self.readability)
         bar.addPermanentWidget(self.activity)
+        bar.addPermanentWidget(self.filled)
         bar.addPermanentWidget(self.latency)
         bar.addPermanentWidget(_separator(bar))
         bar.addPermanentWidget(self.cost)
@@ -194,6 +205,10 @@ class StatusPanel(QObject):
 
     def set_busy(self, busy: bool) -> None:
         self.activity.setVisible(busy)
+
+    def set_filled(self, filled: bool) -> None:
+        """Every block's answer is on show (DocumentView.filled), or not any more."""
+        self.filled.setVisible(filled)
 
     def set_retry(self, text: str) -> None:
         """The pending retry of failed blocks ("4 failed blocks: retrying in 25 s"); "": none."""

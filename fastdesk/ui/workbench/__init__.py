@@ -109,7 +109,7 @@ class Workbench(QObject):
         self._problems_timer.setSingleShot(True)
         self._problems_timer.setInterval(PROBLEMS_EVERY_MS)
         self._problems_timer.timeout.connect(self.refresh_problems)
-        view.session_changed.connect(self._session_changed)
+        view.session.subscribe(self._session_changed)
         view.target_updated.connect(self._problems_soon)
         self.problems.visibilityChanged.connect(self._problems_soon)
         self.problems.chosen.connect(self.go_to_problem)
