@@ -126,6 +126,50 @@ class Account:
     tokens_per_minute: int | None = None
 
 
+class PromptCache:
+    """A provider's prompt cache: a prompt's cached tokens are its longest prefix (its
+    messages in order, roles included) that an earlier prompt began with, in whole
+    ``block``-token pieces (Cerebras caches 128-token blocks; Groq and OpenAI, the whole
+    prefix), at ≈ four characters a token."""
+
+    def __init__(self, block: int = 1) -> None:
+        self.block = max(1, block)
+        self._seen: list[str] = []
+        self._lock = threading.Lock()
+        self.total = 0  # cached tokens over every prompt so far
+
+    @staticmethod
+    def text(messages: Sequence[Mapping[str, Any]]) -> str:
+        return "".join(
+            f"\x00{m.get('role')}\x00{_content_text(m.get('content'))}"
+            for m in messages
+            if isinstance(m, Mapping)
+        )
+
+    def cached(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """This prompt's cached tokens; the prompt is remembered for the next ones."""
+        text = self.text(messages)
+        with self._lock:
+            best = max((_common_prefix(text, seen) for seen in self._seen), default=0)
+            self._seen.append(text)
+        tokens = best // 4
+        cached = tokens - tokens % self.block
+        with self._lock:
+            self.total += cached
+        return cached
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # the longest n with a[:n] == b[:n]
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 @dataclass(frozen=True)
 class Config:
     """How the server behaves; replace it at any time with :meth:`Emulator.configure`."""
@@ -159,6 +203,9 @@ class Config:
     # prompt tokens reported as served from the prompt cache (usage.prompt_tokens_details, as
     # Groq and OpenAI send it); None: Groq and OpenAI send no details, Cerebras says 0
     cached_tokens: int | None = None
+    # when set, the cached tokens are those of the longest prefix this prompt shares with an
+    # earlier one (as Groq, Cerebras and OpenAI cache prompts), instead of ``cached_tokens``
+    prompt_cache: PromptCache | None = None
     account: Account | None = None  # live limits and headers (replaces ``rate_limits``' values)
     # model ids the provider has shut down: Groq answers 400 model_decommissioned, Cerebras 404
     # model_not_found (flat body), per flavour
@@ -1095,7 +1142,9 @@ def _plan(body: Mapping[str, Any], cfg: Config) -> _Plan:
         pieces=tokenize(answer, cfg.chunk_chars),
         reasoning=tokenize(cfg.reasoning, cfg.chunk_chars) if cfg.reasoning else [],
         prompt_tokens=count_prompt_tokens(messages),
-        cached_tokens=cfg.cached_tokens,
+        cached_tokens=(
+            cfg.prompt_cache.cached(messages) if cfg.prompt_cache is not None else cfg.cached_tokens
+        ),
     )
     asked = body.get("max_completion_tokens") or body.get("max_tokens")
     plan.asked = int(asked) if isinstance(asked, int) else 0

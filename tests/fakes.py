@@ -87,3 +87,9 @@ class FakeProvider:
 
     async def aclose(self) -> None:
         return None
+
+
+def instructions(request: ChatRequest) -> str:
+    """Every message of a request but its text (the last user message): the instructions the
+    run's requests share, then what this one adds (fastdesk.translate.prompts.build_messages)."""
+    return "\n\n".join(str(m["content"]) for m in request.messages[:-1])

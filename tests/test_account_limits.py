@@ -158,6 +158,32 @@ def test_two_limiters_on_one_key_share_the_minute(tmp_path) -> None:
     assert "gsk_one" not in (tmp_path / "l.sqlite").read_bytes().decode("latin-1")
 
 
+def test_the_first_429_either_limiter_meets_teaches_both(tmp_path) -> None:
+    """A paid tier's headers lift the published 30 requests/min (Groq never states it); the
+    server still refuses past 30. The 429 one process meets sets the limit for the other too,
+    before the other sends again (not one 429 each)."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    a.observe(GPT, PAID)
+    b.observe(GPT, PAID)
+    assert b.limits(GPT).requests_per_minute is None  # paid: learnt from 429s only
+    for n in range(30):
+        lim = a if n % 2 else b
+        lim.book(GPT, 10)
+        for c in (clock_a, clock_b):
+            c.now += 0.5
+        wall.now += 0.5
+    a.book(GPT, 10)  # the 31st: refused
+    a.rate_limited(GPT, 2.0)
+    assert a.limits(GPT).requests_per_minute == 30
+    clock_b.now += 1.0  # the other process looks again
+    wall.now += 1.0
+    assert b.wait_s(GPT, 10) > 2.0  # past the block: still waiting for the minute's room
+    assert b.limits(GPT).requests_per_minute == 30
+
+
 def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")

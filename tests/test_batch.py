@@ -193,7 +193,8 @@ def _breaks_links(messages: Sequence[Mapping[str, Any]]) -> str:
     """An answer that loses a link's target (a check flags it) unless told its previous
     answer was rejected (the engine's retry, with a firmer instruction)."""
     text = answer_in_language(messages)
-    if "previous answer was rejected" in str(messages[0].get("content")):
+    # a retry's reproach comes after the shared instructions, in the second system message
+    if any("previous answer was rejected" in str(m.get("content")) for m in messages[:-1]):
         return text
     return text.replace("https://example.com/a", "https://example.org/b")
 

@@ -19,7 +19,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone
 from fastdesk.translate.examples import Example
 from fastdesk.translate.glossary import Glossary
-from tests.fakes import FakeProvider
+from tests.fakes import FakeProvider, instructions
 
 SOURCE = """# Images
 
@@ -105,7 +105,7 @@ def test_a_correction_teaches_the_next_request(tmp_path: Path) -> None:
     spec = JobSpec(target_lang="fr", examples=bank)
     assert len(bank) == 4
     asyncio.run(engine.run(parse("Pull the container from the registry.\n"), spec))
-    system = fake.requests[0].messages[0]["content"]
+    system = instructions(fake.requests[0])
     assert "Extrayez l'image du registre." in system  # the most similar correction
     assert "Construisez" not in system and "Exécutez les tests" not in system
 

@@ -22,7 +22,7 @@ from fastdesk.translate.events import (
     Waiting,
 )
 from fastdesk.translate.memory import Memory
-from tests.fakes import FakeClock, FakeProvider, last_user
+from tests.fakes import FakeClock, FakeProvider, instructions, last_user
 
 DOC = """---
 title: Guide
@@ -170,7 +170,7 @@ def test_one_paragraph_edit_sends_one_small_request(tmp_path: Path) -> None:
     doc, results, _ = run(engine_with(fake, memory=memory), edited)
     assert len(fake.requests) == 1
     assert last_user(fake.requests[0]) == "Paragraph number 150 now says something useful."
-    system = fake.requests[0].messages[0]["content"]
+    system = instructions(fake.requests[0])
     assert "Section 0" in system  # the title goes along as context
     assert "Section 150" in system  # and the preceding block
     assert len(system) < 3000
@@ -252,9 +252,7 @@ def test_failed_check_is_retried_with_firmer_instruction_then_flagged() -> None:
     doc, results, events = run(engine_with(fake), DOC)
     flagged = [e for e in events if isinstance(e, BlockDone) and e.flags]
     assert any(f.check in ("code", "inline_code") for e in flagged for f in e.flags)
-    retries = [
-        r for r in fake.requests if "previous answer was rejected" in r.messages[0]["content"]
-    ]
+    retries = [r for r in fake.requests if "previous answer was rejected" in instructions(r)]
     assert len(retries) == 1
     assert "pip install fastdesk" in assemble(doc, results)
 
@@ -262,7 +260,7 @@ def test_failed_check_is_retried_with_firmer_instruction_then_flagged() -> None:
 def test_retry_that_fixes_the_answer_is_kept_unflagged() -> None:
     def fixed_on_retry(request):
         text = last_user(request)
-        if "previous answer was rejected" in request.messages[0]["content"]:
+        if "previous answer was rejected" in instructions(request):
             return text
         return text.replace("`pip install fastdesk`", "pip install fastdesk")
 
@@ -301,7 +299,7 @@ def test_glossary_goes_to_the_prompt_and_only_its_own_entries_key_the_memory(
     text = "Open a pull request.\n\nNothing special here.\n"
     g1 = Glossary(keep=("fastdesk",), translate={"fr": {"pull request": "demande de fusion"}})
     run(engine_with(fake, memory=memory), text, JobSpec(glossary=g1))
-    system = fake.requests[0].messages[0]["content"]
+    system = instructions(fake.requests[0])
     assert "demande de fusion" in system
     fake.requests.clear()
     # a new entry that occurs in neither block leaves both answers valid in memory
@@ -331,7 +329,7 @@ def test_expand_elaborates_a_whole_section_in_the_target_language() -> None:
     assert result == "Voici plus de détails."
     expansions = [e for e in events if isinstance(e, Expansion)]
     assert expansions[-1].done and expansions[-1].text == result
-    assert "French" in fake.requests[0].messages[0]["content"]
+    assert "French" in instructions(fake.requests[0])
     assert last_user(fake.requests[0]).startswith("## Setup")
     assert any(isinstance(e, RequestDone) and e.stats.purpose == "expand" for e in events)
 
@@ -396,6 +394,36 @@ def test_a_source_showing_pack_markers_translates_whole() -> None:
     assert not [e for e in events if isinstance(e, BlockFailed)]
 
 
+def test_a_model_that_merges_long_packs_keeps_short_ones_and_it_is_remembered(tmp_path) -> None:
+    """A failed pack is split in halves, and the model's packs are capped below it: a model
+    that keeps the markers of four blocks but runs longer packs together is sent packs of four
+    (not one block per request, which cost as many requests as blocks)."""
+    from fastdesk.routing.stats import StatsStore
+
+    def merges_past_four(request) -> str:
+        text = last_user(request)
+        if text.count("<!--fd-") <= 4:
+            return text
+        return re.sub(r"\n<!--fd-\w+:\d+-->\n", "\n", text)
+
+    fake = FakeProvider(answer=merges_past_four)
+    stats = StatsStore.memory()
+    engine = Engine(Router({"groq": fake}, stats=stats, retry=RetryPolicy.none()), None)
+    text = big_doc(66)  # 132 blocks
+    doc, results, _ = run(engine, text, ENGLISH)
+    assert assemble(doc, results) == text
+    assert len(fake.requests) <= 132 // 4 + 8
+    assert stats.get(("groq", "fake-model")).max_pack == 4
+    saved = tmp_path / "router-stats.json"
+    saved.write_text(stats.snapshot(), encoding="utf-8")
+    fake.requests.clear()
+    engine = Engine(
+        Router({"groq": fake}, stats=StatsStore.load(saved), retry=RetryPolicy.none()), None
+    )
+    run(engine, text, ENGLISH)  # the next run starts with packs of four
+    assert len(fake.requests) == 132 // 4
+
+
 def test_a_model_that_drops_the_markers_gets_one_block_per_request_and_it_is_remembered(
     tmp_path,
 ) -> None:
@@ -411,7 +439,7 @@ def test_a_model_that_drops_the_markers_gets_one_block_per_request_and_it_is_rem
     doc, results, _ = run(engine, text, ENGLISH)
     assert assemble(doc, results) == text
     first = len(fake.requests)
-    assert first <= 132 + 8  # not 189: after a few lost packs, one block per request
+    assert first <= 132 * 1.1  # not 189: after a few lost packs, one block per request
     assert stats.get(("groq", "fake-model")).single_block
     fake.requests.clear()
     run(engine, text, ENGLISH)  # the next run starts right

@@ -17,7 +17,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.examples import Example, ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.memory import Memory, MemoryKey
-from fastdesk.translate.prompts import build_messages, system_prompt
+from fastdesk.translate.prompts import build_messages, request_notes, system_prompt
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import (
     STYLE_FILE,
@@ -26,7 +26,7 @@ from fastdesk.translate.style import (
     load_style,
     parse_style,
 )
-from tests.fakes import FakeProvider, last_user
+from tests.fakes import FakeProvider, instructions, last_user
 
 STYLE = """# Our house style
 
@@ -145,11 +145,15 @@ def test_the_prompt_carries_style_glossary_and_examples_in_that_order() -> None:
         "fr",
         style="Vouvoyez le lecteur.",
         glossary_lines=['Translate "pull request" as "demande de fusion".'],
-        examples=[("Close the pull request.", "Fermez la demande de fusion.")],
     )
-    at = [system.index(s) for s in ("Vouvoyez", 'demande de fusion".', "Fermez la demande")]
-    assert at == sorted(at)
-    assert build_messages(system, text)[-1] == {"role": "user", "content": text}
+    notes = request_notes(
+        "translate", examples=[("Close the pull request.", "Fermez la demande de fusion.")]
+    )
+    messages = build_messages(system, text, notes)
+    prompt = "\n".join(m["content"] for m in messages[:-1])
+    at = [prompt.index(s) for s in ("Vouvoyez", 'demande de fusion".', "Fermez la demande")]
+    assert at == sorted(at) and "Fermez" not in system  # examples vary: after the shared part
+    assert messages[-1] == {"role": "user", "content": text}
 
 
 def test_the_engine_sends_style_then_glossary_then_the_nearest_corrections(
@@ -173,7 +177,7 @@ def test_the_engine_sends_style_then_glossary_then_the_nearest_corrections(
     )
     run(engine_with(fake), text, spec)
     (request,) = fake.requests
-    system = request.messages[0]["content"]
+    system = instructions(request)
     at = [system.index(s) for s in ("Use US spelling.", '"pull request"', "Fermez la PR")]
     assert at == sorted(at)
     assert "never sent" not in system and "gâteau" not in system and "xxxx" not in system

@@ -7,7 +7,7 @@ from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, RevisionDone
 from fastdesk.translate.live import LiveTranslator
-from tests.fakes import FakeProvider, last_user, until
+from tests.fakes import FakeProvider, instructions, last_user, until
 
 TEXT = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
 
@@ -66,7 +66,7 @@ def test_mode_switch_replans_everything() -> None:
         live.set_spec(JobSpec(mode="simplify"))
         await _settle(live)
         assert len(fake.requests) > n
-        assert "plain language" in fake.requests[-1].messages[0]["content"]
+        assert "plain language" in instructions(fake.requests[-1])
         assert any(isinstance(e, RevisionDone) for e in events)
         await live.aclose()
 

@@ -67,13 +67,19 @@ def test_reasoning_models_are_told_not_to_think_in_the_system_message() -> None:
     assert "/no_think" not in system_prompt("translate", "de", model="llama-3.1-8b-instant")
 
 
-def test_glossary_and_context_go_in_the_system_message() -> None:
-    from fastdesk.translate.prompts import Context
+def test_what_one_request_adds_goes_in_a_second_system_message() -> None:
+    from fastdesk.translate.prompts import Context, request_notes
 
-    sp = system_prompt(
-        "translate", "es", glossary_lines=['keep "fastdesk"'], context=Context("Guide", "Before.")
-    )
-    assert 'keep "fastdesk"' in sp and "Document title: Guide" in sp and "Before." in sp
+    system = system_prompt("translate", "es", glossary_lines=['keep "fastdesk"'])
+    notes = request_notes("translate", context=Context("Guide", "Before."), firmer="numbers")
+    messages = build_messages(system, "Hola.", notes)
+    assert [m["role"] for m in messages] == ["system", "system", "user"]
+    assert 'keep "fastdesk"' in messages[0]["content"]
+    assert "Document title: Guide" in notes and "Before." in notes and "rejected" in notes
+    assert "Guide" not in system
+    assert build_messages(system, "Hola.", request_notes("translate")) == build_messages(
+        system, "Hola."
+    )  # nothing to add: no empty message
 
 
 CORES = ["# Title", "Para with `code`\r\nand CRLF", "- a\n- b", "| a | b |\n|---|---|\n| 1 | 2 |"]

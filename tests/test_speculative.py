@@ -14,7 +14,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.memory import Memory
-from tests.fakes import FakeProvider, last_user, until
+from tests.fakes import FakeProvider, instructions, last_user, until
 from tests.test_live import _settle as settle
 
 
@@ -116,7 +116,7 @@ def test_a_language_change_while_requests_run_plans_every_block_again() -> None:
         translator.set_spec(JobSpec(target_lang="de"))
         await settle(translator)
         assert shown(translator) == "# TITLE\n\nFIRST.\n\nSECOND.\n"  # before: left untranslated
-        assert "German" in fake.requests[-1].messages[0]["content"]
+        assert "German" in instructions(fake.requests[-1])
         await translator.aclose()
 
     asyncio.run(scenario())

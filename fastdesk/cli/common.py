@@ -126,6 +126,8 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
             use_memory=not args.no_memory,
             concurrency=args.concurrency,
             patient_review=review,
+            backfill=True,  # nobody waits for a block of a command-line run
+            adaptive=True,  # as many in flight as the account allows, --concurrency at most
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None
@@ -181,6 +183,9 @@ def write_report(
         "requests": len(requests),
         "prompt_tokens": _total(requests, "prompt_tokens"),
         "completion_tokens": _total(requests, "completion_tokens"),
+        # prompt tokens the providers served from their caches, and their share of the prompt
+        "cached_tokens": _total(requests, "cached_tokens"),
+        "cached_share": _share(requests),
         "cost_usd": _cost(requests),
         "wall_ms": round(wall_ms, 1),
     }
@@ -221,6 +226,12 @@ def _cost(requests: list[dict[str, object]]) -> float | None:
     costs = [r["cost_usd"] for r in requests]
     known = [float(c) for c in costs if isinstance(c, int | float)]
     return sum(known) if len(known) == len(costs) else None
+
+
+def _share(requests: list[dict[str, object]]) -> float | None:
+    """Cached prompt tokens ÷ prompt tokens (0..1); None when no server reported a cache."""
+    cached, prompt = _total(requests, "cached_tokens"), _total(requests, "prompt_tokens")
+    return round(cached / prompt, 3) if cached is not None and prompt else None
 
 
 def _total(requests: list[dict[str, object]], name: str) -> int | None:

@@ -11,6 +11,7 @@ Modules:
 - ``health``: which providers and models may be asked now, and why not
 - ``stats``: measured speed of every (provider, model), kept across restarts
 - ``limiter``: never over the limit: a client-side limiter per provider and model
+- ``concurrency``: how many streams may be in flight to one provider and model (AIMD)
 - ``shared_budget``: one budget per key, whoever spends it: shared between processes
 - ``pace``: how long a document will take at the account's pace
 - ``models``: which models a provider serves, with their prices (cached a day)

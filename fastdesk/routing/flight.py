@@ -32,6 +32,7 @@ from fastdesk.providers.base import (
     Usage,
     estimate_tokens,
 )
+from fastdesk.routing.concurrency import Concurrency
 from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, Restart, RouterEvent
 from fastdesk.routing.limiter import Booking
 from fastdesk.routing.retired import Retirements
@@ -61,6 +62,7 @@ class FlightHost(Protocol):
     hedge_unmeasured_ms: float
     hedging: HedgeSummary
     retirements: Retirements
+    concurrency: Concurrency
 
     def is_excluded(self, pair: Pair) -> bool: ...
 
@@ -322,7 +324,23 @@ class Flight:
             self.router.limiter.settle(run.booking, used)
         stats = self._request_stats(run, status, error)
         self.router.record(stats, run.rate, run.pair)
+        self._pace(run, stats, exc)
         return AttemptDone(stats, run.rate, run.finish)
+
+    def _pace(self, run: _Run, stats: RequestStats, exc: ProviderError | None) -> None:
+        """The choice's window of streams in flight (routing/concurrency.py) learns from the
+        attempt: a 429 or a slow first token narrows it, a prompt answer while the limiter has
+        room for another like it (what the headers allow) widens it."""
+        if stats.purpose == "warmup":
+            return
+        tokens = (stats.prompt_tokens or 0) + (stats.completion_tokens or 0)
+        self.router.concurrency.settle(
+            run.pair,
+            ok=exc is None and stats.status == "ok",
+            throttled=isinstance(exc, RateLimitedError),
+            ttfb_ms=stats.ttfb_ms,
+            room=self.router.limiter.wait_s(run.pair, tokens) == 0,
+        )
 
     async def _cancel(self, run: _Run, *, lost_to_hedge: bool) -> AttemptDone:
         """Cancel an attempt another one beat; its stats say "cancelled"."""

@@ -232,6 +232,7 @@ class _State:
     key: Key = ("", "", "")  # (account, provider, model) in the shared file
     foreign: list[list[float]] = field(default_factory=list)  # others' [time, tokens], by time
     synced: float = -math.inf  # when ``foreign`` was read
+    relearn: bool = False  # another process's 429 came in: read what it learnt (_relearn)
 
 
 @dataclass(frozen=True)
@@ -347,6 +348,9 @@ class Limiter:
             return
         wall = self.shared.wall()
         self._absorb(state, self.shared.foreign(state.key, wall - DAY_S), wall)
+        if state.relearn:
+            state.relearn = False
+            self._relearn(state)
 
     def _absorb(self, state: _State, found: Foreign, wall: float) -> None:
         """Take in the other processes' entries, read at wall time ``wall``."""
@@ -357,6 +361,20 @@ class Limiter:
         if found.blocked_until + offset > state.blocked_until:
             state.blocked_until = found.blocked_until + offset
             state.blocked_why = found.blocked_why
+            state.relearn = True  # read outside the claim's transaction (see _sync)
+
+    def _relearn(self, state: _State) -> None:
+        """Another process met a 429 on this key (its block just came in): the requests/minute
+        limit it learnt from it (written before the block) applies here too before this one
+        sends again, so the first 429 either meets teaches both, not one 429 each."""
+        if self.shared is None:
+            return
+        learned = self.shared.learned(state.key).get("requests_per_minute")
+        if learned is None or not learned[1].startswith("429") or learned[0] <= 0:
+            return
+        current = state.limits.requests_per_minute
+        if current is None or learned[0] < current:
+            state.limits = state.limits.with_value("requests_per_minute", *learned)
 
     def _windows(self, state: _State) -> dict[str, _Window]:
         """This limiter's windows with the other processes' requests merged in."""
@@ -584,6 +602,7 @@ class Limiter:
         state = self._state(pair)
         now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
+        self._sync(state)  # the other processes' requests of the minute count too
         state.windows["minute"].expire(now)
         accepted = len(self._windows(state)["minute"].sent) - 1  # the refused one does not count
         current = state.limits.requests_per_minute

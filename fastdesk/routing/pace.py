@@ -57,7 +57,7 @@ def workload(engine: Any, doc: Any, spec: Any) -> tuple[int, int]:
     """(requests, source tokens) an engine still has to send for ``doc`` (copies and the
     memory's answers left out): what the rate limits will pace."""
     work = engine.plan(doc, spec).work
-    return len(engine.packs(work)), sum(w.tokens for w in work)
+    return len(engine.packs(work, spec)), sum(w.tokens for w in work)
 
 
 def workload_tokens(source_tokens: int, requests: int) -> int:

@@ -56,6 +56,7 @@ from fastdesk.routing.choices import (
     options_from_settings,
     skip_error,
 )
+from fastdesk.routing.concurrency import Concurrency
 from fastdesk.routing.events import (
     AllProvidersFailed,
     Attempt,
@@ -152,6 +153,8 @@ class Router:
         self.allowed.current = self.retirements.current
         # no limits unless given (wiring seeds one from the published free tiers and settings)
         self.limiter = limiter or Limiter(table={}, clock=self.clock)
+        # each choice's window of streams in flight, learnt from its answers and 429s
+        self.concurrency = Concurrency()
         # set when a server's headers lift a limit: requests waiting for the old one go now
         self._lifted: asyncio.Event | None = None
         self.health = health or Health(

@@ -54,9 +54,9 @@ RECENT = 5  # samples an estimate looks at
 # are stale; below WINDOW, so that the windows kept in the file still tell it after a restart
 FRESH_SAMPLES = 16
 MAX_AGE_S = 3 * 24 * 3600.0  # older samples are dropped on load: networks and providers change
-# packs whose markers a model lost before it is sent one block per request (for good: a model
-# that ignores the markers costs 189 requests instead of 7 on a 132-block document otherwise)
+# an old file's count of lost packs that meant "one block per request" (before ``max_pack``)
 LOST_MARKERS_LIMIT = 3
+PACK_SHRINK = 4  # a lost pack of n ≥ 16 blocks caps the model's packs at n // 4
 
 Pair = tuple[str, str]
 
@@ -148,11 +148,25 @@ class ChoiceStats:
     ttfb_ms: Series = field(default_factory=Series)
     tokens_per_s: Series = field(default_factory=Series)
     lost_markers: int = 0  # pack answers whose markers could not be mapped back
+    # the most blocks a request to this model may carry (0: no cap): a quarter of the
+    # smallest pack it could not map back (half of one of 6 to 15 blocks, one block under 6),
+    # so a model that merges long packs keeps short ones, and one that ignores the markers
+    # reaches one block per request in two or three steps (benchmarks/bench_markers.py)
+    max_pack: int = 0
+
+    def lost(self, blocks: int) -> None:
+        """A pack of ``blocks`` blocks came back without its markers: shorter packs from now."""
+        self.lost_markers += 1
+        if blocks >= 4 * PACK_SHRINK:
+            cap = blocks // PACK_SHRINK
+        else:  # a short pack lost: halves, and one block each below three
+            cap = blocks // 2 if blocks >= 6 else 1
+        self.max_pack = cap if self.max_pack == 0 else min(self.max_pack, cap)
 
     @property
     def single_block(self) -> bool:
-        """Send this model one block per request: it has lost the pack markers too often."""
-        return self.lost_markers >= LOST_MARKERS_LIMIT
+        """Send this model one block per request: even two-block packs lost their markers."""
+        return self.max_pack == 1
 
     @property
     def measured(self) -> bool:
@@ -268,10 +282,9 @@ class StatsStore:
             groups.setdefault(sample.started, []).append(sample.value)
         return sorted(groups.items())
 
-    def lost_markers(self, pair: Pair) -> None:
-        """A pack answer of ``pair`` could not be mapped back to its blocks."""
-        stats = self._choices.setdefault(pair, ChoiceStats())
-        stats.lost_markers += 1
+    def lost_markers(self, pair: Pair, blocks: int) -> None:
+        """A pack answer of ``pair`` (``blocks`` blocks) could not be mapped back to them."""
+        self._choices.setdefault(pair, ChoiceStats()).lost(blocks)
         self.dirty = True
 
     def pairs(self) -> list[Pair]:
@@ -288,6 +301,7 @@ class StatsStore:
                     "ttfb_ms": _saved(s.ttfb_ms),
                     "tokens_per_s": _saved(s.tokens_per_s),
                     **({"lost_markers": s.lost_markers} if s.lost_markers else {}),
+                    **({"max_pack": s.max_pack} if s.max_pack else {}),
                 }
                 for pair, s in sorted(self._choices.items())
             },
@@ -376,6 +390,10 @@ def _choices(path: Path, raw: object, oldest: float) -> dict[Pair, ChoiceStats]:
         if not isinstance(lost, int) or isinstance(lost, bool) or lost < 0:
             raise BrokenFile(path, f"{key:.60} lost_markers is not a count")
         stats.lost_markers = lost
+        cap = entry.get("max_pack", 1 if lost >= LOST_MARKERS_LIMIT else 0)
+        if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
+            raise BrokenFile(path, f"{key:.60} max_pack is not a count")
+        stats.max_pack = cap
         if stats.measured or len(stats.tokens_per_s) or stats.lost_markers:
             out[pair] = stats
     return out

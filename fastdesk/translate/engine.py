@@ -63,6 +63,7 @@ from fastdesk.translate.prompts import (
     needs_markers,
     pack_text,
     partial_pack,
+    request_notes,
     split_pack,
     system_prompt,
 )
@@ -78,6 +79,9 @@ LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×,
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
 PARTIAL_INTERVAL_S = 0.03
+# A glossary up to this long goes whole into the instructions every request shares (cached by
+# the providers after the first request); a longer one, only the entries each text uses.
+SHARED_GLOSSARY_TOKENS = 2000
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,8 @@ class Engine:
         max_pack_blocks: int = 16,
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
+        backfill: bool = False,
+        adaptive: bool = False,
     ) -> None:
         self.router = router
         self.reviewer = reviewer or Reviewer(router, memory)
@@ -173,6 +179,10 @@ class Engine:
         self.concurrency = max(1, concurrency)
         self.pack_tokens = pack_tokens
         self.max_pack_blocks = max_pack_blocks
+        # nobody waits for a block (a command-line run, Translate Project): larger packs
+        self.backfill = backfill
+        # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
+        self.adaptive = adaptive
         # False: answers are taken as they come, unchecked; only for a run whose answers are
         # never kept (fastdesk.project.batch_run's capture of the requests a run would send)
         self.check_answers = True
@@ -187,6 +197,15 @@ class Engine:
             self._sem, self._sem_loop = Slots(self.concurrency, reserved=1), loop  # 1 for edits
         return self._sem
 
+    def _follow(self, spec: JobSpec) -> None:
+        """Adaptive: the request slots follow the window of the choice this job goes to
+        (routing.concurrency.Concurrency), never past ``self.concurrency``."""
+        if not self.adaptive or self._sem is None:
+            return
+        found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+        if found:
+            self._sem.resize(min(self.concurrency, self.router.concurrency.window(found[0])))
+
     # ---- planning ---------------------------------------------------------------------------
 
     def plan(
@@ -200,9 +219,20 @@ class Engine:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
         return planning.plan(doc, spec, self.memory, block_ids, force, labels)
 
-    def packs(self, work: Sequence[Work]) -> list[Pack]:
-        """Consecutive blocks grouped up to the token and block budget of one request."""
-        return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+    def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
+        """Consecutive blocks grouped up to the token and block budget of one request: a
+        backfill's (``self.backfill``) larger than live typing's, within the model's output
+        limit and the account's tokens per minute (``planning.backfill_pack_tokens``)."""
+        if not self.backfill:
+            return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+        pair = None
+        if spec is not None:
+            found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
+            pair = found[0] if found else None
+        tpm = self.router.limiter.limits(pair).limit("tokens", "minute") if pair else None
+        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, pair[1] if pair else "")
+        blocks = max(self.max_pack_blocks, planning.BACKFILL_PACK_BLOCKS)
+        return planning.pack_blocks(work, tokens, blocks)
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -245,13 +275,15 @@ class Engine:
             emit(EngineError(revision, line, kind=MEMORY_REFUSED))
         failed: list[str] = []
         flagged: list[str] = []
-        packs = self.packs(work)
-        if self._single_block(spec):  # a model known to lose pack markers: one block each
-            packs = [[w] for w in work]
+        packs = self.packs(work, spec)
+        cap = self._pack_cap(spec)
+        if cap:  # a model known to lose the markers of packs this long: shorter ones
+            packs = [p[i : i + cap] for p in packs for i in range(0, len(p), cap)]
         if packs:
             blocks = sum(len(w.blocks) for w in work)
             emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
         sem = self._semaphore()
+        self._follow(spec)
         alone = len(work) == 1  # an edit: the block goes with its context
 
         settled: list[tuple[Work, _Outcome]] = []
@@ -399,13 +431,17 @@ class Engine:
     async def _translate(
         self, pack: Pack, spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
     ) -> list[_Outcome]:
-        """Answers for a pack; a pack that cannot be mapped back is split in two and retried,
-        and a model that keeps losing the markers gets one block per request (router stats)."""
-        if len(pack) > 1 and self._single_block(spec):
+        """Answers for a pack; a pack that cannot be mapped back is split in halves and retried,
+        and its model's packs are capped at half its length from then on (router stats), down
+        to one block per request for a model that loses the markers of two."""
+        cap = self._pack_cap(spec)
+        if cap and len(pack) > cap:  # its model lost the markers of a pack this long meanwhile
             return [
                 outcome
-                for w in pack
-                for outcome in await self._translate([w], spec, revision, emit, with_context=False)
+                for i in range(0, len(pack), cap)
+                for outcome in await self._translate(
+                    pack[i : i + cap], spec, revision, emit, with_context=False
+                )
             ]
         markers = _markers(pack)
         answer = await self._request(
@@ -418,7 +454,7 @@ class Engine:
         parts = split_pack(text, len(pack), markers) if finish == "stop" else None
         if parts is None or any(not p.strip() for p in parts):
             if len(pack) > 1 and finish == "stop" and parts is None:
-                self.router.stats.lost_markers((provider, model))
+                self.router.stats.lost_markers((provider, model), len(pack))
             if len(pack) > 1:
                 mid = len(pack) // 2
                 first = await self._translate(pack[:mid], spec, revision, emit, with_context=False)
@@ -509,10 +545,11 @@ class Engine:
             return None
         return parts[0], retry[2], retry[3]
 
-    def _single_block(self, spec: JobSpec) -> bool:
-        """Whether the choice this request would go to is known to lose pack markers."""
+    def _pack_cap(self, spec: JobSpec) -> int:
+        """The most blocks a request may carry to the choice it would go to (0: no cap): less
+        than a pack whose markers that model lost (routing.stats.ChoiceStats.max_pack)."""
         candidates = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
-        return bool(candidates) and self.router.stats.get(candidates[0]).single_block
+        return self.router.stats.get(candidates[0]).max_pack if candidates else 0
 
     def _check(self, w: Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
@@ -536,8 +573,6 @@ class Engine:
         """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
         cores = [w.text for w in pack]
         text = pack_text(cores, markers)
-        used = spec.glossary_for(text)
-        glossary_lines = used.prompt_lines(spec.glossary_lang) if used is not None else []
         context = pack[0].context if with_context and len(pack) == 1 else None
         if context is None and pack:
             context = Context(title=pack[0].context.title)
@@ -547,18 +582,24 @@ class Engine:
         )
         model_hint = candidates[0][1] if candidates else (spec.model or "")
         examples = spec.examples.pick(text, exclude=cores) if spec.examples else []
+        shared = _shared_glossary(spec)
+        used = spec.glossary_for(text) if shared is None else None
         messages = build_messages(
             system_prompt(
                 spec.mode,
                 spec.target_lang,
                 model=model_hint,
                 style=spec.style_text,
-                glossary_lines=glossary_lines,
+                glossary_lines=shared or (),
+            ),
+            text,
+            request_notes(
+                spec.mode,
+                glossary_lines=used.prompt_lines(spec.glossary_lang) if used is not None else (),
                 examples=examples,
                 context=context,
                 firmer=firmer,
             ),
-            text,
         )
         ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
@@ -641,6 +682,7 @@ class Engine:
                     shown_at = -math.inf
                 elif isinstance(ev, AttemptDone):
                     finish = ev.finish_reason
+                    self._follow(spec)
                     emit(RequestDone(revision, ev.stats))
                 elif isinstance(ev, Backoff):
                     emit(Waiting(revision, ev.provider, ev.seconds, ev.reason, ev.kind, block_ids))
@@ -702,6 +744,18 @@ def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
     """The answer with the syntax shielded from the model put back, and what it lost (put
     back at its end: fastdesk.document.syntax.unshield)."""
     return unshield(answer, w.sent) if w.sent is not None else (answer, [])
+
+
+def _shared_glossary(spec: JobSpec) -> list[str] | None:
+    """The whole glossary section that applies to the job, shared by every request's first
+    message (a cached prefix), or None when it is longer than ``SHARED_GLOSSARY_TOKENS``: then
+    each request carries the entries its text uses, after that message."""
+    if spec.glossary is None:
+        return []
+    lines = spec.glossary.prompt_lines(spec.glossary_lang)
+    if estimate_tokens("\n".join(lines)) > SHARED_GLOSSARY_TOKENS:
+        return None
+    return lines
 
 
 def _markers(pack: Sequence[Work]) -> Markers | None:

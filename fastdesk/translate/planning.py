@@ -16,6 +16,8 @@ from typing import Protocol
 from fastdesk.document.blocks import Block, Document
 from fastdesk.document.syntax import SHIELDED_DIALECTS, Shielded, defined_labels, shield
 from fastdesk.providers.base import estimate_tokens
+from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
+from fastdesk.routing.limiter import RESERVE
 from fastdesk.translate.checks import stored_answer_problem
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
@@ -23,6 +25,11 @@ from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION, Context
 
 CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited block
+# A backfill (nobody waits for a block: a command-line run, Translate Project) packs up to this
+# many tokens and blocks a request, against 1,200 and 16 for what a reader waits for: fewer
+# requests, and the instructions every request repeats are paid less often.
+BACKFILL_PACK_TOKENS = 4000
+BACKFILL_PACK_BLOCKS = 64
 
 
 class PlanSpec(Protocol):
@@ -182,3 +189,19 @@ def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list
     if current:
         out.append(current)
     return out
+
+
+def backfill_pack_tokens(live: int, tokens_per_minute: int | None, model: str = "") -> int:
+    """A backfill's pack budget: up to ``BACKFILL_PACK_TOKENS``, but never less than the live
+    one (``live``), with room for its answer asked again at twice the budget within the model's
+    output limit, and booking (its prompt with about 600 tokens of instructions, plus its
+    completion budget) at most half of what a backlog may use of the account's minute, so that
+    a minute serves two of them."""
+    size = BACKFILL_PACK_TOKENS
+    while size > live and 2 * completion_budget(size, model) > MAX_COMPLETION_TOKENS:
+        size -= 100
+    if tokens_per_minute is not None:
+        room = tokens_per_minute * (1 - RESERVE) / 2
+        while size > live and 600 + size + completion_budget(size, model) > room:
+            size -= 100
+    return max(live, size)

@@ -1,7 +1,9 @@
 """The messages sent to a model, and the streaming-safe stripper for "thinking aloud".
 
 Contract (README, tests/test_prompts.py): the text to translate is the whole content of the LAST
-user message; instructions, glossary and context live in the system message. So a provider that
+user message; instructions, glossary and context live in the system messages: the first is the
+same for every request of a run (a prefix the providers cache), a second one carries what one
+request adds. So a provider that
 echoes the last user message gives back the source unchanged, and the engine can map answers back
 exactly. Several blocks may share one request: each is preceded by a marker line
 (:class:`Markers`) that carries a nonce drawn for that request, so a source that shows a marker
@@ -99,18 +101,16 @@ def system_prompt(
     model: str = "",
     style: str = "",
     glossary_lines: Sequence[str] = (),
-    examples: Sequence[tuple[str, str]] = (),
-    context: Context | None = None,
-    firmer: str = "",
 ) -> str:
-    """The instructions for one request (everything except the text itself).
+    """The instructions every request of a run shares (its first message, byte for byte).
 
-    The parts that are the same for every request of a mode, language and model come first, then
-    the project's house style (the same for every request of a project and language), then what
-    varies (the glossary entries the text uses, the editor's corrections most like it, its
-    context, a retry's reproach): providers cache prompts by their exact prefix (Groq, Cerebras,
-    OpenAI-style servers), so the stable part is computed once and billed at the cached price
-    where there is one. ``examples``: (source, corrected translation) pairs."""
+    Providers cache prompts by their exact prefix (Groq: whole prefix, 2 h; Cerebras: 128-token
+    blocks, 5 min to 1 h; OpenAI-style servers alike), and a cached prompt token is billed at
+    about half price and, at Groq, not counted against the minute's limits
+    (console.groq.com/docs/prompt-caching). So this message holds only what is the same for a
+    project, mode, language and model: the fixed rules, the house style and the whole glossary
+    section that applies (``glossary_lines``); what differs per request goes after it, in
+    :func:`request_notes`."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     if mode == "translate":
@@ -137,9 +137,29 @@ def system_prompt(
     if style.strip():
         parts.append(f"House style of this project (follow it):\n{style.strip()}")
     if glossary_lines:
-        parts.append(
-            "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in glossary_lines)
-        )
+        parts.append(_glossary_section(glossary_lines))
+    return "\n\n".join(parts)
+
+
+def _glossary_section(lines: Sequence[str]) -> str:
+    return "Glossary (obey it exactly):\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def request_notes(
+    mode: str,
+    *,
+    glossary_lines: Sequence[str] = (),
+    examples: Sequence[tuple[str, str]] = (),
+    context: Context | None = None,
+    firmer: str = "",
+) -> str:
+    """What one request adds after the shared instructions ("" when nothing): the glossary
+    entries its text uses (when the whole section was too long to share), the editor's
+    corrections most like it, its context, a retry's reproach. ``examples``: (source,
+    corrected translation) pairs."""
+    parts = []
+    if glossary_lines:
+        parts.append(_glossary_section(glossary_lines))
     if examples:
         what = "translations" if mode == "translate" else "rewrites"
         shown = [f"Source:\n{src}\nCorrected:\n{dst}" for src, dst in examples]
@@ -176,9 +196,15 @@ def expand_prompt(target_lang: str, *, model: str = "", context: Context | None 
     return "\n\n".join(parts)
 
 
-def build_messages(system: str, text: str) -> list[dict[str, str]]:
-    """System instructions, then the text as the last user message (verbatim)."""
-    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+def build_messages(system: str, text: str, notes: str = "") -> list[dict[str, str]]:
+    """The shared instructions, this request's notes (a second system message, only when there
+    are any: the first stays an identical prefix across requests), then the text as the last
+    user message (verbatim)."""
+    messages = [{"role": "system", "content": system}]
+    if notes:
+        messages.append({"role": "system", "content": notes})
+    messages.append({"role": "user", "content": text})
+    return messages
 
 
 def pack_text(cores: Sequence[str], markers: Markers | None) -> str:

@@ -50,7 +50,8 @@ class Slots:
 
     def __init__(self, size: int, reserved: int = 0) -> None:
         self._reserved = max(0, reserved)
-        self._free = max(1, size) + self._reserved
+        self._size = max(1, size)
+        self._free = self._size + self._reserved
         self._waiters: list[tuple[int, Rank, asyncio.Future[None], bool]] = []
         self._order = itertools.count()
 
@@ -82,8 +83,23 @@ class Slots:
     def waiting(self) -> int:
         return len(self._waiters)
 
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def resize(self, size: int) -> None:
+        """Hold at most ``size`` (plus the reserved) from now: a wider limit lets waiters in at
+        once; a narrower one lets no one in until enough holders have left."""
+        size = max(1, size)
+        self._free += size - self._size
+        self._size = size
+        self._grant()
+
     def _release(self) -> None:
         self._free += 1
+        self._grant()
+
+    def _grant(self) -> None:
         while self._waiters:
             eligible = [e for e in self._waiters if self._can(e[3])]
             if not eligible:
@@ -93,7 +109,6 @@ class Slots:
             if not entry[2].done():
                 self._free -= 1
                 entry[2].set_result(None)
-                return
 
 
 class Priorities:

@@ -18,6 +18,7 @@ from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.keys import get_key, plain_http_warning
 from fastdesk.config.settings import Settings, glossary_file, providers_models, saved_settings
 from fastdesk.providers.factory import configured_providers, not_configured
+from fastdesk.routing.concurrency import CEILING
 from fastdesk.routing.limiter import Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retired import Retirements
@@ -165,15 +166,27 @@ def build_engine(
     env: Mapping[str, str] | None = None,
     clock: Clock | None = None,
     patient_review: bool = False,
+    backfill: bool = False,
+    adaptive: bool = False,
 ) -> Engine:
     """``patient_review``: reviews wait for the rate limit (the command line's ``--review``)
-    rather than give way (the window's: translations first)."""
+    rather than give way (the window's: translations first). ``backfill``: nobody waits for a
+    block (the command line): larger packs (Engine.packs). ``adaptive``: the requests in flight
+    follow the account (routing/concurrency.py), ``concurrency`` (else its ceiling) capping
+    them; otherwise ``concurrency`` (else the settings') is the number."""
+    if adaptive:
+        concurrency = concurrency or CEILING
     settings = settings or saved_settings()
     router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
     reviewer = Reviewer(router, memory, model=settings.review_model, patient=patient_review)
     return Engine(
-        router, memory, concurrency=concurrency or settings.concurrency, reviewer=reviewer
+        router,
+        memory,
+        concurrency=concurrency or settings.concurrency,
+        reviewer=reviewer,
+        backfill=backfill,
+        adaptive=adaptive,
     )
 
 

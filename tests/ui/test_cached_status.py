@@ -32,7 +32,11 @@ def test_cached_tokens_are_told(qtbot, tmp_path, full_price: bool, said: str) ->
         cached_at_full_price=full_price,
     )
     status.request_done(stats)
-    assert "420 prompt tokens from the provider's cache" in status.latency.detail
+    assert "420 prompt tokens from the provider's cache, 84% of the prompt" in status.latency.detail
     assert said in status.latency.detail
     status.request_done(RequestStats("groq", "m", "ok", 100.0, 300.0, 500, 20, 0.00001))
-    assert "cache" not in status.latency.detail
+    assert "from the provider's cache" not in status.latency.detail  # this request had none
+    # the session's share stays told: 420 of the 1,000 prompt tokens so far
+    assert "This session: 420 of 1,000 prompt tokens from the providers' caches (42%)" in (
+        status.latency.detail
+    )

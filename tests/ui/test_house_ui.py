@@ -36,7 +36,8 @@ def opened(make_window, qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def last_system(provider: WordProvider) -> str:
-    return provider.requests[-1].messages[0]["content"]
+    """The last request's instructions: the shared first message and what it adds after."""
+    return "\n\n".join(str(m["content"]) for m in provider.requests[-1].messages[:-1])
 
 
 def test_the_glossary_dock_lists_adds_and_deletes_into_the_file(

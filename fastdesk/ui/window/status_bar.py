@@ -135,6 +135,9 @@ class StatusPanel(QObject):
         name(self.retry_button, "Retry the failed blocks now")
         self.retry_button.hide()
         self.latency = ElidedLabel(NO_TRANSLATION)
+        # prompt tokens of this window's translations, and those the providers served cached
+        self.prompt_tokens = 0
+        self.cached_tokens = 0
         self.latency.setObjectName("latencyLabel")
         self.latency.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cost = ElidedLabel("")
@@ -241,8 +244,11 @@ class StatusPanel(QObject):
         self.last_cost = stats.cost_usd
         self.has_last = True
         self.last_from_memory = False
+        if stats.prompt_tokens:
+            self.prompt_tokens += stats.prompt_tokens
+            self.cached_tokens += min(stats.cached_tokens or 0, stats.prompt_tokens)
         self.latency.setText(latency_text(stats))
-        self.latency.set_detail(self._tooltip(stats))
+        self.latency.set_detail(self._tooltip(stats) + self._cache_share())
         if stats.status == "ok":
             self.clear_error()
         self._refresh_cost()
@@ -393,6 +399,17 @@ class StatusPanel(QObject):
         """Write what the ledger has not written yet (at most half a second)."""
         self.ledger.close(timeout=0.5)
 
+    def _cache_share(self) -> str:
+        """Since the window opened: the prompt tokens the providers' caches served (the stable
+        first message of every request, docs/routing.md), as a line after the request's."""
+        if not self.cached_tokens:
+            return ""
+        share = cached_share(self.cached_tokens, self.prompt_tokens)
+        return (
+            f"\nThis session: {self.cached_tokens:,} of {self.prompt_tokens:,} prompt tokens "
+            f"from the providers' caches ({share})"
+        )
+
     @staticmethod
     def _tooltip(stats: RequestStats) -> str:
         lines = [f"{stats.provider} · {stats.model} ({stats.purpose}, {stats.blocks} block(s))"]
@@ -404,10 +421,22 @@ class StatusPanel(QObject):
                 if stats.cached_at_full_price
                 else "at the cached price"
             )
-            lines.append(f"{stats.cached_tokens} prompt tokens from the provider's cache ({how})")
+            share = (
+                f", {cached_share(stats.cached_tokens, stats.prompt_tokens)} of the prompt"
+                if stats.prompt_tokens
+                else ""
+            )
+            lines.append(
+                f"{stats.cached_tokens} prompt tokens from the provider's cache{share} ({how})"
+            )
         if stats.error:
             lines.append(redact(stats.error))
         return "\n".join(lines)
+
+
+def cached_share(cached: int, prompt: int) -> str:
+    """ "84%": the share of prompt tokens a provider served from its cache."""
+    return f"{round(100 * min(cached, prompt) / prompt)}%" if prompt else "0%"
 
 
 def _separator(parent: QWidget) -> QLabel:

@@ -170,6 +170,7 @@ class ProjectRun(QObject):
                 record.save()
                 return tally
             engine = factory()
+            engine.backfill = True  # nobody waits for a block of a project run: larger packs
             try:
                 batch = await prepare(engine, project, needy, specs, choice)
                 if batch is not None and batch.offer is not None:

@@ -1,0 +1,180 @@
+"""A whole docs site, cold, on a paid key, against a loopback OpenAI-compatible server.
+
+    .venv/bin/python benchmarks/bench_site.py DOCS_DIR [--to fr] [--concurrency N] [--runs 1]
+
+DOCS_DIR: a MkDocs site's folder (with its mkdocs.yml beside or inside it), e.g. Python-Markdown's
+``docs/`` (github.com/Python-Markdown/markdown). It is copied to a temporary folder and
+``fastdesk translate DIR --to LANG --provider openai`` runs on it as a fresh process, as a user
+runs it, memory off. The server (tests/emulator.py, OpenAI flavour) answers after 150 ms to
+first token at 800 tokens/s, states a paid tier in its headers (2,000,000 tokens/min), caches
+prompts by exact prefix as the providers do, and "translates every word": each prose word of a
+request's text comes back spelt backwards, its first "e" accented (code, URLs, link targets,
+tags, attribute lists and the marker lines kept), so no answer is an echo and every answer is
+as long as its source.
+
+Printed: wall time, requests, requests per page, prompt characters (and the first, shared
+system message's share), prompt tokens, cached prompt tokens, uncached prompt tokens ÷ the
+source's tokens (the pages' characters ÷ 4, as the server counts), completion tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.emulator import Emulator, PromptCache, RateLimits, last_user_content
+
+ROOT = Path(__file__).resolve().parents[1]
+PAID = RateLimits(
+    limit_requests=500_000,
+    remaining_requests=499_999,
+    reset_requests_s=0.2,
+    limit_tokens=2_000_000,
+    remaining_tokens=1_999_000,
+    reset_tokens_s=0.1,
+)
+
+
+KEPT = re.compile(
+    r"(```.*?```|~~~.*?~~~|`[^`\n]*`|\]\([^)]*\)|<[^>\n]*>|https?://\S+|\{[^}\n]*\}"
+    r"|^\s*\[[^\]]+\]:.*$|^<!--fd-.*$|&\w+;|\[[^\]]*\]\[[^\]]*\])",
+    re.S | re.M,
+)
+WORD = re.compile(r"[A-Za-z]{2,}")
+MARKER = re.compile(r"^<!--fd-\w+:\d+-->$", re.M)
+
+
+def _backwards(match: re.Match[str]) -> str:
+    word = match.group(0)
+    turned = word[::-1].lower().replace("e", "é", 1)  # French has its accents
+    return turned[0].upper() + turned[1:] if word[0].isupper() else turned
+
+
+def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The request's text with every prose word "translated" (spelt backwards)."""
+    text = last_user_content(messages)
+    out, last = [], 0
+    for kept in KEPT.finditer(text):
+        out += [WORD.sub(_backwards, text[last : kept.start()]), kept.group(0)]
+        last = kept.end()
+    out.append(WORD.sub(_backwards, text[last:]))
+    return "".join(out)
+
+
+def site_copy(docs: Path, into: Path) -> tuple[Path, int, int]:
+    """The site copied under ``into``; (its root, its pages, the pages' characters)."""
+    root = into / "site"
+    config = next(
+        (p for p in (docs / "mkdocs.yml", docs.parent / "mkdocs.yml") if p.exists()), None
+    )
+    shutil.copytree(docs, root / "docs")
+    if config is not None:
+        shutil.copy(config, root / "mkdocs.yml")
+    pages = sorted((root / "docs").rglob("*.md"))
+    return root, len(pages), sum(len(p.read_text(encoding="utf-8")) for p in pages)
+
+
+def run_once(docs: Path, lang: str, concurrency: int | None) -> dict[str, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="bench-site-"))
+    root, pages, chars = site_copy(docs, tmp)
+    report = tmp / "report.json"
+    cache = PromptCache()
+    with Emulator(
+        ttfb=0.15,
+        tokens_per_second=800,
+        rate_limits=PAID,
+        prompt_cache=cache,
+        answer=every_word,
+    ) as emu:
+        env = {
+            **os.environ,
+            "FASTDESK_HOME": str(tmp / "home"),
+            "FASTDESK_OPENAI_BASE_URL": emu.openai_base_url,
+            "FASTDESK_OPENAI_API_KEY": "sk-bench-site",
+            "FASTDESK_OPENAI_MODEL": "bench-model",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            "PYTHONPATH": str(ROOT),
+        }
+        for name in ("GROQ_API_KEY", "CEREBRAS_API_KEY"):
+            env.pop(name, None)
+        args = ["translate", str(root), "--to", lang, "--provider", "openai", "--no-memory"]
+        args += ["--report", str(report)]
+        if concurrency:
+            args += ["--concurrency", str(concurrency)]
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "fastdesk", *args], env=env, capture_output=True, text=True
+        )
+        wall = time.perf_counter() - start
+        bodies = [r.body for r in emu.chat_requests]
+    if done.returncode not in (0, 1):
+        sys.exit(f"fastdesk exited {done.returncode}: {done.stderr[-2000:]}")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    totals = data["totals"]
+    prompt_chars = sum(len(str(m["content"])) for b in bodies for m in b["messages"])
+    system_chars = sum(len(str(b["messages"][0]["content"])) for b in bodies)
+    cached = cache.total  # as the server counted them (the report's totals say the same)
+    sizes = sorted(max(1, len(MARKER.findall(last_user_content(b["messages"])))) for b in bodies)
+    retries = sum(1 for b in bodies if "previous answer was rejected" in json.dumps(b["messages"]))
+    singles = sum(1 for n in sizes if n == 1)
+    if os.environ.get("BENCH_SITE_WHY"):
+        why: dict[str, int] = {}
+        for b in bodies:
+            found = re.search(r"rejected: (\w+)", json.dumps(b["messages"]))
+            if found:
+                why[found.group(1)] = why.get(found.group(1), 0) + 1
+        print(f"  retried for: {why}", file=sys.stderr)
+    print(
+        f"  blocks a request: median {sizes[len(sizes) // 2]}, max {sizes[-1]}; "
+        f"{singles} of one block, {retries} retries with a firmer instruction",
+        file=sys.stderr,
+    )
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "pages": pages,
+        "wall_s": wall,
+        "exit": done.returncode,
+        "requests": totals["requests"],
+        "prompt_chars": prompt_chars,
+        "system_chars": system_chars,
+        "prompt_tokens": totals["prompt_tokens"] or 0,
+        "cached_tokens": cached,
+        "source_tokens": chars / 4,
+        "completion_tokens": totals["completion_tokens"] or 0,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("docs", type=Path)
+    ap.add_argument("--to", default="fr")
+    ap.add_argument("--concurrency", type=int)
+    ap.add_argument("--runs", type=int, default=1)
+    args = ap.parse_args()
+    for _ in range(args.runs):
+        f = run_once(args.docs, args.to, args.concurrency)
+        uncached = f["prompt_tokens"] - f["cached_tokens"]
+        print(
+            f"{f['pages']} pages: {f['wall_s']:.1f} s (exit {f['exit']}), {f['requests']} requests "
+            f"({f['requests'] / f['pages']:.2f} a page), prompt {f['prompt_chars'] / 1000:.0f} k "
+            f"chars (first system message {f['system_chars'] / 1000:.0f} k), "
+            f"{f['prompt_tokens']} prompt tokens of which {f['cached_tokens']} cached; uncached "
+            f"÷ source tokens {uncached / f['source_tokens']:.2f}; "
+            f"{f['completion_tokens']} completion tokens"
+        )
+
+
+if __name__ == "__main__":
+    main()

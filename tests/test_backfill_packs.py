@@ -1,0 +1,82 @@
+"""Fewer, larger requests when nobody waits (a command-line run, Translate Project): a backfill
+packs more blocks a request than live typing, within the model's output limit and the
+account's tokens per minute, and each block is still checked and retried on its own."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastdesk.document.blocks import parse
+from fastdesk.providers.base import ChatRequest, estimate_tokens
+from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
+from fastdesk.routing.limiter import Limiter, Limits
+from fastdesk.routing.retry import RetryPolicy
+from fastdesk.routing.router import Router
+from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.planning import BACKFILL_PACK_TOKENS, backfill_pack_tokens
+from tests.fakes import FakeProvider, instructions, last_user
+
+
+def page(n: int) -> str:
+    return "".join(
+        f"Paragraph {i} explains how the `fastdesk` command translates a page.\n\n"
+        for i in range(n)
+    )
+
+
+def run(engine: Engine, text: str) -> list[EngineEvent]:
+    events: list[EngineEvent] = []
+    asyncio.run(engine.run(parse(text), JobSpec(target_lang="en"), emit=events.append))
+    return events
+
+
+def engine(fake: FakeProvider, *, backfill: bool, tokens_per_minute: int | None = None) -> Engine:
+    table = {"groq": {"*": Limits(tokens_per_minute=tokens_per_minute, label="test")}}
+    router = Router({fake.name: fake}, retry=RetryPolicy.none(), limiter=Limiter(table=table))
+    return Engine(router, backfill=backfill)
+
+
+def test_a_backfill_sends_fewer_larger_requests_than_live_typing() -> None:
+    live, backfill = FakeProvider(), FakeProvider()
+    run(engine(live, backfill=False), page(120))
+    events = run(engine(backfill, backfill=True), page(120))
+    assert len(backfill.requests) * 3 <= len(live.requests)
+    done = [e for e in events if isinstance(e, BlockDone)]
+    assert len(done) == 120 and all(e.origin == "model" and not e.flags for e in done)
+
+
+def test_a_free_tier_minute_keeps_the_live_token_budget() -> None:
+    live, backfill = FakeProvider(), FakeProvider()
+    run(engine(live, backfill=False, tokens_per_minute=6000), page(60))
+    run(engine(backfill, backfill=True, tokens_per_minute=6000), page(60))
+    assert len(backfill.requests) <= len(live.requests)
+    # at 6,000 tokens a minute a larger pack would book more than half of the backlog's minute
+    assert max(estimate_tokens(last_user(r)) for r in backfill.requests) <= 1200
+
+
+def test_the_pack_budget_stays_within_the_output_limit_and_the_minute() -> None:
+    assert backfill_pack_tokens(1200, None) == BACKFILL_PACK_TOKENS
+    assert 2 * completion_budget(backfill_pack_tokens(1200, None), "") <= MAX_COMPLETION_TOKENS
+    for tpm in (20_000, 60_000, 250_000):
+        size = backfill_pack_tokens(1200, tpm, "openai/gpt-oss-120b")
+        booked = 600 + size + completion_budget(size, "openai/gpt-oss-120b")
+        assert size == 1200 or booked <= tpm * 0.8 / 2
+    assert backfill_pack_tokens(1200, 6000) == 1200  # never below the live size
+
+
+def test_a_block_a_large_pack_breaks_is_retried_alone() -> None:
+    def drops_code_of_paragraph_7(request: ChatRequest) -> str:
+        text = last_user(request)
+        if "previous answer was rejected" in instructions(request):
+            return text
+        return text.replace(
+            "Paragraph 7 explains how the `fastdesk`", "Paragraph 7 explains how the fastdesk"
+        )
+
+    fake = FakeProvider(answer=drops_code_of_paragraph_7)
+    events = run(engine(fake, backfill=True), page(120))
+    retries = [r for r in fake.requests if "previous answer was rejected" in instructions(r)]
+    assert len(retries) == 1 and last_user(retries[0]).startswith("Paragraph 7 ")
+    done = [e for e in events if isinstance(e, BlockDone)]
+    assert len(done) == 120 and not any(e.flags for e in done)
