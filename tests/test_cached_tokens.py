@@ -130,7 +130,9 @@ def test_a_run_shares_one_first_message_and_the_provider_caches_it() -> None:
     assert all("Guide" not in first and "Other" not in first for first in firsts)
     shared = len(first) // 4  # ≈ its tokens: each request after the first has it cached
     cached = [e.stats.cached_tokens or 0 for e in done]
-    assert all(c >= shared for c in cached[1:])
+    # only the first to reach the server misses (``done`` is in order of the answers, not of
+    # the requests: with several in flight the first to arrive need not be the first to end)
+    assert len(cached) == len(bodies) and sum(c < shared for c in cached) == 1
 
 
 def _keep(event: object, into: list[RequestDone]) -> None:
