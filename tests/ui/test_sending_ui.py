@@ -93,6 +93,11 @@ def test_sends_inside_words_are_spread_and_the_limiter_has_the_last_word(
     view = w.document_view
     typed(qtbot, w, "Hello world.")  # a boundary: at once
     qtbot.waitUntil(lambda: len(provider.requests) == 1, timeout=5000)
+    # the limiter's room reaches the window with the engine's next delivery: that request in it
+    qtbot.waitUntil(
+        lambda: (room := view.deliveries.headroom) is not None and len(room.sent) >= 1,
+        timeout=5000,
+    )
     typed(qtbot, w, " The ca")  # inside a word, a request just went: at the limit's pace
     assert view.sending._debounce.interval() > 10_000  # 4 a minute: one each 15 s
     for n in range(3):  # three more sentences, each at once: the limit (4 a minute) is reached

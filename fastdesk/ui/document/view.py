@@ -392,9 +392,7 @@ class DocumentView(QWidget):
         """The session's stream: the busy light follows, the review's presentation (its
         margins' tooltips, the underlines) and whether the document is filled. (The window's
         parts subscribe to the session themselves: one way a Change reaches its listeners.)"""
-        if change.busy is not None and change.busy != self._busy:
-            # (a change says busy with every delivery of the work; the signal says when it
-            # starts or stops, which is what its followers, the house's measure, time by)
+        if change.busy is not None:
             self.busy.emit(change.busy)
         self.reviewed.session_changed(change)
         self._follow_filled()

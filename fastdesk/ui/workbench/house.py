@@ -316,6 +316,8 @@ class HouseKeeper(QObject):
             self.add_entry(self.suggested.source_term, self.suggested.after)
 
     def _busy_changed(self, busy: bool) -> None:
+        if busy == self._busy:
+            return  # the view says busy with every delivery of the work: only a change counts
         self._busy = busy
         self._readability.start()
 
