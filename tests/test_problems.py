@@ -12,8 +12,9 @@ from fastdesk.review.model import Review
 from fastdesk.review.problems import KINDS, ProblemList, block_counts, fix, step
 from fastdesk.review.session import DocumentSession
 from fastdesk.review.target_model import TargetModel
-from fastdesk.translate.checks import CHECKS, PLAIN_WORDS, check_block, plain_words
+from fastdesk.translate.checks import CHECKS, check_block
 from fastdesk.translate.events import BlockDone, BlockFailed, BlockStarted, EngineEvent, Flag
+from fastdesk.translate.flag_words import PLAIN_WORDS, plain_words
 from fastdesk.translate.restore import RESTORABLE, restore
 
 TEXT = (

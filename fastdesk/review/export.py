@@ -25,8 +25,8 @@ from fastdesk.document.html import NO_CONTEXT, Context, contexts, render
 from fastdesk.document.languages import LANGUAGES, language_name, primary
 from fastdesk.document.target import TargetView
 from fastdesk.review.model import STATE_STYLES, BlockInfo, Review
-from fastdesk.translate.checks import plain_flag
 from fastdesk.translate.events import Flag
+from fastdesk.translate.flag_words import plain_flag
 
 __all__ = [
     "bilingual_html",

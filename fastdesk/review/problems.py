@@ -31,9 +31,10 @@ from fastdesk.document.blocks import Block, Document
 from fastdesk.review.model import Review
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import TargetModel
-from fastdesk.translate.checks import check_block, plain_flag, plain_words
+from fastdesk.translate.checks import check_block
 from fastdesk.translate.consistency import SEVERAL_TRANSLATIONS, Tracker, Unit, inconsistencies
 from fastdesk.translate.events import Flag
+from fastdesk.translate.flag_words import plain_flag, plain_words
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.mqm import QualityReview
 from fastdesk.translate.restore import RESTORABLE, restore

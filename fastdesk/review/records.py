@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
-from fastdesk.translate.checks import plain_flag
 from fastdesk.translate.events import Flag
+from fastdesk.translate.flag_words import plain_flag
 
 STATES = (
     "pending",

@@ -37,4 +37,5 @@ Modules:
 - ``warmup``: a tiny request so the first edit pays no cold start
 - ``bench``: the benchmark runner: every (provider, model), the same document
 - ``wiring``: an Engine or Router from the settings and the environment
+- ``flag_words``: a flag in an editor's words: its plain name and why it matters
 """
