@@ -93,7 +93,10 @@ def make_site(root: Path, files: int) -> None:
         )
 
 
-def paid_tier(home: Path) -> None:
+PAID_MODELS = ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+
+
+def paid_tier(home: Path, models: tuple[str, ...] = PAID_MODELS) -> None:
     """No client-side pacing (as benchmarks/bench_ui.py): the free tier's 30 requests a minute
     would stretch a first run of 150 requests over five minutes and measure the limiter (and
     the emulator's default headers, 60,000 tokens a minute, took it from 4 s to 60 s)."""
@@ -102,7 +105,7 @@ def paid_tier(home: Path) -> None:
     (config / "settings.toml").write_text(
         "".join(
             f'[rate_limits.groq."{model}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
-            for model in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
+            for model in models
         ),
         encoding="utf-8",
     )

@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import markdown
 import yaml
 
+from benchmarks.bench_project import paid_tier
 from fastdesk.cli.main import run
 from fastdesk.config.logs import reset_logging
 from tests.emulator import Answer, Emulator
@@ -299,15 +300,7 @@ def _translate_each(
             GROQ_BASE_URL=emu.groq_base_url,
             PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
         )
-        config = home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "settings.toml").write_text(
-            "".join(
-                f'[rate_limits.groq."{m}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
-                for m in ("*", "openai/gpt-oss-120b", "openai/gpt-oss-20b", "qwen/qwen3.6-27b")
-            ),
-            encoding="utf-8",
-        )
+        paid_tier(home, ("*", "openai/gpt-oss-120b", "openai/gpt-oss-20b", "qwen/qwen3.6-27b"))
         report = home / "report.json"
         for path in files:
             target = out / path.name

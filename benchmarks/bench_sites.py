@@ -47,6 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bench_project import paid_tier
 from fastdesk.cli.main import run
 from tests.emulator import Emulator
 from tests.site_judge import SiteCounts, count_site
@@ -76,15 +77,7 @@ def _translate(root: Path, home: Path) -> tuple[int, int, float, str]:
             GROQ_BASE_URL=emu.groq_base_url,
             PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
         )
-        config = home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "settings.toml").write_text(
-            "".join(
-                f'[rate_limits.groq."{m}"]\nrequests_per_minute = 0\ntokens_per_minute = 0\n'
-                for m in ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
-            ),
-            encoding="utf-8",
-        )
+        paid_tier(home)
         err = io.StringIO()
         start = time.perf_counter()
         with contextlib.redirect_stderr(err):

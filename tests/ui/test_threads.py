@@ -178,6 +178,6 @@ def test_error_text_names_a_file_as_the_command_line_does_and_masks_keys() -> No
     assert threads.error_text(denied) == "/home/a/settings.toml: permission denied"
     bare = OSError(errno.EIO, "Input/output error")
     assert threads.error_text(bare) == "OSError: [Errno 5] Input/output error"
-    leaked = RuntimeError("bad key gsk_abcdefghijklmnopqrstuvwxyz0123456789")
+    leaked = RuntimeError("bad key gsk_not_a_real_key_0123")
     assert threads.error_text(leaked).startswith("RuntimeError: bad key gsk_…")
-    assert "abcdefghijklmnop" not in threads.error_text(leaked)
+    assert "not_a_real_key" not in threads.error_text(leaked)
