@@ -6,6 +6,7 @@ sees which language reached which file; every other word is echoed, markers incl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,11 @@ def answer_in_language(messages: Sequence[Mapping[str, Any]]) -> str:
     system = str(messages[0].get("content", "")) if messages else ""
     word = next((w for name, w in WORD.items() if name in system), "Step")
     return last_user_content(messages).replace("Step", word)
+
+
+def sent(emu: Emulator) -> str:
+    """Everything the provider was sent (every request's body, as JSON text)."""
+    return json.dumps([r.body for r in emu.requests], ensure_ascii=False)
 
 
 def use_emulator(monkeypatch: pytest.MonkeyPatch, emu: Emulator) -> None:

@@ -5,7 +5,6 @@ too. Each test is a file an attacker could commit to a project someone clones.""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from fastdesk.config.settings import Settings
 from fastdesk.project.house import house_for
 from fastdesk.project.layout import enclosing_project
 from tests.emulator import Emulator
-from tests.project_kit import answer_in_language, make_project, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, sent, use_emulator, write
 from tests.test_corrections import reviewed
 
 SECRET = "TOP-SECRET-42 password=hunter2"
@@ -29,10 +28,6 @@ def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
-
-
-def sent(emu: Emulator) -> str:
-    return json.dumps([r.body for r in emu.requests], ensure_ascii=False)
 
 
 def secret_file(tmp_path: Path, name: str, text: str) -> Path:

@@ -18,7 +18,7 @@ from fastdesk.project.lock import project_lock
 from fastdesk.translate.repeats import repeated
 from tests.emulator import Emulator
 from tests.hostile import tree
-from tests.project_kit import answer_in_language, make_project, page, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, page, sent, use_emulator, write
 
 SECRET = "TOP-SECRET-42 password=hunter2\n"
 
@@ -28,11 +28,6 @@ def emu(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
     with Emulator(answer=answer_in_language) as e:
         use_emulator(monkeypatch, e)
         yield e
-
-
-def sent(emu: Emulator) -> str:
-    """Everything the provider was sent."""
-    return json.dumps([r.body for r in emu.requests], ensure_ascii=False)
 
 
 def suffix_site(root: Path) -> Path:
