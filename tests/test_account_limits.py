@@ -78,14 +78,15 @@ def test_a_limit_above_the_free_tier_means_a_paid_tier_and_its_pace() -> None:
     assert (limits.requests_per_day, limits.tokens_per_minute) == (500_000, 2_000_000)
     assert limits.requests_per_minute is None  # no header states it: learned from 429s
     assert limits.tokens_per_day is None and limits.label == "Groq paid tier"
-    for _ in range(200):  # far past the free tier's 30 a minute, no wait
+    for _ in range(200):  # far past the free tier's 30 a minute, no wait once answered
         assert lim.wait_s(GPT, 1000) == 0.0
-        lim.book(GPT, 1000)
+        lim.admitted(lim.book(GPT, 1000))
     lines = lim.limits(GPT).describe("groq")
     assert any(line.startswith("2,000,000 tokens/min, read from Groq on ") for line in lines)
     assert any("requests/min: not limited by the free tier" in line for line in lines)
-    lim.rate_limited(GPT, 1.0)  # the real requests/minute, from a 429
-    assert lim.limits(GPT).requests_per_minute == 199
+    refused = lim.book(GPT, 1000)
+    lim.rate_limited(GPT, 1.0, booking=refused)  # the real requests/minute, from a 429
+    assert lim.limits(GPT).requests_per_minute == 200
     assert lim.why(GPT, 1) == "Groq rate limit reached"
 
 
