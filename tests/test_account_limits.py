@@ -185,6 +185,34 @@ def test_the_first_429_either_limiter_meets_teaches_both(tmp_path) -> None:
     assert b.limits(GPT).requests_per_minute == 30
 
 
+def test_a_claim_that_brings_in_another_limiters_429_holds_to_what_it_learnt(tmp_path) -> None:
+    """The other process's 429 (and the limit it learnt) first comes in inside a claim, its
+    block already over: the claim holds to the learnt limit in the same transaction, instead
+    of sending a 31st request into the same minute (the limit was read only at the next look,
+    after the claim had gone)."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    a.observe(GPT, PAID)
+    b.observe(GPT, PAID)
+    for n in range(30):
+        lim = a if n % 2 else b
+        booking = lim.claim(GPT, 10)
+        assert booking is not None
+        lim.settle(booking, 10)
+        for c in (clock_a, clock_b, wall):
+            c.now += 0.5
+    refused = a.claim(GPT, 10)
+    a.rate_limited(GPT, 1.0, booking=refused)  # the 31st: refused, the limit learnt
+    assert a.limits(GPT).requests_per_minute == 30
+    for c in (clock_a, clock_b, wall):
+        c.now += 2.0  # past the block: b has not looked since
+    assert b.claim(GPT, 10) is None  # the minute is full by the limit a learnt
+    assert b.limits(GPT).requests_per_minute == 30
+    assert 0 < b.wait_s(GPT, 10) <= 60.0
+
+
 def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")

@@ -308,7 +308,6 @@ class Booking:
     entries: tuple[list[float], ...]
     windows: tuple[_Window, ...]
     row: int | None = None  # its line in the shared file
-    at: float = 0.0  # when it was booked
 
 
 class Limiter:
@@ -543,7 +542,7 @@ class Limiter:
             entries.append(entry)
             windows.append(window)
         state.unanswered += 1
-        return Booking(pair, tuple(entries), tuple(windows), row, now)
+        return Booking(pair, tuple(entries), tuple(windows), row)
 
     def _answered(self, booking: Booking, now: float) -> bool:
         """The request's entries count from ``now``, as the server admitted it by then (False:
@@ -666,9 +665,11 @@ class Limiter:
         request does not count. A 429 the tokens do not explain, met after at least
         ``LEARN_AFTER`` requests this minute (every process's on this key), means fewer
         requests a minute than we thought: the server's count becomes the limit (fewer say
-        nothing about a requests/min limit: a token limit or a passing overload). The server
-        counted the requests that arrived before the refused one: those answered, and those
-        on their way that were booked before it (the ones booked after it arrive after it)."""
+        nothing about a requests/min limit: a token limit or a passing overload). What the
+        server counted is taken as the requests whose answer began: one still on its way may
+        arrive after the refused one, even if booked before it (on a busy machine, seconds
+        after its booking), and a limit learnt too high meets 429s again, where one too low
+        only paces a little slower."""
         state = self._state(pair)
         now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
@@ -685,9 +686,7 @@ class Limiter:
         if booking is None:
             accepted = sum(kind != TOKENS for _at, _t, kind in minute) - 1  # not the refused one
         else:
-            accepted = sum(
-                kind == ADMITTED or (kind == SENT and at < booking.at) for at, _t, kind in minute
-            )
+            accepted = sum(kind == ADMITTED for _at, _t, kind in minute)
         current = state.limits.requests_per_minute
         if not tokens_out and accepted >= LEARN_AFTER and (current is None or accepted < current):
             origin = f"429 {self._today()}"
