@@ -673,11 +673,11 @@ class Limiter:
         state = self._state(pair)
         now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
-        if booking is not None:
-            if booking.entries[0][2] == SENT:
-                state.unanswered -= 1
+        if booking is not None and booking.entries[0][2] == SENT:
+            state.unanswered -= 1
             for entry, window in zip(booking.entries, booking.windows, strict=True):
                 window.remove(entry)
+                entry[2] = TOKENS  # no request any more: nothing to answer
             if self.shared is not None and booking.row is not None:
                 self.shared.refused(booking.row)
         self._sync(state)  # the other processes' requests of the minute count too
