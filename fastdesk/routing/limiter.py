@@ -46,6 +46,7 @@ from fastdesk.routing.shared_budget import (
     DAY_S,
     SENT,
     TOKENS,
+    UNSURE,
     Foreign,
     Key,
     SharedBudget,
@@ -193,8 +194,9 @@ def limits_from(entry: Mapping[str, object], label: str) -> Limits:
 class _Window:
     """Requests and tokens within the last ``seconds``: entries [time, tokens, kind] in time
     order, of the shared file's kinds: a request on its way (SENT, from its booking), one the
-    server admitted (ADMITTED, from when its answer began) or an answer's tokens (TOKENS, from
-    its end)."""
+    server admitted (ADMITTED, from when its answer began), one that ended with no answer
+    begun (UNSURE, from its end: the server may have counted it) or an answer's tokens (TOKENS,
+    from its end)."""
 
     seconds: float
     sent: deque[list[float]] = field(default_factory=deque)
@@ -544,14 +546,14 @@ class Limiter:
         state.unanswered += 1
         return Booking(pair, tuple(entries), tuple(windows), row)
 
-    def _answered(self, booking: Booking, now: float) -> bool:
-        """The request's entries count from ``now``, as the server admitted it by then (False:
-        it had been already)."""
+    def _answered(self, booking: Booking, now: float, kind: int = ADMITTED) -> bool:
+        """The request's entries count from ``now``, of ``kind``: ADMITTED (the server admitted
+        it by then) or UNSURE (it ended with no answer) (False: its answer had begun already)."""
         if booking.entries[0][2] != SENT:
             return False
         for entry, window in zip(booking.entries, booking.windows, strict=True):
             window.remove(entry)
-            entry[0], entry[2] = now, ADMITTED
+            entry[0], entry[2] = now, kind
             window.add(entry)
         self._state(booking.pair).unanswered -= 1
         return True
@@ -574,10 +576,10 @@ class Limiter:
         keeps the whole budget booked: the tokens booked) count from now, as Groq counts an
         answer's tokens as they are generated, until its end; the request itself from when its
         answer began (:meth:`admitted`), or from now if none began (an error: the server may
-        have counted it)."""
+        have counted it, or never seen it: UNSURE, which a 429 does not count)."""
         keep = tokens is None or booking.pair[0] == "cerebras"
         now = self.clock.monotonic()
-        self._answered(booking, now)
+        self._answered(booking, now, UNSURE)
         used = booking.entries[0][1] if keep else float(tokens or 0)
         for entry, window in zip(booking.entries, booking.windows, strict=True):
             window.clear_tokens(entry)
@@ -693,6 +695,7 @@ class Limiter:
             state.limits = state.limits.with_value("requests_per_minute", accepted, origin)
             if self.shared is not None:
                 self.shared.learn(state.key, "requests_per_minute", accepted, origin)
+                state.learned = ()  # the next look takes the file's, lower if another learnt less
         self.observe(pair, info)
         if retry_after is not None:
             self._block(state, now + retry_after, f"{shown_name(pair[0])} rate limit reached")

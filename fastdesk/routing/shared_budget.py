@@ -7,10 +7,11 @@ servers' headers stated (the account's limits, with the day they were read) to o
 file in the data folder (``limits.sqlite``; SQLite's own locking makes it safe for several
 processes), and reads the others' entries before deciding how long to wait.
 
-A row of ``sent`` is one of three kinds, as a server counts them: a request on its way (``at``
+A row of ``sent`` is one of four kinds, as a server counts them: a request on its way (``at``
 its booking), a request the server admitted (``at`` when its answer began, the latest moment
-it can have arrived: a server counts a request's minute from its arrival) or an answer's tokens
-(``at`` its end: Groq counts completion tokens as they are generated).
+it can have arrived: a server counts a request's minute from its arrival), a request that ended
+with no answer begun (``at`` its end: the server may have counted it, or never seen it) or an
+answer's tokens (``at`` its end: Groq counts completion tokens as they are generated).
 
 An account is named by a hash of its key (``config.redact.account_id``), never the key
 itself. Times in the file are wall-clock seconds (the only clock two processes share); the
@@ -45,6 +46,7 @@ __all__ = [
     "DAY_S",
     "SENT",
     "TOKENS",
+    "UNSURE",
     "Foreign",
     "Key",
     "SharedBudget",
@@ -57,7 +59,8 @@ log = logging.getLogger(__name__)
 FILE_NAME = "limits.sqlite"
 DAY_S = 86400.0
 Key = tuple[str, str, str]  # (account, provider, model)
-SENT, ADMITTED, TOKENS = 1, 2, 0  # the kinds of a row of ``sent`` (see the module docstring)
+# the kinds of a row of ``sent`` (see the module docstring)
+TOKENS, SENT, ADMITTED, UNSURE = 0, 1, 2, 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sent (
@@ -121,9 +124,10 @@ def default_path() -> Path:
 @dataclass(frozen=True)
 class Foreign:
     """What the other limiters on this key did lately: their rows (wall time, tokens, kind:
-    SENT, ADMITTED or TOKENS), the latest "nothing until" one of them met (wall time, why), and
-    the account's limits learnt so far (field → (value, origin), as :meth:`SharedBudget.learned`),
-    all read at once: a claim that brings in another process's 429 holds to what it learnt."""
+    TOKENS, SENT, ADMITTED or UNSURE), the latest "nothing until" one of them met (wall time,
+    why), and the account's limits learnt so far (field → (value, origin), as
+    :meth:`SharedBudget.learned`), all read at once: a claim that brings in another process's
+    429 holds to what it learnt."""
 
     sent: tuple[tuple[float, float, int], ...] = ()
     blocked_until: float = 0.0
@@ -304,13 +308,14 @@ class SharedBudget:
     def settle(self, row: int, tokens: float, at: float) -> None:
         """The request ended at wall time ``at``, having used ``tokens``: they count from
         ``at`` in a row of their own, the request itself from when its answer began (or from
-        ``at``, if none began) (Limiter.settle)."""
+        ``at``, UNSURE, if none began) (Limiter.settle)."""
 
         def work(db: sqlite3.Connection) -> None:
             found = db.execute(
                 "UPDATE sent SET tokens = 0, at = CASE WHEN kind = ? THEN ? ELSE at END, "
-                "kind = ? WHERE id = ? RETURNING owner, account, provider, model",
-                (SENT, at, ADMITTED, row),
+                "kind = CASE WHEN kind = ? THEN ? ELSE kind END WHERE id = ? "
+                "RETURNING owner, account, provider, model",
+                (SENT, at, SENT, UNSURE, row),
             ).fetchall()
             if found:
                 db.execute(
@@ -358,7 +363,7 @@ class SharedBudget:
                 (
                     _number(a, 0.0, late, "time"),
                     _number(t, 0.0, MAX_TOKENS, "token count"),
-                    int(_number(k, TOKENS, ADMITTED, "kind")),
+                    int(_number(k, TOKENS, UNSURE, "kind")),
                 )
                 for a, t, k in sent
             ),
