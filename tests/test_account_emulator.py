@@ -365,7 +365,7 @@ def test_two_translate_processes_on_a_paid_key_meet_one_429_each_at_most(tmp_pat
         "Text {k}, paragraph {n} explains one point of the argument in a sentence or two, with "
         "enough words to look like prose that a translator would meet in an ordinary article."
     )
-    texts = ["".join(f"{line.format(k=k, n=n)}\n\n" for n in range(200)) for k in (1, 2)]
+    texts = ["".join(f"{line.format(k=k, n=n)}\n\n" for n in range(300)) for k in (1, 2)]
     with Emulator(account=paid, clock=fast, reasoning="think " * 100) as emu:
         env = fast.child_env(tmp_path / "site", {**client_env(emu), "FASTDESK_HOME": str(home)})
         procs = []
