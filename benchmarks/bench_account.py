@@ -234,10 +234,16 @@ def two(blocks: int, account: Account = FREE, run: int = 0, scale: float = 1.0) 
 def explain(emu: Emulator, shared: Path) -> None:
     """Each 429: the limit the server counted past and its minute's entries, beside what each
     process's limiter had in the shared file for the same minute (times in seconds before the
-    429; a limiter's entry moves to its answer's end once answered)."""
+    429; a limiter's request counts from its booking while on its way, S, from when its answer
+    began, R, or from its end when none began, U; its answer's tokens, as a row of their own
+    from the answer's end, are not shown)."""
     import sqlite3
 
-    rows = sqlite3.connect(str(shared)).execute("SELECT owner, at, tokens FROM sent").fetchall()
+    sql = "SELECT owner, at, kind FROM sent WHERE kind != 0"
+    rows = [
+        (owner, at, {1: "S", 2: "R"}.get(kind, "U"))
+        for owner, at, kind in sqlite3.connect(str(shared)).execute(sql).fetchall()
+    ]
     for r in emu.refusals:
         print(
             f"  429 on {r.why}: the server counted {r.requests} requests and {r.tokens:.0f} "
@@ -250,7 +256,7 @@ def explain(emu: Emulator, shared: Path) -> None:
         print(f"    server's minute (R request, c completion): {' '.join(server)}")
         for owner in sorted({o for o, _at, _t in rows}):
             mine = [
-                f"{at - r.at:+.2f}:{t:.0f}"
+                f"{at - r.at:+.2f}{t}"
                 for o, at, t in sorted(rows, key=lambda x: x[1])
                 if o == owner and r.at - 62.0 < at <= r.at + 1.0
             ]
