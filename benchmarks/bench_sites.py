@@ -66,10 +66,11 @@ def _build(args: list[str], cwd: Path) -> tuple[bool, float, str]:
     return done.returncode == 0, time.perf_counter() - start, tail
 
 
-def _translate(root: Path, home: Path) -> tuple[int, int, float, str]:
+def _translate(root: Path, home: Path, *, echo: bool = False) -> tuple[int, int, float, str]:
     """fastdesk translate ROOT --to fr, in-process against the emulator: (exit status,
-    requests, seconds, its summary line)."""
-    with Emulator(answer=translate_everything) as emu:
+    requests, seconds, its summary line). ``echo``: every answer is the source unchanged
+    (written with --allow-partial): the untranslated i18n build's French pages."""
+    with Emulator(answer=None if echo else translate_everything) as emu:
         emu.configure(rate_limits=None)
         os.environ.update(
             FASTDESK_HOME=str(home),
@@ -81,7 +82,8 @@ def _translate(root: Path, home: Path) -> tuple[int, int, float, str]:
         err = io.StringIO()
         start = time.perf_counter()
         with contextlib.redirect_stderr(err):
-            code = run(["translate", str(root), "--to", "fr", "--concurrency", "8"])
+            extra = ["--allow-partial"] if echo else []
+            code = run(["translate", str(root), "--to", "fr", "--concurrency", "8", *extra])
         lines = err.getvalue().strip().splitlines()
         return code, emu.request_count, time.perf_counter() - start, lines[-1] if lines else ""
 
@@ -152,6 +154,38 @@ def _docusaurus(root: Path) -> None:
     config.write_text(
         re.sub(r"locales:\s*\[[^\]]*\]", "locales: ['en', 'fr']", text), encoding="utf-8"
     )
+    # the theme's strings (code.json, the navbar's and footer's), as a docs team starts them
+    ok, _s, tail = _build(
+        ["npx", "--no-install", "docusaurus", "write-translations", "-l", "fr"], root
+    )
+    if not ok:
+        print("write-translations FAILED:\n    " + tail.replace("\n", "\n    "))
+
+
+def _theme_strings(plain: Path, work: Path) -> str:
+    """Of the theme's strings (i18n/fr's code.json, navbar.json, footer.json), how many the
+    translated site holds in other words than the untranslated one, and whether every
+    placeholder came back."""
+    import json
+
+    changed = total = lost = 0
+    for rel in (
+        "i18n/fr/code.json",
+        "i18n/fr/docusaurus-theme-classic/navbar.json",
+        "i18n/fr/docusaurus-theme-classic/footer.json",
+    ):
+        if not (plain / rel).is_file() or not (work / rel).is_file():
+            continue
+        before = json.loads((plain / rel).read_text(encoding="utf-8"))
+        after = json.loads((work / rel).read_text(encoding="utf-8"))
+        for key, entry in before.items():
+            total += 1
+            message = after.get(key, {}).get("message", "")
+            changed += message != entry["message"]
+            lost += sorted(re.findall(r"\{\w+\}", message)) != sorted(
+                re.findall(r"\{\w+\}", entry["message"])
+            )
+    return f"{changed} of {total} messages changed, {lost} with placeholders lost"
 
 
 SITES: dict[str, tuple[Callable[[Path], None], Callable[[Path], list[list[str]]], str, str]] = {
@@ -249,27 +283,39 @@ def _row(name: str, counts: SiteCounts, source: SiteCounts | None = None) -> str
     return f"  {name:<22} " + " ".join(f"{k}={v}" for k, v in figures.items())
 
 
+def _delta(counts: SiteCounts, baseline: SiteCounts) -> str:
+    """What the translated build has more (or less) of than the untranslated i18n build."""
+    ours, theirs = counts.figures(), baseline.figures()
+    return "  fr − untranslated      " + " ".join(
+        f"{k}={ours[k] - theirs[k]:+d}" for k in ours if ours[k] != theirs[k]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("site", choices=sorted(SITES))
     parser.add_argument("checkout", type=Path)
-    parser.add_argument("--work", type=Path, default=None, help="keep the work folder here")
+    parser.add_argument("--work", type=Path, default=None, help="keep the work folders here")
     args = parser.parse_args()
     set_up, commands, out_dir, _fr = SITES[args.site]
     with tempfile.TemporaryDirectory() as tmp:
-        work = args.work or Path(tmp) / "site"
-        if work.exists():
-            shutil.rmtree(work)
+        top = args.work or Path(tmp)
+        work, plain = top / "site", top / "untranslated"
+        for folder in (work, plain):
+            if folder.exists():
+                shutil.rmtree(folder)
         shutil.copytree(args.checkout, work, ignore=_IGNORE, symlinks=True)
         if args.site == "docusaurus":
             (work / "node_modules").symlink_to((args.checkout / "node_modules").resolve())
         set_up(work)
-        built = work / out_dir
+        shutil.copytree(work, plain, ignore=_IGNORE, symlinks=True)
+        if args.site == "docusaurus":
+            (plain / "node_modules").symlink_to((args.checkout / "node_modules").resolve())
 
-        def build(when: str) -> bool:
-            shutil.rmtree(built, ignore_errors=True)
-            for command in commands(work):
-                ok, seconds, tail = _build(command, work)
+        def build(root: Path, when: str) -> bool:
+            shutil.rmtree(root / out_dir, ignore_errors=True)
+            for command in commands(root):
+                ok, seconds, tail = _build(command, root)
                 name = " ".join([Path(command[0]).name, *command[1:]])
                 print(f"{when}: {name}: {'built' if ok else 'FAILED'} in {seconds:.0f} s")
                 if not ok:
@@ -277,35 +323,47 @@ def main() -> None:
                     return False
             return True
 
-        print(f"{args.site}: {args.checkout}")
-        if build("source"):
-            source = _count(built, args.site, None)
+        print(f"{args.site}: {args.checkout} (load {os.getloadavg()[0]:.1f})")
+        source = None
+        if build(work, "source"):
+            source = _count(work / out_dir, args.site, None)
             print(_row("source (en)", source))
-            if args.site != "docusaurus":
-                print(
-                    _row(
-                        "fr before translation",
-                        _count(built, args.site, "fr"),
-                        source,
-                    )
-                )
-        else:
-            source = None
-        code, requests, seconds, summary = _translate(work, Path(tmp) / "home")
-        print(f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s")
+        # the untranslated i18n build: the same set-up, every French page the source unchanged
+        # (an echo model, written with --allow-partial), what a translation is judged against
+        code, requests, seconds, summary = _translate(plain, top / "home-echo", echo=True)
+        print(f"echo model --to fr --allow-partial: exit {code}, {requests} requests")
+        baseline = None
+        if build(plain, "untranslated"):
+            baseline = _count(plain / out_dir, args.site, "fr")
+            print(_row("fr untranslated", baseline, source))
+        code, requests, seconds, summary = _translate(work, top / "home")
+        print(
+            f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s"
+            f" (load {os.getloadavg()[0]:.1f})"
+        )
         print(f"    {summary}")
         print(f"    kept in the Markdown: {_kept(work, args.site)}")
-        if build("translated"):
-            print(_row("fr translated", _count(built, args.site, "fr"), source))
-            if args.site != "docusaurus":  # the pages built in both languages, side by side
-                both = [
-                    p
-                    for p in _pages(built, args.site, None)
-                    if (built / "fr" / p.relative_to(built)).is_file()
-                ]
-                ours = [built / "fr" / p.relative_to(built) for p in both]
-                print(_row("en, built in fr too", count_site(built, both)))
-                print(_row("fr, those pages", count_site(built, ours)))
+        if args.site == "docusaurus":
+            print(f"    theme strings: {_theme_strings(plain, work)}")
+        if not build(work, "translated"):
+            return
+        built = work / out_dir
+        counts = _count(built, args.site, "fr")
+        print(_row("fr translated", counts, source))
+        if baseline is not None:
+            print(_delta(counts, baseline))
+            extra = [b for b in counts.broken if b not in baseline.broken]
+            for line in extra[:12]:
+                print(f"    new: {line}")
+        if args.site != "docusaurus":  # the pages built in both languages, side by side
+            both = [
+                p
+                for p in _pages(built, args.site, None)
+                if (built / "fr" / p.relative_to(built)).is_file()
+            ]
+            ours = [built / "fr" / p.relative_to(built) for p in both]
+            print(_row("en, built in fr too", count_site(built, both)))
+            print(_row("fr, those pages", count_site(built, ours)))
 
 
 if __name__ == "__main__":
