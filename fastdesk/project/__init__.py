@@ -17,4 +17,5 @@ Modules:
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
 - ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
+- ``theme_strings``: Docusaurus' ``code.json``, navbar and footer strings, translated in place
 """
