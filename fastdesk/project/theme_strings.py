@@ -10,10 +10,12 @@ and checks, as any block: an MDX expression such as ``{count}`` is kept out of t
 reach and put back) and writes the file again with only those messages changed: keys,
 descriptions, plural separators (``|``) and placeholders byte for byte.
 
-A message already in the target language (the theme's French, as the language identifier is
-sure of) is not sent. What fastdesk wrote is kept in ``.fastdesk/theme-strings.json`` (file →
-key → message): a key found there is not sent again, so a translator's change to a message
-stays, and a key ``write-translations`` adds later is translated by the next run.
+A message already in the target language is not sent: the theme's own translation (the one
+``node_modules/@docusaurus/theme-translations`` ships for that key and language, when the
+project has it), or one the language identifier is sure of. What fastdesk wrote is kept in
+``.fastdesk/theme-strings.json`` (file → key → message): a key found there is not sent again,
+so a translator's change to a message stays, and a key ``write-translations`` adds later is
+translated by the next run.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ THEME_FILES = (
     "docusaurus-theme-classic/footer.json",
 )
 STATE_PATH = ".fastdesk/theme-strings.json"
+SHIPPED = "node_modules/@docusaurus/theme-translations/locales/{lang}"
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 _SHORTEST = 12  # letters: a shorter message is not identified (it is sent)
 
@@ -82,6 +85,25 @@ def _load_state(project: Project) -> dict[str, dict[str, str]]:
         for rel, keys in files.items()
         if isinstance(keys, dict)
     }
+
+
+def _shipped(project: Project, lang: str) -> dict[str, str]:
+    """The theme's own translations into ``lang`` (key → message), as the project's
+    ``node_modules/@docusaurus/theme-translations`` ships them (read only inside the project);
+    {} without them."""
+    folder = project.root / SHIPPED.format(lang=lang)
+    out: dict[str, str] = {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json")):
+        try:
+            raw = read_confined(path, project.root, MAX_STATE_BYTES)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, FileError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(data, dict):
+            out.update((k, v) for k, v in data.items() if isinstance(v, str))
+    return out
 
 
 def _in_language(message: str, lang: str) -> bool:
@@ -168,12 +190,13 @@ async def _one_file(
     if not isinstance(data, dict):
         return 0  # not a translation file Docusaurus would read: not ours to write over
     done = state.setdefault(rel, {})
+    theirs = _shipped(project, spec.target_lang)
     todo: dict[str, str] = {}
     for key, entry in data.items():
         message = entry.get("message") if isinstance(entry, dict) else None
         if not isinstance(message, str) or not message.strip() or key in done:
             continue
-        if _in_language(message, spec.target_lang):
+        if theirs.get(key) == message or _in_language(message, spec.target_lang):
             done[key] = message
         else:
             todo[key] = message
@@ -184,6 +207,9 @@ async def _one_file(
     for (key, text), answer in zip(todo.items(), answers, strict=True):
         if answer is None or not _same_shape(text, answer):
             continue  # asked again by the next run
+        if answer == text.strip():  # a name (GitHub, Blog): the same in the target language
+            done[key] = text
+            continue
         lead = text[: len(text) - len(text.lstrip())]  # " le {date}": its space is the theme's
         changed[key] = lead + answer + text[len(text.rstrip()) :]
     if changed:
