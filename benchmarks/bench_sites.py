@@ -345,7 +345,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         top = args.work or Path(tmp)
         work, plain = top / "site", top / "untranslated"
-        for folder in (work, plain):
+        for folder in (work, plain, top / "home", top / "home-echo"):  # no memory of a last run
             if folder.exists():
                 shutil.rmtree(folder)
         shutil.copytree(args.checkout, work, ignore=_IGNORE, symlinks=True)

@@ -55,9 +55,15 @@ def test_theme_strings_are_translated_in_the_files_docusaurus_reads(
 ) -> None:
     root = make_project(tmp_path, "docusaurus")
     shutil.copytree(THEME / "fr", root / "i18n/fr")
-    shipped = root / "node_modules/@docusaurus/theme-translations/locales/fr/theme-common.json"
-    shipped.parent.mkdir(parents=True)  # the theme's own French, as Docusaurus ships it
-    shipped.write_text(json.dumps({"theme.CodeBlock.copy": "Copier"}), encoding="utf-8")
+    # the theme's own French, as Docusaurus ships it: English where it has no translation
+    shipped = root / "node_modules/@docusaurus/theme-translations/locales"
+    copy, system = "theme.CodeBlock.copy", "theme.colorToggle.ariaLabel.mode.system"
+    for locale, messages in (
+        ("base", {copy: "Copy", system: "system mode"}),
+        ("fr", {copy: "Copier", system: "system mode"}),
+    ):
+        (shipped / locale).mkdir(parents=True)
+        (shipped / locale / "theme-common.json").write_text(json.dumps(messages), "utf-8")
     before = {name: _load(root / "i18n/fr" / name) for name in FILES}
     assert run(["translate", str(root), "--to", "fr"]) == 0
 

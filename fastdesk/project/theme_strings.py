@@ -89,9 +89,15 @@ def _load_state(project: Project) -> dict[str, dict[str, str]]:
 
 def _shipped(project: Project, lang: str) -> dict[str, str]:
     """The theme's own translations into ``lang`` (key → message), as the project's
-    ``node_modules/@docusaurus/theme-translations`` ships them (read only inside the project);
-    {} without them."""
-    folder = project.root / SHIPPED.format(lang=lang)
+    ``node_modules/@docusaurus/theme-translations`` ships them (read only inside the project):
+    its ``lang`` messages that are not its ``base`` (English) ones, which it ships where a
+    translation is missing; {} without them."""
+    ours, base = _locale(project, lang), _locale(project, "base")
+    return {k: v for k, v in ours.items() if base.get(k) != v}
+
+
+def _locale(project: Project, name: str) -> dict[str, str]:
+    folder = project.root / SHIPPED.format(lang=name)
     out: dict[str, str] = {}
     if not folder.is_dir():
         return out
