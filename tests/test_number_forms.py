@@ -100,6 +100,13 @@ def test_the_same_number_in_another_form_is_no_change(source: str, answer: str, 
             "12 → 3",
         ),
         ("That's about a 15-foot boat.", "Das ist etwa neun Meter lang.", "de", "15"),
+        # the 20 of 二十大 in the answer is the source's, not the dropped 10 changed
+        (
+            "新华社北京2月10日电 党的二十大精神研讨班10日下午结业。",
+            "Beijing, February 10th: the seminar on the 20th Party Congress ended in the afternoon.",
+            "en",
+            "numbers missing: 10",
+        ),
     ],
 )
 def test_changes_in_those_forms_are_still_changes(

@@ -600,7 +600,8 @@ def numbers_problem(source: str, answer: str, target_lang: str) -> str | None:
         lost = [s for s in lost if not _twin(s, src, lost)]
     if not lost:
         return _added(source, lang, src, added)
-    added = [a for a in added if a.kind not in ("spelled", "month")]
+    words = _in_words(source, lang)  # 二十大's 20 in "20th" is no change of a lost 10
+    added = [a for a in added if a.kind not in ("spelled", "month") and not a.values & words]
     if len(lost) == 1 and len(added) == 1:
         return f"{lost[0].kind} changed: {_shown(lost[0])} → {_shown(added[0])}"
     more = f" (+{len(lost) - 3} more)" if len(lost) > 3 else ""
@@ -636,13 +637,8 @@ def _added(source: str, lang: str, src: list[Item], added: list[Item]) -> str | 
     for item in src:
         known |= item.values
         known.update(_canon(p) for p in item.parts)
-    code = primary(lang or "en")
-    for _w, value, measure in spelled_measures(source, code):
-        known.add(_canon(str(value)))
-        if measure is not None:
-            measures.append(measure)
-    if code in ("zh", "ja"):
-        known.update(_canon(str(v)) for v in number_words.digitwise(source))
+    known |= _in_words(source, lang)
+    measures += [m for _w, _v, m in spelled_measures(source, primary(lang or "en")) if m]
     for m in number_words.ONE_MEASURE.finditer(source):
         one = number_words.measure(source, m.end(), Decimal(1))
         if one is not None:
@@ -658,6 +654,16 @@ def _added(source: str, lang: str, src: list[Item], added: list[Item]) -> str | 
     if not new:
         return None
     return "number added: " + ", ".join(_shown(i) for i in new[:3])
+
+
+def _in_words(source: str, lang: str) -> set[str]:
+    """The numbers the source says in words or numerals ("three", 十六, and 九二 digit by
+    digit), as values."""
+    code = primary(lang or "en")
+    found = {_canon(str(value)) for _w, value in number_words.spelled(source, code)}
+    if code in ("zh", "ja"):
+        found.update(_canon(str(v)) for v in number_words.digitwise(source))
+    return found
 
 
 def _shown(item: Item) -> str:
