@@ -30,16 +30,14 @@ REASONS = ("separators", "Chinese numerals", "scale words")
 
 def _readings(figure: str) -> set[Decimal]:
     """What a figure may stand for: its digits without separators (40.000, 2,500), or with its
-    one mark as a decimal point (31.51, 3,5)."""
+    one mark as a decimal point (31.51, 3,5; a mark before three digits may be either)."""
     digits = _SEP.sub("", figure)
-    out = {Decimal(digits)}
     marks = _SEP.findall(figure)
-    if len(marks) == 1 and marks[0] in ".,":
-        whole, part = _SEP.split(figure)
-        out.add(Decimal(f"{whole}.{part}"))  # both digits: FIGURE read them
-        if len(part) != 3:  # 2.5, 31.51: no thousands group
-            out.discard(Decimal(digits))
-    return out
+    if len(marks) != 1 or marks[0] not in ".,":
+        return {Decimal(digits)}
+    whole, part = _SEP.split(figure)
+    point = Decimal(f"{whole}.{part}")  # both digits: FIGURE read them
+    return {point, Decimal(digits)} if len(part) == 3 else {point}
 
 
 def _scaled(text: str, end: int, values: set[Decimal], lang: str) -> set[Decimal]:
@@ -51,23 +49,25 @@ def _scaled(text: str, end: int, values: set[Decimal], lang: str) -> set[Decimal
     return {v * f for v in values for f in scale_value(word, lang)}
 
 
-def _side(text: str, lang: str) -> tuple[set[str], set[Decimal], set[Decimal]]:
-    """A side's figures as digits, its Chinese numerals' values, and its scaled values."""
-    digits, scaled = set(), set()
+def _side(text: str, lang: str) -> tuple[set[Decimal], set[Decimal], set[Decimal]]:
+    """A side's figures' readings, its Chinese numerals' values, and its scaled values."""
+    figures: set[Decimal] = set()
+    scaled: set[Decimal] = set()
     for m in FIGURE.finditer(text):
-        digits.add(_SEP.sub("", m.group()))
-        scaled |= _scaled(text, m.end(), _readings(m.group()), lang)
+        readings = _readings(m.group())
+        figures |= readings
+        scaled |= _scaled(text, m.end(), readings, lang)
     numerals = {value for _w, value in chinese(text)} | set(digitwise(text))
-    return digits, numerals, scaled | numerals
+    return figures, numerals, scaled | numerals
 
 
 def explain(figure: str, end: int, text: str, lang: str, other: str, other_lang: str) -> str | None:
     """Why ``figure`` (ending at ``end`` of ``text``) is the same number as one of ``other``,
     written another way (one of REASONS), or None: it is not there, a changed number."""
-    digits, numerals, scaled = _side(other, other_lang)
-    if _SEP.sub("", figure) in digits:
-        return "separators"
+    figures, numerals, scaled = _side(other, other_lang)
     readings = _readings(figure)
+    if readings & figures:  # 40.000 is 40000 (not 31.51 315.1: the same digits)
+        return "separators"
     if readings & numerals:
         return "Chinese numerals"
     if (readings | _scaled(text, end, readings, lang)) & scaled:
