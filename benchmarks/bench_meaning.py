@@ -15,10 +15,11 @@ Rows are grouped into segments (system, document, segment: one translation, ever
 errors), and each translation goes through ``check_block`` as the app runs it on an answer
 (``mode="translate"``, the target language). Golds, per segment:
 
-* numbers: an Accuracy error whose span holds a digit; and, stricter, one whose digits are
-  missing or changed on the other side (a figure of the span, its digits read without
-  separators, not among the other side's figures or Chinese numerals: 40.000 for 40000, 16th
-  for 十六 are no change);
+* numbers: an Accuracy error whose span holds a digit; and, stricter, one with a figure that is
+  in no form on the other side (benchmarks/number_gold.py: 40.000 for 40000, 16th for 十六,
+  31.51 billion for 315.1亿 are no change). ``--gold issue``: the figure's digit runs compared
+  as written, as issue 41 measured, with its translations where no number changed counted per
+  reason (separators, Chinese numerals, scale words) and the recall on the rest;
 * omission: an Accuracy/Omission error of any severity; and of major (or critical) severity.
 
 Precision is the share of flagged segments that hold the gold; recall the share of gold
