@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.translate.consistency import NOT_FOUND, TermUse
-from fastdesk.ui.bridge.threads import AsyncRunner, error_text
+from fastdesk.ui.bridge.threads import AsyncRunner, background_priority, error_text
 
 TERM, LANG, RENDERING, WHERE = range(4)
 DRIFTS = "drifts"
@@ -79,6 +79,7 @@ class GlossaryDriftDialog(QDialog):
             self.runner.cancel(self._token)
 
         async def run() -> Sequence[TermUse]:
+            background_priority()  # the dialog's own thread: the GUI thread goes first
             return job()
 
         self.tree.clear()
