@@ -200,7 +200,8 @@ class SdkProvider:
         a schema)."""
         error = map_exception(self.name, exc, secrets=self._secrets)
         text = error.message.lower()
-        return error.status == 400 and any(w in text for w in ("response_format", "json_schema"))
+        named = ("response_format", "schema", "strict")
+        return error.status == 400 and any(word in text for word in named)
 
     async def list_models(self) -> list[ModelInfo]:
         try:
