@@ -103,7 +103,7 @@ def test_the_same_number_in_another_form_is_no_change(source: str, answer: str, 
         # the 20 of 二十大 in the answer is the source's, not the dropped 10 changed
         (
             "新华社北京2月10日电 党的二十大精神研讨班10日下午结业。",
-            "Beijing, February 10th: the seminar on the 20th Party Congress ended in the afternoon.",
+            "Beijing, February 10th: the 20th Party Congress seminar ended in the afternoon.",
             "en",
             "numbers missing: 10",
         ),
