@@ -62,6 +62,8 @@ from fastdesk.translate.meaning_checks import numbers_problem
         # 九二 read digit by digit: the '92 of the "1992 Consensus"
         ("民进党拒绝接受“九二共识”。", 'The DPP rejects the "1992 Consensus".', "en"),
         ("民进党拒绝接受“九二共识”。", 'The DPP rejects the "92 Consensus".', "en"),
+        # a Chinese numeral's unit, converted
+        ("蛋白质能在一万纳秒内折叠。", "Proteins fold in 10 microseconds.", "en"),
     ],
 )
 def test_the_same_number_in_another_form_is_no_change(source: str, answer: str, lang: str) -> None:

@@ -379,7 +379,9 @@ def spelled_measures(text: str, code: str) -> list[Spelled]:
     at = 0
     for shown, value in number_words.spelled(text, code):
         words = r"[\s-]+".join(re.escape(w) for w in shown.split())
-        m = re.compile(rf"(?<![^\W\d_]){words}(?![^\W\d_])", re.IGNORECASE).search(text, at)
+        if code not in ("zh", "ja"):  # Chinese numerals touch the words around them
+            words = rf"(?<![^\W\d_]){words}(?![^\W\d_])"
+        m = re.compile(words, re.IGNORECASE).search(text, at)
         if m is None:
             found.append((shown, value, None))
             spans.append((at, at))
