@@ -150,10 +150,12 @@ def test_the_drift_view_reads_the_pages_in_a_worker_and_the_window_goes_on(
     w = _open_site(make_window, qtbot, tmp_path)
     gate = threading.Event()
     readers: list[bool] = []  # for each read: was it on the GUI thread?
+    threads: list[threading.Thread] = []
 
     def held(project: Project, skip: tuple[str, str] = ("", "")) -> list[Unit]:
         on_gui = threading.current_thread() is threading.main_thread()
         readers.append(on_gui)
+        threads.append(threading.current_thread())
         if not on_gui:  # a read on the GUI thread is not held: the test would hang
             gate.wait(30)
         return translated_units(project, skip=skip)
@@ -179,6 +181,7 @@ def test_the_drift_view_reads_the_pages_in_a_worker_and_the_window_goes_on(
         gate.set()
     assert not dialog.busy and not dialog.progress.isVisible()
     assert _world(dialog) == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}
+    qtbot.waitUntil(lambda: not threads[0].is_alive())  # the read's thread ends with it
 
 
 def test_a_drift_view_closed_while_reading_drops_the_read(

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from fastdesk.translate.consistency import NOT_FOUND, TermUse
-from fastdesk.ui.bridge.threads import AsyncRunner, background_priority, error_text
+from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 
 TERM, LANG, RENDERING, WHERE = range(4)
 DRIFTS = "drifts"
@@ -57,7 +57,7 @@ class GlossaryDriftDialog(QDialog):
         self.progress.setRange(0, 0)  # busy: how long the pages take is not known
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.runner = AsyncRunner(self)
+        self._runner: AsyncRunner | None = None  # while a read goes on: its thread
         self._token: int | None = None
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -73,22 +73,29 @@ class GlossaryDriftDialog(QDialog):
         return self._token is not None
 
     def read(self, job: Callable[[], Sequence[TermUse]]) -> None:
-        """Run ``job`` (read the pages, work out the drift) in the dialog's worker thread; the
-        dialog is busy until it ends, then shows its terms."""
-        if self._token is not None:
-            self.runner.cancel(self._token)
+        """Run ``job`` (read the pages, work out the drift) in a worker thread of the dialog's
+        (at the background priority: the GUI thread goes first); the dialog is busy until it
+        ends, then shows its terms, and the thread ends with the read."""
+        self._stop()
 
         async def run() -> Sequence[TermUse]:
-            background_priority()  # the dialog's own thread: the GUI thread goes first
             return job()
 
         self.tree.clear()
         self.summary.setText(READING)
         self.progress.show()
-        self._token = self.runner.submit(run, self._read)
+        self._runner = AsyncRunner(self)
+        self._token = self._runner.submit(run, self._read)
+
+    def _stop(self) -> None:
+        """End the read's thread (a read still going is dropped)."""
+        self._token = None
+        if self._runner is not None:
+            self._runner.close(timeout=0.5)
+            self._runner = None
 
     def _read(self, uses: Any, error: BaseException | None) -> None:
-        self._token = None
+        self._stop()
         self.progress.hide()
         if error is not None:
             self.summary.setText(f"The pages were not read: {error_text(error)}")
@@ -127,6 +134,5 @@ class GlossaryDriftDialog(QDialog):
 
     def done(self, result: int) -> None:
         """Closing stops the worker (a read still going is dropped)."""
-        self._token = None
-        self.runner.close(timeout=0.5)
+        self._stop()
         super().done(result)
