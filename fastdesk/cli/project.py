@@ -25,7 +25,7 @@ from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, relink_terms, translate_pairs
 from fastdesk.project.sync import OUTSIDE, Pair
 from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.routing.costs import CostLedger
@@ -171,7 +171,10 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     elif args.batch:
         say_jobs(project)  # nothing stale: still say what is pending
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
-    _link_terms(project, pairs, reports, record)
+    for line in relink_terms(
+        [p for p, r in zip(pairs, reports, strict=True) if not r.held], record
+    ):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     if batch is not None:
         batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
@@ -190,22 +193,6 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     below = args.min_score is not None and _below_min_score(pairs, finished, args.min_score)
     bad = any(r.status in ("failed", "skipped") or r.not_translated for r in reports)
     return 1 if below or bad else 0
-
-
-def _link_terms(
-    project: Project, pairs: list[Pair], reports: list[PairReport], record: WrittenRecord
-) -> None:
-    """Hugo with term ids: each written target again, now that every page's translation is on
-    disk, for its links to terms in pages written after it (fastdesk.project.fragments)."""
-    if project.dialect != "hugo" or not project.term_ids:
-        return
-    for pair, report in zip(pairs, reports, strict=True):
-        if report.status not in ("ok", "partial") or report.held or pair.conflict:
-            continue
-        try:
-            pair.write(record)
-        except OSError as exc:
-            print(f"fastdesk translate: {os_error_line(pair.target, exc)}", file=sys.stderr)
 
 
 def _say_escapes(project: Project, record: WrittenRecord) -> None:
