@@ -43,6 +43,13 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 
 def page_ids(text: str, project: Project) -> list[str]:
     """The ids Hugo gives a page's top-level headings and definition terms, in order."""
+    return list(_page_ids(text, project.id_type))
+
+
+@lru_cache(maxsize=1024)
+def _page_ids(text: str, id_type: str) -> tuple[str, ...]:
+    """Kept for the last pages read: a run shows each target two or three times (read, written,
+    written again for the links of the pages after it)."""
     lines: list[tuple[str, str]] = []
     terms: set[str] = set()
     for block in parse(text).blocks:
@@ -53,13 +60,13 @@ def page_ids(text: str, project: Project) -> list[str]:
             for n, term in enumerate(definition_terms(core)):
                 terms.add(key := f"{block.id} term {n}")
                 lines.append((key, term))
-    made = anchors(lines, "hugo", terms=terms, id_type=project.id_type)
+    made = anchors(lines, "hugo", terms=terms, id_type=id_type)
     out = []
     for key, line in lines:
         given = None if key in terms else explicit_id(line)
         if given or key in made:
             out.append(given or made[key])
-    return out
+    return tuple(out)
 
 
 def _renamed(source: str, target: str, project: Project) -> dict[str, str]:
@@ -134,14 +141,17 @@ def fragment_rewriter(
     Hugo gives terms no ids."""
     if project.dialect != "hugo" or not project.term_ids:
         return lambda text: text
-    own = _renamed(source_text, target_text, project)
     pages = frozenset(project.sources())
+
+    @lru_cache(maxsize=1)
+    def own() -> dict[str, str]:  # read only when the page links into itself
+        return _renamed(source_text, target_text, project)
 
     def fix(m: re.Match[str]) -> str:
         page = _linked_page(project, source, m["path"], pages)
         if page is None:
             return m[0]
-        renamed = own if page == source else _on_disk(project, page, lang)
+        renamed = own() if page == source else _on_disk(project, page, lang)
         frag = renamed.get(m["frag"])
         return m[0] if frag is None else f"{m['lead']}{m['path']}#{frag}"
 
