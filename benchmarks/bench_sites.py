@@ -330,9 +330,8 @@ def _row(name: str, counts: SiteCounts, source: SiteCounts | None = None) -> str
 def _delta(counts: SiteCounts, baseline: SiteCounts) -> str:
     """What the translated build has more (or less) of than the untranslated i18n build."""
     ours, theirs = counts.figures(), baseline.figures()
-    return "  fr − untranslated      " + " ".join(
-        f"{k}={ours[k] - theirs[k]:+d}" for k in ours if ours[k] != theirs[k]
-    )
+    changed = [f"{k}={ours[k] - theirs[k]:+d}" for k in ours if ours[k] != theirs[k]]
+    return "  fr − untranslated      " + (" ".join(changed) or "none: every count the same")
 
 
 def main() -> None:
