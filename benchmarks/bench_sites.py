@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_project import paid_tier
 from fastdesk.cli.main import run
+from fastdesk.project.theme_strings import THEME_FILES
 from tests.emulator import Emulator
 from tests.site_judge import SiteCounts, count_site
 from tests.translating import translate_everything
@@ -190,22 +191,16 @@ def _node_modules(checkout: Path, root: Path) -> None:
                 (ours / entry.name / package.name).symlink_to(package)
 
 
-_THEME_FILES = (
-    "code.json",
-    "docusaurus-theme-classic/navbar.json",
-    "docusaurus-theme-classic/footer.json",
-)
-
-
 def _theme_strings(english: Path, plain: Path, work: Path) -> str:
-    """The theme's strings (i18n/fr's code.json, navbar.json, footer.json): how many French
+    """The theme's strings (i18n/fr's code.json, navbar.json, footer.json, the blog's
+    options.json: fastdesk.project.theme_strings.THEME_FILES): how many French
     messages are still the English one (``english``: write-translations' for the default
     locale) in the untranslated and the translated site, how many of the theme's own French
     ones the translation kept, and whether every placeholder came back."""
     import json
 
     total = english_before = english_after = theirs = kept = lost = 0
-    for rel in _THEME_FILES:
+    for rel in THEME_FILES:
         paths = (
             english / rel,
             plain / "i18n/fr" / rel,

@@ -1,4 +1,4 @@
-"""Docusaurus' theme strings (``i18n/fr/code.json``, the navbar's and footer's JSON, as
+"""Docusaurus' theme strings (``i18n/fr/code.json``, the navbar's, footer's and blog's JSON, as
 ``docusaurus write-translations --locale fr`` writes them: tests/data/sites/docusaurus/i18n) are
 translated by ``fastdesk translate DIR --to fr``: every message in English changes, keys,
 descriptions, placeholders, plural forms and the spaces around a message stay byte for byte,
@@ -26,6 +26,7 @@ FILES = (
     "code.json",
     "docusaurus-theme-classic/navbar.json",
     "docusaurus-theme-classic/footer.json",
+    "docusaurus-plugin-content-blog/options.json",
 )
 FRENCH = "Nous n'avons pas trouvé ce que vous recherchez."
 

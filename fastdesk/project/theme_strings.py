@@ -2,8 +2,9 @@
 
 ``docusaurus write-translations --locale fr`` writes ``i18n/fr/code.json`` (the theme's strings
 and the site's own ``<Translate>`` ones) and ``i18n/fr/docusaurus-theme-classic/navbar.json``
-and ``footer.json`` (the navbar's and footer's labels, the copyright line): key →
-``{"message", "description"}``. Each message is the theme's own translation where Docusaurus
+and ``footer.json`` (the navbar's and footer's labels, the copyright line): key → ``{"message",
+"description"}``; and the blog's ``docusaurus-plugin-content-blog/options.json`` (its title,
+description and "Recent posts"). Each message is the theme's own translation where Docusaurus
 ships one, else the site's English text, so a French site keeps an English navbar, footer and
 home page. :func:`translate_theme_strings` sends each message (through the engine, its memory
 and checks, as any block: an MDX expression such as ``{count}`` is kept out of the model's
@@ -51,6 +52,7 @@ THEME_FILES = (
     "code.json",
     "docusaurus-theme-classic/navbar.json",
     "docusaurus-theme-classic/footer.json",
+    "docusaurus-plugin-content-blog/options.json",  # the blog's title and sidebar title
 )
 STATE_PATH = ".fastdesk/theme-strings.json"
 SHIPPED = "node_modules/@docusaurus/theme-translations/locales/{lang}"
