@@ -24,9 +24,10 @@ from pathlib import PurePosixPath
 
 from fastdesk.config.fileio import DocumentError, read_document
 from fastdesk.document.blocks import parse
-from fastdesk.document.syntax import anchors, definition_terms, explicit_id
+from fastdesk.document.syntax import anchors, explicit_id
 from fastdesk.project.layout import Project
 from fastdesk.project.links import outside_code
+from fastdesk.translate.dialect import anchored
 
 __all__ = ["fragment_rewriter", "page_ids"]
 
@@ -50,16 +51,7 @@ def page_ids(text: str, project: Project) -> list[str]:
 def _page_ids(text: str, id_type: str) -> tuple[str, ...]:
     """Kept for the last pages read: a run shows each target two or three times (read, written,
     written again for the links of the pages after it)."""
-    lines: list[tuple[str, str]] = []
-    terms: set[str] = set()
-    for block in parse(text).blocks:
-        core = block.split()[1]
-        if block.kind == "heading":
-            lines.append((block.id, core.partition("\n")[0]))
-        elif block.kind == "paragraph":
-            for n, term in enumerate(definition_terms(core)):
-                terms.add(key := f"{block.id} term {n}")
-                lines.append((key, term))
+    lines, terms = anchored(parse(text), term_ids=True)
     made = anchors(lines, "hugo", terms=terms, id_type=id_type)
     out = []
     for key, line in lines:

@@ -34,7 +34,7 @@ from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 from fastdesk.translate.slots import Ranking
 
-__all__ = ["check_dialect", "heading_anchors", "translate_document"]
+__all__ = ["anchored", "check_dialect", "heading_anchors", "translate_document"]
 
 Emit = Callable[[EngineEvent], None]
 
@@ -218,6 +218,15 @@ def heading_anchors(
     it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor). ``term_ids``:
     the generator numbers definition terms' ids with the headings' (Hugo's
     ``autoDefinitionTermID``); ``id_type``: Hugo's ``autoHeadingIDType``."""
+    lines, terms = anchored(doc, term_ids=term_ids)
+    found = anchors(lines, dialect, terms=terms, id_type=id_type)
+    return {k: v for k, v in found.items() if k not in terms}
+
+
+def anchored(doc: Document, *, term_ids: bool) -> tuple[list[tuple[str, str]], set[str]]:
+    """What gets an anchor, in document order: each top-level heading (block id, its line)
+    and, with ``term_ids``, each definition term (``"<block id> term <n>"``, its text); and
+    which of them are terms."""
     lines: list[tuple[str, str]] = []
     terms: set[str] = set()
     for b in doc.blocks:
@@ -227,8 +236,7 @@ def heading_anchors(
             for n, term in enumerate(definition_terms(b.split()[1])):
                 terms.add(key := f"{b.id} term {n}")
                 lines.append((key, term))
-    found = anchors(lines, dialect, terms=terms, id_type=id_type)
-    return {k: v for k, v in found.items() if k not in terms}
+    return lines, terms
 
 
 # ---- checked like code ------------------------------------------------------------------------
