@@ -13,6 +13,7 @@ import math
 import re
 
 from fastdesk.document.languages import primary
+from fastdesk.translate.credits import credit_left_out, outlet_kept
 from fastdesk.translate.language import identify
 from fastdesk.translate.number_check import month, script_language
 
@@ -114,7 +115,7 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
     flat = " ".join(answer.split())
     if not src or flat == " ".join(source.split()):  # an echo: not this check's business
         return None
-    src = [x for n, x in enumerate(src) if n == 0 or x != src[n - 1]]  # Thank you. Thank you.
+    src = _unrepeated(src)
     ans = sentences(answer)
     # Chinese and Japanese end sentences where English joins them with a comma: three short
     # questions asked as one are all there
@@ -128,7 +129,9 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         for s in src
         if len(_WORD.findall(s)) >= MIN_UNTRANSLATED_WORDS and " ".join(s.split()) in flat
     ]
-    phrase = _bracket_left_out(source, answer)
+    phrase = _bracket_left_out(source, answer) or credit_left_out(
+        source, answer, primary(target_lang)
+    )
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
     shorter = script is not None or letters_ans < letters_src  # else too long to judge short
@@ -172,23 +175,70 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
 
 
 # A part in brackets of a Chinese or Japanese source (a dateline, an outlet's name, a gloss)
-# keeps its brackets in a translation; an answer with fewer brackets left one out. Between
+# keeps its brackets in a translation; an answer with fewer brackets left one out, unless what
+# the part says is elsewhere in the answer: the outlet it names, the figures of a date. Between
 # Latin-script languages a gloss in brackets often joins the text ("[of assembly time]" →
-# "Montagezeit"): not judged there.
+# "Montagezeit"): there, a part in brackets is left out only when the answer has fewer brackets
+# and none of the part's names and figures ("(full name Demna Gvasalia)").
 _BRACKETS = re.compile(r"[（(【\[][^（(【\[）)】\]]{1,80}[）)】\]]")
 _OPENERS = re.compile(r"[（(【\[]")
+_DATE_PART = re.compile(r"[\d\s年月日号至到]+")
+_FIGURE = re.compile(r"\d+")
+_LATIN_BRACKETS = re.compile(r"\(([^()]{2,80})\)")
+_ANCHOR = re.compile(r"\b(?:[A-Z][\w'-]+|\d[\d.,]*)")
 
 
 def _bracket_left_out(source: str, answer: str) -> str | None:
-    """A part in brackets of a CJK source that the answer, in another script, lacks."""
+    """A part in brackets of the source that the answer, in another script, lacks."""
     if "（" not in source and "(" not in source and "【" not in source and "[" not in source:
         return None
-    if not _CJK.search(source) or _CJK.search(answer):
+    if not _CJK.search(source):
+        return _latin_bracket_left_out(source, answer)
+    if _CJK.search(answer):
         return None
-    groups = [g for g in _BRACKETS.findall(source) if len(_CJK.findall(g)) >= 2]
-    if groups and len(_BRACKETS.findall(source)) > len(_OPENERS.findall(answer)):
-        return f"left out: a part in brackets ({groups[-1]!r})"
+    groups = _BRACKETS.findall(source)
+    if len(groups) <= len(_OPENERS.findall(answer)):
+        return None
+    for group in reversed(groups):
+        if len(_CJK.findall(group)) < 2 or outlet_kept(group, answer):
+            continue
+        day = _FIGURE.findall(group)[-1:]
+        if (
+            _DATE_PART.fullmatch(group[1:-1])
+            and day
+            and re.search(rf"(?<!\d){day[0]}(?!\d)", answer)
+        ):
+            continue  # （2月10日）: the date is there (its day), in brackets or not
+        return f"left out: a part in brackets ({group!r})"
     return None
+
+
+def _latin_bracket_left_out(source: str, answer: str) -> str | None:
+    groups = _LATIN_BRACKETS.findall(source)
+    if len(groups) <= answer.count("(") + answer.count("（"):
+        return None
+    for group in groups:
+        anchors = _ANCHOR.findall(group)
+        if anchors and not any(a in answer for a in anchors):
+            return f"left out: a part in brackets ('({group})')"
+    return None
+
+
+def _unrepeated(src: list[str]) -> list[str]:
+    """The sentences without one that repeats its predecessor, whole or as its start ("Thank
+    you. Thank you." and "谢谢。谢谢大家。" say thanks once)."""
+    out: list[str] = []
+    for sentence in src:
+        if out:
+            last, this = _core(out[-1]), _core(sentence)
+            if this == last or (len(last) <= 4 and this.startswith(last)):
+                continue
+        out.append(sentence)
+    return out
+
+
+def _core(sentence: str) -> str:
+    return "".join(_WORD.findall(sentence)).lower()
 
 
 def _language(text: str) -> str | None:
