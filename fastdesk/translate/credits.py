@@ -76,8 +76,8 @@ _LATIN = re.compile(
     + "|".join(map(re.escape, sorted(_OUTLETS_LATIN, key=len, reverse=True)))
     + r")(?![\w-])"
 )
-# a byline: a reporter's name in brackets, or after the outlet at the start
-_BYLINE = re.compile(r"[（(]记者[^）)]{2,14}[）)]|^\S{0,10}记者[\u4e00-\u9fff]{2,3}")
+# a byline: a reporter's name in brackets, or a reporter in the dateline at the start
+_BYLINE = re.compile(r"[（(]记者[^）)]{2,14}[）)]|^[^，。,]{0,20}?记者(?![会站])")
 _REPORTER = re.compile(r"reporter|correspondent|journalist|\bby\b|staff writer", re.IGNORECASE)
 _PICTURE = re.compile(r"图源|图片来源|来源[:：]")
 _SOURCE_WORD = re.compile(

@@ -179,7 +179,7 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
 # the part says is elsewhere in the answer: the outlet it names, the figures of a date. Between
 # Latin-script languages a gloss in brackets often joins the text ("[of assembly time]" →
 # "Montagezeit"): there, a part in brackets is left out only when the answer has fewer brackets
-# and none of the part's names and figures ("(full name Demna Gvasalia)").
+# and lacks a name or figure of the part ("(full name Demna Gvasalia)").
 _BRACKETS = re.compile(r"[（(【\[][^（(【\[）)】\]]{1,80}[）)】\]]")
 _OPENERS = re.compile(r"[（(【\[]")
 _DATE_PART = re.compile(r"[\d\s年月日号至到]+")
@@ -219,7 +219,7 @@ def _latin_bracket_left_out(source: str, answer: str) -> str | None:
         return None
     for group in groups:
         anchors = _ANCHOR.findall(group)
-        if anchors and not any(a in answer for a in anchors):
+        if anchors and not all(a in answer for a in anchors):
             return f"left out: a part in brackets ('({group})')"
     return None
 
@@ -231,7 +231,8 @@ def _unrepeated(src: list[str]) -> list[str]:
     for sentence in src:
         if out:
             last, this = _core(out[-1]), _core(sentence)
-            if this == last or (len(last) <= 4 and this.startswith(last)):
+            short = len(_WORD.findall(out[-1])) <= 2 and len(last) <= 12
+            if this == last or (short and this.startswith(last)):
                 continue
         out.append(sentence)
     return out
