@@ -153,3 +153,21 @@ def test_a_sentence_that_only_starts_like_the_one_before_still_counts() -> None:
     )
     answer = "Der Ausschuss trat am Montag zusammen, um über den Haushalt zu beraten."
     assert omission_problem(source, answer, "de") is not None
+
+
+def test_an_answer_that_keeps_nothing_of_the_source_is_another_text_not_an_omission() -> None:
+    source = "2月11日上午，范明政走访了文莱达鲁萨兰大学（UBD，简称“文莱大学”）。"
+    invented = "The film is directed by Lee Kang-hoon and written by Lee Kang-hoon."
+    assert omission_problem(source, invented, "en") is None
+    # the same part left out of a translation that keeps the rest is an omission
+    dropped = "On the morning of February 11, Pham Minh Chinh visited the University of Brunei."
+    found = omission_problem(source, dropped, "en")
+    assert found is not None and "UBD" in found
+
+
+def test_a_credit_rendered_word_for_word_is_kept() -> None:
+    assert (
+        omission("健身行业应摆脱信任危机-中新网", "Fitness trust crisis - The New Network", "en")
+        is None
+    )
+    assert omission("健身行业应摆脱信任危机-中新网", "Fitness trust crisis", "en") is not None

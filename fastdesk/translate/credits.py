@@ -18,7 +18,7 @@ import re
 # gives them; a form of five letters or more may begin a longer word ("economic observ…").
 _OUTLETS_ZH: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("中新网|中国新闻网|中新社",
-     ("china news", "chinanews", "china-news", "china new", "cns", "zhongxin")),
+     ("china news", "chinanews", "china-news", "china new", "new net", "cns", "zhongxin")),
     ("新华社|新华网", ("xinhua",)),
     ("央视网|央视新闻|央视", ("cctv", "china central television")),
     ("人民网|人民日报",
@@ -76,6 +76,9 @@ _LATIN = re.compile(
     + "|".join(map(re.escape, sorted(_OUTLETS_LATIN, key=len, reverse=True)))
     + r")(?![\w-])"
 )
+# a quick look first: the words an outlet's name begins with, among the source's capitalised
+_LATIN_FIRST = frozenset(name.split()[0] for name in _OUTLETS_LATIN)
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z]*")
 # a byline: a reporter's name in brackets, or a reporter in the dateline at the start
 _BYLINE = re.compile(r"[（(]记者[^）)]{2,14}[）)]|^[^，。,]{0,20}?记者(?![会站])")
 _REPORTER = re.compile(r"reporter|correspondent|journalist|\bby\b|staff writer", re.IGNORECASE)
@@ -106,8 +109,8 @@ def credit_left_out(source: str, answer: str, target: str) -> str | None:
         if picture and not _SOURCE_WORD.search(answer):
             return f"left out: the picture's source ({picture.group()!r})"
         return None
-    if _HAN.search(answer):
-        return None  # names written in Chinese characters: not compared
+    if _HAN.search(answer) or _LATIN_FIRST.isdisjoint(_CAPITALISED.findall(source)):
+        return None  # names written in Chinese characters are not compared; no outlet named
     for found in _LATIN.finditer(source):
         if found.group() not in answer:
             return f"left out: the credit {found.group()!r}"

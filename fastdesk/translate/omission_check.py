@@ -115,6 +115,8 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
     flat = " ".join(answer.split())
     if not src or flat == " ".join(source.split()):  # an echo: not this check's business
         return None
+    if _another_text(source, answer):
+        return None
     src = _unrepeated(src)
     ans = sentences(answer)
     # Chinese and Japanese end sentences where English joins them with a comma: three short
@@ -222,6 +224,23 @@ def _latin_bracket_left_out(source: str, answer: str) -> str | None:
         if anchors and not all(a in answer for a in anchors):
             return f"left out: a part in brackets ('({group})')"
     return None
+
+
+# Words in Latin letters inside a Chinese or Japanese source (a name, an acronym, a term)
+# pass into a Latin-script answer as they are
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
+
+
+def _another_text(source: str, answer: str) -> bool:
+    """Whether the answer, in Latin script, keeps none of the Latin words and none of the
+    figures of a Chinese or Japanese source that has Latin words: it is another text (a
+    model's invention), not this one with a gap; the numbers and language checks speak for
+    it, and what it lacks is not an omission."""
+    if not _CJK.search(source) or _CJK.search(answer):
+        return False
+    words = set(_LATIN_WORD.findall(source))
+    kept = set(_LATIN_WORD.findall(answer)) | set(_FIGURE.findall(answer))
+    return bool(words) and kept.isdisjoint(words | set(_FIGURE.findall(source)))
 
 
 def _unrepeated(src: list[str]) -> list[str]:
