@@ -171,3 +171,15 @@ def test_a_credit_rendered_word_for_word_is_kept() -> None:
         is None
     )
     assert omission("健身行业应摆脱信任危机-中新网", "Fitness trust crisis", "en") is not None
+
+
+def test_an_outlet_named_fewer_times_than_in_the_source_is_a_credit_left_out() -> None:
+    source = "越通社河内——越通社特派记者报道，越南总理对新加坡进行了正式访问。"
+    both = "Hanoi (VNA) - A VNA special correspondent reports that the PM visited Singapore."
+    assert omission(source, both, "en") is None
+    found = omission(source, both.replace("A VNA special", "A special"), "en")
+    assert found is not None and "越通社" in found
+    source = 'Demna said he was sorry in an interview with Vogue. "I apologise," he told Vogue.'
+    kept = "Demna sagte Vogue, es tue ihm leid. „Ich entschuldige mich“, sagte er Vogue."
+    assert omission(source, kept, "de") is None
+    assert omission(source, kept.replace(", sagte er Vogue", ", sagte er"), "de") is not None
