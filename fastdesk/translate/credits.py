@@ -118,8 +118,8 @@ def credit_left_out(source: str, answer: str, target: str) -> str | None:
         return None
     if _HAN.search(answer) or _LATIN_FIRST.isdisjoint(_CAPITALISED.findall(source)):
         return None  # names written in Chinese characters are not compared; no outlet named
-    names = Counter(found.group() for found in _LATIN.finditer(source))
-    for name, times in names.items():
+    counts = Counter(found.group() for found in _LATIN.finditer(source))
+    for name, times in counts.items():
         if answer.count(name) < times:  # "… said in an interview with Vogue … he told Vogue"
             return f"left out: the credit {name!r}"
     return None
