@@ -183,3 +183,18 @@ def test_an_outlet_named_fewer_times_than_in_the_source_is_a_credit_left_out() -
     kept = "Demna sagte Vogue, es tue ihm leid. „Ich entschuldige mich“, sagte er Vogue."
     assert omission(source, kept, "de") is None
     assert omission(source, kept.replace(", sagte er Vogue", ", sagte er"), "de") is not None
+
+
+def test_a_firms_name_keeps_its_ampersand() -> None:
+    source = "The department hired an outside law firm, Debevoise & Plimpton, to assist it."
+    kept = "Das Ministerium beauftragte die Kanzlei Debevoise & Plimpton mit der Unterstützung."
+    assert omission(source, kept, "de") is None
+    found = omission(source, kept.replace(" & ", " "), "de")
+    assert found is not None and "Debevoise & Plimpton" in found
+
+
+def test_a_news_outlets_full_name_is_its_credit() -> None:
+    source = "A DHS official tells CBS News the department has hired the firm."
+    kept = "Ein DHS-Beamter sagte CBS News, das Ministerium habe die Kanzlei beauftragt."
+    assert omission(source, kept, "de") is None
+    assert omission(source, kept.replace("CBS News", "CBS"), "de") is not None

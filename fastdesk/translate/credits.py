@@ -50,7 +50,8 @@ _OUTLETS_ZH: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Outlets as Latin-script sources name them (kept as they are in a translation)
 _OUTLETS_LATIN = (
     "AP", "Associated Press", "Reuters", "AFP", "Agence France-Presse", "Bloomberg", "CNN", "BBC",
-    "CBS", "NBC", "ABC News", "Fox News", "RT", "Kazinform", "Xinhua", "DPA", "TASS", "Vogue",
+    "CBS", "CBS News", "NBC", "NBC News", "BBC News", "ABC News", "Fox News", "RT", "Kazinform",
+    "Xinhua", "DPA", "TASS", "Vogue",
     "Politico", "Axios", "Al Jazeera", "Sky News", "CNBC", "MSNBC", "NPR", "Yonhap", "Kyodo",
     "Interfax", "UPI", "New York Times", "Washington Post", "Wall Street Journal",
     "Financial Times", "Guardian", "Forbes", "Newsweek", "ESPN", "USA Today", "HuffPost",

@@ -131,8 +131,10 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         for s in src
         if len(_WORD.findall(s)) >= MIN_UNTRANSLATED_WORDS and " ".join(s.split()) in flat
     ]
-    phrase = _bracket_left_out(source, answer) or credit_left_out(
-        source, answer, primary(target_lang)
+    phrase = (
+        _bracket_left_out(source, answer)
+        or credit_left_out(source, answer, primary(target_lang))
+        or _firm_left_out(source, answer)
     )
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
@@ -241,6 +243,18 @@ def _another_text(source: str, answer: str) -> bool:
     words = set(_LATIN_WORD.findall(source))
     kept = set(_LATIN_WORD.findall(answer)) | set(_FIGURE.findall(answer))
     return bool(words) and kept.isdisjoint(words | set(_FIGURE.findall(source)))
+
+
+# A firm's name joined with "&" (Debevoise & Plimpton, Procter & Gamble) keeps it
+_FIRM = re.compile(r"\b[A-Z][\w.]*\s?&\s?[A-Z][\w.]*")
+
+
+def _firm_left_out(source: str, answer: str) -> str | None:
+    """A name joined with "&" in a Latin-script source whose "&" the answer lacks."""
+    if "&" not in source or "&" in answer:
+        return None
+    firm = _FIRM.search(source)
+    return None if firm is None else f"left out: part of the name {firm.group()!r}"
 
 
 def _unrepeated(src: list[str]) -> list[str]:
