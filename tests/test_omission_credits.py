@@ -160,6 +160,11 @@ def test_an_answer_that_keeps_nothing_of_the_source_is_another_text_not_an_omiss
     invented = "The film is directed by Lee Kang-hoon and written by Lee Kang-hoon."
     assert omission_problem(source, invented, "en") is None
     # the same part left out of a translation that keeps the rest is an omission
+    # a page's date line answered with a film's credits keeps none of its figures either
+    dateline = "2023-02-11 13:09:10 [来源:新华社] [责编:李絮枫] 字体:【大中小】"
+    assert omission_problem(dateline, invented, "en") is None
+    kept = "2023-02-11 13:09:10 [Source: Xinhua] [Editor: Li Xufeng]"
+    assert omission_problem(dateline, kept, "en") is not None  # 【大中小】 left out
     dropped = "On the morning of February 11, Pham Minh Chinh visited the University of Brunei."
     found = omission_problem(source, dropped, "en")
     assert found is not None and "UBD" in found
