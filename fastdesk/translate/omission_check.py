@@ -268,13 +268,16 @@ def _unrepeated(src: list[str]) -> list[str]:
     you. Thank you." and "谢谢。谢谢大家。" say thanks once)."""
     out: list[str] = []
     for sentence in src:
-        if out:
+        if out and (sentence == out[-1] or len(out[-1]) <= SHORT_REPEAT):
             last, this = _core(out[-1]), _core(sentence)
-            short = len(_WORD.findall(out[-1])) <= 2 and len(last) <= 12
+            short = len(_WORD.findall(out[-1])) <= 2
             if this == last or (short and this.startswith(last)):
                 continue
         out.append(sentence)
     return out
+
+
+SHORT_REPEAT = 24  # characters: a sentence of two words ("Thank you.") a longer one may repeat
 
 
 def _core(sentence: str) -> str:
