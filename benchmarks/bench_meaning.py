@@ -2,7 +2,7 @@
 Google's WMT MQM human evaluation (prints numbers; not a test; the data is not shipped).
 
     .venv/bin/python benchmarks/bench_meaning.py PATH [PATH ...] [--limit N] [--show CHECK]
-        [--half even|odd]
+        [--half even|odd] [--min-sentences N]
 
 PATH: MQM files (``.tsv``, or the ``.tsv.tar.gz`` the repository packs some in) or folders
 holding them, from the public repository google/wmt-mqm-human-evaluation (Freitag et al. 2021,
@@ -46,6 +46,7 @@ from typing import TextIO
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fastdesk.translate.checks import check_block
+from fastdesk.translate.meaning_checks import sentences
 from fastdesk.translate.number_words import chinese
 
 _MARK = re.compile(r"</?v>")
@@ -150,6 +151,7 @@ def _figures(text: str) -> set[str]:
 
 RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
 HALF: int | None = None  # --half even|odd: only the documents whose name's CRC-32 is even (odd)
+MIN_SENTENCES = 0  # --min-sentences N: only the segments whose source has N sentences or more
 
 
 def golds(segment: Segment) -> dict[str, bool]:
@@ -192,7 +194,8 @@ def measure(
     segments = [
         segment
         for (_system, doc, _seg), segment in read_segments(path).items()
-        if HALF is None or zlib.crc32(doc.encode()) % 2 == HALF
+        if (HALF is None or zlib.crc32(doc.encode()) % 2 == HALF)
+        and len(sentences(segment.source)) >= MIN_SENTENCES
     ][:limit]
     counts: dict[str, Counts] = {}
     alarms = {"numbers": 0, "omission": 0}
@@ -270,8 +273,16 @@ def main() -> None:
         help="only the documents whose name's CRC-32 is even (odd): a rule set on one half "
         "is measured on the other",
     )
+    parser.add_argument(
+        "--min-sentences",
+        type=int,
+        default=0,
+        help="only the segments whose source has this many sentences or more (2: paragraphs, "
+        "not headlines)",
+    )
     args = parser.parse_args()
-    global RAW_DIGITS, HALF
+    global RAW_DIGITS, HALF, MIN_SENTENCES
+    MIN_SENTENCES = args.min_sentences
     RAW_DIGITS = args.gold == "issue"
     HALF = None if args.half is None else ("even", "odd").index(args.half)
     files = _files(args.paths)
