@@ -203,3 +203,23 @@ def test_a_news_outlets_full_name_is_its_credit() -> None:
     kept = "Ein DHS-Beamter sagte CBS News, das Ministerium habe die Kanzlei beauftragt."
     assert omission(source, kept, "de") is None
     assert omission(source, kept.replace("CBS News", "CBS"), "de") is not None
+
+
+@pytest.mark.parametrize(
+    ("source", "answer"),
+    [
+        # "AP" outside a credit's place is not an outlet: here, an access point
+        ("Connect the laptop to the AP first.",
+         "Verbinden Sie den Laptop zuerst mit dem Access Point."),
+        ("Guardian angels watch over us.", "Schutzengel wachen über uns."),
+    ],
+)  # fmt: skip
+def test_a_short_or_common_name_outside_a_credit_is_no_outlet(source: str, answer: str) -> None:
+    assert credit_left_out(source, answer, "de") is None
+
+
+def test_a_short_outlet_name_in_a_credits_place_is_one() -> None:
+    found = credit_left_out(
+        "McDonald's apologised - RT World News", "McDonald's entschuldigte sich", "de"
+    )
+    assert found is not None and "RT" in found

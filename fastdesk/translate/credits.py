@@ -54,7 +54,7 @@ _OUTLETS_LATIN = (
     "Xinhua", "DPA", "TASS", "Vogue",
     "Politico", "Axios", "Al Jazeera", "Sky News", "CNBC", "MSNBC", "NPR", "Yonhap", "Kyodo",
     "Interfax", "UPI", "New York Times", "Washington Post", "Wall Street Journal",
-    "Financial Times", "Guardian", "Forbes", "Newsweek", "ESPN", "USA Today", "HuffPost",
+    "Financial Times", "The Guardian", "Forbes", "Newsweek", "ESPN", "USA Today", "HuffPost",
 )  # fmt: skip
 
 
@@ -119,11 +119,32 @@ def credit_left_out(source: str, answer: str, target: str) -> str | None:
         return None
     if _HAN.search(answer) or _LATIN_FIRST.isdisjoint(_CAPITALISED.findall(source)):
         return None  # names written in Chinese characters are not compared; no outlet named
-    counts = Counter(found.group() for found in _LATIN.finditer(source))
+    counts = Counter(
+        found.group()
+        for found in _LATIN.finditer(source)
+        if len(found.group()) > SHORT_NAME or _credited(source, found.start(), found.end())
+    )
     for name, times in counts.items():
         if answer.count(name) < times:  # "… said in an interview with Vogue … he told Vogue"
             return f"left out: the credit {name!r}"
     return None
+
+
+# An outlet's short name (AP, RT, UPI) is read as a credit only where a credit stands: in
+# brackets ("BERLIN (AP) —"), after a dash ("- RT World News"), beside a word of reporting
+# ("AP reported", "told NPR"); elsewhere "AP" may be an access point
+SHORT_NAME = 3
+_CREDIT_BEFORE = re.compile(
+    r"(?:[(\[]|[-–—]\s?|\b(?:told|tells|to|by|via|cites?|from|according to|with))\s?$"
+)
+_CREDIT_AFTER = re.compile(
+    r"^(?:\s?[)\]]|\s(?:News|World News|reported|reports|said|says|cites?|quoted|wrote)\b)"
+)
+
+
+def _credited(source: str, start: int, end: int) -> bool:
+    before, after = source[max(0, start - 16) : start], source[end : end + 16]
+    return bool(_CREDIT_BEFORE.search(before) or _CREDIT_AFTER.match(after))
 
 
 def outlet_kept(group: str, answer: str) -> bool:
