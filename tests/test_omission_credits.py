@@ -223,3 +223,11 @@ def test_a_short_outlet_name_in_a_credits_place_is_one() -> None:
         "McDonald's apologised - RT World News", "McDonald's entschuldigte sich", "de"
     )
     assert found is not None and "RT" in found
+
+
+def test_a_part_in_brackets_whose_figure_the_answer_keeps_in_its_locales_form() -> None:
+    source = "The service now has more users (1,000 in March)."
+    assert (
+        omission_problem(source, "Der Dienst hat jetzt mehr Nutzer, 1.000 im März.", "de") is None
+    )
+    assert omission_problem(source, "Der Dienst hat jetzt mehr Nutzer.", "de") is not None

@@ -185,13 +185,16 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
 # the part says is elsewhere in the answer: the outlet it names, the figures of a date. Between
 # Latin-script languages a gloss in brackets often joins the text ("[of assembly time]" →
 # "Montagezeit"): there, a part in brackets is left out only when the answer has fewer brackets
-# and lacks a name or figure of the part ("(full name Demna Gvasalia)").
+# and lacks its figures (in any locale's form), or, where it has none, one of its names ("(full
+# name Demna Gvasalia)"; a capitalised first word may be a gloss's, "(Laughter)").
 _BRACKETS = re.compile(r"[（(【\[][^（(【\[）)】\]]{1,80}[）)】\]]")
 _OPENERS = re.compile(r"[（(【\[]")
 _DATE_PART = re.compile(r"[\d\s年月日号至到]+")
 _FIGURE = re.compile(r"\d+")
 _LATIN_BRACKETS = re.compile(r"\(([^()]{2,80})\)")
-_ANCHOR = re.compile(r"\b(?:[A-Z][\w'-]+|\d[\d.,]*)")
+_NAME = re.compile(r"\b[A-Z][\w'-]+")
+_NUMBER = re.compile(r"\d[\d.,]*")
+_LOCALE_FIGURE = re.compile(r"\d[\d.,'\u00a0\u202f ]*")  # 1,000 is 1.000 or 1 000 in German
 
 
 def _bracket_left_out(source: str, answer: str) -> str | None:
@@ -223,9 +226,15 @@ def _latin_bracket_left_out(source: str, answer: str) -> str | None:
     groups = _LATIN_BRACKETS.findall(source)
     if len(groups) <= answer.count("(") + answer.count("（"):
         return None
+    figures = {re.sub(r"\D", "", f) for f in _LOCALE_FIGURE.findall(answer)}
     for group in groups:
-        anchors = _ANCHOR.findall(group)
-        if anchors and not all(a in answer for a in anchors):
+        numbers = _NUMBER.findall(group)
+        if numbers:  # a figure kept in any form keeps the part ("(1,000 in March)": 1.000)
+            if not any(re.sub(r"\D", "", n) in figures for n in numbers):
+                return f"left out: a part in brackets ('({group})')"
+            continue
+        names = _NAME.findall(group)[1 if _NAME.match(group) else 0 :]  # not its first word
+        if names and not all(name in answer for name in names):
             return f"left out: a part in brackets ('({group})')"
     return None
 
