@@ -2,6 +2,7 @@
 Google's WMT MQM human evaluation (prints numbers; not a test; the data is not shipped).
 
     .venv/bin/python benchmarks/bench_meaning.py PATH [PATH ...] [--limit N] [--show CHECK]
+        [--half even|odd] [--min-sentences N]
 
 PATH: MQM files (``.tsv``, or the ``.tsv.tar.gz`` the repository packs some in) or folders
 holding them, from the public repository google/wmt-mqm-human-evaluation (Freitag et al. 2021,
@@ -37,6 +38,7 @@ import re
 import sys
 import tarfile
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import number_gold
 from fastdesk.translate.checks import check_block
+from fastdesk.translate.meaning_checks import sentences
 
 _MARK = re.compile(r"</?v>")
 _SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
@@ -141,6 +144,8 @@ def read_segments(path: Path) -> dict[tuple[str, str, str], Segment]:
 
 
 RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
+HALF: int | None = None  # --half even|odd: only the documents whose name's CRC-32 is even (odd)
+MIN_SENTENCES = 0  # --min-sentences N: only the segments whose source has N sentences or more
 
 
 def golds(segment: Segment, langs: tuple[str, str]) -> dict[str, bool]:
@@ -178,7 +183,12 @@ def measure(
 ) -> None:
     name, lang = _pair(path)
     langs = (name.split()[-1].split("-")[0], lang)
-    segments = list(read_segments(path).values())[:limit]
+    segments = [
+        segment
+        for (_system, doc, _seg), segment in read_segments(path).items()
+        if (HALF is None or zlib.crc32(doc.encode()) % 2 == HALF)
+        and len(sentences(segment.source)) >= MIN_SENTENCES
+    ][:limit]
     artefacts: Counter[str] = Counter()  # --gold issue: its gold segments with no changed number
     real = Counts()
     counts: dict[str, Counts] = {}
@@ -275,9 +285,25 @@ def main() -> None:
         default="figures",
         help="issue: the digits-changed gold as issue 41 measured it (digit runs as written)",
     )
+    parser.add_argument(
+        "--half",
+        choices=("even", "odd"),
+        default=None,
+        help="only the documents whose name's CRC-32 is even (odd): a rule set on one half "
+        "is measured on the other",
+    )
+    parser.add_argument(
+        "--min-sentences",
+        type=int,
+        default=0,
+        help="only the segments whose source has this many sentences or more (2: paragraphs, "
+        "not headlines)",
+    )
     args = parser.parse_args()
-    global RAW_DIGITS
+    global RAW_DIGITS, HALF, MIN_SENTENCES
+    MIN_SENTENCES = args.min_sentences
     RAW_DIGITS = args.gold == "issue"
+    HALF = None if args.half is None else ("even", "odd").index(args.half)
     files = _files(args.paths)
     if not files:
         raise SystemExit("no MQM .tsv files under " + ", ".join(args.paths))
