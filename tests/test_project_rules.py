@@ -186,7 +186,10 @@ def test_a_hugo_page_that_sets_its_url_gets_an_address_in_its_own_language(
     page would be written over the English one); without it, under the language's prefix."""
     root = make_project(tmp_path, "hugo-folder")
     yaml = "---\ntitle: Step\nurl: /commands/step/\naliases: [/old/]\n---\n\nStep one.\n\n"
-    toml = "+++\ntitle = 'Step'\nurl = \"/commands/step-two\"\n+++\n\nStep two.\n"
+    toml = (  # a table's url ([cascade]'s, for the pages below) is not the page's
+        "+++\ntitle = 'Step'\nurl = \"/commands/step-two\"\n[cascade]\nurl = '/:slug/'\n+++\n\n"
+        "Step two.\n"
+    )
     kept = (
         "---\ntitle: Step\nurl: https://example.org/step/\ncascade:\n  url: /:slug/\n---\n\n"
         "Step three.\n\n```yaml\nurl: /in/code/\n```\n"
@@ -201,7 +204,8 @@ def test_a_hugo_page_that_sets_its_url_gets_an_address_in_its_own_language(
         "url: /not/front/matter/\n"
     )
     assert (fr / "two.md").read_text(encoding="utf-8") == (
-        "+++\ntitle = 'Étape'\nurl = \"commands/step-two\"\n+++\n\nÉtape two.\n"
+        "+++\ntitle = 'Étape'\nurl = \"commands/step-two\"\n[cascade]\nurl = '/:slug/'\n+++\n\n"
+        "Étape two.\n"
     )
     assert (fr / "three.md").read_text(encoding="utf-8") == kept.replace("Step", "Étape")
     source = (root / "content/en/commands/step.md").read_text(encoding="utf-8")

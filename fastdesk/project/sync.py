@@ -196,7 +196,12 @@ def language_url(text: str) -> str:
     m = _ROOT_URL.match(text)
     if m is None or _fence_end(text, m["fence"]) < m.end("key"):
         return text
+    if _TABLE.search(text, 0, m.start("key")):
+        return text  # a TOML table's url ([cascade]'s, for the pages below): not the page's
     return text[: m.end("key")] + text[m.end("key") + 1 :]
+
+
+_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
 
 
 def _fence_end(text: str, fence: str) -> int:
