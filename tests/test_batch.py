@@ -384,3 +384,40 @@ def test_an_ended_job_nothing_asks_for_any_more_is_forgotten(
     assert batch(root) == 0
     assert "nothing is stale any more; forgotten" in capsys.readouterr().err
     assert jobs(root) == []
+
+
+def long_page(title: str, paragraphs: int) -> str:
+    """A page of ``paragraphs`` paragraphs of about 40 tokens each that say Step (and names,
+    in no language: the emulator's answer translates only Step)."""
+    body = "".join(
+        f"Step {i} of {title}: " + " ".join(f"{title}-{i}-{k}" for k in range(14)) + ".\n\n"
+        for i in range(paragraphs)
+    )
+    return f"# {title}\n\n{body}```sh\nStep --not-translated\n```\n"
+
+
+def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    # 40 paragraphs of ~40 tokens: live packs (16 blocks, 1,200 tokens) would make 3 requests a
+    # page, and a backfill on this free tier (8,000 tokens a minute) too; a job runs apart from
+    # the per-minute limits, so a page goes in one request of a backfill's size
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", "site_name: t\n")
+    for name in ("index", "guide"):
+        write(root / f"docs/{name}.md", long_page(name.title(), 40))
+    assert batch(root) == 0
+    lines = emu.batches.lines
+    assert len(lines) == 2 * len(LANGS)  # one request a page and language
+    for line in lines:
+        text = last_user_content(line["body"]["messages"])
+        assert text.count("Step") == 40 and text.count("-->\n") == 41  # the heading too
+    report = tmp_path / "report.json"
+    assert batch(root, "--wait", "--report", str(report)) == 0
+    totals = json.loads(report.read_text())["totals"]
+    assert totals["batch_requests"] == 4 and totals["live_requests"] == 0  # every answer used
+    assert not emu.chat_requests
+    for lang in LANGS:
+        for name in ("index", "guide"):
+            text = (root / f"docs/{name}.{lang}.md").read_text(encoding="utf-8")
+            assert text.count(f"{WORDS[lang]} ") == 40 and "Step --not-translated" in text

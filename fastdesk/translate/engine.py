@@ -170,6 +170,7 @@ class Engine:
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
         backfill: bool = False,
+        per_minute: bool = True,
         adaptive: bool = False,
     ) -> None:
         self.router = router
@@ -181,6 +182,9 @@ class Engine:
         self.max_pack_blocks = max_pack_blocks
         # nobody waits for a block (a command-line run, Translate Project): larger packs
         self.backfill = backfill
+        # whether the account's per-minute limits bound a backfill's packs: not for a Batch API
+        # job, which runs apart from them (console.groq.com/docs/batch)
+        self.per_minute = per_minute
         # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
         self.adaptive = adaptive
         # False: answers are taken as they come, unchecked; only for a run whose answers are
@@ -222,14 +226,16 @@ class Engine:
     def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
         backfill's (``self.backfill``) larger than live typing's, within the model's output
-        limit and the account's tokens per minute (``planning.backfill_pack_tokens``)."""
+        limit and (``self.per_minute``) the account's tokens per minute
+        (``planning.backfill_pack_tokens``)."""
         if not self.backfill:
             return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
         pair = None
         if spec is not None:
             found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
             pair = found[0] if found else None
-        tpm = self.router.limiter.limits(pair).limit("tokens", "minute") if pair else None
+        limits = self.router.limiter.limits(pair) if pair and self.per_minute else None
+        tpm = limits.limit("tokens", "minute") if limits is not None else None
         tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, pair[1] if pair else "")
         blocks = max(self.max_pack_blocks, planning.BACKFILL_PACK_BLOCKS)
         return planning.pack_blocks(work, tokens, blocks)
