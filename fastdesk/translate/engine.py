@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import math
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Coroutine, Sequence
+from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
 from fastdesk.clock import duration
@@ -268,66 +268,126 @@ class Engine:
         backlog). ``labels``: the page's reference labels, when ``doc`` is part of it (a
         container's body): the syntax shielded from the model (fastdesk.document.syntax) reads
         them."""
-        planned = self.plan(doc, spec, block_ids, force, labels)
-        copied, work, hits = planned.copied, planned.work, planned.hits
-        results: dict[str, str] = dict(copied)
-        for block_id, text in copied.items():
-            emit(BlockDone(revision, block_id, text, "copy"))
-        for block, text, flags in hits:
-            results[block.id] = text
-            emit(BlockDone(revision, block.id, text, "memory", flags))
-        for block, why in planned.refused:  # asked of the model below, as any other miss
-            line = f"line {block.line}: translation memory's answer not used ({why})"
-            emit(EngineError(revision, line, kind=MEMORY_REFUSED))
-        failed: list[str] = []
-        flagged: list[str] = []
-        packs = self.packs(work, spec)
+        part = Part(doc, emit, block_ids, force, labels, priorities)
+        await self.run_parts([part], spec, revision=revision, reviews=reviews)
+        return part.done.result()
+
+    async def run_parts(
+        self,
+        parts: Sequence[Part],
+        spec: JobSpec,
+        *,
+        revision: int = 0,
+        reviews: set[asyncio.Task[None]] | None = None,
+    ) -> None:
+        """:meth:`run` for several documents at once (a page's blocks and its containers'
+        pieces: fastdesk.translate.dialect), each part's events to its own ``emit`` and its
+        results into its ``done`` as soon as its blocks are settled. A backfill
+        (``self.backfill``: nobody waits) packs the parts' work together, in the parts' order,
+        an identical text sent once; otherwise each part is packed as a run of its own."""
+        plans = [self.plan(p.doc, spec, p.block_ids, p.force, p.labels) for p in parts]
+        results: list[dict[str, str]] = []
+        for part, planned in zip(parts, plans, strict=True):
+            results.append(dict(planned.copied))
+            for block_id, text in planned.copied.items():
+                part.emit(BlockDone(revision, block_id, text, "copy"))
+            for block, text, flags in planned.hits:
+                results[-1][block.id] = text
+                part.emit(BlockDone(revision, block.id, text, "memory", flags))
+            for block, why in planned.refused:  # asked of the model below, as any other miss
+                line = f"line {block.line}: translation memory's answer not used ({why})"
+                part.emit(EngineError(revision, line, kind=MEMORY_REFUSED))
+        together = self.backfill
+        groups: list[list[Work]] = [[]] if together else [[] for _ in parts]
+        first: dict[object, Work] = {}
+        # each Work sent (by id) → every part's Work of its text: (part, Work)
+        sharing: dict[int, list[tuple[int, Work]]] = {}
+        for i, planned in enumerate(plans):
+            for w in planned.work:
+                lead = first.setdefault(w.key.digest() if together else (i, w.key.digest()), w)
+                if lead is w:
+                    groups[0 if together else i].append(w)
+                sharing.setdefault(id(lead), []).append((i, w))
         cap = self._pack_cap(spec)
-        if cap:  # a model known to lose the markers of packs this long: shorter ones
-            packs = [p[i : i + cap] for p in packs for i in range(0, len(p), cap)]
-        if packs:
-            blocks = sum(len(w.blocks) for w in work)
-            emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
-        sem = self._semaphore()
-        self._follow(spec)
-        alone = len(work) == 1  # an edit: the block goes with its context
+        packs: list[tuple[Pack, bool]] = []  # and whether it goes with its context (an edit)
+        for n, group in enumerate(groups):
+            mine = self.packs(group, spec)
+            if cap:  # a model known to lose the markers of packs this long: shorter ones
+                mine = [p[i : i + cap] for p in mine for i in range(0, len(p), cap)]
+            if mine:
+                blocks = sum(len(o.blocks) for w in group for _i, o in sharing[id(w)])
+                tokens = sum(w.tokens for w in group)
+                parts[n].emit(Planned(revision, len(mine), tokens, blocks))
+            packs += [(p, len(group) == 1) for p in mine]
+        waiting = [len(planned.work) for planned in plans]  # each part's works not settled
+        failed: list[list[str]] = [[] for _ in parts]
+        flagged: list[list[str]] = [[] for _ in parts]
+        settled: list[list[tuple[Work, _Outcome]]] = [[] for _ in parts]
+        judgings: list[Coroutine[None, None, None]] = []
 
-        settled: list[tuple[Work, _Outcome]] = []
-
-        async def one(pack: Pack) -> None:
-            ids = [b.id for w in pack for b in w.blocks]
-            order = (lambda: priorities.rank(ids)) if priorities is not None else (lambda: 0)
-            waited = priorities is not None and priorities.foreground(ids)
-            async with sem.take(order, priority=waited):
-                _BACKLOG.set(priorities is not None and not priorities.foreground(ids))
-                outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
-            for w, outcome in zip(pack, outcomes, strict=True):
-                self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
-                settled.append((w, outcome))
-
-        await asyncio.gather(*(one(b) for b in packs))
-        emit(
-            RevisionDone(
-                revision,
-                blocks=len(results) + len(failed),
-                translated=sum(len(w.blocks) for w in work) - len(failed),
-                from_memory=len(hits),
-                failed=len(failed),
-                flagged=tuple(flagged),
+        def finish(i: int) -> None:
+            """Part ``i``'s blocks are settled: its results, its revision done, its review."""
+            part, planned = parts[i], plans[i]
+            part.done.set_result(results[i])
+            part.emit(
+                RevisionDone(
+                    revision,
+                    blocks=len(results[i]) + len(failed[i]),
+                    translated=sum(len(w.blocks) for w in planned.work) - len(failed[i]),
+                    from_memory=len(planned.hits),
+                    failed=len(failed[i]),
+                    flagged=tuple(flagged[i]),
+                )
             )
-        )
-        review = spec.review
-        if review is None:
-            review = self.reviewer.budget_allows(spec.target_lang)
-        if review and spec.mode == "translate":
-            judging = self._review(settled, hits, spec, revision, emit)
+            review = spec.review
+            if review is None:
+                review = self.reviewer.budget_allows(spec.target_lang)
+            if not review or spec.mode != "translate":
+                return
+            judging = self._review(settled[i], planned.hits, spec, revision, part.emit)
             if reviews is None:
-                await judging
+                judgings.append(judging)  # awaited before this returns
             else:
                 task = asyncio.get_running_loop().create_task(judging)
                 reviews.add(task)
                 task.add_done_callback(reviews.discard)
-        return results
+
+        sem = self._semaphore()
+        self._follow(spec)
+
+        async def one(pack: Pack, alone: bool) -> None:
+            owned = [(i, own) for w in pack for i, own in sharing[id(w)]]
+            ranked: dict[int, list[str]] = {}
+            for i, own in owned:
+                if parts[i].priorities is not None:
+                    ranked.setdefault(i, []).extend(b.id for b in own.blocks)
+            order = _order(parts, ranked)
+            waited = any(_ranking(parts[i]).foreground(ids) for i, ids in ranked.items())
+            emit = _pack_emit(parts, owned)
+            async with sem.take(order, priority=waited):
+                _BACKLOG.set(bool(ranked) and not waited)
+                outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
+            for w, outcome in zip(pack, outcomes, strict=True):
+                for i, own in sharing[id(w)]:
+                    part = parts[i]
+                    self._settle(
+                        own, outcome, spec, revision, part.emit, results[i], failed[i], flagged[i]
+                    )
+                    settled[i].append((own, outcome))
+                    waiting[i] -= 1
+                    if not waiting[i]:
+                        finish(i)
+
+        for i in range(len(parts)):
+            if not waiting[i]:
+                finish(i)
+        try:
+            await asyncio.gather(*(one(p, alone) for p, alone in packs))
+        finally:
+            for part in parts:
+                if not part.done.done():
+                    part.done.cancel()
+        await asyncio.gather(*judgings)
 
     async def _review(
         self,
@@ -744,6 +804,54 @@ class Engine:
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + streamed + trail))
+
+
+@dataclass
+class Part:
+    """One document (or some of its blocks) of a run several share (``Engine.run_parts``): its
+    events go to ``emit``, its results (block id → text) into ``done`` once its blocks are
+    settled; the other fields are ``Engine.run``'s arguments of the same names."""
+
+    doc: Document
+    emit: Emit = _noop
+    block_ids: Collection[str] | None = None
+    force: Collection[str] = ()
+    labels: frozenset[str] | None = None
+    priorities: Ranking | None = None
+    done: asyncio.Future[dict[str, str]] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+def _ranking(part: Part) -> Ranking:
+    assert part.priorities is not None
+    return part.priorities
+
+
+def _order(parts: Sequence[Part], ranked: dict[int, list[str]]) -> Callable[[], object]:
+    """A pack's rank for a free request slot (asked when one frees): its most urgent part's."""
+    if not ranked:
+        return lambda: 0
+    return lambda: min(_ranking(parts[i]).rank(ids) for i, ids in ranked.items())
+
+
+def _pack_emit(parts: Sequence[Part], owned: Sequence[tuple[int, Work]]) -> Emit:
+    """A pack's events to its parts: a block's to each part that has a block of that id (one
+    text, hence one id, in several parts), the request's (its stats, a wait) to the first."""
+    by_id: dict[str, list[Emit]] = {}
+    for i, own in owned:
+        for block in own.blocks:
+            found = by_id.setdefault(block.id, [])
+            if parts[i].emit not in found:
+                found.append(parts[i].emit)
+    first = parts[min(i for i, _own in owned)].emit
+
+    def emit(event: EngineEvent) -> None:
+        block_id = getattr(event, "block_id", None)
+        for target in by_id.get(block_id, [first]) if isinstance(block_id, str) else [first]:
+            target(event)
+
+    return emit
 
 
 def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
