@@ -404,14 +404,16 @@ def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
     # the per-minute limits, so a page goes in one request of a backfill's size
     root = tmp_path / "site"
     write(root / "mkdocs.yml", "site_name: t\n")
+    boxes = '!!! note "Step title"\n\n    Step in a note.\n\n=== "Tab"\n\n    Step in a tab.\n\n'
     for name in ("index", "guide"):
-        write(root / f"docs/{name}.md", long_page(name.title(), 40))
+        write(root / f"docs/{name}.md", long_page(name.title(), 40) + "\n" + boxes)
     assert batch(root) == 0
     lines = emu.batches.lines
-    assert len(lines) == 2 * len(LANGS)  # one request a page and language
+    assert len(lines) == 2 * len(LANGS)  # one request a page and language, its containers in it
     for line in lines:
         text = last_user_content(line["body"]["messages"])
-        assert text.count("Step") == 40 and text.count("-->\n") == 41  # the heading too
+        # the heading, the paragraphs, the note's title and body, the tab's title and body
+        assert text.count("Step") == 43 and text.count("-->\n") == 45
     report = tmp_path / "report.json"
     assert batch(root, "--wait", "--report", str(report)) == 0
     totals = json.loads(report.read_text())["totals"]
@@ -420,4 +422,5 @@ def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
     for lang in LANGS:
         for name in ("index", "guide"):
             text = (root / f"docs/{name}.{lang}.md").read_text(encoding="utf-8")
-            assert text.count(f"{WORDS[lang]} ") == 40 and "Step --not-translated" in text
+            assert text.count(f"{WORDS[lang]} ") == 43 and "Step --not-translated" in text
+            assert f'!!! note "{WORDS[lang]} title"' in text
