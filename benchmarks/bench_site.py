@@ -1,6 +1,6 @@
 """A whole docs site, cold, on a paid key, against a loopback OpenAI-compatible server.
 
-    .venv/bin/python benchmarks/bench_site.py DOCS_DIR [--to fr] [--concurrency N] [--runs 1]
+    .venv/bin/python benchmarks/bench_site.py DOCS_DIR [--to fr[,de…]] [--concurrency N] [--runs 1]
 
 DOCS_DIR: a MkDocs site's folder (with its mkdocs.yml beside or inside it), e.g. Python-Markdown's
 ``docs/`` (github.com/Python-Markdown/markdown). It is copied to a temporary folder and
@@ -12,9 +12,11 @@ request's text comes back spelt backwards, its first "e" accented (code, URLs, l
 tags, attribute lists and the marker lines kept), so no answer is an echo and every answer is
 as long as its source.
 
-Printed: wall time, requests, requests per page, prompt characters (and the first, shared
-system message's share), prompt tokens, cached prompt tokens, uncached prompt tokens ÷ the
-source's tokens (the pages' characters ÷ 4, as the server counts), completion tokens.
+Printed: wall time, requests, requests per page and language, the requests that carry one
+block (and how many of those are retries with a firmer instruction), prompt characters (and the
+first, shared system message's share), prompt tokens, cached prompt tokens, uncached prompt
+tokens ÷ the source's tokens (the pages' characters ÷ 4, as the server counts, once per
+language), completion tokens.
 """
 
 from __future__ import annotations
@@ -56,20 +58,31 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 MARKER = re.compile(r"^<!--fd-\w+:\d+-->$", re.M)
 
 
-def _backwards(match: re.Match[str]) -> str:
+# each language has its accents (an é in a German answer is flagged, and asked again)
+ACCENTS = {"German": "ä", "Spanish": "á", "Italian": "è", "Portuguese": "ê"}
+
+
+def _backwards(match: re.Match[str], accent: str = "é") -> str:
     word = match.group(0)
-    turned = word[::-1].lower().replace("e", "é", 1)  # French has its accents
+    turned = word[::-1].lower().replace("e", accent, 1)
     return turned[0].upper() + turned[1:] if word[0].isupper() else turned
 
 
 def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The request's text with every prose word "translated" (spelt backwards)."""
+    """The request's text with every prose word "translated" (spelt backwards, with an accent
+    of the language the first system message names; French's by default)."""
     text = last_user_content(messages)
+    system = str(messages[0].get("content", "")) if messages else ""
+    accent = next((a for name, a in ACCENTS.items() if f"into {name}" in system), "é")
+
+    def turn(m: re.Match[str]) -> str:
+        return _backwards(m, accent)
+
     out, last = [], 0
     for kept in KEPT.finditer(text):
-        out += [WORD.sub(_backwards, text[last : kept.start()]), kept.group(0)]
+        out += [WORD.sub(turn, text[last : kept.start()]), kept.group(0)]
         last = kept.end()
-    out.append(WORD.sub(_backwards, text[last:]))
+    out.append(WORD.sub(turn, text[last:]))
     return "".join(out)
 
 
@@ -151,7 +164,10 @@ def run_once(docs: Path, lang: str, concurrency: int | None) -> dict[str, float]
         "system_chars": system_chars,
         "prompt_tokens": totals["prompt_tokens"] or 0,
         "cached_tokens": cached,
-        "source_tokens": chars / 4,
+        "source_tokens": chars / 4 * len(lang.split(",")),
+        "languages": len(lang.split(",")),
+        "singles": singles,
+        "retries": retries,
         "completion_tokens": totals["completion_tokens"] or 0,
     }
 
@@ -167,8 +183,11 @@ def main() -> None:
         f = run_once(args.docs, args.to, args.concurrency)
         uncached = f["prompt_tokens"] - f["cached_tokens"]
         print(
-            f"{f['pages']} pages: {f['wall_s']:.1f} s (exit {f['exit']}), {f['requests']} requests "
-            f"({f['requests'] / f['pages']:.2f} a page), prompt {f['prompt_chars'] / 1000:.0f} k "
+            f"{f['pages']} pages × {f['languages']} languages: {f['wall_s']:.1f} s "
+            f"(exit {f['exit']}), {f['requests']} requests "
+            f"({f['requests'] / f['pages'] / f['languages']:.2f} a page and language; "
+            f"{f['singles']} of one block, {f['retries']} of them retries), "
+            f"prompt {f['prompt_chars'] / 1000:.0f} k "
             f"chars (first system message {f['system_chars'] / 1000:.0f} k), "
             f"{f['prompt_tokens']} prompt tokens of which {f['cached_tokens']} cached; uncached "
             f"÷ source tokens {uncached / f['source_tokens']:.2f}; "

@@ -25,8 +25,9 @@ from fastdesk.document.dialects import (
     safe_value,
 )
 from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
-from fastdesk.translate.engine import Engine, JobSpec, Part
+from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.parts import Part
 from fastdesk.translate.slots import Ranking
 
 __all__ = ["check_dialect", "heading_anchors", "translate_document"]

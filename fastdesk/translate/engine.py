@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import math
 from collections.abc import Callable, Collection, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
 from fastdesk.clock import duration
@@ -53,6 +53,7 @@ from fastdesk.translate.examples import ExampleBank
 from fastdesk.translate.glossary import Glossary
 from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
 from fastdesk.translate.memory import Memory
+from fastdesk.translate.parts import Part, order, pack_emit
 from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
     Context,
@@ -357,14 +358,14 @@ class Engine:
 
         async def one(pack: Pack, alone: bool) -> None:
             owned = [(i, own) for w in pack for i, own in sharing[id(w)]]
-            ranked: dict[int, list[str]] = {}
+            ranked: dict[int, tuple[Ranking, list[str]]] = {}  # by part: its blocks here
             for i, own in owned:
-                if parts[i].priorities is not None:
-                    ranked.setdefault(i, []).extend(b.id for b in own.blocks)
-            order = _order(parts, ranked)
-            waited = any(_ranking(parts[i]).foreground(ids) for i, ids in ranked.items())
-            emit = _pack_emit(parts, owned)
-            async with sem.take(order, priority=waited):
+                if (found := parts[i].priorities) is not None:
+                    ranked.setdefault(i, (found, []))[1].extend(b.id for b in own.blocks)
+            rank = order(list(ranked.values()))
+            waited = any(r.foreground(ids) for r, ids in ranked.values())
+            emit = pack_emit(parts, owned)
+            async with sem.take(rank, priority=waited):
                 _BACKLOG.set(bool(ranked) and not waited)
                 outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
             for w, outcome in zip(pack, outcomes, strict=True):
@@ -804,54 +805,6 @@ class Engine:
                 for block in pack[n].blocks:
                     lead, _core, trail = block.split()
                     emit(BlockDelta(revision, block.id, lead + streamed + trail))
-
-
-@dataclass
-class Part:
-    """One document (or some of its blocks) of a run several share (``Engine.run_parts``): its
-    events go to ``emit``, its results (block id → text) into ``done`` once its blocks are
-    settled; the other fields are ``Engine.run``'s arguments of the same names."""
-
-    doc: Document
-    emit: Emit = _noop
-    block_ids: Collection[str] | None = None
-    force: Collection[str] = ()
-    labels: frozenset[str] | None = None
-    priorities: Ranking | None = None
-    done: asyncio.Future[dict[str, str]] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
-
-
-def _ranking(part: Part) -> Ranking:
-    assert part.priorities is not None
-    return part.priorities
-
-
-def _order(parts: Sequence[Part], ranked: dict[int, list[str]]) -> Callable[[], object]:
-    """A pack's rank for a free request slot (asked when one frees): its most urgent part's."""
-    if not ranked:
-        return lambda: 0
-    return lambda: min(_ranking(parts[i]).rank(ids) for i, ids in ranked.items())
-
-
-def _pack_emit(parts: Sequence[Part], owned: Sequence[tuple[int, Work]]) -> Emit:
-    """A pack's events to its parts: a block's to each part that has a block of that id (one
-    text, hence one id, in several parts), the request's (its stats, a wait) to the first."""
-    by_id: dict[str, list[Emit]] = {}
-    for i, own in owned:
-        for block in own.blocks:
-            found = by_id.setdefault(block.id, [])
-            if parts[i].emit not in found:
-                found.append(parts[i].emit)
-    first = parts[min(i for i, _own in owned)].emit
-
-    def emit(event: EngineEvent) -> None:
-        block_id = getattr(event, "block_id", None)
-        for target in by_id.get(block_id, [first]) if isinstance(block_id, str) else [first]:
-            target(event)
-
-    return emit
 
 
 def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
