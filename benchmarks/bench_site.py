@@ -8,9 +8,10 @@ DOCS_DIR: a MkDocs site's folder (with its mkdocs.yml beside or inside it), e.g.
 runs it, memory off. The server (tests/emulator.py, OpenAI flavour) answers after 150 ms to
 first token at 800 tokens/s, states a paid tier in its headers (2,000,000 tokens/min), caches
 prompts by exact prefix as the providers do, and "translates every word": each prose word of a
-request's text comes back spelt backwards, its first "e" accented (code, URLs, link targets,
-tags, attribute lists and the marker lines kept), so no answer is an echo and every answer is
-as long as its source.
+request's text comes back spelt backwards, its first "e" accented as the target language
+accents it, the commonest English words given in that language (so the language identifier
+reads it as that language), code, URLs, link targets, tags, attribute lists and the marker
+lines kept; no answer is an echo and every answer is about as long as its source.
 
 Printed: wall time, requests, requests per page and language, the requests that carry one
 block (and how many of those are retries with a firmer instruction), prompt characters (and the
@@ -58,25 +59,44 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 MARKER = re.compile(r"^<!--fd-\w+:\d+-->$", re.M)
 
 
-# each language has its accents (an é in a German answer is flagged, and asked again)
-ACCENTS = {"German": "ä", "Spanish": "á", "Italian": "è", "Portuguese": "ê"}
+# each language has its accents (an é in a German answer is flagged, and asked again) and its
+# commonest words, given as they are so that the language identifier reads the answer as the
+# language asked for (backwards words alone read as anything: "not German", asked again)
+ACCENTS = {"French": "é", "German": "ä", "Spanish": "á"}
+_ENGLISH = "the and of to is in for with that this it are be not or on by as you which can from"
+_COMMON = {
+    "French": "le et de à est dans pour avec que ce il sont être pas ou sur par comme vous qui "
+    "peut depuis",
+    "German": "die und von zu ist in für mit dass dies es sind sein nicht oder auf durch als Sie "
+    "welche kann aus",
+    "Spanish": "el y de a es en para con que esto lo son ser no o sobre por como usted cual "
+    "puede desde",
+}
+COMMON = {
+    name: dict(zip(_ENGLISH.split(" "), words.split(" "), strict=True))
+    for name, words in _COMMON.items()
+}
 
 
-def _backwards(match: re.Match[str], accent: str = "é") -> str:
-    word = match.group(0)
+def _backwards(word: str, accent: str, common: Mapping[str, str]) -> str:
+    found = common.get(word.lower())
+    if found is not None:
+        return found[0].upper() + found[1:] if word[0].isupper() else found
     turned = word[::-1].lower().replace("e", accent, 1)
     return turned[0].upper() + turned[1:] if word[0].isupper() else turned
 
 
 def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The request's text with every prose word "translated" (spelt backwards, with an accent
-    of the language the first system message names; French's by default)."""
+    """The request's text with every prose word "translated" into the language the first
+    system message names (French by default): spelt backwards with an accent of that language,
+    its commonest words given in it."""
     text = last_user_content(messages)
     system = str(messages[0].get("content", "")) if messages else ""
-    accent = next((a for name, a in ACCENTS.items() if f"into {name}" in system), "é")
+    name = next((n for n in ACCENTS if f"into {n}" in system), "French")
+    accent, common = ACCENTS[name], COMMON[name]
 
     def turn(m: re.Match[str]) -> str:
-        return _backwards(m, accent)
+        return _backwards(m.group(0), accent, common)
 
     out, last = [], 0
     for kept in KEPT.finditer(text):
