@@ -1,17 +1,20 @@
 """Fewer, larger requests when nobody waits (a command-line run, Translate Project): a backfill
 packs more blocks a request than live typing, within the model's output limit and the
-account's tokens per minute, and each block is still checked and retried on its own."""
+account's tokens per minute, a page's containers with its other blocks, and each block is still
+checked and retried on its own."""
 
 from __future__ import annotations
 
 import asyncio
 
-from fastdesk.document.blocks import parse
+from fastdesk.document.blocks import join, parse
+from fastdesk.document.dialects import apply_dialect
 from fastdesk.providers.base import ChatRequest, estimate_tokens
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
+from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, EngineEvent
 from fastdesk.translate.planning import BACKFILL_PACK_TOKENS, backfill_pack_tokens
@@ -80,3 +83,63 @@ def test_a_block_a_large_pack_breaks_is_retried_alone() -> None:
     assert len(retries) == 1 and last_user(retries[0]).startswith("Paragraph 7 ")
     done = [e for e in events if isinstance(e, BlockDone)]
     assert len(done) == 120 and not any(e.flags for e in done)
+
+
+MKDOCS_PAGE = (
+    "title: Admonitions\n\n# Admonitions\n\nA paragraph before the note explains it.\n\n"
+    '!!! note "A careful title"\n\n    The body of the note says one thing.\n\n'
+    "    - an item in the note\n\n"
+    "!!! tip\n\n    The body of the note says one thing.\n\n"
+    '=== "First tab"\n\n    Text in the first tab.\n\n'
+    '=== "Second tab"\n\n    !!! warning\n\n        A warning inside the second tab.\n\n'
+    "A paragraph after them ends the page.\n"
+)
+
+
+def run_page(fake: FakeProvider, *, backfill: bool) -> tuple[str, list[EngineEvent]]:
+    """MKDOCS_PAGE through translate_document: the target's text and the events."""
+    doc = apply_dialect(parse(MKDOCS_PAGE), "mkdocs")
+    events: list[EngineEvent] = []
+    spec = JobSpec(target_lang="fr", dialect="mkdocs")
+    results = asyncio.run(
+        translate_document(engine(fake, backfill=backfill), doc, spec, "mkdocs", events.append)
+    )
+    return join(results[b.id] for b in doc.blocks), events
+
+
+def upper(request: ChatRequest) -> str:
+    """Every letter upper-cased but the marker lines' (a 'translation' that keeps markers)."""
+    return "\n".join(
+        line if line.startswith("<!--fd-") else line.upper()
+        for line in last_user(request).split("\n")
+    )
+
+
+def test_a_backfill_packs_a_pages_containers_with_its_blocks() -> None:
+    live, backfill = FakeProvider(answer=upper), FakeProvider(answer=upper)
+    live_text, _ = run_page(live, backfill=False)
+    text, events = run_page(backfill, backfill=True)
+    assert text == live_text  # the same target, syntax kept, pieces in place
+    assert '!!! note "A CAREFUL TITLE"\n\n    THE BODY' in text and '=== "SECOND TAB"' in text
+    assert "\n        A WARNING INSIDE THE SECOND TAB." in text and "title: ADMONITIONS" in text
+    assert len(backfill.requests) == 1  # the page, its meta-data, bodies and titles
+    assert len(live.requests) >= 8  # one run per piece when a reader waits
+    sent = last_user(backfill.requests[0])
+    assert sent.count("The body of the note says one thing.") == 1  # the same text once
+    done = [e for e in events if isinstance(e, BlockDone)]
+    assert len(done) == len(parse(MKDOCS_PAGE).blocks)  # one event a block of the page
+
+
+def test_a_piece_a_check_flags_is_retried_alone_in_a_pack() -> None:
+    def drops_the_note_title(request: ChatRequest) -> str:
+        text = upper(request)
+        if "previous answer was rejected" in instructions(request):
+            return text
+        return text.replace("A CAREFUL TITLE", "A CAREFUL TITLE `code`")
+
+    fake = FakeProvider(answer=drops_the_note_title)
+    text, _ = run_page(fake, backfill=True)
+    retries = [r for r in fake.requests if "previous answer was rejected" in instructions(r)]
+    assert len(fake.requests) == 2 and len(retries) == 1
+    assert last_user(retries[0]) == "A careful title"
+    assert '!!! note "A CAREFUL TITLE"\n' in text
