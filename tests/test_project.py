@@ -371,6 +371,22 @@ def test_an_attribute_list_inside_a_block_is_never_sent_and_comes_back_as_it_was
     ]
 
 
+def test_a_shortcut_reference_whose_text_is_translated_is_neither_retried_nor_flagged(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path, "mkdocs-suffix")
+    source = "# Home\n\nRead the [Step guide] first.\n\n[Step guide]: sub/guide.md\n"
+    write(root / "docs/index.md", source)
+    before = emu.request_count
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    target = (root / "docs/index.fr.md").read_text("utf-8")
+    assert "Read the [Étape guide][Step guide] first." in target  # the label kept
+    assert "[Step guide]: sub/guide.md" in target
+    assert emu.request_count - before == 2  # the two pages, no retry
+    entry = next(f for f in status(capsys, root)["files"] if f["source"] == "docs/index.md")
+    assert entry["flagged"] == 0
+
+
 def test_a_folder_without_languages_or_with_file_options_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
