@@ -126,6 +126,11 @@ def test_a_backfill_packs_a_pages_containers_with_its_blocks() -> None:
     assert len(live.requests) >= 8  # one run per piece when a reader waits
     sent = last_user(backfill.requests[0])
     assert sent.count("The body of the note says one thing.") == 1  # the same text once
+    in_order = [
+        *("Admonitions", "# Admonitions", "before the note", "A careful title", "The body"),
+        *("an item", "First tab", "Text in the first", "Second tab", "A warning", "after them"),
+    ]  # the page's order: a container's pieces in its place
+    assert [sent.index(s) for s in in_order] == sorted(sent.index(s) for s in in_order)
     done = [e for e in events if isinstance(e, BlockDone)]
     assert len(done) == len(parse(MKDOCS_PAGE).blocks)  # one event a block of the page
 

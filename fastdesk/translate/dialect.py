@@ -89,10 +89,12 @@ def _level(
     force: Collection[str],
     priorities: Ranking | None,
     labels: frozenset[str] | None,
+    place: tuple[int, ...] = (),
 ) -> Awaitable[dict[str, str]]:
-    """A document of the page (the page, a container's body): its blocks and its containers'
-    pieces put in ``parts`` now; what it returns, awaited, is its results once they are all
-    settled (each container's block emitted as soon as its pieces are)."""
+    """A document of the page (the page, a container's body at ``place``: Part.place): its
+    blocks and its containers' pieces put in ``parts`` now; what it returns, awaited, is its
+    results once they are all settled (each container's block emitted as soon as its pieces
+    are)."""
     page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
@@ -127,7 +129,7 @@ def _level(
 
     waits: list[Awaitable[object]] = []
     if plain:
-        part = Part(doc, on_event, plain, force, labels, priorities)
+        part = Part(doc, on_event, plain, force, labels, priorities, place)
         parts.append(part)
         waits.append(part.done)
     for bid, box in boxes.items():
@@ -135,6 +137,7 @@ def _level(
             engine, spec, bid, box, on_event, parts,
             dialect=dialect, labels=labels, revision=revision, force=bid in force,
             priorities=None if priorities is None else priorities.for_block(bid),
+            place=(*place, doc.index_of(bid)),
         )  # fmt: skip
         waits.append(_emitted(box_of, on_event))
 
@@ -162,10 +165,12 @@ def _container(
     revision: int,
     force: bool,
     priorities: Ranking | None,
+    place: tuple[int, ...],
 ) -> Awaitable[BlockDone | BlockFailed]:
-    """An admonition or tab: its title and its body (dedented) translated as documents of
-    their own, block by block and memory first, put in ``parts`` now; the syntax around them
-    kept as it is. Awaited: the container's block once its pieces are settled."""
+    """An admonition or tab (its block at ``place`` in the page): its title and its body
+    (dedented) translated as documents of their own, block by block and memory first, put in
+    ``parts`` now; the syntax around them kept as it is. Awaited: the container's block once
+    its pieces are settled."""
     flags: list[Flag] = []
     origins: set[str] = set()
     failed: list[str] = []
@@ -180,7 +185,7 @@ def _container(
             on_request(event)
 
     pieces: list[tuple[Piece, Document | None, Awaitable[dict[str, str]] | None]] = []
-    for piece in box:
+    for n, piece in enumerate(box):
         if piece.kind == "keep":
             pieces.append((piece, None, None))
             continue
@@ -192,10 +197,10 @@ def _container(
             done = _level(
                 engine, doc, spec, dialect, on_event, parts,
                 block_ids=None, revision=revision, force=forced, priorities=priorities,
-                labels=labels,
+                labels=labels, place=(*place, n),
             )  # fmt: skip
         else:
-            part = Part(doc, on_event, None, forced, labels, priorities)
+            part = Part(doc, on_event, None, forced, labels, priorities, (*place, n))
             parts.append(part)
             done = part.done
         pieces.append((piece, doc, done))

@@ -309,6 +309,9 @@ class Engine:
                 if lead is w:
                     groups[0 if together else i].append(w)
                 sharing.setdefault(id(lead), []).append((i, w))
+        if together and len(parts) > 1:  # in the page's order: a container's pieces in its place
+            owner = {id(w): i for i, planned in enumerate(plans) for w in planned.work}
+            groups[0].sort(key=lambda w: parts[owner[id(w)]].place_of(w.blocks[0].id))
         cap = self._pack_cap(spec)
         packs: list[tuple[Pack, bool]] = []  # and whether it goes with its context (an edit)
         for n, group in enumerate(groups):

@@ -34,9 +34,17 @@ class Part:
     force: Collection[str] = ()
     labels: frozenset[str] | None = None
     priorities: Ranking | None = None
+    # where ``doc`` stands in the page: () for the page itself, else its container block's
+    # place, the piece's index and so on (a body's container within: deeper), so that a
+    # backfill packs the parts' blocks in the page's order
+    place: tuple[int, ...] = ()
     done: asyncio.Future[dict[str, str]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
+
+    def place_of(self, block_id: str) -> tuple[int, ...]:
+        """A block's place in the page (``place`` and its index in ``doc``)."""
+        return (*self.place, self.doc.index_of(block_id))
 
 
 def order(ranked: Sequence[tuple[Ranking, Sequence[str]]]) -> Callable[[], object]:
