@@ -9,14 +9,14 @@ import asyncio
 
 from fastdesk.document.blocks import join, parse
 from fastdesk.document.dialects import apply_dialect
-from fastdesk.providers.base import ChatRequest, estimate_tokens
+from fastdesk.providers.base import AuthenticationError, ChatRequest, estimate_tokens
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent
 from fastdesk.translate.planning import BACKFILL_PACK_TOKENS, backfill_pack_tokens
 from tests.fakes import FakeProvider, instructions, last_user
 
@@ -96,15 +96,17 @@ MKDOCS_PAGE = (
 )
 
 
-def run_page(fake: FakeProvider, *, backfill: bool) -> tuple[str, list[EngineEvent]]:
-    """MKDOCS_PAGE through translate_document: the target's text and the events."""
-    doc = apply_dialect(parse(MKDOCS_PAGE), "mkdocs")
+def run_page(
+    fake: FakeProvider, *, backfill: bool, text: str = MKDOCS_PAGE
+) -> tuple[str, list[EngineEvent]]:
+    """A page (MKDOCS_PAGE) through translate_document: the target's text and the events."""
+    doc = apply_dialect(parse(text), "mkdocs")
     events: list[EngineEvent] = []
     spec = JobSpec(target_lang="fr", dialect="mkdocs")
     results = asyncio.run(
         translate_document(engine(fake, backfill=backfill), doc, spec, "mkdocs", events.append)
     )
-    return join(results[b.id] for b in doc.blocks), events
+    return join(results.get(b.id, "") for b in doc.blocks), events  # a failed block: ""
 
 
 def upper(request: ChatRequest) -> str:
@@ -148,3 +150,15 @@ def test_a_piece_a_check_flags_is_retried_alone_in_a_pack() -> None:
     assert len(fake.requests) == 2 and len(retries) == 1
     assert last_user(retries[0]) == "A careful title"
     assert '!!! note "A CAREFUL TITLE"\n' in text
+
+
+def test_why_a_pack_of_pieces_only_failed_reaches_the_page() -> None:
+    fake = FakeProvider(fail=lambda _r, _n: AuthenticationError("groq", "invalid key"))
+    note = '!!! note "A careful title"\n\n    The body of the note says one thing.\n'
+    _text, events = run_page(fake, backfill=True, text=note + "\n" + note.replace("note", "tip"))
+    assert len(fake.requests) == 1  # two titles, two bodies (each its own block of the page)
+    errors = [e for e in events if isinstance(e, EngineError)]
+    assert errors and "API key was refused" in errors[0].message
+    failed = [e for e in events if isinstance(e, BlockFailed)]
+    assert len(failed) == 4 and all("API key was refused" in e.error for e in failed)
+    assert not any(isinstance(e, BlockDone) and e.origin == "model" for e in events)

@@ -26,7 +26,16 @@ from fastdesk.document.dialects import (
 )
 from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.events import (
+    MEMORY_REFUSED,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    Flag,
+    RequestDone,
+    Waiting,
+)
 from fastdesk.translate.parts import Part
 from fastdesk.translate.slots import Ranking
 
@@ -181,7 +190,9 @@ def _container(
             flags.extend(event.flags)
         elif isinstance(event, BlockFailed):
             failed.append(event.error)
-        elif isinstance(event, RequestDone):
+        elif isinstance(event, RequestDone | Waiting) or (
+            isinstance(event, EngineError) and event.kind != MEMORY_REFUSED
+        ):  # a request's: its stats, a wait, why it failed (a pack may begin with a piece)
             on_request(event)
 
     pieces: list[tuple[Piece, Document | None, Awaitable[dict[str, str]] | None]] = []
