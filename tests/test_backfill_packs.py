@@ -9,7 +9,12 @@ import asyncio
 
 from fastdesk.document.blocks import join, parse
 from fastdesk.document.dialects import apply_dialect
-from fastdesk.providers.base import AuthenticationError, ChatRequest, estimate_tokens
+from fastdesk.providers.base import (
+    AuthenticationError,
+    ChatRequest,
+    RateLimitInfo,
+    estimate_tokens,
+)
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
@@ -66,6 +71,26 @@ def test_the_pack_budget_stays_within_the_output_limit_and_the_minute() -> None:
         booked = 600 + size + completion_budget(size, "openai/gpt-oss-120b")
         assert size == 1200 or booked <= tpm * 0.8 / 2
     assert backfill_pack_tokens(1200, 6000) == 1200  # never below the live size
+
+
+def test_a_jobs_pack_fits_one_whole_minute_of_the_stated_limit() -> None:
+    # a Batch API job runs apart from the per-minute limits, but what it leaves unanswered
+    # goes live alone: one whole minute as the settings or the published tier state it
+    model = "openai/gpt-oss-20b"
+    size = backfill_pack_tokens(1200, 8000, model, share=1.0)
+    assert 1200 < size < BACKFILL_PACK_TOKENS
+    assert 600 + size + completion_budget(size, model) <= 8000
+    assert backfill_pack_tokens(1200, None, model, share=1.0) == BACKFILL_PACK_TOKENS
+    fake = FakeProvider()
+    job = engine(fake, backfill=True, tokens_per_minute=8000)
+    job.per_minute = False
+    paid = RateLimitInfo(limit_tokens=2_000_000, remaining_tokens=1_999_000, reset_tokens_s=1)
+    job.router.limiter.observe(("groq", "fake-model"), paid)  # a paid tier's headers
+    assert job.router.limiter.limits(("groq", "fake-model")).tokens_per_minute == 2_000_000
+    long = "".join(f"Paragraph {i} says why. " * 12 + "\n\n" for i in range(60))  # ~70 tokens
+    run(job, long)  # what the servers taught meanwhile does not change a job's packs
+    assert max(estimate_tokens(last_user(r)) for r in fake.requests) <= size
+    assert len(fake.requests) >= 2
 
 
 def test_a_block_a_large_pack_breaks_is_retried_alone() -> None:

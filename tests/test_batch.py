@@ -20,6 +20,7 @@ from fastdesk.cli import batch as batch_cli
 from fastdesk.cli.main import run
 from fastdesk.project.batch_jobs import JOBS_PATH
 from fastdesk.project.layout import Project, find_project
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.providers.batch_api import parse_results, split_lines
 from fastdesk.routing.pricing import PriceTable
 from tests.emulator import Emulator, last_user_content
@@ -414,6 +415,10 @@ def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
         text = last_user_content(line["body"]["messages"])
         # the heading, the paragraphs, the note's title and body, the tab's title and body
         assert text.count("Step") == 43 and text.count("-->\n") == 45
+        # and each could still go live alone (what a job leaves unanswered does) in the free
+        # tier's minute: its prompt and completion budget within 8,000 tokens
+        booked = estimate_tokens(*(m["content"] for m in line["body"]["messages"]))
+        assert booked + line["body"]["max_completion_tokens"] <= 8000
     report = tmp_path / "report.json"
     assert batch(root, "--wait", "--report", str(report)) == 0
     totals = json.loads(report.read_text())["totals"]

@@ -135,9 +135,11 @@ class _KeepNothing:
 def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
     """``engine``'s twin on another router and memory, planning a backfill's packs: nobody waits
     for a block of a job, and a job runs apart from the account's per-minute limits, so its
-    packs are as large as the model's output limit allows. The capture's and the collection's
-    twins are made here alike, so the collection asks for exactly the packs the job carried
-    (a pack planned otherwise would find no answer and go live)."""
+    packs are as large as the model's output limit allows and one minute of the account's stated
+    limit takes alone (what the job leaves unanswered goes live). The capture's and the
+    collection's twins are made here alike, from figures the servers' headers do not change, so
+    the collection asks for exactly the packs the job carried (a pack planned otherwise would
+    find no answer and go live)."""
     return Engine(
         cast(Router, router),
         cast(Memory | None, memory),

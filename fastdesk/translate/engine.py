@@ -183,8 +183,9 @@ class Engine:
         self.max_pack_blocks = max_pack_blocks
         # nobody waits for a block (a command-line run, Translate Project): larger packs
         self.backfill = backfill
-        # whether the account's per-minute limits bound a backfill's packs: not for a Batch API
-        # job, which runs apart from them (console.groq.com/docs/batch)
+        # whether a backfill's packs share the account's minute with each other (False: a Batch
+        # API job's, which runs apart from the per-minute limits, console.groq.com/docs/batch:
+        # each pack only fits one stated minute alone; see ``packs``)
         self.per_minute = per_minute
         # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
         self.adaptive = adaptive
@@ -227,17 +228,24 @@ class Engine:
     def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
         backfill's (``self.backfill``) larger than live typing's, within the model's output
-        limit and (``self.per_minute``) the account's tokens per minute
-        (``planning.backfill_pack_tokens``)."""
+        limit and the account's tokens per minute (``planning.backfill_pack_tokens``): half
+        of what a backlog may use of the minute as the limiter knows it; or, for a job that
+        runs apart from the per-minute limits (not ``self.per_minute``), one whole minute as
+        the settings or the published tiers state it (so that a request the job leaves
+        unanswered can still go live, alone; and the same figure when the job's answers are
+        taken in as when its requests were written, whatever the servers said meanwhile)."""
         if not self.backfill:
             return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
         pair = None
         if spec is not None:
             found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
             pair = found[0] if found else None
-        limits = self.router.limiter.limits(pair) if pair and self.per_minute else None
-        tpm = limits.limit("tokens", "minute") if limits is not None else None
-        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, pair[1] if pair else "")
+        limiter = self.router.limiter
+        read = limiter.limits if self.per_minute else limiter.stated
+        tpm = None if pair is None else read(pair).limit("tokens", "minute")
+        share = planning.BACKLOG_SHARE if self.per_minute else 1.0
+        model = pair[1] if pair else ""
+        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, model, share=share)
         blocks = max(self.max_pack_blocks, planning.BACKFILL_PACK_BLOCKS)
         return planning.pack_blocks(work, tokens, blocks)
 
