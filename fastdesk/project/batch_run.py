@@ -294,7 +294,15 @@ async def collect(
 ) -> Collected:
     """The project's run with the jobs' ``answers`` (custom_id → (answer, its markers' nonce,
     provider, model)) standing in for the requests they answer; see the module docstring.
-    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs."""
+    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs. The jobs' provider
+    and model stand in ``specs`` (as they did when the requests were written: a pack's size
+    follows the model's limits), and what no job answers goes live to them."""
+    made_by = {(provider, model) for _result, _nonce, provider, model in answers.values()}
+    if len(made_by) == 1:
+        provider, model = next(iter(made_by))
+        specs = {
+            k: dataclasses.replace(v, provider=provider, model=model) for k, v in specs.items()
+        }
     tap = _Replay(engine.router, answers, engine.router.pricing)
     twin = _engine_with(engine, tap, engine.memory)
     outcomes = await translate_pairs(twin, pairs, specs, on_request=on_request, on_pair=on_pair)
