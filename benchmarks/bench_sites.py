@@ -202,7 +202,8 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
 
 
 _KINDS = {
-    "reference labels": re.compile(r"\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]"),
+    # (not a task list's checkbox: "- [x] [Label]" is a shortcut reference after it)
+    "reference labels": re.compile(r"(?<!^- \[[ xX])\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]", re.M),
     "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
     "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
     "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
@@ -232,6 +233,23 @@ def _kept(root: Path, site: str) -> str:
             totals[kind][0] += sum((a & b).values())
             totals[kind][1] += sum(a.values())
     return ", ".join(f"{k} {kept}/{n}" for k, (kept, n) in totals.items() if n)
+
+
+def _copy_sources(root: Path) -> list[Path]:
+    """Each source page copied to its French target (the untranslated i18n build); the
+    copies, which are removed before the translation (fastdesk would take them in as a
+    translation made by hand)."""
+    from fastdesk.project.layout import find_project
+
+    project = find_project(root)
+    copies = []
+    for source in project.sources():
+        target = root / project.target(source, "fr")
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / source, target)
+            copies.append(target)
+    return copies
 
 
 def _count(built: Path, site: str, lang: str | None) -> SiteCounts:
@@ -291,6 +309,14 @@ def main() -> None:
                 )
         else:
             source = None
+        # the untranslated i18n build: each French page the source copied (what an echo
+        # model writes), which the translated build is held to
+        if args.site != "docusaurus":  # (whose copied require() paths would not resolve)
+            copies = _copy_sources(work)
+            if build("untranslated"):
+                print(_row("fr, source copied", _count(built, args.site, "fr"), source))
+            for copy in copies:
+                copy.unlink()
         code, requests, seconds, summary = _translate(work, Path(tmp) / "home")
         print(f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s")
         print(f"    {summary}")

@@ -24,9 +24,10 @@ from fastdesk.project import status
 from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
+from fastdesk.project.nav import translate_nav
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
 from fastdesk.project.run import PairOutcome, finish, translate_pairs
-from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
@@ -169,6 +170,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         outcomes.update({id(o.pair): o for o in done})
     elif args.batch:
         say_jobs(project)  # nothing stale: still say what is pending
+    link_anchors(pairs)  # links follow the anchors translated headings and tabs move
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
     if batch is not None:
         batch.done(all(r.status in ("ok", "partial") for r in reports))
@@ -263,9 +265,11 @@ async def _pages_and_labels(
     on_request: Callable[[RequestDone], None],
 ) -> list[PairOutcome]:
     """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
-    current.json (fastdesk.project.categories)."""
+    current.json (fastdesk.project.categories), (MkDocs) the ``nav`` titles into each
+    language's nav_translations (fastdesk.project.nav)."""
     outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
     await translate_categories(engine, project, specs, on_request=on_request)
+    await translate_nav(engine, project, specs, on_request=on_request)
     return outcomes
 
 

@@ -119,7 +119,8 @@ def _pattern(dialect: str) -> re.Pattern[str]:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
-_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:[ \t]", re.MULTILINE)
+# (Python-Markdown takes "[label]:url" without a space too, and the URL on the next line)
+_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:(?=[ \t]*\S|[ \t]*\r?\n[ \t]*\S)", re.MULTILINE)
 
 
 def _label(text: str) -> str:

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.fileio import DocumentError, FileError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
+from fastdesk.project.anchors import AnchorTable, page_anchors
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
+from fastdesk.project.mkdocs_config import mkdocs_settings
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
 
-__all__ = ["OUTSIDE", "Pair", "open_pair", "relinked", "write_target"]
+__all__ = ["OUTSIDE", "Pair", "link_anchors", "open_pair", "relinked", "write_target"]
 
 # Why a pair whose target or review file is a symlink out of the project is left alone.
 OUTSIDE = "leads outside the project through a symlink; neither read nor written"
@@ -54,6 +57,9 @@ class Pair:
     style: str = ""  # the version of the house style for this language now
     # machine translations made under another house style than today's: stale, asked again
     restyled: frozenset[str] = frozenset()
+    # the anchors translated headings and tabs move, in every page of this language
+    # (link_anchors): the links written into the target follow them
+    anchors: AnchorTable = field(default_factory=dict)
 
     # ---- what is stale --------------------------------------------------------------------
 
@@ -150,32 +156,99 @@ class Pair:
     # ---- links ----------------------------------------------------------------------------
 
     def _to_target(self, text: str) -> str:
-        return relinked(self.project, self.source, self.lang, text, self.target)
+        return relinked(self.project, self.source, self.lang, text, self.target, self.anchors)
 
     def _to_source(self, text: str) -> str:
         if self.project.dialect == "hugo":
             return text
-        back = {t: s for s, t in self._pages().items()}
+        pages = self._pages()
+        back = {t: s for s, t in pages.items()}
+        inverse = {page: {t: s for s, t in moved.items()} for page, moved in self.anchors.items()}
+
+        def page_of(path: PurePosixPath) -> PurePosixPath | None:
+            return back.get(path) or (path if path in pages else None)
+
+        def fragment(path: PurePosixPath, frag: str) -> str:
+            page = page_of(path) or path
+            return inverse.get(page.as_posix(), {}).get(frag, frag)
+
         mdx = self.project.dialect == "docusaurus"
-        return rebase_links(text, self.target, self.source, back.get, modules=mdx)
+        return rebase_links(
+            text,
+            self.target,
+            self.source,
+            page_of,
+            modules=mdx,
+            fragment=fragment if self.anchors else None,
+        )
 
     def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
         return self.project.pages(self.lang)
 
 
 def relinked(
-    project: Project, source: PurePosixPath, lang: str, text: str, dest: PurePosixPath
+    project: Project,
+    source: PurePosixPath,
+    lang: str,
+    text: str,
+    dest: PurePosixPath,
+    anchors: AnchorTable | None = None,
 ) -> str:
     """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
     relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
     links to other pages point at their targets in ``lang``. Hugo resolves a link by the
     page's path in its own language (a page bundle's files are shared by its translations):
     its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
-    './a.js'`` are rebased like images."""
+    './a.js'`` are rebased like images. ``anchors``: the anchors translated headings and tabs
+    move (link_anchors); a link's ``#fragment`` naming one follows it."""
     if project.dialect == "hugo":
         return text
     mdx = project.dialect == "docusaurus"
-    return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
+
+    def fragment(page: PurePosixPath, frag: str) -> str:
+        return (anchors or {}).get(page.as_posix(), {}).get(frag, frag)
+
+    return rebase_links(
+        text,
+        source,
+        dest,
+        project.pages(lang).get,
+        modules=mdx,
+        fragment=fragment if anchors else None,
+    )
+
+
+def link_anchors(pairs: Sequence[Pair]) -> None:
+    """Give each pair the anchors that the translations of its language's pages move
+    (fastdesk.project.anchors: MkDocs headings without ``attr_list``, content tabs named by
+    their titles), so that the links written into every target follow them; a page of the
+    project not among ``pairs`` is read from its review. Nothing for other generators (Hugo
+    and Docusaurus keep a heading's anchor as an explicit id)."""
+    if not pairs or pairs[0].project.dialect != "mkdocs":
+        return
+    project = pairs[0].project
+    settings = mkdocs_settings(project.root)
+    if settings is None:
+        return
+    by_lang: dict[str, dict[PurePosixPath, Pair]] = {}
+    for pair in pairs:
+        by_lang.setdefault(pair.lang, {})[pair.source] = pair
+    record: WrittenRecord | None = None
+    for lang, known in by_lang.items():
+        table: dict[str, dict[str, str]] = {}
+        for source in project.sources():
+            page = known.get(source)
+            if page is None:
+                record = record or WrittenRecord(project.root)
+                try:
+                    page = open_pair(project, source, lang, record)
+                except (FileError, OSError, ValueError):
+                    continue
+            moved = page_anchors(page.doc, page.review.shown_text, settings)
+            if moved:
+                table[source.as_posix()] = moved
+        for each in known.values():
+            each.anchors = table
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -385,6 +458,7 @@ def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
     if pair.conflict or pair.missing():
         pair.save_review()  # hand edits taken in are kept even so
         return pair
+    link_anchors([pair])
     pair.write(record)
     record.save()
     return pair
