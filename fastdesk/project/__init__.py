@@ -16,4 +16,7 @@ Modules:
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
 - ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
+- ``nav``: MkDocs ``nav`` titles, translated into mkdocs-static-i18n's ``nav_translations``
+- ``mkdocs_config``: an MkDocs configuration's anchor settings and navigation, as text
+- ``anchors``: links into translated headings and tabs, pointed at their moved anchors (MkDocs)
 """

@@ -159,28 +159,13 @@ class Pair:
         return relinked(self.project, self.source, self.lang, text, self.target, self.anchors)
 
     def _to_source(self, text: str) -> str:
+        """A block edited by hand, links as the source has them (an anchor a translated heading
+        moved stays as the editor wrote it: it is the target's)."""
         if self.project.dialect == "hugo":
             return text
-        pages = self._pages()
-        back = {t: s for s, t in pages.items()}
-        inverse = {page: {t: s for s, t in moved.items()} for page, moved in self.anchors.items()}
-
-        def page_of(path: PurePosixPath) -> PurePosixPath | None:
-            return back.get(path) or (path if path in pages else None)
-
-        def fragment(path: PurePosixPath, frag: str) -> str:
-            page = page_of(path) or path
-            return inverse.get(page.as_posix(), {}).get(frag, frag)
-
+        back = {t: s for s, t in self._pages().items()}
         mdx = self.project.dialect == "docusaurus"
-        return rebase_links(
-            text,
-            self.target,
-            self.source,
-            page_of,
-            modules=mdx,
-            fragment=fragment if self.anchors else None,
-        )
+        return rebase_links(text, self.target, self.source, back.get, modules=mdx)
 
     def _pages(self) -> dict[PurePosixPath, PurePosixPath]:
         return self.project.pages(self.lang)
