@@ -21,12 +21,10 @@ from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
-from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
-from fastdesk.project.nav import translate_nav
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, translate_labels, translate_pairs
 from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
@@ -268,8 +266,7 @@ async def _pages_and_labels(
     current.json (fastdesk.project.categories), (MkDocs) the ``nav`` titles into each
     language's nav_translations (fastdesk.project.nav)."""
     outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
-    await translate_categories(engine, project, specs, on_request=on_request)
-    await translate_nav(engine, project, specs, on_request=on_request)
+    await translate_labels(engine, project, specs, on_request=on_request)
     return outcomes
 
 

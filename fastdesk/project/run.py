@@ -13,8 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Block
+from fastdesk.project.categories import translate_categories
+from fastdesk.project.layout import Project
+from fastdesk.project.nav import translate_nav
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -27,7 +30,7 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "finish", "translate_pairs"]
+__all__ = ["PairOutcome", "finish", "relink", "translate_labels", "translate_pairs"]
 
 log = logging.getLogger("fastdesk")
 
@@ -100,6 +103,31 @@ async def translate_pairs(
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+
+async def translate_labels(
+    engine: Engine,
+    project: Project,
+    specs: Mapping[str, JobSpec],
+    *,
+    on_request: Callable[[RequestDone], None] = lambda _e: None,
+) -> None:
+    """What a reader sees outside the pages, after them: Docusaurus' sidebar category labels
+    into each language's current.json (fastdesk.project.categories), MkDocs' ``nav`` titles
+    into each language's nav_translations (fastdesk.project.nav)."""
+    await translate_categories(engine, project, specs, on_request=on_request)
+    await translate_nav(engine, project, specs, on_request=on_request)
+
+
+def relink(pairs: Sequence[Pair], record: WrittenRecord) -> None:
+    """Once every page of a run is translated (the window writes each page as soon as it is
+    done): each target written follows the anchors that the translated headings and tabs of
+    every page moved (fastdesk.project.sync.link_anchors), written again where a link
+    changed."""
+    link_anchors(pairs)
+    for pair in pairs:
+        if pair.target_exists and not (pair.conflict or pair.missing() or pair.not_translated()):
+            pair.write(record)
 
 
 def _flag_repeats(
