@@ -44,6 +44,9 @@ PAGE = """\
 
 ## Options for `mkdocs.yml`
 
+Installing it
+-------------
+
 ``` markdown
 === "Not a tab: code"
 ```
@@ -55,6 +58,7 @@ FRENCH = {  # heading and tab → its translation
     "Image": "Une image",
     "Icon, bundled": "Icône, fournie",
     "## Options for `mkdocs.yml`": "## Réglages de `mkdocs.yml`",
+    "Installing it": "L'installer",
 }
 
 TABS = """\

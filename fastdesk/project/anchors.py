@@ -63,14 +63,19 @@ def _tab_titles(text: str) -> Iterator[str]:
                 yield tab["title"]
 
 
+def _heading_line(text: str) -> str:
+    """A heading block's line, as an ATX heading (a setext heading's first line, ``#``-led)."""
+    line = text.lstrip("\r\n").partition("\n")[0].rstrip("\r")
+    return line if line.lstrip(" ").startswith("#") else "# " + line.strip()
+
+
 def _ids(
     doc: Document, text_of: Callable[[str], str], settings: MarkdownSettings
 ) -> list[tuple[str, str]]:
     """Each heading's and content tab's id in a page whose blocks read ``text_of(block id)``,
     in order, as (what it is, its id): MkDocs' toc first (explicit ids taken before any
     slug), then pymdownx.tabbed."""
-    headings = [(b.id, text_of(b.id).lstrip().partition("\n")[0]) for b in doc.blocks
-                if b.kind == "heading"]  # fmt: skip
+    headings = [(b.id, _heading_line(text_of(b.id))) for b in doc.blocks if b.kind == "heading"]
     used: set[str] = set()
     if settings.attr_list:
         used |= {m["id"] for _bid, line in headings if (m := _EXPLICIT.search(line))}

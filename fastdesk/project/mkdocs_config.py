@@ -286,18 +286,18 @@ def _quoted(text: str) -> str:
 
 def with_nav_translations(
     config: str, lang: str, translations: Mapping[str, str]
-) -> tuple[str, dict[str, str]]:
+) -> tuple[str, dict[str, str] | None]:
     """``config`` with the entries of ``translations`` (nav title → its translation) that
     ``lang``'s ``nav_translations`` lacks added to it (made when there is none); every entry
     already there is kept (a translator's, an earlier run's), and every other byte of the file.
-    Returns the new text and the entries ``lang`` has now (the same text when none was added,
-    or when the plugin's configuration has no item for ``lang``). Raises NavError when the
-    item's ``nav_translations`` is flow-style YAML."""
+    Returns the new text (the same when none was added) and the entries ``lang`` has now, None
+    when the plugin's configuration lists no ``lang`` (nothing is written). Raises NavError
+    when the item's ``nav_translations`` is flow-style YAML."""
     kept = config.splitlines(keepends=True)
     lines = [line.rstrip("\r\n") for line in kept]
     item = _language_item(lines, lang)
     if item is None:
-        return config, {}
+        return config, None
     first, end, column = item
     head = re.compile(r"[ \t]*(?:-[ \t]+)?nav_translations[ \t]*:(?P<rest>.*)$")
     at = next(

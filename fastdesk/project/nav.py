@@ -60,15 +60,20 @@ async def translate_nav(
         except NavError as exc:
             log.warning("%s: %s", name, exc)
             continue
+        if have is None:
+            log.warning(
+                "%s: the i18n plugin's languages list no %s; its nav titles are not translated",
+                name,
+                lang,
+            )
+            continue
         todo = [t for t in titles if t not in have]
         answers = await asyncio.gather(
             *(translate_label(engine, title, spec, on_request) for title in todo)
         )
         found = {t: a for t, a in zip(todo, answers, strict=True) if a is not None}
-        if found:
-            text, _have = with_nav_translations(text, lang, found)
-            if _have != have:
-                added += [f"{lang}: {t}" for t in found]
+        text = with_nav_translations(text, lang, found)[0]
+        added += [f"{lang}: {t}" for t in found]
     if text == config:
         return []
     if read_config(project.root) != config:  # changed meanwhile: theirs stays
