@@ -23,6 +23,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.project import status
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
+from fastdesk.project.nav import nav_lacking
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
 from fastdesk.project.run import PairOutcome, finish, translate_labels, translate_pairs
 from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
@@ -138,7 +139,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         needy = [p for p in pairs if p.needed() and p.conflict != OUTSIDE]
         engine: Engine | None = None
         specs: dict[str, JobSpec] = {}
-        if needy:
+        if needy or (not args.batch and nav_lacking(project)):  # (titles of an earlier run's)
             engine, specs = _build(args, project)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)

@@ -30,7 +30,7 @@ from fastdesk.project.mkdocs_config import (
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
 
-__all__ = ["translate_nav"]
+__all__ = ["nav_lacking", "translate_nav"]
 
 log = logging.getLogger("fastdesk")
 
@@ -85,3 +85,23 @@ async def translate_nav(
         log.warning("%s", os_error_line(project.root / name, exc, "not written"))
         return []
     return added
+
+
+def nav_lacking(project: Project) -> bool:
+    """Whether a language of the project that the i18n plugin lists lacks the translation of
+    a ``nav`` title (a project translated before its titles were: a run translates them
+    though no page is stale)."""
+    if project.dialect != "mkdocs":
+        return False
+    config = read_config(project.root)
+    titles = nav_titles(config or "")
+    if config is None or not titles:
+        return False
+    for lang in project.languages:
+        try:
+            have = with_nav_translations(config, lang, {})[1]
+        except NavError:
+            continue
+        if have is not None and any(t not in have for t in titles):
+            return True
+    return False
