@@ -252,6 +252,28 @@ def _copy_sources(root: Path) -> list[Path]:
     return copies
 
 
+def _shown(root: Path, built: Path, pages: list[Path]) -> str:
+    """What a reader sees outside the text: of the pages built in both languages, those whose
+    French ``<title>`` differs from the English; MkDocs: the ``nav`` titles that the French
+    ``nav_translations`` holds."""
+    from fastdesk.project.mkdocs_config import nav_titles, read_config, with_nav_translations
+    from tests.site_judge import read_page
+
+    titled = sum(
+        read_page(built, p).title != read_page(built, built / "fr" / p.relative_to(built)).title
+        for p in pages
+    )
+    out = f"pages with a translated <title>: {titled} of {len(pages)}"
+    config = read_config(root)
+    if config is not None:
+        titles = nav_titles(config)
+        have = with_nav_translations(config, "fr", {})[1] or {}
+        out += (
+            f"; nav titles in nav_translations: {sum(t in have for t in titles)} of {len(titles)}"
+        )
+    return out
+
+
 def _count(built: Path, site: str, lang: str | None) -> SiteCounts:
     """One language's counts; Docusaurus builds each locale alone, served at /fr/."""
     if site == "docusaurus":
@@ -332,6 +354,7 @@ def main() -> None:
                 ours = [built / "fr" / p.relative_to(built) for p in both]
                 print(_row("en, built in fr too", count_site(built, both)))
                 print(_row("fr, those pages", count_site(built, ours)))
+                print(f"    {_shown(work, built, both)}")
 
 
 if __name__ == "__main__":
