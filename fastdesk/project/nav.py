@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Mapping
 
 from fastdesk.config.fileio import atomic_write_text, os_error_line
-from fastdesk.project.categories import translate_label
+from fastdesk.project.categories import translate_line
 from fastdesk.project.layout import Project
 from fastdesk.project.mkdocs_config import (
     NavError,
@@ -69,7 +69,7 @@ async def translate_nav(
             continue
         todo = [t for t in titles if t not in have]
         answers = await asyncio.gather(
-            *(translate_label(engine, title, spec, on_request) for title in todo)
+            *(translate_line(engine, title, spec, on_request) for title in todo)
         )
         found = {t: a for t, a in zip(todo, answers, strict=True) if a is not None}
         text = with_nav_translations(text, lang, found)[0]
