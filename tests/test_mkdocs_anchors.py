@@ -8,16 +8,23 @@ The prediction is held to the ids Python-Markdown's toc and pymdownx.tabbed them
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import re
-from pathlib import PurePosixPath
+import shutil
+from pathlib import Path, PurePosixPath
 
 import pytest
 
+from fastdesk.cli.main import run
 from fastdesk.document.blocks import Document, parse
 from fastdesk.project.anchors import page_anchors
 from fastdesk.project.links import rebase_links
 from fastdesk.project.mkdocs_config import markdown_settings
+from tests.emulator import Emulator
+from tests.project_kit import use_emulator
+from tests.translating import translate_everything
 
 _PYMDOWNX = all(importlib.util.find_spec(m) for m in ("markdown", "pymdownx", "material"))
 
@@ -162,3 +169,26 @@ def test_links_into_moved_anchors_follow_them_in_the_page_and_from_other_pages()
         " [a page](../other.md#logo-image) or [elsewhere](logo.md#le-logo-icône-fournie), and"
         " `[code](#logo-image)`.\n\n  [icon]: logo.md#le-logo-icône-fournie\n"
     )
+
+
+def test_a_hand_edit_beside_rewritten_links_is_taken_in_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Targets whose links were rewritten into moved anchors read back as written: a
+    translator's edit of another block is the one hand edit taken in, the links stay."""
+    root = tmp_path / "site"
+    shutil.copytree(Path(__file__).parent / "data/sites/mkdocs-plain", root)
+    with Emulator(answer=translate_everything) as emu:
+        use_emulator(monkeypatch, emu)
+        emu.configure(rate_limits=None)
+        assert run(["translate", str(root), "--to", "fr"]) == 0
+        target = root / "docs/guide.fr.md"
+        written = target.read_text(encoding="utf-8")
+        assert "(index.md#configuration)" not in written  # the heading moved: so did the link
+        first, rest = written.split("\n\n", 1)
+        target.write_text(first + " (relu)\n\n" + rest, encoding="utf-8")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert run(["translate", str(root), "--to", "fr"]) == 0
+    assert "1 hand edits taken in" in err.getvalue()
+    assert target.read_text(encoding="utf-8") == first + " (relu)\n\n" + rest
