@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -22,7 +22,7 @@ from fastdesk.document.target import TargetView
 from fastdesk.project.anchors import AnchorTable, page_anchors
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
-from fastdesk.project.mkdocs_config import mkdocs_settings
+from fastdesk.project.mkdocs_config import MarkdownSettings, mkdocs_settings
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
@@ -206,9 +206,10 @@ def relinked(
 def link_anchors(pairs: Sequence[Pair]) -> None:
     """Give each pair the anchors that the translations of its language's pages move
     (fastdesk.project.anchors: MkDocs headings without ``attr_list``, content tabs named by
-    their titles), so that the links written into every target follow them; a page of the
-    project not among ``pairs`` is read from its review. Nothing for other generators (Hugo
-    and Docusaurus keep a heading's anchor as an explicit id)."""
+    their titles), so that the links written into every target follow them. A page's are
+    computed when a link first names it (a window's Save reads the few pages its page links
+    to, not the project); a page not among ``pairs`` is read with its review. Nothing for
+    other generators (Hugo and Docusaurus keep a heading's anchor as an explicit id)."""
     if not pairs or pairs[0].project.dialect != "mkdocs":
         return
     project = pairs[0].project
@@ -218,22 +219,47 @@ def link_anchors(pairs: Sequence[Pair]) -> None:
     by_lang: dict[str, dict[PurePosixPath, Pair]] = {}
     for pair in pairs:
         by_lang.setdefault(pair.lang, {})[pair.source] = pair
-    record: WrittenRecord | None = None
     for lang, known in by_lang.items():
-        table: dict[str, dict[str, str]] = {}
-        for source in project.sources():
-            page = known.get(source)
-            if page is None:
-                record = record or WrittenRecord(project.root)
-                try:
-                    page = open_pair(project, source, lang, record)
-                except (FileError, OSError, ValueError):
-                    continue
-            moved = page_anchors(page.doc, page.review.shown_text, settings)
-            if moved:
-                table[source.as_posix()] = moved
+        table = _Anchors(project, lang, known, settings)
         for each in known.values():
             each.anchors = table
+
+
+class _Anchors(Mapping[str, Mapping[str, str]]):
+    """One language's anchor table (AnchorTable), each page's computed when first asked."""
+
+    def __init__(
+        self,
+        project: Project,
+        lang: str,
+        known: dict[PurePosixPath, Pair],
+        settings: MarkdownSettings,
+    ) -> None:
+        self._project, self._lang, self._known, self._settings = project, lang, known, settings
+        self._pages = {s.as_posix(): s for s in project.sources()}
+        self._done: dict[str, Mapping[str, str]] = {}
+        self._record: WrittenRecord | None = None
+
+    def __getitem__(self, key: str) -> Mapping[str, str]:
+        if key not in self._done:
+            self._done[key] = self._moved(self._pages[key])
+        return self._done[key]
+
+    def _moved(self, source: PurePosixPath) -> Mapping[str, str]:
+        page = self._known.get(source)
+        if page is None:
+            self._record = self._record or WrittenRecord(self._project.root)
+            try:
+                page = open_pair(self._project, source, self._lang, self._record)
+            except (FileError, OSError, ValueError):
+                return {}
+        return page_anchors(page.doc, page.review.shown_text, self._settings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pages)
+
+    def __len__(self) -> int:
+        return len(self._pages)
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
