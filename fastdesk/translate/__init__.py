@@ -18,6 +18,7 @@ Modules:
 - ``number_check``: the ``numbers`` check
 - ``number_words``: numbers in words, scale words and units of measure, as values
 - ``omission_check``: the ``omission`` check
+- ``credits``: a text's credits (outlet, byline, picture source) an answer must keep
 - ``consistency``: one source translated several ways, several sources given one
   translation, glossary drift across pages
 - ``restore``: what an answer must not change put back (links, code, placeholders)
