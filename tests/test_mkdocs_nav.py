@@ -7,6 +7,8 @@ entry already there (a translator's) is kept; a file outside the project is neve
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,7 +115,11 @@ def test_translate_writes_the_nav_titles_through_the_memory(
 ) -> None:
     root = tmp_path / "site"
     _project(root)
-    assert run(["translate", str(root), "--to", "fr"]) == 0
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert run(["translate", str(root), "--to", "fr"]) == 0
+    line = "fastdesk translate: mkdocs.yml: 4 nav titles translated into fr's nav_translations"
+    assert line in err.getvalue().splitlines()
     config = (root / "mkdocs.yml").read_text(encoding="utf-8")
     have = with_nav_translations(config, "fr", {})[1] or {}
     assert set(have) == {"Home", "Getting started", "Set up: quickly", "Blog"}

@@ -267,7 +267,8 @@ async def _pages_and_labels(
     current.json (fastdesk.project.categories), (MkDocs) the ``nav`` titles into each
     language's nav_translations (fastdesk.project.nav)."""
     outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
-    await translate_labels(engine, project, specs, on_request=on_request)
+    for line in await translate_labels(engine, project, specs, on_request=on_request):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     return outcomes
 
 

@@ -44,7 +44,8 @@ async def translate_nav(
 ) -> list[str]:
     """Add the translations of the ``nav`` titles each language of ``specs`` lacks to its
     ``nav_translations`` (a language the i18n plugin's configuration does not list is left
-    alone); the titles added, as ``lang: title``."""
+    alone); one line per language saying how many were added (``mkdocs.yml: 81 nav titles
+    translated into fr's nav_translations``)."""
     name = config_name(project.root)
     if project.dialect != "mkdocs" or name is None or not project.inside(name):
         return []
@@ -52,7 +53,7 @@ async def translate_nav(
     titles = nav_titles(config or "")
     if config is None or not titles:
         return []
-    added: list[str] = []
+    added: dict[str, int] = {}
     text = config
     for lang, spec in specs.items():
         try:
@@ -73,7 +74,8 @@ async def translate_nav(
         )
         found = {t: a for t, a in zip(todo, answers, strict=True) if a is not None}
         text = with_nav_translations(text, lang, found)[0]
-        added += [f"{lang}: {t}" for t in found]
+        if found:
+            added[lang] = len(found)
     if text == config:
         return []
     if read_config(project.root) != config:  # changed meanwhile: theirs stays
@@ -84,7 +86,8 @@ async def translate_nav(
     except OSError as exc:
         log.warning("%s", os_error_line(project.root / name, exc, "not written"))
         return []
-    return added
+    return [f"{name}: {n} nav titles translated into {lang}'s nav_translations"
+            for lang, n in added.items()]  # fmt: skip
 
 
 def nav_lacking(project: Project) -> bool:

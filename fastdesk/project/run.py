@@ -111,12 +111,13 @@ async def translate_labels(
     specs: Mapping[str, JobSpec],
     *,
     on_request: Callable[[RequestDone], None] = lambda _e: None,
-) -> None:
+) -> list[str]:
     """What a reader sees outside the pages, after them: Docusaurus' sidebar category labels
     into each language's current.json (fastdesk.project.categories), MkDocs' ``nav`` titles
-    into each language's nav_translations (fastdesk.project.nav)."""
+    into each language's nav_translations (fastdesk.project.nav). One line for each file of
+    the project's own configuration changed (mkdocs.yml: a docs team reviews it)."""
     await translate_categories(engine, project, specs, on_request=on_request)
-    await translate_nav(engine, project, specs, on_request=on_request)
+    return await translate_nav(engine, project, specs, on_request=on_request)
 
 
 def relink(pairs: Sequence[Pair], record: WrittenRecord) -> None:
