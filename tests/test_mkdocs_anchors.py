@@ -169,6 +169,13 @@ def test_links_into_moved_anchors_follow_them_in_the_page_and_from_other_pages()
         " [a page](../other.md#logo-image) or [elsewhere](logo.md#le-logo-icône-fournie), and"
         " `[code](#logo-image)`.\n\n  [icon]: logo.md#le-logo-icône-fournie\n"
     )
+    # a folder layout (docs/en → docs/fr): the path rebased, the fragment followed
+    source, target = PurePosixPath("docs/en/guide.md"), PurePosixPath("docs/fr/guide.md")
+    pages = {PurePosixPath("docs/en/setup/logo.md"): PurePosixPath("docs/fr/setup/logo.md")}
+    table = {"docs/en/setup/logo.md": moved}
+    out = rebase_links("[tab](setup/logo.md#logo-image)", source, target, pages.get,
+                       fragment=fragment)  # fmt: skip
+    assert out == "[tab](setup/logo.md#le-logo-une-image)"
 
 
 def test_a_hand_edit_beside_rewritten_links_is_taken_in_alone(
