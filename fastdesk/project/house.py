@@ -78,6 +78,8 @@ class House:
             source_lang=self.project.source_lang if self.project is not None else spec.source_lang,
             dialect=self.dialect,
             heading_ids=self.project.heading_ids if self.project is not None else False,
+            term_ids=self.project.term_ids if self.project is not None else False,
+            id_type=self.project.id_type if self.project is not None else "github",
         )
 
     def same_as(self, other: House) -> bool:

@@ -12,12 +12,14 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.config.fileio import os_reason
 from fastdesk.document.blocks import Block
 from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import Project
-from fastdesk.project.nav import translate_nav
+from fastdesk.project.nav import nav_lacking, translate_nav
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
+from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -30,7 +32,14 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "finish", "relink", "translate_labels", "translate_pairs"]
+__all__ = [
+    "PairOutcome",
+    "finish",
+    "labels_pending",
+    "relink",
+    "translate_labels",
+    "translate_pairs",
+]
 
 log = logging.getLogger("fastdesk")
 
@@ -113,22 +122,20 @@ async def translate_labels(
     on_request: Callable[[RequestDone], None] = lambda _e: None,
 ) -> list[str]:
     """What a reader sees outside the pages, after them: Docusaurus' sidebar category labels
-    into each language's current.json (fastdesk.project.categories), MkDocs' ``nav`` titles
-    into each language's nav_translations (fastdesk.project.nav). One line for each file of
-    the project's own configuration changed (mkdocs.yml: a docs team reviews it)."""
+    into each language's current.json (fastdesk.project.categories) and its theme's strings
+    into i18n/<lang>'s code.json, navbar.json and footer.json
+    (fastdesk.project.theme_strings), MkDocs' ``nav`` titles into each language's
+    nav_translations (fastdesk.project.nav). The lines to say (the theme strings', one for
+    mkdocs.yml changed: a docs team reviews it)."""
     await translate_categories(engine, project, specs, on_request=on_request)
-    return await translate_nav(engine, project, specs, on_request=on_request)
+    lines = await translate_theme_strings(engine, project, specs, on_request=on_request)
+    return lines + await translate_nav(engine, project, specs, on_request=on_request)
 
 
-def relink(pairs: Sequence[Pair], record: WrittenRecord) -> None:
-    """Once every page of a run is translated (the window writes each page as soon as it is
-    done): each target written follows the anchors that the translated headings and tabs of
-    every page moved (fastdesk.project.sync.link_anchors), written again where a link
-    changed."""
-    link_anchors(pairs)
-    for pair in pairs:
-        if pair.target_exists and not (pair.conflict or pair.missing() or pair.not_translated()):
-            pair.write(record)
+def labels_pending(project: Project) -> bool:
+    """Whether labels outside the pages wait for a translation though no page is stale
+    (Docusaurus' theme strings, MkDocs' nav titles: a project translated before they were)."""
+    return theme_strings_pending(project, project.languages) or nav_lacking(project)
 
 
 def _flag_repeats(
@@ -187,3 +194,25 @@ def finish(
             f"{where}: written with the source in place of {len(missing)} blocks (lines {lines})"
         )
     return "ok", ""
+
+
+def relink(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
+    """Once every page of a run is translated (the window writes each page as soon as it is
+    done), each complete translation written again where its links change: MkDocs' follow
+    the anchors that every page's translated headings and tabs moved (from the reviews:
+    fastdesk.project.sync.link_anchors), Hugo's the ids of definition terms in every page's
+    translation on disk (fastdesk.project.fragments). A target whose view did not change is
+    not touched. One line for each that could not be written."""
+    link_anchors(pairs)
+    said: list[str] = []
+    for pair in pairs:
+        project = pair.project
+        if not (project.dialect == "mkdocs" or (project.dialect == "hugo" and project.term_ids)):
+            continue
+        if pair.conflict or not pair.target_exists or pair.missing() or pair.not_translated():
+            continue  # held, partial, or not ours to write
+        try:
+            pair.write(record)
+        except OSError as exc:
+            said.append(f"{pair.source} → {pair.target}: not written: {os_reason(exc)}")
+    return said

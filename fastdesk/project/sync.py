@@ -20,6 +20,7 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
 from fastdesk.project.anchors import AnchorTable, page_anchors
+from fastdesk.project.fragments import fragment_rewriter
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.mkdocs_config import MarkdownSettings, mkdocs_settings
@@ -187,7 +188,7 @@ def relinked(
     './a.js'`` are rebased like images. ``anchors``: the anchors translated headings and tabs
     move (link_anchors); a link's ``#fragment`` naming one follows it."""
     if project.dialect == "hugo":
-        return text
+        return language_url(text)
     mdx = project.dialect == "docusaurus"
 
     def fragment(page: PurePosixPath, frag: str) -> str:
@@ -209,7 +210,8 @@ def link_anchors(pairs: Sequence[Pair]) -> None:
     their titles), so that the links written into every target follow them. A page's are
     computed when a link first names it (a window's Save reads the few pages its page links
     to, not the project); a page not among ``pairs`` is read with its review. Nothing for
-    other generators (Hugo and Docusaurus keep a heading's anchor as an explicit id)."""
+    other generators (Hugo and Docusaurus keep a heading's anchor as an explicit id; Hugo's
+    definition terms: fastdesk.project.fragments)."""
     if not pairs or pairs[0].project.dialect != "mkdocs":
         return
     project = pairs[0].project
@@ -260,6 +262,38 @@ class _Anchors(Mapping[str, Mapping[str, str]]):
 
     def __len__(self) -> int:
         return len(self._pages)
+
+
+# a Hugo page's own URL in its front matter, from the site's root: url: /about/, url = '/about/'
+_ROOT_URL = re.compile(
+    r"\A(?P<fence>---|\+\+\+)[ \t]*\r?\n(?:.*\n)*?"
+    r"(?P<key>url(?:[ \t]*:|[ \t]*=)[ \t]*['\"]?)/(?![/\s'\"])",
+    re.MULTILINE,
+)
+
+
+def language_url(text: str) -> str:
+    """A translation's front matter ``url`` made relative to its language: in a multilingual
+    Hugo site a ``url`` with a leading slash is the same address in every language (the French
+    page would be written over the English one, or not at all), one without it is under the
+    language's prefix (gohugo.io/content-management/urls/#leading-slashes). Only that slash
+    goes; every other byte is kept."""
+    m = _ROOT_URL.match(text)
+    if m is None or _fence_end(text, m["fence"]) < m.end("key"):
+        return text
+    if _TABLE.search(text, 0, m.start("key")):
+        return text  # a TOML table's url ([cascade]'s, for the pages below): not the page's
+    return text[: m.end("key")] + text[m.end("key") + 1 :]
+
+
+_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def _fence_end(text: str, fence: str) -> int:
+    """Where a front matter opened by ``fence`` closes (0: it does not)."""
+    close = re.compile(rf"^{re.escape(fence)}[ \t]*$", re.MULTILINE)
+    found = close.search(text, len(fence))
+    return found.start() if found else 0
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -373,14 +407,19 @@ def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tu
 def _shown(pair: Pair, doc: Document) -> TargetView:
     """What the review shows for ``doc``, links rebased: the target it would write."""
     review = pair.review
-    parts, spans, pos = [], [], 0
+    texts = []
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        text = pair._to_target(block.text if text is None else text)
-        parts.append(text)
-        spans.append((block.id, pos, pos + len(text)))
-        pos += len(text)
-    return TargetView("".join(parts), tuple(spans), frozenset())
+        texts.append(pair._to_target(block.text if text is None else text))
+    # Hugo: fragments naming a term whose id the translation changes (fastdesk.project.fragments)
+    source_text = "".join(b.text for b in doc.blocks)
+    fix = fragment_rewriter(pair.project, pair.source, pair.lang, source_text, "".join(texts))
+    spans, pos = [], 0
+    for i, block in enumerate(doc.blocks):
+        texts[i] = fix(texts[i])
+        spans.append((block.id, pos, pos + len(texts[i])))
+        pos += len(texts[i])
+    return TargetView("".join(texts), tuple(spans), frozenset())
 
 
 def _take_in(pair: Pair, written: TargetView, disk: str) -> None:

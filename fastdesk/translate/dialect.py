@@ -23,12 +23,18 @@ from fastdesk.document.dialects import (
     indent,
     safe_value,
 )
-from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
+from fastdesk.document.syntax import (
+    SHIELDED_DIALECTS,
+    anchors,
+    defined_labels,
+    definition_terms,
+    keep_anchor,
+)
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
 from fastdesk.translate.slots import Ranking
 
-__all__ = ["check_dialect", "heading_anchors", "translate_document"]
+__all__ = ["anchored", "check_dialect", "heading_anchors", "translate_document"]
 
 Emit = Callable[[EngineEvent], None]
 
@@ -67,7 +73,11 @@ async def translate_document(
     if labels is None:
         shielding = dialect in SHIELDED_DIALECTS
         labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
-    heads = heading_anchors(doc, dialect) if spec.heading_ids and page else {}
+    heads = (
+        heading_anchors(doc, dialect, term_ids=spec.term_ids, id_type=spec.id_type)
+        if spec.heading_ids and page
+        else {}
+    )
 
     def on_event(event: EngineEvent) -> None:
         if isinstance(event, BlockDone):
@@ -76,7 +86,8 @@ async def translate_document(
                 lead = index[event.block_id].split()[0]
                 if event.text.startswith(lead):  # the heading's line, its id added
                     line = index[event.block_id].split()[1].partition("\n")[0]
-                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect, line)
+                    answer = event.text[len(lead) :]
+                    text = lead + keep_anchor(answer, anchor, dialect, line, spec.id_type)
                     event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
@@ -200,11 +211,32 @@ async def _container(
 # ---- headings keep their anchors ------------------------------------------------------------
 
 
-def heading_anchors(doc: Document, dialect: str) -> dict[str, str]:
+def heading_anchors(
+    doc: Document, dialect: str, *, term_ids: bool = False, id_type: str = "github"
+) -> dict[str, str]:
     """Each top-level heading's anchor in the source (block id → id), as the generator makes
-    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor)."""
-    lines = [(b.id, b.split()[1].partition("\n")[0]) for b in doc.blocks if b.kind == "heading"]
-    return anchors(lines, dialect)
+    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor). ``term_ids``:
+    the generator numbers definition terms' ids with the headings' (Hugo's
+    ``autoDefinitionTermID``); ``id_type``: Hugo's ``autoHeadingIDType``."""
+    lines, terms = anchored(doc, term_ids=term_ids)
+    found = anchors(lines, dialect, terms=terms, id_type=id_type)
+    return {k: v for k, v in found.items() if k not in terms}
+
+
+def anchored(doc: Document, *, term_ids: bool) -> tuple[list[tuple[str, str]], set[str]]:
+    """What gets an anchor, in document order: each top-level heading (block id, its line)
+    and, with ``term_ids``, each definition term (``"<block id> term <n>"``, its text); and
+    which of them are terms."""
+    lines: list[tuple[str, str]] = []
+    terms: set[str] = set()
+    for b in doc.blocks:
+        if b.kind == "heading":
+            lines.append((b.id, b.split()[1].partition("\n")[0]))
+        elif term_ids and b.kind == "paragraph":
+            for n, term in enumerate(definition_terms(b.split()[1])):
+                terms.add(key := f"{b.id} term {n}")
+                lines.append((key, term))
+    return lines, terms
 
 
 # ---- checked like code ------------------------------------------------------------------------

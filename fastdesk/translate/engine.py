@@ -110,6 +110,10 @@ class JobSpec:
     # whether the generator takes an explicit heading id in the dialect's syntax (MkDocs with
     # attr_list, Hugo, Docusaurus): a translated heading then keeps its source's anchor
     heading_ids: bool = False
+    # Hugo: definition terms get ids numbered with the headings' (autoDefinitionTermID), and
+    # the rules ids are made by (autoHeadingIDType: github, github-ascii, blackfriday)
+    term_ids: bool = False
+    id_type: str = "github"
 
     @property
     def style_text(self) -> str:

@@ -195,7 +195,7 @@ class ProjectRun(QObject):
                         on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
                     )
                     await translate_labels(engine, project, specs, on_request=said)
-                relink(pairs, record)
+                tally.failed += relink(pairs, record)
             finally:
                 record.save()
                 await engine.router.aclose()
