@@ -6,6 +6,7 @@ Modules:
 - ``engine``: plan, pack, route and stream the translation of a document's blocks
 - ``planning``: which blocks go to a model, and in which request (a pack)
 - ``slots``: request slots served by rank: the engine's limit on requests in flight
+- ``parts``: the documents one run shares (a page, its containers' pieces) and their packs
 - ``live``: the live translator: one document kept current while it is edited
 - ``sending``: when an edit goes to the provider
 - ``events``: the events the engine emits (the window and the command line read them)
