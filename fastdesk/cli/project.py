@@ -331,6 +331,7 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         translated=outcome.translated,
         from_memory=outcome.from_memory,
         flags=outcome.flags,
+        memory_refused=outcome.memory_refused,
         errors=outcome.errors,
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits

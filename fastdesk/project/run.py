@@ -52,6 +52,8 @@ class PairOutcome:
     requested: int = 0  # blocks that needed a translation
     translated: int = 0
     from_memory: int = 0
+    # the translation memory's answers not used (each line names its block and why)
+    memory_refused: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     flags: list[dict[str, object]] = field(default_factory=list)
 
@@ -102,6 +104,7 @@ async def translate_pairs(
             elif isinstance(event, RequestDone):
                 on_request(event)
             elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+                outcome.memory_refused.append(event.message)
                 log.warning("%s: %s", pair.source, event.message)
 
         await translate_document(
