@@ -28,7 +28,15 @@ from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
 
-__all__ = ["OUTSIDE", "Pair", "link_anchors", "open_pair", "relinked", "write_target"]
+__all__ = [
+    "OUTSIDE",
+    "Pair",
+    "copy_text",
+    "link_anchors",
+    "open_pair",
+    "relinked",
+    "write_target",
+]
 
 # Why a pair whose target or review file is a symlink out of the project is left alone.
 OUTSIDE = "leads outside the project through a symlink; neither read nor written"
@@ -127,9 +135,11 @@ class Pair:
 
     # ---- writing --------------------------------------------------------------------------
 
-    def view(self) -> TargetView:
-        """The target as it would be written (links rebased for the target's folder)."""
-        return _shown(self, self.doc)
+    def view(self, dest: PurePosixPath | None = None) -> TargetView:
+        """The target as it would be written: links rebased for the target's folder (or for a
+        file at ``dest``, relative to the root: a copy elsewhere), their fragments following the
+        anchors the translation moves (``anchors``; Hugo's terms: fastdesk.project.fragments)."""
+        return _shown(self, self.doc, dest)
 
     def write(self, record: WrittenRecord) -> bool:
         """Write the target (when it changed) and the sidecar (when the review changed);
@@ -156,8 +166,9 @@ class Pair:
 
     # ---- links ----------------------------------------------------------------------------
 
-    def _to_target(self, text: str) -> str:
-        return relinked(self.project, self.source, self.lang, text, self.target, self.anchors)
+    def _to_target(self, text: str, dest: PurePosixPath | None = None) -> str:
+        where = self.target if dest is None else dest
+        return relinked(self.project, self.source, self.lang, text, where, self.anchors)
 
     def _to_source(self, text: str) -> str:
         """A block edited by hand, links as the source has them (an anchor a translated heading
@@ -404,13 +415,14 @@ def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tu
     return out
 
 
-def _shown(pair: Pair, doc: Document) -> TargetView:
-    """What the review shows for ``doc``, links rebased: the target it would write."""
+def _shown(pair: Pair, doc: Document, dest: PurePosixPath | None = None) -> TargetView:
+    """What the review shows for ``doc``, links rebased (for the target, or a file at
+    ``dest``): the target it would write."""
     review = pair.review
     texts = []
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        texts.append(pair._to_target(block.text if text is None else text))
+        texts.append(pair._to_target(block.text if text is None else text, dest))
     # Hugo: fragments naming a term whose id the translation changes (fastdesk.project.fragments)
     source_text = "".join(b.text for b in doc.blocks)
     fix = fragment_rewriter(pair.project, pair.source, pair.lang, source_text, "".join(texts))
@@ -512,3 +524,19 @@ def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
     pair.write(record)
     record.save()
     return pair
+
+
+def copy_text(
+    project: Project, source: PurePosixPath, lang: str, review: Review, dest: PurePosixPath
+) -> str:
+    """``source``'s translation into ``lang`` as ``review`` has it (the window's, unsaved
+    edits included) for a file at ``dest`` (relative to the root, maybe ``../``-led), written
+    as the target is (Pair.view: `fastdesk translate DIR`, `fastdesk export`): links rebased for
+    ``dest``'s folder, their fragments following the anchors that translated headings, tabs
+    and Hugo terms move. The window's Export Translation to another path than the target."""
+    doc = review.doc if review.doc is not None else parse("")  # a review never shown
+    target = project.target(source, lang)
+    pair = Pair(project, source, lang, target, doc, review, target_exists=False)
+    pair.sidecar_inside = False  # a copy: the review is the window's to save, not this
+    link_anchors([pair])
+    return pair.view(dest).text
