@@ -180,8 +180,8 @@ class ProjectRun(QObject):
                 if batch is not None and batch.submitted:
                     tally.note = submitted_text(batch.submitted)
                 elif batch is not None and batch.answers is not None and batch.store:
-                    await collect(
-                        engine, needy, specs, batch.answers, on_request=said, on_pair=done
+                    await collect(  # the labels too, live, as below
+                        engine, project, needy, specs, batch.answers, on_request=said, on_pair=done
                     )
                     if not tally.failed:
                         used_up(batch.store)
