@@ -429,3 +429,49 @@ def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
             text = (root / f"docs/{name}.{lang}.md").read_text(encoding="utf-8")
             assert text.count(f"{WORDS[lang]} ") == 43 and "Step --not-translated" in text
             assert f'!!! note "{WORDS[lang]} title"' in text
+
+
+NAV_CONFIG = """\
+site_name: t
+nav:
+  - Step in: index.md
+  - Step by step: sub/guide.md
+plugins:
+  - i18n:
+      docs_structure: suffix
+      languages:
+        - locale: en
+          default: true
+        - locale: fr
+        - locale: de
+"""
+
+
+def test_the_collection_translates_the_labels_as_a_live_run_does(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The nav titles are not pages: no job carries them, the collection sends them live
+    (said, with what they cost), as a live run does once its pages are done."""
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    write(root / "mkdocs.yml", NAV_CONFIG)
+    assert batch(root) == 0
+    assert not emu.chat_requests  # the job submitted, nothing live
+    assert "nav_translations" not in (root / "mkdocs.yml").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert batch(root, "--wait") == 0  # the job's answers taken in, the labels translated
+    said = capsys.readouterr().err
+    assert_whole(root)
+    config = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert config.count("nav_translations:") == 2
+    assert '"Step in": "Étape in"' in config and '"Step by step": "Schritt by step"' in config
+    assert len(emu.chat_requests) == 4  # two titles into two languages, live
+    assert "fastdesk translate: mkdocs.yml: 2 nav titles translated into fr's" in said
+    assert "4 requests sent live for the labels outside the pages" in said
+    assert "$" in said.split("labels outside the pages")[1].splitlines()[0]
+
+    # the entries gone, no page stale: a batch run translates them as a live run does (from
+    # the memory: nothing sent)
+    write(root / "mkdocs.yml", NAV_CONFIG)
+    assert batch(root) == 0
+    assert (root / "mkdocs.yml").read_text(encoding="utf-8") == config
+    assert len(emu.chat_requests) == 4 and emu.batches.created == 1

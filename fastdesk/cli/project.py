@@ -145,7 +145,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         needy = [p for p in pairs if p.needed() and p.conflict != OUTSIDE]
         engine: Engine | None = None
         specs: dict[str, JobSpec] = {}
-        if needy or (not args.batch and labels_pending(project)):  # (of an earlier run's)
+        if needy or labels_pending(project):  # (of an earlier run's; live, --batch or not)
             engine, specs = _build(args, project)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)

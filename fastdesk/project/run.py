@@ -201,17 +201,16 @@ def finish(
 
 def relink(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
     """Once every page of a run is translated (the window writes each page as soon as it is
-    done), each complete translation written again where its links change: MkDocs' follow
-    the anchors that every page's translated headings and tabs moved (from the reviews:
-    fastdesk.project.sync.link_anchors), Hugo's the ids of definition terms in every page's
-    translation on disk (fastdesk.project.fragments). A target whose view did not change is
-    not touched. One line for each that could not be written."""
+    done, before the pages it links to are), each complete translation written again where its
+    links change: they follow the anchors that every page's translation moves (MkDocs' headings
+    and tabs, Hugo's terms: fastdesk.project.sync.link_anchors, from the reviews). A target
+    whose view did not change is not touched (a command-line run's, written after every page
+    was translated). One line for each that could not be written."""
     link_anchors(pairs)
     said: list[str] = []
     for pair in pairs:
-        project = pair.project
-        if not (project.dialect == "mkdocs" or (project.dialect == "hugo" and project.term_ids)):
-            continue
+        if not pair.anchors:
+            continue  # no anchor moves in this project: its links are as written
         if pair.conflict or not pair.target_exists or pair.missing() or pair.not_translated():
             continue  # held, partial, or not ours to write
         try:

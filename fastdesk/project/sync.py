@@ -19,16 +19,23 @@ from fastdesk.config.fileio import DocumentError, FileError, atomic_write_text, 
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
-from fastdesk.project.anchors import AnchorTable, page_anchors
-from fastdesk.project.fragments import fragment_rewriter
+from fastdesk.project.anchors import AnchorTable, PageAnchors, anchor_model
+from fastdesk.project.fragments import hugo_fragments
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
-from fastdesk.project.mkdocs_config import MarkdownSettings, mkdocs_settings
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
 
-__all__ = ["OUTSIDE", "Pair", "link_anchors", "open_pair", "relinked", "write_target"]
+__all__ = [
+    "OUTSIDE",
+    "Pair",
+    "copy_text",
+    "link_anchors",
+    "open_pair",
+    "relinked",
+    "write_target",
+]
 
 # Why a pair whose target or review file is a symlink out of the project is left alone.
 OUTSIDE = "leads outside the project through a symlink; neither read nor written"
@@ -58,7 +65,7 @@ class Pair:
     style: str = ""  # the version of the house style for this language now
     # machine translations made under another house style than today's: stale, asked again
     restyled: frozenset[str] = frozenset()
-    # the anchors translated headings and tabs move, in every page of this language
+    # the anchors translated headings, tabs and terms move, in every page of this language
     # (link_anchors): the links written into the target follow them
     anchors: AnchorTable = field(default_factory=dict)
 
@@ -127,9 +134,11 @@ class Pair:
 
     # ---- writing --------------------------------------------------------------------------
 
-    def view(self) -> TargetView:
-        """The target as it would be written (links rebased for the target's folder)."""
-        return _shown(self, self.doc)
+    def view(self, dest: PurePosixPath | None = None) -> TargetView:
+        """The target as it would be written: links rebased for the target's folder (or for a
+        file at ``dest``, relative to the root: a copy elsewhere), their fragments following the
+        anchors the translations move (``anchors``: link_anchors)."""
+        return _shown(self, self.doc, dest)
 
     def write(self, record: WrittenRecord) -> bool:
         """Write the target (when it changed) and the sidecar (when the review changed);
@@ -156,8 +165,9 @@ class Pair:
 
     # ---- links ----------------------------------------------------------------------------
 
-    def _to_target(self, text: str) -> str:
-        return relinked(self.project, self.source, self.lang, text, self.target, self.anchors)
+    def _to_target(self, text: str, dest: PurePosixPath | None = None) -> str:
+        where = self.target if dest is None else dest
+        return relinked(self.project, self.source, self.lang, text, where, self.anchors)
 
     def _to_source(self, text: str) -> str:
         """A block edited by hand, links as the source has them (an anchor a translated heading
@@ -185,10 +195,12 @@ def relinked(
     links to other pages point at their targets in ``lang``. Hugo resolves a link by the
     page's path in its own language (a page bundle's files are shared by its translations):
     its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
-    './a.js'`` are rebased like images. ``anchors``: the anchors translated headings and tabs
-    move (link_anchors); a link's ``#fragment`` naming one follows it."""
+    './a.js'`` are rebased like images. ``anchors``: the anchors translated headings, tabs and
+    terms move (link_anchors); a link's ``#fragment`` naming one follows it, in the generator's
+    link syntax (Hugo's: fastdesk.project.fragments)."""
     if project.dialect == "hugo":
-        return language_url(text)
+        text = language_url(text)
+        return hugo_fragments(text, project, source, anchors) if anchors else text
     mdx = project.dialect == "docusaurus"
 
     def fragment(page: PurePosixPath, frag: str) -> str:
@@ -206,23 +218,23 @@ def relinked(
 
 def link_anchors(pairs: Sequence[Pair]) -> None:
     """Give each pair the anchors that the translations of its language's pages move
-    (fastdesk.project.anchors: MkDocs headings without ``attr_list``, content tabs named by
-    their titles), so that the links written into every target follow them. A page's are
-    computed when a link first names it (a window's Save reads the few pages its page links
-    to, not the project); a page not among ``pairs`` is read with its review. Nothing for
-    other generators (Hugo and Docusaurus keep a heading's anchor as an explicit id; Hugo's
-    definition terms: fastdesk.project.fragments)."""
-    if not pairs or pairs[0].project.dialect != "mkdocs":
+    (fastdesk.project.anchors: MkDocs headings without ``attr_list`` and content tabs named by
+    their titles, Hugo's definition terms), from each page's source and review, so that the
+    links written into every target follow them. A page's are computed when a link first names
+    it (a window's Save reads the few pages its page links to, not the project); a page not
+    among ``pairs`` is read with its review. Nothing where no anchor moves (Docusaurus, and
+    Hugo's headings, keep the source's as an explicit id)."""
+    if not pairs:
         return
     project = pairs[0].project
-    settings = mkdocs_settings(project.root)
-    if settings is None:
+    model = anchor_model(project)
+    if model is None:
         return
     by_lang: dict[str, dict[PurePosixPath, Pair]] = {}
     for pair in pairs:
         by_lang.setdefault(pair.lang, {})[pair.source] = pair
     for lang, known in by_lang.items():
-        table = _Anchors(project, lang, known, settings)
+        table = _Anchors(project, lang, known, model)
         for each in known.values():
             each.anchors = table
 
@@ -235,9 +247,9 @@ class _Anchors(Mapping[str, Mapping[str, str]]):
         project: Project,
         lang: str,
         known: dict[PurePosixPath, Pair],
-        settings: MarkdownSettings,
+        model: PageAnchors,
     ) -> None:
-        self._project, self._lang, self._known, self._settings = project, lang, known, settings
+        self._project, self._lang, self._known, self._model = project, lang, known, model
         self._pages = {s.as_posix(): s for s in project.sources()}
         self._done: dict[str, Mapping[str, str]] = {}
         self._record: WrittenRecord | None = None
@@ -255,7 +267,10 @@ class _Anchors(Mapping[str, Mapping[str, str]]):
                 page = open_pair(self._project, source, self._lang, self._record)
             except (FileError, OSError, ValueError):
                 return {}
-        return page_anchors(page.doc, page.review.shown_text, self._settings)
+        return self._model(page.doc, page.review.shown_text)
+
+    def __contains__(self, key: object) -> bool:  # a page of the project, not computed
+        return key in self._pages
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._pages)
@@ -404,21 +419,16 @@ def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tu
     return out
 
 
-def _shown(pair: Pair, doc: Document) -> TargetView:
-    """What the review shows for ``doc``, links rebased: the target it would write."""
+def _shown(pair: Pair, doc: Document, dest: PurePosixPath | None = None) -> TargetView:
+    """What the review shows for ``doc``, links rebased (for the target, or a file at
+    ``dest``): the target it would write."""
     review = pair.review
-    texts = []
+    texts, spans, pos = [], [], 0
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        texts.append(pair._to_target(block.text if text is None else text))
-    # Hugo: fragments naming a term whose id the translation changes (fastdesk.project.fragments)
-    source_text = "".join(b.text for b in doc.blocks)
-    fix = fragment_rewriter(pair.project, pair.source, pair.lang, source_text, "".join(texts))
-    spans, pos = [], 0
-    for i, block in enumerate(doc.blocks):
-        texts[i] = fix(texts[i])
-        spans.append((block.id, pos, pos + len(texts[i])))
-        pos += len(texts[i])
+        texts.append(pair._to_target(block.text if text is None else text, dest))
+        spans.append((block.id, pos, pos + len(texts[-1])))
+        pos += len(texts[-1])
     return TargetView("".join(texts), tuple(spans), frozenset())
 
 
@@ -512,3 +522,19 @@ def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
     pair.write(record)
     record.save()
     return pair
+
+
+def copy_text(
+    project: Project, source: PurePosixPath, lang: str, review: Review, dest: PurePosixPath
+) -> str:
+    """``source``'s translation into ``lang`` as ``review`` has it (the window's, unsaved
+    edits included) for a file at ``dest`` (relative to the root, maybe ``../``-led), written
+    as the target is (Pair.view: `fastdesk translate DIR`, `fastdesk export`): links rebased for
+    ``dest``'s folder, their fragments following the anchors that translated headings, tabs
+    and Hugo terms move. The window's Export Translation to another path than the target."""
+    doc = review.doc if review.doc is not None else parse("")  # a review never shown
+    target = project.target(source, lang)
+    pair = Pair(project, source, lang, target, doc, review, target_exists=False)
+    pair.sidecar_inside = False  # a copy: the review is the window's to save, not this
+    link_anchors([pair])
+    return pair.view(dest).text

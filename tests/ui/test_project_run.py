@@ -108,3 +108,24 @@ def test_translate_project_points_links_at_moved_tabs_and_translates_the_nav(
         '        - locale: fr\n          nav_translations:\n            "Hello": "Bonjour"\n'
         '            "Goodbye world": "Au revoir monde"\n',
     )
+
+
+def test_translate_project_with_no_stale_page_translates_the_labels_lacking(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    """As `fastdesk translate DIR` does: every page up to date, the nav titles a language
+    lacks (a project translated before they were) are translated all the same."""
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", MKDOCS_TABS)
+    write(root / "docs/index.md", "# Start\n\nGoodbye cat.\n")
+    write(root / "docs/guide.md", "# Guide\n\nHello world.\n")
+    window = opened(make_window, qtbot, root, page=None)
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000):
+        window.project_run.start(window.project.project)
+    translated = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert '"Hello": "Bonjour"' in translated
+    write(root / "mkdocs.yml", MKDOCS_TABS)  # the titles' translations gone, no page stale
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000) as signal:
+        window.project_run.start(window.project.project)
+    assert signal.args == ["Project translated: 2 of 2 pages written"]
+    assert (root / "mkdocs.yml").read_text(encoding="utf-8") == translated
