@@ -10,7 +10,10 @@ first token at 800 tokens/s, states a paid tier in its headers (2,000,000 tokens
 prompts by exact prefix as the providers do, and "translates every word": each prose word of a
 request's text comes back spelt backwards, its first "e" accented (code, URLs, link targets,
 tags, attribute lists and the marker lines kept), so no answer is an echo and every answer is
-as long as its source.
+as long as its source. It follows the other tools' formats as a model would
+(benchmarks/bench_peers.py runs them against this same server): a request whose text is a
+JSON object (mdpo-llm's batches) is answered with the same keys, each value translated, and
+their placeholders (``@@LINE_0001@@``, ``⟦P:0⟧``) are kept like fastdesk's markers.
 
 Printed: wall time, requests, requests per page, prompt characters (and the first, shared
 system message's share), prompt tokens, cached prompt tokens, uncached prompt tokens ÷ the
@@ -49,11 +52,14 @@ PAID = RateLimits(
 
 KEPT = re.compile(
     r"(```.*?```|~~~.*?~~~|`[^`\n]*`|\]\([^)]*\)|<[^>\n]*>|https?://\S+|\{[^}\n]*\}"
-    r"|^\s*\[[^\]]+\]:.*$|^<!--fd-.*$|&\w+;|\[[^\]]*\]\[[^\]]*\])",
+    r"|^\s*\[[^\]]+\]:.*$|^<!--fd-.*$|&\w+;|\[[^\]]*\]\[[^\]]*\]|@@[^@\s]+@@|⟦[^⟧\s]*⟧)",
     re.S | re.M,
 )
 WORD = re.compile(r"[A-Za-z]{2,}")
 MARKER = re.compile(r"^<!--fd-\w+:\d+-->$", re.M)
+# a user message that opens with instructions and then gives the text (markdown-translate-ai):
+# only the text is translated and answered
+INSTRUCTIONS = re.compile(r"\A.*?\n(?:Content|Text) to translate:\n\n", re.S)
 
 
 def _backwards(match: re.Match[str]) -> str:
@@ -63,14 +69,49 @@ def _backwards(match: re.Match[str]) -> str:
 
 
 def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The request's text with every prose word "translated" (spelt backwards)."""
-    text = last_user_content(messages)
+    """The request's text with every prose word "translated" (spelt backwards); a JSON object
+    (blocks by id, as mdpo-llm sends them) keeps its keys and has its values translated."""
+    text = INSTRUCTIONS.sub("", last_user_content(messages), count=1)
+    if text.lstrip().startswith("{"):
+        try:
+            blocks = json.loads(text)
+        except ValueError:
+            blocks = None
+        if isinstance(blocks, dict):
+            return json.dumps(_values_translated(blocks), ensure_ascii=False)
+    return _translated(text)
+
+
+def _values_translated(value: Any) -> Any:
+    if isinstance(value, str):
+        return _translated(value)
+    if isinstance(value, dict):
+        return {key: _values_translated(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_values_translated(item) for item in value]
+    return value
+
+
+def _translated(text: str) -> str:
     out, last = [], 0
     for kept in KEPT.finditer(text):
         out += [WORD.sub(_backwards, text[last : kept.start()]), kept.group(0)]
         last = kept.end()
     out.append(WORD.sub(_backwards, text[last:]))
     return "".join(out)
+
+
+def site_server(cache: PromptCache) -> Emulator:
+    """The loopback server every tool is measured against: 150 ms to first token, 800
+    tokens/s (streamed or whole), a paid tier in its headers, ``cache`` as its prompt cache,
+    the model :func:`every_word`."""
+    return Emulator(
+        ttfb=0.15,
+        tokens_per_second=800,
+        rate_limits=PAID,
+        prompt_cache=cache,
+        answer=every_word,
+    )
 
 
 def site_copy(docs: Path, into: Path) -> tuple[Path, int, int]:
@@ -91,13 +132,7 @@ def run_once(docs: Path, lang: str, concurrency: int | None) -> dict[str, float]
     root, pages, chars = site_copy(docs, tmp)
     report = tmp / "report.json"
     cache = PromptCache()
-    with Emulator(
-        ttfb=0.15,
-        tokens_per_second=800,
-        rate_limits=PAID,
-        prompt_cache=cache,
-        answer=every_word,
-    ) as emu:
+    with site_server(cache) as emu:
         env = {
             **os.environ,
             "FASTDESK_HOME": str(tmp / "home"),
