@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_peers.py DOCS_DIR [--mdpo VENV] [--coop VENV] [--mta VENV]
         [--tools fastdesk,mdpo-llm,co-op-translator,markdown-translate-ai] [--to fr] [--runs 1]
-        [--pages N] [--tiktoken-cache DIR] [--json FILE]
+        [--pages N] [--tiktoken-cache DIR] [--json FILE] [--keep]
 
 DOCS_DIR: a MkDocs site's folder, e.g. Python-Markdown's ``docs/``
 (github.com/Python-Markdown/markdown). Every tool gets its own copy of the site and its own
@@ -297,7 +297,7 @@ def run_phase(
     )
 
 
-def run_tool(peer: Peer, docs: Path, pages: int | None) -> list[Phase]:
+def run_tool(peer: Peer, docs: Path, pages: int | None, keep: bool) -> list[Phase]:
     tmp = Path(tempfile.mkdtemp(prefix=f"bench-peers-{peer.name}-"))
     try:
         site = site_copy(docs, tmp)[0]
@@ -318,7 +318,10 @@ def run_tool(peer: Peer, docs: Path, pages: int | None) -> list[Phase]:
                 phases.append(result)
         return phases
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if keep:
+            print(f"    kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _line(p: Phase) -> str:
@@ -382,6 +385,7 @@ def main() -> None:
     ap.add_argument("--pages", type=int, help="only the first N pages (a quick check)")
     ap.add_argument("--tiktoken-cache", type=Path, help="a folder with tiktoken's o200k_base")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
+    ap.add_argument("--keep", action="store_true", help="keep each tool's copy of the site")
     args = ap.parse_args()
     peers: list[Peer] = []
     for name in args.tools.split(","):
@@ -410,7 +414,7 @@ def main() -> None:
     for run in range(args.runs):
         for peer in peers:
             print(f"run {run + 1}, {peer.name} {versions[peer.name]}")
-            results += run_tool(peer, args.docs, args.pages)
+            results += run_tool(peer, args.docs, args.pages, args.keep)
     print()
     print(table(results, versions))
     cold = {t: [p.wall_s for p in results if p.tool == t and p.phase == "cold"] for t in TOOLS}
