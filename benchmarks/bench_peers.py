@@ -2,16 +2,16 @@
 
     .venv/bin/python benchmarks/bench_peers.py DOCS_DIR [--mdpo VENV] [--coop VENV] [--mta VENV]
         [--tools fastdesk,mdpo-llm,co-op-translator,markdown-translate-ai] [--to fr] [--runs 1]
-        [--pages N] [--tiktoken-cache DIR] [--json FILE] [--keep]
+        [--coop-concurrency N] [--pages N] [--tiktoken-cache DIR] [--json FILE] [--keep]
 
 DOCS_DIR: a MkDocs site's folder, e.g. Python-Markdown's ``docs/``
-(github.com/Python-Markdown/markdown). Every tool gets its own copy of the site and its own
-cache on one loopback OpenAI-compatible server, the one benchmarks/bench_site.py measures
-fastdesk against (150 ms to first token, 800 tokens/s streamed or whole, a paid tier in its
-headers, prompts cached by exact prefix, a model that translates every word it is given and
-keeps each tool's placeholders). Three runs a tool, each timed as a fresh process (or, for
-markdown-translate-ai, which takes one file a process, a loop over the pages, one after
-another, as a shell ``for`` loop runs it):
+(github.com/Python-Markdown/markdown). Every tool gets its own copy of the site and a fresh
+instance of the loopback OpenAI-compatible server benchmarks/bench_site.py measures fastdesk
+against (``site_server``: 150 ms to first token, 800 tokens/s streamed or whole, a paid tier in
+its headers, prompts cached by exact prefix, a model that translates every word it is given
+and keeps each tool's placeholders), so no tool finds another's prompts cached. Three runs a
+tool, each timed as a fresh process (or, for markdown-translate-ai, which takes one file a
+process, a loop over the pages, one after another, as a shell ``for`` loop runs it):
 
 - cold: nothing translated yet;
 - rerun: the same command again, nothing changed;
@@ -179,9 +179,12 @@ class Mdpo(Peer):
 class CoOp(Peer):
     name = "co-op-translator"
 
-    def __init__(self, venv: Path | None, to: str, tiktoken_cache: Path) -> None:
+    def __init__(
+        self, venv: Path | None, to: str, tiktoken_cache: Path, concurrency: int | None
+    ) -> None:
         super().__init__(venv, to)
         self.tiktoken_cache = tiktoken_cache
+        self.concurrency = concurrency
 
     def env(self, base_url: str, home: Path) -> dict[str, str]:
         env = super().env(base_url, home)
@@ -196,7 +199,8 @@ class CoOp(Peer):
     def commands(self, site: Path, first: bool) -> list[list[str]]:
         assert self.venv is not None
         tool = str(self.venv / "bin" / "translate")
-        return [[tool, "-l", self.to, "-r", str(site), "-md", "-y"]]
+        more = ["--concurrency", str(self.concurrency)] if self.concurrency else []
+        return [[tool, "-l", self.to, "-r", str(site), "-md", "-y", *more]]
 
 
 class MarkdownTranslateAi(Peer):
@@ -379,6 +383,9 @@ def main() -> None:
     ap.add_argument("--mdpo", type=Path, help="mdpo-llm's virtual environment")
     ap.add_argument("--coop", type=Path, help="co-op-translator's virtual environment")
     ap.add_argument("--mta", type=Path, help="markdown-translate-ai's virtual environment")
+    ap.add_argument(
+        "--coop-concurrency", type=int, help="co-op-translator's --concurrency (its default: 1)"
+    )
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--to", default="fr")
     ap.add_argument("--runs", type=int, default=1)
@@ -398,7 +405,7 @@ def main() -> None:
             if cache is None:
                 print("co-op-translator skipped: no tiktoken o200k_base (--tiktoken-cache DIR)")
                 continue
-            peers.append(CoOp(args.coop, args.to, cache))
+            peers.append(CoOp(args.coop, args.to, cache, args.coop_concurrency))
         elif name == "markdown-translate-ai" and args.mta:
             peers.append(MarkdownTranslateAi(args.mta, args.to))
         elif name not in TOOLS:
