@@ -151,10 +151,9 @@ class Fastdesk(Peer):
         return [[sys.executable, "-m", "fastdesk", *args]]
 
     def version(self) -> str:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        )
-        return head.stdout.strip()
+        """The last commit that changed fastdesk/ (benchmarks/ may be ahead of it)."""
+        last = ["git", "-C", str(ROOT), "log", "-1", "--format=%h", "--", "fastdesk"]
+        return subprocess.run(last, capture_output=True, text=True).stdout.strip()
 
 
 class Mdpo(Peer):
@@ -201,6 +200,10 @@ class CoOp(Peer):
         tool = str(self.venv / "bin" / "translate")
         more = ["--concurrency", str(self.concurrency)] if self.concurrency else []
         return [[tool, "-l", self.to, "-r", str(site), "-md", "-y", *more]]
+
+    def version(self) -> str:
+        more = f" (--concurrency {self.concurrency})" if self.concurrency else ""
+        return super().version() + more
 
 
 class MarkdownTranslateAi(Peer):
