@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_peers.py DOCS_DIR [--mdpo VENV] [--coop VENV] [--mta VENV]
         [--tools fastdesk,mdpo-llm,co-op-translator,markdown-translate-ai] [--to fr] [--runs 1]
         [--coop-concurrency N] [--pages N] [--tiktoken-cache DIR] [--json FILE] [--keep]
+    .venv/bin/python benchmarks/bench_peers.py --tables RUN.json [RUN.json ...]
 
 DOCS_DIR: a MkDocs site's folder, e.g. Python-Markdown's ``docs/``
 (github.com/Python-Markdown/markdown). Every tool gets its own copy of the site and a fresh
@@ -59,7 +60,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,15 @@ class Phase:
     system_chars: int
     cached_tokens: int
     pages_written: int
+    pages: int  # the site's source pages
+    source_chars: int  # their characters
+    version: str = ""  # the tool's
+
+    @property
+    def uncached_share(self) -> float:
+        """Uncached prompt tokens ÷ the source's tokens (≈ 4 characters a token, as the server
+        counts them)."""
+        return (self.prompt_chars / 4 - self.cached_tokens) / (self.source_chars / 4)
 
 
 class Peer:
@@ -270,7 +280,13 @@ def edit_one_sentence(docs: Path, sources: Sequence[Path]) -> str:
 
 
 def run_phase(
-    peer: Peer, site: Path, emu: Emulator, cache: PromptCache, phase: str, home: Path
+    peer: Peer,
+    site: Path,
+    emu: Emulator,
+    cache: PromptCache,
+    phase: str,
+    home: Path,
+    sources: Sequence[Path],
 ) -> Phase:
     before_md = _written(site)
     emu.reset_records()
@@ -301,6 +317,8 @@ def run_phase(
         system_chars=sum(len(_content(m)) for m in messages if m.get("role") == "system"),
         cached_tokens=cache.total - cached_before,
         pages_written=written,
+        pages=len(sources),
+        source_chars=sum(len(page.read_text(encoding="utf-8")) for page in sources),
     )
 
 
@@ -320,7 +338,7 @@ def run_tool(peer: Peer, docs: Path, pages: int | None, keep: bool) -> list[Phas
                 if phase == "one sentence changed":
                     where = edit_one_sentence(site / "docs", sources)
                     print(f"    changed {where}")
-                result = run_phase(peer, site, emu, cache, phase, tmp / "home")
+                result = run_phase(peer, site, emu, cache, phase, tmp / "home", sources)
                 print(f"  {_line(result)}")
                 phases.append(result)
         return phases
@@ -336,27 +354,31 @@ def _line(p: Phase) -> str:
     return (
         f"{p.tool}, {p.phase}: {p.wall_s:.1f} s (load {p.load:.1f}, exit {p.exit}), "
         f"{p.requests} requests, prompt {p.prompt_chars / 1000:.0f} k chars "
-        f"(system {p.system_chars / 1000:.0f} k), {p.cached_tokens} cached tokens{written}"
+        f"(system {p.system_chars / 1000:.0f} k), {p.cached_tokens} cached tokens (uncached "
+        f"÷ source tokens {p.uncached_share:.2f}){written}"
     )
 
 
-def table(results: Sequence[Phase], versions: dict[str, str]) -> str:
-    """The issue's table: the median of the runs' figures for each tool and phase."""
+def table(results: Sequence[Phase]) -> str:
+    """The issue's table: each figure's range over the runs, per tool and phase."""
     rows = [
-        "| tool | cold run | requests | prompt chars (of which system) | rerun, nothing changed "
+        "| tool | cold run | requests (a page) | prompt chars (of which system) "
+        "| uncached prompt tokens ÷ source tokens | rerun, nothing changed "
         "| one sentence changed |",
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for tool in dict.fromkeys(p.tool for p in results):
         by = {ph: [p for p in results if p.tool == tool and p.phase == ph] for ph in PHASES}
         cold, rerun, edit = by["cold"], by["rerun"], by["one sentence changed"]
-        name = f"{tool} {versions.get(tool, '')}".strip()
+        name = f"{tool} {cold[0].version}".strip()
         load = _span([p.load for p in cold], 1)
         rows.append(
             f"| {name} | {_span([p.wall_s for p in cold])} s (load {load}) "
             f"| {_span([p.requests for p in cold], 0)} "
+            f"({_span([p.requests / p.pages for p in cold])}) "
             f"| {_span([p.prompt_chars / 1000 for p in cold], 0)} k "
             f"({_span([p.system_chars / 1000 for p in cold], 0)} k) "
+            f"| {_span([p.uncached_share for p in cold], 2)} "
             f"| {_span([p.wall_s for p in rerun])} s, {_span([p.requests for p in rerun], 0)} req "
             f"| {_span([p.wall_s for p in edit])} s, {_span([p.requests for p in edit], 0)} req |"
         )
@@ -382,7 +404,7 @@ def tiktoken_cache(given: Path | None, mdpo: Path | None) -> Path | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("docs", type=Path)
+    ap.add_argument("docs", type=Path, nargs="?")
     ap.add_argument("--mdpo", type=Path, help="mdpo-llm's virtual environment")
     ap.add_argument("--coop", type=Path, help="co-op-translator's virtual environment")
     ap.add_argument("--mta", type=Path, help="markdown-translate-ai's virtual environment")
@@ -396,7 +418,16 @@ def main() -> None:
     ap.add_argument("--tiktoken-cache", type=Path, help="a folder with tiktoken's o200k_base")
     ap.add_argument("--json", type=Path, help="write every run's figures here")
     ap.add_argument("--keep", action="store_true", help="keep each tool's copy of the site")
+    ap.add_argument(
+        "--tables", type=Path, nargs="+", help="run nothing: the table of these --json files"
+    )
     args = ap.parse_args()
+    if args.tables:
+        saved = [Phase(**row) for f in args.tables for row in json.loads(f.read_text("utf-8"))]
+        print(table(saved))
+        return
+    if args.docs is None:
+        ap.error("DOCS_DIR is needed (or --tables)")
     peers: list[Peer] = []
     for name in args.tools.split(","):
         if name == "fastdesk":
@@ -424,16 +455,18 @@ def main() -> None:
     for run in range(args.runs):
         for peer in peers:
             print(f"run {run + 1}, {peer.name} {versions[peer.name]}")
-            results += run_tool(peer, args.docs, args.pages, args.keep)
+            for phase in run_tool(peer, args.docs, args.pages, args.keep):
+                results.append(replace(phase, version=versions[peer.name]))
     print()
-    print(table(results, versions))
+    print(table(results))
     cold = {t: [p.wall_s for p in results if p.tool == t and p.phase == "cold"] for t in TOOLS}
     if cold["fastdesk"] and cold["mdpo-llm"]:
         ratio = [f / m for f, m in zip(cold["fastdesk"], cold["mdpo-llm"], strict=False)]
         each = ", ".join(f"{r:.2f}" for r in ratio)
         print(f"\nfastdesk's cold time ÷ mdpo-llm's, run by run: {each}")
     if args.json:
-        args.json.write_text(json.dumps([asdict(p) for p in results], indent=1), encoding="utf-8")
+        rows = [asdict(p) for p in results]
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
