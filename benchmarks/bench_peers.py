@@ -18,10 +18,10 @@ process, a loop over the pages, one after another, as a shell ``for`` loop runs 
 - rerun: the same command again, nothing changed;
 - one sentence changed: one sentence of the first page edited, the command again.
 
-Printed per run: wall time, the 1-minute load average at its end, requests (every chat
-request the server saw, a health check included), prompt characters (of which in system
-messages), cached prompt tokens as the server counted them, target pages written; then the
-issue 42 table and fastdesk's cold time ÷ mdpo-llm's.
+Printed per run: wall time, the 1-minute load average at its end, the tool's CPU time,
+requests (every chat request the server saw, a health check included), prompt characters (of
+which in system messages), cached prompt tokens as the server counted them, target pages
+written; then the issue 42 table and fastdesk's cold time ÷ mdpo-llm's.
 
 The peers are not fastdesk's dependencies: nothing of fastdesk imports them, and each is run
 from its own virtual environment as a command. Install them (PyPI; markdown-translate-ai
@@ -54,6 +54,7 @@ import argparse
 import functools
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,7 @@ class Phase:
     pages: int  # the site's source pages
     source_chars: int  # their characters
     version: str = ""  # the tool's
+    cpu_s: float = 0.0  # the tool's processes' CPU time (user + system)
 
     @property
     def uncached_share(self) -> float:
@@ -294,6 +296,7 @@ def run_phase(
     env = peer.env(emu.openai_base_url, home)
     peer.before(site)
     exit_code = 0
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for command in peer.commands(site, first=phase == "cold"):
         done = subprocess.run(command, env=env, cwd=site, capture_output=True, text=True)
@@ -302,6 +305,8 @@ def run_phase(
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             print(f"    {peer.name} exited {done.returncode}: {' | '.join(tail)[:400]}")
     wall = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime
     peer.after(site)
     bodies = [r.body for r in emu.chat_requests if isinstance(r.body, dict)]
     messages = [m for b in bodies for m in b.get("messages") or []]
@@ -318,6 +323,7 @@ def run_phase(
         cached_tokens=cache.total - cached_before,
         pages_written=written,
         pages=len(sources),
+        cpu_s=cpu,
         source_chars=sum(len(page.read_text(encoding="utf-8")) for page in sources),
     )
 
@@ -352,7 +358,8 @@ def run_tool(peer: Peer, docs: Path, pages: int | None, keep: bool) -> list[Phas
 def _line(p: Phase) -> str:
     written = f", {p.pages_written} target pages written" if p.phase == "cold" else ""
     return (
-        f"{p.tool}, {p.phase}: {p.wall_s:.1f} s (load {p.load:.1f}, exit {p.exit}), "
+        f"{p.tool}, {p.phase}: {p.wall_s:.1f} s (load {p.load:.1f}, exit {p.exit}, "
+        f"{p.cpu_s:.1f} s of CPU), "
         f"{p.requests} requests, prompt {p.prompt_chars / 1000:.0f} k chars "
         f"(system {p.system_chars / 1000:.0f} k), {p.cached_tokens} cached tokens (uncached "
         f"÷ source tokens {p.uncached_share:.2f}){written}"
