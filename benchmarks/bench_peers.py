@@ -18,10 +18,11 @@ process, a loop over the pages, one after another, as a shell ``for`` loop runs 
 - rerun: the same command again, nothing changed;
 - one sentence changed: one sentence of the first page edited, the command again.
 
-Printed per run: wall time, the 1-minute load average at its end, the tool's CPU time,
-requests (every chat request the server saw, a health check included), prompt characters (of
-which in system messages), cached prompt tokens as the server counted them, target pages
-written; then the issue 42 table and fastdesk's cold time ÷ mdpo-llm's.
+Printed per run: wall time, the 1-minute load average at its end, the tool's CPU time (and
+the server's, in this process), requests (every chat request the server saw, a health check
+included), prompt characters (of which in system messages), cached prompt tokens as the
+server counted them, target pages written; then the issue 42 table and fastdesk's cold time ÷
+mdpo-llm's.
 
 The peers are not fastdesk's dependencies: nothing of fastdesk imports them, and each is run
 from its own virtual environment as a command. Install them (PyPI; markdown-translate-ai
@@ -96,12 +97,13 @@ class Phase:
     source_chars: int  # their characters
     version: str = ""  # the tool's
     cpu_s: float = 0.0  # the tool's processes' CPU time (user + system)
+    server_cpu_s: float = 0.0  # this process's (the server's threads) meanwhile
 
     @property
     def uncached_share(self) -> float:
         """Uncached prompt tokens ÷ the source's tokens (≈ 4 characters a token, as the server
         counts them)."""
-        return (self.prompt_chars / 4 - self.cached_tokens) / (self.source_chars / 4)
+        return max(0.0, self.prompt_chars / 4 - self.cached_tokens) / (self.source_chars / 4)
 
 
 class Peer:
@@ -297,6 +299,7 @@ def run_phase(
     peer.before(site)
     exit_code = 0
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    served = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     for command in peer.commands(site, first=phase == "cold"):
         done = subprocess.run(command, env=env, cwd=site, capture_output=True, text=True)
@@ -307,6 +310,8 @@ def run_phase(
     wall = time.perf_counter() - start
     now = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    server_cpu = mine.ru_utime - served.ru_utime + mine.ru_stime - served.ru_stime
     peer.after(site)
     bodies = [r.body for r in emu.chat_requests if isinstance(r.body, dict)]
     messages = [m for b in bodies for m in b.get("messages") or []]
@@ -324,6 +329,7 @@ def run_phase(
         pages_written=written,
         pages=len(sources),
         cpu_s=cpu,
+        server_cpu_s=server_cpu,
         source_chars=sum(len(page.read_text(encoding="utf-8")) for page in sources),
     )
 
@@ -359,7 +365,7 @@ def _line(p: Phase) -> str:
     written = f", {p.pages_written} target pages written" if p.phase == "cold" else ""
     return (
         f"{p.tool}, {p.phase}: {p.wall_s:.1f} s (load {p.load:.1f}, exit {p.exit}, "
-        f"{p.cpu_s:.1f} s of CPU), "
+        f"{p.cpu_s:.1f} s of CPU, the server's {p.server_cpu_s:.1f} s), "
         f"{p.requests} requests, prompt {p.prompt_chars / 1000:.0f} k chars "
         f"(system {p.system_chars / 1000:.0f} k), {p.cached_tokens} cached tokens (uncached "
         f"÷ source tokens {p.uncached_share:.2f}){written}"
