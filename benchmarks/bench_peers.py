@@ -380,10 +380,9 @@ def table(results: Sequence[Phase]) -> str:
         "| one sentence changed |",
         "|---|---|---|---|---|---|---|",
     ]
-    for tool in dict.fromkeys(p.tool for p in results):
-        by = {ph: [p for p in results if p.tool == tool and p.phase == ph] for ph in PHASES}
+    for name in dict.fromkeys(_name(p) for p in results):
+        by = {ph: [p for p in results if _name(p) == name and p.phase == ph] for ph in PHASES}
         cold, rerun, edit = by["cold"], by["rerun"], by["one sentence changed"]
-        name = f"{tool} {cold[0].version}".strip()
         load = _span([p.load for p in cold], 1)
         rows.append(
             f"| {name} | {_span([p.wall_s for p in cold])} s (load {load}) "
@@ -396,6 +395,10 @@ def table(results: Sequence[Phase]) -> str:
             f"| {_span([p.wall_s for p in edit])} s, {_span([p.requests for p in edit], 0)} req |"
         )
     return "\n".join(rows)
+
+
+def _name(p: Phase) -> str:
+    return f"{p.tool} {p.version}".strip()
 
 
 def _span(values: Sequence[float], digits: int = 1) -> str:
