@@ -110,6 +110,7 @@ class Peer:
     """A tool run as a user runs it: a command in its own environment, in the site's copy."""
 
     name = ""
+    binary = ""  # the command in the environment's bin/
 
     def __init__(self, venv: Path | None, to: str) -> None:
         self.venv = venv
@@ -124,9 +125,6 @@ class Peer:
 
     def commands(self, site: Path, first: bool) -> list[list[str]]:
         raise NotImplementedError
-
-    def before(self, site: Path) -> None:
-        """Called before each run (the peer's own bookkeeping)."""
 
     def after(self, site: Path) -> None:
         """Called after each run."""
@@ -172,6 +170,7 @@ class Fastdesk(Peer):
 
 class Mdpo(Peer):
     name = "mdpo-llm"
+    binary = "mdpo-llm"
 
     def env(self, base_url: str, home: Path) -> dict[str, str]:
         env = super().env(base_url, home)
@@ -191,6 +190,7 @@ class Mdpo(Peer):
 
 class CoOp(Peer):
     name = "co-op-translator"
+    binary = "translate"
 
     def __init__(
         self, venv: Path | None, to: str, tiktoken_cache: Path, concurrency: int | None
@@ -222,6 +222,7 @@ class CoOp(Peer):
 
 class MarkdownTranslateAi(Peer):
     name = "markdown-translate-ai"
+    binary = "markdown-translate-ai"
 
     def env(self, base_url: str, home: Path) -> dict[str, str]:
         env = super().env(base_url, home)
@@ -296,7 +297,6 @@ def run_phase(
     emu.reset_records()
     cached_before = cache.total
     env = peer.env(emu.openai_base_url, home)
-    peer.before(site)
     exit_code = 0
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     served = resource.getrusage(resource.RUSAGE_SELF)
@@ -442,8 +442,8 @@ def main() -> None:
         saved = [Phase(**row) for f in args.tables for row in json.loads(f.read_text("utf-8"))]
         print(table(saved))
         return
-    if args.docs is None:
-        ap.error("DOCS_DIR is needed (or --tables)")
+    if args.docs is None or not args.docs.is_dir():
+        ap.error("DOCS_DIR: a folder of Markdown pages is needed (or --tables)")
     peers: list[Peer] = []
     for name in args.tools.split(","):
         if name == "fastdesk":
@@ -462,6 +462,12 @@ def main() -> None:
             sys.exit(f"unknown tool {name!r}: one of {', '.join(TOOLS)}")
         else:
             print(f"{name} skipped: its environment was not given")
+    missing = [p for p in peers if p.venv and not (p.venv / "bin" / p.binary).is_file()]
+    for peer in missing:
+        print(f"{peer.name} skipped: {peer.venv}/bin/{peer.binary} not found (see --help)")
+    peers = [p for p in peers if p not in missing]
+    if not peers:
+        sys.exit("nothing to run")
     versions = {p.name: p.version() for p in peers}
     pages = len(_pages(args.docs))
     if args.pages is not None:
