@@ -211,6 +211,9 @@ class Config:
     # model_not_found (flat body), per flavour
     retired: Mapping[str, Sequence[str]] | None = None
     cut_at_max_tokens: bool = False  # stop at max_completion_tokens with finish_reason "length"
+    # a server that does not stream structured outputs (for the model asked): a streamed request
+    # with a ``response_format`` json_schema gets a 400 naming it
+    refuse_schema: bool = False
 
 
 @dataclass(frozen=True)
@@ -979,6 +982,11 @@ class Emulator:
             return _send_models(ex, flavour, cfg)
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             bad = Fault("status", status=400, message="messages must be a list")
+            return _send_error(ex, flavour, bad, cfg, model=model)
+        form = body.get("response_format")
+        if cfg.refuse_schema and body.get("stream") and isinstance(form, dict):
+            message = f"response_format json_schema is not supported with stream for {model}"
+            bad = Fault("status", status=400, message=message, error_type="invalid_request_error")
             return _send_error(ex, flavour, bad, cfg, model=model)
         if body.get("stream"):
             return _stream_chat(ex, flavour, body, cfg, fault)

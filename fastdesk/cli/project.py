@@ -25,8 +25,9 @@ from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, relink_terms, translate_pairs
 from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
@@ -139,7 +140,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         needy = [p for p in pairs if p.needed() and p.conflict != OUTSIDE]
         engine: Engine | None = None
         specs: dict[str, JobSpec] = {}
-        if needy:
+        if needy or (not args.batch and theme_strings_pending(project, project.languages)):
             engine, specs = _build(args, project)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
@@ -170,6 +171,10 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
     elif args.batch:
         say_jobs(project)  # nothing stale: still say what is pending
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
+    for line in relink_terms(
+        [p for p, r in zip(pairs, reports, strict=True) if not r.held], record
+    ):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     if batch is not None:
         batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
@@ -263,9 +268,12 @@ async def _pages_and_labels(
     on_request: Callable[[RequestDone], None],
 ) -> list[PairOutcome]:
     """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
-    current.json (fastdesk.project.categories)."""
+    current.json (fastdesk.project.categories) and the theme's strings in i18n/<lang>'s
+    code.json, navbar.json and footer.json (fastdesk.project.theme_strings)."""
     outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
     await translate_categories(engine, project, specs, on_request=on_request)
+    for line in await translate_theme_strings(engine, project, specs, on_request=on_request):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     return outcomes
 
 

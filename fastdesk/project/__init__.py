@@ -13,7 +13,9 @@ Modules:
 - ``batch_flow``: the jobs step by step (plan, submit, refresh), for the command and the window
 - ``record``: what fastdesk last wrote to each target file
 - ``links``: relative links and images that keep working from the target's folder
+- ``fragments``: Hugo: link fragments to definition terms, rewritten to the translated ids
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
 - ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
+- ``theme_strings``: Docusaurus' ``code.json``, navbar and footer strings, translated in place
 """

@@ -133,7 +133,13 @@ class _KeepNothing:
 
 
 def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
-    """``engine``'s twin (its planning, its limits) on another router and memory."""
+    """``engine``'s twin on another router and memory, planning a backfill's packs: nobody waits
+    for a block of a job, and a job runs apart from the account's per-minute limits, so its
+    packs are as large as the model's output limit allows and one minute of the account's stated
+    limit takes alone (what the job leaves unanswered goes live). The capture's and the
+    collection's twins are made here alike, from figures the servers' headers do not change, so
+    the collection asks for exactly the packs the job carried (a pack planned otherwise would
+    find no answer and go live)."""
     return Engine(
         cast(Router, router),
         cast(Memory | None, memory),
@@ -142,6 +148,8 @@ def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
         max_pack_blocks=engine.max_pack_blocks,
         partial_interval=engine.partial_interval,
         reviewer=engine.reviewer,
+        backfill=True,
+        per_minute=False,
     )
 
 
@@ -286,7 +294,15 @@ async def collect(
 ) -> Collected:
     """The project's run with the jobs' ``answers`` (custom_id → (answer, its markers' nonce,
     provider, model)) standing in for the requests they answer; see the module docstring.
-    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs."""
+    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs. The jobs' provider
+    and model stand in ``specs`` (as they did when the requests were written: a pack's size
+    follows the model's limits), and what no job answers goes live to them."""
+    made_by = {(provider, model) for _result, _nonce, provider, model in answers.values()}
+    if len(made_by) == 1:
+        provider, model = next(iter(made_by))
+        specs = {
+            k: dataclasses.replace(v, provider=provider, model=model) for k, v in specs.items()
+        }
     tap = _Replay(engine.router, answers, engine.router.pricing)
     twin = _engine_with(engine, tap, engine.memory)
     outcomes = await translate_pairs(twin, pairs, specs, on_request=on_request, on_pair=on_pair)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-__all__ = ["rebase_links"]
+__all__ = ["outside_code", "rebase_links"]
 
 # [text](url "title"), ![alt](url), and reference definitions [ref]: url
 _INLINE = re.compile(r"(!?\[(?:[^\]\\`]|\\.)*\]\(\s*<?)([^)\s>]+)")
@@ -66,14 +66,20 @@ def rebase_links(
         new = fix(m.group(3))
         return m.group(1) + (new if new.startswith(".") else "./" + new) + m.group(4)
 
-    def outside_code(part: str) -> str:
+    def rebased(part: str) -> str:
         part = _REFDEF.sub(refdef, _INLINE.sub(inline, part))
         return _MODULE.sub(module, part) if modules else part
 
+    return outside_code(text, rebased)
+
+
+def outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` applied to each part outside code spans and fences (kept as
+    they are)."""
     parts, last = [], 0
-    for code in _CODE.finditer(text):  # code spans and fences are kept as they are
-        parts.append(outside_code(text[last : code.start()]))
+    for code in _CODE.finditer(text):
+        parts.append(change(text[last : code.start()]))
         parts.append(code.group(0))
         last = code.end()
-    parts.append(outside_code(text[last:]))
+    parts.append(change(text[last:]))
     return "".join(parts)

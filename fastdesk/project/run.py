@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.config.fileio import os_reason
 from fastdesk.document.blocks import Block
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair
@@ -27,7 +28,7 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "finish", "translate_pairs"]
+__all__ = ["PairOutcome", "finish", "relink_terms", "translate_pairs"]
 
 log = logging.getLogger("fastdesk")
 
@@ -158,3 +159,22 @@ def finish(
             f"{where}: written with the source in place of {len(missing)} blocks (lines {lines})"
         )
     return "ok", ""
+
+
+def relink_terms(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
+    """Hugo with definition-term ids: each complete translation written again once every
+    page's translation is on disk, for its links to terms in pages written after it
+    (fastdesk.project.fragments); a target whose view did not change is not touched. One line
+    for each that could not be written."""
+    said: list[str] = []
+    for pair in pairs:
+        project = pair.project
+        if project.dialect != "hugo" or not project.term_ids:
+            continue
+        if pair.conflict or not pair.target_exists or pair.missing() or pair.not_translated():
+            continue  # held, partial, or not ours to write
+        try:
+            pair.write(record)
+        except OSError as exc:
+            said.append(f"{pair.source} → {pair.target}: not written: {os_reason(exc)}")
+    return said

@@ -18,6 +18,7 @@ from fastdesk.config.fileio import DocumentError, atomic_write_text, read_docume
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
+from fastdesk.project.fragments import fragment_rewriter
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
@@ -173,9 +174,41 @@ def relinked(
     its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
     './a.js'`` are rebased like images."""
     if project.dialect == "hugo":
-        return text
+        return language_url(text)
     mdx = project.dialect == "docusaurus"
     return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
+
+
+# a Hugo page's own URL in its front matter, from the site's root: url: /about/, url = '/about/'
+_ROOT_URL = re.compile(
+    r"\A(?P<fence>---|\+\+\+)[ \t]*\r?\n(?:.*\n)*?"
+    r"(?P<key>url(?:[ \t]*:|[ \t]*=)[ \t]*['\"]?)/(?![/\s'\"])",
+    re.MULTILINE,
+)
+
+
+def language_url(text: str) -> str:
+    """A translation's front matter ``url`` made relative to its language: in a multilingual
+    Hugo site a ``url`` with a leading slash is the same address in every language (the French
+    page would be written over the English one, or not at all), one without it is under the
+    language's prefix (gohugo.io/content-management/urls/#leading-slashes). Only that slash
+    goes; every other byte is kept."""
+    m = _ROOT_URL.match(text)
+    if m is None or _fence_end(text, m["fence"]) < m.end("key"):
+        return text
+    if _TABLE.search(text, 0, m.start("key")):
+        return text  # a TOML table's url ([cascade]'s, for the pages below): not the page's
+    return text[: m.end("key")] + text[m.end("key") + 1 :]
+
+
+_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def _fence_end(text: str, fence: str) -> int:
+    """Where a front matter opened by ``fence`` closes (0: it does not)."""
+    close = re.compile(rf"^{re.escape(fence)}[ \t]*$", re.MULTILINE)
+    found = close.search(text, len(fence))
+    return found.start() if found else 0
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -289,14 +322,19 @@ def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tu
 def _shown(pair: Pair, doc: Document) -> TargetView:
     """What the review shows for ``doc``, links rebased: the target it would write."""
     review = pair.review
-    parts, spans, pos = [], [], 0
+    texts = []
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        text = pair._to_target(block.text if text is None else text)
-        parts.append(text)
-        spans.append((block.id, pos, pos + len(text)))
-        pos += len(text)
-    return TargetView("".join(parts), tuple(spans), frozenset())
+        texts.append(pair._to_target(block.text if text is None else text))
+    # Hugo: fragments naming a term whose id the translation changes (fastdesk.project.fragments)
+    source_text = "".join(b.text for b in doc.blocks)
+    fix = fragment_rewriter(pair.project, pair.source, pair.lang, source_text, "".join(texts))
+    spans, pos = [], 0
+    for i, block in enumerate(doc.blocks):
+        texts[i] = fix(texts[i])
+        spans.append((block.id, pos, pos + len(texts[i])))
+        pos += len(texts[i])
+    return TargetView("".join(texts), tuple(spans), frozenset())
 
 
 def _take_in(pair: Pair, written: TargetView, disk: str) -> None:

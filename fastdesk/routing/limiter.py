@@ -315,6 +315,11 @@ class Limiter:
     def limits(self, pair: Pair) -> Limits:
         return self._state(pair).limits
 
+    def stated(self, pair: Pair) -> Limits:
+        """``pair``'s limits as the settings or the published tiers state them, before the
+        servers' headers taught anything (they do not change while a Batch API job runs)."""
+        return self._seed(pair)
+
     def _state(self, pair: Pair) -> _State:
         state = self._states.get(pair)
         if state is None:

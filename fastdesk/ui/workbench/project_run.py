@@ -22,7 +22,7 @@ from fastdesk.project.batch_run import collect
 from fastdesk.project.layout import Project
 from fastdesk.project.lock import project_lock
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, relink_terms, translate_pairs
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.workbench.project_batch import submitted_text
 
@@ -192,6 +192,7 @@ class ProjectRun(QObject):
                         on_pair=done,
                         on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
                     )
+                tally.failed += relink_terms(pairs, record)
             finally:
                 record.save()
                 await engine.router.aclose()
