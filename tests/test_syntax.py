@@ -207,6 +207,23 @@ def test_references_as_python_markdown_reads_them() -> None:
         assert unshield(found.text, found)[0] == text
 
 
+def test_a_shortcut_reference_naming_a_thing_is_not_sent() -> None:
+    """``[$ref]``, ``[schema.json]`` are names (translated, ``[$des][$ref]`` is math to
+    pymdownx.arithmatex); a definition without a space after its colon defines a label."""
+    labels = defined_labels(
+        ["  [$ref]: https://json-schema.org/x#ref\n  [schema.json]:schema.json\n"
+         "  [built-in plugin]:../plugins/privacy.md\n"]
+    )  # fmt: skip
+    assert labels == {"$ref", "schema.json", "built-in plugin"}
+    text = "Add it via [$ref] or [schema.json]; see the [built-in plugin]."
+    found = shield(text, "mkdocs", labels)
+    assert "$ref" not in found.text and "schema.json" not in found.text
+    assert "[built-in plugin]" in found.text
+    answer, lost = unshield(translate_text(found.text), found)
+    assert not lost and "[$ref]" in answer and "[schema.json]" in answer
+    assert "][built-in plugin]" in answer  # the prose translated, its label kept
+
+
 def test_a_hugo_shortcode_written_over_lines_commonmark_cuts_is_kept_whole() -> None:
     from fastdesk.document.blocks import parse
     from fastdesk.document.dialects import apply_dialect

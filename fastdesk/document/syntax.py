@@ -122,7 +122,13 @@ def _pattern(dialect: str) -> re.Pattern[str]:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
-_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:[ \t]", re.MULTILINE)
+# (Python-Markdown takes "[label]:url" without a space too, and the URL on the next line)
+_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:(?=[ \t]*\S|[ \t]*\r?\n[ \t]*\S)", re.MULTILINE)
+
+
+# a shortcut reference's text that is a name, not prose: one word holding $ . _ / @ or #
+# (translated, "[$ref]" became "[$des][$ref]", which pymdownx.arithmatex reads as math)
+_NAME = re.compile(r"(?=[^\s\[\]]*\w)[^\s\[\]]*[$._/@#][^\s\[\]]*")
 
 
 def _label(text: str) -> str:
@@ -165,6 +171,10 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
         elif kind == "shortcut":
             label = m.group("slabel")
             if _label(label) not in labels:
+                continue
+            if _NAME.fullmatch(label):  # [$ref], [schema.json]: a name, kept as code is
+                out.append(core[last:start] + token(Span(core[start:end], first=start == 0)))
+                last = end
                 continue
             bang = "!" if m.group(0).startswith("!") else ""
             out.append(core[last:start] + f"{bang}[{label}]")

@@ -18,4 +18,7 @@ Modules:
 - ``lock``: one run per project at a time
 - ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
 - ``theme_strings``: Docusaurus' ``code.json``, navbar and footer strings, translated in place
+- ``nav``: MkDocs ``nav`` titles, translated into mkdocs-static-i18n's ``nav_translations``
+- ``mkdocs_config``: an MkDocs configuration's anchor settings and navigation, as text
+- ``anchors``: links into translated headings and tabs, pointed at their moved anchors (MkDocs)
 """

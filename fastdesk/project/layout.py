@@ -40,6 +40,7 @@ from fastdesk.config.fileio import (
 )
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
+from fastdesk.project.mkdocs_config import markdown_settings
 from fastdesk.review.export import is_language_suffix
 
 __all__ = [
@@ -462,8 +463,8 @@ def _heading_ids(root: Path, dialect: str) -> bool:
         return False
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if (root / name).is_file():
-            try:
-                return "attr_list" in _config_text(root, name)
+            try:  # the extension turned on (not a comment that names it)
+                return markdown_settings(_config_text(root, name)).attr_list
             except ProjectError:
                 return False
     return False

@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 
 from fastdesk.config.fileio import os_reason
 from fastdesk.document.blocks import Block
+from fastdesk.project.categories import translate_categories
+from fastdesk.project.layout import Project
+from fastdesk.project.nav import nav_lacking, translate_nav
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
+from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -28,7 +32,14 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "finish", "relink_terms", "translate_pairs"]
+__all__ = [
+    "PairOutcome",
+    "finish",
+    "labels_pending",
+    "relink",
+    "translate_labels",
+    "translate_pairs",
+]
 
 log = logging.getLogger("fastdesk")
 
@@ -103,6 +114,30 @@ async def translate_pairs(
     return list(await asyncio.gather(*(one(p) for p in pairs)))
 
 
+async def translate_labels(
+    engine: Engine,
+    project: Project,
+    specs: Mapping[str, JobSpec],
+    *,
+    on_request: Callable[[RequestDone], None] = lambda _e: None,
+) -> list[str]:
+    """What a reader sees outside the pages, after them: Docusaurus' sidebar category labels
+    into each language's current.json (fastdesk.project.categories) and its theme's strings
+    into i18n/<lang>'s code.json, navbar.json and footer.json
+    (fastdesk.project.theme_strings), MkDocs' ``nav`` titles into each language's
+    nav_translations (fastdesk.project.nav). The lines to say (the theme strings', one for
+    mkdocs.yml changed: a docs team reviews it)."""
+    await translate_categories(engine, project, specs, on_request=on_request)
+    lines = await translate_theme_strings(engine, project, specs, on_request=on_request)
+    return lines + await translate_nav(engine, project, specs, on_request=on_request)
+
+
+def labels_pending(project: Project) -> bool:
+    """Whether labels outside the pages wait for a translation though no page is stale
+    (Docusaurus' theme strings, MkDocs' nav titles: a project translated before they were)."""
+    return theme_strings_pending(project, project.languages) or nav_lacking(project)
+
+
 def _flag_repeats(
     pair: Pair, outcome: PairOutcome, answered: dict[str, BlockDone], index: dict[str, Block]
 ) -> None:
@@ -161,15 +196,18 @@ def finish(
     return "ok", ""
 
 
-def relink_terms(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
-    """Hugo with definition-term ids: each complete translation written again once every
-    page's translation is on disk, for its links to terms in pages written after it
-    (fastdesk.project.fragments); a target whose view did not change is not touched. One line
-    for each that could not be written."""
+def relink(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
+    """Once every page of a run is translated (the window writes each page as soon as it is
+    done), each complete translation written again where its links change: MkDocs' follow
+    the anchors that every page's translated headings and tabs moved (from the reviews:
+    fastdesk.project.sync.link_anchors), Hugo's the ids of definition terms in every page's
+    translation on disk (fastdesk.project.fragments). A target whose view did not change is
+    not touched. One line for each that could not be written."""
+    link_anchors(pairs)
     said: list[str] = []
     for pair in pairs:
         project = pair.project
-        if project.dialect != "hugo" or not project.term_ids:
+        if not (project.dialect == "mkdocs" or (project.dialect == "hugo" and project.term_ids)):
             continue
         if pair.conflict or not pair.target_exists or pair.missing() or pair.not_translated():
             continue  # held, partial, or not ours to write

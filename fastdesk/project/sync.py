@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.fileio import DocumentError, FileError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
+from fastdesk.project.anchors import AnchorTable, page_anchors
 from fastdesk.project.fragments import fragment_rewriter
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
+from fastdesk.project.mkdocs_config import MarkdownSettings, mkdocs_settings
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
 
-__all__ = ["OUTSIDE", "Pair", "open_pair", "relinked", "write_target"]
+__all__ = ["OUTSIDE", "Pair", "link_anchors", "open_pair", "relinked", "write_target"]
 
 # Why a pair whose target or review file is a symlink out of the project is left alone.
 OUTSIDE = "leads outside the project through a symlink; neither read nor written"
@@ -55,6 +58,9 @@ class Pair:
     style: str = ""  # the version of the house style for this language now
     # machine translations made under another house style than today's: stale, asked again
     restyled: frozenset[str] = frozenset()
+    # the anchors translated headings and tabs move, in every page of this language
+    # (link_anchors): the links written into the target follow them
+    anchors: AnchorTable = field(default_factory=dict)
 
     # ---- what is stale --------------------------------------------------------------------
 
@@ -151,9 +157,11 @@ class Pair:
     # ---- links ----------------------------------------------------------------------------
 
     def _to_target(self, text: str) -> str:
-        return relinked(self.project, self.source, self.lang, text, self.target)
+        return relinked(self.project, self.source, self.lang, text, self.target, self.anchors)
 
     def _to_source(self, text: str) -> str:
+        """A block edited by hand, links as the source has them (an anchor a translated heading
+        moved stays as the editor wrote it: it is the target's)."""
         if self.project.dialect == "hugo":
             return text
         back = {t: s for s, t in self._pages().items()}
@@ -165,18 +173,95 @@ class Pair:
 
 
 def relinked(
-    project: Project, source: PurePosixPath, lang: str, text: str, dest: PurePosixPath
+    project: Project,
+    source: PurePosixPath,
+    lang: str,
+    text: str,
+    dest: PurePosixPath,
+    anchors: AnchorTable | None = None,
 ) -> str:
     """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
     relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
     links to other pages point at their targets in ``lang``. Hugo resolves a link by the
     page's path in its own language (a page bundle's files are shared by its translations):
     its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
-    './a.js'`` are rebased like images."""
+    './a.js'`` are rebased like images. ``anchors``: the anchors translated headings and tabs
+    move (link_anchors); a link's ``#fragment`` naming one follows it."""
     if project.dialect == "hugo":
         return language_url(text)
     mdx = project.dialect == "docusaurus"
-    return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
+
+    def fragment(page: PurePosixPath, frag: str) -> str:
+        return (anchors or {}).get(page.as_posix(), {}).get(frag, frag)
+
+    return rebase_links(
+        text,
+        source,
+        dest,
+        project.pages(lang).get,
+        modules=mdx,
+        fragment=fragment if anchors else None,
+    )
+
+
+def link_anchors(pairs: Sequence[Pair]) -> None:
+    """Give each pair the anchors that the translations of its language's pages move
+    (fastdesk.project.anchors: MkDocs headings without ``attr_list``, content tabs named by
+    their titles), so that the links written into every target follow them. A page's are
+    computed when a link first names it (a window's Save reads the few pages its page links
+    to, not the project); a page not among ``pairs`` is read with its review. Nothing for
+    other generators (Hugo and Docusaurus keep a heading's anchor as an explicit id; Hugo's
+    definition terms: fastdesk.project.fragments)."""
+    if not pairs or pairs[0].project.dialect != "mkdocs":
+        return
+    project = pairs[0].project
+    settings = mkdocs_settings(project.root)
+    if settings is None:
+        return
+    by_lang: dict[str, dict[PurePosixPath, Pair]] = {}
+    for pair in pairs:
+        by_lang.setdefault(pair.lang, {})[pair.source] = pair
+    for lang, known in by_lang.items():
+        table = _Anchors(project, lang, known, settings)
+        for each in known.values():
+            each.anchors = table
+
+
+class _Anchors(Mapping[str, Mapping[str, str]]):
+    """One language's anchor table (AnchorTable), each page's computed when first asked."""
+
+    def __init__(
+        self,
+        project: Project,
+        lang: str,
+        known: dict[PurePosixPath, Pair],
+        settings: MarkdownSettings,
+    ) -> None:
+        self._project, self._lang, self._known, self._settings = project, lang, known, settings
+        self._pages = {s.as_posix(): s for s in project.sources()}
+        self._done: dict[str, Mapping[str, str]] = {}
+        self._record: WrittenRecord | None = None
+
+    def __getitem__(self, key: str) -> Mapping[str, str]:
+        if key not in self._done:
+            self._done[key] = self._moved(self._pages[key])
+        return self._done[key]
+
+    def _moved(self, source: PurePosixPath) -> Mapping[str, str]:
+        page = self._known.get(source)
+        if page is None:
+            self._record = self._record or WrittenRecord(self._project.root)
+            try:
+                page = open_pair(self._project, source, self._lang, self._record)
+            except (FileError, OSError, ValueError):
+                return {}
+        return page_anchors(page.doc, page.review.shown_text, self._settings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pages)
+
+    def __len__(self) -> int:
+        return len(self._pages)
 
 
 # a Hugo page's own URL in its front matter, from the site's root: url: /about/, url = '/about/'
@@ -423,6 +508,7 @@ def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
     if pair.conflict or pair.missing():
         pair.save_review()  # hand edits taken in are kept even so
         return pair
+    link_anchors([pair])
     pair.write(record)
     record.save()
     return pair

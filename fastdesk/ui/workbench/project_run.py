@@ -22,7 +22,8 @@ from fastdesk.project.batch_run import collect
 from fastdesk.project.layout import Project
 from fastdesk.project.lock import project_lock
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, relink_terms, translate_pairs
+from fastdesk.project.run import PairOutcome, finish, relink, translate_labels, translate_pairs
+from fastdesk.project.sync import link_anchors
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.workbench.project_batch import submitted_text
 
@@ -148,6 +149,7 @@ class ProjectRun(QObject):
         async def locked() -> RunTally | Offer:
             record = WrittenRecord(project.root)
             pairs = status.load_pairs(project, record)
+            link_anchors(pairs)  # the pages up to date are written with the links they have
             tally.total = len(pairs)
             needy = [p for p in pairs if p.needed()]
 
@@ -192,7 +194,8 @@ class ProjectRun(QObject):
                         on_pair=done,
                         on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
                     )
-                tally.failed += relink_terms(pairs, record)
+                    await translate_labels(engine, project, specs, on_request=said)
+                tally.failed += relink(pairs, record)
             finally:
                 record.save()
                 await engine.router.aclose()
