@@ -11,7 +11,12 @@ prompts by exact prefix as the providers do, and "translates every word": each p
 request's text comes back spelt backwards, its first "e" accented as the target language
 accents it, the commonest English words given in that language (so the language identifier
 reads it as that language), code, URLs, link targets, tags, attribute lists and the marker
-lines kept; no answer is an echo and every answer is about as long as its source.
+lines kept; no answer is an echo and every answer is about as long as its source. It follows
+the other tools' formats as a model would (benchmarks/bench_peers.py runs them against this
+same server): a request whose text is a JSON object (mdpo-llm's batches) is answered with the
+same keys, each value translated; their placeholders (``@@LINE_0001@@``, ``⟦P:0⟧``) are kept
+like fastdesk's markers; a user message that gives instructions before "Content to translate:"
+(markdown-translate-ai) has only what follows translated.
 
 Printed: wall time, requests, requests per page and language, the requests that carry one
 block (and how many of those are retries with a firmer instruction), prompt characters (and the
@@ -52,11 +57,14 @@ PAID = RateLimits(
 
 KEPT = re.compile(
     r"(```.*?```|~~~.*?~~~|`[^`\n]*`|\]\([^)]*\)|<[^>\n]*>|https?://\S+|\{[^}\n]*\}"
-    r"|^\s*\[[^\]]+\]:.*$|^<!--fd-.*$|&\w+;|\[[^\]]*\]\[[^\]]*\])",
+    r"|^\s*\[[^\]]+\]:.*$|^<!--fd-.*$|&\w+;|\[[^\]]*\]\[[^\]]*\]|@@[^@\s]+@@|⟦[^⟧\s]*⟧)",
     re.S | re.M,
 )
 WORD = re.compile(r"[A-Za-z]{2,}")
 MARKER = re.compile(r"^<!--fd-\w+:\d+-->$", re.M)
+# a user message that opens with instructions and then gives the text (markdown-translate-ai):
+# only the text is translated and answered
+INSTRUCTIONS = re.compile(r"\A.*?\n(?:Content|Text) to translate:\n\n", re.S)
 
 
 # each language has its accents (an é in a German answer is flagged, and asked again) and its
@@ -89,10 +97,32 @@ def _backwards(word: str, accent: str, common: Mapping[str, str]) -> str:
 def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
     """The request's text with every prose word "translated" into the language the first
     system message names (French by default): spelt backwards with an accent of that language,
-    its commonest words given in it."""
-    text = last_user_content(messages)
+    its commonest words given in it. A JSON object (blocks by id, as mdpo-llm sends them) keeps
+    its keys and has its values translated."""
+    text = INSTRUCTIONS.sub("", last_user_content(messages), count=1)
     system = str(messages[0].get("content", "")) if messages else ""
     name = next((n for n in ACCENTS if f"into {n}" in system), "French")
+    if text.lstrip().startswith("{"):
+        try:
+            blocks = json.loads(text)
+        except ValueError:
+            blocks = None
+        if isinstance(blocks, dict):
+            return json.dumps(_values_translated(blocks, name), ensure_ascii=False)
+    return _translated(text, name)
+
+
+def _values_translated(value: Any, name: str) -> Any:
+    if isinstance(value, str):
+        return _translated(value, name)
+    if isinstance(value, dict):
+        return {key: _values_translated(item, name) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_values_translated(item, name) for item in value]
+    return value
+
+
+def _translated(text: str, name: str) -> str:
     accent, common = ACCENTS[name], COMMON[name]
 
     def turn(m: re.Match[str]) -> str:
@@ -104,6 +134,19 @@ def every_word(messages: Sequence[Mapping[str, Any]]) -> str:
         last = kept.end()
     out.append(WORD.sub(turn, text[last:]))
     return "".join(out)
+
+
+def site_server(cache: PromptCache) -> Emulator:
+    """The loopback server every tool is measured against: 150 ms to first token, 800
+    tokens/s (streamed or whole), a paid tier in its headers, ``cache`` as its prompt cache,
+    the model :func:`every_word`."""
+    return Emulator(
+        ttfb=0.15,
+        tokens_per_second=800,
+        rate_limits=PAID,
+        prompt_cache=cache,
+        answer=every_word,
+    )
 
 
 def site_copy(docs: Path, into: Path) -> tuple[Path, int, int]:
@@ -124,13 +167,7 @@ def run_once(docs: Path, lang: str, concurrency: int | None) -> dict[str, float]
     root, pages, chars = site_copy(docs, tmp)
     report = tmp / "report.json"
     cache = PromptCache()
-    with Emulator(
-        ttfb=0.15,
-        tokens_per_second=800,
-        rate_limits=PAID,
-        prompt_cache=cache,
-        answer=every_word,
-    ) as emu:
+    with site_server(cache) as emu:
         env = {
             **os.environ,
             "FASTDESK_HOME": str(tmp / "home"),
