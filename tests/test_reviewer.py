@@ -6,6 +6,7 @@ a translation back, and a 429 on the reviewer costs the review only."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -313,12 +314,18 @@ def test_no_review_without_room_in_the_rate_budget(emu: Emulator) -> None:
     emu.configure(answer=scripted_reviewer(findings(FINDING), french))
     tier = Limits(requests_per_minute=2, label="a free tier")
     translator = f"groq/{GroqProvider.default_model}"  # reviews on the translator's own budget
+    # the translation pinned to that model too: with two unmeasured models "auto" may take
+    # either, and the other one's minute is not the reviewer's
+    pinned = dataclasses.replace(SPEC, provider="groq", model=GroqProvider.default_model)
     limiter = Limiter(table={"groq": {"*": tier}})
-    events = run(make_engine(emu, limiter=limiter, reviewer_model=translator), SOURCE + "\n")
+    engine = make_engine(emu, limiter=limiter, reviewer_model=translator)
+    events = run(engine, SOURCE + "\n", pinned)
     assert reviews(events) == [] and review_requests(emu) == []  # 1 of 2 used: no more
     limiter = Limiter(table={"groq": {"*": tier}})
     patient = run(
-        make_engine(emu, limiter=limiter, reviewer_model=translator, patient=True), SOURCE + "\n"
+        make_engine(emu, limiter=limiter, reviewer_model=translator, patient=True),
+        SOURCE + "\n",
+        pinned,
     )
     assert reviews(patient)  # the command line's --review takes its turn instead
 
