@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -219,12 +220,34 @@ class Engine:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
         return planning.plan(doc, spec, self.memory, block_ids, force, labels)
 
-    def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
+    def packs(
+        self,
+        work: Sequence[Work],
+        spec: JobSpec | None = None,
+        priorities: Ranking | None = None,
+    ) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
         backfill's (``self.backfill``) larger than live typing's, within the model's output
-        limit and the account's tokens per minute (``planning.backfill_pack_tokens``)."""
-        if not self.backfill:
+        limit and the account's tokens per minute (``planning.backfill_pack_tokens``). Given
+        the window's ``priorities``, a long document is both: what the reader waits for or
+        soon may (``Ranking.live``: edited, on screen or near it) goes in live packs, the
+        rest, which nobody waits for, in a backfill's."""
+        if self.backfill:
+            return self._backfill_packs(work, spec)
+        if priorities is None:
             return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+        out: list[Pack] = []
+        for live, run in itertools.groupby(
+            work, key=lambda w: priorities.live([b.id for b in w.blocks])
+        ):
+            group = list(run)
+            if live:
+                out += planning.pack_blocks(group, self.pack_tokens, self.max_pack_blocks)
+            else:
+                out += self._backfill_packs(group, spec)
+        return out
+
+    def _backfill_packs(self, work: Sequence[Work], spec: JobSpec | None) -> list[Pack]:
         pair = None
         if spec is not None:
             found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
@@ -275,13 +298,15 @@ class Engine:
             emit(EngineError(revision, line, kind=MEMORY_REFUSED))
         failed: list[str] = []
         flagged: list[str] = []
-        packs = self.packs(work, spec)
+        packs = self.packs(work, spec, priorities)
         cap = self._pack_cap(spec)
         if cap:  # a model known to lose the markers of packs this long: shorter ones
             packs = [p[i : i + cap] for p in packs for i in range(0, len(p), cap)]
         if packs:
             blocks = sum(len(w.blocks) for w in work)
             emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
+        if priorities is not None:  # the free slots go at once, in this order: by rank too
+            packs.sort(key=lambda p: priorities.rank([b.id for w in p for b in w.blocks]))
         sem = self._semaphore()
         self._follow(spec)
         alone = len(work) == 1  # an edit: the block goes with its context

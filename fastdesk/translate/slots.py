@@ -112,9 +112,11 @@ class Slots:
 
 
 class Priorities:
-    """What a freed slot goes by (``rank``: lowest first) and which requests the reader waits
+    """What a freed slot goes by (``rank``: lowest first), which requests the reader waits
     for (``foreground``): the blocks of the latest edit (and those whose kept requests it waits
-    for) first, then the blocks on screen, then the rest in document order.
+    for) first, then the blocks on screen, then the rest in document order; and which go in
+    live-size packs (``live``: those, and the blocks near the screen; the rest of a long
+    document goes in a backfill's larger packs, fastdesk.translate.engine.Engine.packs).
 
     Plain data, set by the one who knows (fastdesk.translate.live.LiveTranslator, from the
     window's edits and view) and read by the engine when a slot frees: the engine never calls
@@ -125,6 +127,7 @@ class Priorities:
         self.edited: frozenset[str] = frozenset()  # first
         self.kept: frozenset[str] = frozenset()  # first too: their answers are awaited by text
         self.visible: frozenset[str] = frozenset()  # next
+        self.near: frozenset[str] = frozenset()  # around the screen: live packs too
         self.doc: Document | None = None  # the rest: in its order
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
@@ -145,6 +148,12 @@ class Priorities:
         part of each minute's rate-limit budget to them, so an edit goes within one slot."""
         return self.rank(block_ids)[0] < 2
 
+    def live(self, block_ids: Sequence[str]) -> bool:
+        """Whether these blocks go in live-size packs: the reader waits for them (edited, on
+        screen) or soon may (near the screen). Planned once for a run: a block scrolled to
+        later goes first, in the pack it was planned in."""
+        return self.foreground(block_ids) or not self.near.isdisjoint(block_ids)
+
     def for_block(self, block_id: str) -> Ranking:
         """These priorities as they apply to the pieces of block ``block_id``."""
         return _Within(self, block_id)
@@ -155,6 +164,7 @@ class Ranking(Protocol):
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]: ...
     def foreground(self, block_ids: Sequence[str]) -> bool: ...
+    def live(self, block_ids: Sequence[str]) -> bool: ...
     def for_block(self, block_id: str) -> Ranking: ...
 
 
@@ -170,6 +180,9 @@ class _Within:
 
     def foreground(self, block_ids: Sequence[str]) -> bool:
         return self._priorities.foreground(self._ids)
+
+    def live(self, block_ids: Sequence[str]) -> bool:
+        return self._priorities.live(self._ids)
 
     def for_block(self, block_id: str) -> Ranking:
         """A container inside this block's (an admonition in a tab): still this block."""
