@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections.abc import AsyncIterator
 
+import pytest
+
+from fastdesk.document.blocks import parse
+from fastdesk.providers.base import ChatRequest, StreamEvent
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.events import Flag
 from fastdesk.translate.live import NEAR_BLOCKS, LiveTranslator
-from fastdesk.translate.planning import BACKFILL_PACK_BLOCKS
+from fastdesk.translate.planning import BACKFILL_PACK_BLOCKS, Work
 from fastdesk.translate.slots import Priorities
 from tests.fakes import FakeProvider, last_user, until
 
@@ -90,3 +97,39 @@ def test_priorities_say_live_for_the_screen_its_surroundings_and_edits_only() ->
     assert priorities.live(["a"]) and priorities.live(["b"]) and priorities.live(["e"])
     assert not priorities.live(["far"])
     assert priorities.for_block("b").live(["piece"])  # a container's pieces: as its block
+
+
+def test_a_large_pack_s_checks_let_an_edit_s_request_go_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A backfill pack's 64 answers are checked one after another; an edit made meanwhile
+    must not wait for all of them before its request goes out."""
+    seen: list[str] = []
+    fake = FakeProvider()
+    engine = Engine(Router({"groq": fake}), backfill=True)
+    check = engine._check
+    edit: list[asyncio.Task[object]] = []
+
+    def slow_check(w: Work, answer: str, spec: JobSpec) -> list[Flag]:
+        seen.append("check")
+        if not edit:  # the first answer is being checked: the reader edits a paragraph now
+            edited = parse("A paragraph the reader just edited.\n")
+            edit.append(asyncio.ensure_future(engine.run(edited, JobSpec())))
+        time.sleep(0.005)  # what a check costs the loop's thread (~1 ms; more on a busy machine)
+        return check(w, answer, spec)
+
+    async def stream(request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        seen.append("edit sent" if "just edited" in last_user(request) else "pack sent")
+        async for event in FakeProvider.stream(fake, request):
+            yield event
+
+    monkeypatch.setattr(engine, "_check", slow_check)
+    monkeypatch.setattr(fake, "stream", stream)
+
+    async def go() -> None:
+        await engine.run(parse(page(64)), JobSpec())
+        await asyncio.gather(*edit)
+
+    asyncio.run(go())
+    assert seen.count("pack sent") == 1 and seen.count("check") == 65
+    assert seen.index("edit sent") < len(seen) - 2  # sent while the pack's checks went on

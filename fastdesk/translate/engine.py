@@ -85,6 +85,10 @@ LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×,
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
 PARTIAL_INTERVAL_S = 0.03
+# A pack's answer is checked block by block in one go; a backfill's 64 blocks took 70-100 ms of
+# the loop (more on a busy machine), and the few that ended together held back the request of
+# an edit made meanwhile for 2.3 s. So the checks give the loop a turn once this long has passed.
+CHECK_SLICE_S = 0.02
 # A glossary up to this long goes whole into the instructions every request shares (cached by
 # the providers after the first request); a longer one, only the entries each text uses.
 SHARED_GLOSSARY_TOKENS = 2000
@@ -497,8 +501,13 @@ class Engine:
                 return first + second
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
+        clock = asyncio.get_running_loop().time  # the loop's own: a slice, no wait
+        turn = clock() + CHECK_SLICE_S
         for w, part in zip(pack, parts, strict=True):
             outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
+            if clock() >= turn:  # the others' turn (an edit's request to start)
+                await asyncio.sleep(0)
+                turn = clock() + CHECK_SLICE_S
         return outcomes
 
     async def _checked(
