@@ -332,8 +332,8 @@ class Trace:
         totals = sorted(total for _t, _ms, total in self.requests if total is not None)
         flight: dict[int, int] = {}
         for start, _end in spans:
-            at = sum(1 for s, e in spans if s <= start < e)
-            flight[int(start // 5)] = max(flight.get(int(start // 5), 0), at)
+            count = sum(1 for s, e in spans if s <= start < e)
+            flight[int(start // 5)] = max(flight.get(int(start // 5), 0), count)
         ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
         return {
             "first_news_and_block_started_reached_gui_s": [
