@@ -46,38 +46,49 @@ LAST = _Last()
 class Slots:
     """At most ``size`` holders at once, plus ``reserved`` more for priority holders only (an
     edit, the screen: the backlog's requests may hold their slot a minute while the rate limit
-    paces them, and the edit must not wait behind them); see the module docstring."""
+    paces them, and the edit must not wait behind them); see the module docstring. ``resize``
+    changes ``size`` only: the reserved stay free for priority holders however many the
+    backlog holds (a window halved while 18 were in flight held an edit back until 9 ended)."""
 
     def __init__(self, size: int, reserved: int = 0) -> None:
         self._reserved = max(0, reserved)
         self._size = max(1, size)
-        self._free = self._size + self._reserved
-        self._waiters: list[tuple[int, Rank, asyncio.Future[None], bool]] = []
+        self._busy = 0  # holders counted against ``size``
+        self._extra = 0  # priority holders in the reserved slots
+        self._waiters: list[tuple[int, Rank, asyncio.Future[bool], bool]] = []
         self._order = itertools.count()
 
     def _can(self, priority: bool) -> bool:
-        return self._free > (0 if priority else self._reserved)
+        return self._busy < self._size or (priority and self._extra < self._reserved)
+
+    def _enter(self) -> bool:
+        """Take a slot (the caller checked ``_can``): True for a reserved one."""
+        if self._busy < self._size:
+            self._busy += 1
+            return False
+        self._extra += 1
+        return True
 
     @asynccontextmanager
     async def take(self, rank: Rank = _first, *, priority: bool = False) -> AsyncIterator[None]:
         if self._can(priority) and not any(self._can(w[3]) for w in self._waiters):
-            self._free -= 1
+            extra = self._enter()
         else:
-            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             entry = (next(self._order), rank, future, priority)
             self._waiters.append(entry)
             try:
-                await future
+                extra = await future
             except asyncio.CancelledError:
                 if entry in self._waiters:
                     self._waiters.remove(entry)
                 elif future.done() and not future.cancelled():
-                    self._release()  # granted, then cancelled before it ran: pass it on
+                    self._release(future.result())  # granted, then cancelled: pass it on
                 raise
         try:
             yield
         finally:
-            self._release()
+            self._release(extra)
 
     @property
     def waiting(self) -> int:
@@ -89,14 +100,16 @@ class Slots:
 
     def resize(self, size: int) -> None:
         """Hold at most ``size`` (plus the reserved) from now: a wider limit lets waiters in at
-        once; a narrower one lets no one in until enough holders have left."""
-        size = max(1, size)
-        self._free += size - self._size
-        self._size = size
+        once; a narrower one lets no one in until enough holders have left (but a priority
+        holder into a free reserved slot)."""
+        self._size = max(1, size)
         self._grant()
 
-    def _release(self) -> None:
-        self._free += 1
+    def _release(self, extra: bool) -> None:
+        if extra:
+            self._extra -= 1
+        else:
+            self._busy -= 1
         self._grant()
 
     def _grant(self) -> None:
@@ -107,8 +120,7 @@ class Slots:
             entry = min(eligible, key=lambda e: (e[1](), e[0]))
             self._waiters.remove(entry)
             if not entry[2].done():
-                self._free -= 1
-                entry[2].set_result(None)
+                entry[2].set_result(self._enter())
 
 
 class Priorities:
