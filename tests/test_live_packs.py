@@ -16,7 +16,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ChatRequest, StreamEvent
 from fastdesk.routing.router import Router
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import Flag
+from fastdesk.translate.events import BlockDelta, BlockDone, EngineEvent, Flag
 from fastdesk.translate.live import NEAR_BLOCKS, LiveTranslator
 from fastdesk.translate.planning import BACKFILL_PACK_BLOCKS, Work
 from fastdesk.translate.slots import Priorities
@@ -133,3 +133,26 @@ def test_a_large_pack_s_checks_let_an_edit_s_request_go_meanwhile(
     asyncio.run(go())
     assert seen.count("pack sent") == 1 and seen.count("check") == 65
     assert seen.index("edit sent") < len(seen) - 2  # sent while the pack's checks went on
+
+
+def test_the_backlog_s_partial_answers_are_not_handed_on_the_screen_s_are() -> None:
+    """A long document's blocks off screen stream in no one's sight: their partial answers,
+    each a render in the window, are not sent; the blocks on screen still stream in."""
+
+    async def go() -> list[EngineEvent]:
+        fake = FakeProvider(chunk=3)
+        events: list[EngineEvent] = []
+        engine = Engine(Router({"groq": fake}), partial_interval=0)  # every piece handed on
+        live = LiveTranslator(engine, JobSpec(), events.append)
+        live.set_view(1, 4)  # the top of the page on screen
+        live.update(page(), 1)
+        await until(lambda: not live.busy)
+        await live.aclose()
+        return events
+
+    events = asyncio.run(go())
+    streamed = {e.block_id for e in events if isinstance(e, BlockDelta)}
+    blocks = parse(page()).blocks
+    assert streamed and streamed <= {b.id for b in blocks[:LIVE_BLOCKS]}  # the screen's pack
+    answered = {e.block_id for e in events if isinstance(e, BlockDone)}
+    assert answered == {b.id for b in blocks if b.translatable}

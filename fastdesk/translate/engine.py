@@ -652,10 +652,18 @@ class Engine:
         )
         ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
+        backlog = _BACKLOG.get()
 
         def started() -> None:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
+
+        def partial(so_far: str) -> None:
+            # the backlog's partial answers are not handed on: nobody reads them (its blocks
+            # are off screen), and each cost a re-split of the answer so far and a render in
+            # the window, a 64-block pack's dozens of times over
+            if not backlog:
+                self._emit_partial(pack, so_far, shown, revision, emit, markers)
 
         answer = await self._stream(
             messages,
@@ -663,13 +671,13 @@ class Engine:
             revision,
             emit,
             on_start=started,
-            on_text=lambda so_far: self._emit_partial(pack, so_far, shown, revision, emit, markers),
+            on_text=partial,
             max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
             blocks=len(pack),
             expected_tokens=expected,
             avoid=avoid,
-            background=_BACKLOG.get(),
+            background=backlog,
             block_ids=tuple(ids),
             runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )
