@@ -1,6 +1,7 @@
-"""The window's engine sends as many requests at once as the account allows, as the command line
-does (routing/concurrency.py: more while answers come back prompt and the limiter has room),
-and the settings' ``concurrency`` caps it as ``--concurrency N`` caps the command line's."""
+"""The window's engine sends more requests at once while the account allows, as the command line
+does (routing/concurrency.py: more while answers come back prompt and the limiter has room), up
+to the settings' ``concurrency`` as ``--concurrency N`` caps the command line's (unset: the
+window's own ceiling, lower than the command line's: a reader edits meanwhile)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fastdesk.routing.concurrency import START
 from fastdesk.translate import wiring
 from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.live import LiveTranslator
-from fastdesk.ui.bridge.translators import default_engine_factory
+from fastdesk.ui.bridge.translators import WINDOW_CONCURRENCY, default_engine_factory
 from tests.fakes import FakeClock, FakeProvider, until
 
 # an account whose limits leave room (a paid tier that set them off, 0: no limit)
@@ -42,7 +43,8 @@ def most_in_flight(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> int:
 def test_the_window_sends_more_at_once_while_answers_come_back_and_the_account_has_room(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert most_in_flight(monkeypatch, Settings(rate_limits=NO_LIMITS)) > START + RESERVED
+    most = most_in_flight(monkeypatch, Settings(rate_limits=NO_LIMITS))
+    assert START + RESERVED < most <= WINDOW_CONCURRENCY + RESERVED
 
 
 def test_the_settings_concurrency_caps_the_window_s_requests_in_flight(
@@ -50,3 +52,5 @@ def test_the_settings_concurrency_caps_the_window_s_requests_in_flight(
 ) -> None:
     capped = Settings(rate_limits=NO_LIMITS, concurrency=3)
     assert most_in_flight(monkeypatch, capped) <= 3 + RESERVED
+    wider = Settings(rate_limits=NO_LIMITS, concurrency=16)  # a cap over the window's own
+    assert most_in_flight(monkeypatch, wider) > WINDOW_CONCURRENCY + RESERVED
