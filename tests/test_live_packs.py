@@ -23,7 +23,7 @@ from fastdesk.translate.slots import Priorities
 from tests.fakes import FakeProvider, last_user, until
 
 LIVE_BLOCKS = 16  # the engine's live pack (max_pack_blocks' default)
-PARAGRAPHS = 600
+PARAGRAPHS = 1200
 
 
 def page(n: int = PARAGRAPHS) -> str:
@@ -74,7 +74,7 @@ def test_far_blocks_go_in_backfill_packs_and_the_screen_and_near_it_in_live_ones
 def test_the_reader_s_place_decides_which_blocks_go_live_and_first() -> None:
     sent, _live = asyncio.run(fill((400, 410)))
     assert 400 in sent[0] and len(sent[0]) <= LIVE_BLOCKS  # the screen, scrolled down there
-    for paragraph in (0, 200):  # the start of the page is far from the reader now
+    for paragraph in (0, 100):  # the start of the page is far from the reader now
         request = next(r for r in sent if paragraph in r)
         assert len(request) > LIVE_BLOCKS
     after_screen = sent.index(next(r for r in sent if 0 in r))
