@@ -1,6 +1,7 @@
 """The real account against the loopback emulator (prints figures; not a test).
 
     .venv/bin/python benchmarks/bench_account.py [--only NAME]... [--blocks N] [--paid-blocks N]
+        [--runs N] [--scale K]
 
 The emulator enforces an account's limits with Groq's and Cerebras' headers (a real minute: no
 shortened clock), answers with the pack it was sent (an echo: a translation is about as long)
@@ -12,6 +13,11 @@ after 100 tokens of gpt-oss-style reasoning, and counts 429s, completion tokens 
 - ``free``: Groq's free tier for openai/gpt-oss-120b (30 requests/min unstated, 1,000/day and
   8,000 tokens/min in the headers): time, 429s, booked/used.
 - ``two``: two ``fastdesk translate`` processes on one key, at once, against the same free tier.
+- ``two-paid``: the same against a paid tier's headers (500,000 requests/day, 2,000,000
+  tokens/min, no requests/minute stated) on a server refusing past 30 requests in the trailing
+  minute, counted from each request's arrival: 429s per run and per process, ``--runs`` runs in
+  a row (each from an empty limits file: the limit is learnt anew). ``--scale K`` runs the
+  server and both processes on a clock K times faster (tests/fast_time.py; 1: a real minute).
 - ``pooled``: the same document with Cerebras' free tier configured beside Groq's.
 - ``edit``: an edit made 20 s into a free-tier backlog: how long until its request is sent.
 
@@ -46,6 +52,7 @@ from fastdesk.translate.engine import Engine, JobSpec  # noqa: E402
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent  # noqa: E402
 from fastdesk.translate.slots import Priorities  # noqa: E402
 from tests.emulator import Account, Emulator  # noqa: E402
+from tests.fast_time import FastTime  # noqa: E402
 
 KEY = "gsk_bench_not_a_real_key_0000"
 GROQ_MODEL = "openai/gpt-oss-120b"
@@ -141,8 +148,15 @@ def pooled(blocks: int) -> None:
         )
 
 
-def two(blocks: int) -> None:
-    with Emulator(account=FREE, reasoning=REASONING) as emu, tempfile.TemporaryDirectory() as d:
+PAID_30 = Account(requests_per_minute=30, requests_per_day=500_000, tokens_per_minute=2_000_000)
+
+
+def two(blocks: int, account: Account = FREE, run: int = 0, scale: float = 1.0) -> None:
+    fast = FastTime(scale) if scale != 1.0 else None
+    with (
+        Emulator(account=account, reasoning=REASONING, clock=fast) as emu,
+        tempfile.TemporaryDirectory() as d,
+    ):
         home = Path(d)
         env = {
             **os.environ,
@@ -152,9 +166,15 @@ def two(blocks: int) -> None:
             "PYTHONPATH": str(ROOT),
         }
         env.pop("CEREBRAS_API_KEY", None)
+        if fast is not None:
+            env = fast.child_env(home / "site", env)
         (home / "config").mkdir()
         settings = home / "config" / "settings.toml"  # paths.config_dir() under FASTDESK_HOME
-        settings.write_text(f'[models]\ngroq = "{GROQ_MODEL}"\n', "utf-8")
+        text = f'[models]\ngroq = "{GROQ_MODEL}"\n'
+        if fast is not None:  # no deadline cut short by the fast clock
+            text += "\n[requests]\nfirst_token_s = 3600\ngap_s = 3600\ntotal_s = 7200\n"
+            text += "retry_attempts = 100\nretry_seconds = 3600\n"
+        settings.write_text(text, "utf-8")
         procs = []
         start = time.perf_counter()
         for n in (1, 2):
@@ -175,6 +195,8 @@ def two(blocks: int) -> None:
                         "--no-memory",
                         "-o",
                         str(home / f"out{n}.md"),
+                        "--report",
+                        str(home / f"report{n}.json"),
                     ],
                     env=env,
                     stderr=subprocess.PIPE,
@@ -184,10 +206,26 @@ def two(blocks: int) -> None:
         codes = [p.wait() for p in procs]
         seconds = time.perf_counter() - start
         said = [line for p in procs for line in (p.stderr.read() if p.stderr else "").splitlines()]
-        print(
-            f"two processes on one key, {blocks} blocks each: {seconds:.0f} s, exit {codes}, "
-            f"{len(emu.chat_requests)} requests, {emu.refused} × 429"
+        each = []
+        for n in (1, 2):
+            report = home / f"report{n}.json"
+            rows = json.loads(report.read_text("utf-8"))["requests"] if report.exists() else []
+            each.append(sum(r["status"] == "error" for r in rows))
+        whole = all(
+            (home / f"out{n}.md").exists()
+            and (home / f"out{n}.md").read_text("utf-8") == (home / f"doc{n}.md").read_text("utf-8")
+            for n in (1, 2)
         )
+        tier = "free tier" if account == FREE else "paid tier refusing past 30/min"
+        clock = f", clock ×{scale:g}" if fast is not None else ""
+        print(
+            f"{f'run {run}: ' if run else ''}two processes on one key ({tier}{clock}), {blocks} "
+            f"blocks each: {seconds:.0f} s, exit {codes}, whole {whole}, "
+            f"{len(emu.chat_requests)} requests, {emu.refused} × 429 (failed requests per "
+            f"process {each})"
+        )
+        if run:
+            return
         for line in dict.fromkeys(said):  # each distinct line once (the estimate, a warning)
             print(f"    {line}")
         explain(emu, home / "data" / "limits.sqlite")
@@ -196,10 +234,16 @@ def two(blocks: int) -> None:
 def explain(emu: Emulator, shared: Path) -> None:
     """Each 429: the limit the server counted past and its minute's entries, beside what each
     process's limiter had in the shared file for the same minute (times in seconds before the
-    429; a limiter's entry moves to its answer's end once answered)."""
+    429; a limiter's request counts from its booking while on its way, S, from when its answer
+    began, R, or from its end when none began, U; its answer's tokens, as a row of their own
+    from the answer's end, are not shown)."""
     import sqlite3
 
-    rows = sqlite3.connect(str(shared)).execute("SELECT owner, at, tokens FROM sent").fetchall()
+    sql = "SELECT owner, at, kind FROM sent WHERE kind != 0"
+    rows = [
+        (owner, at, {1: "S", 2: "R"}.get(kind, "U"))
+        for owner, at, kind in sqlite3.connect(str(shared)).execute(sql).fetchall()
+    ]
     for r in emu.refusals:
         print(
             f"  429 on {r.why}: the server counted {r.requests} requests and {r.tokens:.0f} "
@@ -212,7 +256,7 @@ def explain(emu: Emulator, shared: Path) -> None:
         print(f"    server's minute (R request, c completion): {' '.join(server)}")
         for owner in sorted({o for o, _at, _t in rows}):
             mine = [
-                f"{at - r.at:+.2f}:{t:.0f}"
+                f"{at - r.at:+.2f}{t}"
                 for o, at, t in sorted(rows, key=lambda x: x[1])
                 if o == owner and r.at - 62.0 < at <= r.at + 1.0
             ]
@@ -258,10 +302,12 @@ def edit(blocks: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", action="append", choices=["paid", "free", "two", "pooled", "edit"]
+        "--only", action="append", choices=["paid", "free", "two", "two-paid", "pooled", "edit"]
     )
     parser.add_argument("--blocks", type=int, default=200)
     parser.add_argument("--paid-blocks", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5, help="two-paid: runs in a row")
+    parser.add_argument("--scale", type=float, default=1.0, help="two-paid: clock speed-up")
     args = parser.parse_args()
     wanted = args.only or ["paid", "pooled", "edit", "two", "free"]
     for name in wanted:
@@ -269,6 +315,10 @@ def main() -> None:
             paid(args.paid_blocks)
         elif name == "two":
             two(args.blocks // 2)
+        elif name == "two-paid":
+            for run in range(1, args.runs + 1):
+                two(args.blocks, PAID_30, run, args.scale)
+                sys.stdout.flush()
         else:
             {"free": free, "pooled": pooled, "edit": edit}[name](args.blocks)
         sys.stdout.flush()

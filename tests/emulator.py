@@ -211,6 +211,13 @@ class Config:
     # model_not_found (flat body), per flavour
     retired: Mapping[str, Sequence[str]] | None = None
     cut_at_max_tokens: bool = False  # stop at max_completion_tokens with finish_reason "length"
+    # the clock the account's minutes, days and retry-afters are counted on (monotonic() and
+    # wall(), as fastdesk.clock's); None: the real one. A faster one (tests/fast_time.py)
+    # makes a minute a few real seconds, for clients on the same clock
+    clock: Any = None
+    # a server that does not stream structured outputs (for the model asked): a streamed request
+    # with a ``response_format`` json_schema gets a 400 naming it
+    refuse_schema: bool = False
 
 
 @dataclass(frozen=True)
@@ -815,13 +822,20 @@ class Emulator:
             self._accepted.append(now)
         return None
 
+    def _account_now(self) -> tuple[float, float]:
+        """(monotonic, wall) on the account's clock (``Config.clock``)."""
+        clock = self.config.clock
+        if clock is None:
+            return time.monotonic(), time.time()
+        return clock.monotonic(), clock.wall()
+
     def _account_refuses(
         self, account: Account, flavour: str, body: Mapping[str, Any]
     ) -> tuple[str, float] | None:
         """(which limit, seconds until room) when this request is over one; else it is counted
         (a request, and its tokens as :class:`Account` says), and every 429 is kept in
         ``refusals`` with its reason and the minute's counters."""
-        now = time.monotonic()
+        now, wall = self._account_now()
         prompt = count_prompt_tokens(body.get("messages") or [])
         asked = body.get("max_completion_tokens") or body.get("max_tokens") or 0
         need = prompt + (int(asked) if flavour == "cerebras" else 0)
@@ -854,7 +868,7 @@ class Emulator:
                 self._refused += 1
                 self.refusals.append(
                     Refusal(
-                        time.time(),
+                        wall,
                         refused[0],
                         len(admitted),
                         tokens,
@@ -865,7 +879,7 @@ class Emulator:
                     )
                 )
                 return refused
-            self._spent.append(Counted(now, float(need), time.time(), who, request=True))
+            self._spent.append(Counted(now, float(need), wall, who, request=True))
             self._day.append(now)
             self.booked_total += need
         return None
@@ -878,13 +892,13 @@ class Emulator:
             self.used_completion += completion
             self.booked_completion += asked
             if flavour != "cerebras":
-                now = time.monotonic()
-                self._spent.append(Counted(now, float(completion), time.time(), who, request=False))
+                now, wall = self._account_now()
+                self._spent.append(Counted(now, float(completion), wall, who, request=False))
                 self.booked_total += completion
 
     def account_headers(self, flavour: str, account: Account) -> dict[str, str]:
         """The live rate-limit headers of ``account`` (what is left now, and when it resets)."""
-        now = time.monotonic()
+        now, _wall = self._account_now()
         with self._lock:
             spent = sum(e.tokens for e in self._spent if e.at > now - 60.0)
             oldest = min((e.at for e in self._spent if e.at > now - 60.0), default=now)
@@ -979,6 +993,11 @@ class Emulator:
             return _send_models(ex, flavour, cfg)
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             bad = Fault("status", status=400, message="messages must be a list")
+            return _send_error(ex, flavour, bad, cfg, model=model)
+        form = body.get("response_format")
+        if cfg.refuse_schema and body.get("stream") and isinstance(form, dict):
+            message = f"response_format json_schema is not supported with stream for {model}"
+            bad = Fault("status", status=400, message=message, error_type="invalid_request_error")
             return _send_error(ex, flavour, bad, cfg, model=model)
         if body.get("stream"):
             return _stream_chat(ex, flavour, body, cfg, fault)

@@ -21,10 +21,11 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retired import Retirements
 from fastdesk.routing.router import AttemptDone, Backoff, Router
-from fastdesk.routing.shared_budget import SharedBudget
+from fastdesk.routing.shared_budget import SharedBudget, account_id
 from fastdesk.routing.stats import StatsStore
 from fastdesk.translate.engine import Engine, JobSpec
 from tests.emulator import Account, Emulator
+from tests.fast_time import FastTime
 
 KEY = "gsk_test_not_a_real_key_000000"
 ASK = [{"role": "user", "content": "Bonjour tout le monde, ceci est un paragraphe."}]
@@ -338,3 +339,60 @@ def test_two_processes_released_at_once_never_both_take_the_last_slot(tmp_path: 
     assert refused == 0, outs
     assert sum(o["sent"] for o in outs) == 30 and sum(o["limited"] for o in outs) == 0, outs
     assert sum(o["paced"] for o in outs) == 10, outs  # the rest wait for the next minute
+
+
+def test_two_translate_processes_on_a_paid_key_meet_one_429_each_at_most(tmp_path: Path) -> None:
+    """Two real ``fastdesk translate`` processes on one key and one limits file, against a
+    server whose headers state a paid tier (Groq states no requests/minute: only a 429 tells
+    it) and which refuses past 6 requests in the trailing minute, counted from each request's
+    arrival (the issue's 30, scaled down with the documents), on a minute of three real
+    seconds (tests/fast_time.py): both documents come out whole, and the server refuses at
+    most one request of each process, as the first 429 either meets teaches both. Before: a
+    burst sent at once past the unknown limit met one 429 each, and a 429 counted the refused
+    requests still on their way as accepted, so a limit that high was learnt (3 to 7 × 429)."""
+    fast = FastTime(20.0)
+    paid = Account(requests_per_minute=6, requests_per_day=500_000, tokens_per_minute=2_000_000)
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.toml").write_text(  # no deadline cut short by the fast clock
+        # (a busy machine's pause of a real second is 20 s of it)
+        '[models]\ngroq = "openai/gpt-oss-120b"\n\n'
+        "[requests]\nfirst_token_s = 3600\ngap_s = 3600\ntotal_s = 7200\n"
+        "retry_attempts = 100\nretry_seconds = 3600\n",
+        "utf-8",
+    )
+    line = (
+        "Text {k}, paragraph {n} explains one point of the argument in a sentence or two, with "
+        "enough words to look like prose that a translator would meet in an ordinary article."
+    )
+    texts = ["".join(f"{line.format(k=k, n=n)}\n\n" for n in range(300)) for k in (1, 2)]
+    with Emulator(account=paid, clock=fast, reasoning="think " * 100) as emu:
+        env = fast.child_env(tmp_path / "site", {**client_env(emu), "FASTDESK_HOME": str(home)})
+        procs = []
+        for k, text in enumerate(texts, 1):
+            (tmp_path / f"doc{k}.md").write_text(text, "utf-8")
+            command = [sys.executable, "-m", "fastdesk", "translate", str(tmp_path / f"doc{k}.md")]
+            command += ["--to", "en", "--provider", "groq", "--no-memory"]
+            command += ["-o", str(tmp_path / f"out{k}.md")]
+            command += ["--report", str(tmp_path / f"r{k}.json")]
+            procs.append(subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True))
+        try:
+            said = [p.communicate(timeout=180)[1] for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        refused, refusals = emu.refused, emu.refusals
+    assert [p.returncode for p in procs] == [0, 0], said
+    for k, text in enumerate(texts, 1):
+        assert (tmp_path / f"out{k}.md").read_text("utf-8") == text  # whole (an echo)
+    reports = [json.loads((tmp_path / f"r{k}.json").read_text()) for k in (1, 2)]
+    errors = [
+        [r["error"] for r in report["requests"] if r["status"] == "error"] for report in reports
+    ]
+    limited = [sum("rate limit" in str(e).lower() for e in each) for each in errors]
+    assert 1 <= refused <= 2, refusals  # the unknown limit was met, and its 429 taught both
+    assert max(limited) <= 1 and sum(limited) == refused, errors  # one 429 each at most
+    key = (account_id(KEY), "groq", "openai/gpt-oss-120b")
+    learnt = SharedBudget(home / "data" / "limits.sqlite").learned(key)["requests_per_minute"]
+    assert 0 < learnt[0] <= 6 and learnt[1].startswith("429")  # never above the server's

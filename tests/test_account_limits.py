@@ -78,14 +78,15 @@ def test_a_limit_above_the_free_tier_means_a_paid_tier_and_its_pace() -> None:
     assert (limits.requests_per_day, limits.tokens_per_minute) == (500_000, 2_000_000)
     assert limits.requests_per_minute is None  # no header states it: learned from 429s
     assert limits.tokens_per_day is None and limits.label == "Groq paid tier"
-    for _ in range(200):  # far past the free tier's 30 a minute, no wait
+    for _ in range(200):  # far past the free tier's 30 a minute, no wait once answered
         assert lim.wait_s(GPT, 1000) == 0.0
-        lim.book(GPT, 1000)
+        lim.admitted(lim.book(GPT, 1000))
     lines = lim.limits(GPT).describe("groq")
     assert any(line.startswith("2,000,000 tokens/min, read from Groq on ") for line in lines)
     assert any("requests/min: not limited by the free tier" in line for line in lines)
-    lim.rate_limited(GPT, 1.0)  # the real requests/minute, from a 429
-    assert lim.limits(GPT).requests_per_minute == 199
+    refused = lim.book(GPT, 1000)
+    lim.rate_limited(GPT, 1.0, booking=refused)  # the real requests/minute, from a 429
+    assert lim.limits(GPT).requests_per_minute == 200
     assert lim.why(GPT, 1) == "Groq rate limit reached"
 
 
@@ -184,6 +185,35 @@ def test_the_first_429_either_limiter_meets_teaches_both(tmp_path) -> None:
     assert b.limits(GPT).requests_per_minute == 30
 
 
+def test_a_claim_that_brings_in_another_limiters_429_holds_to_what_it_learnt(tmp_path) -> None:
+    """The other process's 429 (and the limit it learnt) first comes in inside a claim, its
+    block already over: the claim holds to the learnt limit in the same transaction, instead
+    of sending a 31st request into the same minute (the limit was read only at the next look,
+    after the claim had gone)."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    a.observe(GPT, PAID)
+    b.observe(GPT, PAID)
+    for n in range(30):
+        lim = a if n % 2 else b
+        booking = lim.claim(GPT, 10)
+        assert booking is not None
+        lim.admitted(booking)
+        lim.settle(booking, 10)
+        for c in (clock_a, clock_b, wall):
+            c.now += 0.5
+    refused = a.claim(GPT, 10)
+    a.rate_limited(GPT, 1.0, booking=refused)  # the 31st: refused, the limit learnt
+    assert a.limits(GPT).requests_per_minute == 30
+    for c in (clock_a, clock_b, wall):
+        c.now += 2.0  # past the block: b has not looked since
+    assert b.claim(GPT, 10) is None  # the minute is full by the limit a learnt
+    assert b.limits(GPT).requests_per_minute == 30
+    assert 0 < b.wait_s(GPT, 10) <= 60.0
+
+
 def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
@@ -244,29 +274,85 @@ def test_a_claim_is_one_transaction_across_connections(tmp_path) -> None:
     assert [name for name in "ab" if got.get(name) is not None] in (["a"], ["b"])
 
 
-def test_a_request_leaves_the_minute_a_minute_after_its_answer_not_its_booking(tmp_path) -> None:
-    """A server counts a request from when it admitted it (after the booking: the SDK and the
-    network came between) and Groq counts an answer's tokens as they are generated: so an
-    answered request stays in every limiter's minute until 60 s after its answer ended. From
-    its booking, the other process woke a tenth of a second early and met a 429."""
+def test_a_request_counts_from_when_its_answer_began_its_tokens_from_its_end(tmp_path) -> None:
+    """As the server counts: a request from its arrival (here: when its answer began, the
+    latest moment it can have arrived; from its booking, the other process woke a tenth of a
+    second early and met a 429), the answer's tokens from its end (Groq counts them as they
+    are generated). Not the request from the answer's end: then a 429 counted requests the
+    server's minute had let go, and learnt a limit that high."""
     wall = Wall()
     clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
     a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
     b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
     bookings = [a.claim(GPT, 250) for _ in range(30)]  # the whole minute's requests
-    for c in (clock_a, clock_b, wall):
-        c.now += 2.0  # the server admitted them and answered; the answers end 2 s later
+
+    def later(seconds: float) -> None:
+        for c in (clock_a, clock_b, wall):
+            c.now += seconds
+
+    later(1.0)  # the server admitted them: their answers begin
+    for booking in bookings:
+        assert booking is not None
+        a.admitted(booking)
+    later(2.0)  # the answers end, 200 tokens each
     for booking in bookings:
         assert booking is not None
         a.settle(booking, 200)
-    for c in (clock_a, clock_b, wall):
-        c.now += 59.0  # 61 s after the booking, 59 s after the answers
-    assert a.wait_s(GPT, 10) == pytest.approx(1.0)
-    assert b.wait_s(GPT, 10) == pytest.approx(1.0)  # read from the shared file
+    later(57.5)  # 60.5 s after the booking, 59.5 s after the answers began
+    assert a.wait_s(GPT, 10) == pytest.approx(0.5)
+    assert b.wait_s(GPT, 10) == pytest.approx(0.5)  # read from the shared file
     assert b.claim(GPT, 10) is None
-    for c in (clock_a, clock_b, wall):
-        c.now += 1.0
+    later(1.0)  # a minute after the answers began, 58.5 s after they ended
+    assert a.wait_s(GPT, 10) == 0.0 and b.wait_s(GPT, 10) == 0.0
+    assert b.wait_s(GPT, 2500) == pytest.approx(1.5)  # 6,000 tokens until a minute after the end
+    assert b.why(GPT, 2500) == "Groq free tier, 8,000 tokens/min"
     assert b.claim(GPT, 10) is not None
+
+
+def test_a_refused_request_does_not_count_and_the_429_learns_what_the_server_counted() -> None:
+    """The server counts the requests it admitted: a 429 learns those whose answer began, not
+    the refused one, nor the ones still on their way (sent at once past the limit, each is
+    refused in turn), nor those that ended with no answer (still paced as counted); the
+    refused ones leave the minute."""
+    clock = Clock()
+    lim = limiter(clock=clock)
+    lim.observe(GPT, PAID)
+    for _ in range(20):
+        lim.admitted(lim.book(GPT, 10))
+        clock.now += 1.0
+    for _ in range(2):  # ended with no answer (a connection cut): the server may not know them
+        lim.settle(lim.book(GPT, 10), None)
+    burst = [lim.book(GPT, 10) for _ in range(3)]  # sent before the first 429 came back
+    for booking in burst:
+        lim.rate_limited(GPT, 1.0, booking=booking)
+        assert lim.limits(GPT).requests_per_minute == 20  # not 24, 23 nor 22
+    clock.now += 1.0  # past the block
+    assert lim.wait_s(GPT, 10) == pytest.approx(41.0)  # the 22 pace it, the 3 refused do not
+    clock.now += 41.0
+    assert lim.wait_s(GPT, 10) == 0.0
+
+
+def test_a_paid_tiers_unknown_limit_is_met_one_request_at_a_time() -> None:
+    """A paid tier states no requests/minute (Groq): the next request waits until the one
+    before it was answered or refused, so past the unknown limit one request meets a 429, not
+    a burst sent at once; a limit learnt lifts the wait."""
+    clock = Clock()
+    lim = limiter(clock=clock)
+    lim.observe(GPT, PAID)
+    first = lim.claim(GPT, 10)
+    assert first is not None
+    assert lim.claim(GPT, 10) is None and 0 < lim.wait_s(GPT, 10) < 0.1
+    assert lim.why(GPT, 10) == (
+        "Groq paid tier, one request at a time until a 429 tells its requests/min"
+    )
+    lim.admitted(first)  # its answer began
+    second = lim.claim(GPT, 10)
+    assert second is not None
+    lim.rate_limited(GPT, 1.0, booking=second)  # too few requests to learn a limit from
+    clock.now += 1.0
+    assert lim.claim(GPT, 10) is not None  # refused, it is no longer on its way
+    lim.observe(GPT, RateLimitInfo(limit_requests=100, requests_per="minute"))
+    assert lim.claim(GPT, 10) is not None  # a stated limit: no longer one at a time
 
 
 def test_a_request_that_failed_or_was_cancelled_counts_until_it_ended() -> None:

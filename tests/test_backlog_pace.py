@@ -17,7 +17,7 @@ SIZES = (40, 52, 31, 45, 36, 49, 28, 44, 38, 50)  # a minute's budget holds more
 
 def bursts(sizes: tuple[int, ...], every: float = 61.0, over: float = 2.0) -> list[float]:
     """One burst a minute: ``over`` seconds of answers, then the wait for the minute's budget
-    (a limiter's entry counts from its answer's end, so a period is a little over 60 s)."""
+    (a limiter counts an answer's tokens from its end, so a period is a little over 60 s)."""
     return [k * every + over * n / (size - 1) for k, size in enumerate(sizes) for n in range(size)]
 
 

@@ -20,6 +20,7 @@ from fastdesk.cli import batch as batch_cli
 from fastdesk.cli.main import run
 from fastdesk.project.batch_jobs import JOBS_PATH
 from fastdesk.project.layout import Project, find_project
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.providers.batch_api import parse_results, split_lines
 from fastdesk.routing.pricing import PriceTable
 from tests.emulator import Emulator, last_user_content
@@ -384,3 +385,93 @@ def test_an_ended_job_nothing_asks_for_any_more_is_forgotten(
     assert batch(root) == 0
     assert "nothing is stale any more; forgotten" in capsys.readouterr().err
     assert jobs(root) == []
+
+
+def long_page(title: str, paragraphs: int) -> str:
+    """A page of ``paragraphs`` paragraphs of about 40 tokens each that say Step (and names,
+    in no language: the emulator's answer translates only Step)."""
+    body = "".join(
+        f"Step {i} of {title}: " + " ".join(f"{title}-{i}-{k}" for k in range(14)) + ".\n\n"
+        for i in range(paragraphs)
+    )
+    return f"# {title}\n\n{body}```sh\nStep --not-translated\n```\n"
+
+
+def test_a_job_carries_a_backfills_packs_and_every_answer_is_taken_in(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    # 40 paragraphs of ~40 tokens: live packs (16 blocks, 1,200 tokens) would make 3 requests a
+    # page, and a backfill on this free tier (8,000 tokens a minute) too; a job runs apart from
+    # the per-minute limits, so a page goes in one request of a backfill's size
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", "site_name: t\n")
+    boxes = '!!! note "Step title"\n\n    Step in a note.\n\n=== "Tab"\n\n    Step in a tab.\n\n'
+    for name in ("index", "guide"):
+        write(root / f"docs/{name}.md", long_page(name.title(), 40) + "\n" + boxes)
+    assert batch(root) == 0
+    lines = emu.batches.lines
+    assert len(lines) == 2 * len(LANGS)  # one request a page and language, its containers in it
+    for line in lines:
+        text = last_user_content(line["body"]["messages"])
+        # the heading, the paragraphs, the note's title and body, the tab's title and body
+        assert text.count("Step") == 43 and text.count("-->\n") == 45
+        # and each could still go live alone (what a job leaves unanswered does) in the free
+        # tier's minute: its prompt and completion budget within 8,000 tokens
+        booked = estimate_tokens(*(m["content"] for m in line["body"]["messages"]))
+        assert booked + line["body"]["max_completion_tokens"] <= 8000
+    report = tmp_path / "report.json"
+    assert batch(root, "--wait", "--report", str(report)) == 0
+    totals = json.loads(report.read_text())["totals"]
+    assert totals["batch_requests"] == 4 and totals["live_requests"] == 0  # every answer used
+    assert not emu.chat_requests
+    for lang in LANGS:
+        for name in ("index", "guide"):
+            text = (root / f"docs/{name}.{lang}.md").read_text(encoding="utf-8")
+            assert text.count(f"{WORDS[lang]} ") == 43 and "Step --not-translated" in text
+            assert f'!!! note "{WORDS[lang]} title"' in text
+
+
+NAV_CONFIG = """\
+site_name: t
+nav:
+  - Step in: index.md
+  - Step by step: sub/guide.md
+plugins:
+  - i18n:
+      docs_structure: suffix
+      languages:
+        - locale: en
+          default: true
+        - locale: fr
+        - locale: de
+"""
+
+
+def test_the_collection_translates_the_labels_as_a_live_run_does(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The nav titles are not pages: no job carries them, the collection sends them live
+    (said, with what they cost), as a live run does once its pages are done."""
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    write(root / "mkdocs.yml", NAV_CONFIG)
+    assert batch(root) == 0
+    assert not emu.chat_requests  # the job submitted, nothing live
+    assert "nav_translations" not in (root / "mkdocs.yml").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert batch(root, "--wait") == 0  # the job's answers taken in, the labels translated
+    said = capsys.readouterr().err
+    assert_whole(root)
+    config = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert config.count("nav_translations:") == 2
+    assert '"Step in": "Étape in"' in config and '"Step by step": "Schritt by step"' in config
+    assert len(emu.chat_requests) == 4  # two titles into two languages, live
+    assert "fastdesk translate: mkdocs.yml: 2 nav titles translated into fr's" in said
+    assert "4 requests sent live for the labels outside the pages" in said
+    assert "$" in said.split("labels outside the pages")[1].splitlines()[0]
+
+    # the entries gone, no page stale: a batch run translates them as a live run does (from
+    # the memory: nothing sent)
+    write(root / "mkdocs.yml", NAV_CONFIG)
+    assert batch(root) == 0
+    assert (root / "mkdocs.yml").read_text(encoding="utf-8") == config
+    assert len(emu.chat_requests) == 4 and emu.batches.created == 1

@@ -198,6 +198,21 @@ def test_reference_label_translated() -> None:
     assert flags_of(source, answer)["links"] == "link target changed: [setup] → [installation]"
 
 
+def test_a_shortcut_reference_made_a_full_one_to_its_label_is_the_same_link() -> None:
+    # a site's shortcut reference, its label shielded and its text translated, comes back full
+    source = "See the [CodeHilite Extension] and [Smarty] for an explanation of `linenums`."
+    answer = (
+        "Voir l’[extension CodeHilite][CodeHilite Extension] et [Smarty] pour une explication "
+        "de `linenums`."
+    )
+    assert "links" not in flags_of(source, answer)
+    other = "Voir l’[extension CodeHilite][Autre] et [Smarty] pour une explication de `linenums`."
+    assert flags_of(source, other)["links"] == "link target added: [autre]"
+    ending = "Use the syntax of Python-Markdown's [Admonition Extension]:"  # not a definition
+    made_full = "Utilisez la syntaxe de l’[extension Admonition][Admonition Extension] :"
+    assert "links" not in flags_of(ending, made_full)
+
+
 def test_reference_definitions_in_the_block() -> None:
     source = "Read [the docs][d].\n\n[d]: https://example.com/docs"
     answer = "Lisez [la doc][d].\n\n[d]: https://example.com/doc"

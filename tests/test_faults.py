@@ -723,14 +723,14 @@ def test_an_internal_error_in_one_document_is_its_one_line(
 ) -> None:
     from fastdesk.translate.engine import Engine
 
-    real_run = Engine.run
+    real_run = Engine.run_parts  # every run of a document goes through it
 
-    async def run_or_fail(self: Engine, doc, spec, **kw):  # type: ignore[no-untyped-def]
-        if any("poison" in b.text for b in doc.blocks):
+    async def run_or_fail(self: Engine, parts, spec, **kw):  # type: ignore[no-untyped-def]
+        if any("poison" in b.text for part in parts for b in part.doc.blocks):
             raise IndexError("list index out of range")
-        return await real_run(self, doc, spec, **kw)
+        return await real_run(self, parts, spec, **kw)
 
-    monkeypatch.setattr(Engine, "run", run_or_fail)
+    monkeypatch.setattr(Engine, "run_parts", run_or_fail)
     (src / "bad.md").write_text("A poison paragraph.\n", encoding="utf-8")
     (src / "ok.md").write_text("A fine paragraph.\n", encoding="utf-8")
     out = src / "o"

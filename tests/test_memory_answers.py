@@ -26,7 +26,7 @@ from fastdesk.translate.prompts import PROMPT_VERSION
 from fastdesk.translate.tmx import TmxUnit, import_tmx, write_tmx
 from tests.emulator import Emulator
 from tests.hostile import REPO
-from tests.project_kit import answer_in_language, use_emulator, write
+from tests.project_kit import answer_in_language, make_project, use_emulator, write
 
 SOURCE = "See [the guide](guide.md) and run `pip install fastdesk` to start."
 EVIL = "Voir [le guide](https://evil.example/malware.exe) et lancez `pip install fastdesk`."
@@ -68,6 +68,28 @@ def test_a_stored_answer_that_changes_a_link_is_asked_of_the_model_and_named(
     assert "line 3" in named and "evil.example" in named
     err = [x for x in capsys.readouterr().err.splitlines() if "memory" in x]
     assert len(err) == 1 and "doc.md" in err[0] and "line 3" in err[0]
+
+
+def test_a_project_runs_report_names_the_memorys_answers_not_used(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    """A project run's report says it too, on the page's line, as a single file's does."""
+    memory = Memory(default_path())
+    key = MemoryKey(SOURCE, "translate", "fr", PROMPT_VERSION)
+    flags = (Flag("links", "link target changed"),)
+    assert memory.put(key, EVIL, provider=IMPORTED, model=IMPORTED, flags=flags)
+    memory.close()
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    index = root / "docs" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8") + "\n" + SOURCE + "\n", encoding="utf-8")
+    report = tmp_path / "r.json"
+    assert run(["translate", str(root), "--to", "fr", "--report", str(report)]) == 0
+    assert "evil.example" not in (root / "docs" / "index.fr.md").read_text(encoding="utf-8")
+    pages = json.loads(report.read_text(encoding="utf-8"))["documents"]
+    refused = {p["input"]: p.get("memory_refused") for p in pages}
+    (named,) = refused.pop(index.relative_to(root).as_posix())
+    assert "evil.example" in named and named.startswith("line ")
+    assert not any(refused.values())  # the other pages had nothing refused
 
 
 def test_a_models_own_flagged_answer_is_still_used_from_memory(

@@ -330,7 +330,10 @@ def test_mkdocs_admonition_and_tab_bodies_are_translated_as_markdown(
     target = (root / "docs/index.fr.md").read_text(encoding="utf-8")
     assert target == text.replace("Step", "Étape").replace("Étape --code", "Step --code")
     sent = [r.body["messages"][-1]["content"] for r in emu.chat_requests]
-    assert "Careful Step" in sent  # the title, alone
+    # the title as a block of its own, without its syntax; a page's blocks and its containers'
+    # pieces in one request (a command-line run is a backfill: nobody waits)
+    assert any(re.search(r"(\A|-->\n)Careful Step(\n|\Z)", s) for s in sent)
+    assert len(sent) == 2  # the two pages
     bodies = [s for s in sent if "Step one body." in s or "Step lazy body" in s]
     assert bodies and all(not s.startswith((" ", "!!!", "???")) for s in bodies)
     assert not any("Step --code" in s or "    Step" in s for s in sent)  # dedented; code kept
@@ -366,6 +369,22 @@ def test_an_attribute_list_inside_a_block_is_never_sent_and_comes_back_as_it_was
         [["dialect", "{: .Step } lost by the answer; put back"]],
         [["dialect", "*[Step]: lost by the answer; put back"]],
     ]
+
+
+def test_a_shortcut_reference_whose_text_is_translated_is_neither_retried_nor_flagged(
+    tmp_path: Path, emu: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path, "mkdocs-suffix")
+    source = "# Home\n\nRead the [Step guide] first.\n\n[Step guide]: sub/guide.md\n"
+    write(root / "docs/index.md", source)
+    before = emu.request_count
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    target = (root / "docs/index.fr.md").read_text("utf-8")
+    assert "Read the [Étape guide][Step guide] first." in target  # the label kept
+    assert "[Step guide]: sub/guide.md" in target
+    assert emu.request_count - before == 2  # the two pages, no retry
+    entry = next(f for f in status(capsys, root)["files"] if f["source"] == "docs/index.md")
+    assert entry["flagged"] == 0
 
 
 def test_a_folder_without_languages_or_with_file_options_is_one_line(

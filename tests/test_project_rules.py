@@ -177,3 +177,36 @@ def test_docusaurus_category_labels_are_translated_where_docusaurus_reads_them(
     write(root / "docs/intro.md", "# Step\n\nStep again.\n")
     assert run(["translate", str(root), "--to", "fr"]) == 0
     assert json.loads(current.read_text(encoding="utf-8"))[key]["message"] == "Pas à pas"
+
+
+def test_a_hugo_page_that_sets_its_url_gets_an_address_in_its_own_language(
+    tmp_path: Path, emu: Emulator
+) -> None:
+    """Hugo: a `url` with a leading slash is the same address in every language (the French
+    page would be written over the English one); without it, under the language's prefix."""
+    root = make_project(tmp_path, "hugo-folder")
+    yaml = "---\ntitle: Step\nurl: /commands/step/\naliases: [/old/]\n---\n\nStep one.\n\n"
+    toml = (  # a table's url ([cascade]'s, for the pages below) is not the page's
+        "+++\ntitle = 'Step'\nurl = \"/commands/step-two\"\n[cascade]\nurl = '/:slug/'\n+++\n\n"
+        "Step two.\n"
+    )
+    kept = (
+        "---\ntitle: Step\nurl: https://example.org/step/\ncascade:\n  url: /:slug/\n---\n\n"
+        "Step three.\n\n```yaml\nurl: /in/code/\n```\n"
+    )
+    write(root / "content/en/commands/step.md", yaml + "url: /not/front/matter/\n")
+    write(root / "content/en/commands/two.md", toml)
+    write(root / "content/en/commands/three.md", kept)
+    assert run(["translate", str(root), "--to", "fr"]) == 0
+    fr = root / "content/fr/commands"
+    assert (fr / "step.md").read_text(encoding="utf-8") == (
+        "---\ntitle: Étape\nurl: commands/step/\naliases: [/old/]\n---\n\nÉtape one.\n\n"
+        "url: /not/front/matter/\n"
+    )
+    assert (fr / "two.md").read_text(encoding="utf-8") == (
+        "+++\ntitle = 'Étape'\nurl = \"commands/step-two\"\n[cascade]\nurl = '/:slug/'\n+++\n\n"
+        "Étape two.\n"
+    )
+    assert (fr / "three.md").read_text(encoding="utf-8") == kept.replace("Step", "Étape")
+    source = (root / "content/en/commands/step.md").read_text(encoding="utf-8")
+    assert source == yaml + "url: /not/front/matter/\n"  # the source keeps its own address

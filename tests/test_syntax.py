@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from fastdesk.document.syntax import anchors, defined_labels, keep_anchor, shield, unshield
+from fastdesk.document.syntax import (
+    anchors,
+    defined_labels,
+    definition_terms,
+    keep_anchor,
+    shield,
+    unshield,
+)
 from tests.translating import translate_text
 
 LABELS = defined_labels(
@@ -126,6 +133,34 @@ def test_anchors_as_each_generator_makes_them() -> None:
     assert anchors(headings, "docusaurus")["g"] == "example----headless-page"
 
 
+def test_hugo_numbers_definition_terms_with_headings_as_goldmark_does() -> None:
+    """What Hugo 0.168 built for these (autoDefinitionTermID on): a term and a heading share one
+    numbering; an explicit id is not counted (the term after it takes the same id)."""
+    assert definition_terms("`cascade`\n: the key") == ["`cascade`"]
+    assert definition_terms("Step 2\nOther term\n: def") == ["Step 2", "Other term"]
+    assert definition_terms("Just a paragraph\nwith two lines") == []
+    items = [
+        ("t1", "`cascade`"),
+        ("t2", "Step 2"),
+        ("h1", "## Cascade"),
+        ("h2", "## Thème {#cascade}"),
+        ("t3", "`cascade`"),
+        ("h3", "## Step 2"),
+        ("t4", "Éa Ü ½ x²--y"),
+    ]
+    assert anchors(items, "hugo", terms={"t1", "t2", "t3", "t4"}) == {
+        "t1": "cascade",
+        "t2": "step-2",
+        "h1": "cascade-1",
+        "t3": "cascade-2",
+        "h3": "step-2-1",
+        "t4": "éa-ü--xy",  # only letters and decimal digits; the typographer's dash goes
+    }
+    heading = [("a", "## Café -- Crème_x!")]
+    assert anchors(heading, "hugo", id_type="github-ascii") == {"a": "cafe--creme_x"}
+    assert anchors(heading, "hugo", id_type="blackfriday") == {"a": "café-crème-x"}
+
+
 def test_a_translated_heading_keeps_its_anchor_in_the_dialects_syntax() -> None:
     assert keep_anchor("## Premiers pas\n", "getting-started", "mkdocs") == (
         "## Premiers pas { #getting-started }\n"
@@ -170,6 +205,23 @@ def test_references_as_python_markdown_reads_them() -> None:
         answer, lost = unshield(translate_text(found.text), found)
         assert not lost and (label is None or label in answer), (text, answer)
         assert unshield(found.text, found)[0] == text
+
+
+def test_a_shortcut_reference_naming_a_thing_is_not_sent() -> None:
+    """``[$ref]``, ``[schema.json]`` are names (translated, ``[$des][$ref]`` is math to
+    pymdownx.arithmatex); a definition without a space after its colon defines a label."""
+    labels = defined_labels(
+        ["  [$ref]: https://json-schema.org/x#ref\n  [schema.json]:schema.json\n"
+         "  [built-in plugin]:../plugins/privacy.md\n"]
+    )  # fmt: skip
+    assert labels == {"$ref", "schema.json", "built-in plugin"}
+    text = "Add it via [$ref] or [schema.json]; see the [built-in plugin]."
+    found = shield(text, "mkdocs", labels)
+    assert "$ref" not in found.text and "schema.json" not in found.text
+    assert "[built-in plugin]" in found.text
+    answer, lost = unshield(translate_text(found.text), found)
+    assert not lost and "[$ref]" in answer and "[schema.json]" in answer
+    assert "][built-in plugin]" in answer  # the prose translated, its label kept
 
 
 def test_a_hugo_shortcode_written_over_lines_commonmark_cuts_is_kept_whole() -> None:

@@ -93,7 +93,7 @@ def run_batch(
     specs = {k: dataclasses.replace(s, provider=provider, model=model) for k, s in specs.items()}
     api = GroqBatchApi.of(engine.router.providers[provider])
     try:
-        step = _steps(args, engine, specs, needy, runner, store, api, model)
+        step = _steps(args, project, engine, specs, needy, runner, store, api, model)
     except ProviderError as exc:
         _say(f"the Batch API failed: {exc}; the jobs are kept in {store.path}")
         step = BatchStep(exit=1)
@@ -109,6 +109,7 @@ def run_batch(
 
 def _steps(
     args: argparse.Namespace,
+    project: Project,
     engine: Engine,
     specs: Mapping[str, JobSpec],
     needy: Sequence[Pair],
@@ -138,7 +139,7 @@ def _steps(
     took: list[Collected] = []
 
     async def work(on_request: Callable[[RequestDone], None]) -> list[PairOutcome]:
-        took.append(await collect(engine, needy, specs, found, on_request=on_request))
+        took.append(await collect(engine, project, needy, specs, found, on_request=on_request))
         return took[0].outcomes
 
     outcomes = runner(work)
@@ -148,6 +149,13 @@ def _steps(
         f"{collected.from_jobs} requests answered by batch jobs, {collected.live} sent live"
         + (f" ({100 * collected.live / total:.0f} %)" if total else "")
     )
+    for line in collected.lines:
+        _say(line)
+    if collected.labels:
+        _say(
+            f"{collected.labels} requests sent live for the labels outside the pages (nav "
+            f"titles, category labels, theme strings): {format_cost(collected.labels_usd)}"
+        )
 
     def done(ok: bool) -> None:
         if ok:

@@ -18,7 +18,7 @@ from fastdesk.document.blocks import Document, parse
 from fastdesk.project.house import house_for
 from fastdesk.project.layout import enclosing_project
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.sync import Pair, open_pair
+from fastdesk.project.sync import Pair, link_anchors, open_pair
 from fastdesk.review.export import export_bilingual, export_path, export_target, html_export_path
 from fastdesk.review.interchange.po import write_po
 from fastdesk.review.interchange.units import units_of
@@ -152,6 +152,7 @@ def run_export(args: argparse.Namespace) -> int:
         )
         return 1
     elif opened.pair is not None:
+        link_anchors([opened.pair])  # as `fastdesk translate DIR` writes the target
         export_target(opened.pair.view().text, out)
     else:
         export_target(review.target_text(doc), out)

@@ -21,12 +21,18 @@ from fastdesk.config.fileio import DocumentError, os_error_line, os_reason
 from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import parse
 from fastdesk.project import status
-from fastdesk.project.categories import translate_categories
 from fastdesk.project.layout import CONFIG_NAME, Project, ProjectError, find_project
 from fastdesk.project.lock import ProjectBusy, project_lock
 from fastdesk.project.record import RECORD_PATH, WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
-from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.run import (
+    PairOutcome,
+    finish,
+    labels_pending,
+    relink,
+    translate_labels,
+    translate_pairs,
+)
+from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.routing.costs import CostLedger
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import RequestDone
@@ -139,7 +145,7 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         needy = [p for p in pairs if p.needed() and p.conflict != OUTSIDE]
         engine: Engine | None = None
         specs: dict[str, JobSpec] = {}
-        if needy:
+        if needy or labels_pending(project):  # (of an earlier run's; live, --batch or not)
             engine, specs = _build(args, project)
     except UsageError as exc:
         print(f"fastdesk translate: {exc}", file=sys.stderr)
@@ -169,7 +175,10 @@ def _run_locked(args: argparse.Namespace, project: Project, started: float) -> i
         outcomes.update({id(o.pair): o for o in done})
     elif args.batch:
         say_jobs(project)  # nothing stale: still say what is pending
+    link_anchors(pairs)  # links follow the anchors translated headings and tabs move
     reports = [_finish(outcomes[id(p)], record, args.allow_partial) for p in pairs]
+    for line in relink([p for p, r in zip(pairs, reports, strict=True) if not r.held], record):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     if batch is not None:
         batch.done(all(r.status in ("ok", "partial") for r in reports))
     reports += _skipped(skipped)
@@ -263,9 +272,12 @@ async def _pages_and_labels(
     on_request: Callable[[RequestDone], None],
 ) -> list[PairOutcome]:
     """The stale pages, then (Docusaurus) the sidebar's category labels into each language's
-    current.json (fastdesk.project.categories)."""
+    current.json (fastdesk.project.categories) and the theme's strings in i18n/<lang>'s
+    code.json, navbar.json and footer.json (fastdesk.project.theme_strings), (MkDocs) the
+    ``nav`` titles into each language's nav_translations (fastdesk.project.nav)."""
     outcomes = await translate_pairs(engine, pairs, specs, on_request=on_request)
-    await translate_categories(engine, project, specs, on_request=on_request)
+    for line in await translate_labels(engine, project, specs, on_request=on_request):
+        print(f"fastdesk translate: {line}", file=sys.stderr)
     return outcomes
 
 
@@ -319,6 +331,7 @@ def _finish(outcome: PairOutcome, record: WrittenRecord, allow_partial: bool) ->
         translated=outcome.translated,
         from_memory=outcome.from_memory,
         flags=outcome.flags,
+        memory_refused=outcome.memory_refused,
         errors=outcome.errors,
     )
     report.lang, report.hand_edits = pair.lang, pair.hand_edits

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -36,6 +36,9 @@ __all__ = [
     "anchors",
     "block_title",
     "defined_labels",
+    "definition_terms",
+    "explicit_id",
+    "inline_text",
     "keep_anchor",
     "shield",
     "slug",
@@ -119,7 +122,13 @@ def _pattern(dialect: str) -> re.Pattern[str]:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
-_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:[ \t]", re.MULTILINE)
+# (Python-Markdown takes "[label]:url" without a space too, and the URL on the next line)
+_DEFINITION = re.compile(r"^[ \t]*\[([^\]\n]+)\]:(?=[ \t]*\S|[ \t]*\r?\n[ \t]*\S)", re.MULTILINE)
+
+
+# a shortcut reference's text that is a name, not prose: one word holding $ . _ / @ or #
+# (translated, "[$ref]" became "[$des][$ref]", which pymdownx.arithmatex reads as math)
+_NAME = re.compile(r"(?=[^\s\[\]]*\w)[^\s\[\]]*[$._/@#][^\s\[\]]*")
 
 
 def _label(text: str) -> str:
@@ -162,6 +171,10 @@ def shield(core: str, dialect: str, labels: frozenset[str] = frozenset()) -> Shi
         elif kind == "shortcut":
             label = m.group("slabel")
             if _label(label) not in labels:
+                continue
+            if _NAME.fullmatch(label):  # [$ref], [schema.json]: a name, kept as code is
+                out.append(core[last:start] + token(Span(core[start:end], first=start == 0)))
+                last = end
                 continue
             bang = "!" if m.group(0).startswith("!") else ""
             out.append(core[last:start] + f"{bang}[{label}]")
@@ -411,7 +424,13 @@ def heading_text(line: str) -> str | None:
     m = _HEADING.match(line)
     if m is None:
         return None
-    parts = re.split(r"(`+)(.+?)\1", m.group("text") or "")  # code's text is kept as it is
+    return inline_text(m.group("text") or "")
+
+
+def inline_text(markdown: str) -> str:
+    """A line of Markdown's text as the generator shows it: inline syntax dropped, code's
+    text kept as it is, runs of whitespace as one space."""
+    parts = re.split(r"(`+)(.+?)\1", markdown)
     out = []
     for i, part in enumerate(parts):
         if i % 3 == 2:
@@ -423,13 +442,61 @@ def heading_text(line: str) -> str | None:
     return " ".join("".join(out).split())
 
 
-def slug(text: str, dialect: str) -> str:
+# a definition list's definition line (Goldmark, PHP Markdown Extra): ": The definition"
+_DEFINITION_LINE = re.compile(r"^ {0,3}:[ \t]")
+
+
+def definition_terms(paragraph: str) -> list[str]:
+    """The terms of the definition list a paragraph block opens (its lines before the first
+    ``: definition`` line, each a term), which Hugo's ``autoDefinitionTermID`` gives ids as
+    it gives headings theirs; [] for a paragraph that is not one."""
+    lines = paragraph.split("\n")
+    for i, line in enumerate(lines):
+        if _DEFINITION_LINE.match(line):
+            terms = [t.strip() for t in lines[:i]]
+            return terms if all(terms) else []
+    return []
+
+
+def _hugo_slug(text: str, id_type: str) -> str:
+    """Hugo's anchorize for ``markup.goldmark.parser.autoHeadingIDType``: ``github`` keeps
+    letters, decimal digits, ``_`` and ``-`` (a space is a ``-``), lower-cased;
+    ``github-ascii`` the same without accents, ASCII only; ``blackfriday`` runs of anything
+    else as one ``-`` between letters and digits. Its typographer first makes ``--`` and
+    ``---`` dashes, which go."""
+    text = text.replace("---", "\u2014").replace("--", "\u2013").strip()
+    out: list[str] = []
+    if id_type == "blackfriday":
+        dash = False
+        for ch in text:
+            if ch.isalpha() or unicodedata.category(ch).startswith("N"):
+                out.append("-" if dash and out else "")
+                out.append(ch.lower())
+                dash = False
+            else:
+                dash = True
+        return "".join(out)
+    if id_type == "github-ascii":
+        text = "".join(
+            c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn"
+        )
+    for ch in text:
+        if id_type == "github-ascii" and not ch.isascii():
+            continue
+        if ch in " -":
+            out.append("-")
+        elif ch == "_" or ch.isalpha() or unicodedata.category(ch) == "Nd":
+            out.append(ch.lower())
+    return "".join(out)
+
+
+def slug(text: str, dialect: str, id_type: str = "github") -> str:
     """The anchor ``dialect``'s generator makes from a heading's text: Python-Markdown's toc
-    (MkDocs: ASCII only, runs of spaces and hyphens as one), GitHub's (Hugo's Goldmark,
-    Docusaurus' github-slugger: letters, digits, ``-`` and ``_`` kept, each space a ``-``;
-    Hugo's typographer makes ``--`` and ``---`` dashes first, which go)."""
+    (MkDocs: ASCII only, runs of spaces and hyphens as one), Hugo's (``id_type``: its
+    ``autoHeadingIDType``, see :func:`_hugo_slug`), Docusaurus' github-slugger (letters,
+    digits, ``-`` and ``_`` kept, each space a ``-``)."""
     if dialect == "hugo":
-        text = text.replace("---", "\u2014").replace("--", "\u2013")
+        return _hugo_slug(text, id_type)
     if dialect == "mkdocs":
         value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
         value = re.sub(r"[^\w\s-]", "", value).strip().lower()
@@ -437,21 +504,31 @@ def slug(text: str, dialect: str) -> str:
     return "".join("-" if ch == " " else ch for ch in text.lower() if ch.isalnum() or ch in "-_ ")
 
 
-def anchors(headings: Iterable[tuple[str, str]], dialect: str) -> dict[str, str]:
+def anchors(
+    headings: Iterable[tuple[str, str]],
+    dialect: str,
+    *,
+    terms: Collection[str] = (),
+    id_type: str = "github",
+) -> dict[str, str]:
     """Block id → the anchor the generator gives that heading in the source, for
     ``headings`` (id, heading line) in document order, duplicates numbered as it numbers them
-    (MkDocs ``_1``, Hugo and Docusaurus ``-1``); an explicit id counts as taken."""
+    (MkDocs ``_1``, Hugo and Docusaurus ``-1``). An explicit id counts as taken, except in
+    Hugo (Goldmark numbers only the ids it makes). ``terms``: the ids among ``headings`` whose
+    line is a definition term (Hugo's ``autoDefinitionTermID``: numbered with the headings);
+    ``id_type``: Hugo's ``autoHeadingIDType``."""
     out: dict[str, str] = {}
     used: set[str] = set()
     for block_id, line in headings:
-        explicit = _EXPLICIT.search(line)
+        explicit = None if block_id in terms else _EXPLICIT.search(line)
         if explicit:
-            used.add(explicit["hash"] or explicit["attr"] or explicit["comment"])
+            if dialect != "hugo":
+                used.add(explicit["hash"] or explicit["attr"] or explicit["comment"])
             continue
-        text = heading_text(line)
+        text = inline_text(line) if block_id in terms else heading_text(line)
         if text is None:
             continue
-        base = slug(text, dialect)
+        base = slug(text, dialect, id_type)
         anchor, n = base, 0
         if dialect == "mkdocs":
             while anchor in used or not anchor:
@@ -466,6 +543,12 @@ def anchors(headings: Iterable[tuple[str, str]], dialect: str) -> dict[str, str]
     return out
 
 
+def explicit_id(line: str) -> str | None:
+    """The explicit id a heading line names (``{#id}``, ``{ id="x" }``, ``{/* #id */}``)."""
+    m = _EXPLICIT.search(line)
+    return (m["hash"] or m["attr"] or m["comment"]) if m else None
+
+
 def id_syntax(anchor: str, dialect: str) -> str:
     """An explicit heading id in ``dialect``'s syntax."""
     if dialect == "mkdocs":
@@ -475,7 +558,9 @@ def id_syntax(anchor: str, dialect: str) -> str:
     return f"{{#{anchor}}}"
 
 
-def keep_anchor(answer: str, anchor: str, dialect: str, source: str = "") -> str:
+def keep_anchor(
+    answer: str, anchor: str, dialect: str, source: str = "", id_type: str = "github"
+) -> str:
     """A translated ATX heading (its first line) with ``anchor`` as its explicit id, when its
     own text would give another one and it names none. ``source``: the source's heading line;
     an answer whose text gives the slug the source's gave is numbered among its duplicates as
@@ -486,10 +571,10 @@ def keep_anchor(answer: str, anchor: str, dialect: str, source: str = "") -> str
     if m is None or _EXPLICIT.search(line):
         return answer
     text = heading_text(line)
-    if text is None or slug(text, dialect) == anchor:
+    if text is None or slug(text, dialect, id_type) == anchor:
         return answer
     before = heading_text(source) if source else None
-    if before is not None and slug(before, dialect) == slug(text, dialect):
+    if before is not None and slug(before, dialect, id_type) == slug(text, dialect, id_type):
         return answer
     cut = m.start("close") if m.group("close") else len(line.rstrip(" \t"))
     attrs = _TRAILING_ATTRS.search(line[:cut]) if dialect != "docusaurus" else None

@@ -13,7 +13,13 @@ Modules:
 - ``batch_flow``: the jobs step by step (plan, submit, refresh), for the command and the window
 - ``record``: what fastdesk last wrote to each target file
 - ``links``: relative links and images that keep working from the target's folder
+- ``fragments``: Hugo: link fragments rewritten to the moved anchors, in Hugo's link syntax
 - ``confine``: one root every path of a run must lie in
 - ``lock``: one run per project at a time
 - ``categories``: Docusaurus ``_category_.json`` labels, translated into ``i18n/<lang>``
+- ``theme_strings``: Docusaurus' ``code.json``, navbar and footer strings, translated in place
+- ``nav``: MkDocs ``nav`` titles, translated into mkdocs-static-i18n's ``nav_translations``
+- ``mkdocs_config``: an MkDocs configuration's anchor settings and navigation, as text
+- ``anchors``: a page's anchors in the source and its translation (MkDocs headings and tabs,
+  Hugo terms): the one model every target's links follow
 """

@@ -28,7 +28,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from fastdesk.project.run import PairOutcome, translate_pairs
+from fastdesk.project.layout import Project
+from fastdesk.project.run import PairOutcome, translate_labels, translate_pairs
 from fastdesk.project.sync import Pair
 from fastdesk.providers.base import RequestStats, TextDelta, estimate_tokens
 from fastdesk.providers.batch_api import LineResult
@@ -133,7 +134,13 @@ class _KeepNothing:
 
 
 def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
-    """``engine``'s twin (its planning, its limits) on another router and memory."""
+    """``engine``'s twin on another router and memory, planning a backfill's packs: nobody waits
+    for a block of a job, and a job runs apart from the account's per-minute limits, so its
+    packs are as large as the model's output limit allows and one minute of the account's stated
+    limit takes alone (what the job leaves unanswered goes live). The capture's and the
+    collection's twins are made here alike, from figures the servers' headers do not change, so
+    the collection asks for exactly the packs the job carried (a pack planned otherwise would
+    find no answer and go live)."""
     return Engine(
         cast(Router, router),
         cast(Memory | None, memory),
@@ -142,6 +149,8 @@ def _engine_with(engine: Engine, router: _Tap, memory: Any) -> Engine:
         max_pack_blocks=engine.max_pack_blocks,
         partial_interval=engine.partial_interval,
         reviewer=engine.reviewer,
+        backfill=True,
+        per_minute=False,
     )
 
 
@@ -220,6 +229,9 @@ class Collected:
     from_jobs: int = 0  # requests answered by a job
     live: int = 0  # requests sent live (retries, what no job answered)
     used: set[str] = field(default_factory=set)  # the jobs' requests whose answers were used
+    labels: int = 0  # requests sent live for the labels outside the pages
+    labels_usd: float | None = 0.0  # what they cost (None: a model with no known price)
+    lines: list[str] = field(default_factory=list)  # the labels' lines to say
 
 
 class _Replay(_Tap):
@@ -277,6 +289,7 @@ class _Replay(_Tap):
 
 async def collect(
     engine: Engine,
+    project: Project,
     pairs: Sequence[Pair],
     specs: Mapping[str, JobSpec],
     answers: Mapping[str, tuple[LineResult, str, str, str]],
@@ -285,9 +298,29 @@ async def collect(
     on_pair: Callable[[PairOutcome], None] = lambda _o: None,
 ) -> Collected:
     """The project's run with the jobs' ``answers`` (custom_id → (answer, its markers' nonce,
-    provider, model)) standing in for the requests they answer; see the module docstring.
-    ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs."""
+    provider, model)) standing in for the requests they answer, then its labels; see the module
+    docstring. ``on_request``, ``on_pair``: as fastdesk.project.run.translate_pairs. The jobs'
+    provider and model stand in ``specs`` (as they did when the requests were written: a pack's
+    size follows the model's limits), and what no job answers goes live to them."""
+    made_by = {(provider, model) for _result, _nonce, provider, model in answers.values()}
+    if len(made_by) == 1:
+        provider, model = next(iter(made_by))
+        specs = {
+            k: dataclasses.replace(v, provider=provider, model=model) for k, v in specs.items()
+        }
     tap = _Replay(engine.router, answers, engine.router.pricing)
     twin = _engine_with(engine, tap, engine.memory)
     outcomes = await translate_pairs(twin, pairs, specs, on_request=on_request, on_pair=on_pair)
-    return Collected(outcomes, from_jobs=len(tap.used), live=tap.live, used=set(tap.used))
+    took = Collected(outcomes, from_jobs=len(tap.used), live=tap.live, used=set(tap.used))
+
+    def on_label(event: RequestDone) -> None:
+        took.labels += 1
+        cost, known = event.stats.cost_usd, took.labels_usd
+        if cost is not None and known is not None:
+            took.labels_usd = known + cost
+        elif event.stats.status == "ok":  # answered at a price nobody knows
+            took.labels_usd = None
+        on_request(event)
+
+    took.lines = await translate_labels(engine, project, specs, on_request=on_label)
+    return took

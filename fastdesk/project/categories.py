@@ -22,7 +22,7 @@ from fastdesk.project.layout import Project
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import EngineEvent, RequestDone
 
-__all__ = ["category_entries", "translate_categories"]
+__all__ = ["category_entries", "translate_categories", "translate_line"]
 
 _COMMENTS = re.compile(r"/\*[\s\S]*?\*/|//[^\n]*")
 # a sidebar generated from the docs folder, where _category_.json files apply
@@ -117,7 +117,7 @@ async def translate_categories(
         if not todo:
             continue
         answers = await asyncio.gather(
-            *(_one(engine, text, spec, on_request) for text in todo.values())
+            *(translate_line(engine, text, spec, on_request) for text in todo.values())
         )
         for (key, text), answer in zip(todo.items(), answers, strict=True):
             current[key] = {"message": answer or text, "description": entries[key][1]}
@@ -127,7 +127,7 @@ async def translate_categories(
     return written
 
 
-async def _one(
+async def translate_line(
     engine: Engine, text: str, spec: JobSpec, on_request: Callable[[RequestDone], None]
 ) -> str | None:
     """One label translated (None: no usable answer; one line, no Markdown of its own)."""

@@ -35,6 +35,7 @@ class House:
     project: Project | None = None
     glossary: Glossary | None = None
     style: Style | None = None
+    ignored: tuple[str, ...] = ()  # a house file left out, each with its one-line reason
     _examples: dict[str, ExampleBank | None] = field(default_factory=dict, repr=False)
 
     @property
@@ -77,6 +78,8 @@ class House:
             source_lang=self.project.source_lang if self.project is not None else spec.source_lang,
             dialect=self.dialect,
             heading_ids=self.project.heading_ids if self.project is not None else False,
+            term_ids=self.project.term_ids if self.project is not None else False,
+            id_type=self.project.id_type if self.project is not None else "github",
         )
 
     def same_as(self, other: House) -> bool:
@@ -108,4 +111,7 @@ def house_for(place: str | os.PathLike[str] | None, settings: Settings) -> House
         found = enclosing_project(path)
         project = found[0] if found is not None else None
     top = project.root if project is not None else None
-    return House(path, project, glossary_for(settings, path, top), style_for(path, top))
+    ignored: list[str] = []
+    glossary = glossary_for(settings, path, top, ignored)
+    style = style_for(path, top, ignored)
+    return House(path, project, glossary, style, tuple(ignored))

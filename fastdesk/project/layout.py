@@ -40,6 +40,7 @@ from fastdesk.config.fileio import (
 )
 from fastdesk.document.languages import LANGUAGES, is_bcp47, primary
 from fastdesk.project.confine import relative_problem, template_problem, within
+from fastdesk.project.mkdocs_config import markdown_settings
 from fastdesk.review.export import is_language_suffix
 
 __all__ = [
@@ -107,6 +108,10 @@ class Project:
     # the generator takes explicit heading ids ({#id}, MkDocs' attr_list { #id }): translated
     # headings keep their source's anchors that way (fastdesk.document.syntax.keep_anchor)
     heading_ids: bool = False
+    # Hugo's Goldmark: definition terms get ids too (autoDefinitionTermID), numbered with the
+    # headings'; and the rules its ids follow (autoHeadingIDType)
+    term_ids: bool = False
+    id_type: str = "github"
 
     def sources(self) -> list[PurePosixPath]:
         """Every source file, relative to the root, in a stable order (read once)."""
@@ -407,7 +412,46 @@ def _project(
     exts = MARKDOWN | _MDX if dialect == "docusaurus" else MARKDOWN
     langs = tuple(lang for lang in dict.fromkeys(langs) if lang != source)
     _check_roots(roots, langs, origin)
-    return Project(root, layout, source, langs, roots, dialect, exts, _heading_ids(root, dialect))
+    term_ids, id_type = _hugo_ids(root) if dialect == "hugo" else (False, "github")
+    return Project(
+        root,
+        layout,
+        source,
+        langs,
+        roots,
+        dialect,
+        exts,
+        _heading_ids(root, dialect),
+        term_ids,
+        id_type,
+    )
+
+
+_TERM_IDS = re.compile(
+    r"^[ \t]*['\"]?autoDefinitionTermID['\"]?[ \t]*[:=][ \t]*true\b", re.M | re.I
+)
+_ID_TYPE = re.compile(
+    r"^[ \t]*['\"]?autoHeadingIDType['\"]?[ \t]*[:=][ \t]*['\"]?([\w-]+)", re.M | re.I
+)
+
+
+def _hugo_ids(root: Path) -> tuple[bool, str]:
+    """Hugo's ``markup.goldmark.parser`` settings that decide its ids (in TOML, YAML or
+    JSON, at the root or in ``config/_default``): whether definition terms get ids, and
+    the id type (``github`` unless set)."""
+    names = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml")
+    for folder in ("", "config/_default/"):
+        for name in (*names, "markup.toml", "markup.yaml", "markup.json"):
+            if not (root / folder / name).is_file():
+                continue
+            try:
+                text = _config_text(root, folder + name)
+            except ProjectError:
+                continue
+            found = _ID_TYPE.search(text)
+            if _TERM_IDS.search(text) or found:
+                return bool(_TERM_IDS.search(text)), found[1].lower() if found else "github"
+    return False, "github"
 
 
 def _heading_ids(root: Path, dialect: str) -> bool:
@@ -419,8 +463,8 @@ def _heading_ids(root: Path, dialect: str) -> bool:
         return False
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if (root / name).is_file():
-            try:
-                return "attr_list" in _config_text(root, name)
+            try:  # the extension turned on (not a comment that names it)
+                return markdown_settings(_config_text(root, name)).attr_list
             except ProjectError:
                 return False
     return False

@@ -12,9 +12,14 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fastdesk.config.fileio import os_reason
 from fastdesk.document.blocks import Block
+from fastdesk.project.categories import translate_categories
+from fastdesk.project.layout import Project
+from fastdesk.project.nav import nav_lacking, translate_nav
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.sync import OUTSIDE, Pair
+from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
+from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine, JobSpec
 from fastdesk.translate.events import (
@@ -27,7 +32,14 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.repeats import repeated
 
-__all__ = ["PairOutcome", "finish", "translate_pairs"]
+__all__ = [
+    "PairOutcome",
+    "finish",
+    "labels_pending",
+    "relink",
+    "translate_labels",
+    "translate_pairs",
+]
 
 log = logging.getLogger("fastdesk")
 
@@ -40,6 +52,8 @@ class PairOutcome:
     requested: int = 0  # blocks that needed a translation
     translated: int = 0
     from_memory: int = 0
+    # the translation memory's answers not used (each line names its block and why)
+    memory_refused: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     flags: list[dict[str, object]] = field(default_factory=list)
 
@@ -90,6 +104,7 @@ async def translate_pairs(
             elif isinstance(event, RequestDone):
                 on_request(event)
             elif isinstance(event, EngineError) and event.kind == MEMORY_REFUSED:
+                outcome.memory_refused.append(event.message)
                 log.warning("%s: %s", pair.source, event.message)
 
         await translate_document(
@@ -100,6 +115,30 @@ async def translate_pairs(
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in pairs)))
+
+
+async def translate_labels(
+    engine: Engine,
+    project: Project,
+    specs: Mapping[str, JobSpec],
+    *,
+    on_request: Callable[[RequestDone], None] = lambda _e: None,
+) -> list[str]:
+    """What a reader sees outside the pages, after them: Docusaurus' sidebar category labels
+    into each language's current.json (fastdesk.project.categories) and its theme's strings
+    into i18n/<lang>'s code.json, navbar.json and footer.json
+    (fastdesk.project.theme_strings), MkDocs' ``nav`` titles into each language's
+    nav_translations (fastdesk.project.nav). The lines to say (the theme strings', one for
+    mkdocs.yml changed: a docs team reviews it)."""
+    await translate_categories(engine, project, specs, on_request=on_request)
+    lines = await translate_theme_strings(engine, project, specs, on_request=on_request)
+    return lines + await translate_nav(engine, project, specs, on_request=on_request)
+
+
+def labels_pending(project: Project) -> bool:
+    """Whether labels outside the pages wait for a translation though no page is stale
+    (Docusaurus' theme strings, MkDocs' nav titles: a project translated before they were)."""
+    return theme_strings_pending(project, project.languages) or nav_lacking(project)
 
 
 def _flag_repeats(
@@ -158,3 +197,24 @@ def finish(
             f"{where}: written with the source in place of {len(missing)} blocks (lines {lines})"
         )
     return "ok", ""
+
+
+def relink(pairs: Sequence[Pair], record: WrittenRecord) -> list[str]:
+    """Once every page of a run is translated (the window writes each page as soon as it is
+    done, before the pages it links to are), each complete translation written again where its
+    links change: they follow the anchors that every page's translation moves (MkDocs' headings
+    and tabs, Hugo's terms: fastdesk.project.sync.link_anchors, from the reviews). A target
+    whose view did not change is not touched (a command-line run's, written after every page
+    was translated). One line for each that could not be written."""
+    link_anchors(pairs)
+    said: list[str] = []
+    for pair in pairs:
+        if not pair.anchors:
+            continue  # no anchor moves in this project: its links are as written
+        if pair.conflict or not pair.target_exists or pair.missing() or pair.not_translated():
+            continue  # held, partial, or not ours to write
+        try:
+            pair.write(record)
+        except OSError as exc:
+            said.append(f"{pair.source} → {pair.target}: not written: {os_reason(exc)}")
+    return said

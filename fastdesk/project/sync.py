@@ -11,20 +11,31 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from fastdesk.config.fileio import DocumentError, atomic_write_text, read_document
+from fastdesk.config.fileio import DocumentError, FileError, atomic_write_text, read_document
 from fastdesk.document.blocks import Document, parse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
+from fastdesk.project.anchors import AnchorTable, PageAnchors, anchor_model
+from fastdesk.project.fragments import hugo_fragments
 from fastdesk.project.layout import Project
 from fastdesk.project.links import rebase_links
 from fastdesk.project.record import WrittenRecord
 from fastdesk.review.model import Review, diff_target_edit, load_review, review_path, save_review
 from fastdesk.translate.style import StyleError, find_style_file, load_style
 
-__all__ = ["OUTSIDE", "Pair", "open_pair", "relinked", "write_target"]
+__all__ = [
+    "OUTSIDE",
+    "Pair",
+    "copy_text",
+    "link_anchors",
+    "open_pair",
+    "relinked",
+    "write_target",
+]
 
 # Why a pair whose target or review file is a symlink out of the project is left alone.
 OUTSIDE = "leads outside the project through a symlink; neither read nor written"
@@ -54,6 +65,9 @@ class Pair:
     style: str = ""  # the version of the house style for this language now
     # machine translations made under another house style than today's: stale, asked again
     restyled: frozenset[str] = frozenset()
+    # the anchors translated headings, tabs and terms move, in every page of this language
+    # (link_anchors): the links written into the target follow them
+    anchors: AnchorTable = field(default_factory=dict)
 
     # ---- what is stale --------------------------------------------------------------------
 
@@ -120,9 +134,11 @@ class Pair:
 
     # ---- writing --------------------------------------------------------------------------
 
-    def view(self) -> TargetView:
-        """The target as it would be written (links rebased for the target's folder)."""
-        return _shown(self, self.doc)
+    def view(self, dest: PurePosixPath | None = None) -> TargetView:
+        """The target as it would be written: links rebased for the target's folder (or for a
+        file at ``dest``, relative to the root: a copy elsewhere), their fragments following the
+        anchors the translations move (``anchors``: link_anchors)."""
+        return _shown(self, self.doc, dest)
 
     def write(self, record: WrittenRecord) -> bool:
         """Write the target (when it changed) and the sidecar (when the review changed);
@@ -149,10 +165,13 @@ class Pair:
 
     # ---- links ----------------------------------------------------------------------------
 
-    def _to_target(self, text: str) -> str:
-        return relinked(self.project, self.source, self.lang, text, self.target)
+    def _to_target(self, text: str, dest: PurePosixPath | None = None) -> str:
+        where = self.target if dest is None else dest
+        return relinked(self.project, self.source, self.lang, text, where, self.anchors)
 
     def _to_source(self, text: str) -> str:
+        """A block edited by hand, links as the source has them (an anchor a translated heading
+        moved stays as the editor wrote it: it is the target's)."""
         if self.project.dialect == "hugo":
             return text
         back = {t: s for s, t in self._pages().items()}
@@ -164,18 +183,132 @@ class Pair:
 
 
 def relinked(
-    project: Project, source: PurePosixPath, lang: str, text: str, dest: PurePosixPath
+    project: Project,
+    source: PurePosixPath,
+    lang: str,
+    text: str,
+    dest: PurePosixPath,
+    anchors: AnchorTable | None = None,
 ) -> str:
     """``text`` (``source``'s translation into ``lang``, links as the source has them) with its
     relative links rebased for a file at ``dest`` (relative to the root, maybe ``../``-led):
     links to other pages point at their targets in ``lang``. Hugo resolves a link by the
     page's path in its own language (a page bundle's files are shared by its translations):
     its links stay as they are. In MDX, ``require('./img/a.png')`` and ``import … from
-    './a.js'`` are rebased like images."""
+    './a.js'`` are rebased like images. ``anchors``: the anchors translated headings, tabs and
+    terms move (link_anchors); a link's ``#fragment`` naming one follows it, in the generator's
+    link syntax (Hugo's: fastdesk.project.fragments)."""
     if project.dialect == "hugo":
-        return text
+        text = language_url(text)
+        return hugo_fragments(text, project, source, anchors) if anchors else text
     mdx = project.dialect == "docusaurus"
-    return rebase_links(text, source, dest, project.pages(lang).get, modules=mdx)
+
+    def fragment(page: PurePosixPath, frag: str) -> str:
+        return (anchors or {}).get(page.as_posix(), {}).get(frag, frag)
+
+    return rebase_links(
+        text,
+        source,
+        dest,
+        project.pages(lang).get,
+        modules=mdx,
+        fragment=fragment if anchors else None,
+    )
+
+
+def link_anchors(pairs: Sequence[Pair]) -> None:
+    """Give each pair the anchors that the translations of its language's pages move
+    (fastdesk.project.anchors: MkDocs headings without ``attr_list`` and content tabs named by
+    their titles, Hugo's definition terms), from each page's source and review, so that the
+    links written into every target follow them. A page's are computed when a link first names
+    it (a window's Save reads the few pages its page links to, not the project); a page not
+    among ``pairs`` is read with its review. Nothing where no anchor moves (Docusaurus, and
+    Hugo's headings, keep the source's as an explicit id)."""
+    if not pairs:
+        return
+    project = pairs[0].project
+    model = anchor_model(project)
+    if model is None:
+        return
+    by_lang: dict[str, dict[PurePosixPath, Pair]] = {}
+    for pair in pairs:
+        by_lang.setdefault(pair.lang, {})[pair.source] = pair
+    for lang, known in by_lang.items():
+        table = _Anchors(project, lang, known, model)
+        for each in known.values():
+            each.anchors = table
+
+
+class _Anchors(Mapping[str, Mapping[str, str]]):
+    """One language's anchor table (AnchorTable), each page's computed when first asked."""
+
+    def __init__(
+        self,
+        project: Project,
+        lang: str,
+        known: dict[PurePosixPath, Pair],
+        model: PageAnchors,
+    ) -> None:
+        self._project, self._lang, self._known, self._model = project, lang, known, model
+        self._pages = {s.as_posix(): s for s in project.sources()}
+        self._done: dict[str, Mapping[str, str]] = {}
+        self._record: WrittenRecord | None = None
+
+    def __getitem__(self, key: str) -> Mapping[str, str]:
+        if key not in self._done:
+            self._done[key] = self._moved(self._pages[key])
+        return self._done[key]
+
+    def _moved(self, source: PurePosixPath) -> Mapping[str, str]:
+        page = self._known.get(source)
+        if page is None:
+            self._record = self._record or WrittenRecord(self._project.root)
+            try:
+                page = open_pair(self._project, source, self._lang, self._record)
+            except (FileError, OSError, ValueError):
+                return {}
+        return self._model(page.doc, page.review.shown_text)
+
+    def __contains__(self, key: object) -> bool:  # a page of the project, not computed
+        return key in self._pages
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pages)
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+
+# a Hugo page's own URL in its front matter, from the site's root: url: /about/, url = '/about/'
+_ROOT_URL = re.compile(
+    r"\A(?P<fence>---|\+\+\+)[ \t]*\r?\n(?:.*\n)*?"
+    r"(?P<key>url(?:[ \t]*:|[ \t]*=)[ \t]*['\"]?)/(?![/\s'\"])",
+    re.MULTILINE,
+)
+
+
+def language_url(text: str) -> str:
+    """A translation's front matter ``url`` made relative to its language: in a multilingual
+    Hugo site a ``url`` with a leading slash is the same address in every language (the French
+    page would be written over the English one, or not at all), one without it is under the
+    language's prefix (gohugo.io/content-management/urls/#leading-slashes). Only that slash
+    goes; every other byte is kept."""
+    m = _ROOT_URL.match(text)
+    if m is None or _fence_end(text, m["fence"]) < m.end("key"):
+        return text
+    if _TABLE.search(text, 0, m.start("key")):
+        return text  # a TOML table's url ([cascade]'s, for the pages below): not the page's
+    return text[: m.end("key")] + text[m.end("key") + 1 :]
+
+
+_TABLE = re.compile(r"^[ \t]*\[", re.MULTILINE)
+
+
+def _fence_end(text: str, fence: str) -> int:
+    """Where a front matter opened by ``fence`` closes (0: it does not)."""
+    close = re.compile(rf"^{re.escape(fence)}[ \t]*$", re.MULTILINE)
+    found = close.search(text, len(fence))
+    return found.start() if found else 0
 
 
 def _read(path: Path) -> tuple[str | None, str | None]:
@@ -286,17 +419,17 @@ def _previous(before: Document, old: dict[str, str], pair: Pair) -> dict[str, tu
     return out
 
 
-def _shown(pair: Pair, doc: Document) -> TargetView:
-    """What the review shows for ``doc``, links rebased: the target it would write."""
+def _shown(pair: Pair, doc: Document, dest: PurePosixPath | None = None) -> TargetView:
+    """What the review shows for ``doc``, links rebased (for the target, or a file at
+    ``dest``): the target it would write."""
     review = pair.review
-    parts, spans, pos = [], [], 0
+    texts, spans, pos = [], [], 0
     for block in doc.blocks:
         text = review.shown_text(block.id)
-        text = pair._to_target(block.text if text is None else text)
-        parts.append(text)
-        spans.append((block.id, pos, pos + len(text)))
-        pos += len(text)
-    return TargetView("".join(parts), tuple(spans), frozenset())
+        texts.append(pair._to_target(block.text if text is None else text, dest))
+        spans.append((block.id, pos, pos + len(texts[-1])))
+        pos += len(texts[-1])
+    return TargetView("".join(texts), tuple(spans), frozenset())
 
 
 def _take_in(pair: Pair, written: TargetView, disk: str) -> None:
@@ -385,6 +518,23 @@ def write_target(project: Project, source: PurePosixPath, lang: str) -> Pair:
     if pair.conflict or pair.missing():
         pair.save_review()  # hand edits taken in are kept even so
         return pair
+    link_anchors([pair])
     pair.write(record)
     record.save()
     return pair
+
+
+def copy_text(
+    project: Project, source: PurePosixPath, lang: str, review: Review, dest: PurePosixPath
+) -> str:
+    """``source``'s translation into ``lang`` as ``review`` has it (the window's, unsaved
+    edits included) for a file at ``dest`` (relative to the root, maybe ``../``-led), written
+    as the target is (Pair.view: `fastdesk translate DIR`, `fastdesk export`): links rebased for
+    ``dest``'s folder, their fragments following the anchors that translated headings, tabs
+    and Hugo terms move. The window's Export Translation to another path than the target."""
+    doc = review.doc if review.doc is not None else parse("")  # a review never shown
+    target = project.target(source, lang)
+    pair = Pair(project, source, lang, target, doc, review, target_exists=False)
+    pair.sidecar_inside = False  # a copy: the review is the window's to save, not this
+    link_anchors([pair])
+    return pair.view(dest).text

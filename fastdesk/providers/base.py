@@ -37,8 +37,9 @@ class ChatRequest:
     temperature: float = 0.2
     reasoning_off: bool = True  # ask reasoning models (Qwen3, gpt-oss) not to think aloud
     # The answer's shape as a named JSON schema ({"name": …, "schema": …}): a provider that can
-    # enforce it on the model asks for it (Groq's structured outputs, strict, on gpt-oss); the
-    # others send the request as it is, and the caller validates the answer as always.
+    # enforce it on the model asks for it (strict structured outputs: Groq on gpt-oss, Cerebras
+    # on every model); the others send the request as it is, and the caller validates the
+    # answer as always.
     json_schema: Mapping[str, Any] | None = None
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import groq
 
 from fastdesk.providers.base import ChatRequest
-from fastdesk.providers.sdk import SdkProvider, reasoning_family
+from fastdesk.providers.sdk import SdkProvider, reasoning_family, schema_format
 
 DEFAULT_BASE_URL = "https://api.groq.com"
 # The settings' default too (config/settings.py DEFAULT_MODELS). Groq shut down
@@ -50,10 +50,7 @@ def create_kwargs(request: ChatRequest, default_model: str = DEFAULT_MODEL) -> d
             # delta.reasoning (default format), which we never show.
             kwargs["reasoning_effort"] = "low"
     if request.json_schema is not None and strict_schema(request.model or default_model):
-        kwargs["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {**request.json_schema, "strict": True},
-        }
+        kwargs["response_format"] = schema_format(request.json_schema)
     return kwargs
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, NoReturn
 
 import httpx
@@ -28,7 +28,7 @@ from fastdesk.providers.base import (
     StreamEvent,
     estimate_tokens,
 )
-from fastdesk.providers.errors import raise_provider_error
+from fastdesk.providers.errors import map_exception, raise_provider_error
 from fastdesk.providers.headers import parse_rate_limits
 from fastdesk.providers.http_client import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -39,6 +39,14 @@ from fastdesk.providers.http_client import (
 from fastdesk.providers.sse import pluck, stream_events
 
 DEFAULT_MAX_RETRIES = 0
+
+
+def schema_format(json_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A named JSON schema ({"name", "schema"}) as the ``response_format`` of a strict
+    structured output, in the form Groq and Cerebras share: the model is held to the schema by
+    constrained decoding (console.groq.com/docs/structured-outputs;
+    inference-docs.cerebras.ai/capabilities/structured-outputs, read 2026-12-07)."""
+    return {"type": "json_schema", "json_schema": {**json_schema, "strict": True}}
 
 
 # ---- request details ---------------------------------------------------------------------------
@@ -139,6 +147,8 @@ class SdkProvider:
         self._completions = self._client.chat.completions.with_raw_response
         self._read_timeout = timeout
         self.default_model = self.default_model if default_model is None else default_model
+        # models whose requests a 400 refused for their schema: asked without it from then on
+        self._schema_refused: set[str] = set()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} default_model={self.default_model!r}>"
@@ -154,15 +164,25 @@ class SdkProvider:
         raise_provider_error(self.name, exc, secrets=self._secrets, read_timeout=self._read_timeout)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one answer; the HTTP response is closed however the caller stops."""
-        kwargs = self._create_kwargs(request)
-        kwargs.update(
-            model=request.model or self.default_model, messages=list(request.messages), stream=True
-        )
+        """Stream one answer; the HTTP response is closed however the caller stops. A request
+        whose answer's schema the server refuses (a 400 naming it) is sent again without it,
+        and so are the model's later ones: the caller validates the answer as any other."""
+        model = request.model or self.default_model
         response: httpx.Response | None = None
         try:
             try:
-                raw = await self._completions.create(**kwargs)
+                raw = None
+                while raw is None:
+                    kwargs = self._create_kwargs(request)
+                    if model in self._schema_refused:
+                        kwargs.pop("response_format", None)
+                    kwargs.update(model=model, messages=list(request.messages), stream=True)
+                    try:
+                        raw = await self._completions.create(**kwargs)
+                    except Exception as exc:
+                        if "response_format" not in kwargs or not self._refused_schema(exc):
+                            raise
+                        self._schema_refused.add(model)
                 response = raw.http_response
                 limits = parse_rate_limits(response.headers)
                 if limits is not None:
@@ -174,6 +194,14 @@ class SdkProvider:
         finally:
             if response is not None:
                 await response.aclose()
+
+    def _refused_schema(self, exc: BaseException) -> bool:
+        """A 400 about the structured output (a model or a mode the provider does not hold to
+        a schema)."""
+        error = map_exception(self.name, exc, secrets=self._secrets)
+        text = error.message.lower()
+        named = ("response_format", "schema", "strict")
+        return error.status == 400 and any(word in text for word in named)
 
     async def list_models(self) -> list[ModelInfo]:
         try:

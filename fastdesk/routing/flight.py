@@ -92,6 +92,7 @@ class _Run:
     hedge: bool = False
     settled: bool = False
     booking: Booking | None = None
+    answered: bool = False  # its first event came (the limiter was told: Limiter.admitted)
 
     @property
     def first(self) -> bool:
@@ -224,6 +225,9 @@ class Flight:
         try:
             async with asyncio.timeout_at(min(end, clock() + limits.first_token_s)) as deadline:
                 async for ev in events:
+                    if run.booking is not None and not run.answered:
+                        run.answered = True  # the server admitted the request by now
+                        self.router.limiter.admitted(run.booking)
                     if isinstance(ev, TextDelta):
                         if ev.text:
                             run.timing.first_token()
@@ -310,7 +314,7 @@ class Flight:
             self.router.health.failure(*run.pair, exc)
             if isinstance(exc, RateLimitedError):
                 after = self.router.retry.cap(exc.retry_after)
-                self.router.limiter.rate_limited(run.pair, after, run.rate)
+                self.router.limiter.rate_limited(run.pair, after, run.rate, run.booking)
             elif run.booking is not None:  # the server may have counted it: until now
                 self.router.limiter.settle(run.booking, None)
             if isinstance(exc, BadRequestError) and exc.retired:  # its replacement answers

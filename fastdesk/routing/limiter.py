@@ -11,8 +11,11 @@ lower limit) and their 429s.
 
 Tokens are booked when a request goes out: the prompt plus the completion budget (Cerebras books
 ``max_completion_tokens`` against tokens/minute up front), and corrected to what the server
-reported once the answer is in. Times are the monotonic readings of the one clock the wiring
-hands in (fastdesk.clock).
+reported once the answer is in. A minute counts as the server counts it: a request from its
+arrival (here: when its answer began, the latest moment it can have arrived; a request the
+server refused with a 429 does not count), the answer's tokens from its end (Groq counts them as
+they are generated). Times are the monotonic readings of the one clock the wiring hands in
+(fastdesk.clock).
 
 The servers' headers are the account's truth: a limit a header states replaces the table's
 first guess, up as well as down (a line of the user's settings is a cap: only tightened), and
@@ -38,7 +41,16 @@ from typing import Any
 from fastdesk.clock import Clock, SystemClock
 from fastdesk.config.paths import resource
 from fastdesk.providers.base import RateLimitInfo
-from fastdesk.routing.shared_budget import DAY_S, Foreign, Key, SharedBudget
+from fastdesk.routing.shared_budget import (
+    ADMITTED,
+    DAY_S,
+    SENT,
+    TOKENS,
+    UNSURE,
+    Foreign,
+    Key,
+    SharedBudget,
+)
 
 Pair = tuple[str, str]
 WINDOWS = {"minute": 60.0, "day": 86400.0}
@@ -46,6 +58,7 @@ LEARN_AFTER = 5
 FIELDS = ("requests_per_minute", "requests_per_day", "tokens_per_minute", "tokens_per_day")
 RESERVE = 0.2  # of each minute's budget, kept for edits and the blocks on screen
 SYNC_S = 0.02  # the other processes' entries are read again after this long
+GATE_S = 0.02  # a paid tier's next request looks again after this long (Limiter._gated)
 _SHOWN = {"groq": "Groq", "cerebras": "Cerebras", "openai": "the server"}
 
 
@@ -179,39 +192,55 @@ def limits_from(entry: Mapping[str, object], label: str) -> Limits:
 
 @dataclass
 class _Window:
-    """Requests and tokens sent within the last ``seconds``."""
+    """Requests and tokens within the last ``seconds``: entries [time, tokens, kind] in time
+    order, of the shared file's kinds: a request on its way (SENT, from its booking), one the
+    server admitted (ADMITTED, from when its answer began), one that ended with no answer
+    begun (UNSURE, from its end: the server may have counted it) or an answer's tokens (TOKENS,
+    from its end)."""
 
     seconds: float
-    sent: deque[list[float]] = field(default_factory=deque)  # [time, tokens]
+    sent: deque[list[float]] = field(default_factory=deque)
     tokens: float = 0.0
+
+    def requests(self) -> list[float]:
+        """When each request of the window counts from, oldest first."""
+        return [at for at, _tokens, kind in self.sent if kind != TOKENS]
 
     def expire(self, now: float) -> None:
         while self.sent and self.sent[0][0] <= now - self.seconds:
             self.tokens -= self.sent.popleft()[1]
 
-    def move_to_end(self, entry: list[float], now: float, tokens: float) -> None:
+    def add(self, entry: list[float]) -> None:
+        """``entry``, of the clock's latest time: the newest."""
+        self.sent.append(entry)
+        self.tokens += entry[1]
+
+    def remove(self, entry: list[float]) -> None:
         """``entry`` (this very list: found by identity, from the newest end, where a request
-        just answered sits) now counts ``tokens`` from ``now``; an entry that had already left
-        the window comes back (the server still counts it)."""
+        just answered sits), if still in the window."""
         for back, found in enumerate(reversed(self.sent)):
             if found is entry:
                 del self.sent[len(self.sent) - 1 - back]
                 self.tokens -= entry[1]
-                break
-        entry[0], entry[1] = now, tokens
-        self.sent.append(entry)
-        self.tokens += tokens
+                return
+
+    def clear_tokens(self, entry: list[float]) -> None:
+        """``entry`` counts no tokens any more (they moved to an entry of their own)."""
+        if any(found is entry for found in reversed(self.sent)):
+            self.tokens -= entry[1]
+        entry[1] = 0.0
 
     def wait_for(self, now: float, requests: int | None, tokens: int | None, need: int) -> float:
         """Seconds until one more request of ``need`` tokens fits."""
         wait = 0.0
-        if requests is not None and len(self.sent) >= requests:
-            wait = self.sent[len(self.sent) - requests][0] + self.seconds - now
+        times = self.requests() if requests is not None else []
+        if requests is not None and len(times) >= requests:
+            wait = times[len(times) - requests] + self.seconds - now
         if tokens is not None and self.sent and self.tokens + need > tokens:
             # the earliest time enough tokens have left the window (a request bigger than the
             # whole budget goes alone, into an empty window)
             left = self.tokens + min(need, tokens) - tokens
-            for at, booked in self.sent:
+            for at, booked, _kind in self.sent:
                 left -= booked
                 if left <= 0:
                     wait = max(wait, at + self.seconds - now)
@@ -230,9 +259,10 @@ class _State:
     # what the last headers said is left: "requests"/"tokens" → [remaining, until, why, window]
     server: dict[str, list[Any]] = field(default_factory=dict)
     key: Key = ("", "", "")  # (account, provider, model) in the shared file
-    foreign: list[list[float]] = field(default_factory=list)  # others' [time, tokens], by time
+    foreign: list[list[float]] = field(default_factory=list)  # others' entries, by time
     synced: float = -math.inf  # when ``foreign`` was read
-    relearn: bool = False  # another process's 429 came in: read what it learnt (_relearn)
+    learned: tuple[tuple[str, int, str], ...] = ()  # the shared file's, as last taken in
+    unanswered: int = 0  # this limiter's requests on their way, no answer begun yet
 
 
 @dataclass(frozen=True)
@@ -315,13 +345,20 @@ class Limiter:
     def limits(self, pair: Pair) -> Limits:
         return self._state(pair).limits
 
+    def stated(self, pair: Pair) -> Limits:
+        """``pair``'s limits as the settings or the published tiers state them, before the
+        servers' headers taught anything (they do not change while a Batch API job runs)."""
+        return self._seed(pair)
+
     def _state(self, pair: Pair) -> _State:
         state = self._states.get(pair)
         if state is None:
             key = (self.accounts.get(pair[0], ""), *pair)
             state = _State(self._seed(pair), key=key)
             if self.shared is not None:
-                state.limits = self._remembered(state.limits, self.shared.learned(key), pair)
+                learned = self.shared.learned(key)
+                state.limits = self._remembered(state.limits, learned, pair)
+                state.learned = tuple(sorted((f, v, r) for f, (v, r) in learned.items()))
             self._states[pair] = state
         return state
 
@@ -334,6 +371,8 @@ class Limiter:
             current: int | None = getattr(limits, name)
             if limits.label == "your settings" and (value == 0 or (current or math.inf) <= value):
                 continue
+            if origin.startswith("429") and current is not None and current <= value:
+                continue  # a 429's count only lowers the limit
             limits = limits.with_value(name, value or None, origin)
             if origin.startswith("paid"):
                 limits = replace(limits, label=f"{shown_name(pair[0])} paid tier")
@@ -348,33 +387,24 @@ class Limiter:
             return
         wall = self.shared.wall()
         self._absorb(state, self.shared.foreign(state.key, wall - DAY_S), wall)
-        if state.relearn:
-            state.relearn = False
-            self._relearn(state)
 
     def _absorb(self, state: _State, found: Foreign, wall: float) -> None:
-        """Take in the other processes' entries, read at wall time ``wall``."""
+        """Take in the other processes' entries and blocks, read at wall time ``wall``, and
+        what they learnt of the account (read with them, in the same transaction when a claim
+        reads them: a request claimed as another process's 429 comes in is held to the limit
+        it learnt, so the first 429 either meets teaches both, not one 429 each)."""
         now = self.clock.monotonic()
         state.synced = now
         offset = now - wall  # wall time → this limiter's clock
-        state.foreign = [[at + offset, tokens] for at, tokens in found.sent]
+        state.foreign = [[at + offset, tokens, kind] for at, tokens, kind in found.sent]
         if found.blocked_until + offset > state.blocked_until:
             state.blocked_until = found.blocked_until + offset
             state.blocked_why = found.blocked_why
-            state.relearn = True  # read outside the claim's transaction (see _sync)
-
-    def _relearn(self, state: _State) -> None:
-        """Another process met a 429 on this key (its block just came in): the requests/minute
-        limit it learnt from it (written before the block) applies here too before this one
-        sends again, so the first 429 either meets teaches both, not one 429 each."""
-        if self.shared is None:
-            return
-        learned = self.shared.learned(state.key).get("requests_per_minute")
-        if learned is None or not learned[1].startswith("429") or learned[0] <= 0:
-            return
-        current = state.limits.requests_per_minute
-        if current is None or learned[0] < current:
-            state.limits = state.limits.with_value("requests_per_minute", *learned)
+        learned = tuple(sorted(found.learned))
+        if learned and learned != state.learned:
+            state.learned = learned
+            rows = {f: (v, r) for f, v, r in learned}
+            state.limits = self._remembered(state.limits, rows, state.key[1:])
 
     def _windows(self, state: _State) -> dict[str, _Window]:
         """This limiter's windows with the other processes' requests merged in."""
@@ -417,6 +447,8 @@ class Limiter:
     def _wait(self, state: _State, tokens: int, reserve: float) -> float:
         now = self.clock.monotonic()
         wait = max(0.0, state.blocked_until - now)
+        if self._gated(state):
+            wait = max(wait, GATE_S)
         for what, (remaining, until, _why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 wait = max(wait, until - now)
@@ -427,15 +459,25 @@ class Limiter:
             wait = max(wait, window.wait_for(now, requests, budget, tokens))
         return wait
 
+    @staticmethod
+    def _gated(state: _State) -> bool:
+        """A paid tier's requests/minute are not known (Groq states none: only a 429 tells
+        them), so each request waits until the previous one of this process was answered or
+        refused: past the unknown limit, a burst sent at once met one 429 each, where one
+        request at a time meets one, and its 429 stops the others before they go."""
+        limits = state.limits
+        unknown = limits.requests_per_minute is None
+        return unknown and state.unanswered > 0 and limits.origin(FIELDS[0]).startswith("paid")
+
     def headroom(self, pair: Pair, tokens: int) -> Headroom:
         """A snapshot of ``pair``'s room now, for a request of ``tokens`` (see Headroom)."""
         wait = self.wait_s(pair, tokens)  # expires the windows too
         state = self._state(pair)
         now = self.clock.monotonic()
         windows = self._windows(state)
-        sent = tuple(at for at, _tokens in windows["minute"].sent)
+        sent = tuple(windows["minute"].requests())
         per_day = state.limits.requests_per_day
-        left = None if per_day is None else max(0, per_day - len(windows["day"].sent))
+        left = None if per_day is None else max(0, per_day - len(windows["day"].requests()))
         remaining, until, _why, window = state.server.get("requests", (0, -math.inf, "", ""))
         if window == "day" and now < until:
             left = remaining if left is None else min(left, remaining)
@@ -451,6 +493,9 @@ class Limiter:
         now = self.clock.monotonic()
         if state.blocked_until > now and state.blocked_why:
             return state.blocked_why
+        if self._gated(state):
+            who = state.limits.who("requests_per_minute", pair[0])
+            return f"{who}, one request at a time until a 429 tells its requests/min"
         for what, (remaining, until, why, _window) in state.server.items():
             if now < until and remaining < (1 if what == "requests" else tokens):
                 return str(why)
@@ -499,29 +544,53 @@ class Limiter:
         for what, left in state.server.items():  # what the server said is left shrinks too
             left[0] -= 1 if what == "requests" else tokens
         for window in state.windows.values():
-            entry = [now, float(tokens)]
-            window.sent.append(entry)
-            window.tokens += tokens
+            entry = [now, float(tokens), SENT]
+            window.add(entry)
             entries.append(entry)
             windows.append(window)
+        state.unanswered += 1
         return Booking(pair, tuple(entries), tuple(windows), row)
 
-    def settle(self, booking: Booking, tokens: int | None) -> None:
-        """The request ended: its entry moves to now, with what the server reported it used
-        (None, or Cerebras, which keeps the whole budget booked: the tokens booked).
+    def _answered(self, booking: Booking, now: float, kind: int = ADMITTED) -> bool:
+        """The request's entries count from ``now``, of ``kind``: ADMITTED (the server admitted
+        it by then) or UNSURE (it ended with no answer) (False: its answer had begun already)."""
+        if booking.entries[0][2] != SENT:
+            return False
+        for entry, window in zip(booking.entries, booking.windows, strict=True):
+            window.remove(entry)
+            entry[0], entry[2] = now, kind
+            window.add(entry)
+        self._state(booking.pair).unanswered -= 1
+        return True
 
-        Why now: a server counts a request from when it admitted it, which is after we booked
-        it (the request still had to cross the SDK and the network), and Groq counts an
-        answer's tokens as they are generated, until its end. An entry left at the booking's
-        time left the minute before the server's did: two processes on one key, each waking
-        exactly when its oldest entry left, met 429s by a tenth of a second. From the answer's
-        end, the entry outlasts the server's count whichever way it counts."""
+    def admitted(self, booking: Booking) -> None:
+        """The request's answer began: the server admitted it by now (its first event: the
+        response's headers). The request counts from now, the latest moment it arrived.
+
+        Why not from its booking: the request still had to cross the SDK and the network, and
+        an entry from its booking left the minute before the server's did: two processes on
+        one key, each waking exactly when its oldest entry left, met 429s by a tenth of a
+        second. Nor from the answer's end: a request answered over several seconds then
+        counted in a minute the server had closed, and a 429 taught a limit that high."""
+        now = self.clock.monotonic()
+        if self._answered(booking, now) and self.shared is not None and booking.row is not None:
+            self.shared.admitted(booking.row, self.shared.wall())
+
+    def settle(self, booking: Booking, tokens: int | None) -> None:
+        """The request ended: the tokens the server reported it used (None, or Cerebras, which
+        keeps the whole budget booked: the tokens booked) count from now, as Groq counts an
+        answer's tokens as they are generated, until its end; the request itself from when its
+        answer began (:meth:`admitted`), or from now if none began (an error: the server may
+        have counted it, or never seen it: UNSURE, which a 429 does not count)."""
         keep = tokens is None or booking.pair[0] == "cerebras"
         now = self.clock.monotonic()
+        self._answered(booking, now, UNSURE)
+        used = booking.entries[0][1] if keep else float(tokens or 0)
         for entry, window in zip(booking.entries, booking.windows, strict=True):
-            window.move_to_end(entry, now, entry[1] if keep else float(tokens or 0))
+            window.clear_tokens(entry)
+            window.add([now, used, TOKENS])
         if self.shared is not None and booking.row is not None:
-            self.shared.settle(booking.row, booking.entries[0][1], self.shared.wall())
+            self.shared.settle(booking.row, used, self.shared.wall())
 
     def observe(self, pair: Pair, info: RateLimitInfo | None) -> None:
         """Adopt what a response's rate-limit headers state (each read for its own window): the
@@ -593,24 +662,45 @@ class Limiter:
         return datetime.date.fromtimestamp(self.clock.wall()).isoformat()
 
     def rate_limited(
-        self, pair: Pair, retry_after: float | None, info: RateLimitInfo | None = None
+        self,
+        pair: Pair,
+        retry_after: float | None,
+        info: RateLimitInfo | None = None,
+        booking: Booking | None = None,
     ) -> None:
-        """A 429: nothing more until its retry-after. A 429 the tokens do not explain, met after
-        at least ``LEARN_AFTER`` requests this minute (every process's on this key), means fewer
-        requests a minute than we thought: the minute's count becomes the limit (fewer say
-        nothing about a requests/min limit: a token limit or a passing overload)."""
+        """A 429 (to ``booking``'s request): nothing more until its retry-after, and the refused
+        request does not count. A 429 the tokens do not explain, met after at least
+        ``LEARN_AFTER`` requests this minute (every process's on this key), means fewer
+        requests a minute than we thought: the server's count becomes the limit (fewer say
+        nothing about a requests/min limit: a token limit or a passing overload). What the
+        server counted is taken as the requests whose answer began: one still on its way may
+        arrive after the refused one, even if booked before it (on a busy machine, seconds
+        after its booking), and a limit learnt too high meets 429s again, where one too low
+        only paces a little slower."""
         state = self._state(pair)
         now = self.clock.monotonic()
         tokens_out = info is not None and info.remaining_tokens == 0
+        if booking is not None and booking.entries[0][2] == SENT:
+            state.unanswered -= 1
+            for entry, window in zip(booking.entries, booking.windows, strict=True):
+                window.remove(entry)
+                entry[2] = TOKENS  # no request any more: nothing to answer
+            if self.shared is not None and booking.row is not None:
+                self.shared.refused(booking.row)
         self._sync(state)  # the other processes' requests of the minute count too
         state.windows["minute"].expire(now)
-        accepted = len(self._windows(state)["minute"].sent) - 1  # the refused one does not count
+        minute = self._windows(state)["minute"].sent
+        if booking is None:
+            accepted = sum(kind != TOKENS for _at, _t, kind in minute) - 1  # not the refused one
+        else:
+            accepted = sum(kind == ADMITTED for _at, _t, kind in minute)
         current = state.limits.requests_per_minute
         if not tokens_out and accepted >= LEARN_AFTER and (current is None or accepted < current):
             origin = f"429 {self._today()}"
             state.limits = state.limits.with_value("requests_per_minute", accepted, origin)
             if self.shared is not None:
                 self.shared.learn(state.key, "requests_per_minute", accepted, origin)
+                state.learned = ()  # the next look takes the file's, lower if another learnt less
         self.observe(pair, info)
         if retry_after is not None:
             self._block(state, now + retry_after, f"{shown_name(pair[0])} rate limit reached")

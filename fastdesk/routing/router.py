@@ -70,7 +70,7 @@ from fastdesk.routing.events import (
 )
 from fastdesk.routing.flight import Flight
 from fastdesk.routing.health import Health, HealthEntry
-from fastdesk.routing.limiter import RESERVE, Limiter
+from fastdesk.routing.limiter import GATE_S, RESERVE, Limiter
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.retired import Retirements
 from fastdesk.routing.retry import Deadlines, RetryBudget, RetryPolicy
@@ -374,6 +374,9 @@ class Router:
             if order and not ready:  # every choice is at its limit: wait for the first free one
                 pair = min(order, key=wait_for)
                 wait = wait_for(pair)
+                if wait <= GATE_S:  # a moment (an answer to begin): not worth a word
+                    await self._rate_sleep(wait)
+                    continue
                 why = self.limiter.why(pair, booked(pair), reserve=reserve)
                 if wait > budget.remaining_s() and not patient:
                     limited = RateLimitedError(pair[0], f"{pair[1]}: {why}", retry_after=wait)

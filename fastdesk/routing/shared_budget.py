@@ -7,6 +7,12 @@ servers' headers stated (the account's limits, with the day they were read) to o
 file in the data folder (``limits.sqlite``; SQLite's own locking makes it safe for several
 processes), and reads the others' entries before deciding how long to wait.
 
+A row of ``sent`` is one of four kinds, as a server counts them: a request on its way (``at``
+its booking), a request the server admitted (``at`` when its answer began, the latest moment
+it can have arrived: a server counts a request's minute from its arrival), a request that ended
+with no answer begun (``at`` its end: the server may have counted it, or never seen it) or an
+answer's tokens (``at`` its end: Groq counts completion tokens as they are generated).
+
 An account is named by a hash of its key (``config.redact.account_id``), never the key
 itself. Times in the file are wall-clock seconds (the only clock two processes share); the
 limiter converts them to its own monotonic clock. Entries older than a day are dropped. A
@@ -35,18 +41,31 @@ from typing import TypeVar
 from fastdesk.config.fileio import set_aside
 from fastdesk.config.redact import account_id
 
-__all__ = ["DAY_S", "Foreign", "Key", "SharedBudget", "account_id", "default_path"]
+__all__ = [
+    "ADMITTED",
+    "DAY_S",
+    "SENT",
+    "TOKENS",
+    "UNSURE",
+    "Foreign",
+    "Key",
+    "SharedBudget",
+    "account_id",
+    "default_path",
+]
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "limits.sqlite"
 DAY_S = 86400.0
 Key = tuple[str, str, str]  # (account, provider, model)
+# the kinds of a row of ``sent`` (see the module docstring)
+TOKENS, SENT, ADMITTED, UNSURE = 0, 1, 2, 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sent (
     id INTEGER PRIMARY KEY, owner TEXT, account TEXT, provider TEXT, model TEXT,
-    at REAL, tokens REAL);
+    at REAL, tokens REAL, kind INTEGER NOT NULL DEFAULT 1);
 CREATE INDEX IF NOT EXISTS sent_key ON sent (account, provider, model, at);
 CREATE TABLE IF NOT EXISTS blocked (
     owner TEXT, account TEXT, provider TEXT, model TEXT, until REAL, why TEXT,
@@ -104,12 +123,16 @@ def default_path() -> Path:
 
 @dataclass(frozen=True)
 class Foreign:
-    """What the other limiters on this key did lately: their requests (wall time, tokens) and
-    the latest "nothing until" one of them met (wall time, why)."""
+    """What the other limiters on this key did lately: their rows (wall time, tokens, kind:
+    TOKENS, SENT, ADMITTED or UNSURE), the latest "nothing until" one of them met (wall time,
+    why), and the account's limits learnt so far (field → (value, origin), as
+    :meth:`SharedBudget.learned`), all read at once: a claim that brings in another process's
+    429 holds to what it learnt."""
 
-    sent: tuple[tuple[float, float], ...] = ()
+    sent: tuple[tuple[float, float, int], ...] = ()
     blocked_until: float = 0.0
     blocked_why: str = ""
+    learned: tuple[tuple[str, int, str], ...] = ()
 
 
 class SharedBudget:
@@ -149,6 +172,9 @@ class SharedBudget:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(sent)")}
+                if "kind" not in columns:  # a file of an earlier version: its rows are requests
+                    db.execute("ALTER TABLE sent ADD COLUMN kind INTEGER NOT NULL DEFAULT 1")
                 db.execute("DELETE FROM sent WHERE at < ?", (self.wall() - DAY_S,))
             except sqlite3.Error as exc:
                 db.close()
@@ -275,9 +301,34 @@ class SharedBudget:
 
         return self._use(work, lambda: (fits(Foreign(), self.wall()), None))
 
+    def admitted(self, row: int, at: float) -> None:
+        """The request's answer began at wall time ``at``: the server admitted it by then."""
+        self._run("UPDATE sent SET at = ?, kind = ? WHERE id = ?", (at, ADMITTED, row))
+
     def settle(self, row: int, tokens: float, at: float) -> None:
-        """The request ended at wall time ``at``, having used ``tokens`` (Limiter.settle)."""
-        self._run("UPDATE sent SET tokens = ?, at = ? WHERE id = ?", (tokens, at, row))
+        """The request ended at wall time ``at``, having used ``tokens``: they count from
+        ``at`` in a row of their own, the request itself from when its answer began (or from
+        ``at``, UNSURE, if none began) (Limiter.settle)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            found = db.execute(
+                "UPDATE sent SET tokens = 0, at = CASE WHEN kind = ? THEN ? ELSE at END, "
+                "kind = CASE WHEN kind = ? THEN ? ELSE kind END WHERE id = ? "
+                "RETURNING owner, account, provider, model",
+                (SENT, at, SENT, UNSURE, row),
+            ).fetchall()
+            if found:
+                db.execute(
+                    "INSERT INTO sent (owner, account, provider, model, at, tokens, kind) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (*found[0], at, tokens, TOKENS),
+                )
+
+        self._use(work, lambda: None)
+
+    def refused(self, row: int) -> None:
+        """The server refused the request (a 429): it does not count."""
+        self._run("DELETE FROM sent WHERE id = ?", (row,))
 
     def block(self, key: Key, until: float, why: str) -> None:
         self._run(
@@ -292,7 +343,7 @@ class SharedBudget:
 
     def _foreign(self, db: sqlite3.Connection, key: Key, since: float) -> Foreign:
         sent = db.execute(
-            "SELECT at, tokens FROM sent WHERE account = ? AND provider = ? AND model = ? "
+            "SELECT at, tokens, kind FROM sent WHERE account = ? AND provider = ? AND model = ? "
             "AND at > ? AND owner != ? ORDER BY at",
             (*key, since, self.owner),
         ).fetchall()
@@ -309,11 +360,16 @@ class SharedBudget:
             why = _text(blocked[0][1], "reason")
         return Foreign(
             tuple(
-                (_number(a, 0.0, late, "time"), _number(t, 0.0, MAX_TOKENS, "token count"))
-                for a, t in sent
+                (
+                    _number(a, 0.0, late, "time"),
+                    _number(t, 0.0, MAX_TOKENS, "token count"),
+                    int(_number(k, TOKENS, UNSURE, "kind")),
+                )
+                for a, t, k in sent
             ),
             until,
             why,
+            tuple((f, v, r) for f, (v, r) in self._learned(db, key).items()),
         )
 
     # ---- what the servers stated ----------------------------------------------------------
@@ -321,26 +377,32 @@ class SharedBudget:
     def learn(self, key: Key, field: str, value: int, origin: str) -> None:
         """The account's limit ``field`` (``tokens_per_minute`` …) and where it came from
         (``origin``: "header 2026-12-02" …; value 0: no such limit, e.g. a paid tier's
-        requests/minute)."""
+        requests/minute). A limit learnt from a 429 is only lowered by another 429 (two
+        processes learning at once: the lower count is the server's), and a paid tier's
+        headers, which state no requests/minute, do not undo it."""
         self._run(
-            "INSERT OR REPLACE INTO learned (account, provider, model, field, value, origin) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO learned (account, provider, model, field, value, origin) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (account, provider, model, field) DO UPDATE "
+            "SET value = excluded.value, origin = excluded.origin WHERE NOT ("
+            "learned.origin LIKE '429%' AND learned.value > 0 AND (excluded.origin LIKE 'paid%' "
+            "OR (excluded.origin LIKE '429%' AND learned.value <= excluded.value)))",
             (*key, field, value, origin),
         )
 
     def learned(self, key: Key) -> dict[str, tuple[int, str]]:
         """field → (value, origin)."""
+        return self._use(lambda db: self._learned(db, key), dict)
+
+    @staticmethod
+    def _learned(db: sqlite3.Connection, key: Key) -> dict[str, tuple[int, str]]:
         sql = (
             "SELECT field, value, origin FROM learned WHERE account = ? AND provider = ? "
             "AND model = ?"
         )
-        return self._use(
-            lambda db: {
-                _text(f, "field"): (int(_number(v, 0, MAX_TOKENS, "limit")), _text(r, "origin"))
-                for f, v, r in db.execute(sql, key).fetchall()
-            },
-            dict,
-        )
+        return {
+            _text(f, "field"): (int(_number(v, 0, MAX_TOKENS, "limit")), _text(r, "origin"))
+            for f, v, r in db.execute(sql, key).fetchall()
+        }
 
     # ---- models that went away ------------------------------------------------------------
 

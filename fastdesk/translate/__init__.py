@@ -6,6 +6,7 @@ Modules:
 - ``engine``: plan, pack, route and stream the translation of a document's blocks
 - ``planning``: which blocks go to a model, and in which request (a pack)
 - ``slots``: request slots served by rank: the engine's limit on requests in flight
+- ``parts``: the documents one run shares (a page, its containers' pieces) and their packs
 - ``live``: the live translator: one document kept current while it is edited
 - ``sending``: when an edit goes to the provider
 - ``events``: the events the engine emits (the window and the command line read them)
@@ -18,6 +19,7 @@ Modules:
 - ``number_check``: the ``numbers`` check
 - ``number_words``: numbers in words, scale words and units of measure, as values
 - ``omission_check``: the ``omission`` check
+- ``credits``: a text's credits (outlet, byline, picture source) an answer must keep
 - ``consistency``: one source translated several ways, several sources given one
   translation, glossary drift across pages
 - ``restore``: what an answer must not change put back (links, code, placeholders)

@@ -50,6 +50,11 @@ _BARE_URL = re.compile(
 )
 _URL_TRAIL = ".,;:!?*_~'\""
 _REF_LINK = re.compile(r"\[([^\[\]\x00]*)\]\[([^\[\]\x00]*)\]")
+# a shortcut reference's brackets (a definition's line start matched first, and left out), not
+# a full or collapsed reference's, a link's, a footnote's
+_SHORTCUT = re.compile(
+    r"^[ \t]*\[[^\[\]\n]+\]:|(?<![\]\\])!?\[([^\[\]^\x00][^\[\]\x00]*)\](?![\[(])", re.M
+)
 _FOOTNOTE = re.compile(r"\[\^([^\]\s\x00]+)\]")
 _PLACEHOLDER = re.compile(
     r"\$\{[^{}\s]+\}"  # ${var}
@@ -361,8 +366,16 @@ def check_inline_code(pair: Pair) -> str | None:
 
 
 def check_links(pair: Pair) -> str | None:
-    """Link and image targets, autolinks, bare URLs, reference labels unchanged; text may change."""
-    return _diff(pair.src.targets, pair.ans.targets, "link target", _short)
+    """Link and image targets, autolinks, bare URLs, reference labels unchanged; text may change.
+    A shortcut reference (``[Label]``, defined elsewhere on the page) that comes back as a full
+    one to its label (``[Étiquette][Label]``: its text translated, as a site generator's
+    dialect writes it back, fastdesk.document.syntax) is the same link."""
+    src = pair.src.targets
+    added = pair.ans.targets - src
+    if added:
+        found = [label for label in _SHORTCUT.findall(pair.source) if label]
+        src = src + (added & Counter(f"[{' '.join(label.split()).casefold()}]" for label in found))
+    return _diff(src, pair.ans.targets, "link target", _short)
 
 
 def check_html(pair: Pair) -> str | None:

@@ -17,18 +17,35 @@ from collections.abc import Awaitable, Callable, Collection
 from fastdesk.document.blocks import Document, join, parse
 from fastdesk.document.dialects import (
     Container,
+    Piece,
     apply_dialect,
     container,
     dedent,
     indent,
     safe_value,
 )
-from fastdesk.document.syntax import SHIELDED_DIALECTS, anchors, defined_labels, keep_anchor
+from fastdesk.document.syntax import (
+    SHIELDED_DIALECTS,
+    anchors,
+    defined_labels,
+    definition_terms,
+    keep_anchor,
+)
 from fastdesk.translate.engine import Engine, JobSpec
-from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Flag, RequestDone
+from fastdesk.translate.events import (
+    MEMORY_REFUSED,
+    BlockDone,
+    BlockFailed,
+    EngineError,
+    EngineEvent,
+    Flag,
+    RequestDone,
+    Waiting,
+)
+from fastdesk.translate.parts import Part
 from fastdesk.translate.slots import Ranking
 
-__all__ = ["check_dialect", "heading_anchors", "translate_document"]
+__all__ = ["anchored", "check_dialect", "heading_anchors", "translate_document"]
 
 Emit = Callable[[EngineEvent], None]
 
@@ -53,7 +70,46 @@ async def translate_document(
     Engine.run; the keyword arguments are Engine.run's (a container's pieces take its place in
     the ``priorities``). ``labels``: given, ``doc`` is a container's body (an admonition in a
     tab, in a definition) inside a page that defines those reference labels: read as Markdown of
-    the dialect like the page, without the page's own parts (meta-data, heading anchors)."""
+    the dialect like the page, without the page's own parts (meta-data, heading anchors).
+
+    The page's blocks and every container's pieces (bodies within bodies too) are laid out
+    first and run by the engine at once (Engine.run_parts): a backfill packs them together,
+    a container's few lines beside its neighbours, rather than one request each; a
+    container's block is written as soon as its pieces are."""
+    parts: list[Part] = []
+    level = _level(
+        engine, doc, spec, dialect, emit, parts,
+        block_ids=block_ids, revision=revision, force=force, priorities=priorities,
+        labels=labels,
+    )  # fmt: skip
+    written = asyncio.ensure_future(level)
+    try:
+        await engine.run_parts(parts, spec, revision=revision, reviews=reviews)
+    except BaseException:
+        written.cancel()  # the parts left unsettled are cancelled: nothing to write
+        raise
+    return await written
+
+
+def _level(
+    engine: Engine,
+    doc: Document,
+    spec: JobSpec,
+    dialect: str,
+    emit: Emit,
+    parts: list[Part],
+    *,
+    block_ids: Collection[str] | None,
+    revision: int,
+    force: Collection[str],
+    priorities: Ranking | None,
+    labels: frozenset[str] | None,
+    place: tuple[int, ...] = (),
+) -> Awaitable[dict[str, str]]:
+    """A document of the page (the page, a container's body at ``place``: Part.place): its
+    blocks and its containers' pieces put in ``parts`` now; what it returns, awaited, is its
+    results once they are all settled (each container's block emitted as soon as its pieces
+    are)."""
     page = labels is None
     index = {b.id: b for b in doc.blocks}
     wanted = [b.id for b in doc.blocks] if block_ids is None else list(block_ids)
@@ -67,7 +123,11 @@ async def translate_document(
     if labels is None:
         shielding = dialect in SHIELDED_DIALECTS
         labels = defined_labels(b.text for b in doc.blocks) if shielding else frozenset()
-    heads = heading_anchors(doc, dialect) if spec.heading_ids and page else {}
+    heads = (
+        heading_anchors(doc, dialect, term_ids=spec.term_ids, id_type=spec.id_type)
+        if spec.heading_ids and page
+        else {}
+    )
 
     def on_event(event: EngineEvent) -> None:
         if isinstance(event, BlockDone):
@@ -76,7 +136,8 @@ async def translate_document(
                 lead = index[event.block_id].split()[0]
                 if event.text.startswith(lead):  # the heading's line, its id added
                     line = index[event.block_id].split()[1].partition("\n")[0]
-                    text = lead + keep_anchor(event.text[len(lead) :], anchor, dialect, line)
+                    answer = event.text[len(lead) :]
+                    text = lead + keep_anchor(answer, anchor, dialect, line, spec.id_type)
                     event = dataclasses.replace(event, text=text)
         if isinstance(event, BlockDone) and event.origin != "copy":
             extra = check_dialect(index[event.block_id].text, event.text, dialect)
@@ -86,58 +147,50 @@ async def translate_document(
             results[event.block_id] = event.text
         emit(event)
 
-    async def box_of(block_id: str, box: Container) -> None:
-        on_event(
-            await _container(
-                engine,
-                spec,
-                block_id,
-                box,
-                on_event,
-                dialect=dialect,
-                labels=labels,
-                revision=revision,
-                force=block_id in force,
-                priorities=None if priorities is None else priorities.for_block(block_id),
-                reviews=reviews,
-            )
-        )
-
-    runs: list[Awaitable[object]] = []
+    waits: list[Awaitable[object]] = []
     if plain:
-        run = engine.run(
-            doc,
-            spec,
-            revision=revision,
-            emit=on_event,
-            block_ids=plain,
-            force=force,
-            priorities=priorities,
-            reviews=reviews,
-            labels=labels,
-        )
-        runs.append(run)
-    runs += [box_of(bid, box) for bid, box in boxes.items()]
-    await asyncio.gather(*runs)
-    return results
+        part = Part(doc, on_event, plain, force, labels, priorities, place)
+        parts.append(part)
+        waits.append(part.done)
+    for bid, box in boxes.items():
+        box_of = _container(
+            engine, spec, bid, box, on_event, parts,
+            dialect=dialect, labels=labels, revision=revision, force=bid in force,
+            priorities=None if priorities is None else priorities.for_block(bid),
+            place=(*place, doc.index_of(bid)),
+        )  # fmt: skip
+        waits.append(_emitted(box_of, on_event))
+
+    async def settled() -> dict[str, str]:
+        await asyncio.gather(*waits)
+        return results
+
+    return settled()
 
 
-async def _container(
+async def _emitted(box: Awaitable[BlockDone | BlockFailed], emit: Emit) -> None:
+    emit(await box)
+
+
+def _container(
     engine: Engine,
     spec: JobSpec,
     block_id: str,
     box: Container,
     on_request: Emit,
+    parts: list[Part],
     *,
     dialect: str,
     labels: frozenset[str],
     revision: int,
     force: bool,
     priorities: Ranking | None,
-    reviews: set[asyncio.Task[None]] | None,
-) -> BlockDone | BlockFailed:
-    """An admonition or tab: its title and its body (dedented) translated as documents of
-    their own, block by block and memory first; the syntax around them kept as it is."""
+    place: tuple[int, ...],
+) -> Awaitable[BlockDone | BlockFailed]:
+    """An admonition or tab (its block at ``place`` in the page): its title and its body
+    (dedented) translated as documents of their own, block by block and memory first, put in
+    ``parts`` now; the syntax around them kept as it is. Awaited: the container's block once
+    its pieces are settled."""
     flags: list[Flag] = []
     origins: set[str] = set()
     failed: list[str] = []
@@ -148,63 +201,89 @@ async def _container(
             flags.extend(event.flags)
         elif isinstance(event, BlockFailed):
             failed.append(event.error)
-        elif isinstance(event, RequestDone):
+        elif isinstance(event, RequestDone | Waiting) or (
+            isinstance(event, EngineError) and event.kind != MEMORY_REFUSED
+        ):  # a request's: its stats, a wait, why it failed (a pack may begin with a piece)
             on_request(event)
 
-    parts = []
-    for piece in box:
+    pieces: list[tuple[Piece, Document | None, Awaitable[dict[str, str]] | None]] = []
+    for n, piece in enumerate(box):
         if piece.kind == "keep":
-            parts.append(piece.text)
+            pieces.append((piece, None, None))
             continue
         prefix = "" if piece.kind == "value" else piece.prefix  # a value's: its quotes
         doc = parse(dedent(piece.text, prefix))
         forced = [b.id for b in doc.blocks] if force else ()
         if piece.kind == "body":  # Markdown of the dialect: containers in it too
-            results = await translate_document(
-                engine,
-                apply_dialect(doc, dialect),
-                spec,
-                dialect,
-                on_event,
-                revision=revision,
-                force=forced,
-                priorities=priorities,
-                reviews=reviews,
-                labels=labels,
-            )
+            doc = apply_dialect(doc, dialect)
+            done = _level(
+                engine, doc, spec, dialect, on_event, parts,
+                block_ids=None, revision=revision, force=forced, priorities=priorities,
+                labels=labels, place=(*place, n),
+            )  # fmt: skip
         else:
-            results = await engine.run(
-                doc,
-                spec,
-                revision=revision,
-                emit=on_event,
-                force=forced,
-                priorities=priorities,
-                reviews=reviews,
-                labels=labels,
-            )
-        if failed or len(results) != len(doc.blocks):
-            return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
-        text = join(results[b.id] for b in doc.blocks)
-        if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
-            text = piece.text  # a title must stay one quoted line: keep the source's
-        if piece.kind == "value":  # a front matter value: one line, in its quotes
-            text = text.strip()
-            if not safe_value(text, piece.prefix):
-                text = piece.text
-        parts.append(indent(text, prefix))
-    origin = "model" if "model" in origins else "memory"
-    return BlockDone(revision, block_id, "".join(parts), origin, tuple(flags))
+            part = Part(doc, on_event, None, forced, labels, priorities, (*place, n))
+            parts.append(part)
+            done = part.done
+        pieces.append((piece, doc, done))
+
+    async def written() -> BlockDone | BlockFailed:
+        texts = []
+        for piece, doc, done in pieces:
+            if doc is None or done is None:
+                texts.append(piece.text)
+                continue
+            results = await done
+            if failed or len(results) != len(doc.blocks):
+                return BlockFailed(revision, block_id, failed[0] if failed else "no answer")
+            texts.append(_piece_text(piece, join(results[b.id] for b in doc.blocks)))
+        origin = "model" if "model" in origins else "memory"
+        return BlockDone(revision, block_id, "".join(texts), origin, tuple(flags))
+
+    return written()
+
+
+def _piece_text(piece: Piece, text: str) -> str:
+    """A piece's translation as the container writes it (a title, a value: one line)."""
+    prefix = "" if piece.kind == "value" else piece.prefix
+    if piece.kind == "title" and any(c in text.strip() for c in '"]\r\n'):
+        text = piece.text  # a title must stay one quoted line: keep the source's
+    if piece.kind == "value":  # a front matter value: one line, in its quotes
+        text = text.strip()
+        if not safe_value(text, piece.prefix):
+            text = piece.text
+    return indent(text, prefix)
 
 
 # ---- headings keep their anchors ------------------------------------------------------------
 
 
-def heading_anchors(doc: Document, dialect: str) -> dict[str, str]:
+def heading_anchors(
+    doc: Document, dialect: str, *, term_ids: bool = False, id_type: str = "github"
+) -> dict[str, str]:
     """Each top-level heading's anchor in the source (block id → id), as the generator makes
-    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor)."""
-    lines = [(b.id, b.split()[1].partition("\n")[0]) for b in doc.blocks if b.kind == "heading"]
-    return anchors(lines, dialect)
+    it: a translated heading keeps it (fastdesk.document.syntax.keep_anchor). ``term_ids``:
+    the generator numbers definition terms' ids with the headings' (Hugo's
+    ``autoDefinitionTermID``); ``id_type``: Hugo's ``autoHeadingIDType``."""
+    lines, terms = anchored(doc, term_ids=term_ids)
+    found = anchors(lines, dialect, terms=terms, id_type=id_type)
+    return {k: v for k, v in found.items() if k not in terms}
+
+
+def anchored(doc: Document, *, term_ids: bool) -> tuple[list[tuple[str, str]], set[str]]:
+    """What gets an anchor, in document order: each top-level heading (block id, its line)
+    and, with ``term_ids``, each definition term (``"<block id> term <n>"``, its text); and
+    which of them are terms."""
+    lines: list[tuple[str, str]] = []
+    terms: set[str] = set()
+    for b in doc.blocks:
+        if b.kind == "heading":
+            lines.append((b.id, b.split()[1].partition("\n")[0]))
+        elif term_ids and b.kind == "paragraph":
+            for n, term in enumerate(definition_terms(b.split()[1])):
+                terms.add(key := f"{b.id} term {n}")
+                lines.append((key, term))
+    return lines, terms
 
 
 # ---- checked like code ------------------------------------------------------------------------

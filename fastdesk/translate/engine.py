@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import itertools
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, Unpack
 
@@ -59,6 +59,7 @@ from fastdesk.translate.language import (
     source_language,
 )
 from fastdesk.translate.memory import Memory
+from fastdesk.translate.parts import Part, order, pack_emit
 from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
     Context,
@@ -120,6 +121,10 @@ class JobSpec:
     # whether the generator takes an explicit heading id in the dialect's syntax (MkDocs with
     # attr_list, Hugo, Docusaurus): a translated heading then keeps its source's anchor
     heading_ids: bool = False
+    # Hugo: definition terms get ids numbered with the headings' (autoDefinitionTermID), and
+    # the rules ids are made by (autoHeadingIDType: github, github-ascii, blackfriday)
+    term_ids: bool = False
+    id_type: str = "github"
 
     @property
     def style_text(self) -> str:
@@ -180,6 +185,7 @@ class Engine:
         partial_interval: float = PARTIAL_INTERVAL_S,
         reviewer: Reviewer | None = None,
         backfill: bool = False,
+        per_minute: bool = True,
         adaptive: bool = False,
     ) -> None:
         self.router = router
@@ -191,6 +197,10 @@ class Engine:
         self.max_pack_blocks = max_pack_blocks
         # nobody waits for a block (a command-line run, Translate Project): larger packs
         self.backfill = backfill
+        # whether a backfill's packs share the account's minute with each other (False: a Batch
+        # API job's, which runs apart from the per-minute limits, console.groq.com/docs/batch:
+        # each pack only fits one stated minute alone; see ``packs``)
+        self.per_minute = per_minute
         # requests in flight follow the account (routing/concurrency.py) under ``concurrency``
         self.adaptive = adaptive
         # False: answers are taken as they come, unchecked; only for a run whose answers are
@@ -237,9 +247,14 @@ class Engine:
     ) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
         backfill's (``self.backfill``) larger than live typing's, within the model's output
-        limit and the account's tokens per minute (``planning.backfill_pack_tokens``). Given
-        the window's ``priorities``, a long document is both: what the reader waits for or
-        soon may (``Ranking.live``: edited, on screen or near it) goes in live packs, the
+        limit and the account's tokens per minute (``planning.backfill_pack_tokens``): half
+        of what a backlog may use of the minute as the limiter knows it; or, for a job that
+        runs apart from the per-minute limits (not ``self.per_minute``), one whole minute as
+        the settings or the published tiers state it (so that a request the job leaves
+        unanswered can still go live, alone; and the same figure when the job's answers are
+        taken in as when its requests were written, whatever the servers said meanwhile).
+        Given the window's ``priorities``, a long document is both: what the reader waits for
+        or soon may (``Ranking.live``: edited, on screen or near it) goes in live packs, the
         rest, which nobody waits for, in a backfill's."""
         if self.backfill:
             return self._backfill_packs(work, spec)
@@ -261,8 +276,12 @@ class Engine:
         if spec is not None:
             found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
             pair = found[0] if found else None
-        tpm = self.router.limiter.limits(pair).limit("tokens", "minute") if pair else None
-        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, pair[1] if pair else "")
+        limiter = self.router.limiter
+        read = limiter.limits if self.per_minute else limiter.stated
+        tpm = None if pair is None else read(pair).limit("tokens", "minute")
+        share = planning.BACKLOG_SHARE if self.per_minute else 1.0
+        model = pair[1] if pair else ""
+        tokens = planning.backfill_pack_tokens(self.pack_tokens, tpm, model, share=share)
         blocks = max(self.max_pack_blocks, planning.BACKFILL_PACK_BLOCKS)
         return planning.pack_blocks(work, tokens, blocks)
 
@@ -294,73 +313,145 @@ class Engine:
         backlog). ``labels``: the page's reference labels, when ``doc`` is part of it (a
         container's body): the syntax shielded from the model (fastdesk.document.syntax) reads
         them."""
-        planned = self.plan(doc, spec, block_ids, force, labels)
-        copied, work, hits = planned.copied, planned.work, planned.hits
-        results: dict[str, str] = dict(copied)
-        for block_id, text in copied.items():
-            emit(BlockDone(revision, block_id, text, "copy"))
-        for block, text, flags in hits:
-            results[block.id] = text
-            emit(BlockDone(revision, block.id, text, "memory", flags))
-        for block, why in planned.refused:  # asked of the model below, as any other miss
-            line = f"line {block.line}: translation memory's answer not used ({why})"
-            emit(EngineError(revision, line, kind=MEMORY_REFUSED))
-        if spec.mode == "simplify" and spec.source_lang is None and len(work) > 1:
+        part = Part(doc, emit, block_ids, force, labels, priorities)
+        await self.run_parts([part], spec, revision=revision, reviews=reviews)
+        return part.done.result()
+
+    async def run_parts(
+        self,
+        parts: Sequence[Part],
+        spec: JobSpec,
+        *,
+        revision: int = 0,
+        reviews: set[asyncio.Task[None]] | None = None,
+    ) -> None:
+        """:meth:`run` for several documents at once (a page's blocks and its containers'
+        pieces: fastdesk.translate.dialect), each part's events to its own ``emit`` and its
+        results into its ``done`` as soon as its blocks are settled. A backfill
+        (``self.backfill``: nobody waits) packs the parts' work together, in the parts' order,
+        an identical text sent once; otherwise each part is packed as a run of its own."""
+        plans = [self.plan(p.doc, spec, p.block_ids, p.force, p.labels) for p in parts]
+        everything = [w for planned in plans for w in planned.work]
+        if spec.mode == "simplify" and spec.source_lang is None and len(everything) > 1:
             # each block stays in its language: its checks go by the document's, said once
             # (not once a block: ~0.2 ms each, on the thread the window's answers arrive by)
-            found = document_language(w.core for w in work)
+            found = document_language(w.core for w in everything)
             spec = replace(spec, source_lang=found) if found else spec
-        failed: list[str] = []
-        flagged: list[str] = []
-        packs = self.packs(work, spec, priorities)
+        results: list[dict[str, str]] = []
+        for part, planned in zip(parts, plans, strict=True):
+            results.append(dict(planned.copied))
+            for block_id, text in planned.copied.items():
+                part.emit(BlockDone(revision, block_id, text, "copy"))
+            for block, text, flags in planned.hits:
+                results[-1][block.id] = text
+                part.emit(BlockDone(revision, block.id, text, "memory", flags))
+            for block, why in planned.refused:  # asked of the model below, as any other miss
+                line = f"line {block.line}: translation memory's answer not used ({why})"
+                part.emit(EngineError(revision, line, kind=MEMORY_REFUSED))
+        together = self.backfill
+        groups: list[list[Work]] = [[]] if together else [[] for _ in parts]
+        first: dict[object, Work] = {}
+        # each Work sent (by id) → every part's Work of its text: (part, Work)
+        sharing: dict[int, list[tuple[int, Work]]] = {}
+        for i, planned in enumerate(plans):
+            for w in planned.work:
+                lead = first.setdefault(w.key.digest() if together else (i, w.key.digest()), w)
+                if lead is w:
+                    groups[0 if together else i].append(w)
+                sharing.setdefault(id(lead), []).append((i, w))
+        if together and len(parts) > 1:  # in the page's order: a container's pieces in its place
+            owner = {id(w): i for i, planned in enumerate(plans) for w in planned.work}
+            groups[0].sort(key=lambda w: parts[owner[id(w)]].place_of(w.blocks[0].id))
         cap = self._pack_cap(spec)
-        if cap:  # a model known to lose the markers of packs this long: shorter ones
-            packs = [p[i : i + cap] for p in packs for i in range(0, len(p), cap)]
-        if packs:
-            blocks = sum(len(w.blocks) for w in work)
-            emit(Planned(revision, len(packs), sum(w.tokens for w in work), blocks))
-        if priorities is not None:  # the free slots go at once, in this order: by rank too
-            packs.sort(key=lambda p: priorities.rank([b.id for w in p for b in w.blocks]))
-        sem = self._semaphore()
-        self._follow(spec)
-        alone = len(work) == 1  # an edit: the block goes with its context
+        packs: list[tuple[Pack, bool]] = []  # and whether it goes with its context (an edit)
+        for n, group in enumerate(groups):
+            mine = self.packs(group, spec, None if together else parts[n].priorities)
+            if cap:  # a model known to lose the markers of packs this long: shorter ones
+                mine = [p[i : i + cap] for p in mine for i in range(0, len(p), cap)]
+            if mine:
+                blocks = sum(len(o.blocks) for w in group for _i, o in sharing[id(w)])
+                tokens = sum(w.tokens for w in group)
+                parts[n].emit(Planned(revision, len(mine), tokens, blocks))
+            packs += [(p, len(group) == 1) for p in mine]
+        waiting = [len(planned.work) for planned in plans]  # each part's works not settled
+        failed: list[list[str]] = [[] for _ in parts]
+        flagged: list[list[str]] = [[] for _ in parts]
+        settled: list[list[tuple[Work, _Outcome]]] = [[] for _ in parts]
+        judgings: list[Coroutine[None, None, None]] = []
 
-        settled: list[tuple[Work, _Outcome]] = []
-
-        async def one(pack: Pack) -> None:
-            ids = [b.id for w in pack for b in w.blocks]
-            order = (lambda: priorities.rank(ids)) if priorities is not None else (lambda: 0)
-            waited = priorities is not None and priorities.foreground(ids)
-            async with sem.take(order, priority=waited):
-                _BACKLOG.set(priorities is not None and not priorities.foreground(ids))
-                outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
-            for w, outcome in zip(pack, outcomes, strict=True):
-                self._settle(w, outcome, spec, revision, emit, results, failed, flagged)
-                settled.append((w, outcome))
-
-        await asyncio.gather(*(one(b) for b in packs))
-        emit(
-            RevisionDone(
-                revision,
-                blocks=len(results) + len(failed),
-                translated=sum(len(w.blocks) for w in work) - len(failed),
-                from_memory=len(hits),
-                failed=len(failed),
-                flagged=tuple(flagged),
+        def finish(i: int) -> None:
+            """Part ``i``'s blocks are settled: its results, its revision done, its review."""
+            part, planned = parts[i], plans[i]
+            part.done.set_result(results[i])
+            part.emit(
+                RevisionDone(
+                    revision,
+                    blocks=len(results[i]) + len(failed[i]),
+                    translated=sum(len(w.blocks) for w in planned.work) - len(failed[i]),
+                    from_memory=len(planned.hits),
+                    failed=len(failed[i]),
+                    flagged=tuple(flagged[i]),
+                )
             )
-        )
-        review = spec.review
-        if review is None:
-            review = self.reviewer.budget_allows(spec.target_lang)
-        if review and spec.mode == "translate":
-            judging = self._review(settled, hits, spec, revision, emit)
+            review = spec.review
+            if review is None:
+                review = self.reviewer.budget_allows(spec.target_lang)
+            if not review or spec.mode != "translate":
+                return
+            judging = self._review(settled[i], planned.hits, spec, revision, part.emit)
             if reviews is None:
-                await judging
+                judgings.append(judging)  # awaited before this returns
             else:
                 task = asyncio.get_running_loop().create_task(judging)
                 reviews.add(task)
                 task.add_done_callback(reviews.discard)
-        return results
+
+        sem = self._semaphore()
+        self._follow(spec)
+
+        def ranked(pack: Pack) -> dict[int, tuple[Ranking, list[str]]]:
+            """By part: its ranking and its blocks in ``pack``."""
+            out: dict[int, tuple[Ranking, list[str]]] = {}
+            for w in pack:
+                for i, own in sharing[id(w)]:
+                    if (found := parts[i].priorities) is not None:
+                        out.setdefault(i, (found, []))[1].extend(b.id for b in own.blocks)
+            return out
+
+        if all(part.priorities is not None for part in parts):
+            # the free slots go at once, in this order: by rank too (the screen first)
+            packs.sort(key=lambda p: min(r.rank(ids) for r, ids in ranked(p[0]).values()))
+
+        async def one(pack: Pack, alone: bool) -> None:
+            owned = [(i, own) for w in pack for i, own in sharing[id(w)]]
+            ranked_here = ranked(pack)
+            rank = order(list(ranked_here.values()))
+            waited = any(r.foreground(ids) for r, ids in ranked_here.values())
+            emit = pack_emit(parts, owned)
+            async with sem.take(rank, priority=waited):
+                _BACKLOG.set(bool(ranked_here) and not waited)
+                outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
+            for w, outcome in zip(pack, outcomes, strict=True):
+                for i, own in sharing[id(w)]:
+                    part = parts[i]
+                    self._settle(
+                        own, outcome, spec, revision, part.emit, results[i], failed[i], flagged[i]
+                    )
+                    settled[i].append((own, outcome))
+                    waiting[i] -= 1
+                    if not waiting[i]:
+                        finish(i)
+
+        for i in range(len(parts)):
+            if not waiting[i]:
+                finish(i)
+        try:
+            await asyncio.gather(*(one(p, alone) for p, alone in packs))
+        finally:
+            for part in parts:
+                if not part.done.done():
+                    part.done.cancel()
+        await asyncio.gather(*judgings)
 
     async def _review(
         self,

@@ -10,8 +10,9 @@ at the prose alone, cost nothing and run on every answer beside them:
   whatever form the target language writes it, and the answer adds no figure the source has in
   no form.
 * ``omission`` (fastdesk.translate.omission_check): no sentence dropped, none left in the
-  source language, no part in brackets of a Chinese or Japanese source left out, and the answer
-  not far shorter than a translation into its language takes.
+  source language, no part in brackets left out, no credit (an outlet, a byline:
+  fastdesk.translate.credits), and the answer not far shorter than a translation into its
+  language takes.
 
 Both were measured against professional annotators (WMT's MQM human evaluation:
 benchmarks/bench_meaning.py, docs/quality.md).

@@ -39,10 +39,10 @@ _CATEGORY_NAMES = {
     "spelling": "fluency",
     "punctuation": "fluency",
 }
-# The reviewer's answer as a JSON schema, for providers that hold a model to one (Groq's
-# structured outputs, strict: every property required, no other; providers.groq): the answer
-# then always parses, and parse_review still checks each error (a span must be in the
-# translation)
+# The reviewer's answer as a JSON schema, for providers that hold a model to one (strict
+# structured outputs on Groq's gpt-oss and on Cerebras: every property required, no other, no
+# "type" list; providers.groq, providers.cerebras): the answer then always parses, and
+# parse_review still checks each error (a span must be in the translation)
 REVIEW_SCHEMA: dict[str, object] = {
     "name": "mqm_review",
     "schema": {

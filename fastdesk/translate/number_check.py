@@ -7,8 +7,11 @@ the answer (£52,000 in German) reads as the source reads it. Dates may change f
 2026 = 12 mars 2026 = 12/03/2026 = 2026年3月12日), 3:00 PM may become 15 h 00, 1.30pm 13.30
 Uhr, 下午3点 3 p.m. A number may be spelled out or scaled ("3 steps" → "trois étapes", 2.5
 million = zweieinhalb Millionen = 250万, 315.1亿 = 31.51 billion, 10 times = zehnmal, 第五 = the
-fifth), and a measure converted (200 feet → 60 Meter, 10 miles → 16 km). Only what is missing
-is a flag: an added number may be a spelled-out one written as digits.
+fifth), and a measure converted (200 feet → 60 Meter, 10 miles → 16 km, a 15-foot boat →
+fünf Meter, 10000 nanoseconds → zehn Mikrosekunden); in one unit a measure is compared exactly.
+A measure the source says twice in two units (120 feet, or 40 meters) may be kept once. A
+figure the answer adds is a flag only when the source has it in no form (十六, 九二 → '92, a
+foot → 30 cm).
 
 Digits stand next to Chinese or Japanese characters without a space (减18.3%, 达24,150): a
 number's boundary is a Latin letter or digit, never a CJK character.
@@ -17,7 +20,7 @@ number's boundary is a Latin letter or digit, never a CJK character.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -148,7 +151,7 @@ class Item:
     values: frozenset[str]
     unit: str | None = None
     parts: tuple[str, ...] = ()  # a date's or time's numbers, for a form not recognised opposite
-    measure: tuple[str, Decimal] | None = None  # (quantity, value in its base unit): 200 feet
+    measure: number_words.Measure | None = None  # 200 feet: a length, in metres
 
 
 def _canon(digits: str) -> str:
@@ -203,6 +206,8 @@ def _number_values(token: str, decimal: str | None = None) -> list[frozenset[str
             thousand = _canon("".join(groups))
             if grouped and decimal is None:  # 1,000 or 1.000: a thousand, or one (de, fr)
                 return [frozenset({thousand, value})]
+            if sep == "," and decimal == "." and not grouped:  # [1,1]: two numbers
+                return _split(groups)
             return [frozenset({thousand if grouped and sep != decimal else value})]
         return [frozenset({_canon("".join(groups))})] if grouped else _split(groups)
     last = seps[-1]
@@ -246,13 +251,14 @@ def extract(
     lang: str = "",
     *,
     spelled: bool = False,
-    alike: Mapping[str, frozenset[str]] | None = None,
+    copied: tuple[frozenset[str], str | None] = (frozenset(), None),
 ) -> list[Item]:
     """Every number-like item of ``text`` (prose), in order of kind; ``lang``: the text's
     language when known (its decimal mark, its words for numbers); ``spelled``: its spelled-out
     numbers and lone month names too (an answer's: "trois étapes" keeps "3 steps", "January"
-    keeps 1月); ``alike``: numbers as the source wrote them, read the source's way when the
-    text copies them (£52,000 in German is still fifty-two thousand)."""
+    keeps 1月); ``copied``: the source's runs of figures and its decimal mark, a run the text
+    copies read the source's way (£52,000 in German is still fifty-two thousand; [1,1] in
+    German still two numbers)."""
     decimal = decimal_mark(lang)
     code = primary(lang) if lang else ""
     items: list[Item] = []
@@ -316,16 +322,16 @@ def extract(
             continue  # 1.000.000: a German million, not a version
         if free(m):
             take(m, Item("version", m.group(), frozenset({"v" + body})))
-    for m in _NUMBER.finditer(text):
-        if not free(m):
-            continue
+    for m in _untaken(text, taken):
         token = m.group().rstrip(_SPACES)
-        pieces = _pieces(token, decimal)
+        pieces = _pieces(token, copied[1] if token in copied[0] else decimal)
         for n, (values, shown) in enumerate(pieces):
             after = m.start() + len(token) if n == len(pieces) - 1 else None
             before = text[max(0, m.start() - 2) : m.start()] if n == 0 else ""
-            if alike and shown in alike:
-                values = values | alike[shown]
+            fraction = _FRACTIONS.get(text[after : after + 1]) if after is not None else None
+            if fraction is not None and after is not None:  # 3½
+                values = frozenset(_canon(str(Decimal(v) + fraction)) for v in values)
+                shown, after = shown + text[after], after + 1
             unit = _unit(text, after, before)
             measure = None
             if after is not None:
@@ -341,12 +347,63 @@ def extract(
     return items
 
 
+def _untaken(text: str, taken: list[bool]) -> Iterator[re.Match[str]]:
+    """The number runs of ``text`` outside what a date, time or version took; of a run partly
+    taken, its rest ("October 1990.3": a 3 the answer brought in)."""
+    for m in _NUMBER.finditer(text):
+        if not any(taken[m.start() : m.end()]):
+            yield m
+            continue
+        i = m.start()
+        while i < m.end():
+            j = i
+            while j < m.end() and not taken[j]:
+                j += 1
+            if j > i:
+                yield from _NUMBER.finditer(text, i, j)
+            i = j + 1
+
+
+_FRACTIONS = {"½": Decimal("0.5"), "¼": Decimal("0.25"), "¾": Decimal("0.75")}
+_RANGE_WORDS = re.compile(r"\s*(?:-|–|—|to|or|and|bis|oder|und|à|et|ou)\s*", re.IGNORECASE)
+
+
+Spelled = tuple[str, Decimal, number_words.Measure | None]  # words, value, measure
+
+
+def spelled_measures(text: str, code: str) -> list[Spelled]:
+    """(words, value, measure) of each number ``text`` spells out: "fünf Meter" is 5 m, and in
+    "zweieinhalb bis vier Meter" the first shares the second's unit."""
+    found: list[Spelled] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for shown, value in number_words.spelled(text, code):
+        words = r"[\s-]+".join(re.escape(w) for w in shown.split())
+        if code not in ("zh", "ja"):  # Chinese numerals touch the words around them
+            words = rf"(?<![^\W\d_]){words}(?![^\W\d_])"
+        m = re.compile(words, re.IGNORECASE).search(text, at)
+        if m is None:
+            found.append((shown, value, None))
+            spans.append((at, at))
+            continue
+        at = m.end()
+        found.append((shown, value, number_words.measure(text, m.end(), value)))
+        spans.append(m.span())
+    for k in range(len(found) - 1):
+        (shown, value, unit), (_, nxt, shared) = found[k], found[k + 1]
+        ranged = _RANGE_WORDS.fullmatch(text[spans[k][1] : spans[k + 1][0]])
+        if unit is None and shared and shared.quantity != "temperature" and nxt and ranged:
+            base = shared.base * value / nxt  # the first of a range shares the second's unit
+            found[k] = (shown, value, number_words.Measure(shared.quantity, base, shared.unit))
+    return found
+
+
 def _spelled(text: str, code: str, months: list[tuple[str, int]]) -> list[Item]:
     """The numbers ``text`` spells out, and its month names (``months``: "in January" keeps
     1月; "January to September 2022": January's year may be said after it)."""
     found = [
-        Item("spelled", shown, frozenset({_canon(str(value))}))
-        for shown, value in number_words.spelled(text, code)
+        Item("spelled", shown, frozenset({_canon(str(value))}), measure=measure)
+        for shown, value, measure in spelled_measures(text, code)
     ]
     years = set(_YEAR.findall(text)) if months else set()
     for word, number in months:
@@ -357,7 +414,7 @@ def _spelled(text: str, code: str, months: list[tuple[str, int]]) -> list[Item]:
 
 def _scaled(
     text: str, end: int, values: frozenset[str], unit: str | None, code: str
-) -> tuple[frozenset[str], str | None, tuple[str, Decimal] | None]:
+) -> tuple[frozenset[str], str | None, number_words.Measure | None]:
     """A number's values with the scale word after it (2.5 million, 50万), its unit when it
     is a percentage in words, and its measure (200 feet)."""
     m = number_words.SCALE_AFTER.match(text, end)
@@ -530,8 +587,8 @@ def numbers_problem(
         return None
     lang = source_lang or _source_language(source) or ""
     src = extract(source, lang)
-    alike = {i.text: i.values for i in src if i.kind in ("number", "optional")}
-    ans = extract(answer, target_lang, spelled=True, alike=alike)
+    runs = frozenset(m.group().rstrip(_SPACES) for m in _NUMBER.finditer(source))
+    ans = extract(answer, target_lang, spelled=True, copied=(runs, decimal_mark(lang)))
     missing, extra = _match(src, ans, units=True)
     lost = [src[i] for i in missing]
     added = [ans[j] for j in extra]
@@ -544,9 +601,12 @@ def numbers_problem(
         lost = [flat_src[i] for i in still]
         added = [flat_ans[j] for j in spare]
     lost = [s for s in lost if s.kind != "optional"]
+    if not any(a.measure for a in added):  # nothing of the answer's stands for a lost measure
+        lost = [s for s in lost if not _twin(s, src, lost)]
     if not lost:
         return _added(source, lang, src, added)
-    added = [a for a in added if a.kind not in ("spelled", "month")]
+    words = _in_words(source, lang)  # 二十大's 20 in "20th" is no change of a lost 10
+    added = [a for a in added if a.kind not in ("spelled", "month") and not a.values & words]
     if len(lost) == 1 and len(added) == 1:
         return f"{lost[0].kind} changed: {_shown(lost[0])} → {_shown(added[0])}"
     more = f" (+{len(lost) - 3} more)" if len(lost) > 3 else ""
@@ -555,26 +615,60 @@ def numbers_problem(
     return f"{what} missing: " + ", ".join(_shown(i) for i in lost[:3]) + more
 
 
+def _twin(item: Item, src: list[Item], lost: list[Item]) -> bool:
+    """The source says ``item``'s measure again in another unit, and that one is kept: "120
+    feet, or 40 meters" → "40 Meter", "115 Fahrenheit, 43 or 44 degrees Centigrade" → "44 Grad
+    Celsius"."""
+    if item.measure is None:
+        return False
+    return any(
+        other.measure is not None
+        and other.measure.unit != item.measure.unit
+        and other not in lost
+        and number_words.converted(item.measure, other.measure)
+        for other in src
+    )
+
+
 def _added(source: str, lang: str, src: list[Item], added: list[Item]) -> str | None:
     """A figure the answer brings in that the source has in no form: not in figures, not in
-    words ("three" → 3, 十六 → 16), not as a year or a part of a date."""
+    words ("three" → 3, 十六 → 16, 九二 → 92), not as a year or a part of a date, not as a
+    measure converted ("eight-foot" → 2,5 Meter, "a foot" → 30 cm)."""
     figures = [a for a in added if a.kind in ("number", "date", "time", "version")]
     if not figures:
         return None
     known: set[str] = set()
+    measures = [item.measure for item in src if item.measure is not None]
     for item in src:
         known |= item.values
         known.update(_canon(p) for p in item.parts)
-    known.update(_canon(str(v)) for _w, v in number_words.spelled(source, primary(lang or "en")))
+    known |= _in_words(source, lang)
+    measures += [m for _w, _v, m in spelled_measures(source, primary(lang or "en")) if m]
+    for m in number_words.ONE_MEASURE.finditer(source):
+        one = number_words.measure(source, m.end(), Decimal(1))
+        if one is not None:
+            measures.append(one)
     new = []
     for item in figures:
         parts = {_canon(p) for p in item.parts} if item.parts else set()
         if item.values & known or (parts and parts <= known):
             continue
+        if item.measure and any(number_words.converted(item.measure, m) for m in measures):
+            continue
         new.append(item)
     if not new:
         return None
     return "number added: " + ", ".join(_shown(i) for i in new[:3])
+
+
+def _in_words(source: str, lang: str) -> set[str]:
+    """The numbers the source says in words or numerals ("three", 十六, and 九二 digit by
+    digit), as values."""
+    code = primary(lang or "en")
+    found = {_canon(str(value)) for _w, value in number_words.spelled(source, code)}
+    if code in ("zh", "ja"):
+        found.update(_canon(str(v)) for v in number_words.digitwise(source))
+    return found
 
 
 def _shown(item: Item) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import NamedTuple
 
 # --- scale words after figures: 2.5 million, 2,5 Mio., 315.1亿, 50万 --------------------------
 
@@ -337,6 +338,22 @@ def chinese(text: str) -> list[tuple[str, Decimal]]:
     return out
 
 
+_DIGITWISE = re.compile(r"[零〇一二两兩三四五六七八九]{2,3}")
+
+
+def digitwise(text: str) -> list[Decimal]:
+    """Runs of two or three Chinese digits read digit by digit, which ``chinese`` leaves out
+    (六七 may be "six or seven"): 九二共识 is the "92 Consensus", the "1992 Consensus" too.
+    Only for what a translation may bring in, never for what it must keep."""
+    out = []
+    for m in _DIGITWISE.finditer(text):
+        digits = "".join(str(_CJK_DIGITS[ch]) for ch in m.group())
+        out.append(Decimal(digits))
+        if len(digits) == 2:
+            out.extend((Decimal("19" + digits), Decimal("20" + digits)))
+    return out
+
+
 # --- small numbers of the other languages ----------------------------------------------------
 
 SMALL: dict[str, dict[str, int]] = {
@@ -475,6 +492,25 @@ for _quantity, _table in {
         "square kilometers": "1000000",
         "square kilometres": "1000000",
     },
+    "time": {
+        "ns": "0.000000001",
+        "nanosecond": "0.000000001",
+        "nanoseconds": "0.000000001",
+        "nanosekunden": "0.000000001",
+        "µs": "0.000001",
+        "microsecond": "0.000001",
+        "microseconds": "0.000001",
+        "mikrosekunde": "0.000001",
+        "mikrosekunden": "0.000001",
+        "ms": "0.001",
+        "millisecond": "0.001",
+        "milliseconds": "0.001",
+        "millisekunde": "0.001",
+        "millisekunden": "0.001",
+        "纳秒": "0.000000001",
+        "微秒": "0.000001",
+        "毫秒": "0.001",
+    },
     "speed": {
         "mph": "1.609344",
         "km/h": "1",
@@ -485,21 +521,37 @@ for _quantity, _table in {
     for _name, _factor in _table.items():
         MEASURES[_name] = (_quantity, Decimal(_factor))
 MEASURE_AFTER = re.compile(
-    r"\s?(平方公里|平方米|公里|千米|厘米|英里|英尺|英寸|公斤|千克|公顷|[米克吨磅斤亩升])"
+    r"\s?(平方公里|平方米|公里|千米|厘米|英里|英尺|英寸|公斤|千克|公顷|纳秒|微秒|毫秒|[米克吨磅斤亩升])"
     r"|[\s-]?((?i:square (?:miles|kilomet(?:er|re)s)|[^\W\d_]+(?:/h)?))(?![^\W\d_])"
 )
-# Temperatures: Fahrenheit and Celsius are converted by formula, not by a factor
-TEMPERATURE = re.compile(r"\s?°\s?([CF])|\s(?i:degrees? (fahrenheit|celsius)|grad celsius)")
+# Temperatures: Fahrenheit and Celsius are converted by formula, not by a factor ("115
+# Fahrenheit", "44 degrees Centigrade", "43 Grad Celsius")
+TEMPERATURE = re.compile(
+    r"\s?°\s?([CF])"
+    r"|\s(?i:(?:degrees?\s|grad\s)?(fahrenheit|celsius|centigrade))(?![^\W\d_])"
+)
+# "a foot", "an inch": a measure of one that says no figure (about a foot long → ca. 30 cm)
+ONE_MEASURE = re.compile(r"(?<![^\W\d_])(?i:an?)(?=\s[^\W\d_])")
 
 
-def measure(text: str, end: int, value: Decimal) -> tuple[str, Decimal] | None:
-    """(quantity, value in its base unit) of the number ``value`` ending at ``end`` of ``text``
-    when a unit of measure follows it; None otherwise."""
+class Measure(NamedTuple):
+    """A figure with its unit: its quantity, its value in the quantity's base unit (metres,
+    °C…) and its unit (a factor, or a temperature scale), so that one unit is compared exactly
+    and two units within a conversion's rounding."""
+
+    quantity: str
+    base: Decimal
+    unit: str
+
+
+def measure(text: str, end: int, value: Decimal) -> Measure | None:
+    """The measure of the number ``value`` ending at ``end`` of ``text`` when a unit of
+    measure follows it; None otherwise."""
     t = TEMPERATURE.match(text, end)
     if t is not None:
         unit = (t.group(1) or t.group(2) or "c")[0].lower()
         celsius = (value - 32) * 5 / 9 if unit == "f" else value
-        return "temperature", celsius
+        return Measure("temperature", celsius, unit)
     m = MEASURE_AFTER.match(text, end)
     if m is None:
         return None
@@ -507,15 +559,17 @@ def measure(text: str, end: int, value: Decimal) -> tuple[str, Decimal] | None:
     found = MEASURES.get(word) or MEASURES.get(word.lower())
     if found is None:
         return None
-    return found[0], value * found[1]
+    return Measure(found[0], value * found[1], str(found[1]))
 
 
-def converted(a: tuple[str, Decimal], b: tuple[str, Decimal], tolerance: float = 0.1) -> bool:
-    """Two measures of one quantity within ``tolerance`` (a converted figure is rounded:
-    200 feet → 60 Meter, 10 miles → 16 km)."""
-    if a[0] != b[0]:
+def converted(a: Measure, b: Measure, tolerance: float = 0.1) -> bool:
+    """Two measures of one quantity, the same in one unit or within ``tolerance`` in two (a
+    converted figure is rounded: 200 feet → 60 Meter, 10 miles → 16 km, 115 °F → 46 °C)."""
+    if a.quantity != b.quantity:
         return False
-    if a[0] == "temperature":
-        return abs(a[1] - b[1]) <= 2
-    high = max(abs(a[1]), abs(b[1]))
-    return high > 0 and abs(a[1] - b[1]) <= Decimal(str(tolerance)) * high
+    if a.unit == b.unit:  # 200 feet → 210 feet is a change, not a rounding
+        return a.base == b.base
+    if a.quantity == "temperature":  # a rounded conversion, or a speaker's own (115 °F ≈ 44 °C)
+        return abs(a.base - b.base) <= 3
+    high = max(abs(a.base), abs(b.base))
+    return high > 0 and abs(a.base - b.base) <= Decimal(str(tolerance)) * high

@@ -3,7 +3,9 @@
 The answer has half the source's sentences (or fewer); or fewer sentences and far less text than
 a translation into that language takes (a dropped sentence in a paragraph of a few); or a whole
 source sentence of six words or more left in the source language inside an otherwise translated
-block. A paragraph of many sentences that lost one short sentence is beyond length arithmetic:
+block. What length cannot see but a name can: a part in brackets whose names or figures the
+answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's "&". A
+paragraph of many sentences that lost one short sentence or a phrase is beyond this arithmetic:
 the reviewer pass (fastdesk.translate.quality) is for that.
 """
 
@@ -13,6 +15,7 @@ import math
 import re
 
 from fastdesk.document.languages import primary
+from fastdesk.translate.credits import credit_left_out, outlet_kept
 from fastdesk.translate.language import identify
 from fastdesk.translate.number_check import month, script_language
 
@@ -114,7 +117,9 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
     flat = " ".join(answer.split())
     if not src or flat == " ".join(source.split()):  # an echo: not this check's business
         return None
-    src = [x for n, x in enumerate(src) if n == 0 or x != src[n - 1]]  # Thank you. Thank you.
+    if _another_text(source, answer):
+        return None
+    src = _unrepeated(src)
     ans = sentences(answer)
     # Chinese and Japanese end sentences where English joins them with a comma: three short
     # questions asked as one are all there
@@ -128,7 +133,11 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         for s in src
         if len(_WORD.findall(s)) >= MIN_UNTRANSLATED_WORDS and " ".join(s.split()) in flat
     ]
-    phrase = _bracket_left_out(source, answer)
+    phrase = (
+        _bracket_left_out(source, answer)
+        or credit_left_out(source, answer, primary(target_lang))
+        or _firm_left_out(source, answer)
+    )
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
     shorter = script is not None or letters_ans < letters_src  # else too long to judge short
@@ -172,23 +181,118 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
 
 
 # A part in brackets of a Chinese or Japanese source (a dateline, an outlet's name, a gloss)
-# keeps its brackets in a translation; an answer with fewer brackets left one out. Between
+# keeps its brackets in a translation; an answer with fewer brackets left one out, unless what
+# the part says is elsewhere in the answer: the outlet it names, the figures of a date. Between
 # Latin-script languages a gloss in brackets often joins the text ("[of assembly time]" →
-# "Montagezeit"): not judged there.
+# "Montagezeit"): there, a part in brackets is left out only when the answer has fewer brackets
+# and lacks its figures (in any locale's form), or, where it has none, one of its names ("(full
+# name Demna Gvasalia)"; a capitalised first word may be a gloss's, "(Laughter)").
 _BRACKETS = re.compile(r"[（(【\[][^（(【\[）)】\]]{1,80}[）)】\]]")
 _OPENERS = re.compile(r"[（(【\[]")
+_DATE_PART = re.compile(r"[\d\s年月日号至到]+")
+_FIGURE = re.compile(r"\d+")
+_LATIN_BRACKETS = re.compile(r"\(([^()]{2,80})\)")
+_NAME = re.compile(r"\b[A-Z][\w'-]+")
+_NUMBER = re.compile(r"\d[\d.,]*")
+_LOCALE_FIGURE = re.compile(r"\d[\d.,'\u00a0\u202f ]*")  # 1,000 is 1.000 or 1 000 in German
 
 
 def _bracket_left_out(source: str, answer: str) -> str | None:
-    """A part in brackets of a CJK source that the answer, in another script, lacks."""
+    """A part in brackets of the source that the answer, in another script, lacks."""
     if "（" not in source and "(" not in source and "【" not in source and "[" not in source:
         return None
-    if not _CJK.search(source) or _CJK.search(answer):
+    if not _CJK.search(source):
+        return _latin_bracket_left_out(source, answer)
+    if _CJK.search(answer):
         return None
-    groups = [g for g in _BRACKETS.findall(source) if len(_CJK.findall(g)) >= 2]
-    if groups and len(_BRACKETS.findall(source)) > len(_OPENERS.findall(answer)):
-        return f"left out: a part in brackets ({groups[-1]!r})"
+    groups = _BRACKETS.findall(source)
+    if len(groups) <= len(_OPENERS.findall(answer)):
+        return None
+    for group in reversed(groups):
+        if len(_CJK.findall(group)) < 2 or outlet_kept(group, answer):
+            continue
+        day = _FIGURE.findall(group)[-1:]
+        if (
+            _DATE_PART.fullmatch(group[1:-1])
+            and day
+            and re.search(rf"(?<!\d){day[0]}(?!\d)", answer)
+        ):
+            continue  # （2月10日）: the date is there (its day), in brackets or not
+        return f"left out: a part in brackets ({group!r})"
     return None
+
+
+def _latin_bracket_left_out(source: str, answer: str) -> str | None:
+    groups = _LATIN_BRACKETS.findall(source)
+    if len(groups) <= answer.count("(") + answer.count("（"):
+        return None
+    figures = {re.sub(r"\D", "", f) for f in _LOCALE_FIGURE.findall(answer)}
+    for group in groups:
+        numbers = _NUMBER.findall(group)
+        if numbers:  # a figure kept in any form keeps the part ("(1,000 in March)": 1.000)
+            if not any(re.sub(r"\D", "", n) in figures for n in numbers):
+                return f"left out: a part in brackets ('({group})')"
+            continue
+        names = _NAME.findall(group)[1 if _NAME.match(group) else 0 :]  # not its first word
+        if names and not all(name in answer for name in names):
+            return f"left out: a part in brackets ('({group})')"
+    return None
+
+
+# Words in Latin letters inside a Chinese or Japanese source (a name, an acronym, a term)
+# pass into a Latin-script answer as they are
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
+# ... and so do its figures, in some form: an answer keeping none of four is another text (a
+# date and a time, "2023-02-11 13:09:10", answered with a film's credits; set on WMT23 zh-en)
+ANOTHER_TEXT_ANCHORS = 4
+
+
+def _another_text(source: str, answer: str) -> bool:
+    """Whether the answer, in Latin script, keeps none of the Latin words and figures of a
+    Chinese or Japanese source that has a Latin word or four figures and words in all: it is
+    another text (a model's invention), not this one with a gap; the numbers and language
+    checks speak for it, and what it lacks is not an omission."""
+    if not _CJK.search(source) or _CJK.search(answer):
+        return False
+    words = set(_LATIN_WORD.findall(source))
+    anchors = words | set(_FIGURE.findall(source))
+    if not words and len(anchors) < ANOTHER_TEXT_ANCHORS:
+        return False
+    kept = set(_LATIN_WORD.findall(answer)) | set(_FIGURE.findall(answer))
+    return kept.isdisjoint(anchors)
+
+
+# A firm's name joined with "&" (Debevoise & Plimpton, Procter & Gamble) keeps it
+_FIRM = re.compile(r"\b[A-Z][\w.]*\s?&\s?[A-Z][\w.]*")
+
+
+def _firm_left_out(source: str, answer: str) -> str | None:
+    """A name joined with "&" in a Latin-script source whose "&" the answer lacks."""
+    if "&" not in source or "&" in answer:
+        return None
+    firm = _FIRM.search(source)
+    return None if firm is None else f"left out: part of the name {firm.group()!r}"
+
+
+def _unrepeated(src: list[str]) -> list[str]:
+    """The sentences without one that repeats its predecessor, whole or as its start ("Thank
+    you. Thank you." and "谢谢。谢谢大家。" say thanks once)."""
+    out: list[str] = []
+    for sentence in src:
+        if out and (sentence == out[-1] or len(out[-1]) <= SHORT_REPEAT):
+            last, this = _core(out[-1]), _core(sentence)
+            short = len(_WORD.findall(out[-1])) <= 2
+            if this == last or (short and this.startswith(last)):
+                continue
+        out.append(sentence)
+    return out
+
+
+SHORT_REPEAT = 24  # characters: a sentence of two words ("Thank you.") a longer one may repeat
+
+
+def _core(sentence: str) -> str:
+    return "".join(_WORD.findall(sentence)).lower()
 
 
 def _language(text: str) -> str | None:

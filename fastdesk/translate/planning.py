@@ -30,6 +30,7 @@ CONTEXT_CHARS = 240  # how much of the preceding block goes along with an edited
 # requests, and the instructions every request repeats are paid less often.
 BACKFILL_PACK_TOKENS = 4000
 BACKFILL_PACK_BLOCKS = 64
+BACKLOG_SHARE = (1 - RESERVE) / 2  # of the account's minute, the most a backfill's pack books
 
 
 class PlanSpec(Protocol):
@@ -191,17 +192,19 @@ def pack_blocks(work: Sequence[Work], pack_tokens: int, max_blocks: int) -> list
     return out
 
 
-def backfill_pack_tokens(live: int, tokens_per_minute: int | None, model: str = "") -> int:
+def backfill_pack_tokens(
+    live: int, tokens_per_minute: int | None, model: str = "", *, share: float = BACKLOG_SHARE
+) -> int:
     """A backfill's pack budget: up to ``BACKFILL_PACK_TOKENS``, but never less than the live
     one (``live``), with room for its answer asked again at twice the budget within the model's
     output limit, and booking (its prompt with about 600 tokens of instructions, plus its
-    completion budget) at most half of what a backlog may use of the account's minute, so that
-    a minute serves two of them."""
+    completion budget) at most ``share`` of the account's minute: by default half of what a
+    backlog may use of it, so that a minute serves two of them."""
     size = BACKFILL_PACK_TOKENS
     while size > live and 2 * completion_budget(size, model) > MAX_COMPLETION_TOKENS:
         size -= 100
     if tokens_per_minute is not None:
-        room = tokens_per_minute * (1 - RESERVE) / 2
+        room = tokens_per_minute * share
         while size > live and 600 + size + completion_budget(size, model) > room:
             size -= 100
     return max(live, size)

@@ -48,10 +48,14 @@ class NotConfigured(LookupError):
 
 
 def glossary_for(
-    settings: Settings, document: str | Path | None, root: Path | None = None
+    settings: Settings,
+    document: str | Path | None,
+    root: Path | None = None,
+    ignored: list[str] | None = None,
 ) -> Glossary | None:
     """The global glossary merged with the document folder's one (folder wins), looked for no
-    higher than ``root`` (a docs project's) when given."""
+    higher than ``root`` (a docs project's) when given. A glossary left out is logged, and its
+    one-line reason added to ``ignored`` (the window says it in the status bar)."""
     paths: list[Path | HouseFile] = [
         p
         for p in (glossary_file(settings),)
@@ -67,13 +71,17 @@ def glossary_for(
         return load_glossary(paths)
     except GlossaryError as exc:
         log.warning("glossary ignored: %s", exc)
+        if ignored is not None:
+            ignored.append(f"Glossary not used: {exc}")
         return None
 
 
-def style_for(document: str | Path | None, root: Path | None = None) -> Style | None:
+def style_for(
+    document: str | Path | None, root: Path | None = None, ignored: list[str] | None = None
+) -> Style | None:
     """The house style beside the document or above it (not above ``root``, the project's
-    root); None without one. A file that cannot be read is logged and left out, like a bad
-    glossary: the translation goes on without it."""
+    root); None without one. A file that cannot be read is logged and left out (its reason in
+    ``ignored``), like a bad glossary: the translation goes on without it."""
     if document is None:
         return None
     path = find_style_file(Path(document), root)
@@ -83,6 +91,8 @@ def style_for(document: str | Path | None, root: Path | None = None) -> Style | 
         style = load_style(path, root)
     except StyleError as exc:
         log.warning("house style ignored: %s", exc)
+        if ignored is not None:
+            ignored.append(f"House style not used: {exc}")
         return None
     for warning in style.warnings:
         log.warning("%s: %s", path, warning)
@@ -169,8 +179,9 @@ def build_engine(
     backfill: bool = False,
 ) -> Engine:
     """The engine of the window and the command line. Its requests in flight follow the
-    account (routing/concurrency.py) under a cap: ``concurrency`` (``--concurrency N``), else
-    the settings' ``concurrency``, else the window's ceiling (32). ``patient_review``: reviews
+    account (routing/concurrency.py) under a cap: ``concurrency`` (``--concurrency N``; the
+    window passes its own, fastdesk.ui.bridge.translators), else the settings' ``concurrency``,
+    else ``CEILING`` (32). ``patient_review``: reviews
     wait for the rate limit (the command line's ``--review``) rather than give way (the
     window's: translations first). ``backfill``: nobody waits for a block (the command line):
     larger packs (Engine.packs)."""

@@ -10,7 +10,9 @@ message box (which opens links itself). So every such text goes through one of t
 - a label: :func:`plain` (``Qt.TextFormat.PlainText``, no links opened);
 - a tooltip (rich text whenever it looks like HTML, whoever sets it): :func:`tip`, escaped
   and wrapped so that it is always shown as the characters it holds;
-- a message box: :func:`plain_box` before it is shown, or :func:`ask` for a question.
+- a message box: :func:`plain_box` before it is shown, or :func:`ask` for a question;
+- a menu item's text (a recent file's name): :func:`menu_text` (Qt takes ``&`` there for the
+  letter that chooses it: "R&D notes.md" showed as "RD notes.md", and Alt+D chose it).
 
 Links in a rendered document open only through ``fastdesk.ui.panes.links`` (http(s), mailto).
 """
@@ -22,12 +24,17 @@ import html
 from PySide6.QtGui import Qt  # QtGui's Qt adds mightBeRichText
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
-__all__ = ["ask", "escape", "plain", "plain_box", "tip"]
+__all__ = ["ask", "escape", "menu_text", "plain", "plain_box", "tip"]
 
 
 def escape(text: str) -> str:
     """``text`` for a place that takes rich text (``<``, ``>`` and ``&`` as themselves)."""
     return html.escape(text, quote=False)
+
+
+def menu_text(text: str) -> str:
+    """``text`` for a menu item, a button or a tab: each ``&`` shown as itself."""
+    return text.replace("&", "&&")
 
 
 def tip(text: str) -> str:

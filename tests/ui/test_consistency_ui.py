@@ -5,11 +5,19 @@ offscreen; the real engine and session, a fake provider)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import QDialog, QDockWidget
 
+from fastdesk.project.layout import Project
+from fastdesk.project.status import translated_units
+from fastdesk.translate.consistency import Unit
+from fastdesk.ui import workbench
+from fastdesk.ui.dialogs.glossary_drift import GlossaryDriftDialog
+from fastdesk.ui.window.main_window import MainWindow
 from fastdesk.ui.workbench.problems import EVERYWHERE_TEXT, FIX, PROBLEM
 from tests.ui.test_problems_ui import click, shown
 from tests.ui.test_review_ui import raw, target_text, wait_settled
@@ -74,6 +82,7 @@ def test_the_glossary_drift_view_lists_each_terms_renderings(
     w.findChild(QAction, "actionGlossaryDrift").trigger()
     dialog = w.findChild(QDialog, "glossaryDrift")
     assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.busy)
     tree = dialog.tree
     rows = {
         tree.topLevelItem(n).text(0): tree.topLevelItem(n) for n in range(tree.topLevelItemCount())
@@ -88,7 +97,9 @@ def test_the_glossary_drift_view_lists_each_terms_renderings(
     assert cat.text(3) == "as the glossary says"
 
 
-def test_the_drift_view_reads_the_open_projects_other_pages(make_window, qtbot, tmp_path) -> None:
+def _site(tmp_path: Path) -> Path:
+    """A MkDocs site in en and fr with a glossary: its index page untranslated, its guide
+    translated by hand with the glossary's term."""
     root = tmp_path / "site"
     (root / "docs").mkdir(parents=True)
     (root / "mkdocs.yml").write_text(
@@ -104,15 +115,98 @@ def test_the_drift_view_reads_the_open_projects_other_pages(make_window, qtbot, 
     )
     (root / "docs/guide.md").write_text("Goodbye world.\n", encoding="utf-8")
     (root / "docs/guide.fr.md").write_text("Au revoir univers.\n", encoding="utf-8")  # by hand
+    return root
+
+
+def _open_site(make_window, qtbot, tmp_path: Path) -> MainWindow:
     w = make_window()
-    assert w.open_project(root)  # its index page on show, translated by the fake as "monde"
+    assert w.open_project(_site(tmp_path))  # its index page, translated by the fake as "monde"
     qtbot.waitUntil(lambda: not w.project.reading, timeout=10_000)
     qtbot.waitUntil(lambda: "Au revoir monde." in w.document_view.review_ctl.target_text())
     wait_settled(w, qtbot)
     qtbot.waitUntil(lambda: w.workbench.problem_list.glossary is not None)
-    dialog = w.workbench.show_glossary_drift()
-    assert dialog is not None
+    return w
+
+
+def _world(dialog: GlossaryDriftDialog) -> dict[str, str]:
     (world,) = [dialog.tree.topLevelItem(n) for n in range(dialog.tree.topLevelItemCount())]
     assert world.text(0) == "world" and world.text(3) == "drifts"
-    where = {world.child(n).text(2): world.child(n).text(3) for n in range(world.childCount())}
-    assert where == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}
+    return {world.child(n).text(2): world.child(n).text(3) for n in range(world.childCount())}
+
+
+def test_the_drift_view_reads_the_open_projects_other_pages(make_window, qtbot, tmp_path) -> None:
+    w = _open_site(make_window, qtbot, tmp_path)
+    dialog = w.workbench.show_glossary_drift()
+    assert dialog is not None
+    qtbot.waitUntil(lambda: not dialog.busy)
+    assert _world(dialog) == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}
+
+
+def test_the_drift_view_reads_the_pages_in_a_worker_and_the_window_goes_on(
+    make_window, qtbot, tmp_path, monkeypatch
+) -> None:
+    """The pages are read off the GUI thread: while the read is held, the dialog is open and
+    busy and the window's event loop runs; the view fills when the read ends."""
+    w = _open_site(make_window, qtbot, tmp_path)
+    gate = threading.Event()
+    readers: list[bool] = []  # for each read: was it on the GUI thread?
+    threads: list[threading.Thread] = []
+
+    def held(project: Project, skip: tuple[str, str] = ("", "")) -> list[Unit]:
+        on_gui = threading.current_thread() is threading.main_thread()
+        readers.append(on_gui)
+        threads.append(threading.current_thread())
+        if not on_gui:  # a read on the GUI thread is not held: the test would hang
+            gate.wait(30)
+        return translated_units(project, skip=skip)
+
+    monkeypatch.setattr(workbench, "translated_units", held)
+    try:
+        dialog = w.workbench.show_glossary_drift()
+        assert dialog is not None and dialog.isVisible()
+        qtbot.waitUntil(lambda: readers != [])
+        assert readers == [False]
+        assert dialog.busy and dialog.progress.isVisible() and dialog.tree.topLevelItemCount() == 0
+        assert dialog.summary.text() == "Reading the pages…"
+        ticks: list[int] = []
+        QTimer.singleShot(0, lambda: ticks.append(1))  # the GUI thread's events go on
+        qtbot.waitUntil(lambda: ticks == [1])
+        w.document_view.source.moveCursor(QTextCursor.MoveOperation.End)  # and so does editing
+        w.document_view.source.insertPlainText("\nMore.")
+        assert w.document_view.source.toPlainText().endswith("More.")
+        assert dialog.busy  # the read is still held
+        with qtbot.waitSignal(dialog.filled, timeout=10_000):
+            gate.set()
+    finally:
+        gate.set()
+    assert not dialog.busy and not dialog.progress.isVisible()
+    assert _world(dialog) == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}
+    qtbot.waitUntil(lambda: not threads[0].is_alive())  # the read's thread ends with it
+
+
+def test_a_drift_view_closed_while_reading_drops_the_read(
+    make_window, qtbot, tmp_path, monkeypatch
+) -> None:
+    w = _open_site(make_window, qtbot, tmp_path)
+    gate = threading.Event()
+    started = threading.Event()
+
+    def held(project: Project, skip: tuple[str, str] = ("", "")) -> list[Unit]:
+        started.set()
+        gate.wait(30)
+        return translated_units(project, skip=skip)
+
+    monkeypatch.setattr(workbench, "translated_units", held)
+    try:
+        first = w.workbench.show_glossary_drift()
+        assert first is not None
+        qtbot.waitUntil(started.is_set)
+        first.close()
+        assert not first.busy
+    finally:
+        gate.set()
+    monkeypatch.setattr(workbench, "translated_units", translated_units)
+    again = w.workbench.show_glossary_drift()
+    assert again is not None
+    qtbot.waitUntil(lambda: not again.busy)
+    assert _world(again) == {"monde": "docs/index.md (2)", "univers": "docs/guide.md (1)"}

@@ -427,7 +427,13 @@ def test_a_style_file_linked_out_of_the_folder_is_not_sent_from_the_window(
     doc = docs_page(tmp_path, '[translate.fr]\n"world" = "monde"\n')
     os.symlink(secret, doc.parent / ".fastdesk-style.md")
     w = make_window()
+    said: list[str] = []  # the status bar's passing messages
+    w.document_view.message.connect(lambda text, _ms: said.append(text))
     assert w.open_file(doc)
     qtbot.waitUntil(lambda: "chat" in w.document_view.review_ctl.target_text(), timeout=5000)
     assert provider.requests
     assert all("TOP-SECRET" not in str(r.messages) for r in provider.requests)
+    # the editor is told, not only the log: one line naming the file, and only once
+    refused = [t for t in said if t.startswith("House style not used")]
+    assert len(refused) == 1 and ".fastdesk-style.md" in refused[0], said
+    assert "TOP-SECRET" not in refused[0]

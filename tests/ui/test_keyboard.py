@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QAbstractButton, QApplication, QDockWidget, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDockWidget,
+    QMenu,
+    QToolButton,
+    QWidget,
+)
 
 from tests.ui.everything import make_site, open_panels
 
@@ -121,6 +128,20 @@ def test_each_panel_shortcut_shows_and_hides_it(make_window, qtbot, site, action
     qtbot.waitUntil(lambda: not panel.isVisible())
     # the focus goes back to a pane, not nowhere
     assert _holder(window, QApplication.focusWidget()) in ("sourceEditor", "targetPreview")
+
+
+def test_f10_opens_the_first_menu_and_esc_leaves_it(make_window, qtbot, site) -> None:
+    window = _opened(make_window, qtbot, site)
+    bar = window.menuBar()
+    qtbot.keyClick(window.document_view.source, Qt.Key.Key_F10)
+    qtbot.waitUntil(lambda: bar.activeAction() is not None)
+    first = next(a for a in bar.actions() if a.menu() is not None)
+    assert bar.activeAction() is first
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu))
+    assert QApplication.activePopupWidget() is first.menu()  # open: the arrows go on from it
+    qtbot.keyClick(first.menu(), Qt.Key.Key_Escape)
+    qtbot.keyClick(bar, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
 
 
 def test_panel_close_buttons_and_toolbar_are_reachable(make_window, qtbot, site) -> None:

@@ -80,3 +80,35 @@ def test_translate_project_offers_a_batch_then_writes_its_answers(
     qtbot.waitUntil(lambda: "batch job, half price" in latency.text(), timeout=5_000)
     for page in ("index", "sub/guide"):
         assert "Étape 0 of" in (root / f"docs/{page}.fr.md").read_text(encoding="utf-8")
+
+
+def test_a_batchs_answers_come_with_the_nav_titles_as_a_live_run_does(
+    make_window, qtbot, tmp_path: Path, emu: Emulator
+) -> None:
+    """Taking a job's answers in translates the labels outside the pages too (live: no job
+    carries them), as Translate Project does without a batch."""
+    from tests.project_kit import write
+
+    root = make_project(tmp_path / "site", "mkdocs-suffix")
+    config = root / "mkdocs.yml"
+    write(
+        config,
+        config.read_text(encoding="utf-8").replace(
+            "plugins:", "nav:\n  - Step in: index.md\nplugins:"
+        ),
+    )
+    emu.batches.configure(steps=("validating", "completed"))  # done at the next poll
+    window = make_window(engine_factory=groq_engine(emu))
+    assert window.open_project(root)
+    qtbot.waitUntil(lambda: not window.project.reading, timeout=10_000)
+    box = offer(qtbot, window)
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000):
+        box.findChild(QPushButton, "batchOfferBatch").click()
+    box.deleteLater()
+    assert "nav_translations" not in config.read_text(encoding="utf-8")
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000) as signal:
+        window.translate_project()  # the job is done: its answers are written, then the titles
+    assert signal.args == ["Project translated: 2 of 2 pages written"]
+    assert '"Step in": "Étape in"' in config.read_text(encoding="utf-8")
+    titles = [r for r in emu.chat_requests if "Step in" in str(r.body["messages"][-1])]
+    assert len(titles) == 1  # live: no job carries it

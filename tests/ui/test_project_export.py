@@ -140,3 +140,29 @@ def test_export_beside_the_source_in_a_folder_layout_warns_first(
     settle(qtbot, window)
     assert "![logo](../en/img/logo.png)" in (site / "docs/fr/guide.md").read_text(encoding="utf-8")
     assert len(said) == 3
+
+
+def test_a_copy_elsewhere_follows_the_anchors_the_translation_moves(
+    make_window, qtbot, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MkDocs makes a heading's anchor from its text: "# Hello" translated is ``#bonjour``.
+    A copy is written as the target is (`fastdesk translate DIR`, `fastdesk export`): its
+    links into the moved heading follow it, in a folder of its own and beside the source."""
+    write(site / "docs/en/guide.md", "# Hello\n\nHello world, see [the top](#hello).\n")
+    window = opened_on_guide(make_window, qtbot, site)
+    chosen = site / "handoff/guide-fr.md"
+    chosen.parent.mkdir()
+    exporting(window, monkeypatch, chosen)
+    assert "[the top](#bonjour)" in chosen.read_text(encoding="utf-8")
+    beside = site / "docs/en/guide.fr.md"
+    window.files._ask_source_clash = lambda *_a: "anyway"
+    exporting(window, monkeypatch, beside)
+    assert (
+        beside.read_text(encoding="utf-8")
+        == "# Bonjour\n\nBonjour monde, see [the top](#bonjour).\n"
+    )
+    exporting(window, monkeypatch, site / "docs/fr/guide.md")  # the layout's target: the same
+    settle(qtbot, window)
+    assert (site / "docs/fr/guide.md").read_text(encoding="utf-8") == beside.read_text(
+        encoding="utf-8"
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QProgressDialog, QPushButton
 
+from tests.project_kit import write
 from tests.ui.test_project_panel import opened, settle, site  # noqa: F401 - the fixture
 
 
@@ -66,3 +67,65 @@ def _p(text: str):  # type: ignore[no-untyped-def]
     from pathlib import PurePosixPath
 
     return PurePosixPath(text)
+
+
+MKDOCS_TABS = """\
+site_name: t
+nav:
+  - Hello: index.md
+  - Goodbye world: guide.md
+plugins:
+  - i18n:
+      languages:
+        - locale: en
+          default: true
+        - locale: fr
+markdown_extensions:
+  - pymdownx.tabbed:
+      alternate_style: true
+      slugify: !!python/object/apply:pymdownx.slugs.slugify {kwds: {case: lower}}
+"""
+
+
+def test_translate_project_points_links_at_moved_tabs_and_translates_the_nav(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    """The window's run writes what the command line writes: links into a content tab whose
+    title was translated follow its new id (from another page too), nav titles translated."""
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", MKDOCS_TABS)
+    write(root / "docs/index.md", '# Start\n\n=== "Hello"\n\n    Goodbye cat.\n')
+    write(root / "docs/guide.md", "# Guide\n\nSee [the tab](index.md#hello).\n")
+    window = opened(make_window, qtbot, root, page=None)
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000) as signal:
+        window.project_run.start(window.project.project)
+    assert signal.args == ["Project translated: 2 of 2 pages written"]
+    guide = (root / "docs/guide.fr.md").read_text(encoding="utf-8")
+    assert "[the tab](index.md#bonjour)" in guide
+    config = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert config == MKDOCS_TABS.replace(
+        "        - locale: fr\n",
+        '        - locale: fr\n          nav_translations:\n            "Hello": "Bonjour"\n'
+        '            "Goodbye world": "Au revoir monde"\n',
+    )
+
+
+def test_translate_project_with_no_stale_page_translates_the_labels_lacking(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    """As `fastdesk translate DIR` does: every page up to date, the nav titles a language
+    lacks (a project translated before they were) are translated all the same."""
+    root = tmp_path / "site"
+    write(root / "mkdocs.yml", MKDOCS_TABS)
+    write(root / "docs/index.md", "# Start\n\nGoodbye cat.\n")
+    write(root / "docs/guide.md", "# Guide\n\nHello world.\n")
+    window = opened(make_window, qtbot, root, page=None)
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000):
+        window.project_run.start(window.project.project)
+    translated = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert '"Hello": "Bonjour"' in translated
+    write(root / "mkdocs.yml", MKDOCS_TABS)  # the titles' translations gone, no page stale
+    with qtbot.waitSignal(window.project_run.finished, timeout=20_000) as signal:
+        window.project_run.start(window.project.project)
+    assert signal.args == ["Project translated: 2 of 2 pages written"]
+    assert (root / "mkdocs.yml").read_text(encoding="utf-8") == translated

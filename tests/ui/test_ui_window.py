@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QInputMethodEvent
+from PySide6.QtGui import QAction, QInputMethodEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDialog,
     QLabel,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QTextBrowser,
@@ -248,6 +250,24 @@ def test_open_save_and_export_keep_bytes(make_window, qtbot, tmp_path: Path) -> 
     assert w.files.export_translation(out)
     assert out.read_bytes() == "# Bonjour\r\n\r\nBonjour monde \u00a0!\r\n".encode()
     assert load_settings()[0].recent_files[0] == str(doc)
+
+
+def test_a_recent_file_with_an_ampersand_shows_it_and_opens_it(
+    make_window, qtbot, tmp_path: Path
+) -> None:
+    """Qt takes "&" in a menu item for the letter that chooses it: "R&D notes.md" showed as
+    "RD notes.md" (Alt+D chose it). The recent files show each name as it is."""
+    doc = tmp_path / "R&D notes.md"
+    doc.write_text("Hello\n", encoding="utf-8")
+    w = make_window()
+    w.settings = replace(w.settings, recent_files=(str(doc),))
+    menu = QMenu(w)
+    w.fill_recent_menu(menu)
+    (action,) = menu.actions()
+    assert action.text() == str(doc).replace("&", "&&")  # shown as one "&"
+    assert QKeySequence.mnemonic(action.text()).isEmpty()  # no letter taken for a shortcut
+    action.trigger()
+    qtbot.waitUntil(lambda: w.document_view.path == doc)
 
 
 def test_opening_a_bad_file_says_why(make_window, tmp_path: Path) -> None:

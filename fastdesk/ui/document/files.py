@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from fastdesk.config.fileio import DocumentError, atomic_write_text, os_error_line, read_document
 from fastdesk.config.paths import resource
 from fastdesk.project.layout import Project
-from fastdesk.project.sync import relinked
+from fastdesk.project.sync import copy_text
 from fastdesk.review import autosave
 from fastdesk.review.export import export_target, export_translation_html
 from fastdesk.review.model import Review
@@ -285,7 +285,8 @@ class FileCommands:
     def _export_copy(
         self, project: Project, source: PurePosixPath, lang: str, chosen: Path, rel: PurePosixPath
     ) -> bool:
-        text = relinked(project, source, lang, self.view.review_ctl.target_text(), rel)
+        # written as the target is (fastdesk.project.sync.copy_text), links for its folder
+        text = copy_text(project, source, lang, self.view.review_ctl.synced(), rel)
         try:
             export_target(text, chosen, newline=self.view.newline)
         except OSError as exc:

@@ -513,6 +513,15 @@ COMMANDS: tuple[Command, ...] = (
         "The focus to the previous pane or panel on show",
         menus=(("View", 1),),
     ),
+    C(
+        "menu_bar",
+        "actionMenuBar",
+        "Menu &Bar",
+        "panels.open_menus",
+        "F10",
+        "The keyboard in the menu bar, its first menu open (as F10 does in GTK and Windows)",
+        menus=(("View", 1),),
+    ),
     # each panel's shortcut shows it (the focus in it), and hides it again
     C(
         "outline",

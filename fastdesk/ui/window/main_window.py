@@ -43,6 +43,7 @@ from fastdesk.ui.document.view import DocumentView
 from fastdesk.ui.panes.common import dropped_files, is_dark
 from fastdesk.ui.panes.elided import ElidingStatusBar
 from fastdesk.ui.panes.theme import apply_theme
+from fastdesk.ui.plain import menu_text
 from fastdesk.ui.review.controller import SIMPLIFY_KEY
 from fastdesk.ui.window.actions import Actions
 from fastdesk.ui.window.geometry import restore_geometry, saved_geometry
@@ -442,7 +443,7 @@ class MainWindow(QMainWindow):
     def fill_recent_menu(self, menu: QMenu) -> None:
         menu.clear()
         for entry in self.settings.recent_files:
-            action = menu.addAction(entry)
+            action = menu.addAction(menu_text(entry))
             action.triggered.connect(lambda _checked=False, p=entry: self.files.open_recent(p))
         if not self.settings.recent_files:
             menu.addAction("No recent files").setEnabled(False)

@@ -44,7 +44,8 @@ def name_dock_buttons(dock: QDockWidget) -> None:
 
 
 class Panels(QObject):
-    """``toggle(which)``, ``next_pane()``, ``previous_pane()``: the commands' handlers."""
+    """``toggle(which)``, ``next_pane()``, ``previous_pane()``, ``open_menus()``: the
+    commands' handlers."""
 
     def __init__(
         self,
@@ -103,6 +104,15 @@ class Panels(QObject):
 
     def previous_pane(self) -> None:
         self.cycle.step(back=True)
+
+    def open_menus(self) -> None:
+        """F10: the first menu open, arrows moving on from it. Qt's Fusion style does not
+        bind F10 as GTK and Windows do (Alt alone or Alt+letter only)."""
+        bar = self.window.menuBar()
+        menus = [a for a in bar.actions() if a.menu() is not None and a.isVisible()]
+        if menus:
+            bar.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            bar.setActiveAction(menus[0])
 
     def _panes(self) -> list[QWidget]:
         view = self.view

@@ -50,7 +50,7 @@ from fastdesk.review.problems import (
 )
 from fastdesk.review.session import Change
 from fastdesk.review.target_model import normalize
-from fastdesk.translate.consistency import Unit, glossary_drift
+from fastdesk.translate.consistency import TermUse, Unit, glossary_drift
 from fastdesk.ui.bridge.threads import gui_first
 from fastdesk.ui.dialogs.glossary_drift import GlossaryDriftDialog
 from fastdesk.ui.panes.common import plain_text, py_index
@@ -356,7 +356,8 @@ class Workbench(QObject):
     def show_glossary_drift(self) -> GlossaryDriftDialog | None:
         """Review ▸ Glossary Drift: each glossary term's renderings in the open document's
         translation and, when a docs project is open beside it, in its other pages, in every
-        language (the pages as the disk and their review records have them)."""
+        language (the pages as the disk and their review records have them). The dialog opens
+        at once; the pages are read in its worker, and it fills when that ends."""
         glossary = self.problem_list.glossary
         if not glossary:
             self.view.message.emit("This document has no glossary", 5000)
@@ -376,9 +377,14 @@ class Workbench(QObject):
             for i, b in enumerate(doc.blocks if doc is not None else ())
             if b.translatable and (shown := model.review.shown_text(b.id)) is not None
         ]
-        if project is not None:  # its pages as the disk has them, read here (a moment)
-            units += translated_units(project, skip=(here, model.review.lang))
-        dialog = GlossaryDriftDialog(glossary_drift(units, glossary), self.window)
+        skip = (here, model.review.lang)
+
+        def job() -> list[TermUse]:  # in the dialog's worker: the pages as the disk has them
+            pages = translated_units(project, skip=skip) if project is not None else []
+            return glossary_drift(units + pages, glossary)
+
+        dialog = GlossaryDriftDialog(self.window)
+        dialog.read(job)
         dialog.show()
         self.drift_dialog = dialog
         return dialog

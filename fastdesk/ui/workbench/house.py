@@ -82,6 +82,9 @@ def readability_line(source: str, target: str, lang: str | None) -> tuple[str, s
     return line, f"{entry['formula']}: about 0-100, higher is easier"
 
 
+IGNORED_MS = 15_000  # how long the status bar says a house file was left out (the log keeps it)
+
+
 class HouseKeeper(QObject):
     """The current document's house, its two docks, and the commands that show them.
     ``readability_changed(line, detail)``: simplify's reading ease, for the status bar."""
@@ -232,7 +235,9 @@ class HouseKeeper(QObject):
         if request != self._reads:
             return  # a newer read is under way
         self._taken = request
-        self.house = house
+        said, self.house = self.house.ignored, house
+        if house.ignored and house.ignored != said:  # a refused house file: say it once
+            self.view.message.emit(" · ".join(house.ignored), IGNORED_MS)
         self._problems.set_glossary(house.glossary)
         self.teach()
         self.fill()

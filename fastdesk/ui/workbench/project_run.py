@@ -22,7 +22,15 @@ from fastdesk.project.batch_run import collect
 from fastdesk.project.layout import Project
 from fastdesk.project.lock import project_lock
 from fastdesk.project.record import WrittenRecord
-from fastdesk.project.run import PairOutcome, finish, translate_pairs
+from fastdesk.project.run import (
+    PairOutcome,
+    finish,
+    labels_pending,
+    relink,
+    translate_labels,
+    translate_pairs,
+)
+from fastdesk.project.sync import link_anchors
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.workbench.project_batch import submitted_text
 
@@ -148,6 +156,7 @@ class ProjectRun(QObject):
         async def locked() -> RunTally | Offer:
             record = WrittenRecord(project.root)
             pairs = status.load_pairs(project, record)
+            link_anchors(pairs)  # the pages up to date are written with the links they have
             tally.total = len(pairs)
             needy = [p for p in pairs if p.needed()]
 
@@ -166,20 +175,21 @@ class ProjectRun(QObject):
                 if not pair.needed():
                     tally.up_to_date += 1
                     done(PairOutcome(pair))
-            if not needy:
+            if not needy and not labels_pending(project):
                 record.save()
                 return tally
             engine = factory()
             engine.backfill = True  # nobody waits for a block of a project run: larger packs
             try:
-                batch = await prepare(engine, project, needy, specs, choice)
+                # no page stale, labels lacking (as the command line): they go live, no offer
+                batch = await prepare(engine, project, needy, specs, choice) if needy else None
                 if batch is not None and batch.offer is not None:
                     return batch.offer  # asked in the GUI thread, then started again
                 if batch is not None and batch.submitted:
                     tally.note = submitted_text(batch.submitted)
                 elif batch is not None and batch.answers is not None and batch.store:
-                    await collect(
-                        engine, needy, specs, batch.answers, on_request=said, on_pair=done
+                    await collect(  # the labels too, live, as below
+                        engine, project, needy, specs, batch.answers, on_request=said, on_pair=done
                     )
                     if not tally.failed:
                         used_up(batch.store)
@@ -192,6 +202,8 @@ class ProjectRun(QObject):
                         on_pair=done,
                         on_active=lambda pair: self.working.emit(f"{pair.source} → {pair.lang}"),
                     )
+                    await translate_labels(engine, project, specs, on_request=said)
+                tally.failed += relink(pairs, record)
             finally:
                 record.save()
                 await engine.router.aclose()
