@@ -52,5 +52,5 @@ def test_the_settings_concurrency_caps_the_window_s_requests_in_flight(
 ) -> None:
     capped = Settings(rate_limits=NO_LIMITS, concurrency=3)
     assert most_in_flight(monkeypatch, capped) <= 3 + RESERVED
-    wider = Settings(rate_limits=NO_LIMITS, concurrency=16)  # a cap over the window's own
+    wider = Settings(rate_limits=NO_LIMITS, concurrency=32)  # a cap over the window's own
     assert most_in_flight(monkeypatch, wider) > WINDOW_CONCURRENCY + RESERVED

@@ -41,9 +41,10 @@ class Translator(Protocol):
 
 # The window's requests in flight follow the account (routing/concurrency.py) up to this many
 # when the settings set no cap: its engine thread shares the GIL with the window, and a reader
-# edits meanwhile. On a 4,000-block document (bench_window_fill, load ~5, one run each) up to 32
-# filled in 31.4 s with an edit shown 3.0 s after its last key; up to 8, 28.7 s and 1.5 s.
-WINDOW_CONCURRENCY = 8
+# edits meanwhile. On a 4,000-block document (bench_window_fill, one run each): up to 32, 31.4 s
+# to fill and an edit shown 3.0 s after its last key (load ~5); up to 16, 22.8 s and 2.5 s
+# (load ~3); up to 8, 28.1 s and 3.0 s (load ~5; 28.7 s and 1.5 s in another run).
+WINDOW_CONCURRENCY = 16
 
 
 def default_engine_factory(
