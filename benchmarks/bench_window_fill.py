@@ -232,7 +232,8 @@ class Trace:
         self.answers: list[float] = []  # when each BlockDone reached the GUI thread
         self.edit_answered: float | None = None  # when the edit's did
         self.edit_typed: float | None = None  # when its last key was pressed
-        self.requests: list[tuple[float, float | None]] = []  # (when done, first token ms)
+        # (when done, first token ms, whole request ms)
+        self.requests: list[tuple[float, float | None, float | None]] = []
         self.shown: list[tuple[float, int]] = []  # (when, answers in targetEditor)
         self.cpu: list[tuple[float, dict[str, float]]] = []
         self._done, self._request, self._started = BlockDone, RequestDone, BlockStarted
@@ -295,7 +296,7 @@ class Trace:
                 if EDIT.upper() in event.text:
                     self.edit_answered = round(now, 2)
             elif isinstance(event, self._request):
-                self.requests.append((now, event.stats.ttfb_ms))
+                self.requests.append((now, event.stats.ttfb_ms, event.stats.total_ms))
 
     def poll(self, answered: int) -> None:
         now = time.perf_counter() - self.started
@@ -324,7 +325,15 @@ class Trace:
                 f"{t0:.0f}-{t1:.0f} s: "
                 + ", ".join(f"{k} {(b[k] - a.get(k, 0.0)) / span:.0%}" for k in b if k in a)
             )
-        ttfbs = sorted(ms for _t, ms in self.requests if ms is not None)
+        ttfbs = sorted(ms for _t, ms, _total in self.requests if ms is not None)
+        # requests in flight (from each one's end and length): the most at once in each 5 s
+        spans = [(t - total / 1000, t) for t, _ms, total in self.requests if total is not None]
+        ends = sorted(end for _start, end in spans)
+        totals = sorted(total for _t, _ms, total in self.requests if total is not None)
+        flight: dict[int, int] = {}
+        for start, _end in spans:
+            count = sum(1 for s, e in spans if s <= start < e)
+            flight[int(start // 5)] = max(flight.get(int(start // 5), 0), count)
         ran, queued = (a - b for a, b in zip(self._schedstat(), self.sched_before, strict=True))
         return {
             "first_news_and_block_started_reached_gui_s": [
@@ -344,6 +353,10 @@ class Trace:
             "answers_reached_gui_then_target": phases,
             "requests": len(self.requests),
             "ttfb_ms_p50_p90": [pct(ttfbs, 0.5), pct(ttfbs, 0.9)],
+            "total_ms_p50_p90": [pct(totals, 0.5), pct(totals, 0.9)],
+            "most_in_flight_per_5s": [
+                flight.get(k, 0) for k in range(int(ends[-1] // 5) + 1 if ends else 0)
+            ],
             "cpu_share": cpu,
             "cpu_s_by_thread": {
                 name: round(spent - self.tasks_before.get(name, 0.0), 2)

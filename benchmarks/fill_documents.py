@@ -128,16 +128,31 @@ def shout_text(text: str) -> str:
 ARRIVALS_ENV = "FASTDESK_BENCH_ARRIVALS"  # a file: the server notes each request's arrival
 
 
+# A request's block marker line (fastdesk.translate.prompts.Markers): each block between two is
+# shouted on its own, so that an answer does not depend on how blocks were packed. (Shouted whole,
+# a block's unclosed "<!--" or fence, as the CommonMark spec's examples have, kept the blocks after
+# it in its request as they were: the command line's output and the window's then differed.)
+_MARKER_LINE = re.compile(r"^<!--fd-\w+:\d+-->$", re.MULTILINE)
+
+
 def shout(messages: object) -> str:
-    """The emulator's answer: the last user message, its prose upper-cased (see the module
-    docstring). With ``ARRIVALS_ENV`` set, each arrival's time is appended to that file."""
+    """The emulator's answer: the last user message, the prose of each of its blocks
+    upper-cased (see the module docstring). With ``ARRIVALS_ENV`` set, each arrival's time is
+    appended to that file."""
     from tests.emulator import last_user_content
 
     arrivals = os.environ.get(ARRIVALS_ENV)
     if arrivals:
         with open(arrivals, "a", encoding="utf-8") as f:
             f.write(f"{time.time():.4f}\n")
-    return shout_text(last_user_content(messages))  # type: ignore[arg-type]
+    text: str = last_user_content(messages)  # type: ignore[arg-type]
+    out: list[str] = []
+    pos = 0
+    for marker in _MARKER_LINE.finditer(text):
+        out += [shout_text(text[pos : marker.start()]), marker.group(0)]
+        pos = marker.end()
+    out.append(shout_text(text[pos:]))
+    return "".join(out)
 
 
 def shapes(blocks: int = 4000) -> str:

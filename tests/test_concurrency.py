@@ -85,6 +85,43 @@ def test_slots_follow_a_resize() -> None:
     assert asyncio.run(go()) == (1, 4)
 
 
+def test_a_narrowed_window_still_lets_an_edit_in_at_once() -> None:
+    """The window halves while the backlog holds every slot: the backlog waits until enough of
+    its requests have ended, an edit (a priority holder) goes into the reserved slot now."""
+
+    async def go() -> tuple[bool, bool]:
+        slots = Slots(4, reserved=1)
+        gate = asyncio.Event()
+
+        async def backlog() -> None:
+            async with slots.take():
+                await gate.wait()
+
+        held = [asyncio.create_task(backlog()) for _ in range(4)]
+        await asyncio.sleep(0)
+        slots.resize(2)  # a 429 or a slow first token halved the window
+        edit_in = asyncio.Event()
+        more_in = asyncio.Event()
+
+        async def edit() -> None:
+            async with slots.take(priority=True):
+                edit_in.set()
+
+        async def more() -> None:
+            async with slots.take():
+                more_in.set()
+
+        edit_task, more_task = asyncio.create_task(edit()), asyncio.create_task(more())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        seen = edit_in.is_set(), more_in.is_set()
+        gate.set()
+        await asyncio.gather(*held, edit_task, more_task)
+        return seen
+
+    assert asyncio.run(go()) == (True, False)
+
+
 def page(n: int) -> str:
     return "".join(f"Paragraph {i} explains one idea of the page.\n\n" for i in range(n))
 

@@ -42,7 +42,7 @@ def test_defaults_match_the_issue() -> None:
     s = Settings()
     assert (s.target_language, s.mode, s.provider) == ("fr", "translate", "auto")
     assert (s.debounce_ms, s.live, s.hedging, s.daily_budget_usd) == (300, True, False, None)
-    assert s.concurrency >= 1 and s.theme == "system" and s.recent_files == ()
+    assert s.concurrency is None and s.theme == "system" and s.recent_files == ()  # no cap
     assert s.model_for("groq") == DEFAULT_MODELS["groq"] == "openai/gpt-oss-20b"
     assert s.model_for("cerebras") == "gpt-oss-120b"
     # Seed 003: the small Llamas have poor accents; they are never the default.
@@ -206,7 +206,7 @@ def test_a_bad_value_falls_back_to_its_default_only(home: Path) -> None:
     )
     s, warnings = load_settings()
     assert s.theme == "dark"  # the good value survives
-    assert (s.debounce_ms, s.concurrency, s.mode, s.live) == (300, 4, "translate", True)
+    assert (s.debounce_ms, s.concurrency, s.mode, s.live) == (300, None, "translate", True)
     assert (s.target_language, s.daily_budget_usd, s.price_overrides) == ("fr", None, {})
     joined = "\n".join(warnings)
     for name in (
@@ -237,7 +237,7 @@ def test_v0_to_v1_migration() -> None:
     }
     v1 = migrate(v0)
     assert v1 == {
-        "version": 1,
+        "version": SETTINGS_VERSION,
         "target_language": "de",
         "models": {"groq": "llama-3.3-70b-versatile", "cerebras": "qwen-3-32b"},
         "debounce_ms": 250,
@@ -267,7 +267,24 @@ def test_a_v0_file_on_disk_loads_migrated_and_saves_as_v1(home: Path) -> None:
     assert (s.target_language, s.debounce_ms, s.model_for("groq")) == ("ja", 500, "qwen/qwen3-32b")
     save_settings(s)
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert raw["version"] == 1 and "language" not in raw and "groq_model" not in raw
+    assert raw["version"] == SETTINGS_VERSION and "language" not in raw and "groq_model" not in raw
+
+
+def test_a_v1_file_s_fixed_four_requests_in_flight_is_no_cap_any_more(home: Path) -> None:
+    """Version 1 wrote ``concurrency = 4`` (its fixed number then) into every file it saved:
+    from version 2 the number follows the account, and that 4 would hold it down."""
+    path = settings_file(home)
+    path.parent.mkdir(parents=True)
+    path.write_text('version = 1\nconcurrency = 4\ntheme = "dark"\n', "utf-8")
+    s, warnings = load_settings()
+    assert warnings == [] and s.concurrency is None and s.theme == "dark"
+    save_settings(s)
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert raw["version"] == SETTINGS_VERSION and "concurrency" not in raw
+    path.write_text("version = 1\nconcurrency = 8\n", "utf-8")  # a cap the user chose stays
+    assert load_settings()[0].concurrency == 8
+    path.write_text(f"version = {SETTINGS_VERSION}\nconcurrency = 4\n", "utf-8")
+    assert load_settings()[0].concurrency == 4  # written since: the user's cap
 
 
 def test_model_choice_order(monkeypatch: pytest.MonkeyPatch) -> None:

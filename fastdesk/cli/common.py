@@ -127,7 +127,6 @@ def build_job(args: argparse.Namespace) -> tuple[Engine, JobSpec, House]:
             concurrency=args.concurrency,
             patient_review=review,
             backfill=True,  # nobody waits for a block of a command-line run
-            adaptive=True,  # as many in flight as the account allows, --concurrency at most
         )
     except (NotConfigured, InvalidKey) as exc:
         raise UsageError(str(exc)) from None

@@ -49,7 +49,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2
 # The providers fastdesk has an adapter for (fastdesk/providers/), by the names the settings, the
 # keys and the command line use. Here, at the bottom, because the settings and the keys name them.
 PROVIDER_NAMES = ("groq", "cerebras", "openai")
@@ -115,7 +115,9 @@ class Settings:
     hedging: bool = False
     warmup: bool = True  # a tiny request when the window opens or after a long idle
     daily_budget_usd: float | None = None  # None = no limit
-    concurrency: int = 4
+    # requests in flight at most (each provider and model's window follows the account under
+    # it: fastdesk.routing.concurrency); None: as many as the account allows, up to 32
+    concurrency: int | None = None
     # the window's reviewer pass (docs/quality.md): auto (when the rate budget allows: your own
     # [rate_limits], not a free tier's) | on | off; and its model: "provider/model", or "" for
     # the fastest configured one, another than the model that translated when there is one
@@ -244,8 +246,19 @@ def _v0_to_v1(raw: Raw) -> Raw:
     return out
 
 
+def _v1_to_v2(raw: Raw) -> Raw:
+    """Version 1 wrote ``concurrency = 4``, the fixed number of requests in flight then, into
+    every file it saved. From version 2 ``concurrency`` is a cap over a number that follows the
+    account, and no entry means none but its ceiling: the old default is dropped (a 4 chosen by
+    hand cannot be told from it), any other number stays the cap it meant."""
+    out = dict(raw)
+    if out.get("concurrency") == 4 and not isinstance(out["concurrency"], bool):
+        del out["concurrency"]
+    return out
+
+
 # version N → function returning the version N+1 dict
-MIGRATIONS: dict[int, Callable[[Raw], Raw]] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Callable[[Raw], Raw]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def file_version(raw: Raw) -> int:

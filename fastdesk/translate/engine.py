@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import math
 from collections.abc import Callable, Collection, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypedDict, Unpack
 
 from fastdesk.clock import duration
@@ -51,7 +52,12 @@ from fastdesk.translate.events import (
 )
 from fastdesk.translate.examples import ExampleBank
 from fastdesk.translate.glossary import Glossary
-from fastdesk.translate.language import RUNAWAY_RATIO, not_translated, source_language
+from fastdesk.translate.language import (
+    RUNAWAY_RATIO,
+    document_language,
+    not_translated,
+    source_language,
+)
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.parts import Part, order, pack_emit
 from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
@@ -80,6 +86,10 @@ LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×,
 # re-splits the whole answer so far into its blocks, and at 2,000 tokens/s that on every token
 # was the engine thread's largest cost (quadratic in the answer); the window shows 20 a second.
 PARTIAL_INTERVAL_S = 0.03
+# A pack's answer is checked block by block in one go; a backfill's 64 blocks took 70-100 ms of
+# the loop (more on a busy machine), and the few that ended together held back the request of
+# an edit made meanwhile for 2.3 s. So the checks give the loop a turn once this long has passed.
+CHECK_SLICE_S = 0.02
 # A glossary up to this long goes whole into the instructions every request shares (cached by
 # the providers after the first request); a longer one, only the entries each text uses.
 SHARED_GLOSSARY_TOKENS = 2000
@@ -229,7 +239,12 @@ class Engine:
         """The blocks sorted: copied, answered by this engine's memory, work to send."""
         return planning.plan(doc, spec, self.memory, block_ids, force, labels)
 
-    def packs(self, work: Sequence[Work], spec: JobSpec | None = None) -> list[Pack]:
+    def packs(
+        self,
+        work: Sequence[Work],
+        spec: JobSpec | None = None,
+        priorities: Ranking | None = None,
+    ) -> list[Pack]:
         """Consecutive blocks grouped up to the token and block budget of one request: a
         backfill's (``self.backfill``) larger than live typing's, within the model's output
         limit and the account's tokens per minute (``planning.backfill_pack_tokens``): half
@@ -237,9 +252,26 @@ class Engine:
         runs apart from the per-minute limits (not ``self.per_minute``), one whole minute as
         the settings or the published tiers state it (so that a request the job leaves
         unanswered can still go live, alone; and the same figure when the job's answers are
-        taken in as when its requests were written, whatever the servers said meanwhile)."""
-        if not self.backfill:
+        taken in as when its requests were written, whatever the servers said meanwhile).
+        Given the window's ``priorities``, a long document is both: what the reader waits for
+        or soon may (``Ranking.live``: edited, on screen or near it) goes in live packs, the
+        rest, which nobody waits for, in a backfill's."""
+        if self.backfill:
+            return self._backfill_packs(work, spec)
+        if priorities is None:
             return planning.pack_blocks(work, self.pack_tokens, self.max_pack_blocks)
+        out: list[Pack] = []
+        for live, run in itertools.groupby(
+            work, key=lambda w: priorities.live([b.id for b in w.blocks])
+        ):
+            group = list(run)
+            if live:
+                out += planning.pack_blocks(group, self.pack_tokens, self.max_pack_blocks)
+            else:
+                out += self._backfill_packs(group, spec)
+        return out
+
+    def _backfill_packs(self, work: Sequence[Work], spec: JobSpec | None) -> list[Pack]:
         pair = None
         if spec is not None:
             found = self.router.candidates(spec.provider, spec.model, lang=spec.target_lang)
@@ -299,6 +331,12 @@ class Engine:
         (``self.backfill``: nobody waits) packs the parts' work together, in the parts' order,
         an identical text sent once; otherwise each part is packed as a run of its own."""
         plans = [self.plan(p.doc, spec, p.block_ids, p.force, p.labels) for p in parts]
+        everything = [w for planned in plans for w in planned.work]
+        if spec.mode == "simplify" and spec.source_lang is None and len(everything) > 1:
+            # each block stays in its language: its checks go by the document's, said once
+            # (not once a block: ~0.2 ms each, on the thread the window's answers arrive by)
+            found = document_language(w.core for w in everything)
+            spec = replace(spec, source_lang=found) if found else spec
         results: list[dict[str, str]] = []
         for part, planned in zip(parts, plans, strict=True):
             results.append(dict(planned.copied))
@@ -327,7 +365,7 @@ class Engine:
         cap = self._pack_cap(spec)
         packs: list[tuple[Pack, bool]] = []  # and whether it goes with its context (an edit)
         for n, group in enumerate(groups):
-            mine = self.packs(group, spec)
+            mine = self.packs(group, spec, None if together else parts[n].priorities)
             if cap:  # a model known to lose the markers of packs this long: shorter ones
                 mine = [p[i : i + cap] for p in mine for i in range(0, len(p), cap)]
             if mine:
@@ -371,17 +409,27 @@ class Engine:
         sem = self._semaphore()
         self._follow(spec)
 
+        def ranked(pack: Pack) -> dict[int, tuple[Ranking, list[str]]]:
+            """By part: its ranking and its blocks in ``pack``."""
+            out: dict[int, tuple[Ranking, list[str]]] = {}
+            for w in pack:
+                for i, own in sharing[id(w)]:
+                    if (found := parts[i].priorities) is not None:
+                        out.setdefault(i, (found, []))[1].extend(b.id for b in own.blocks)
+            return out
+
+        if all(part.priorities is not None for part in parts):
+            # the free slots go at once, in this order: by rank too (the screen first)
+            packs.sort(key=lambda p: min(r.rank(ids) for r, ids in ranked(p[0]).values()))
+
         async def one(pack: Pack, alone: bool) -> None:
             owned = [(i, own) for w in pack for i, own in sharing[id(w)]]
-            ranked: dict[int, tuple[Ranking, list[str]]] = {}  # by part: its blocks here
-            for i, own in owned:
-                if (found := parts[i].priorities) is not None:
-                    ranked.setdefault(i, (found, []))[1].extend(b.id for b in own.blocks)
-            rank = order(list(ranked.values()))
-            waited = any(r.foreground(ids) for r, ids in ranked.values())
+            ranked_here = ranked(pack)
+            rank = order(list(ranked_here.values()))
+            waited = any(r.foreground(ids) for r, ids in ranked_here.values())
             emit = pack_emit(parts, owned)
             async with sem.take(rank, priority=waited):
-                _BACKLOG.set(bool(ranked) and not waited)
+                _BACKLOG.set(bool(ranked_here) and not waited)
                 outcomes = await self._translate(pack, spec, revision, emit, with_context=alone)
             for w, outcome in zip(pack, outcomes, strict=True):
                 for i, own in sharing[id(w)]:
@@ -544,8 +592,13 @@ class Engine:
                 return first + second
             return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
         outcomes = []
+        clock = asyncio.get_running_loop().time  # the loop's own: a slice, no wait
+        turn = clock() + CHECK_SLICE_S
         for w, part in zip(pack, parts, strict=True):
             outcomes.append(await self._checked(w, part, spec, revision, emit, provider, model))
+            if clock() >= turn:  # the others' turn (an edit's request to start)
+                await asyncio.sleep(0)
+                turn = clock() + CHECK_SLICE_S
         return outcomes
 
     async def _checked(
@@ -635,7 +688,12 @@ class Engine:
 
     def _check(self, w: Work, answer: str, spec: JobSpec) -> list[Flag]:
         return check_block(
-            w.core, answer, target_lang=spec.target_lang, mode=spec.mode, glossary=spec.glossary
+            w.core,
+            answer,
+            target_lang=spec.target_lang,
+            mode=spec.mode,
+            glossary=spec.glossary,
+            source_lang=spec.source_lang,
         )
 
     async def _request(
@@ -685,10 +743,18 @@ class Engine:
         )
         ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
+        backlog = _BACKLOG.get()
 
         def started() -> None:
             for block_id in ids:
                 emit(BlockStarted(revision, block_id))
+
+        def partial(so_far: str) -> None:
+            # the backlog's partial answers are not handed on: nobody reads them (its blocks
+            # are off screen), and each cost a re-split of the answer so far and a render in
+            # the window, a 64-block pack's dozens of times over
+            if not backlog:
+                self._emit_partial(pack, so_far, shown, revision, emit, markers)
 
         answer = await self._stream(
             messages,
@@ -696,13 +762,13 @@ class Engine:
             revision,
             emit,
             on_start=started,
-            on_text=lambda so_far: self._emit_partial(pack, so_far, shown, revision, emit, markers),
+            on_text=partial,
             max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
             blocks=len(pack),
             expected_tokens=expected,
             avoid=avoid,
-            background=_BACKLOG.get(),
+            background=backlog,
             block_ids=tuple(ids),
             runaway_chars=int(RUNAWAY_RATIO * len(text)) + 200,
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -29,6 +30,7 @@ DENSE_LOW = 0.2
 MIN_LENGTH_CHARS = 60  # shorter sources vary too much in length to judge a ratio
 NO_LANGUAGE = "zxx"  # the identifier's "no linguistic content" (ids, hashes): nothing to judge
 RUNAWAY_RATIO = 3.0  # an answer past this many times its expected length is stopped
+SAMPLE_CHARS = 4000  # of a document's text: enough to say its language
 
 _NOT_PROSE = re.compile(
     r"```.*?```|`[^`\n]*`|\]\([^)\s]*\)|https?://\S+|<[^>\n]*>|\{\{?[^}\n]*\}\}?|[*_#>|\[\]-]",
@@ -86,6 +88,21 @@ def source_language(text: str) -> str | None:
         return None
     top = _top(langs)
     return top if langs[top] >= LIKELY else None
+
+
+def document_language(texts: Iterable[str], chars: int = SAMPLE_CHARS) -> str | None:
+    """The language of a document's blocks, from their first ``chars`` characters (or None:
+    too little prose, or unclear): one identification for a long document instead of one a
+    block, where the blocks' own language is not what is judged (simplify keeps each block in
+    it: its reading ease is measured by the document's formula, as the report's is)."""
+    sample: list[str] = []
+    size = 0
+    for text in texts:
+        sample.append(text)
+        size += len(text)
+        if size >= chars:
+            break
+    return source_language("\n\n".join(sample)[:chars])
 
 
 def not_translated(source: str, answer: str, target_lang: str) -> str | None:

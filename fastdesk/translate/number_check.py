@@ -578,11 +578,14 @@ def _source_language(source: str) -> str | None:
     return max(langs, key=langs.__getitem__) if langs else None
 
 
-def numbers_problem(source: str, answer: str, target_lang: str) -> str | None:
-    """What the answer lost of the source's numbers, dates, times, versions and units."""
+def numbers_problem(
+    source: str, answer: str, target_lang: str, source_lang: str | None = None
+) -> str | None:
+    """What the answer lost of the source's numbers, dates, times, versions and units.
+    ``source_lang``: the source's language when known (else identified when it matters)."""
     if _HAS_DIGIT.search(source) is None and _HAS_DIGIT.search(answer) is None:
         return None
-    lang = _source_language(source) or ""
+    lang = source_lang or _source_language(source) or ""
     src = extract(source, lang)
     runs = frozenset(m.group().rstrip(_SPACES) for m in _NUMBER.finditer(source))
     ans = extract(answer, target_lang, spelled=True, copied=(runs, decimal_mark(lang)))

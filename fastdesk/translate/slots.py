@@ -46,38 +46,49 @@ LAST = _Last()
 class Slots:
     """At most ``size`` holders at once, plus ``reserved`` more for priority holders only (an
     edit, the screen: the backlog's requests may hold their slot a minute while the rate limit
-    paces them, and the edit must not wait behind them); see the module docstring."""
+    paces them, and the edit must not wait behind them); see the module docstring. ``resize``
+    changes ``size`` only: the reserved stay free for priority holders however many the
+    backlog holds (a window halved while 18 were in flight held an edit back until 9 ended)."""
 
     def __init__(self, size: int, reserved: int = 0) -> None:
         self._reserved = max(0, reserved)
         self._size = max(1, size)
-        self._free = self._size + self._reserved
-        self._waiters: list[tuple[int, Rank, asyncio.Future[None], bool]] = []
+        self._busy = 0  # holders counted against ``size``
+        self._extra = 0  # priority holders in the reserved slots
+        self._waiters: list[tuple[int, Rank, asyncio.Future[bool], bool]] = []
         self._order = itertools.count()
 
     def _can(self, priority: bool) -> bool:
-        return self._free > (0 if priority else self._reserved)
+        return self._busy < self._size or (priority and self._extra < self._reserved)
+
+    def _enter(self) -> bool:
+        """Take a slot (the caller checked ``_can``): True for a reserved one."""
+        if self._busy < self._size:
+            self._busy += 1
+            return False
+        self._extra += 1
+        return True
 
     @asynccontextmanager
     async def take(self, rank: Rank = _first, *, priority: bool = False) -> AsyncIterator[None]:
         if self._can(priority) and not any(self._can(w[3]) for w in self._waiters):
-            self._free -= 1
+            extra = self._enter()
         else:
-            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             entry = (next(self._order), rank, future, priority)
             self._waiters.append(entry)
             try:
-                await future
+                extra = await future
             except asyncio.CancelledError:
                 if entry in self._waiters:
                     self._waiters.remove(entry)
                 elif future.done() and not future.cancelled():
-                    self._release()  # granted, then cancelled before it ran: pass it on
+                    self._release(future.result())  # granted, then cancelled: pass it on
                 raise
         try:
             yield
         finally:
-            self._release()
+            self._release(extra)
 
     @property
     def waiting(self) -> int:
@@ -89,14 +100,16 @@ class Slots:
 
     def resize(self, size: int) -> None:
         """Hold at most ``size`` (plus the reserved) from now: a wider limit lets waiters in at
-        once; a narrower one lets no one in until enough holders have left."""
-        size = max(1, size)
-        self._free += size - self._size
-        self._size = size
+        once; a narrower one lets no one in until enough holders have left (but a priority
+        holder into a free reserved slot)."""
+        self._size = max(1, size)
         self._grant()
 
-    def _release(self) -> None:
-        self._free += 1
+    def _release(self, extra: bool) -> None:
+        if extra:
+            self._extra -= 1
+        else:
+            self._busy -= 1
         self._grant()
 
     def _grant(self) -> None:
@@ -107,14 +120,15 @@ class Slots:
             entry = min(eligible, key=lambda e: (e[1](), e[0]))
             self._waiters.remove(entry)
             if not entry[2].done():
-                self._free -= 1
-                entry[2].set_result(None)
+                entry[2].set_result(self._enter())
 
 
 class Priorities:
-    """What a freed slot goes by (``rank``: lowest first) and which requests the reader waits
+    """What a freed slot goes by (``rank``: lowest first), which requests the reader waits
     for (``foreground``): the blocks of the latest edit (and those whose kept requests it waits
-    for) first, then the blocks on screen, then the rest in document order.
+    for) first, then the blocks on screen, then the rest in document order; and which go in
+    live-size packs (``live``: those, and the blocks near the screen; the rest of a long
+    document goes in a backfill's larger packs, fastdesk.translate.engine.Engine.packs).
 
     Plain data, set by the one who knows (fastdesk.translate.live.LiveTranslator, from the
     window's edits and view) and read by the engine when a slot frees: the engine never calls
@@ -125,6 +139,7 @@ class Priorities:
         self.edited: frozenset[str] = frozenset()  # first
         self.kept: frozenset[str] = frozenset()  # first too: their answers are awaited by text
         self.visible: frozenset[str] = frozenset()  # next
+        self.near: frozenset[str] = frozenset()  # around the screen: live packs too
         self.doc: Document | None = None  # the rest: in its order
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]:
@@ -145,6 +160,12 @@ class Priorities:
         part of each minute's rate-limit budget to them, so an edit goes within one slot."""
         return self.rank(block_ids)[0] < 2
 
+    def live(self, block_ids: Sequence[str]) -> bool:
+        """Whether these blocks go in live-size packs: the reader waits for them (edited, on
+        screen) or soon may (near the screen). Planned once for a run: a block scrolled to
+        later goes first, in the pack it was planned in."""
+        return self.foreground(block_ids) or not self.near.isdisjoint(block_ids)
+
     def for_block(self, block_id: str) -> Ranking:
         """These priorities as they apply to the pieces of block ``block_id``."""
         return _Within(self, block_id)
@@ -155,6 +176,7 @@ class Ranking(Protocol):
 
     def rank(self, block_ids: Sequence[str]) -> tuple[int, int]: ...
     def foreground(self, block_ids: Sequence[str]) -> bool: ...
+    def live(self, block_ids: Sequence[str]) -> bool: ...
     def for_block(self, block_id: str) -> Ranking: ...
 
 
@@ -170,6 +192,9 @@ class _Within:
 
     def foreground(self, block_ids: Sequence[str]) -> bool:
         return self._priorities.foreground(self._ids)
+
+    def live(self, block_ids: Sequence[str]) -> bool:
+        return self._priorities.live(self._ids)
 
     def for_block(self, block_id: str) -> Ranking:
         """A container inside this block's (an admonition in a tab): still this block."""

@@ -177,15 +177,14 @@ def build_engine(
     clock: Clock | None = None,
     patient_review: bool = False,
     backfill: bool = False,
-    adaptive: bool = False,
 ) -> Engine:
-    """``patient_review``: reviews wait for the rate limit (the command line's ``--review``)
-    rather than give way (the window's: translations first). ``backfill``: nobody waits for a
-    block (the command line): larger packs (Engine.packs). ``adaptive``: the requests in flight
-    follow the account (routing/concurrency.py), ``concurrency`` (else its ceiling) capping
-    them; otherwise ``concurrency`` (else the settings') is the number."""
-    if adaptive:
-        concurrency = concurrency or CEILING
+    """The engine of the window and the command line. Its requests in flight follow the
+    account (routing/concurrency.py) under a cap: ``concurrency`` (``--concurrency N``; the
+    window passes its own, fastdesk.ui.bridge.translators), else the settings' ``concurrency``,
+    else ``CEILING`` (32). ``patient_review``: reviews
+    wait for the rate limit (the command line's ``--review``) rather than give way (the
+    window's: translations first). ``backfill``: nobody waits for a block (the command line):
+    larger packs (Engine.packs)."""
     settings = settings or saved_settings()
     router = build_router(settings, provider=provider, env=env, clock=clock)
     memory = Memory() if use_memory else None
@@ -193,10 +192,10 @@ def build_engine(
     return Engine(
         router,
         memory,
-        concurrency=concurrency or settings.concurrency,
+        concurrency=concurrency or settings.concurrency or CEILING,
         reviewer=reviewer,
         backfill=backfill,
-        adaptive=adaptive,
+        adaptive=True,
     )
 
 

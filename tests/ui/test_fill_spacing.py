@@ -28,14 +28,12 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     """The estimate counts what the engine's runs plan to send (Planned): a second plan of every
     block for it (a memory look-up each) held the GIL 0.1-0.6 s of the first screen at 4,000
     blocks. The window never plans the document again, and the status bar still says it."""
-    from fastdesk.document.blocks import parse
+    from fastdesk.document.blocks import Document, parse
     from fastdesk.routing import pace
     from fastdesk.routing.limiter import Limiter, Limits
     from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine, JobSpec
     from tests.fakes import FakeClock
-
-    real_workload = pace.workload
 
     def second_plan(*_args: object) -> tuple[int, int]:
         raise AssertionError("the window planned the whole document a second time")
@@ -52,8 +50,15 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     text = "".join(f"Paragraph {i} says hello to the world.\n\n" for i in range(300))
     w.document_view.source.setPlainText(text)  # more than the minute's requests: paced
     qtbot.waitUntil(lambda: w.statusBar().currentMessage().startswith("about "))
-    # what a whole plan of the document says (the command line's way), at the same limits
-    requests, tokens = real_workload(Engine(Router({})), parse(text), JobSpec())
+    # what a whole plan of the document says, packed as the window's run packed it (live packs
+    # near the screen, a backfill's beyond: its priorities), at the same limits
+    priorities = w.document_view.worker._translator.priorities
+
+    def as_the_window(engine: Engine, doc: Document, spec: JobSpec) -> tuple[int, int]:
+        work = engine.plan(doc, spec).work
+        return len(engine.packs(work, spec, priorities)), sum(x.tokens for x in work)
+
+    requests, tokens = as_the_window(Engine(Router({})), parse(text), JobSpec())
     expected = pace.estimate(
         limiter, [("groq", "fake-model")], requests, pace.workload_tokens(tokens, requests)
     )

@@ -39,17 +39,28 @@ class Translator(Protocol):
     async def aclose(self) -> None: ...
 
 
+# The window's requests in flight follow the account (routing/concurrency.py) up to this many
+# when the settings set no cap: its engine thread shares the GIL with the window, and a reader
+# edits meanwhile. On a 4,000-block document (bench_window_fill, one run each): up to 32, 31.4 s
+# to fill and an edit shown 3.0 s after its last key (load ~5); up to 16, 22.8 s and 2.5 s
+# (load ~3); up to 8, 28.1 s and 3.0 s (load ~5; 28.7 s and 1.5 s in another run).
+WINDOW_CONCURRENCY = 16
+
+
 def default_engine_factory(
     clock: Clock | None = None, settings: Callable[[], Settings] | None = None
 ) -> Engine:
     """The app's engine, from the settings and the environment, on ``clock`` (the window's: see
     fastdesk.ui.bridge.worker). ``settings``: the window's copy, read when the engine is built
-    (the settings file when not given). Built in the worker thread: importing the SDKs and
-    constructing clients can take a while."""
+    (the settings file when not given); its ``concurrency`` caps the requests in flight (else
+    ``WINDOW_CONCURRENCY``). Built in the worker thread: importing the SDKs and constructing
+    clients can take a while."""
     from fastdesk.config.settings import saved_settings
     from fastdesk.translate.wiring import build_engine
 
-    return build_engine(settings() if settings is not None else saved_settings(), clock=clock)
+    chosen = settings() if settings is not None else saved_settings()
+    cap = chosen.concurrency or WINDOW_CONCURRENCY
+    return build_engine(chosen, clock=clock, concurrency=cap)
 
 
 async def close_engine(engine: Engine) -> None:

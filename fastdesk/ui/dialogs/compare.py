@@ -51,6 +51,7 @@ from fastdesk.clock import milliseconds
 from fastdesk.config.redact import redact
 from fastdesk.config.settings import Settings, save_settings, saved_settings
 from fastdesk.document.languages import language_name
+from fastdesk.routing.concurrency import START
 from fastdesk.routing.costs import CostLedger, Totals, counts_as_spend
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.ui.bridge.threads import AsyncRunner, error_text
@@ -387,7 +388,7 @@ class CompareDialog(QDialog):
                     mode=job.mode,
                     target_lang=job.target_lang,
                     pricing=pricing,
-                    concurrency=settings.concurrency,
+                    concurrency=settings.concurrency or START,  # a fixed pace: runs compare
                     progress=progress,
                 )
                 self._send(self._row_ready, run_id, rows[0])
