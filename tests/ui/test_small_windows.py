@@ -112,3 +112,36 @@ def test_the_review_summary_is_compact_when_narrow(qtbot) -> None:
     qtbot.waitUntil(lambda: "approved" not in bar.summary.text())
     assert "120 blocks" in bar.summary.toolTip() and "81 to come" in bar.summary.toolTip()
     assert cut(bar.summary) is None
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_who_answered_and_how_fast_shows_whole_in_a_laptops_window(
+    make_window, qtbot, width: int
+) -> None:
+    """The latency is what the status bar is for: a typical answer's reads whole from 1,280 px
+    (a fifth of the bar cut it at "first token 2…")."""
+    from fastdesk.providers.base import RequestStats
+
+    w = make_window()
+    w.resize(width, 760)
+    qtbot.waitUntil(lambda: w.width() == width)
+    w.status.request_done(
+        RequestStats(
+            "groq",
+            "openai/gpt-oss-20b",
+            "ok",
+            304.0,
+            1854.0,
+            900,
+            4200,
+            0.001522,
+            tokens_per_s=2288.0,
+        )
+    )
+    w.status.set_filled(True)  # "✓ every block translated" beside it, as once a page is done
+    QApplication.processEvents()
+    latency = w.status.latency
+    assert latency.text() == (
+        "groq · openai/gpt-oss-20b · first token 304 ms · total 1854 ms · 2288 tok/s"
+    )
+    qtbot.waitUntil(lambda: not latency.elided())

@@ -49,6 +49,9 @@ def latency_text(stats: RequestStats) -> str:
 MEMORY_LATENCY = "memory · 0 ms"
 
 
+# below this width the latency keeps a fifth of the bar: passing messages need the room
+LATENCY_SPARE_FROM = 820  # pixels
+
 FILLED = "✓ every block translated"  # the document is filled (DocumentView.filled)
 SPINNER = "◐◓◑◒"
 SPINNER_MS = 200
@@ -194,11 +197,13 @@ class StatusPanel(QObject):
             bar.resized.connect(self._fit)
 
     def _fit(self, width: int) -> None:
-        """A quarter of the bar at most for the error, a fifth for the latency and for the
-        cost (they elide, whole on hover): the rest is left to passing messages ("waiting 57
-        s: …")."""
-        for label in (self.latency, self.cost):
-            label.setMaximumWidth(max(ElidedLabel.MIN_WIDTH, width // 5))
+        """A quarter of the bar at most for the error, a fifth for the cost, and for the
+        latency (who answered and how fast) what a wide bar can spare, from a fifth at 1,024 px
+        to two fifths from 1,370 px (a fifth cut it at "first token 2…" at 1,280 px); they
+        elide, whole on hover: the rest is left to passing messages ("waiting 57 s: …")."""
+        spare = min(width * 2 // 5, max(width // 5, width - LATENCY_SPARE_FROM))
+        self.latency.setMaximumWidth(max(ElidedLabel.MIN_WIDTH, spare))
+        self.cost.setMaximumWidth(max(ElidedLabel.MIN_WIDTH, width // 5))
         self._fit_error()
 
     # ---- inputs ------------------------------------------------------------------------------
