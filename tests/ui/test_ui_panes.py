@@ -492,6 +492,31 @@ def test_highlighting_counts_emoji_as_qt_does(qtbot) -> None:
     assert [(f.start, f.length) for f in code] == [(5, 6)]  # two emoji = 4 units, a space
 
 
+@pytest.mark.parametrize("end", ["---", "..."])
+def test_the_source_is_muted_as_front_matter_only_as_far_as_the_parser_reads_it(
+    qtbot, end: str
+) -> None:
+    """The highlighter ends front matter where the parser does (YAML's "..." too): after it,
+    the document is coloured as Markdown, not greyed to its end."""
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    from fastdesk.document.blocks import parse
+    from fastdesk.ui.panes.highlighter import MarkdownHighlighter
+
+    text = f"---\ntitle: Spec\n{end}\n\n# Introduction\n\nSee `code` here.\n"
+    assert parse(text).blocks[1].kind == "heading"  # the parser's reading
+    edit = QPlainTextEdit()
+    qtbot.addWidget(edit)
+    highlighter = MarkdownHighlighter(edit.document())
+    edit.setPlainText(text)
+    highlighter.rehighlight()
+    document = edit.document()
+    heading = document.findBlockByNumber(4)
+    assert heading.text() == "# Introduction" and heading.userState() != 3  # not front matter
+    formats = document.findBlockByNumber(6).layout().formats()
+    assert any(f.format.fontFixedPitch() for f in formats)  # the inline code coloured as code
+
+
 def test_the_tint_follows_its_block_through_edits_and_goes_with_it(qtbot) -> None:
     preview = TargetPreview()
     qtbot.addWidget(preview)

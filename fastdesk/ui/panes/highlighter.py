@@ -109,7 +109,10 @@ class MarkdownHighlighter(QSyntaxHighlighter):
             return
         if previous == FRONT_MATTER:
             self._set(0, len(text), self._formats["muted"])
-            self.setCurrentBlockState(NORMAL if text.rstrip() in ("---", "+++") else FRONT_MATTER)
+            # YAML's document end "..." closes it too, as the parser (markdown-it's front
+            # matter plugin) and Pandoc read it: the CommonMark spec's own front matter ends so
+            ended = text.rstrip() in ("---", "+++", "...")
+            self.setCurrentBlockState(NORMAL if ended else FRONT_MATTER)
             return
         self.setCurrentBlockState(NORMAL)
         if self.currentBlock().blockNumber() == 0 and text.rstrip() in ("---", "+++"):
