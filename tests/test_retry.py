@@ -20,8 +20,9 @@ from fastdesk.providers.base import (
 from fastdesk.providers.headers import retry_after_from_headers
 from fastdesk.routing.retry import RetryBudget, RetryPolicy
 from fastdesk.routing.router import AllProvidersFailed, Backoff, Router
-from fastdesk.translate.engine import Engine, JobSpec, _failure_message
+from fastdesk.translate.engine import Engine, _failure_message
 from fastdesk.translate.events import BlockDone, Waiting
+from fastdesk.translate.job import JobSpec
 from tests.test_router import ANSWER, Scripted, consume, dones, router_of
 
 QUICK = RetryPolicy(base_backoff_s=0.01, max_backoff_s=0.02)
