@@ -4,6 +4,7 @@ Data flows one way: blocks → memory answers what it can at once → the rest i
 into requests sized to the provider's limits → the router streams each from the fastest healthy
 provider → answers are mapped back to their blocks, checked, stored, and emitted as events.
 A pack whose answer cannot be mapped back exactly is split and retried, never written wrong.
+What a job is lives in job.py; one request (its messages, its streamed answer) in request.py.
 """
 
 from __future__ import annotations
