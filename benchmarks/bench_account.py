@@ -48,8 +48,9 @@ from fastdesk.providers.groq import GroqProvider  # noqa: E402
 from fastdesk.routing.limiter import Limiter  # noqa: E402
 from fastdesk.routing.router import Router  # noqa: E402
 from fastdesk.routing.stats import StatsStore  # noqa: E402
-from fastdesk.translate.engine import Engine, JobSpec  # noqa: E402
+from fastdesk.translate.engine import Engine  # noqa: E402
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent  # noqa: E402
+from fastdesk.translate.job import JobSpec  # noqa: E402
 from fastdesk.translate.slots import Priorities  # noqa: E402
 from tests.emulator import Account, Emulator  # noqa: E402
 from tests.fast_time import FastTime  # noqa: E402

@@ -23,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fastdesk.document.blocks import parse
 from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory
 from tests.emulator import Emulator
 

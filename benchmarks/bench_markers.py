@@ -27,8 +27,9 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, RequestDone
+from fastdesk.translate.job import JobSpec
 from tests.emulator import Emulator, last_user_content
 
 SPEC = JobSpec(target_lang="en")  # echo answers are correct English: no fidelity retries

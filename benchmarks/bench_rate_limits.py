@@ -33,8 +33,9 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.limiter import Headroom, Limiter
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, Waiting
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.sending import (
     BOUNDARIES,

@@ -23,7 +23,8 @@ from fastdesk.routing.retired import Retirements
 from fastdesk.routing.router import AttemptDone, Backoff, Router
 from fastdesk.routing.shared_budget import SharedBudget, account_id
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
+from fastdesk.translate.job import JobSpec
 from tests.emulator import Account, Emulator
 from tests.fast_time import FastTime
 

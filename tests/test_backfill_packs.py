@@ -20,8 +20,9 @@ from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.translate.dialect import translate_document
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.planning import BACKFILL_PACK_TOKENS, backfill_pack_tokens
 from tests.fakes import FakeProvider, instructions, last_user
 

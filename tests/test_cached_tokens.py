@@ -15,9 +15,10 @@ from fastdesk.providers.groq import GroqProvider
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import AttemptDone, Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import RequestDone
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.prompts import Context, build_messages, request_notes, system_prompt
 from tests.emulator import Emulator, PromptCache
 

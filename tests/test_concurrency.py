@@ -12,7 +12,8 @@ from fastdesk.routing.concurrency import CEILING, START, Concurrency
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.slots import Slots
 from tests.emulator import Emulator, Fault
 from tests.fakes import FakeClock, FakeProvider

@@ -15,10 +15,11 @@ from fastdesk.review.corrections import (
 from fastdesk.review.model import Review, review_path, save_review
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone
 from fastdesk.translate.examples import Example
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from tests.fakes import FakeProvider, instructions
 
 SOURCE = """# Images

@@ -13,8 +13,9 @@ from fastdesk.providers.base import ProviderError
 from fastdesk.routing.retry import Deadlines, RetryPolicy
 from fastdesk.routing.router import AllProvidersFailed, Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed
+from fastdesk.translate.job import JobSpec
 from tests.emulator import Emulator, Fault
 
 MESSAGES = [{"role": "system", "content": "Translate."}, {"role": "user", "content": "Hello"}]

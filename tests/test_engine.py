@@ -10,7 +10,7 @@ from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ConnectionFailedError, RateLimitedError
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import (
     BlockDelta,
     BlockDone,
@@ -21,6 +21,7 @@ from fastdesk.translate.events import (
     RevisionDone,
     Waiting,
 )
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory
 from tests.fakes import FakeClock, FakeProvider, instructions, last_user
 

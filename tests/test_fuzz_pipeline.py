@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ChatRequest, Provider
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineEvent, RevisionDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.planning import document_title
 from tests.fakes import FakeProvider, last_user, until

@@ -220,7 +220,8 @@ def test_a_document_translated_live_keeps_its_dialects_syntax_lines() -> None:
     import dataclasses
 
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.job import JobSpec
     from fastdesk.translate.live import LiveTranslator
     from tests.fakes import FakeProvider, last_user
 

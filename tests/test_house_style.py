@@ -13,9 +13,10 @@ from fastdesk.document.blocks import parse
 from fastdesk.providers.base import estimate_tokens
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.examples import Example, ExampleBank
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.prompts import build_messages, request_notes, system_prompt
 from fastdesk.translate.readability import ReadingLevel

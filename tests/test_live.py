@@ -4,8 +4,9 @@ import asyncio
 
 from fastdesk.document.blocks import parse
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, RevisionDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import LiveTranslator
 from tests.fakes import FakeProvider, instructions, last_user, until
 

@@ -15,8 +15,9 @@ import pytest
 from fastdesk.document.blocks import parse
 from fastdesk.providers.base import ChatRequest, StreamEvent
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDelta, BlockDone, EngineEvent, Flag
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import NEAR_BLOCKS, LiveTranslator
 from fastdesk.translate.planning import BACKFILL_PACK_BLOCKS, Work
 from fastdesk.translate.slots import Priorities

@@ -15,8 +15,9 @@ from fastdesk.cli.main import run
 from fastdesk.document.blocks import parse
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import identify, length_mismatch, not_translated
 from tests.emulator import Emulator, last_user_content
 from tests.fakes import FakeProvider

@@ -20,8 +20,10 @@ from fastdesk.providers.base import (
 from fastdesk.providers.headers import retry_after_from_headers
 from fastdesk.routing.retry import RetryBudget, RetryPolicy
 from fastdesk.routing.router import AllProvidersFailed, Backoff, Router
-from fastdesk.translate.engine import Engine, JobSpec, _failure_message
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, Waiting
+from fastdesk.translate.job import JobSpec
+from fastdesk.translate.request import failure_message
 from tests.test_router import ANSWER, Scripted, consume, dones, router_of
 
 QUICK = RetryPolicy(base_backoff_s=0.01, max_backoff_s=0.02)
@@ -131,7 +133,7 @@ def test_a_retry_after_date_far_away_is_capped_everywhere() -> None:
     assert seconds is not None and seconds > 10**9  # what the server said …
     error = RateLimitedError("groq", "slow down", retry_after=seconds)
     policy = RetryPolicy()
-    message = _failure_message(AllProvidersFailed([error]), policy)
+    message = failure_message(AllProvidersFailed([error]), policy)
     assert message == "groq: rate limit reached; try again in 60 s."  # … and what we show
     budget = RetryBudget(RetryPolicy(retry_after_cap_s=0.02), random.Random(1))
     assert budget.next_wait([error]) == (pytest.approx(0.02), error)  # … and what we wait

@@ -716,8 +716,9 @@ def test_a_live_translator_never_overwrites_a_correction() -> None:
     import asyncio
 
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
     from fastdesk.translate.events import RevisionDone
+    from fastdesk.translate.job import JobSpec
     from fastdesk.translate.live import LiveTranslator
     from tests.fakes import FakeProvider, last_user
 

@@ -22,8 +22,9 @@ from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockReviewed, EngineError, RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory
 from fastdesk.translate.mqm import (
     QualityReview,

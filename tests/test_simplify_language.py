@@ -14,8 +14,9 @@ from fastdesk.providers.base import ChatRequest
 from fastdesk.routing.retry import RetryPolicy
 from fastdesk.routing.router import Router
 from fastdesk.translate import language
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.job import JobSpec
 from tests.fakes import FakeProvider, last_user
 
 # long German sentences: a formula says how hard they read (Amstad's, German's Flesch)

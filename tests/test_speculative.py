@@ -10,8 +10,9 @@ from pathlib import Path
 from fastdesk.routing.limiter import Limiter, Limits
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.translate.memory import Memory
 from tests.fakes import FakeProvider, instructions, last_user, until

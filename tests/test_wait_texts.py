@@ -12,8 +12,9 @@ from fastdesk.routing.limiter import RESERVE, Limiter, Limits
 from fastdesk.routing.pace import estimate, workload_tokens
 from fastdesk.routing.router import Backoff, Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, Waiting
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.slots import Priorities
 from tests.fakes import FakeClock as Clock
 from tests.fakes import FakeProvider, until

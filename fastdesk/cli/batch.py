@@ -33,8 +33,9 @@ from fastdesk.project.sync import Pair
 from fastdesk.providers.base import ProviderError
 from fastdesk.providers.batch_api import GroqBatchApi
 from fastdesk.routing.pricing import format_cost
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.job import JobSpec
 
 __all__ = ["BatchStep", "Runner", "Work", "run_batch", "say_jobs"]
 

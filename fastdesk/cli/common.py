@@ -20,8 +20,9 @@ from fastdesk.config.settings import saved_settings
 from fastdesk.document.blocks import Document
 from fastdesk.project.house import House, house_for
 from fastdesk.translate.consistency import Unit, glossary_drift, inconsistencies
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.mqm import QualityReview, document_score
 from fastdesk.translate.readability import ReadingLevel
 from fastdesk.translate.style import Style

@@ -26,8 +26,9 @@ from fastdesk.review.interchange.xliff import write_xliff
 from fastdesk.review.model import Review, load_review
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import StatsStore
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory
 
 FORMATS = ("md", "html", "xliff", "po")

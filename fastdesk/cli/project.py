@@ -34,8 +34,9 @@ from fastdesk.project.run import (
 )
 from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.routing.costs import CostLedger
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.wiring import glossary_for
 
 __all__ = ["load_pairs", "open_project", "run_project"]

@@ -31,7 +31,7 @@ from fastdesk.routing.costs import CostLedger
 from fastdesk.routing.pricing import format_cost
 from fastdesk.translate.checks import preload
 from fastdesk.translate.dialect import translate_document
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import (
     MEMORY_REFUSED,
     BlockDone,
@@ -42,6 +42,7 @@ from fastdesk.translate.events import (
     RequestDone,
     Waiting,
 )
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import source_language
 from fastdesk.translate.prompts import MODES
 from fastdesk.translate.readability import compare

@@ -26,7 +26,8 @@ from fastdesk.providers.batch_api import (
     request_line,
     split_lines,
 )
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
+from fastdesk.translate.job import JobSpec
 
 __all__ = [
     "Offer",

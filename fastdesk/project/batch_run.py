@@ -37,8 +37,9 @@ from fastdesk.routing.events import AllProvidersFailed, Attempt, AttemptDone, Ro
 from fastdesk.routing.pricing import PriceTable
 from fastdesk.routing.router import Router
 from fastdesk.translate.dialect import translate_document
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import EngineEvent, RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import Memory
 
 __all__ = [

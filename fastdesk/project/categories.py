@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping
 from fastdesk.config.fileio import MAX_STATE_BYTES, FileError, atomic_write_text, read_confined
 from fastdesk.document.blocks import parse
 from fastdesk.project.layout import Project
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import EngineEvent, RequestDone
+from fastdesk.translate.job import JobSpec
 
 __all__ = ["category_entries", "translate_categories", "translate_line"]
 

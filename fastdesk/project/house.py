@@ -18,9 +18,9 @@ from pathlib import Path
 from fastdesk.config.settings import Settings
 from fastdesk.project.layout import Project, ProjectError, enclosing_project, find_project
 from fastdesk.review.corrections import corrections, review_files
-from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.examples import Example, ExampleBank
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.style import Style
 from fastdesk.translate.wiring import glossary_for, style_for
 

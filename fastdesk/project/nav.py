@@ -27,8 +27,9 @@ from fastdesk.project.mkdocs_config import (
     read_config,
     with_nav_translations,
 )
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import RequestDone
+from fastdesk.translate.job import JobSpec
 
 __all__ = ["nav_lacking", "translate_nav"]
 

@@ -21,7 +21,7 @@ from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import OUTSIDE, Pair, link_anchors
 from fastdesk.project.theme_strings import theme_strings_pending, translate_theme_strings
 from fastdesk.translate.dialect import translate_document
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import (
     MEMORY_REFUSED,
     BlockDone,
@@ -30,6 +30,7 @@ from fastdesk.translate.events import (
     EngineEvent,
     RequestDone,
 )
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.repeats import repeated
 
 __all__ = [

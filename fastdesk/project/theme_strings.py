@@ -40,8 +40,9 @@ from fastdesk.document.blocks import parse
 from fastdesk.document.languages import primary
 from fastdesk.project.categories import translate_line
 from fastdesk.project.layout import Project
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import EngineEvent, RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import LIKELY, identify
 
 __all__ = ["STATE_PATH", "THEME_FILES", "theme_strings_pending", "translate_theme_strings"]

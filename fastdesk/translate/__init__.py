@@ -4,6 +4,8 @@ answers, check them, remember them; the live translator keeps a document current
 Modules:
 
 - ``engine``: plan, pack, route and stream the translation of a document's blocks
+- ``job``: what a job produces (``JobSpec``), named without importing the engine
+- ``request``: one request of the engine: its messages, its streamed answer, why it failed
 - ``planning``: which blocks go to a model, and in which request (a pack)
 - ``slots``: request slots served by rank: the engine's limit on requests in flight
 - ``parts``: the documents one run shares (a page, its containers' pieces) and their packs

@@ -27,8 +27,9 @@ from fastdesk.providers.base import Provider, RequestStats
 from fastdesk.routing.pricing import PriceTable, format_cost
 from fastdesk.routing.router import Router
 from fastdesk.routing.stats import Pair, StatsStore, median, percentile
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, BlockFailed, EngineError, EngineEvent, RequestDone
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.warmup import warm_up
 
 FALLBACK_SAMPLE = """# A short sample

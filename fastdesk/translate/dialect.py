@@ -31,7 +31,7 @@ from fastdesk.document.syntax import (
     definition_terms,
     keep_anchor,
 )
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import (
     MEMORY_REFUSED,
     BlockDone,
@@ -42,6 +42,7 @@ from fastdesk.translate.events import (
     RequestDone,
     Waiting,
 )
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.parts import Part
 from fastdesk.translate.slots import Ranking
 

@@ -4,6 +4,7 @@ Data flows one way: blocks → memory answers what it can at once → the rest i
 into requests sized to the provider's limits → the router streams each from the fastest healthy
 provider → answers are mapped back to their blocks, checked, stored, and emitted as events.
 A pack whose answer cannot be mapped back exactly is split and retried, never written wrong.
+What a job is lives in job.py; one request (its messages, its streamed answer) in request.py.
 """
 
 from __future__ import annotations
@@ -11,32 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import itertools
-import math
-from collections.abc import Callable, Collection, Coroutine, Sequence
-from dataclasses import dataclass, replace
-from typing import TypedDict, Unpack
+from collections.abc import Collection, Coroutine, Sequence
+from dataclasses import replace
 
-from fastdesk.clock import duration
 from fastdesk.document.blocks import Block, Document
-from fastdesk.document.syntax import unshield
-from fastdesk.providers.base import TextDelta, estimate_tokens
-from fastdesk.providers.factory import not_configured
+from fastdesk.providers.base import estimate_tokens
 from fastdesk.providers.sdk import MAX_COMPLETION_TOKENS, completion_budget
-from fastdesk.routing.retry import RetryPolicy
-from fastdesk.routing.router import (
-    AllProvidersFailed,
-    Attempt,
-    AttemptDone,
-    Backoff,
-    Restart,
-    Router,
-)
+from fastdesk.routing.router import Router
 from fastdesk.translate import planning
 from fastdesk.translate.admonitions import keep_types
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.events import (
     MEMORY_REFUSED,
-    BlockDelta,
     BlockDone,
     BlockFailed,
     BlockReviewed,
@@ -46,12 +33,9 @@ from fastdesk.translate.events import (
     Expansion,
     Flag,
     Planned,
-    RequestDone,
     RevisionDone,
-    Waiting,
 )
-from fastdesk.translate.examples import ExampleBank
-from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import (
     RUNAWAY_RATIO,
     document_language,
@@ -59,26 +43,27 @@ from fastdesk.translate.language import (
     source_language,
 )
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.parts import Part, order, pack_emit
+from fastdesk.translate.parts import Emit, Part, order, pack_emit
 from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
     Context,
     Markers,
-    ThinkStripper,
     build_messages,
     expand_prompt,
-    needs_markers,
     pack_text,
-    partial_pack,
-    request_notes,
     split_pack,
-    system_prompt,
 )
 from fastdesk.translate.quality import Reviewer
+from fastdesk.translate.request import (
+    Outcome,
+    emit_partial,
+    incomplete,
+    markers_for,
+    pack_messages,
+    stream_answer,
+    unshielded,
+)
 from fastdesk.translate.slots import LAST, Ranking, Slots
-from fastdesk.translate.style import Style
-
-Emit = Callable[[EngineEvent], None]
 
 _BACKLOG = contextvars.ContextVar("backlog", default=False)  # this task's pack: backlog?
 LENGTH_RETRIES_SCALE = 4  # an answer cut by its budget is asked again with 2×, then 4×
@@ -90,81 +75,6 @@ PARTIAL_INTERVAL_S = 0.03
 # the loop (more on a busy machine), and the few that ended together held back the request of
 # an edit made meanwhile for 2.3 s. So the checks give the loop a turn once this long has passed.
 CHECK_SLICE_S = 0.02
-# A glossary up to this long goes whole into the instructions every request shares (cached by
-# the providers after the first request); a longer one, only the entries each text uses.
-SHARED_GLOSSARY_TOKENS = 2000
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """What to produce: mode, language, where to send it, and whether memory may answer."""
-
-    mode: str = "translate"
-    target_lang: str = "fr"
-    provider: str = "auto"
-    model: str | None = None
-    use_memory: bool = True
-    glossary: Glossary | None = None
-    # the source's language, when known (a docs project's): recorded with each answer in the
-    # memory so it can be exported as TMX; else identified from the block when it can be
-    source_lang: str | None = None
-    # a reviewer model judges each translated block after the run's translations (quality.py);
-    # None: when the budget allows (the user's own rate limits: Reviewer.budget_allows)
-    review: bool | None = False
-    # the project's house style (its text for this mode and language goes to every request and
-    # its digest into the memory key) and the editor's corrections, offered as examples
-    style: Style | None = None
-    examples: ExampleBank | None = None
-    # the site generator's Markdown dialect of the document's project: a document translated
-    # live keeps its syntax lines as they are (fastdesk.document.dialects.keep_syntax)
-    dialect: str = "commonmark"
-    # whether the generator takes an explicit heading id in the dialect's syntax (MkDocs with
-    # attr_list, Hugo, Docusaurus): a translated heading then keeps its source's anchor
-    heading_ids: bool = False
-    # Hugo: definition terms get ids numbered with the headings' (autoDefinitionTermID), and
-    # the rules ids are made by (autoHeadingIDType: github, github-ascii, blackfriday)
-    term_ids: bool = False
-    id_type: str = "github"
-
-    @property
-    def style_text(self) -> str:
-        return self.style.text_for(self.mode, self.target_lang) if self.style else ""
-
-    @property
-    def style_version(self) -> str:
-        return self.style.version(self.mode, self.target_lang) if self.style else ""
-
-    @property
-    def glossary_lang(self) -> str | None:
-        """Forced translations apply when translating; simplifying keeps only the kept terms."""
-        return self.target_lang if self.mode == "translate" else None
-
-    def glossary_for(self, text: str) -> Glossary | None:
-        """The glossary entries that occur in `text` (so an unrelated edit keeps memory valid)."""
-        if self.glossary is None:
-            return None
-        return self.glossary.for_text(text, self.glossary_lang)
-
-
-class _Route(TypedDict, total=False):
-    """What Engine._stream passes on to Router.stream as it is (its keyword arguments)."""
-
-    max_tokens: int
-    purpose: str
-    blocks: int
-    expected_tokens: int | None
-    avoid: tuple[str, str] | None
-    background: bool
-
-
-@dataclass
-class _Outcome:
-    text: str | None
-    flags: tuple[Flag, ...] = ()
-    error: str | None = None
-    provider: str = ""
-    model: str = ""
-    not_translated: str = ""  # why the answers were not translations (the block keeps its source)
 
 
 def _noop(_event: EngineEvent) -> None:
@@ -376,7 +286,7 @@ class Engine:
         waiting = [len(planned.work) for planned in plans]  # each part's works not settled
         failed: list[list[str]] = [[] for _ in parts]
         flagged: list[list[str]] = [[] for _ in parts]
-        settled: list[list[tuple[Work, _Outcome]]] = [[] for _ in parts]
+        settled: list[list[tuple[Work, Outcome]]] = [[] for _ in parts]
         judgings: list[Coroutine[None, None, None]] = []
 
         def finish(i: int) -> None:
@@ -455,7 +365,7 @@ class Engine:
 
     async def _review(
         self,
-        settled: list[tuple[Work, _Outcome]],
+        settled: list[tuple[Work, Outcome]],
         hits: list[tuple[Block, str, tuple[Flag, ...]]],
         spec: JobSpec,
         revision: int,
@@ -515,7 +425,7 @@ class Engine:
     def _settle(
         self,
         w: Work,
-        outcome: _Outcome,
+        outcome: Outcome,
         spec: JobSpec,
         revision: int,
         emit: Emit,
@@ -560,7 +470,7 @@ class Engine:
 
     async def _translate(
         self, pack: Pack, spec: JobSpec, revision: int, emit: Emit, *, with_context: bool
-    ) -> list[_Outcome]:
+    ) -> list[Outcome]:
         """Answers for a pack; a pack that cannot be mapped back is split in halves and retried,
         and its model's packs are capped at half its length from then on (router stats), down
         to one block per request for a model that loses the markers of two."""
@@ -573,11 +483,11 @@ class Engine:
                     pack[i : i + cap], spec, revision, emit, with_context=False
                 )
             ]
-        markers = _markers(pack)
+        markers = markers_for(pack)
         answer = await self._request(
             pack, spec, revision, emit, with_context=with_context, markers=markers
         )
-        if isinstance(answer, _Outcome):  # every provider failed
+        if isinstance(answer, Outcome):  # every provider failed
             return [answer] * len(pack)
         text, finish, provider, model = answer
         # only "stop" ends a complete answer: "length", "content_filter" … (or none) do not
@@ -590,7 +500,7 @@ class Engine:
                 first = await self._translate(pack[:mid], spec, revision, emit, with_context=False)
                 second = await self._translate(pack[mid:], spec, revision, emit, with_context=False)
                 return first + second
-            return [_Outcome(None, error=f"{provider}/{model}: {_incomplete(finish)}")]
+            return [Outcome(None, error=f"{provider}/{model}: {incomplete(finish)}")]
         outcomes = []
         clock = asyncio.get_running_loop().time  # the loop's own: a slice, no wait
         turn = clock() + CHECK_SLICE_S
@@ -610,7 +520,7 @@ class Engine:
         emit: Emit,
         provider: str,
         model: str,
-    ) -> _Outcome:
+    ) -> Outcome:
         """Is it a translation at all (else once more on the next model, then flagged
         not_translated)? Then the fidelity checks: one retry with a firmer instruction, then
         flag. ``answer`` is as the model gave it: the language is judged on what it was sent
@@ -618,32 +528,32 @@ class Engine:
         on the answer with the syntax put back. Not checked when ``check_answers`` is off (a
         run only planned: Batch API)."""
         if not self.check_answers:
-            return _Outcome(_unshielded(w, answer)[0], provider=provider, model=model)
+            return Outcome(unshielded(w, answer)[0], provider=provider, model=model)
         sent = w.text
         why = not_translated(sent, answer, spec.target_lang) if spec.mode == "translate" else None
         if why:
             again = await self._single(w, spec, revision, emit, avoid=(provider, model))
             if again is None or not_translated(sent, again[0], spec.target_lang):
-                return _Outcome(None, provider=provider, model=model, not_translated=why)
+                return Outcome(None, provider=provider, model=model, not_translated=why)
             answer, provider, model = again
         shown, flags = self._answered(w, answer, spec)
         if not flags:
-            return _Outcome(shown, (), provider=provider, model=model)
+            return Outcome(shown, (), provider=provider, model=model)
         firmer = "; ".join(f"{f.check}: {f.detail}" for f in flags)
         retry = await self._single(w, spec, revision, emit, firmer=firmer)
         if retry is None:
-            return _Outcome(shown, tuple(flags), provider=provider, model=model)
+            return Outcome(shown, tuple(flags), provider=provider, model=model)
         second, second_flags = self._answered(w, retry[0], spec)
         if len(second_flags) <= len(flags) and not (
             spec.mode == "translate" and not_translated(sent, retry[0], spec.target_lang)
         ):
-            return _Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
-        return _Outcome(shown, tuple(flags), provider=provider, model=model)
+            return Outcome(second, tuple(second_flags), provider=retry[1], model=retry[2])
+        return Outcome(shown, tuple(flags), provider=provider, model=model)
 
     def _answered(self, w: Work, answer: str, spec: JobSpec) -> tuple[str, list[Flag]]:
         """The answer as written (the shielded syntax put back, an admonition's type too)
         and the flags of its checks (a shielded piece it lost, put back, among them)."""
-        shown, lost = _unshielded(w, answer)
+        shown, lost = unshielded(w, answer)
         shown = keep_types(w.core, shown)  # an admonition's type is syntax: put it back
         flags = self._check(w, shown, spec)
         flags += [Flag("dialect", f"{span} lost by the answer; put back") for span in lost]
@@ -661,7 +571,7 @@ class Engine:
     ) -> tuple[str, str, str] | None:
         """One block asked again (a retry): (answer as the model gave it, provider, model), or
         None when no complete answer came."""
-        markers = _markers([w])
+        markers = markers_for([w])
         retry = await self._request(
             [w],
             spec,
@@ -673,7 +583,7 @@ class Engine:
             markers=markers,
             avoid=avoid,
         )
-        if isinstance(retry, _Outcome) or retry[1] != "stop":
+        if isinstance(retry, Outcome) or retry[1] != "stop":
             return None
         parts = split_pack(retry[0], 1, markers)
         if not parts or not parts[0].strip():
@@ -709,37 +619,16 @@ class Engine:
         markers: Markers | None,
         avoid: tuple[str, str] | None = None,
         scale: int = 1,  # times the usual completion budget (it cut the answer: more)
-    ) -> tuple[str, str | None, str, str] | _Outcome:
-        """Stream one request: (answer, finish reason, provider, model), or a failed _Outcome."""
-        cores = [w.text for w in pack]
-        text = pack_text(cores, markers)
-        context = pack[0].context if with_context and len(pack) == 1 else None
-        if context is None and pack:
-            context = Context(title=pack[0].context.title)
+    ) -> tuple[str, str | None, str, str] | Outcome:
+        """Stream one request: (answer, finish reason, provider, model), or a failed Outcome."""
+        text = pack_text([w.text for w in pack], markers)
         expected = estimate_tokens(text)  # a translation is about as long as its source
         candidates = self.router.candidates(
             spec.provider, spec.model, expected_tokens=expected, lang=spec.target_lang
         )
         model_hint = candidates[0][1] if candidates else (spec.model or "")
-        examples = spec.examples.pick(text, exclude=cores) if spec.examples else []
-        shared = _shared_glossary(spec)
-        used = spec.glossary_for(text) if shared is None else None
-        messages = build_messages(
-            system_prompt(
-                spec.mode,
-                spec.target_lang,
-                model=model_hint,
-                style=spec.style_text,
-                glossary_lines=shared or (),
-            ),
-            text,
-            request_notes(
-                spec.mode,
-                glossary_lines=used.prompt_lines(spec.glossary_lang) if used is not None else (),
-                examples=examples,
-                context=context,
-                firmer=firmer,
-            ),
+        messages = pack_messages(
+            pack, text, spec, model_hint, with_context=with_context, firmer=firmer
         )
         ids = [b.id for w in pack for b in w.blocks]
         shown: dict[int, str] = {}
@@ -754,14 +643,17 @@ class Engine:
             # are off screen), and each cost a re-split of the answer so far and a render in
             # the window, a 64-block pack's dozens of times over
             if not backlog:
-                self._emit_partial(pack, so_far, shown, revision, emit, markers)
+                emit_partial(pack, so_far, shown, revision, emit, markers)
 
-        answer = await self._stream(
+        answer = await stream_answer(
+            self.router,
             messages,
             spec,
             revision,
             emit,
             on_start=started,
+            on_done=lambda: self._follow(spec),
+            partial_interval=self.partial_interval,
             on_text=partial,
             max_tokens=min(MAX_COMPLETION_TOKENS, scale * completion_budget(expected, model_hint)),
             purpose=purpose,
@@ -779,70 +671,6 @@ class Engine:
             )  # fmt: skip
         return answer
 
-    async def _stream(
-        self,
-        messages: list[dict[str, str]],
-        spec: JobSpec,
-        revision: int,
-        emit: Emit,
-        *,
-        on_text: Callable[[str], None],
-        on_start: Callable[[], None] = lambda: None,
-        runaway_chars: int | None = None,
-        block_ids: tuple[str, ...] = (),
-        **route: Unpack[_Route],
-    ) -> tuple[str, str | None, str, str] | _Outcome:
-        """Stream one answer through the router, thinking stripped and fallbacks restarted:
-        (answer, finish reason, provider, model), or a failed _Outcome once the error is shown.
-        An answer past ``runaway_chars`` is stopped there, with the finish reason "runaway"."""
-        acc: list[str] = []
-        size = 0
-        stripper = ThinkStripper()
-        finish: str | None = None
-        provider = model = ""
-        # the loop's own time, read and compared in this coroutine only (a throttle, no wait)
-        clock = asyncio.get_running_loop().time
-        shown_at = -math.inf  # when on_text last had the answer so far
-        stream = self.router.stream(
-            messages, provider=spec.provider, model=spec.model, lang=spec.target_lang, **route
-        )
-        try:
-            async for ev in stream:
-                if isinstance(ev, Attempt):
-                    provider, model = ev.provider, ev.model
-                    on_start()
-                elif isinstance(ev, TextDelta):
-                    visible = stripper.feed(ev.text)
-                    if visible:
-                        acc.append(visible)
-                        size += len(visible)
-                        if runaway_chars is not None and size > runaway_chars:
-                            finish = "runaway"
-                            break
-                        now = clock()
-                        if now - shown_at >= self.partial_interval:
-                            shown_at = now
-                            on_text("".join(acc))
-                elif isinstance(ev, Restart):  # the next choice starts the answer again
-                    acc.clear()
-                    size = 0
-                    stripper = ThinkStripper()
-                    shown_at = -math.inf
-                elif isinstance(ev, AttemptDone):
-                    finish = ev.finish_reason
-                    self._follow(spec)
-                    emit(RequestDone(revision, ev.stats))
-                elif isinstance(ev, Backoff):
-                    emit(Waiting(revision, ev.provider, ev.seconds, ev.reason, ev.kind, block_ids))
-        except AllProvidersFailed as exc:
-            message = _failure_message(exc, self.router.retry)
-            emit(EngineError(revision, message, detail=str(exc), kind=_failure_kind(exc)))
-            return _Outcome(None, error=message)
-        finally:
-            await stream.aclose()  # type: ignore[attr-defined]  # a runaway: stop its attempt
-        acc.append(stripper.finish())
-        return "".join(acc), finish, provider, model
-
     async def expand(
         self, doc: Document, block_id: str, spec: JobSpec, *, revision: int = 0, emit: Emit = _noop
     ) -> str | None:
@@ -853,99 +681,21 @@ class Engine:
         system = expand_prompt(
             spec.target_lang, model=model_hint, context=Context(title=document_title(doc))
         )
-        answer = await self._stream(
+        answer = await stream_answer(
+            self.router,
             build_messages(system, text),
             spec,
             revision,
             emit,
+            on_done=lambda: self._follow(spec),
+            partial_interval=self.partial_interval,
             on_text=lambda so_far: emit(Expansion(revision, block_id, so_far)),
             max_tokens=1024,
             purpose="expand",
             blocks=1,
         )
-        if isinstance(answer, _Outcome):
+        if isinstance(answer, Outcome):
             return None
         result = answer[0].strip()
         emit(Expansion(revision, block_id, result, done=True))
         return result
-
-    @staticmethod
-    def _emit_partial(
-        pack: Pack,
-        text: str,
-        shown: dict[int, str],
-        revision: int,
-        emit: Emit,
-        markers: Markers | None,
-    ) -> None:
-        for n, part in partial_pack(text, len(pack), markers).items():
-            if shown.get(n) != part:
-                shown[n] = part
-                sent = pack[n].sent
-                streamed = unshield(part, sent, partial=True)[0] if sent is not None else part
-                for block in pack[n].blocks:
-                    lead, _core, trail = block.split()
-                    emit(BlockDelta(revision, block.id, lead + streamed + trail))
-
-
-def _unshielded(w: Work, answer: str) -> tuple[str, list[str]]:
-    """The answer with the syntax shielded from the model put back, and what it lost (put
-    back at its end: fastdesk.document.syntax.unshield)."""
-    return unshield(answer, w.sent) if w.sent is not None else (answer, [])
-
-
-def _shared_glossary(spec: JobSpec) -> list[str] | None:
-    """The whole glossary section that applies to the job, shared by every request's first
-    message (a cached prefix), or None when it is longer than ``SHARED_GLOSSARY_TOKENS``: then
-    each request carries the entries its text uses, after that message."""
-    if spec.glossary is None:
-        return []
-    lines = spec.glossary.prompt_lines(spec.glossary_lang)
-    if estimate_tokens("\n".join(lines)) > SHARED_GLOSSARY_TOKENS:
-        return None
-    return lines
-
-
-def _markers(pack: Sequence[Work]) -> Markers | None:
-    """Fresh markers for a request that needs them (several blocks, or a ``<think>`` block)."""
-    cores = [w.core for w in pack]
-    return Markers.fresh("".join(cores)) if needs_markers(cores) else None
-
-
-def _incomplete(finish: str | None) -> str:
-    """Why an answer that streamed to its end is still not an answer."""
-    if finish == "length":
-        return "answer truncated (max_tokens reached)"
-    if finish == "stop":
-        return "empty answer, or its block markers were lost"
-    if finish is None:
-        return "the answer ended without saying it was complete"
-    if finish == "runaway":
-        return f"the answer ran past {RUNAWAY_RATIO:g}× the length of its source: stopped"
-    return f"the answer is not complete (finish_reason {finish})"
-
-
-def _failure_kind(exc: AllProvidersFailed) -> str:
-    return exc.last.kind if exc.last is not None else "not_configured"
-
-
-def _failure_message(exc: AllProvidersFailed, retry: RetryPolicy) -> str:
-    """A short sentence for a status bar or a terminal line (a retry-after as capped)."""
-    last = exc.last
-    if last is None:
-        return not_configured()
-    if last.kind == "authentication":
-        return (
-            f"{last.provider}: the API key was refused (check it in Settings or the environment)."
-        )
-    if last.kind == "rate_limited":
-        wait = retry.cap(getattr(last, "retry_after", None))
-        after = f"; try again in {duration(wait)}" if wait else ""
-        return f"{last.provider}: rate limit reached{after}."
-    if last.kind == "timeout":
-        return f"{last.provider}: no answer in time."
-    if last.kind == "malformed":
-        return f"{last.provider}: {last.message}."
-    if last.kind == "connection":
-        return f"{last.provider}: cannot reach the server ({last.message})."
-    return str(last)

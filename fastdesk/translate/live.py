@@ -31,8 +31,9 @@ from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
 from fastdesk.translate.dialect import translate_document
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
 from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.slots import Priorities
 
 Emit = Callable[[EngineEvent], None]

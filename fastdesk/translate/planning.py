@@ -34,7 +34,7 @@ BACKLOG_SHARE = (1 - RESERVE) / 2  # of the account's minute, the most a backfil
 
 
 class PlanSpec(Protocol):
-    """What a plan reads of the job (fastdesk.translate.engine.JobSpec): its memory key."""
+    """What a plan reads of the job (fastdesk.translate.job.JobSpec): its memory key."""
 
     @property
     def mode(self) -> str: ...

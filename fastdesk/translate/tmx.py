@@ -17,9 +17,9 @@ from fastdesk import __version__
 from fastdesk.config.fileio import MAX_INTERCHANGE_BYTES, FileError, read_xml, xml_text
 from fastdesk.document.languages import is_bcp47
 from fastdesk.translate.checks import CARRIED_CHECKS, check_block
-from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.events import Flag
 from fastdesk.translate.glossary import Glossary
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.memory import IMPORTED, Memory, MemoryKey
 from fastdesk.translate.prompts import PROMPT_VERSION
 from fastdesk.translate.style import Style

@@ -32,7 +32,8 @@ def test_the_documents_estimate_is_the_sum_of_its_runs_own_plans(
     from fastdesk.routing import pace
     from fastdesk.routing.limiter import Limiter, Limits
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.job import JobSpec
     from tests.fakes import FakeClock
 
     def second_plan(*_args: object) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import pytest
 from fastdesk.config.settings import Settings
 from fastdesk.routing.concurrency import START
 from fastdesk.translate import wiring
-from fastdesk.translate.engine import JobSpec
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.live import LiveTranslator
 from fastdesk.ui.bridge.translators import WINDOW_CONCURRENCY, default_engine_factory
 from tests.fakes import FakeClock, FakeProvider, until

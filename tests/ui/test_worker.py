@@ -13,7 +13,8 @@ import pytest
 
 from fastdesk.document.blocks import parse
 from fastdesk.routing.router import Router
-from fastdesk.translate.engine import Engine, JobSpec
+from fastdesk.translate.engine import Engine
+from fastdesk.translate.job import JobSpec
 from fastdesk.ui.bridge import threads
 from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S
 from fastdesk.ui.bridge.worker import EngineWorker

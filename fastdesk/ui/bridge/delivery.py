@@ -22,7 +22,8 @@ from fastdesk.ui.bridge.translators import Translator
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.health import HealthEntry
     from fastdesk.routing.limiter import Headroom
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.job import JobSpec
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from fastdesk.routing.health import HealthEntry
     from fastdesk.routing.limiter import Headroom
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 log = logging.getLogger("fastdesk.ui")
 

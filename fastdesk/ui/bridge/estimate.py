@@ -13,7 +13,7 @@ from fastdesk.translate.events import Planned
 
 if TYPE_CHECKING:
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 
 class PlanEstimate:

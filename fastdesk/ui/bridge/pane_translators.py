@@ -24,7 +24,7 @@ from fastdesk.ui.bridge.tasks import Tasks, bounded
 from fastdesk.ui.bridge.translators import Emit, Translator
 
 if TYPE_CHECKING:
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 # a pane's own events (RevisionDone too: the pane's alone); the others are the window's
 _PANE_EVENTS = (BlockStarted, BlockDone, BlockFailed, Expansion, RevisionDone)

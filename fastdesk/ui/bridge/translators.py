@@ -17,7 +17,8 @@ from fastdesk.ui.bridge.tasks import bounded
 
 if TYPE_CHECKING:
     from fastdesk.config.settings import Settings
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.job import JobSpec
     from fastdesk.translate.live import LiveTranslator
 
 Emit = Callable[[EngineEvent], None]

@@ -17,7 +17,7 @@ from fastdesk.ui.bridge.tasks import Tasks, detail
 if TYPE_CHECKING:
     from fastdesk.routing.limiter import Headroom
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 log = logging.getLogger("fastdesk.ui")
 

@@ -60,7 +60,8 @@ from fastdesk.ui.bridge.warming import Warmer, preload_language
 if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
     from fastdesk.routing.limiter import Headroom
     from fastdesk.routing.router import Router
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
+    from fastdesk.translate.job import JobSpec
 
 log = logging.getLogger("fastdesk.ui")
 

@@ -60,7 +60,7 @@ from fastdesk.ui.plain import ask, plain, tip
 
 if TYPE_CHECKING:
     from fastdesk.translate.bench import BenchRow
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 __all__ = ["CompareDialog", "CompareJob", "open_compare_dialog"]
 

@@ -40,7 +40,7 @@ from fastdesk.ui.review.widgets import ReviewMargin
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter
 
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
     from fastdesk.ui.bridge.delivery import Delivery
     from fastdesk.ui.bridge.worker import EngineWorker
     from fastdesk.ui.panes.incremental import RenderScheduler

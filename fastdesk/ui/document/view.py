@@ -66,7 +66,7 @@ from fastdesk.ui.panes.target_editor import TargetEditor
 from fastdesk.ui.review.controller import ReviewController, new_session, review_key
 
 if TYPE_CHECKING:
-    from fastdesk.translate.engine import JobSpec
+    from fastdesk.translate.job import JobSpec
 
 UNTITLED = "Untitled"
 

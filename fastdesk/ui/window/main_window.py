@@ -34,7 +34,7 @@ from fastdesk.config.settings import Settings, load_settings, save_settings, sav
 from fastdesk.project.batch_flow import Offer
 from fastdesk.project.layout import Project
 from fastdesk.review import autosave
-from fastdesk.translate.engine import JobSpec
+from fastdesk.translate.job import JobSpec
 from fastdesk.ui.bridge.translators import default_engine_factory, default_translator_factory
 from fastdesk.ui.bridge.worker import EngineFactory, TranslatorFactory
 from fastdesk.ui.document.files import FileCommands, warn

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QCompleter, QLineEdit, QSizePolicy
@@ -13,14 +12,12 @@ from PySide6.QtWidgets import QComboBox, QCompleter, QLineEdit, QSizePolicy
 from fastdesk.config.settings import Settings
 from fastdesk.document.languages import LANGUAGES
 from fastdesk.providers.factory import not_configured
+from fastdesk.translate.job import JobSpec
 from fastdesk.ui.language_box import fill_languages, show_language
 from fastdesk.ui.panes.accessible import name
 
 # the settings' review (auto | on | off) as a job's (None: when the rate budget allows)
 REVIEW: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
-
-if TYPE_CHECKING:
-    from fastdesk.translate.engine import JobSpec
 
 MODES = (("translate", "Translate"), ("simplify", "Simplify"))
 PROVIDER_LABELS = {
@@ -80,9 +77,6 @@ class Selectors(QObject):
         return self.mode, self.language, self.provider
 
     def spec(self) -> JobSpec:
-        # the engine loads with the worker's first job, after the window is up: start-up
-        from fastdesk.translate.engine import JobSpec
-
         return JobSpec(
             mode=self.mode.currentData() or "translate",
             target_lang=self.language.currentData() or "fr",

@@ -42,7 +42,6 @@ from fastdesk.document.languages import language_name
 from fastdesk.project.house import House, house_for
 from fastdesk.review.corrections import Proposal, propose_entries, review_corrections
 from fastdesk.review.problems import ProblemList, other_pairs
-from fastdesk.translate.engine import JobSpec
 from fastdesk.translate.glossary import GlossaryError, read_house_text
 from fastdesk.translate.glossary_edit import (
     add_translation,
@@ -50,6 +49,7 @@ from fastdesk.translate.glossary_edit import (
     remove_translation,
 )
 from fastdesk.translate.glossary_formats import read_exchange, write_table
+from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import source_language
 from fastdesk.translate.readability import ReadingLevel, compare
 from fastdesk.translate.style import STYLE_FILE, Style, blocks_affected, parse_style

@@ -35,8 +35,9 @@ from fastdesk.ui.bridge.threads import AsyncRunner, error_text
 from fastdesk.ui.workbench.project_batch import submitted_text
 
 if TYPE_CHECKING:
-    from fastdesk.translate.engine import Engine, JobSpec
+    from fastdesk.translate.engine import Engine
     from fastdesk.translate.events import RequestDone
+    from fastdesk.translate.job import JobSpec
 
 
 @dataclasses.dataclass
