@@ -44,6 +44,9 @@ EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not a
 # (Engine.packs). 64: the first 5 % of a 4,000-block document came after 5.0 s, half of it in
 # 55-block packs that took 2 s each (load 7).
 NEAR_BLOCKS = 200
+# ... and at least this share of a long document either side: its first twelfth streams in
+# small packs while the number in flight grows, not behind a far pack of 64 blocks
+NEAR_SHARE = 1 / 12
 
 
 class LiveTranslator:
@@ -132,8 +135,9 @@ class LiveTranslator:
         top, bottom = shown if shown is not None else (0, -1)
         self.priorities.doc = doc
         self.priorities.visible = frozenset(b.id for b in blocks[top : bottom + 1])
+        reach = max(NEAR_BLOCKS, int(len(blocks) * NEAR_SHARE))
         self.priorities.near = frozenset(
-            b.id for b in blocks[max(0, top - NEAR_BLOCKS) : bottom + 1 + NEAR_BLOCKS]
+            b.id for b in blocks[max(0, top - reach) : bottom + 1 + reach]
         )
         self.priorities.edited = self._edited
         self.priorities.kept = frozenset().union(*self._kept.values())
