@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Collection
 
 from fastdesk.document.blocks import Document, join, parse
 from fastdesk.document.dialects import (
@@ -36,6 +36,7 @@ from fastdesk.translate.events import (
     MEMORY_REFUSED,
     BlockDone,
     BlockFailed,
+    Emit,
     EngineError,
     EngineEvent,
     Flag,
@@ -47,8 +48,6 @@ from fastdesk.translate.parts import Part
 from fastdesk.translate.slots import Ranking
 
 __all__ = ["anchored", "check_dialect", "heading_anchors", "translate_document"]
-
-Emit = Callable[[EngineEvent], None]
 
 
 async def translate_document(

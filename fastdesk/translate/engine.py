@@ -28,6 +28,7 @@ from fastdesk.translate.events import (
     BlockFailed,
     BlockReviewed,
     BlockStarted,
+    Emit,
     EngineError,
     EngineEvent,
     Expansion,
@@ -43,7 +44,7 @@ from fastdesk.translate.language import (
     source_language,
 )
 from fastdesk.translate.memory import Memory
-from fastdesk.translate.parts import Emit, Part, order, pack_emit
+from fastdesk.translate.parts import Part, order, pack_emit
 from fastdesk.translate.planning import Pack, Plan, Work, document_title, section_text
 from fastdesk.translate.prompts import (
     Context,

@@ -6,6 +6,7 @@ older than what it shows. Block events name the block by its stable id (see bloc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fastdesk.clock import duration
@@ -165,3 +166,5 @@ EngineEvent = (
     | Waiting
     | BlockReviewed
 )
+
+Emit = Callable[[EngineEvent], None]  # where an engine's events go (the window, a command)

@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from fastdesk.document.blocks import Document, parse, reparse
 from fastdesk.document.dialects import apply_dialect
 from fastdesk.document.target import TargetView
 from fastdesk.translate.dialect import translate_document
 from fastdesk.translate.engine import Engine
-from fastdesk.translate.events import BlockDone, EngineEvent
+from fastdesk.translate.events import BlockDone, Emit, EngineEvent
 from fastdesk.translate.job import JobSpec
 from fastdesk.translate.slots import Priorities
 
-Emit = Callable[[EngineEvent], None]
 EDIT_BLOCKS = 32  # more new blocks than this in one revision: a new text, not an edit
 # Blocks this near the screen go in live-size packs (where the reader scrolls next: with the
 # document just opened, the first ones, which come in rounds of small requests while the number

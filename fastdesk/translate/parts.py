@@ -9,13 +9,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from fastdesk.document.blocks import Document
-from fastdesk.translate.events import EngineEvent
+from fastdesk.translate.events import Emit, EngineEvent
 from fastdesk.translate.planning import Work
 from fastdesk.translate.slots import Ranking
 
 __all__ = ["Part", "order", "pack_emit"]
-
-Emit = Callable[[EngineEvent], None]
 
 
 def _noop(_event: EngineEvent) -> None:

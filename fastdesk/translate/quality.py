@@ -21,18 +21,17 @@ purpose "review", so their cost is counted apart.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from fastdesk.document.languages import language_name
 from fastdesk.providers.base import TextDelta, estimate_tokens
 from fastdesk.routing.router import AllProvidersFailed, AttemptDone, Backoff, Restart, Router
-from fastdesk.translate.events import EngineEvent, RequestDone
+from fastdesk.translate.events import Emit, RequestDone
 from fastdesk.translate.memory import Memory, MemoryKey
 from fastdesk.translate.mqm import REVIEW_SCHEMA, QualityReview, parse_review, word_count
 from fastdesk.translate.prompts import PROMPT_VERSION, ThinkStripper, build_messages, system_prompt
 
 Pair = tuple[str, str]
-Emit = Callable[[EngineEvent], None]
 
 REVIEW_VERSION = "1"  # bump when the reviewer's instructions change: part of the cache key
 REVIEW_SHARE = 0.5  # reviews use at most this share of a minute's requests: translations first

@@ -26,10 +26,9 @@ from fastdesk.routing.router import (
     Restart,
     Router,
 )
-from fastdesk.translate.events import BlockDelta, EngineError, Flag, RequestDone, Waiting
+from fastdesk.translate.events import BlockDelta, Emit, EngineError, Flag, RequestDone, Waiting
 from fastdesk.translate.job import JobSpec
 from fastdesk.translate.language import RUNAWAY_RATIO
-from fastdesk.translate.parts import Emit
 from fastdesk.translate.planning import Pack, Work
 from fastdesk.translate.prompts import (
     Context,

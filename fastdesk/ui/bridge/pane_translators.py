@@ -16,12 +16,13 @@ from fastdesk.translate.events import (
     BlockDone,
     BlockFailed,
     BlockStarted,
+    Emit,
     EngineEvent,
     Expansion,
     RevisionDone,
 )
 from fastdesk.ui.bridge.tasks import Tasks, bounded
-from fastdesk.ui.bridge.translators import Emit, Translator
+from fastdesk.ui.bridge.translators import Translator
 
 if TYPE_CHECKING:
     from fastdesk.translate.job import JobSpec

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from fastdesk.clock import Clock
 from fastdesk.document.blocks import Document
-from fastdesk.translate.events import EngineEvent
+from fastdesk.translate.events import Emit
 from fastdesk.ui.bridge.tasks import bounded
 
 if TYPE_CHECKING:
@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from fastdesk.translate.engine import Engine
     from fastdesk.translate.job import JobSpec
     from fastdesk.translate.live import LiveTranslator
-
-Emit = Callable[[EngineEvent], None]
 
 
 class Translator(Protocol):

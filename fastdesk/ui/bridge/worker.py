@@ -35,6 +35,7 @@ from fastdesk.clock import Clock, SystemClock
 from fastdesk.providers.base import RequestStats
 from fastdesk.translate.events import (
     BlockDone,
+    Emit,
     EngineError,
     EngineEvent,
     Planned,
@@ -49,7 +50,6 @@ from fastdesk.ui.bridge.tasks import Tasks, bounded, detail
 from fastdesk.ui.bridge.threads import LoopThread, short_gil_turns
 from fastdesk.ui.bridge.throttle import REQUEST_FIRST_S, FlushThrottle
 from fastdesk.ui.bridge.translators import (
-    Emit,
     Translator,
     close_engine,
     default_engine_factory,
@@ -57,7 +57,7 @@ from fastdesk.ui.bridge.translators import (
 )
 from fastdesk.ui.bridge.warming import Warmer, preload_language
 
-if TYPE_CHECKING:  # the engine and its SDKs load in the worker thread, not at start-up
+if TYPE_CHECKING:  # types only: the engine is built, its clients made, in the worker thread
     from fastdesk.routing.limiter import Headroom
     from fastdesk.routing.router import Router
     from fastdesk.translate.engine import Engine
