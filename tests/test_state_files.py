@@ -11,6 +11,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,33 @@ def test_the_lock_holders_line_shows_a_lock_files_control_characters_escaped(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err and "\u202e" not in err
     assert "pid 4242 on ci\\x1b[2J\\x1b[H\\nfastdesk: all 2 pages written\\u202e" in err
+
+
+def test_a_limits_file_another_process_is_setting_up_is_waited_for_not_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes started together both set the shared limits file up: the one that finds
+    it locked waits for the other (as long as a few seconds) and shares, instead of giving
+    sharing up and sending a whole minute's requests of its own."""
+    from fastdesk.routing.shared_budget import SharedBudget
+
+    path = tmp_path / "limits.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, timeout=0)
+    holder.execute("BEGIN EXCLUSIVE")  # the other process, mid-way through its set-up
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:  # the other's set-up ends while this one waits
+        pauses.append(seconds)
+        if holder.in_transaction:
+            holder.execute("COMMIT")
+
+    connect = sqlite3.connect
+
+    def quick(*args: Any, **kwargs: Any) -> sqlite3.Connection:  # not sqlite's 5 s busy wait
+        return connect(*args, **{**kwargs, "timeout": 0.01})
+
+    monkeypatch.setattr(sqlite3, "connect", quick)
+    row = SharedBudget(path, pause=pause).book(("k", "groq", "m"), time.time(), 10.0)
+    holder.close()
+    assert pauses  # it found the file held, and waited
+    assert row is not None  # and shares: the request is in the file the others read
