@@ -8,7 +8,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QTextCursor
@@ -658,6 +658,14 @@ _TEXTS = [f"Bloc {i}.\n\n" for i in range(6)] + ["Long bloc 😀, deux lignes\ni
         min_size=1,
         max_size=6,
     )
+)
+@example(  # found by hypothesis: a long block replaced by two short ones, all at once
+    texts=[
+        ([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 6], "slices"),
+        ([], "half"),
+        ([], "half"),
+        ([0, 0, 0, 0, 0], "bulk"),
+    ]
 )
 def test_any_sequence_of_wanted_texts_and_steps_ends_on_the_last(qtbot, texts) -> None:
     """Steps cut short (one block each), all-at-once steps, and wanted texts changed half way:
