@@ -31,7 +31,6 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import sys
 import tempfile
 import time
@@ -40,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_project import make_site, phrase_book
+from benchmarks.bench_project import make_site, phrase_book, use_emulator
 from fastdesk.cli import batch as batch_cli
 from fastdesk.cli.main import run
 from tests.emulator import Account, Emulator
@@ -71,15 +70,6 @@ def quiet(*argv: str) -> tuple[int, str]:
     return code, err.getvalue() + out.getvalue()
 
 
-def use(emu: Emulator, home: Path) -> None:
-    os.environ.update(
-        FASTDESK_HOME=str(home),
-        GROQ_API_KEY="gsk_bench",
-        GROQ_BASE_URL=emu.groq_base_url,
-        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-    )
-
-
 def blocks_in(body: dict[str, object]) -> int:
     messages = body["messages"]
     assert isinstance(messages, list)
@@ -88,7 +78,7 @@ def blocks_in(body: dict[str, object]) -> int:
 
 def batch_run(tmp: Path, pages: int, langs: str, submit_only: bool = False) -> dict[str, object]:
     with Emulator(answer=erring, account=FREE) as emu:
-        use(emu, tmp / "home-batch")
+        use_emulator(emu, tmp / "home-batch")
         root = tmp / "batch-site"
         make_site(root, pages, PARAGRAPHS)
         report = tmp / "batch.json"
@@ -129,7 +119,7 @@ def batch_run(tmp: Path, pages: int, langs: str, submit_only: bool = False) -> d
 
 def live_run(tmp: Path, pages: int, langs: str) -> dict[str, object]:
     with Emulator(answer=erring, rate_limits=None) as emu:
-        use(emu, tmp / "home-live")
+        use_emulator(emu, tmp / "home-live")
         config = tmp / "home-live" / "config"
         config.mkdir(parents=True, exist_ok=True)
         (config / "settings.toml").write_text(  # unpaced: the cost does not depend on it

@@ -96,6 +96,17 @@ def make_site(root: Path, files: int, paragraphs: int = 8) -> None:
 PAID_MODELS = ("*", "llama-3.1-8b-instant", "openai/gpt-oss-120b", "openai/gpt-oss-20b")
 
 
+def use_emulator(emu: Emulator, home: Path) -> None:
+    """This process's fastdesk talks to ``emu`` as Groq, with its settings in ``home`` and no
+    keyring (the commands below run in-process)."""
+    os.environ.update(
+        FASTDESK_HOME=str(home),
+        GROQ_API_KEY="gsk_bench",
+        GROQ_BASE_URL=emu.groq_base_url,
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+    )
+
+
 def paid_tier(home: Path, models: tuple[str, ...] = PAID_MODELS) -> None:
     """No client-side pacing (as benchmarks/bench_ui.py): the free tier's 30 requests a minute
     would stretch a first run of 150 requests over five minutes and measure the limiter (and
@@ -124,12 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, Emulator(answer=phrase_book) as emu:
         root = Path(tmp) / "site"
-        os.environ.update(
-            FASTDESK_HOME=str(Path(tmp) / "home"),
-            GROQ_API_KEY="gsk_bench",
-            GROQ_BASE_URL=emu.groq_base_url,
-            PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-        )
+        use_emulator(emu, Path(tmp) / "home")
         paid_tier(Path(tmp) / "home")
         emu.configure(rate_limits=None)  # nor the emulator's 60,000 tokens/minute headers
         make_site(root, args.files)

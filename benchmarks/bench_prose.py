@@ -49,7 +49,6 @@ import html.parser
 import importlib
 import io
 import json
-import os
 import re
 import shutil
 import sys
@@ -66,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import markdown
 import yaml
 
-from benchmarks.bench_project import paid_tier
+from benchmarks.bench_project import paid_tier, use_emulator
 from fastdesk.cli.main import run
 from fastdesk.config.logs import reset_logging
 from tests.emulator import Answer, Emulator
@@ -294,12 +293,7 @@ def _translate_each(
     done = []
     with Emulator(answer=answer) as emu:
         emu.configure(rate_limits=None)
-        os.environ.update(
-            FASTDESK_HOME=str(home),
-            GROQ_API_KEY="gsk_bench",
-            GROQ_BASE_URL=emu.groq_base_url,
-            PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-        )
+        use_emulator(emu, home)
         paid_tier(home, ("*", "openai/gpt-oss-120b", "openai/gpt-oss-20b", "qwen/qwen3.6-27b"))
         report = home / "report.json"
         for path in files:

@@ -54,7 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_project import paid_tier
+from benchmarks.bench_project import paid_tier, use_emulator
 from fastdesk.cli.main import run
 from fastdesk.project.theme_strings import THEME_FILES
 from tests.emulator import Emulator
@@ -80,12 +80,7 @@ def _translate(root: Path, home: Path, *, echo: bool = False) -> tuple[int, int,
     (written with --allow-partial): the untranslated i18n build's French pages."""
     with Emulator(answer=None if echo else translate_everything) as emu:
         emu.configure(rate_limits=None)
-        os.environ.update(
-            FASTDESK_HOME=str(home),
-            GROQ_API_KEY="gsk_bench",
-            GROQ_BASE_URL=emu.groq_base_url,
-            PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-        )
+        use_emulator(emu, home)
         paid_tier(home)
         err = io.StringIO()
         start = time.perf_counter()
