@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.emulator import Emulator
 
 # Qt must never look for a display in the tests (ui tests set it too, before importing Qt).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -45,3 +49,17 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     from fastdesk.config.logs import reset_logging
 
     reset_logging()
+
+
+@pytest.fixture
+def translating(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
+    """A loopback Groq whose model translates every word it is sent (tests/translating.py),
+    unpaced, for the commands a test runs in-process: the site and project tests' model."""
+    from tests.emulator import Emulator
+    from tests.project_kit import use_emulator
+    from tests.translating import translate_everything
+
+    with Emulator(answer=translate_everything) as emu:
+        use_emulator(monkeypatch, emu)
+        emu.configure(rate_limits=None)
+        yield emu

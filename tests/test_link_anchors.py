@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -24,18 +23,9 @@ from fastdesk.project.layout import find_project
 from fastdesk.project.record import WrittenRecord
 from fastdesk.project.sync import open_pair, write_target
 from tests.emulator import Emulator
-from tests.project_kit import use_emulator, write
-from tests.translating import translate_everything
+from tests.project_kit import write
 
 HUGO = Path(__file__).parent / "data/sites/hugo"
-
-
-@pytest.fixture
-def translating(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translate_everything) as emu:
-        use_emulator(monkeypatch, emu)
-        emu.configure(rate_limits=None)
-        yield emu
 
 
 def test_a_hugo_run_writes_each_target_once_with_its_links_to_terms_right(

