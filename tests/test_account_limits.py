@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +49,16 @@ class Clock:
 
     def wall(self) -> float:
         return self._wall()
+
+
+def two_processes(tmp_path: Path) -> tuple[Wall, Clock, Clock, Limiter, Limiter]:
+    """Two limiters on one shared file and one wall clock, each with its own monotonic origin
+    (as two processes): (the wall, a's clock, b's clock, a, b)."""
+    wall = Wall()
+    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
+    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
+    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    return wall, clock_a, clock_b, a, b
 
 
 def limiter(shared: SharedBudget | None = None, clock: Clock | None = None, **kw) -> Limiter:
@@ -136,10 +147,7 @@ def test_what_the_headers_said_is_remembered_for_the_next_start(tmp_path) -> Non
 
 
 def test_two_limiters_on_one_key_share_the_minute(tmp_path) -> None:
-    wall = Wall()
-    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)  # another monotonic origin
-    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
-    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    wall, clock_a, clock_b, a, b = two_processes(tmp_path)
     for n in range(30):
         lim = a if n % 2 else b
         assert lim.wait_s(GPT, 10) == 0.0
@@ -163,10 +171,7 @@ def test_the_first_429_either_limiter_meets_teaches_both(tmp_path) -> None:
     """A paid tier's headers lift the published 30 requests/min (Groq never states it); the
     server still refuses past 30. The 429 one process meets sets the limit for the other too,
     before the other sends again (not one 429 each)."""
-    wall = Wall()
-    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
-    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
-    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    wall, clock_a, clock_b, a, b = two_processes(tmp_path)
     a.observe(GPT, PAID)
     b.observe(GPT, PAID)
     assert b.limits(GPT).requests_per_minute is None  # paid: learnt from 429s only
@@ -190,10 +195,7 @@ def test_a_claim_that_brings_in_another_limiters_429_holds_to_what_it_learnt(tmp
     block already over: the claim holds to the learnt limit in the same transaction, instead
     of sending a 31st request into the same minute (the limit was read only at the next look,
     after the claim had gone)."""
-    wall = Wall()
-    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
-    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
-    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    wall, clock_a, clock_b, a, b = two_processes(tmp_path)
     a.observe(GPT, PAID)
     b.observe(GPT, PAID)
     for n in range(30):
@@ -226,10 +228,7 @@ def test_an_unwritable_shared_file_only_costs_the_sharing(tmp_path) -> None:
 def test_two_limiters_never_both_take_the_last_slot(tmp_path) -> None:
     """Both saw one slot left; the first to claim it gets it, the other reads the file again in
     its claim (not its last look, however recent) and waits."""
-    wall = Wall()
-    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
-    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
-    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    _wall, _clock_a, clock_b, a, b = two_processes(tmp_path)
     for _ in range(29):
         assert a.claim(GPT, 10) is not None
     clock_b.now += 1.0
@@ -280,10 +279,7 @@ def test_a_request_counts_from_when_its_answer_began_its_tokens_from_its_end(tmp
     second early and met a 429), the answer's tokens from its end (Groq counts them as they
     are generated). Not the request from the answer's end: then a 429 counted requests the
     server's minute had let go, and learnt a limit that high."""
-    wall = Wall()
-    clock_a, clock_b = Clock(wall), Clock(wall, now=5_000.0)
-    a = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_a)
-    b = limiter(SharedBudget(tmp_path / "l.sqlite", wall=wall), clock=clock_b)
+    wall, clock_a, clock_b, a, b = two_processes(tmp_path)
     bookings = [a.claim(GPT, 250) for _ in range(30)]  # the whole minute's requests
 
     def later(seconds: float) -> None:
