@@ -3,7 +3,8 @@
 The answer has half the source's sentences (or fewer); or fewer sentences and far less text than
 a translation into that language takes (a dropped sentence in a paragraph of a few); or a whole
 source sentence of six words or more left in the source language inside an otherwise translated
-block. What length cannot see but a name can: a part in brackets whose names or figures the
+block; or an answer that stops at a comma or a semicolon where the source ends its sentence,
+shorter than usual. What length cannot see but a name can: a part in brackets whose names or figures the
 answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's "&". A
 paragraph of many sentences that lost one short sentence or a phrase is beyond this arithmetic:
 the reviewer pass (fastdesk.translate.quality) is for that.
@@ -141,7 +142,8 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
     shorter = script is not None or letters_ans < letters_src  # else too long to judge short
-    if len(ans) >= len(src) and not kept and not shorter:
+    cut = _cut_short(source, answer)
+    if len(ans) >= len(src) and not kept and not shorter and cut is None:
         return phrase
     source_lang = script or _language(source)  # ~0.1 ms: only when it matters
     if source_lang == target:
@@ -174,10 +176,32 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
                 f"the answer is {share:.0%} of a translation's usual length: "
                 "a sentence or a phrase may be missing"
             )
+    if cut is not None and expected and letters_src:
+        share = letters_ans / (expected * letters_src)
+        if share < CUT_SHARE:
+            return (
+                f"the answer ends at {cut!r} where the source's sentence ends, and is "
+                f"{share:.0%} of a translation's usual length: its end may be missing"
+            )
     if kept and source_lang is not None:
         shown = kept[0] if len(kept[0]) <= 60 else kept[0][:59] + "…"
         return f"left untranslated: {shown!r}"
     return phrase
+
+
+# An answer that ends at a comma or a semicolon where the source ends its sentence stopped
+# mid-sentence ("It is directly embedded;" for "它是直接嵌入的；没有外部指令输入。"): what
+# came after the mark is missing, unless the answer is as long as a translation usually is (a
+# full translation that put a comma where the stop was; WMT's TED talks have one, en-de)
+_SOURCE_END = re.compile(r"[.!?。！？…][\"'”“’」』）)\]]*\s*$")
+_ANSWER_CUT = re.compile(r"([,;，；])\s*$")
+CUT_SHARE = 1.0
+
+
+def _cut_short(source: str, answer: str) -> str | None:
+    """The comma or semicolon an answer ends with where its source ends a sentence."""
+    cut = _ANSWER_CUT.search(answer)
+    return cut.group(1) if cut and _SOURCE_END.search(source) else None
 
 
 # A part in brackets of a Chinese or Japanese source (a dateline, an outlet's name, a gloss)
