@@ -4,10 +4,10 @@ The answer has half the source's sentences (or fewer); or fewer sentences and fa
 a translation into that language takes (a dropped sentence in a paragraph of a few); or a whole
 source sentence of six words or more left in the source language inside an otherwise translated
 block; or an answer that stops at a comma or a semicolon where the source ends its sentence,
-shorter than usual. What length cannot see but a name can: a part in brackets whose names or figures the
-answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's "&". A
-paragraph of many sentences that lost one short sentence or a phrase is beyond this arithmetic:
-the reviewer pass (fastdesk.translate.quality) is for that.
+shorter than usual. What length cannot see but a name can: a part in brackets whose names or
+figures the answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's
+"&". A paragraph of many sentences that lost one short sentence or a phrase is beyond this
+arithmetic: the reviewer pass (fastdesk.translate.quality) is for that.
 """
 
 from __future__ import annotations
