@@ -217,7 +217,7 @@ def measure(
                 real.hit += "numbers" in flags
         flawless += segment.flawless
         if GROUPS:
-            _sort(segment, held, "omission" in flags, kinds, ratings)
+            _sort(segment, held, set(flags), kinds, ratings)
         for check in alarms:
             if check in flags and segment.flawless:
                 alarms[check] += 1
@@ -270,11 +270,12 @@ def measure(
 def _sort(
     segment: Segment,
     held: dict[str, bool],
-    flagged: bool,
+    checks: set[str],
     kinds: dict[str, Counts],
     ratings: list[tuple[str, str, bool, bool]],
 ) -> None:
-    """--groups: count a segment's major omission under its kind, and keep its rating."""
+    """--groups: count a segment's major omission under its kind (flagged: by the numbers
+    check and not the omission check: a figure left out), and keep its rating."""
     major = held["omission: major"]
     ratings.append(
         (segment.source, segment.target, held["omission: Accuracy/Omission, any severity"], major)
@@ -288,15 +289,16 @@ def _sort(
     ]
     c = kinds.setdefault(omission_groups.segment_group(spans, segment.source), Counts())
     c.gold += 1
-    c.hit += flagged
+    c.hit += "omission" in checks
+    c.flagged += "omission" not in checks and "numbers" in checks
 
 
 def _print_groups(kinds: dict[str, Counts], ratings: list[tuple[str, str, bool, bool]]) -> None:
     total = sum(c.gold for c in kinds.values())
-    print(f"  major omissions by kind ({total}): flagged by the omission check")
+    print(f"  major omissions by kind ({total}): flagged by the omission check (by numbers alone)")
     for kind in omission_groups.GROUPS:
         c = kinds.get(kind, Counts())
-        print(f"    {kind:40} {c.gold:5}  flagged {c.hit}")
+        print(f"    {kind:40} {c.gold:5}  flagged {c.hit} ({c.flagged})")
     answers, n, marked = omission_groups.agreement(ratings)
     share = f"{marked / n:.0%}" if n else "-"
     print(
