@@ -1,7 +1,9 @@
 """The ``omission`` check on an answer that stops mid-sentence: it ends at a comma or a
 semicolon where its source ends a sentence, and is shorter than a translation usually is (what
 came after the mark is missing); a full-length answer that only put a comma for the stop, a
-source that itself stops at a comma, and an answer ending at a colon are no omission."""
+source that itself stops at a comma, and an answer ending at a colon are no omission. And on a
+text that begins with an item's number ("3.Keep …", "(2) …", a heading's "4.") that the answer
+lacks, in figures or as its ordered list's number."""
 
 from __future__ import annotations
 
@@ -58,4 +60,41 @@ def test_an_answer_that_stops_at_a_comma_lost_its_end(
 def test_a_full_answer_ending_at_a_comma_is_no_omission(
     source: str, answer: str, lang: str
 ) -> None:
+    assert omission(source, answer, lang) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "answer", "lang"),
+    [
+        ("3.Keep your receipts: the shop asks for them when you return an item.",
+         "Bewahren Sie Ihre Quittungen auf: Der Laden verlangt sie bei einer Rückgabe.", "de"),
+        ("(2) 每天检查一次备份，并记录结果。",
+         "Check the backup once a day and record the result.", "en"),
+        ("## 4. Installing the tools", "## Installation der Werkzeuge", "de"),
+    ],
+)  # fmt: skip
+def test_an_items_number_left_out(source: str, answer: str, lang: str) -> None:
+    found = omission(source, answer, lang)
+    assert found is not None
+    assert "the item's number" in found
+
+
+@pytest.mark.parametrize(
+    ("source", "answer", "lang"),
+    [
+        # kept as written, or as the answer's ordered list
+        ("3.Keep your receipts: the shop asks for them when you return an item.",
+         "3. Bewahren Sie Ihre Quittungen auf: Der Laden verlangt sie bei einer Rückgabe.", "de"),
+        ("3.Keep your receipts: the shop asks for them when you return an item.",
+         "3) Bewahren Sie Ihre Quittungen auf: Der Laden verlangt sie bei einer Rückgabe.", "de"),
+        ("(2) 每天检查一次备份，并记录结果。",
+         "(2) Check the backup once a day and record the result.", "en"),
+        ("## 4. Installing the tools", "## 4. Installation der Werkzeuge", "de"),
+        # a Markdown list's marker is the structure check's, and a decimal is no item's number
+        ("1. Open the file.", "Öffnen Sie die Datei.", "de"),
+        ("1.5 million people visited the museum last year.",
+         "Anderthalb Millionen Menschen besuchten letztes Jahr das Museum.", "de"),
+    ],
+)  # fmt: skip
+def test_an_items_number_kept_is_no_omission(source: str, answer: str, lang: str) -> None:
     assert omission(source, answer, lang) is None

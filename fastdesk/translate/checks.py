@@ -687,7 +687,7 @@ CHECKS: dict[str, Check] = {
         _counted(p.src), _counted(p.ans), p.target_lang, p.source_lang
     ),
     "omission": lambda p: (
-        None if p.simplify else omission_problem(p.src.prose, p.ans.prose, p.target_lang)
+        None if p.simplify else omission_problem(p.src.prose, _counted(p.ans), p.target_lang)
     ),
 }
 """Every check by the name its flags carry, in the order they run and are reported."""
