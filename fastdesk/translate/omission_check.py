@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from fastdesk.document.languages import primary
 from fastdesk.translate.credits import credit_left_out, outlet_kept
@@ -112,8 +113,11 @@ def _month_ahead(line: str, at: int) -> bool:
     return word is not None and month(word.group()) is not None
 
 
-def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
-    """A dropped sentence, or one left in the source language (see the module docstring)."""
+def omission_problem(
+    source: str, answer: str, target_lang: str, listed: Sequence[str] = ()
+) -> str | None:
+    """A dropped sentence, or one left in the source language (see the module docstring);
+    ``listed``: the numbers of the answer's ordered list items, which its prose leaves out."""
     src = sentences(source)
     flat = " ".join(answer.split())
     if not src or flat == " ".join(source.split()):  # an echo: not this check's business
@@ -138,7 +142,7 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         _bracket_left_out(source, answer)
         or credit_left_out(source, answer, primary(target_lang))
         or _firm_left_out(source, answer)
-        or _item_number_left_out(source, answer)
+        or _item_number_left_out(source, answer, listed)
     )
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
@@ -301,16 +305,16 @@ def _firm_left_out(source: str, answer: str) -> str | None:
 
 # A text that begins with an item's number ("1.Build a strong community: …", "2) …": one that
 # Markdown does not read as a list, whose marker the structure check compares) keeps it in the
-# answer, as a figure or as its ordered list's number (check_block gives the answer's list
-# numbers with its prose); reviewers mark one dropped as an omission (WMT 2023: each of the 10
-# translations that dropped one, en-de and zh-en)
+# answer, as a figure or as its ordered list's number; reviewers mark one dropped as an
+# omission (WMT 2023: each of the 10 translations that dropped one, en-de and zh-en)
 _ITEM_NUMBER = re.compile(r"\s*[(（]?(\d{1,2})\s*[.)．）、](?!\d)")  # not 1.5
 
 
-def _item_number_left_out(source: str, answer: str) -> str | None:
-    """The number a source's text begins with, as an item's, that the answer lacks."""
+def _item_number_left_out(source: str, answer: str, listed: Sequence[str]) -> str | None:
+    """The number a source's text begins with, as an item's, that the answer lacks (in its
+    figures or its ordered list's numbers, ``listed``)."""
     item = _ITEM_NUMBER.match(source)
-    if item is None or item.group(1) in _FIGURE.findall(answer):
+    if item is None or item.group(1) in listed or item.group(1) in _FIGURE.findall(answer):
         return None
     return f"left out: the item's number {item.group().strip()!r}"
 
