@@ -6,8 +6,9 @@ source sentence of six words or more left in the source language inside an other
 block; or an answer that stops at a comma or a semicolon where the source ends its sentence,
 shorter than usual. What length cannot see but a name can: a part in brackets whose names or
 figures the answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's
-"&". A paragraph of many sentences that lost one short sentence or a phrase is beyond this
-arithmetic: the reviewer pass (fastdesk.translate.quality) is for that.
+"&", the item's number a text begins with. A paragraph of many sentences that lost one short
+sentence or a phrase is beyond this arithmetic: the reviewer pass (fastdesk.translate.quality)
+is for that.
 """
 
 from __future__ import annotations
@@ -303,10 +304,11 @@ def _firm_left_out(source: str, answer: str) -> str | None:
     return None if firm is None else f"left out: part of the name {firm.group()!r}"
 
 
-# A text that begins with an item's number ("1.Build a strong community: …", "2) …": one that
-# Markdown does not read as a list, whose marker the structure check compares) keeps it in the
-# answer, as a figure or as its ordered list's number; reviewers mark one dropped as an
-# omission (WMT 2023: each of the 10 translations that dropped one, en-de and zh-en)
+# A text that begins with an item's number ("1.Build a strong community: …", "(2) …", a
+# heading's "4. Installing": one that Markdown does not read as a list, whose marker the
+# structure check compares) keeps it in the answer, as a figure or as its ordered list's
+# number; reviewers mark one dropped as an omission (WMT 2023: each of the 10 translations
+# that dropped one, en-de and zh-en)
 _ITEM_NUMBER = re.compile(r"\s*[(（]?(\d{1,2})\s*[.)．）、](?!\d)")  # not 1.5
 
 
