@@ -2,7 +2,7 @@
 Google's WMT MQM human evaluation (prints numbers; not a test; the data is not shipped).
 
     .venv/bin/python benchmarks/bench_meaning.py PATH [PATH ...] [--limit N] [--show CHECK]
-        [--half even|odd] [--min-sentences N]
+        [--half even|odd] [--min-sentences N] [--groups]
 
 PATH: MQM files (``.tsv``, or the ``.tsv.tar.gz`` the repository packs some in) or folders
 holding them, from the public repository google/wmt-mqm-human-evaluation (Freitag et al. 2021,
@@ -26,7 +26,10 @@ errors), and each translation goes through ``check_block`` as the app runs it on
 Precision is the share of flagged segments that hold the gold; recall the share of gold
 segments flagged; false alarms the share of the segments every rater found flawless (only
 ``No-error`` rows) that are flagged. ``--show numbers`` prints the flagged segments without the
-gold and the gold segments missed (the first ``--examples``), to read why.
+gold and the gold segments missed (the first ``--examples``), to read why. ``--groups`` sorts
+each set's major omissions by kind (in brackets, a clause, a figure, a word: see
+benchmarks/omission_groups.py) with how many the check flags, and prints how often raters
+agree on an omission in an answer that several systems gave word for word.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import number_gold
+from benchmarks import number_gold, omission_groups
 from fastdesk.translate.checks import check_block
 from fastdesk.translate.meaning_checks import sentences
 
@@ -146,6 +149,7 @@ def read_segments(path: Path) -> dict[tuple[str, str, str], Segment]:
 RAW_DIGITS = False  # --gold issue: digit runs compared as written, as the issue measured
 HALF: int | None = None  # --half even|odd: only the documents whose name's CRC-32 is even (odd)
 MIN_SENTENCES = 0  # --min-sentences N: only the segments whose source has N sentences or more
+GROUPS = False  # --groups: the major omissions by kind, and the raters' agreement
 
 
 def golds(segment: Segment, langs: tuple[str, str]) -> dict[str, bool]:
@@ -195,6 +199,8 @@ def measure(
     alarms = {"numbers": 0, "omission": 0}
     flawless = 0
     shown = {"flagged": 0, "missed": 0}
+    kinds: dict[str, Counts] = {}  # --groups: major omissions by kind
+    ratings: list[tuple[str, str, bool, bool]] = []
     start = time.perf_counter()
     for segment in segments:
         flags = {
@@ -210,6 +216,8 @@ def measure(
                 real.gold += 1
                 real.hit += "numbers" in flags
         flawless += segment.flawless
+        if GROUPS:
+            _sort(segment, held, set(flags), kinds, ratings)
         for check in alarms:
             if check in flags and segment.flawless:
                 alarms[check] += 1
@@ -255,6 +263,48 @@ def measure(
         print(f"  {gold:44} {c.row()}  {rate}")
     if RAW_DIGITS:
         _print_artefacts(artefacts, real, pooled)
+    if GROUPS:
+        _print_groups(kinds, ratings)
+
+
+def _sort(
+    segment: Segment,
+    held: dict[str, bool],
+    checks: set[str],
+    kinds: dict[str, Counts],
+    ratings: list[tuple[str, str, bool, bool]],
+) -> None:
+    """--groups: count a segment's major omission under its kind (flagged: by the numbers
+    check and not the omission check: a figure left out), and keep its rating."""
+    major = held["omission: major"]
+    ratings.append(
+        (segment.source, segment.target, held["omission: Accuracy/Omission, any severity"], major)
+    )
+    if not major:
+        return
+    spans = [
+        span
+        for category, severity, _side, span in segment.errors
+        if "Omission" in category and severity in ("major", "critical")
+    ]
+    c = kinds.setdefault(omission_groups.segment_group(spans, segment.source), Counts())
+    c.gold += 1
+    c.hit += "omission" in checks
+    c.flagged += "omission" not in checks and "numbers" in checks
+
+
+def _print_groups(kinds: dict[str, Counts], ratings: list[tuple[str, str, bool, bool]]) -> None:
+    total = sum(c.gold for c in kinds.values())
+    print(f"  major omissions by kind ({total}): flagged by the omission check (by numbers alone)")
+    for kind in omission_groups.GROUPS:
+        c = kinds.get(kind, Counts())
+        print(f"    {kind:40} {c.gold:5}  flagged {c.hit} ({c.flagged})")
+    answers, n, marked = omission_groups.agreement(ratings)
+    share = f"{marked / n:.0%}" if n else "-"
+    print(
+        f"  answers given word for word more than once, a major omission marked in one: {answers};"
+        f" their {n} ratings mark an omission in {marked} ({share})"
+    )
 
 
 def _print_artefacts(artefacts: Counter[str], real: Counts, pooled: dict[str, Counts]) -> None:
@@ -299,8 +349,14 @@ def main() -> None:
         help="only the segments whose source has this many sentences or more (2: paragraphs, "
         "not headlines)",
     )
+    parser.add_argument(
+        "--groups",
+        action="store_true",
+        help="the major omissions by kind, and how often raters agree on one",
+    )
     args = parser.parse_args()
-    global RAW_DIGITS, HALF, MIN_SENTENCES
+    global RAW_DIGITS, HALF, MIN_SENTENCES, GROUPS
+    GROUPS = args.groups
     MIN_SENTENCES = args.min_sentences
     RAW_DIGITS = args.gold == "issue"
     HALF = None if args.half is None else ("even", "odd").index(args.half)

@@ -659,15 +659,20 @@ def check_readability(pair: Pair) -> str | None:
 _ORDERED = re.compile(r"ordered list \((\d+)")
 
 
-def _counted(found: Facts) -> str:
-    """The prose with its ordered lists' numbers: "1. eine …" made a list by the answer keeps
-    the source's "1." (the structure check says the list is new)."""
-    numbers = [
+def _list_numbers(found: Facts) -> list[str]:
+    """The numbers of a block's ordered lists' items, which its prose leaves out."""
+    return [
         str(int(m.group(1)) + n)
         for kind, items in found.structure.lists
         if (m := _ORDERED.match(kind))
         for n in range(items)
     ]
+
+
+def _counted(found: Facts) -> str:
+    """The prose with its ordered lists' numbers: "1. eine …" made a list by the answer keeps
+    the source's "1." (the structure check says the list is new)."""
+    numbers = _list_numbers(found)
     return f"{found.prose}\n{' '.join(numbers)}" if numbers else found.prose
 
 
@@ -687,7 +692,9 @@ CHECKS: dict[str, Check] = {
         _counted(p.src), _counted(p.ans), p.target_lang, p.source_lang
     ),
     "omission": lambda p: (
-        None if p.simplify else omission_problem(p.src.prose, p.ans.prose, p.target_lang)
+        None
+        if p.simplify
+        else omission_problem(p.src.prose, p.ans.prose, p.target_lang, _list_numbers(p.ans))
     ),
 }
 """Every check by the name its flags carry, in the order they run and are reported."""

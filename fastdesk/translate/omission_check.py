@@ -3,16 +3,19 @@
 The answer has half the source's sentences (or fewer); or fewer sentences and far less text than
 a translation into that language takes (a dropped sentence in a paragraph of a few); or a whole
 source sentence of six words or more left in the source language inside an otherwise translated
-block. What length cannot see but a name can: a part in brackets whose names or figures the
-answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's "&". A
-paragraph of many sentences that lost one short sentence or a phrase is beyond this arithmetic:
-the reviewer pass (fastdesk.translate.quality) is for that.
+block; or an answer that stops at a comma or a semicolon where the source ends its sentence,
+shorter than usual. What length cannot see but a name can: a part in brackets whose names or
+figures the answer lacks, a credit (an outlet, a byline: fastdesk.translate.credits), a firm's
+"&", the item's number a text begins with. A paragraph of many sentences that lost one short
+sentence or a phrase is beyond this arithmetic: the reviewer pass (fastdesk.translate.quality)
+is for that.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from fastdesk.document.languages import primary
 from fastdesk.translate.credits import credit_left_out, outlet_kept
@@ -111,8 +114,11 @@ def _month_ahead(line: str, at: int) -> bool:
     return word is not None and month(word.group()) is not None
 
 
-def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
-    """A dropped sentence, or one left in the source language (see the module docstring)."""
+def omission_problem(
+    source: str, answer: str, target_lang: str, listed: Sequence[str] = ()
+) -> str | None:
+    """A dropped sentence, or one left in the source language (see the module docstring);
+    ``listed``: the numbers of the answer's ordered list items, which its prose leaves out."""
     src = sentences(source)
     flat = " ".join(answer.split())
     if not src or flat == " ".join(source.split()):  # an echo: not this check's business
@@ -137,11 +143,13 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
         _bracket_left_out(source, answer)
         or credit_left_out(source, answer, primary(target_lang))
         or _firm_left_out(source, answer)
+        or _item_number_left_out(source, answer, listed)
     )
     script = script_language(source)
     letters_src, letters_ans = _letters(source), _letters(answer)
     shorter = script is not None or letters_ans < letters_src  # else too long to judge short
-    if len(ans) >= len(src) and not kept and not shorter:
+    cut = _cut_short(source, answer)
+    if len(ans) >= len(src) and not kept and not shorter and cut is None:
         return phrase
     source_lang = script or _language(source)  # ~0.1 ms: only when it matters
     if source_lang == target:
@@ -174,10 +182,32 @@ def omission_problem(source: str, answer: str, target_lang: str) -> str | None:
                 f"the answer is {share:.0%} of a translation's usual length: "
                 "a sentence or a phrase may be missing"
             )
+    if cut is not None and expected and letters_src:
+        share = letters_ans / (expected * letters_src)
+        if share < CUT_SHARE:
+            return (
+                f"the answer ends at {cut!r} where the source's sentence ends, and is "
+                f"{share:.0%} of a translation's usual length: its end may be missing"
+            )
     if kept and source_lang is not None:
         shown = kept[0] if len(kept[0]) <= 60 else kept[0][:59] + "…"
         return f"left untranslated: {shown!r}"
     return phrase
+
+
+# An answer that ends at a comma or a semicolon where the source ends its sentence stopped
+# mid-sentence ("It is directly embedded;" for "它是直接嵌入的；没有外部指令输入。"): what
+# came after the mark is missing, unless the answer is as long as a translation usually is (a
+# full translation that put a comma where the stop was; WMT's TED talks have one, en-de)
+_SOURCE_END = re.compile(r"[.!?。！？…][\"'”“’」』）)\]]*\s*$")
+_ANSWER_CUT = re.compile(r"([,;，；])\s*$")
+CUT_SHARE = 1.0
+
+
+def _cut_short(source: str, answer: str) -> str | None:
+    """The comma or semicolon an answer ends with where its source ends a sentence."""
+    cut = _ANSWER_CUT.search(answer)
+    return cut.group(1) if cut and _SOURCE_END.search(source) else None
 
 
 # A part in brackets of a Chinese or Japanese source (a dateline, an outlet's name, a gloss)
@@ -272,6 +302,23 @@ def _firm_left_out(source: str, answer: str) -> str | None:
         return None
     firm = _FIRM.search(source)
     return None if firm is None else f"left out: part of the name {firm.group()!r}"
+
+
+# A text that begins with an item's number ("1.Build a strong community: …", "(2) …", a
+# heading's "4. Installing": one that Markdown does not read as a list, whose marker the
+# structure check compares) keeps it in the answer, as a figure or as its ordered list's
+# number; reviewers mark one dropped as an omission (WMT 2023: each of the 10 translations
+# that dropped one, en-de and zh-en)
+_ITEM_NUMBER = re.compile(r"\s*[(（]?(\d{1,2})\s*[.)．）、](?!\d)")  # not 1.5
+
+
+def _item_number_left_out(source: str, answer: str, listed: Sequence[str]) -> str | None:
+    """The number a source's text begins with, as an item's, that the answer lacks (in its
+    figures or its ordered list's numbers, ``listed``)."""
+    item = _ITEM_NUMBER.match(source)
+    if item is None or item.group(1) in listed or item.group(1) in _FIGURE.findall(answer):
+        return None
+    return f"left out: the item's number {item.group().strip()!r}"
 
 
 def _unrepeated(src: list[str]) -> list[str]:
